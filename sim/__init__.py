@@ -1,0 +1,26 @@
+"""numjoco's physics core: MuJoCo's pipeline in Python, compiled with numba.
+
+    m = sim.load_model("assets/hopper.xml")     # MJCF -> static Model (MjModel names and shapes)
+    d = sim.Data(m)                             # or sim.Data(m, nworld=256) for a batch of worlds
+    sim.step(m, d)
+"""
+
+from . import cache as _cache  # noqa: F401  (must come first: sets the numba cache directory)
+from .errors import ModelError, UnsupportedError
+from .loader import load_model
+from .model import Model
+
+_SMOOTH = {"Data": "sim.data", "forward": "sim.smooth_api", "step": "sim.smooth_api",
+           "reset": "sim.smooth_api", "full_inertia": "sim.smooth_api", "rne_post_constraint": "sim.smooth_api"}
+
+
+def __getattr__(name):
+    # the jitted pipeline is imported on first use so that compiling models stays cheap
+    if name in _SMOOTH:
+        import importlib
+        return getattr(importlib.import_module(_SMOOTH[name]), name)
+    raise AttributeError(f"module 'sim' has no attribute '{name}'")
+
+
+__all__ = ["load_model", "Model", "ModelError", "UnsupportedError", "Data", "forward", "step", "reset",
+           "full_inertia", "rne_post_constraint"]

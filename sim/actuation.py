@@ -1,0 +1,254 @@
+"""Actuation (mj_fwdActuation): act_dot (na,), actuator_force (nu,), qfrc_actuator (nv,) for
+dyntype none/integrator/filter/filterexact/muscle and gain/bias fixed/affine/muscle."""
+import math
+from numba import njit
+
+from sim.types import (OPT_DISABLE, OPT_DISABLEACT, OPT_TIMESTEP, OPT_GRAVITY, DSBL_ACTUATION,
+                       DSBL_CLAMPCTRL, DSBL_GRAVITY, DYN_INTEGRATOR, DYN_FILTER, DYN_FILTEREXACT,
+                       DYN_MUSCLE, GAIN_FIXED, GAIN_AFFINE, GAIN_MUSCLE, BIAS_AFFINE, BIAS_MUSCLE,
+                       TRN_TENDON, JNT_FREE, JNT_BALL, MINVAL, MAXVAL, WARN_BADCTRL)
+
+
+@njit(cache=True)
+def _clip(x, lo, hi):
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
+
+
+@njit(cache=True)
+def muscle_gain_length(length, lmin, lmax):
+    """Normalised muscle length-gain curve, mju_muscleGainLength."""
+    if lmin <= length and length <= lmax:
+        a = 0.5 * (lmin + 1.0)
+        b = 0.5 * (1.0 + lmax)
+        if length <= a:
+            x = (length - lmin) / max(MINVAL, a - lmin)
+            return 0.5 * x * x
+        elif length <= 1.0:
+            x = (1.0 - length) / max(MINVAL, 1.0 - a)
+            return 1.0 - 0.5 * x * x
+        elif length <= b:
+            x = (length - 1.0) / max(MINVAL, b - 1.0)
+            return 1.0 - 0.5 * x * x
+        x = (lmax - length) / max(MINVAL, lmax - b)
+        return 0.5 * x * x
+    return 0.0
+
+
+@njit(cache=True)
+def muscle_gain(ln, vel, lr, acc0, prm):
+    """Muscle active force gain, mju_muscleGain."""
+    force = prm[2]
+    if force < 0:
+        force = prm[3] / max(MINVAL, acc0)
+    L0 = (lr[1] - lr[0]) / max(MINVAL, prm[1] - prm[0])
+    L = prm[0] + (ln - lr[0]) / max(MINVAL, L0)
+    V = vel / max(MINVAL, L0 * prm[6])
+    FL = muscle_gain_length(L, prm[4], prm[5])
+    fvmax = prm[8]
+    y = fvmax - 1.0
+    if V <= -1.0:
+        FV = 0.0
+    elif V <= 0.0:
+        FV = (V + 1.0) * (V + 1.0)
+    elif V <= y:
+        FV = fvmax - (y - V) * (y - V) / max(MINVAL, y)
+    else:
+        FV = fvmax
+    return -force * FL * FV
+
+
+@njit(cache=True)
+def muscle_bias(ln, lr, acc0, prm):
+    """Muscle passive force, mju_muscleBias."""
+    force = prm[2]
+    if force < 0:
+        force = prm[3] / max(MINVAL, acc0)
+    L0 = (lr[1] - lr[0]) / max(MINVAL, prm[1] - prm[0])
+    L = prm[0] + (ln - lr[0]) / max(MINVAL, L0)
+    b = 0.5 * (1.0 + prm[5])
+    if L <= 1.0:
+        return 0.0
+    elif L <= b:
+        x = (L - 1.0) / max(MINVAL, b - 1.0)
+        return -force * prm[7] * 0.5 * x * x
+    x = (L - b) / max(MINVAL, b - 1.0)
+    return -force * prm[7] * (0.5 + x)
+
+
+@njit(cache=True)
+def muscle_dynamics(ctrl, act, prm):
+    """Muscle activation time derivative, mju_muscleDynamics (Millard et al. 2013 timescales)."""
+    cc = _clip(ctrl, 0.0, 1.0)
+    ac = _clip(act, 0.0, 1.0)
+    tau_act = prm[0] * (0.5 + 1.5 * ac)
+    tau_deact = prm[1] / (0.5 + 1.5 * ac)
+    width = prm[2]
+    dctrl = cc - act
+    if width < MINVAL:
+        tau = tau_act if dctrl > 0 else tau_deact
+    else:
+        x = dctrl / width + 0.5
+        if x <= 0:
+            sg = 0.0
+        elif x >= 1:
+            sg = 1.0
+        else:
+            sg = x * x * x * (3 * x * (2 * x - 5) + 10)
+        tau = tau_deact + (tau_act - tau_deact) * sg
+    return dctrl / max(MINVAL, tau)
+
+
+@njit(cache=True)
+def next_activation(m, d, w, i, adr, act_dot):
+    """Activation after one timestep (exact for filterexact), clamped to actrange, mj_nextActivation."""
+    act = d.act[w][adr]
+    h = m.opt[OPT_TIMESTEP]
+    if m.actuator_dyntype[i] == DYN_FILTEREXACT:
+        tau = max(MINVAL, m.actuator_dynprm[i, 0])
+        act = act + act_dot * tau * (1.0 - math.exp(-h / tau))
+    else:
+        act = act + act_dot * h
+    if m.actuator_actlimited[i]:
+        act = _clip(act, m.actuator_actrange[i, 0], m.actuator_actrange[i, 1])
+    return act
+
+
+@njit(cache=True)
+def actuator_disabled(m, i):
+    """1 if actuator i's group is disabled by opt.disableactuator, mj_actuatorDisabled."""
+    g = m.actuator_group[i]
+    if g < 0 or g > 30:
+        return False
+    return (int(m.opt[OPT_DISABLEACT]) & (1 << g)) != 0
+
+
+@njit(cache=True)
+def actuation(m, d, w):
+    """act_dot (na,), actuator_force (nu,), qfrc_actuator (nv,) as mj_fwdActuation."""
+    nu = m.nu
+    force = d.actuator_force[w]
+    qfa = d.qfrc_actuator[w]
+    force[:] = 0.0
+    flags = int(m.opt[OPT_DISABLE])
+    if nu == 0 or (flags & DSBL_ACTUATION):
+        qfa[:] = 0.0
+        return
+    ctrl = d.scr_ctrl[w]
+    dctrl = d.ctrl[w]
+    for i in range(nu):
+        ctrl[i] = dctrl[i]
+    if not (flags & DSBL_CLAMPCTRL):
+        for i in range(nu):
+            if m.actuator_ctrllimited[i]:
+                ctrl[i] = _clip(ctrl[i], m.actuator_ctrlrange[i, 0], m.actuator_ctrlrange[i, 1])
+    for i in range(nu):
+        c = ctrl[i]
+        if c != c or abs(c) > MAXVAL:
+            d.warning_number[w][WARN_BADCTRL] += 1
+            d.warning_lastinfo[w][WARN_BADCTRL] = i
+            ctrl[:] = 0.0
+            break
+    act = d.act[w]
+    act_dot = d.act_dot[w]
+    for i in range(nu):
+        a = m.actuator_actadr[i]
+        if a < 0:
+            continue
+        an = a + m.actuator_actnum[i] - 1
+        dt = m.actuator_dyntype[i]
+        if dt == DYN_INTEGRATOR:
+            act_dot[an] = ctrl[i]
+        elif dt == DYN_FILTER or dt == DYN_FILTEREXACT:
+            tau = max(MINVAL, m.actuator_dynprm[i, 0])
+            act_dot[an] = (ctrl[i] - act[an]) / tau
+        elif dt == DYN_MUSCLE:
+            act_dot[an] = muscle_dynamics(ctrl[i], act[an], m.actuator_dynprm[i])
+        else:
+            act_dot[an] = 0.0
+    length = d.actuator_length[w]
+    vel = d.actuator_velocity[w]
+    tendon_frclimited = False
+    for i in range(nu):
+        if actuator_disabled(m, i):
+            continue
+        if m.ntendon and m.actuator_trntype[i] == TRN_TENDON:
+            if m.tendon_actfrclimited[m.actuator_trnid[i, 0]]:
+                tendon_frclimited = True
+        gp = m.actuator_gainprm[i]
+        gt = m.actuator_gaintype[i]
+        if gt == GAIN_FIXED:
+            gain = gp[0]
+        elif gt == GAIN_AFFINE:
+            gain = gp[0] + gp[1] * length[i] + gp[2] * vel[i]
+        else:
+            gain = muscle_gain(length[i], vel[i], m.actuator_lengthrange[i], m.actuator_acc0[i], gp)
+        if m.actuator_actnum[i] == 0:
+            force[i] = gain * ctrl[i]
+        else:
+            aa = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
+            if m.actuator_actearly[i]:
+                av = next_activation(m, d, w, i, aa, act_dot[aa])
+            else:
+                av = act[aa]
+            force[i] = gain * av
+        bp = m.actuator_biasprm[i]
+        bt = m.actuator_biastype[i]
+        if bt == BIAS_AFFINE:
+            bias = bp[0] + bp[1] * length[i] + bp[2] * vel[i]
+        elif bt == BIAS_MUSCLE:
+            bias = muscle_bias(length[i], m.actuator_lengthrange[i], m.actuator_acc0[i], bp)
+        else:
+            bias = 0.0
+        force[i] += bias
+    if tendon_frclimited:
+        # per tendon: scale its actuators' forces so their total lies in tendon_actfrcrange
+        for t in range(m.ntendon):
+            if not m.tendon_actfrclimited[t]:
+                continue
+            total = 0.0
+            for k in range(nu):
+                if m.actuator_trntype[k] == TRN_TENDON and m.actuator_trnid[k, 0] == t:
+                    total += force[k]
+            if total == 0.0:
+                continue
+            lo = m.tendon_actfrcrange[t, 0]
+            hi = m.tendon_actfrcrange[t, 1]
+            for k in range(nu):
+                if m.actuator_trntype[k] == TRN_TENDON and m.actuator_trnid[k, 0] == t:
+                    if total < lo:
+                        force[k] *= lo / total
+                    elif total > hi:
+                        force[k] *= hi / total
+    for i in range(nu):
+        if m.actuator_forcelimited[i]:
+            force[i] = _clip(force[i], m.actuator_forcerange[i, 0], m.actuator_forcerange[i, 1])
+    qfa[:] = 0.0
+    moment = d.actuator_moment[w]
+    rownnz = d.moment_rownnz[w]
+    rowadr = d.moment_rowadr[w]
+    colind = d.moment_colind[w]
+    for i in range(nu):
+        f = force[i]
+        a = rowadr[i]
+        for t in range(rownnz[i]):
+            qfa[colind[a + t]] += moment[a + t] * f
+    # actuator-level gravity compensation
+    g0 = m.opt[OPT_GRAVITY]; g1 = m.opt[OPT_GRAVITY + 1]; g2 = m.opt[OPT_GRAVITY + 2]
+    if m.nflg_gravcomp and not (flags & DSBL_GRAVITY) and math.sqrt(g0 * g0 + g1 * g1 + g2 * g2) != 0.0:
+        fg = d.qfrc_gravcomp[w]
+        for j in range(m.njnt):
+            if not m.jnt_actgravcomp[j]:
+                continue
+            jt = m.jnt_type[j]
+            n = 6 if jt == JNT_FREE else (3 if jt == JNT_BALL else 1)
+            da = m.jnt_dofadr[j]
+            for k in range(n):
+                qfa[da + k] += fg[da + k]
+    for j in range(m.njnt):
+        if m.jnt_actfrclimited[j]:
+            da = m.jnt_dofadr[j]
+            qfa[da] = _clip(qfa[da], m.jnt_actfrcrange[j, 0], m.jnt_actfrcrange[j, 1])

@@ -1,0 +1,897 @@
+"""Kinematic tree compiler: <worldbody> -> bodies, joints, dofs, geoms, sites, cameras, lights.
+
+Follows MuJoCo's mjCBody/mjCJoint/mjCGeom/mjCSite/mjCCamera/mjCLight::Compile and mjCModel::CopyTree:
+bodies are numbered in depth-first pre-order, each body's geoms/joints/sites/cameras/lights in document
+order; <frame> elements are flattened into the poses of what they contain.
+"""
+
+import math
+
+import numpy as np
+
+from . import inertia as inr
+from .context import farr, iarr
+from .frames import EPS, frameaccum, frameinvert, mulquat, normvec, orientation, rotvec, z2quat
+
+MINVAL = 1e-15     # mjMINVAL
+FRAME_EPS = 1e-6   # kFrameEps: poses closer than this are "the same frame"
+FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
+NQ = {FREE: 7, BALL: 4, SLIDE: 1, HINGE: 1}
+NV = {FREE: 6, BALL: 3, SLIDE: 1, HINGE: 1}
+SAMEFRAME_NONE, SAMEFRAME_BODY, SAMEFRAME_INERTIA, SAMEFRAME_BODYROT, SAMEFRAME_INERTIAROT = range(5)
+
+
+def _same_vec(a, b):
+    return all(abs(a[i] - b[i]) < FRAME_EPS for i in range(3))
+
+
+def _same_quat(a, b):
+    return all(abs(a[i] - b[i]) < FRAME_EPS for i in range(4)) or \
+        all(abs(a[i] + b[i]) < FRAME_EPS for i in range(4))
+
+
+_ZERO = np.zeros(3)
+_QUNIT = np.array([1.0, 0, 0, 0])
+
+
+def _sameframe(pos, quat, ipos, iquat):
+    """mjtSameFrame of an object pose relative to its body frame and inertial frame."""
+    if _same_vec(pos, _ZERO) and _same_quat(quat, _QUNIT):
+        return SAMEFRAME_BODY
+    if _same_quat(quat, _QUNIT):
+        return SAMEFRAME_BODYROT
+    if _same_vec(pos, ipos) and _same_quat(quat, iquat):
+        return SAMEFRAME_INERTIA
+    if _same_quat(quat, iquat):
+        return SAMEFRAME_INERTIAROT
+    return SAMEFRAME_NONE
+
+
+def checklimited(el, autolimits, limited, hasrange, attr="limited", rangeattr="range"):
+    """Resolve a FalseTrueAuto limit flag as MuJoCo's checklimited (autolimits on: auto = has a range)."""
+    if limited != 2:
+        return bool(limited)
+    if not autolimits:
+        if hasrange:
+            raise el.error(f"'{attr}' must be specified when '{rangeattr}' is given and autolimits is "
+                           "disabled", attr)
+        return False
+    return hasrange
+
+
+class Frame:
+    """Accumulated pose of nested <frame> elements (None when an element is not inside a frame)."""
+
+    def __init__(self, pos, quat):
+        self.pos = pos
+        self.quat = quat
+
+
+class BodyRec:
+    """A body while compiling: its element, parent, accumulated objects and computed properties."""
+
+    def __init__(self, el, parent, frame):
+        self.el = el
+        self.parent = parent
+        self.frame = frame
+        self.id = 0
+        self.children = []
+        self.joints = []    # (Elem, Frame)
+        self.geoms = []
+        self.sites = []
+        self.cameras = []
+        self.lights = []
+        self.inertial = None
+
+
+def _collect(el, rec, frame, ctx, bodies):
+    """Walk a body's children in document order, flattening <frame>, creating child BodyRecs."""
+    for c in el.children:
+        k = c.key
+        if k == "body":
+            child = BodyRec(c, rec, frame)
+            bodies.append(child)
+            rec.children.append(child)
+        elif k == "frame":
+            q = orientation(c, ctx.degree, ctx.eulerseq)
+            p = np.array(c.get("pos"), dtype=np.float64)
+            if frame is not None:
+                p, q = frameaccum(frame.pos, frame.quat, p, q)
+            normvec(q)
+            _collect(c, rec, Frame(p, q), ctx, bodies)
+        elif k == "inertial":
+            if rec.parent is None:
+                raise c.error("world body cannot have inertia")
+            rec.inertial = c
+        elif k in ("joint", "freejoint"):
+            if rec.parent is None:
+                raise c.error("world body cannot have joints")
+            rec.joints.append((c, frame))
+        elif k == "geom":
+            rec.geoms.append((c, frame))
+        elif k == "site":
+            rec.sites.append((c, frame))
+        elif k == "camera":
+            rec.cameras.append((c, frame))
+        elif k == "light":
+            rec.lights.append((c, frame))
+
+
+def _order(rec, out):
+    """Depth-first pre-order body list (mjCModel::MakeTreeLists); child bodies are collected per body first."""
+    out.append(rec)
+    for c in rec.children:
+        _order(c, out)
+
+
+def _gather(el, rec, frame, ctx, all_bodies):
+    _collect(el, rec, frame, ctx, all_bodies)
+    for c in rec.children:
+        _gather(c.el, c, None, ctx, all_bodies)
+
+
+def compile_bodies(ctx, mesh_props=None, hfield_props=None):
+    """Fill body_*, jnt_*, dof_*, geom_*, site_*, cam_*, light_*, qpos0, qpos_spring and sizes in ctx.f.
+
+    mesh_props(ctx, mesh_id, geom_el, geom_type) and hfield_props(ctx, hfield_id) come from the asset
+    compiler (see compiler.mesh / compiler.hfield).
+    """
+    wb = ctx.root.find("worldbody")
+    from ..mjcf.reader import Elem
+    world_el = Elem("worldbody", "worldbody", ctx.file, None, {})
+    for w in wb:
+        if w.raw:
+            raise w.error("world body cannot have attributes", next(iter(w.raw)))
+        world_el.children.extend(w.children)
+    world = BodyRec(world_el, None, None)
+    tmp = [world]
+    _gather(world_el, world, None, ctx, tmp)
+    bodies = []
+    _order(world, bodies)
+    for i, b in enumerate(bodies):
+        b.id = i
+        ctx.add("body", b.el if i else None, name="world" if i == 0 else None)
+    comp = ctx.comp
+    nuser = _nuser(ctx)
+    boundmass, boundinertia = comp.get("boundmass"), comp.get("boundinertia")
+    ifg = comp.get("inertiafromgeom")  # 0 false, 1 true, 2 auto
+    grange = comp.get("inertiagrouprange")
+
+    B = {k: [] for k in ("pos", "quat", "ipos", "iquat", "mass", "inertia", "parentid", "weldid", "mocapid",
+                         "jntnum", "jntadr", "dofnum", "dofadr", "geomnum", "geomadr", "gravcomp", "user",
+                         "contype", "conaffinity", "margin", "rootid", "sameframe", "simple")}
+    J = {k: [] for k in ("type", "group", "limited", "actfrclimited", "actgravcomp", "qposadr", "dofadr",
+                         "bodyid", "pos", "axis", "stiffness", "stiffnesspoly", "range", "actfrcrange",
+                         "solref", "solimp", "margin", "user")}
+    D = {k: [] for k in ("bodyid", "jntid", "parentid", "solref", "solimp", "frictionloss", "armature",
+                         "damping", "dampingpoly")}
+    G = {k: [] for k in ("type", "contype", "conaffinity", "condim", "bodyid", "dataid", "matid", "group",
+                         "priority", "sameframe", "solmix", "solref", "solimp", "size", "aabb", "rbound",
+                         "pos", "quat", "friction", "margin", "gap", "fluid", "user", "rgba", "surfacevel",
+                         "adhesion", "plugin")}
+    S = {k: [] for k in ("type", "bodyid", "matid", "group", "sameframe", "size", "pos", "quat", "user", "rgba")}
+    qpos0, qpos_spring = [], []
+    cams, lights = [], []
+    nq = nv = 0
+    lastdof = {}
+    mocap_count = 0
+    ctx.body_recs = bodies
+
+    for b in bodies:
+        el = b.el
+        i = b.id
+        par = b.parent
+        if i == 0:
+            pos, quat = np.zeros(3), np.array([1.0, 0, 0, 0])
+        else:
+            pos = np.array(el.get("pos"), dtype=np.float64)
+            quat = orientation(el, ctx.degree, ctx.eulerseq)
+        mocap = bool(el.get("mocap", 0)) if i else False
+        # joints decide the weld structure of this body
+        b.has_joints = bool(b.joints)
+        weldid = i if (i == 0 or b.joints or mocap) else B["weldid"][par.id]
+        # ---- inertial
+        explicit = b.inertial is not None
+        ipos = None
+        iquat = np.array([1.0, 0, 0, 0])
+        mass = 0.0
+        inertia = np.zeros(3)
+        if explicit:
+            ie = b.inertial
+            ipos = np.array(ie.get("pos"), dtype=np.float64)
+            mass = float(ie.get("mass"))
+            has_full = ie.has("fullinertia")
+            alts = [n for n in ("quat", "axisangle", "xyaxes", "zaxis", "euler") if n in ie.raw]
+            if has_full and alts:
+                raise ie.error("fullinertia and inertial orientation cannot both be specified", "fullinertia")
+            if has_full and ie.has("diaginertia"):
+                raise ie.error("fullinertia and diagonal inertia cannot both be specified", "fullinertia")
+            if has_full:
+                inertia, iquat, err = inr.full_inertia(ie.get("fullinertia"))
+                if err:
+                    raise ie.error(f"error '{err}' in fullinertia", "fullinertia")
+            else:
+                if not ie.has("diaginertia"):
+                    raise ie.error("inertial must specify diaginertia or fullinertia", "diaginertia")
+                inertia = np.array(ie.get("diaginertia"), dtype=np.float64)
+                iquat = orientation(ie, ctx.degree, ctx.eulerseq)
+        # ---- geoms
+        geoms = []
+        for gel, gframe in b.geoms:
+            infer = i > 0 and (not explicit or ifg == 1) and grange[0] <= gel.get("group") <= grange[1]
+            geoms.append(_compile_geom(ctx, gel, gframe, infer, weldid, bodies, B, mocap, i,
+                                       mesh_props, hfield_props))
+        if i > 0 and (ifg == 1 or (ipos is None and ifg == 2)):
+            sel = [g for g in geoms if grange[0] <= g["group"] <= grange[1] and g["mass_"] > EPS]
+            if len(sel) == 1:
+                ipos, iquat, mass, inertia = sel[0]["pos"].copy(), sel[0]["quat"].copy(), sel[0]["mass_"], \
+                    sel[0]["inertia"].copy()
+            elif len(sel) > 1:
+                mass = sum(g["mass_"] for g in sel)
+                if mass < EPS:
+                    raise el.error("body mass is too small, cannot compute center of mass")
+                com = sum(g["mass_"] * g["pos"] for g in sel) / mass
+                com = np.array([sum(g["mass_"] * g["pos"][k] for g in sel) / mass for k in range(3)])
+                toti = np.zeros(6)
+                for g in sel:
+                    toti += inr.global_inertia(g["inertia"], g["quat"]) + inr.offcenter(g["mass_"], g["pos"] - com)
+                ipos = com
+                inertia, iquat, err = inr.full_inertia(toti)
+                if err:
+                    raise el.error(f"error '{err}' in alternative for principal axes")
+        if ipos is None:
+            ipos, iquat = pos.copy(), quat.copy()
+        if i > 0:
+            mass = max(mass, boundmass)
+            inertia = np.maximum(inertia, boundinertia)
+            if mass < 0 or (inertia < 0).any():
+                raise el.error("mass and inertia cannot be negative")
+            a, bb, c = inertia
+            if a + bb < c or a + c < bb or bb + c < a:
+                if comp.get("balanceinertia"):
+                    inertia = np.full(3, (a + bb + c) / 3.0)
+                else:
+                    raise el.error("inertia must satisfy A + B >= C; use 'balanceinertia' to fix")
+        if b.frame is not None:
+            pos, quat = frameaccum(b.frame.pos, b.frame.quat, pos, quat)
+        normvec(quat)
+        normvec(iquat)
+        contype = conaff = 0
+        margin = 0.0
+        for g in geoms:
+            contype |= g["contype"]
+            conaff |= g["conaffinity"]
+            margin = max(margin, g["margin"] + g["gap"])
+        # ---- free joint alignment (compiler alignfree / freejoint align)
+        align = False
+        if len(b.joints) == 1 and not b.children:
+            jel = b.joints[0][0]
+            if jel.key == "freejoint":
+                a_ = jel.get("align")
+                align = a_ == 1 or (a_ == 2 and bool(comp.get("alignfree")))
+        inv_pos = inv_quat = None
+        if align:
+            pos, quat = frameaccum(pos, quat, ipos, iquat)
+            inv_pos, inv_quat = frameinvert(ipos, iquat)
+            ipos, iquat = np.zeros(3), np.array([1.0, 0, 0, 0])
+            for g in geoms:
+                g["pos"], g["quat"] = frameaccum(inv_pos, inv_quat, g["pos"], g["quat"])
+        # ---- joints
+        jstart = len(J["type"])
+        dofstart = nv
+        dofnum = 0
+        hasball = False
+        rotfound = False
+        simple_ok = True
+        b_lastdof = lastdof.get(par.id, -1) if par is not None else -1
+        for jel, jframe in b.joints:
+            jd = _compile_joint(ctx, jel, jframe)
+            if jd["type"] in (BALL, HINGE) and hasball:
+                raise el.error(f"ball followed by rotation in body '{el.get('name', '')}'")
+            if jd["type"] == BALL:
+                hasball = True
+            jid = ctx.add("joint", jel)
+            J["type"].append(jd["type"])
+            J["group"].append(jd["group"])
+            J["limited"].append(jd["limited"])
+            J["actfrclimited"].append(jd["actfrclimited"])
+            J["actgravcomp"].append(jd["actgravcomp"])
+            J["qposadr"].append(nq)
+            J["dofadr"].append(nv)
+            J["bodyid"].append(i)
+            J["pos"].append(jd["pos"])
+            J["axis"].append(jd["axis"])
+            J["stiffness"].append(jd["stiffness"][0])
+            J["stiffnesspoly"].append(jd["stiffness"][1:3])
+            J["range"].append(jd["range"])
+            J["actfrcrange"].append(jd["actfrcrange"])
+            J["solref"].append(jd["solreflimit"])
+            J["solimp"].append(jd["solimplimit"])
+            J["margin"].append(jd["margin"])
+            J["user"].append(_pad(jd["user"], nuser["jnt"], jel, "joint"))
+            ax = jd["axis"]
+            aligned = sum(abs(ax[k]) > EPS for k in range(3)) == 1
+            if rotfound or not _same_vec(jd["pos"], _ZERO) or \
+                    (jd["type"] in (HINGE, SLIDE) and not aligned):
+                simple_ok = False
+            if jd["type"] in (BALL, HINGE):
+                rotfound = True
+            t = jd["type"]
+            if t == FREE:
+                qpos0.extend(list(pos) + list(quat))
+                qpos_spring.extend(list(pos) + list(quat))
+            elif t == BALL:
+                qpos0.extend([1.0, 0, 0, 0])
+                qpos_spring.extend([1.0, 0, 0, 0])
+            else:
+                qpos0.append(jd["ref"])
+                qpos_spring.append(jd["springref"])
+            for _ in range(NV[t]):
+                D["bodyid"].append(i)
+                D["jntid"].append(jid)
+                D["solref"].append(jd["solreffriction"])
+                D["solimp"].append(jd["solimpfriction"])
+                D["frictionloss"].append(jd["frictionloss"])
+                D["armature"].append(jd["armature"])
+                D["damping"].append(jd["damping"][0])
+                D["dampingpoly"].append(jd["damping"][1:3])
+                D["parentid"].append(b_lastdof)
+                b_lastdof = nv
+                nv += 1
+            nq += NQ[t]
+            dofnum += NV[t]
+        lastdof[i] = b_lastdof
+        if dofnum > 6:
+            raise el.error(f"more than 6 dofs in body '{el.get('name', '')}'")
+        nfree = sum(1 for jel, _ in b.joints if _joint_type(jel) == FREE)
+        if nfree > 1 or (nfree == 1 and len(b.joints) > 1):
+            raise el.error("free joint can only appear by itself")
+        if nfree and par is not None and par.id != 0:
+            raise el.error("free joint can only be used on top level")
+        if mocap and (dofnum or (par is not None and par.id != 0)):
+            raise el.error(f"mocap body '{el.get('name', '')}' is not a fixed child of world", "mocap")
+        if i == 0 or par.id == 0:
+            rootid = i
+        else:
+            rootid = B["rootid"][par.id]
+        # ---- body arrays
+        B["pos"].append(pos)
+        B["quat"].append(quat)
+        B["ipos"].append(ipos)
+        B["iquat"].append(iquat)
+        B["mass"].append(mass)
+        B["inertia"].append(inertia)
+        B["parentid"].append(par.id if par is not None else 0)
+        B["weldid"].append(weldid)
+        B["mocapid"].append(mocap_count if mocap else -1)
+        mocap_count += bool(mocap)
+        B["jntnum"].append(len(b.joints))
+        B["jntadr"].append(jstart if b.joints else -1)
+        B["dofnum"].append(dofnum)
+        B["dofadr"].append(dofstart if dofnum else -1)
+        B["geomnum"].append(len(geoms))
+        B["geomadr"].append(len(G["type"]) if geoms else -1)
+        B["gravcomp"].append(el.get("gravcomp", 0.0) if i else 0.0)
+        B["user"].append(_pad(el.get("user", np.zeros(0)) if i else np.zeros(0), nuser["body"], el, "body"))
+        B["contype"].append(contype)
+        B["conaffinity"].append(conaff)
+        B["margin"].append(margin)
+        B["rootid"].append(rootid)
+        sf = SAMEFRAME_BODY if (_same_vec(ipos, _ZERO) and _same_quat(iquat, _QUNIT)) else \
+            (SAMEFRAME_BODYROT if _same_quat(iquat, _QUNIT) else SAMEFRAME_NONE)
+        B["sameframe"].append(sf)
+        pid = par.id if par is not None else 0
+        simple = sf == SAMEFRAME_BODY and (rootid == i or (B["parentid"][pid] == 0 and B["dofnum"][pid] == 0))
+        if i and el.get("simple") == 0:
+            simple = False
+        if pid > 0:
+            B["simple"][pid] = 0
+        if not simple_ok:
+            simple = False
+        simple = int(simple)
+        if simple and dofnum:
+            simple = 2 if all(_joint_type(j) == SLIDE for j, _ in b.joints) else 1
+        B["simple"].append(simple)
+        # ---- geoms
+        for g in geoms:
+            gid = ctx.add("geom", g["el"])
+            G["type"].append(g["type"])
+            G["contype"].append(g["contype"])
+            G["conaffinity"].append(g["conaffinity"])
+            G["condim"].append(g["condim"])
+            G["bodyid"].append(i)
+            G["dataid"].append(g["dataid"])
+            G["matid"].append(g["matid"])
+            G["group"].append(g["group"])
+            G["priority"].append(g["priority"])
+            G["solmix"].append(g["solmix"])
+            G["solref"].append(g["solref"])
+            G["solimp"].append(g["solimp"])
+            G["size"].append(g["size"])
+            G["aabb"].append(g["aabb"])
+            G["rbound"].append(g["rbound"])
+            G["pos"].append(g["pos"])
+            G["quat"].append(g["quat"])
+            G["friction"].append(g["friction"])
+            G["margin"].append(g["margin"])
+            G["gap"].append(g["gap"])
+            G["fluid"].append(g["fluid"])
+            G["user"].append(_pad(g["user"], nuser["geom"], g["el"], "geom"))
+            G["rgba"].append(g["rgba"])
+            G["surfacevel"].append(np.zeros(6))
+            G["adhesion"].append(0.0)
+            G["plugin"].append(-1)
+            G["sameframe"].append(_sameframe(g["pos"], g["quat"], ipos, iquat))
+        # ---- sites
+        for sel_, sframe in b.sites:
+            sd = _compile_site(ctx, sel_, sframe)
+            if align:
+                sd["pos"], sd["quat"] = frameaccum(inv_pos, inv_quat, sd["pos"], sd["quat"])
+            ctx.add("site", sel_)
+            S["type"].append(sd["type"])
+            S["bodyid"].append(i)
+            S["matid"].append(_matid(ctx, sel_))
+            S["group"].append(sel_.get("group"))
+            S["size"].append(sd["size"])
+            S["pos"].append(sd["pos"])
+            S["quat"].append(sd["quat"])
+            S["user"].append(_pad(sel_.get("user", np.zeros(0)), nuser["site"], sel_, "site"))
+            S["rgba"].append(sel_.get("rgba"))
+            S["sameframe"].append(_sameframe(sd["pos"], sd["quat"], ipos, iquat))
+        for cel, cframe in b.cameras:
+            cams.append(_compile_camera(ctx, cel, cframe, i, align and (inv_pos, inv_quat)))
+        for lel, lframe in b.lights:
+            lights.append((lel, lframe, i, align and (inv_pos, inv_quat)))
+
+    f = ctx.f
+    nbody = len(bodies)
+    f.update(nbody=nbody, njnt=len(J["type"]), nq=nq, nv=nv, ngeom=len(G["type"]), nsite=len(S["type"]),
+             nmocap=mocap_count)
+    for k, v in B.items():
+        width = {"pos": 3, "quat": 4, "ipos": 3, "iquat": 4, "inertia": 3, "user": nuser["body"]}.get(k)
+        f["body_" + k] = (farr if k in ("pos", "quat", "ipos", "iquat", "mass", "inertia", "gravcomp", "user",
+                                         "margin") else iarr)(v, width)
+    for k, v in J.items():
+        width = {"pos": 3, "axis": 3, "stiffnesspoly": 2, "range": 2, "actfrcrange": 2, "solref": 2,
+                 "solimp": 5, "user": nuser["jnt"]}.get(k)
+        ints = k in ("type", "group", "limited", "actfrclimited", "actgravcomp", "qposadr", "dofadr", "bodyid")
+        f["jnt_" + k] = (iarr if ints else farr)(v, width)
+    for k, v in D.items():
+        width = {"solref": 2, "solimp": 5, "dampingpoly": 2}.get(k)
+        f["dof_" + k] = (iarr if k in ("bodyid", "jntid", "parentid") else farr)(v, width)
+    for k, v in G.items():
+        width = {"solref": 2, "solimp": 5, "size": 3, "aabb": 6, "pos": 3, "quat": 4, "friction": 3,
+                 "fluid": 12, "user": nuser["geom"], "rgba": 4, "surfacevel": 6}.get(k)
+        ints = k in ("type", "contype", "conaffinity", "condim", "bodyid", "dataid", "matid", "group", "priority",
+                     "sameframe", "plugin")
+        f["geom_" + k] = (iarr if ints else farr)(v, width)
+    for k, v in S.items():
+        width = {"size": 3, "pos": 3, "quat": 4, "user": nuser["site"], "rgba": 4}.get(k)
+        ints = k in ("type", "bodyid", "matid", "group", "sameframe")
+        f["site_" + k] = (iarr if ints else farr)(v, width)
+    f["qpos0"] = farr(qpos0)
+    f["qpos_spring"] = farr(qpos_spring)
+    f["body_plugin"] = np.full(nbody, -1, dtype=np.int32)
+    _tree_fields(f)
+    _cameras(ctx, cams, nuser)
+    _lights(ctx, lights)
+
+
+def _joint_type(jel):
+    return FREE if jel.key == "freejoint" else jel.get("type")
+
+
+def _nuser(ctx):
+    """nuser_* sizes: <size> value, or (when -1) the longest user array among objects of that kind."""
+    size = ctx.size
+    out = {}
+    for kind in ("body", "jnt", "geom", "site", "cam", "tendon", "actuator", "sensor"):
+        out[kind] = size.get("nuser_" + kind)
+    if not hasattr(ctx, "_nuser_auto"):
+        longest = {k: 0 for k in out}
+        tags = {"body": ("body",), "jnt": ("joint",), "geom": ("geom",), "site": ("site",), "cam": ("camera",)}
+
+        def walk(e):
+            for kind, keys in tags.items():
+                if e.key in keys and e.has("user"):
+                    longest[kind] = max(longest[kind], len(e.get("user")))
+            for c in e.children:
+                if c.key != "default":
+                    walk(c)
+        walk(ctx.root)
+        ctx._nuser_auto = longest
+    for k, v in out.items():
+        if v == -1:
+            out[k] = ctx._nuser_auto.get(k, 0)
+    ctx.nuser = out
+    return out
+
+
+def _pad(user, n, el, kind):
+    user = np.asarray(user, dtype=np.float64)
+    if len(user) > n:
+        raise el.error(f"user has more values than nuser_{kind} in {kind}", "user")
+    out = np.zeros(n)
+    out[:len(user)] = user
+    return out
+
+
+def _matid(ctx, el):
+    name = el.get("material")
+    if not name:
+        return -1
+    return ctx.lookup("material", name, el, "material")
+
+
+def _compile_joint(ctx, el, frame):
+    """One joint's compiled values (mjCJoint::Compile)."""
+    if el.key == "freejoint":
+        out = dict(type=FREE, group=el.get("group"), limited=0, actfrclimited=0, actgravcomp=0,
+                   pos=np.zeros(3), axis=np.array([0.0, 0, 1]), stiffness=np.zeros(3), range=np.zeros(2),
+                   actfrcrange=np.zeros(2), solreflimit=np.array([0.02, 1.0]),
+                   solimplimit=np.array([0.9, 0.95, 0.001, 0.5, 2]), margin=0.0, ref=0.0, springref=0.0,
+                   armature=0.0, damping=np.zeros(3), frictionloss=0.0, solreffriction=np.array([0.02, 1.0]),
+                   solimpfriction=np.array([0.9, 0.95, 0.001, 0.5, 2]), user=np.zeros(0))
+        return out
+    auto = bool(ctx.comp.get("autolimits"))
+    t = el.get("type")
+    rng = np.array(el.get("range"), dtype=np.float64)
+    afr = np.array(el.get("actuatorfrcrange"), dtype=np.float64)
+    sd = el.get("springdamper")
+    if sd[0] or sd[1]:
+        if sd[0] <= 0 or sd[1] <= 0:
+            raise el.error("when defined, springdamper values must be positive in joint", "springdamper")
+    if t == FREE:
+        limited = False
+        if el.get("limited") == 1:
+            raise el.error("limits should not be defined in free joint", "limited")
+    else:
+        limited = checklimited(el, auto, el.get("limited"), not (rng[0] == 0 and rng[1] == 0))
+    if limited:
+        if rng[0] >= rng[1] and t != BALL:
+            raise el.error("range[0] should be smaller than range[1] in joint", "range")
+        if rng[0] and t == BALL:
+            raise el.error("range[0] should be 0 in ball joint", "range")
+        if ctx.degree and t in (HINGE, BALL):
+            rng = np.array([r * math.pi / 180.0 if r else r for r in rng])
+    if t in (FREE, BALL):
+        actfrclimited = False
+    else:
+        actfrclimited = checklimited(el, auto, el.get("actuatorfrclimited"), not (afr[0] == 0 and afr[1] == 0),
+                                     "actuatorfrclimited", "actuatorfrcrange")
+    if actfrclimited and afr[0] >= afr[1]:
+        raise el.error("actfrcrange[0] should be smaller than actfrcrange[1] in joint", "actuatorfrcrange")
+    axis = np.array(el.get("axis"), dtype=np.float64)
+    if t in (FREE, BALL):
+        axis = np.array([0.0, 0.0, 1.0])
+    elif frame is not None:
+        axis = rotvec(frame.quat, axis)
+    if normvec(axis) < EPS:
+        raise el.error("axis too small in joint", "axis")
+    pos = np.array(el.get("pos"), dtype=np.float64)
+    if t == FREE:
+        pos = np.zeros(3)
+    elif frame is not None:
+        pos, _ = frameaccum(frame.pos, frame.quat, pos, _QUNIT)
+    ref, springref = el.get("ref"), el.get("springref")
+    if t == HINGE and ctx.degree:
+        ref = ref * math.pi / 180.0
+        springref = springref * math.pi / 180.0
+    return dict(type=t, group=el.get("group"), limited=int(limited), actfrclimited=int(actfrclimited),
+                actgravcomp=el.get("actuatorgravcomp"), pos=pos, axis=axis, stiffness=el.get("stiffness"),
+                range=rng, actfrcrange=afr, solreflimit=el.get("solreflimit"), solimplimit=el.get("solimplimit"),
+                margin=el.get("margin"), ref=ref, springref=springref, armature=el.get("armature"),
+                damping=el.get("damping"), frictionloss=el.get("frictionloss"),
+                solreffriction=el.get("solreffriction"), solimpfriction=el.get("solimpfriction"),
+                user=el.get("user", np.zeros(0)), springdamper=sd)
+
+
+def _fromto(el, gtype, size, what):
+    """pos, quat, size from a fromto segment (capsule/cylinder/ellipsoid/box), as mjCGeom::Compile."""
+    if gtype not in (inr.CAPSULE, inr.CYLINDER, inr.ELLIPSOID, inr.BOX):
+        raise el.error(f"fromto requires capsule, cylinder, box or ellipsoid in {what}", "fromto")
+    if "pos" in el.raw or (el.has("pos") and any(el.get("pos"))):
+        raise el.error(f"both pos and fromto defined in {what}", "fromto")
+    ft = el.get("fromto")
+    vec = np.array([ft[0] - ft[3], ft[1] - ft[4], ft[2] - ft[5]])
+    size = size.copy()
+    size[1] = normvec(vec) / 2
+    if size[1] < EPS:
+        raise el.error(f"fromto points too close in {what}", "fromto")
+    if gtype in (inr.ELLIPSOID, inr.BOX):
+        size[2] = size[1]
+        size[1] = size[0]
+    pos = np.array([(ft[0] + ft[3]) / 2, (ft[1] + ft[4]) / 2, (ft[2] + ft[5]) / 2])
+    return pos, z2quat(vec), size
+
+
+def _checksize(el, gtype, size, what="geom"):
+    """Sizes a primitive needs must be positive (MuJoCo's checksize)."""
+    need = {inr.PLANE: 0, inr.SPHERE: 1, inr.CAPSULE: 2, inr.CYLINDER: 2, inr.ELLIPSOID: 3, inr.BOX: 3}.get(gtype, 0)
+    if gtype == inr.PLANE:
+        if size[2] <= 0:
+            raise el.error(f"plane size(3) must be positive in {what}", "size")
+        return
+    for k in range(need):
+        if size[k] <= 0:
+            raise el.error(f"size {k} must be positive in {what}", "size")
+
+
+def _compile_geom(ctx, el, frame, infer, weldid, bodies, B, mocap, bodyid, mesh_props, hfield_props):
+    """One geom's compiled values (mjCGeom::Compile); mass_ and inertia are zero unless inferred."""
+    gtype = el.get("type")
+    condim = el.get("condim")
+    if condim not in (1, 3, 4, 6):
+        raise el.error("invalid condim in geom", "condim")
+    meshname = el.get("mesh")
+    hfname = el.get("hfield")
+    if gtype in (inr.MESH, inr.SDF) and not meshname:
+        raise el.error("mesh geom must have a mesh", "mesh")
+    if gtype == inr.SDF:
+        raise ctx.unsupported(el, "geom type 'sdf'", "type")
+    if (gtype == inr.HFIELD) != bool(hfname):
+        raise el.error("hfield geom must have an hfield (and only hfield geoms may)", "hfield")
+    if gtype == inr.PLANE and weldid != 0 and not mocap:
+        raise el.error("plane only allowed in static bodies", "type")
+    size = np.array(el.get("size"), dtype=np.float64)
+    if el.has("fromto"):
+        pos, quat, size = _fromto(el, gtype, size, "geom")
+    else:
+        pos = np.array(el.get("pos"), dtype=np.float64)
+        quat = orientation(el, ctx.degree, ctx.eulerseq)
+    shell = bool(el.get("shellinertia"))
+    dataid = -1
+    mesh_info = None
+    if meshname:
+        if el.has("fromto"):
+            raise el.error("fromto cannot be used with mesh geom", "fromto")
+        mid = ctx.lookup("mesh", meshname, el, "mesh")
+        if mesh_props is None:
+            raise ctx.unsupported(el, "mesh geoms", "mesh")
+        mesh_info = mesh_props(ctx, mid, el, gtype)
+        if gtype == inr.MESH:
+            dataid = mid
+            if shell:
+                raise el.error("for mesh geoms, inertia should be specified in the mesh asset", "shellinertia")
+        else:
+            size = np.array(mesh_info["size"], dtype=np.float64)
+        pos, quat = frameaccum(pos, quat, mesh_info["pos"], mesh_info["quat"])
+    if gtype == inr.HFIELD:
+        hid = ctx.lookup("hfield", hfname, el, "hfield")
+        dataid = hid
+        hinfo = hfield_props(ctx, hid)
+        hs = hinfo["size"]
+        size = np.array([hs[0], hs[1], 0.25 * hs[2] + 0.5 * hs[3]])
+    elif gtype != inr.MESH:
+        _checksize(el, gtype, size)
+    if gtype == inr.MESH:
+        size = np.array(mesh_info["size"], dtype=np.float64)
+    # aabb and rbound
+    if gtype == inr.HFIELD:
+        aamm = np.array([-hs[0], -hs[1], -hs[3], hs[0], hs[1], hs[2]])
+        rbound = math.sqrt(hs[0] ** 2 + hs[1] ** 2 + max(hs[2] ** 2, hs[3] ** 2))
+    elif gtype == inr.MESH:
+        aamm = np.array(mesh_info["aamm"], dtype=np.float64)
+        h = np.maximum(np.abs(aamm[:3]), np.abs(aamm[3:]))
+        rbound = math.sqrt(h[0] ** 2 + h[1] ** 2 + h[2] ** 2)
+    elif gtype == inr.PLANE:
+        aamm = np.array([-1e10, -1e10, -1e10, 1e10, 1e10, 0.0])
+        rbound = 0.0
+    else:
+        if gtype == inr.SPHERE:
+            hi = np.array([size[0]] * 3)
+            rbound = size[0]
+        elif gtype == inr.CAPSULE:
+            hi = np.array([size[0], size[0], size[0] + size[1]])
+            rbound = size[0] + size[1]
+        elif gtype == inr.CYLINDER:
+            hi = np.array([size[0], size[0], size[1]])
+            rbound = math.sqrt(size[0] ** 2 + size[1] ** 2)
+        elif gtype == inr.ELLIPSOID:
+            hi = size.copy()
+            rbound = max(size[0], size[1], size[2])
+        else:
+            hi = size.copy()
+            rbound = math.sqrt(size[0] ** 2 + size[1] ** 2 + size[2] ** 2)
+        aamm = np.concatenate([-hi, hi])
+    aabb = np.concatenate([(aamm[3:] + aamm[:3]) / 2, (aamm[3:] - aamm[:3]) / 2])
+    # mass and inertia
+    mass_ = 0.0
+    inertia = np.zeros(3)
+    if infer:
+        if gtype == inr.MESH:
+            vol = mesh_info["volume"]
+        else:
+            vol = inr.geom_volume(gtype, size, shell)
+        density = el.get("density")
+        if el.has("mass"):
+            m = el.get("mass")
+            if m == 0:
+                mass_ = 0.0
+                density = 0.0
+            elif vol > EPS:
+                mass_ = m
+                density = m / vol
+                inertia = _geom_inertia(gtype, size, mass_, shell, mesh_info)
+        else:
+            if density != 0:
+                mass_ = density * vol
+                inertia = _geom_inertia(gtype, size, mass_, shell, mesh_info)
+        if mass_ < 0 or (inertia < 0).any() or density < 0:
+            raise el.error("mass, inertia or density are negative in geom")
+    fluid = np.zeros(12)
+    if el.get("fluidshape") == 1:
+        fluid = inr.fluid_coefs(gtype, size, el.get("fluidcoef"))
+    if frame is not None:
+        pos, quat = frameaccum(frame.pos, frame.quat, pos, quat)
+    normvec(quat)
+    return dict(el=el, type=gtype, contype=el.get("contype"), conaffinity=el.get("conaffinity"), condim=condim,
+                dataid=dataid, matid=_matid(ctx, el), group=el.get("group"), priority=el.get("priority"),
+                solmix=el.get("solmix"), solref=el.get("solref"), solimp=el.get("solimp"), size=size,
+                aabb=aabb, rbound=rbound, pos=pos, quat=quat, friction=el.get("friction"), margin=el.get("margin"),
+                gap=el.get("gap"), fluid=fluid, user=el.get("user", np.zeros(0)), rgba=el.get("rgba"),
+                mass_=mass_, inertia=inertia)
+
+
+def _geom_inertia(gtype, size, mass, shell, mesh_info):
+    if gtype == inr.MESH:
+        box = mesh_info["inertia_box"]
+        return np.array([mass * (box[1] ** 2 + box[2] ** 2) / 3, mass * (box[0] ** 2 + box[2] ** 2) / 3,
+                         mass * (box[0] ** 2 + box[1] ** 2) / 3])
+    return inr.geom_inertia(gtype, size, mass, shell)
+
+
+def _compile_site(ctx, el, frame):
+    gtype = el.get("type")
+    if gtype in (inr.MESH, inr.HFIELD, inr.PLANE, inr.SDF):
+        raise el.error("meshes, hfields and planes not allowed in site", "type")
+    size = np.array(el.get("size"), dtype=np.float64)
+    if el.has("fromto"):
+        pos, quat, size = _fromto(el, gtype, size, "site")
+    else:
+        pos = np.array(el.get("pos"), dtype=np.float64)
+        quat = orientation(el, ctx.degree, ctx.eulerseq)
+    if frame is not None:
+        pos, quat = frameaccum(frame.pos, frame.quat, pos, quat)
+    normvec(quat)
+    return dict(type=gtype, size=size, pos=pos, quat=quat)
+
+
+def _compile_camera(ctx, el, frame, bodyid, align):
+    pos = np.array(el.get("pos"), dtype=np.float64)
+    quat = orientation(el, ctx.degree, ctx.eulerseq)
+    if frame is not None:
+        pos, quat = frameaccum(frame.pos, frame.quat, pos, quat)
+    normvec(quat)
+    if align:
+        pos, quat = frameaccum(align[0], align[1], pos, quat)
+    fovy = el.get("fovy")
+    if fovy >= 180:
+        raise el.error("fovy too large in camera", "fovy")
+    focal, focalpx = el.get("focal"), el.get("focalpixel")
+    princ, princpx = el.get("principal"), el.get("principalpixel")
+    ssize = np.array(el.get("sensorsize"), dtype=np.float32)
+    res = el.get("resolution")
+    has_intr = any(focal) or any(focalpx) or any(princ) or any(princpx)
+    has_ss = ssize[0] > 0 and ssize[1] > 0
+    if has_intr and not has_ss:
+        raise el.error("focal/principal require sensorsize in camera", "sensorsize")
+    if has_ss and (res[0] <= 0 or res[1] <= 0):
+        raise el.error("sensorsize requires positive resolution in camera", "resolution")
+    intr = np.zeros(4, dtype=np.float32)
+    if has_ss:
+        f32 = np.float32
+        dens = (f32(res[0]) / ssize[0], f32(res[1]) / ssize[1])
+        intr[0] = f32(focalpx[0]) / dens[0] if focalpx[0] else f32(focal[0])
+        intr[1] = f32(focalpx[1]) / dens[1] if focalpx[1] else f32(focal[1])
+        intr[2] = f32(princpx[0]) / dens[0] if princpx[0] else f32(princ[0])
+        intr[3] = f32(princpx[1]) / dens[1] if princpx[1] else f32(princ[1])
+        fovy = math.atan2(float(ssize[1]) / 2, float(intr[1])) * 360.0 / math.pi
+    else:
+        znear = np.float32(ctx.znear)
+        intr[0] = intr[1] = znear
+    target = -1
+    if el.get("target"):
+        target = ctx.lookup("body", el.get("target"), el, "target")
+    ctx.add("camera", el)
+    return dict(bodyid=bodyid, mode=el.get("mode"), targetbodyid=target, pos=pos, quat=quat,
+                projection=el.get("projection"), fovy=fovy, ipd=el.get("ipd"), resolution=res, output=1,
+                sensorsize=ssize, intrinsic=intr, user=el.get("user", np.zeros(0)), el=el)
+
+
+def _cameras(ctx, cams, nuser):
+    f = ctx.f
+    f["ncam"] = len(cams)
+    f["cam_bodyid"] = iarr([c["bodyid"] for c in cams])
+    f["cam_mode"] = iarr([c["mode"] for c in cams])
+    f["cam_targetbodyid"] = iarr([c["targetbodyid"] for c in cams])
+    f["cam_pos"] = farr([c["pos"] for c in cams], 3)
+    f["cam_quat"] = farr([c["quat"] for c in cams], 4)
+    f["cam_projection"] = iarr([c["projection"] for c in cams])
+    f["cam_fovy"] = farr([c["fovy"] for c in cams])
+    f["cam_ipd"] = farr([c["ipd"] for c in cams])
+    f["cam_resolution"] = iarr([c["resolution"] for c in cams], 2)
+    f["cam_output"] = iarr([c["output"] for c in cams])
+    f["cam_sensorsize"] = np.array([c["sensorsize"] for c in cams], dtype=np.float32).reshape(-1, 2)
+    f["cam_intrinsic"] = np.array([c["intrinsic"] for c in cams], dtype=np.float32).reshape(-1, 4)
+    f["cam_user"] = farr([_pad(c["user"], nuser["cam"], c["el"], "cam") for c in cams], nuser["cam"])
+
+
+def _lights(ctx, lights):
+    f = ctx.f
+    rows = []
+    for el, frame, bodyid, align in lights:
+        pos = np.array(el.get("pos"), dtype=np.float64)
+        d = np.array(el.get("dir"), dtype=np.float64)
+        if frame is not None:
+            pos, _ = frameaccum(frame.pos, frame.quat, pos, _QUNIT)
+            d = rotvec(frame.quat, d)
+        if normvec(d) < EPS:
+            raise el.error("zero direction in light", "dir")
+        sft = el.get("softness")
+        if sft < 0 or sft > 1:
+            raise el.error("light softness must be in [0, 1]", "softness")
+        if align:
+            pos, _ = frameaccum(align[0], align[1], pos, _QUNIT)
+            d = rotvec(align[1], d)
+        ltype = el.get("type")
+        if el.has("directional") and "type" not in el.raw:
+            ltype = 1 if el.get("directional") else 0
+        target = ctx.lookup("body", el.get("target"), el, "target") if el.get("target") else -1
+        texid = ctx.lookup("texture", el.get("texture"), el, "texture") if el.get("texture") else -1
+        ctx.add("light", el)
+        rows.append(dict(bodyid=bodyid, mode=el.get("mode"), targetbodyid=target, type=ltype, texid=texid,
+                         castshadow=el.get("castshadow"), active=el.get("active"), pos=pos, dir=d,
+                         bulbradius=el.get("bulbradius"), intensity=el.get("intensity"), range=el.get("range"),
+                         attenuation=el.get("attenuation"), cutoff=el.get("cutoff"), softness=sft,
+                         exponent=el.get("exponent"), ambient=el.get("ambient"), diffuse=el.get("diffuse"),
+                         specular=el.get("specular")))
+    f["nlight"] = len(rows)
+    for k in ("bodyid", "mode", "targetbodyid", "type", "texid", "castshadow", "active"):
+        f["light_" + k] = iarr([r[k] for r in rows])
+    for k in ("pos", "dir"):
+        f["light_" + k] = farr([r[k] for r in rows], 3)
+    for k in ("bulbradius", "intensity", "range", "cutoff", "softness", "exponent"):
+        f["light_" + k] = np.array([r[k] for r in rows], dtype=np.float32)
+    for k in ("attenuation", "ambient", "diffuse", "specular"):
+        f["light_" + k] = np.array([r[k] for r in rows], dtype=np.float32).reshape(-1, 3)
+
+
+def _tree_fields(f):
+    """Kinematic-tree bookkeeping: dof_treeid, body_treeid, ntree, tree_*, dof_Madr, nM (CopyTree)."""
+    nv, nbody = f["nv"], f["nbody"]
+    par = f["dof_parentid"]
+    treeid = np.zeros(nv, dtype=np.int32)
+    ntree = 0
+    for i in range(nv):
+        if par[i] == -1:
+            ntree += 1
+        treeid[i] = ntree - 1
+    f["dof_treeid"] = treeid
+    f["ntree"] = ntree
+    btree = np.full(nbody, -1, dtype=np.int32)
+    for i in range(nbody):
+        w = f["body_weldid"][i]
+        if f["body_dofnum"][w]:
+            btree[i] = treeid[f["body_dofadr"][w]]
+    f["body_treeid"] = btree
+    madr = np.zeros(nv, dtype=np.int32)
+    nM = 0
+    for i in range(nv):
+        madr[i] = nM
+        j = i
+        while j >= 0:
+            nM += 1
+            j = par[j]
+    f["dof_Madr"] = madr
+    f["nM"] = nM
+    tb_adr, tb_num, td_adr, td_num = [], [], [], []
+    for t in range(ntree):
+        bs = [i for i in range(nbody) if btree[i] == t]
+        ds = [i for i in range(nv) if treeid[i] == t]
+        tb_adr.append(bs[0])
+        tb_num.append(len(bs))
+        td_adr.append(ds[0])
+        td_num.append(len(ds))
+    f["tree_bodyadr"], f["tree_bodynum"] = iarr(tb_adr), iarr(tb_num)
+    f["tree_dofadr"], f["tree_dofnum"] = iarr(td_adr), iarr(td_num)

@@ -1,0 +1,98 @@
+"""Compile context: what every compiler stage reads (the parsed document, compiler options, names) and the
+Model fields it fills in (MuJoCo's names and shapes)."""
+
+import numpy as np
+
+from ..errors import ModelError, UnsupportedError
+
+# mjtObj names used for name spaces (and the keys of Context.names)
+OBJTYPES = ("body", "joint", "geom", "site", "camera", "light", "mesh", "skin", "hfield", "texture",
+            "material", "pair", "exclude", "equality", "tendon", "actuator", "sensor", "numeric", "text",
+            "tuple", "key", "plugin", "flex")
+
+
+class Context:
+    """State shared by the compiler stages.
+
+    doc: the parsed `reader.Document`; root: its <mujoco> Elem; comp: the <compiler> Elem (use comp.get);
+    degree / eulerseq: angle settings; f: dict of Model fields being produced, keyed by MuJoCo's MjModel
+    attribute names (numpy arrays, float64 for reals, int32 for ints/enums; scalars for sizes);
+    names[objtype]: list of names by id ('' when unnamed); ids[objtype]: name -> id.
+    """
+
+    def __init__(self, doc):
+        self.doc = doc
+        self.root = doc.root
+        self.file = doc.source.name
+        comps = self.root.find("compiler")
+        self.comp = _merge_singletons(comps, "compiler")
+        self.degree = bool(self.comp.get("angle"))
+        self.eulerseq = self.comp.get("eulerseq")
+        if len(self.eulerseq) != 3 or any(c not in "xyzXYZ" for c in self.eulerseq):
+            raise self.comp.error("euler sequence must be 3 characters of x, y, z, X, Y, Z", "eulerseq")
+        if self.comp.get("coordinate") == 1:
+            raise self.comp.error("global coordinates are no longer supported; use local", "coordinate")
+        self.f = {}
+        self.names = {t: [] for t in OBJTYPES}
+        self.ids = {t: {} for t in OBJTYPES}
+        self.elems = {t: [] for t in OBJTYPES}   # the Elem behind each id, for errors in later stages
+
+    # -- names ----------------------------------------------------------------------------------------
+
+    def add(self, objtype, el, name=None, attr="name"):
+        """Register a new object of `objtype` created from `el`; returns its id. Names must be unique."""
+        if name is None:
+            name = el.get(attr, "") if el is not None else ""
+        name = name or ""
+        oid = len(self.names[objtype])
+        if name:
+            if name in self.ids[objtype]:
+                raise el.error(f"repeated name '{name}' in {objtype}", attr)
+            self.ids[objtype][name] = oid
+        self.names[objtype].append(name)
+        self.elems[objtype].append(el)
+        return oid
+
+    def lookup(self, objtype, name, el, attr):
+        """Id of the `objtype` called `name`, else a ModelError naming `el` and `attr`."""
+        oid = self.ids[objtype].get(name)
+        if oid is None:
+            raise el.error(f"unknown {objtype} '{name}'", attr)
+        return oid
+
+    def unsupported(self, el, what, attr=None):
+        """Error for a MuJoCo feature numjoco parses but does not simulate."""
+        return el.error(f"{what} is not supported by numjoco yet", attr, cls=UnsupportedError)
+
+    def error(self, message):
+        return ModelError(message, file=self.file)
+
+
+def _merge_singletons(elems, key):
+    """Several <compiler>/<option>/<size> elements may appear: later attributes override earlier ones."""
+    from ..mjcf.reader import Elem
+    if not elems:
+        return Elem(key, key, None, None, {})
+    out = Elem(key, key, elems[0].file, elems[0].line, {})
+    for e in elems:
+        out.raw.update(e.raw)
+        out.values.update(e.values)
+        out.children.extend(e.children)
+    return out
+
+
+merge_singletons = _merge_singletons
+
+
+def farr(rows, width=None):
+    """float64 array from a list of rows (empty lists give shape (0, width))."""
+    if not rows:
+        return np.zeros((0, width) if width is not None else (0,), dtype=np.float64)
+    return np.ascontiguousarray(np.array(rows, dtype=np.float64))
+
+
+def iarr(rows, width=None):
+    """int32 array from a list of rows (empty lists give shape (0, width))."""
+    if not rows:
+        return np.zeros((0, width) if width is not None else (0,), dtype=np.int32)
+    return np.ascontiguousarray(np.array(rows, dtype=np.int32))

@@ -1,0 +1,109 @@
+"""Joint-space inertia: composite rigid bodies (mj_crb) into MuJoCo's CSR M, its sparse L'DL
+factorisation following dof_parentid (mj_factorI / mj_factorM) and back-substitution (mj_solveLD)."""
+from numba import njit
+
+from sim.math import mul_inert_vec
+
+
+@njit(cache=True)
+def crb(m, d, w):
+    """crb (nbody,10) composite inertias and M (nC,) in CSR layout M_rowadr/M_colind, as mj_crb."""
+    c = d.crb[w]
+    cinert = d.cinert[w]
+    cdof = d.cdof[w]
+    M = d.M[w]
+    for i in range(m.nbody):
+        for k in range(10):
+            c[i, k] = cinert[i, k]
+    for i in range(m.nbody - 1, 0, -1):
+        p = m.body_parentid[i]
+        if p > 0:
+            for k in range(10):
+                c[p, k] += c[i, k]
+    for k in range(m.nC):
+        M[k] = 0.0
+    for i in range(m.nv):
+        adr = m.M_rowadr[i]
+        if m.dof_simplenum[i]:
+            M[adr] = m.dof_M0[i]
+            continue
+        madr = adr + m.M_rownnz[i] - 1
+        M[madr] = m.dof_armature_eff[i]
+        b0, b1, b2, b3, b4, b5 = mul_inert_vec(c[m.dof_bodyid[i]], cdof[i])
+        j = i
+        while j >= 0:
+            cj = cdof[j]
+            M[madr] += cj[0] * b0 + cj[1] * b1 + cj[2] * b2 + cj[3] * b3 + cj[4] * b4 + cj[5] * b5
+            madr -= 1
+            j = m.dof_parentid[j]
+
+
+@njit(cache=True)
+def factor_i(mat, diaginv, nv, rownnz, rowadr, colind):
+    """In-place sparse L'DL of an inertia-like CSR matrix (mat (nC,), diaginv (nv,)), mj_factorI."""
+    for k in range(nv - 1, -1, -1):
+        start = rowadr[k]
+        diag = rownnz[k] - 1
+        end = start + diag
+        invd = 1.0 / mat[end]
+        diaginv[k] = invd
+        for adr in range(end - 1, start - 1, -1):
+            i = colind[adr]
+            s = -mat[adr] * invd
+            ri = rowadr[i]
+            for t in range(rownnz[i]):
+                mat[ri + t] += mat[start + t] * s
+        for t in range(diag):
+            mat[start + t] *= invd
+
+
+@njit(cache=True)
+def solve_ld(x, qld, diaginv, nv, rownnz, rowadr, colind):
+    """In-place x (nv,) <- inv(L'DL) x for a factor from factor_i, mj_solveLD (one vector)."""
+    for i in range(nv - 1, -1, -1):
+        if rownnz[i] == 1:
+            continue
+        xi = x[i]
+        if xi != 0.0:
+            start = rowadr[i]
+            for adr in range(start, start + rownnz[i] - 1):
+                x[colind[adr]] -= qld[adr] * xi
+    for i in range(nv):
+        x[i] *= diaginv[i]
+    for i in range(nv):
+        n = rownnz[i] - 1
+        if n > 0:
+            adr = rowadr[i]
+            s = 0.0
+            for t in range(n):
+                s += qld[adr + t] * x[colind[adr + t]]
+            x[i] -= s
+
+
+@njit(cache=True)
+def factor_m(m, d, w):
+    """qLD (nC,) and qLDiagInv (nv,) from M, as mj_factorM."""
+    qld = d.qLD[w]
+    M = d.M[w]
+    for k in range(m.nC):
+        qld[k] = M[k]
+    factor_i(qld, d.qLDiagInv[w], m.nv, m.M_rownnz, m.M_rowadr, m.M_colind)
+
+
+@njit(cache=True)
+def solve_m(m, d, w, x):
+    """In-place x (nv,) <- M^-1 x using qLD/qLDiagInv, as mj_solveM."""
+    solve_ld(x, d.qLD[w], d.qLDiagInv[w], m.nv, m.M_rownnz, m.M_rowadr, m.M_colind)
+
+
+@njit(cache=True)
+def full_inertia(m, d, w, out):
+    """Dense symmetric M (nv,nv) written into out, as mj_fullM."""
+    M = d.M[w]
+    out[:, :] = 0.0
+    for i in range(m.nv):
+        adr = m.M_rowadr[i]
+        for t in range(m.M_rownnz[i]):
+            j = m.M_colind[adr + t]
+            out[i, j] = M[adr + t]
+            out[j, i] = M[adr + t]

@@ -1,0 +1,94 @@
+"""Python-facing Data: MuJoCo-named arrays for one world (no world axis) or a batch (leading world axis)."""
+import numpy as np
+
+from sim import types as _t
+
+
+class _WarningStat:
+    def __init__(self, data, k):
+        self._d = data
+        self._k = k
+
+    @property
+    def number(self):
+        v = self._d._arrays['warning_number'][:, self._k]
+        return int(v[0]) if self._d.nworld is None else v
+
+    @property
+    def lastinfo(self):
+        v = self._d._arrays['warning_lastinfo'][:, self._k]
+        return int(v[0]) if self._d.nworld is None else v
+
+
+class _WarningList:
+    def __init__(self, data):
+        self._d = data
+
+    def __getitem__(self, k):
+        k = int(k)
+        if not 0 <= k < _t.NWARNING:
+            raise IndexError(k)
+        return _WarningStat(self._d, k)
+
+    def __len__(self):
+        return _t.NWARNING
+
+    @property
+    def number(self):
+        a = self._d._arrays['warning_number'][:, :_t.NWARNING]
+        return a[0] if self._d.nworld is None else a
+
+    @property
+    def lastinfo(self):
+        a = self._d._arrays['warning_lastinfo'][:, :_t.NWARNING]
+        return a[0] if self._d.nworld is None else a
+
+
+_FIELDS = frozenset(n for n, _, _ in _t.DATA_ARRAYS if not n.startswith(('scr_', 'warning_')))
+
+
+class Data:
+    """Simulation state and outputs.  Data(m) is one world; Data(m, nworld=N) is a batch of N."""
+
+    def __init__(self, m, nworld=None):
+        n = 1 if nworld is None else int(nworld)
+        if n < 1:
+            raise ValueError('nworld must be >= 1')
+        object.__setattr__(self, 'nworld', nworld if nworld is None else n)
+        object.__setattr__(self, '_arrays', _t.make_data_arrays(m, n))
+        object.__setattr__(self, '_struct', _t.make_data_struct(self._arrays))
+        object.__setattr__(self, '_model_id', id(m))
+        object.__setattr__(self, 'nv', int(m.nv))
+        a = self._arrays
+        a['qpos'][:] = np.asarray(m.qpos0, dtype=np.float64)
+        mocapid = np.asarray(m.body_mocapid)
+        for b in range(int(m.nbody)):
+            if mocapid[b] >= 0:
+                a['mocap_pos'][:, mocapid[b]] = np.asarray(m.body_pos).reshape(-1, 3)[b]
+                a['mocap_quat'][:, mocapid[b]] = np.asarray(m.body_quat).reshape(-1, 4)[b]
+
+    @property
+    def warning(self):
+        """MuJoCo-style warning stats: d.warning[mjWARN_X].number / .lastinfo (per world for a batch)."""
+        return _WarningList(self)
+
+    def __getattr__(self, name):
+        if name in _FIELDS:
+            arr = self._arrays[name]
+            if self.nworld is None:
+                return float(arr[0]) if name == 'time' else arr[0]
+            return arr
+        raise AttributeError(name)
+
+    def __setattr__(self, name, value):
+        if name in _FIELDS:
+            arr = self._arrays[name]
+            if self.nworld is None:
+                arr[0] = value
+            else:
+                arr[...] = value
+            return
+        object.__setattr__(self, name, value)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | _FIELDS)

@@ -1,0 +1,368 @@
+"""MJCF reader: XML text -> a tree of `Elem` with typed attribute values, includes expanded, defaults applied.
+
+Every element remembers its file and line so that any later error can name them (`Elem.error`).
+"""
+
+import os
+import xml.parsers.expat
+
+import numpy as np
+
+from ..errors import ModelError
+from . import schema
+from . import schema_assets  # noqa: F401  (registers asset elements)
+from . import schema_sections  # noqa: F401  (registers tendon/actuator/sensor/equality/contact/keyframe)
+
+schema.finish()
+
+
+class Elem:
+    """One parsed MJCF element.
+
+    tag: XML tag; key: schema key (a tag can mean different elements by context, e.g. <joint> in a body or in
+    a fixed tendon); raw: attribute strings as written; values: typed values of the attributes in effect
+    (written on the element, or inherited from its default class); children: sub-elements in document order.
+    """
+
+    __slots__ = ("tag", "key", "file", "line", "raw", "values", "children", "parent", "dclass")
+
+    def __init__(self, tag, key, file, line, raw, parent=None):
+        self.tag = tag
+        self.key = key
+        self.file = file
+        self.line = line
+        self.raw = raw
+        self.values = {}
+        self.children = []
+        self.parent = parent
+        self.dclass = None      # name of the default class in effect for this element
+
+    def error(self, message, attribute=None, cls=ModelError):
+        return cls(message, file=self.file, line=self.line, element=self.tag, attribute=attribute)
+
+    def has(self, name):
+        """True when the attribute is set on the element or by its default class."""
+        return name in self.values
+
+    def get(self, name, default=None):
+        """Attribute value in effect, else the schema default, else `default`."""
+        if name in self.values:
+            return self.values[name]
+        a = schema.ELEMENTS[self.key].attrs.get(name)
+        if a is not None and a.default is not None:
+            d = a.default
+            return d.copy() if isinstance(d, np.ndarray) else d
+        return default
+
+    def find(self, key):
+        return [c for c in self.children if c.key == key]
+
+    def first(self, key):
+        for c in self.children:
+            if c.key == key:
+                return c
+        return None
+
+    def __repr__(self):
+        return f"<Elem {self.tag} {self.file}:{self.line} {self.raw}>"
+
+
+# ----------------------------------------------------------------------------------------------- parsing
+
+
+class _Source:
+    """Where the text came from: a display name for errors, a directory for relative files, in-memory assets."""
+
+    def __init__(self, name, directory, assets):
+        self.name = name
+        self.directory = directory
+        self.assets = assets or {}
+
+    def read(self, filename, elem):
+        """Bytes of `filename`: in-memory assets first, then the file system relative to the model's folder."""
+        for cand in (filename, os.path.basename(filename)):
+            if cand in self.assets:
+                data = self.assets[cand]
+                return data.encode() if isinstance(data, str) else bytes(data)
+        path = filename if os.path.isabs(filename) else os.path.join(self.directory, filename)
+        try:
+            with open(path, "rb") as f:
+                return f.read()
+        except OSError as e:
+            raise elem.error(f"cannot read file '{filename}': {e.strerror}", "file") from None
+
+
+def _parse_xml(text, filename):
+    """Parse XML text into (tag, attrs, line, children) tuples using expat, keeping line numbers."""
+    parser = xml.parsers.expat.ParserCreate()
+    parser.ordered_attributes = False
+    root = []
+    stack = []
+
+    def start(tag, attrs):
+        node = (tag, dict(attrs), parser.CurrentLineNumber, [])
+        if stack:
+            stack[-1][3].append(node)
+        else:
+            root.append(node)
+        stack.append(node)
+
+    def end(tag):
+        stack.pop()
+
+    def chars(data):
+        if data.strip() and stack:
+            raise ModelError(f"unexpected text '{data.strip()[:40]}'", file=filename,
+                             line=parser.CurrentLineNumber, element=stack[-1][0])
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = chars
+    try:
+        parser.Parse(text, True)
+    except xml.parsers.expat.ExpatError as e:
+        raise ModelError(f"malformed XML: {xml.parsers.expat.ErrorString(e.code)} (column {e.offset})",
+                         file=filename, line=e.lineno) from None
+    if not root:
+        raise ModelError("empty XML document", file=filename)
+    return root[0]
+
+
+def _expand_includes(node, source, fname, depth=0):
+    """Replace every <include file=.../> by the children of the included file's root element."""
+    tag, attrs, line, children = node
+    out = []
+    for child in children:
+        if child[0] == "include":
+            ctag, cattrs, cline, cchildren = child
+            probe = Elem("include", "include", fname, cline, cattrs)
+            unknown = set(cattrs) - {"file"}
+            if unknown:
+                raise probe.error("unknown attribute", sorted(unknown)[0])
+            if "file" not in cattrs:
+                raise probe.error("missing required attribute", "file")
+            if cchildren:
+                raise probe.error("<include> cannot have children")
+            if depth > 20:
+                raise probe.error("include nesting too deep (recursive include?)", "file")
+            data = source.read(cattrs["file"], probe)
+            sub = _parse_xml(data, cattrs["file"])
+            sub = _expand_includes(sub, source, cattrs["file"], depth + 1)
+            for g in sub[3]:
+                out.append(g)
+        else:
+            out.append(_expand_includes(child, source, fname, depth) if child[3] else _tag_file(child, fname))
+    return (tag, attrs, line, out, fname) if len(node) == 4 else (tag, attrs, line, out, node[4])
+
+
+def _tag_file(node, fname):
+    if len(node) == 5:
+        return node
+    return (node[0], node[1], node[2], node[3], fname)
+
+
+def _convert(node, key, parent, fname):
+    tag, attrs, line, children = node[:4]
+    nfile = node[4] if len(node) == 5 else fname
+    el = Elem(tag, key, nfile, line, attrs, parent)
+    spec = schema.ELEMENTS[key]
+    for name in attrs:
+        if name not in spec.attrs:
+            raise el.error("unknown or unsupported attribute", name)
+    for child in children:
+        ctag = child[0]
+        ckey = spec.children.get(ctag)
+        if ckey is None:
+            probe = Elem(ctag, ctag, child[4] if len(child) == 5 else nfile, child[2], child[1])
+            raise probe.error(f"unknown or unsupported element inside <{tag}>")
+        el.children.append(_convert(child, ckey, el, nfile))
+    return el
+
+
+def parse_value(el, attr, text):
+    """Typed value of one attribute string, checked against the schema (count, kind, keyword)."""
+    kind = attr.kind
+    if kind == "str":
+        return text
+    if kind in ("enum", "bool"):
+        key = text.strip()
+        if key not in attr.enum:
+            raise el.error(f"invalid keyword '{text}', expected one of: {', '.join(attr.enum)}", attr.name)
+        return attr.enum[key]
+    parts = text.split()
+    try:
+        if kind == "real":
+            vals = [float(p) for p in parts]
+        else:
+            vals = [int(p) for p in parts]
+    except ValueError:
+        what = "number" if kind == "real" else "integer"
+        raise el.error(f"invalid {what} in '{text}'", attr.name) from None
+    if kind == "real" and not all(np.isfinite(v) for v in vals):
+        raise el.error(f"non-finite number in '{text}'", attr.name)
+    if attr.nmin is None:
+        if len(vals) != 1:
+            raise el.error(f"expected 1 value, got {len(vals)}", attr.name)
+        return vals[0]
+    if len(vals) < attr.nmin or (attr.nmax is not None and len(vals) > attr.nmax):
+        if attr.nmin == attr.nmax:
+            want = f"{attr.nmin}"
+        elif attr.nmax is None:
+            want = f"at least {attr.nmin}"
+        else:
+            want = f"{attr.nmin} to {attr.nmax}"
+        raise el.error(f"expected {want} values, got {len(vals)}", attr.name)
+    return np.array(vals, dtype=np.float64 if kind == "real" else np.int64)
+
+
+def merge_value(attr, base, new):
+    """A partial array (fewer values than the maximum) overwrites a prefix of the inherited/default value."""
+    if (attr.is_array and attr.nmax is not None and attr.nmin != attr.nmax and isinstance(new, np.ndarray)
+            and len(new) < attr.nmax):
+        if base is None:
+            base = attr.default
+        if base is not None and len(base) >= len(new):
+            out = np.array(base, dtype=new.dtype, copy=True)
+            out[:len(new)] = new
+            return out
+    return new
+
+
+def own_values(el):
+    """Typed values of the attributes written on `el` itself."""
+    spec = schema.ELEMENTS[el.key]
+    out = {}
+    for name, text in el.raw.items():
+        out[name] = parse_value(el, spec.attrs[name], text)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- defaults
+
+
+class DefaultClass:
+    """A <default> class: per slot (joint, geom, ...) the attribute values it sets, inherited from its parent.
+
+    The actuator slot keeps the ordered list of shortcut elements instead (motor, position, ...), since each
+    shortcut translates into the shared general-actuator parameters (see compiler.actuator).
+    """
+
+    def __init__(self, name, parent):
+        self.name = name
+        self.parent = parent
+        self.slots = {} if parent is None else {k: dict(v) for k, v in parent.slots.items()}
+        self.actuator = [] if parent is None else list(parent.actuator)
+
+
+def _build_defaults(root):
+    classes = {}
+
+    def visit(el, parent, top):
+        name = el.raw.get("class")
+        if name is None:
+            if not top:
+                raise el.error("nested default class must have a name", "class")
+            name = "main"
+        if name in classes:
+            raise el.error(f"repeated default class name '{name}'", "class")
+        cls = DefaultClass(name, parent)
+        classes[name] = cls
+        seen = set()
+        for child in el.children:
+            if child.key == "default":
+                continue
+            spec = schema.ELEMENTS[child.key]
+            if child.tag in seen:
+                raise child.error(f"repeated <{child.tag}> in default class '{name}'")
+            seen.add(child.tag)
+            vals = own_values(child)
+            if spec.default_slot == "actuator":
+                cls.actuator.append((child, vals))
+                continue
+            slot = cls.slots.setdefault(spec.default_slot, {})
+            for k, v in vals.items():
+                slot[k] = merge_value(spec.attrs[k], slot.get(k), v)
+        for child in el.children:
+            if child.key == "default":
+                visit(child, cls, False)
+
+    tops = root.find("default")
+    if len(tops) > 1:
+        raise tops[1].error("only one top-level <default> is allowed")
+    if tops:
+        visit(tops[0], None, True)
+    else:
+        classes["main"] = DefaultClass("main", None)
+    return classes
+
+
+# element keys that live in the body tree (their class falls back to the enclosing childclass)
+_TREE = {"body", "frame", "worldbody"}
+
+
+def _apply_defaults(el, classes, inherited):
+    """Fill `values` of `el` and its subtree; `inherited` is the class in effect from childclass."""
+    spec = schema.ELEMENTS[el.key]
+    if el.key == "default":
+        return
+    cname = inherited
+    if "class" in el.raw and "class" in spec.attrs:
+        cname = el.raw["class"]
+        if cname not in classes:
+            raise el.error(f"unknown default class '{cname}'", "class")
+    el.dclass = cname
+    own = own_values(el)
+    slot = spec.default_slot
+    if slot is not None and slot != "actuator":
+        base = classes[cname].slots.get(slot, {})
+        vals = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in base.items() if k in spec.attrs}
+        for k, v in own.items():
+            vals[k] = merge_value(spec.attrs[k], vals.get(k), v)
+        el.values = vals
+    else:
+        el.values = own
+    for name, a in spec.attrs.items():
+        if a.required and name not in el.values:
+            raise el.error("missing required attribute", name)
+    child_inherited = inherited
+    if el.key in _TREE and "childclass" in el.raw:
+        child_inherited = el.raw["childclass"]
+        if child_inherited not in classes:
+            raise el.error(f"unknown default childclass '{child_inherited}'", "childclass")
+    elif el.key not in _TREE and el.key != "mujoco":
+        child_inherited = "main"
+    for c in el.children:
+        _apply_defaults(c, classes, child_inherited if el.key in _TREE else "main")
+
+
+class Document:
+    """A parsed model: the root element, the default classes, and the file source for assets."""
+
+    def __init__(self, root, classes, source):
+        self.root = root
+        self.classes = classes
+        self.source = source
+
+
+def read(text, name="<string>", directory=".", assets=None):
+    """Parse MJCF `text` (str or bytes) into a Document; raises ModelError on any malformed input."""
+    source = _Source(name, directory, assets)
+    node = _parse_xml(text, name)
+    if node[0] != "mujoco":
+        raise ModelError(f"root element must be <mujoco>, found <{node[0]}>", file=name, line=node[2],
+                         element=node[0])
+    node = _expand_includes(node, source, name)
+    root = _convert(node, "mujoco", None, name)
+    classes = _build_defaults(root)
+    _apply_defaults(root, classes, "main")
+    return Document(root, classes, source)
+
+
+def read_file(path, assets=None):
+    """Parse the MJCF file at `path` (errors name that path)."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read()
+    except OSError as e:
+        raise ModelError(f"cannot read model file: {e.strerror}", file=path) from None
+    return read(text, name=path, directory=os.path.dirname(os.path.abspath(path)), assets=assets)

@@ -1,0 +1,110 @@
+"""Python API of the smooth core: forward, step, reset, full_inertia, rne_post_constraint.
+
+Each call accepts a single-world Data or a batched Data; the model may be any object with
+MjModel attribute names (a mujoco.MjModel or the numjoco compiler's Model).
+"""
+import warnings
+
+import numpy as np
+
+from sim import types as _t
+from sim import forward as _fw
+from sim.data import Data
+
+_MODEL_CACHE = {}
+
+
+def model_struct(m):
+    """Jitted Model struct for m, built once per model object; opt refreshed from m.opt on every call."""
+    ent = _MODEL_CACHE.get(id(m))
+    if ent is None or ent[0] is not m:
+        st, arrs = _t.make_model_struct(m)
+        ent = (m, st, arrs)
+        _MODEL_CACHE[id(m)] = ent
+    opt = m.opt
+    _t.check_opt(opt)
+    _t.opt_array(opt, out=ent[2]['opt'])
+    return ent[1]
+
+
+def _check_integrator(m):
+    integ = int(m.opt.integrator)
+    if integ == _t.INT_IMPLICIT:
+        raise _t.UnsupportedFeature('integrator "implicit" (RNE velocity derivative) is not implemented; '
+                                    'use "implicitfast"')
+    if integ == _t.INT_IMPLICITFAST:
+        if float(m.opt.density) != 0.0 or float(m.opt.viscosity) != 0.0:
+            raise _t.UnsupportedFeature('implicitfast with fluid forces (fluid derivatives) is not implemented')
+        if int(m.nu) and np.any(np.asarray(m.actuator_gaintype) == _t.GAIN_MUSCLE):
+            raise _t.UnsupportedFeature('implicitfast with muscle actuators is not implemented')
+        if np.any(np.asarray(m.jnt_type) == _t.JNT_FREE):
+            raise _t.UnsupportedFeature('implicitfast with free joints (free-body local solve) is not implemented')
+
+
+def _nworld(d):
+    return 1 if d.nworld is None else d.nworld
+
+
+def forward(m, d):
+    """Forward dynamics (mj_forward, smooth part) for one world or a batch."""
+    ms = model_struct(m)
+    if d.nworld is None:
+        _fw.forward_serial(ms, d._struct, 0)
+    else:
+        _fw.forward_batch(ms, d._struct, d.nworld)
+
+
+def step(m, d, nstep=1):
+    """Advance nstep steps (mj_step); diverged worlds are reset and counted in d.warning (and warned)."""
+    ms = model_struct(m)
+    _check_integrator(m)
+    cnt = d._arrays['warning_number'][:, _fw.WARN_DIVERGED]
+    before = cnt.copy()
+    if d.nworld is None:
+        _fw.step_serial(ms, d._struct, 0, int(nstep))
+    else:
+        _fw.step_batch(ms, d._struct, d.nworld, int(nstep))
+    if np.any(cnt != before):
+        bad = np.nonzero(cnt != before)[0]
+        warnings.warn('numjoco: simulation diverged (NaN/inf or |value| > 1e10) in world(s) %s; '
+                      'reset per autoreset' % bad.tolist(), RuntimeWarning, stacklevel=2)
+
+
+def reset(m, d, keyframe=None):
+    """mj_resetData (or mj_resetDataKeyframe if keyframe is given) on every world."""
+    ms = model_struct(m)
+    if d.nworld is None:
+        _fw.reset_serial(ms, d._struct, 0)
+    else:
+        _fw.reset_batch(ms, d._struct, d.nworld)
+    if keyframe is not None:
+        k = int(keyframe)
+        a = d._arrays
+        a['time'][:] = np.asarray(m.key_time).reshape(-1)[k]
+        a['qpos'][:] = np.asarray(m.key_qpos).reshape(int(m.nkey), -1)[k]
+        a['qvel'][:] = np.asarray(m.key_qvel).reshape(int(m.nkey), -1)[k]
+        if int(m.na):
+            a['act'][:] = np.asarray(m.key_act).reshape(int(m.nkey), -1)[k]
+        if int(m.nu):
+            a['ctrl'][:] = np.asarray(m.key_ctrl).reshape(int(m.nkey), -1)[k]
+        if int(m.nmocap):
+            a['mocap_pos'][:] = np.asarray(m.key_mpos).reshape(int(m.nkey), -1, 3)[k]
+            a['mocap_quat'][:] = np.asarray(m.key_mquat).reshape(int(m.nkey), -1, 4)[k]
+
+
+def full_inertia(m, d):
+    """Dense inertia matrix (nv,nv), batch (nworld,nv,nv), from the sparse M (mj_fullM)."""
+    ms = model_struct(m)
+    n = _nworld(d)
+    out = np.zeros((n, int(m.nv), int(m.nv)))
+    _fw.full_inertia_all(ms, d._struct, n, out)
+    return out[0] if d.nworld is None else out
+
+
+def rne_post_constraint(m, d):
+    """Compute cacc, cfrc_int, cfrc_ext (nbody,6) from the current state (mj_rnePostConstraint)."""
+    ms = model_struct(m)
+    _fw.rne_post_constraint_all(ms, d._struct, _nworld(d))
+
+
+__all__ = ['Data', 'forward', 'step', 'reset', 'full_inertia', 'rne_post_constraint', 'model_struct']

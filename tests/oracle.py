@@ -1,0 +1,549 @@
+"""Compare a numjoco `Model` against the official `mujoco.MjModel` (the oracle), field by field.
+
+Only tests and benchmarks import this module (it imports mujoco; sim/ never does).
+
+    mismatches = compare_models(ours, theirs)        # list of human-readable strings, [] when equal
+    assert_models_match(ours, theirs)                # AssertionError listing every mismatch
+
+What is compared
+----------------
+* every attribute of mujoco.MjModel that is a numpy array or an int (the sizes nq, nv, ...), when our Model has
+  it too; attributes in REQUIRED_FIELDS must exist on ours (a missing one is a mismatch, never skipped);
+  attributes in IGNORED_FIELDS are never compared (see the reasons there);
+* shapes exactly, dtype kind (integer-like: int/uint/bool  vs  float), values: integers exactly, floats to
+  |ours - theirs| <= ATOL + RTOL * |theirs| (FLOAT_RTOL / FLOAT_ATOL below);
+* m.opt (every numeric attribute of MjOption; REQUIRED_OPT must exist) and m.stat (REQUIRED_STAT);
+* names: mujoco.mj_id2name(theirs, type, i) against our named access ``ours.<kind>(i).name`` and the
+  reverse lookup ``ours.<kind>(name).id``.
+
+Documented special cases
+------------------------
+* QUAT_FIELDS (unit quaternions, one per row: body_quat, body_iquat, geom_quat, site_quat, cam_quat, mesh_quat,
+  key_mquat, skin_bonebindquat) are compared up to sign per row: q and -q are the same rotation.
+* body principal inertia (body_inertia + body_iquat): when a body's principal moments are repeated (two or three
+  equal within INERTIA_DEGENERATE_RTOL), its principal axes are not unique, so for that body the full inertia
+  tensor in the body frame, R diag(I) R^T with R = quat2mat(iquat), is compared instead of body_inertia and
+  body_iquat separately.  Bodies with distinct moments compare body_inertia exactly (to tolerance) and
+  body_iquat up to sign.
+"""
+
+import math
+
+import numpy as np
+
+import mujoco
+
+# Float tolerance: a float matches when |ours - theirs| <= FLOAT_ATOL + FLOAT_RTOL * |theirs| (elementwise).
+# The compiler does the same double-precision arithmetic as MuJoCo's (mostly in the same order), so values
+# agree to a few ulps; 1e-10 leaves room for a different summation order in derived quantities (subtree
+# masses, mj_setConst outputs such as dof_M0 / body_invweight0 / stat.meaninertia) while catching any real
+# modelling difference.  NaN matches NaN, +-inf matches the same infinity.
+FLOAT_RTOL = 1e-10
+FLOAT_ATOL = 1e-10
+
+# Principal moments closer than this (relative to the largest) count as repeated: the principal axes are then
+# ill-defined (a rounding-level perturbation of the tensor rotates them by ~eps/gap), so the tensor is
+# compared instead.  Generous on purpose: a gap of 1e-6 already turns 1e-16 roundoff into 1e-10 axis error.
+INERTIA_DEGENERATE_RTOL = 1e-5
+
+# Rows of these fields are unit quaternions: compared up to sign per row.
+QUAT_FIELDS = frozenset({
+    "body_quat", "body_iquat", "geom_quat", "site_quat", "cam_quat", "mesh_quat", "key_mquat",
+    "skin_bonebindquat",
+})
+
+# Never compared (with the reason).
+IGNORED_FIELDS = {
+    "signature": "hash of the compiled model's memory layout in MuJoCo; no meaning for numjoco",
+    "narena": "MuJoCo's mjData arena size (from <size memory>); numjoco allocates differently",
+    "nbuffer": "MuJoCo's mjModel buffer size in bytes",
+    "names_map": "MuJoCo's open-addressing hash table over names; our named access replaces it",
+    "nnames_map": "size of names_map",
+}
+
+# ---------------------------------------------------------------------------------- what we must provide
+
+_SIZES = """
+nq nv nu na nbody njnt ngeom nsite ncam nlight ntendon nwrap nsensor nsensordata neq npair nexclude nkey
+nmocap nM nC nJten nJmom ngravcomp ntree nuserdata nmesh nmat ntex nhfield
+nuser_body nuser_jnt nuser_geom nuser_site nuser_cam nuser_tendon nuser_actuator nuser_sensor
+"""
+_BODY = """
+body_parentid body_rootid body_weldid body_mocapid body_jntnum body_jntadr body_dofnum body_dofadr
+body_treeid body_geomnum body_geomadr body_simple body_sameframe body_pos body_quat body_ipos body_iquat
+body_mass body_subtreemass body_inertia body_invweight0 body_gravcomp body_margin body_contype
+body_conaffinity body_user
+"""
+_JOINT = """
+jnt_type jnt_qposadr jnt_dofadr jnt_bodyid jnt_group jnt_limited jnt_actfrclimited jnt_actgravcomp
+jnt_solref jnt_solimp jnt_pos jnt_axis jnt_stiffness jnt_range jnt_actfrcrange jnt_margin jnt_user
+"""
+_DOF = """
+dof_bodyid dof_jntid dof_parentid dof_treeid dof_Madr dof_simplenum dof_solref dof_solimp dof_frictionloss
+dof_armature dof_damping dof_invweight0 dof_M0
+"""
+_GEOM = """
+geom_type geom_contype geom_conaffinity geom_condim geom_bodyid geom_dataid geom_matid geom_group
+geom_priority geom_sameframe geom_solmix geom_solref geom_solimp geom_size geom_aabb geom_rbound geom_pos
+geom_quat geom_friction geom_margin geom_gap geom_fluid geom_rgba geom_user
+"""
+_SITE = "site_type site_bodyid site_matid site_group site_sameframe site_size site_pos site_quat site_rgba site_user"
+_CAM = """
+cam_mode cam_bodyid cam_targetbodyid cam_pos cam_quat cam_poscom0 cam_pos0 cam_mat0 cam_projection cam_fovy
+cam_ipd cam_resolution cam_sensorsize cam_intrinsic cam_user
+"""
+_LIGHT = """
+light_mode light_bodyid light_targetbodyid light_type light_castshadow light_bulbradius light_intensity
+light_range light_active light_pos light_dir light_poscom0 light_pos0 light_dir0 light_attenuation
+light_cutoff light_exponent light_ambient light_diffuse light_specular
+"""
+_TENDON = """
+tendon_adr tendon_num tendon_matid tendon_group tendon_limited tendon_actfrclimited tendon_width
+tendon_solref_lim tendon_solimp_lim tendon_solref_fri tendon_solimp_fri tendon_range tendon_actfrcrange
+tendon_margin tendon_stiffness tendon_damping tendon_armature tendon_frictionloss tendon_lengthspring
+tendon_length0 tendon_invweight0 tendon_user tendon_rgba
+wrap_type wrap_objid wrap_prm
+"""
+_ACTUATOR = """
+actuator_trntype actuator_dyntype actuator_gaintype actuator_biastype actuator_trnid actuator_actadr
+actuator_actnum actuator_group actuator_ctrllimited actuator_forcelimited actuator_actlimited
+actuator_dynprm actuator_gainprm actuator_biasprm actuator_actearly actuator_ctrlrange actuator_forcerange
+actuator_actrange actuator_gear actuator_cranklength actuator_acc0 actuator_length0 actuator_lengthrange
+actuator_user
+"""
+_SENSOR = """
+sensor_type sensor_datatype sensor_needstage sensor_objtype sensor_objid sensor_reftype sensor_refid
+sensor_intprm sensor_dim sensor_adr sensor_cutoff sensor_noise sensor_user
+"""
+_EQ = "eq_type eq_obj1id eq_obj2id eq_objtype eq_active0 eq_solref eq_solimp eq_data"
+_CONTACT = """
+pair_dim pair_geom1 pair_geom2 pair_signature pair_solref pair_solreffriction pair_solimp pair_margin
+pair_gap pair_friction exclude_signature
+"""
+_KEY = "key_time key_qpos key_qvel key_act key_mpos key_mquat key_ctrl"
+_MISC = "qpos0 qpos_spring M_rownnz M_rowadr M_colind"
+
+# MjModel fields the numjoco compiler is expected to provide: missing on our Model = a mismatch.
+REQUIRED_FIELDS = tuple(" ".join([_SIZES, _BODY, _JOINT, _DOF, _GEOM, _SITE, _CAM, _LIGHT, _TENDON,
+                                  _ACTUATOR, _SENSOR, _EQ, _CONTACT, _KEY, _MISC]).split())
+
+# MjOption / MjStatistic attributes that must exist on ours.opt / ours.stat.
+REQUIRED_OPT = tuple("""
+timestep impratio tolerance ls_tolerance noslip_tolerance ccd_tolerance gravity wind magnetic density
+viscosity o_margin o_solref o_solimp o_friction integrator cone jacobian solver iterations ls_iterations
+noslip_iterations ccd_iterations disableflags enableflags disableactuator
+""".split())
+REQUIRED_STAT = ("meaninertia", "meanmass", "meansize", "extent", "center")
+
+# Object kinds whose names are compared: (mjtObj, size attribute, accessor names tried on our Model, required)
+NAMED_OBJECTS = (
+    (mujoco.mjtObj.mjOBJ_BODY, "nbody", ("body",), True),
+    (mujoco.mjtObj.mjOBJ_JOINT, "njnt", ("joint", "jnt"), True),
+    (mujoco.mjtObj.mjOBJ_GEOM, "ngeom", ("geom",), True),
+    (mujoco.mjtObj.mjOBJ_SITE, "nsite", ("site",), True),
+    (mujoco.mjtObj.mjOBJ_CAMERA, "ncam", ("camera", "cam"), True),
+    (mujoco.mjtObj.mjOBJ_LIGHT, "nlight", ("light",), True),
+    (mujoco.mjtObj.mjOBJ_TENDON, "ntendon", ("tendon",), True),
+    (mujoco.mjtObj.mjOBJ_ACTUATOR, "nu", ("actuator",), True),
+    (mujoco.mjtObj.mjOBJ_SENSOR, "nsensor", ("sensor",), True),
+    (mujoco.mjtObj.mjOBJ_EQUALITY, "neq", ("equality", "eq"), True),
+    (mujoco.mjtObj.mjOBJ_PAIR, "npair", ("pair",), True),
+    (mujoco.mjtObj.mjOBJ_EXCLUDE, "nexclude", ("exclude",), True),
+    (mujoco.mjtObj.mjOBJ_KEY, "nkey", ("keyframe", "key"), True),
+    (mujoco.mjtObj.mjOBJ_MESH, "nmesh", ("mesh",), False),
+    (mujoco.mjtObj.mjOBJ_MATERIAL, "nmat", ("material", "mat"), False),
+    (mujoco.mjtObj.mjOBJ_TEXTURE, "ntex", ("texture", "tex"), False),
+    (mujoco.mjtObj.mjOBJ_HFIELD, "nhfield", ("hfield",), False),
+    (mujoco.mjtObj.mjOBJ_NUMERIC, "nnumeric", ("numeric",), False),
+    (mujoco.mjtObj.mjOBJ_TEXT, "ntext", ("text",), False),
+    (mujoco.mjtObj.mjOBJ_TUPLE, "ntuple", ("tuple",), False),
+)
+
+# field prefix -> (mjtObj used to name rows in messages)
+_ROW_OBJ = {
+    "body": mujoco.mjtObj.mjOBJ_BODY, "jnt": mujoco.mjtObj.mjOBJ_JOINT, "geom": mujoco.mjtObj.mjOBJ_GEOM,
+    "site": mujoco.mjtObj.mjOBJ_SITE, "cam": mujoco.mjtObj.mjOBJ_CAMERA, "light": mujoco.mjtObj.mjOBJ_LIGHT,
+    "tendon": mujoco.mjtObj.mjOBJ_TENDON, "actuator": mujoco.mjtObj.mjOBJ_ACTUATOR,
+    "sensor": mujoco.mjtObj.mjOBJ_SENSOR, "eq": mujoco.mjtObj.mjOBJ_EQUALITY, "pair": mujoco.mjtObj.mjOBJ_PAIR,
+    "exclude": mujoco.mjtObj.mjOBJ_EXCLUDE, "key": mujoco.mjtObj.mjOBJ_KEY, "mesh": mujoco.mjtObj.mjOBJ_MESH,
+    "mat": mujoco.mjtObj.mjOBJ_MATERIAL,
+}
+
+_MAX_REPORTED = 3   # differing entries listed per field
+
+
+def mujoco_fields(theirs=None):
+    """(array field names, int size names) of mujoco.MjModel, sorted."""
+    if theirs is None:
+        theirs = mujoco.MjModel.from_xml_string("<mujoco/>")
+    arrays, sizes = [], []
+    for name in dir(theirs):
+        if name.startswith("_"):
+            continue
+        try:
+            v = getattr(theirs, name)
+        except Exception:   # pragma: no cover - defensive: some bindings raise for exotic attributes
+            continue
+        if isinstance(v, np.ndarray):
+            arrays.append(name)
+        elif isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            sizes.append(name)
+    return sorted(arrays), sorted(sizes)
+
+
+_FIELDS_CACHE = None
+
+
+def _all_fields():
+    global _FIELDS_CACHE
+    if _FIELDS_CACHE is None:
+        _FIELDS_CACHE = mujoco_fields()
+    return _FIELDS_CACHE
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+_MISSING = object()
+
+
+def _get(obj, name):
+    """Attribute of our model, or _MISSING; an exception while computing it is reported, not raised."""
+    try:
+        return getattr(obj, name)
+    except AttributeError:
+        return _MISSING
+    except Exception as e:  # a property that crashes is a finding, not a harness failure
+        return e
+
+
+def _kind(dtype):
+    k = np.dtype(dtype).kind
+    if k in "iub":
+        return "int"
+    if k == "f":
+        return "float"
+    return k
+
+
+def _row_label(theirs, field, row):
+    """' (body 3 'torso')' for a row of a per-object field, '' when unknown."""
+    prefix = field.split("_", 1)[0]
+    obj = _ROW_OBJ.get(prefix)
+    if obj is None or theirs is None:
+        return ""
+    try:
+        name = mujoco.mj_id2name(theirs, obj, int(row))
+    except Exception:
+        name = None
+    return f" ({prefix} {row}{' ' + repr(name) if name else ''})"
+
+
+def _fmt(v):
+    if isinstance(v, (bool, np.bool_)):
+        return repr(bool(v))
+    if isinstance(v, (int, np.integer)):
+        return repr(int(v))
+    if isinstance(v, (float, np.floating)):
+        return repr(float(v))
+    if isinstance(v, np.ndarray):
+        return np.array2string(v, precision=12, separator=", ")
+    return repr(v)
+
+
+def _float_close(a, b, rtol, atol):
+    """Elementwise |a-b| <= atol + rtol*|b| with NaN==NaN and equal infinities."""
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ok = np.abs(a - b) <= atol + rtol * np.abs(b)
+    ok |= (np.isnan(a) & np.isnan(b))
+    ok |= (np.isinf(a) & np.isinf(b) & (np.sign(a) == np.sign(b)))
+    return ok
+
+
+def _diff_message(field, ours, theirs_arr, bad, theirs_model):
+    """Describe differing entries: count and the first few with both values."""
+    idx = np.argwhere(bad)
+    parts = [f"{field}: {len(idx)} of {bad.size} entries differ"]
+    for ix in idx[:_MAX_REPORTED]:
+        ix = tuple(int(i) for i in ix)
+        label = _row_label(theirs_model, field, ix[0]) if len(ix) >= 1 else ""
+        parts.append(f"[{', '.join(map(str, ix))}]{label}: ours={_fmt(ours[ix])} mujoco={_fmt(theirs_arr[ix])}")
+    return "; ".join(parts)
+
+
+def _rows_diff_message(field, ours, theirs_arr, bad_rows, theirs_model, why=""):
+    idx = np.flatnonzero(bad_rows)
+    parts = [f"{field}: {len(idx)} of {len(bad_rows)} rows differ{why}"]
+    for r in idx[:_MAX_REPORTED]:
+        parts.append(f"row {r}{_row_label(theirs_model, field, r)}: ours={_fmt(ours[r])} "
+                     f"mujoco={_fmt(theirs_arr[r])}")
+    return "; ".join(parts)
+
+
+def quat2mat(q):
+    w, x, y, z = q
+    return np.array([
+        [w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z]])
+
+
+def inertia_tensor(inertia, iquat):
+    """Full 3x3 inertia tensor in the body frame: R diag(I) R^T, R = quat2mat(iquat)."""
+    q = np.asarray(iquat, dtype=np.float64)
+    n = math.sqrt(float(q @ q))
+    R = quat2mat(q / n if n > 0 else np.array([1.0, 0, 0, 0]))
+    return R @ np.diag(np.asarray(inertia, dtype=np.float64)) @ R.T
+
+
+def inertia_is_degenerate(inertia, rtol=INERTIA_DEGENERATE_RTOL):
+    """True when two principal moments are equal within rtol of the largest (principal axes not unique)."""
+    I = np.sort(np.asarray(inertia, dtype=np.float64))
+    scale = max(abs(I[-1]), 1e-300)
+    return bool(np.any(np.diff(I) <= rtol * scale))
+
+
+# ------------------------------------------------------------------------------------------ comparisons
+
+
+def _compare_array(field, ov, tv, rtol, atol, theirs_model, out):
+    """Shape / kind / values of one array field; appends messages to out."""
+    if isinstance(ov, Exception):
+        out.append(f"{field}: reading it on our Model raised {type(ov).__name__}: {ov}")
+        return
+    try:
+        oa = np.asarray(ov)
+    except Exception as e:
+        out.append(f"{field}: not convertible to an array ({type(e).__name__}: {e})")
+        return
+    ta = np.asarray(tv)
+    if oa.shape != ta.shape:
+        out.append(f"{field}: shape ours={oa.shape} mujoco={ta.shape}")
+        return
+    ok_kind, tk = _kind(oa.dtype), _kind(ta.dtype)
+    if ok_kind != tk:
+        out.append(f"{field}: dtype kind ours={oa.dtype} ({ok_kind}) mujoco={ta.dtype} ({tk})")
+        return
+    if ta.size == 0:
+        return
+    if tk == "int":
+        bad = oa.astype(np.int64) != ta.astype(np.int64)
+        if bad.any():
+            out.append(_diff_message(field, oa, ta, bad, theirs_model))
+        return
+    if tk != "float":
+        if not np.array_equal(oa, ta):
+            out.append(f"{field}: values differ")
+        return
+    if field in QUAT_FIELDS and ta.ndim == 2 and ta.shape[1] == 4:
+        same = _float_close(oa, ta, rtol, atol).all(axis=1)
+        flipped = _float_close(-oa, ta, rtol, atol).all(axis=1)
+        bad_rows = ~(same | flipped)
+        if bad_rows.any():
+            out.append(_rows_diff_message(field, oa, ta, bad_rows, theirs_model, " (compared up to sign)"))
+        return
+    bad = ~_float_close(oa, ta, rtol, atol)
+    if bad.any():
+        out.append(_diff_message(field, oa, ta, bad, theirs_model))
+
+
+def _compare_inertia(ours, theirs, rtol, atol, out):
+    """body_inertia + body_iquat with the repeated-eigenvalue special case (see module docstring)."""
+    oi, oq = _get(ours, "body_inertia"), _get(ours, "body_iquat")
+    for name, v in (("body_inertia", oi), ("body_iquat", oq)):
+        if v is _MISSING:
+            out.append(f"{name}: missing on our Model (required)")
+        elif isinstance(v, Exception):
+            out.append(f"{name}: reading it on our Model raised {type(v).__name__}: {v}")
+    if oi is _MISSING or oq is _MISSING or isinstance(oi, Exception) or isinstance(oq, Exception):
+        return
+    oi, oq = np.asarray(oi), np.asarray(oq)
+    ti, tq = theirs.body_inertia, theirs.body_iquat
+    shape_ok = True
+    for name, o, t in (("body_inertia", oi, ti), ("body_iquat", oq, tq)):
+        if o.shape != t.shape:
+            out.append(f"{name}: shape ours={o.shape} mujoco={t.shape}")
+            shape_ok = False
+        elif _kind(o.dtype) != "float":
+            out.append(f"{name}: dtype kind ours={o.dtype} mujoco={t.dtype}")
+            shape_ok = False
+    if not shape_ok:
+        return
+    degenerate = np.array([inertia_is_degenerate(ti[b]) for b in range(theirs.nbody)], dtype=bool)
+    # distinct principal moments: compare separately (iquat up to sign)
+    sub = []
+    keep = ~degenerate
+    if keep.any():
+        bad = ~_float_close(oi, ti, rtol, atol)
+        bad[degenerate] = False
+        if bad.any():
+            sub.append(_diff_message("body_inertia", oi, ti, bad, theirs))
+        same = _float_close(oq, tq, rtol, atol).all(axis=1)
+        flipped = _float_close(-oq, tq, rtol, atol).all(axis=1)
+        badq = ~(same | flipped) & keep
+        if badq.any():
+            why = " (compared up to sign"
+            # say whether the tensor agrees anyway (principal axes flipped by 180 degrees about one axis)
+            if all(np.allclose(inertia_tensor(oi[b], oq[b]), inertia_tensor(ti[b], tq[b]),
+                               rtol=1e-9, atol=1e-12) for b in np.flatnonzero(badq)):
+                why += "; the inertia tensors agree: principal axes differ by a 180-degree turn"
+            sub.append(_rows_diff_message("body_iquat", oq, tq, badq, theirs, why + ")"))
+    # repeated moments: compare the full tensors
+    bad_t = []
+    for b in np.flatnonzero(degenerate):
+        To = inertia_tensor(oi[b], oq[b])
+        Tt = inertia_tensor(ti[b], tq[b])
+        scale = float(np.max(np.abs(ti[b]))) if ti[b].size else 0.0
+        if not np.all(np.abs(To - Tt) <= atol + rtol * scale):
+            bad_t.append((b, To, Tt))
+    if bad_t:
+        parts = [f"body inertia tensor (bodies with repeated principal moments): {len(bad_t)} of "
+                 f"{int(degenerate.sum())} bodies differ"]
+        for b, To, Tt in bad_t[:_MAX_REPORTED]:
+            parts.append(f"body {b}{_row_label(theirs, 'body_x', b)}: ours inertia={_fmt(oi[b])} "
+                         f"iquat={_fmt(oq[b])} mujoco inertia={_fmt(ti[b])} iquat={_fmt(tq[b])}")
+        sub.append("; ".join(parts))
+    out.extend(sub)
+
+
+def _compare_struct(label, ostruct, tstruct, required, rtol, atol, out, fields=None):
+    """Numeric attributes of MjOption / MjStatistic against ours.opt / ours.stat."""
+    if ostruct is _MISSING or isinstance(ostruct, Exception):
+        if required:
+            out.append(f"{label}: missing on our Model (required)")
+        return
+    for name in sorted(n for n in dir(tstruct) if not n.startswith("_")):
+        full = f"{label}.{name}"
+        if fields is not None and full not in fields and label not in fields:
+            continue
+        tv = getattr(tstruct, name)
+        if callable(tv) or not isinstance(tv, (int, float, np.ndarray, np.number)):
+            continue
+        ov = _get(ostruct, name)
+        if ov is _MISSING:
+            if name in required:
+                out.append(f"{full}: missing on our Model (required)")
+            continue
+        if isinstance(ov, Exception):
+            out.append(f"{full}: reading it on our Model raised {type(ov).__name__}: {ov}")
+            continue
+        if isinstance(tv, np.ndarray):
+            _compare_array(full, ov, tv, rtol, atol, None, out)
+        elif isinstance(tv, (int, np.integer)):
+            try:
+                ok = float(ov) == float(tv) and float(ov) == int(float(ov))
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                out.append(f"{full}: ours={_fmt(ov)} mujoco={_fmt(tv)}")
+        else:
+            try:
+                ok = bool(_float_close(float(ov), float(tv), rtol, atol))
+            except (TypeError, ValueError):
+                ok = False
+            if not ok:
+                out.append(f"{full}: ours={_fmt(ov)} mujoco={_fmt(tv)}")
+
+
+def _compare_names(ours, theirs, out):
+    for objtype, nattr, accessors, required in NAMED_OBJECTS:
+        n = getattr(theirs, nattr)
+        if n == 0:
+            continue
+        acc = None
+        for a in accessors:
+            v = _get(ours, a)
+            if v is not _MISSING and callable(v):
+                acc = v
+                break
+        kind = accessors[0]
+        if acc is None:
+            if required:
+                out.append(f"names: our Model has no named access '{accessors[0]}(...)' for {n} {kind}(s)")
+            continue
+        bad = []
+        for i in range(n):
+            tname = mujoco.mj_id2name(theirs, objtype, i) or ""
+            try:
+                oname = acc(i).name
+            except Exception as e:
+                bad.append(f"{kind}({i}).name raised {type(e).__name__}: {e}")
+                continue
+            oname = "" if oname is None else oname
+            if oname != tname:
+                bad.append(f"{kind} {i}: ours={oname!r} mujoco={tname!r}")
+                continue
+            if tname:
+                try:
+                    oid = acc(tname).id
+                except Exception as e:
+                    bad.append(f"{kind}({tname!r}).id raised {type(e).__name__}: {e}")
+                    continue
+                if int(oid) != i:
+                    bad.append(f"{kind}({tname!r}).id: ours={oid} mujoco={i}")
+        if bad:
+            out.append(f"names of {kind}: {len(bad)} problem(s); " + "; ".join(bad[:_MAX_REPORTED]))
+
+
+def compare_models(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=None, names=True):
+    """Every difference between our Model and a mujoco.MjModel, as a list of strings ([] when they match).
+
+    ours: a numjoco Model (or anything with MjModel-named attributes, e.g. another mujoco.MjModel);
+    theirs: the mujoco.MjModel oracle; rtol/atol: float tolerance (see FLOAT_RTOL); fields: optional
+    iterable restricting the comparison to these MjModel attribute names (also 'opt', 'stat', 'opt.<name>',
+    'stat.<name>', 'names'); names: compare names through named access.
+    """
+    fields = None if fields is None else set(fields)
+    out = []
+    arrays, sizes = _all_fields()
+
+    def wanted(name):
+        return fields is None or name in fields
+
+    required = set(REQUIRED_FIELDS)
+    inertia_special = wanted("body_inertia") or wanted("body_iquat")
+    for name in sizes + arrays:
+        if name in IGNORED_FIELDS or not wanted(name):
+            continue
+        if name in ("body_inertia", "body_iquat"):
+            continue  # handled together below
+        tv = getattr(theirs, name)
+        ov = _get(ours, name)
+        if ov is _MISSING:
+            if name in required:
+                out.append(f"{name}: missing on our Model (required)")
+            continue
+        if isinstance(tv, np.ndarray):
+            _compare_array(name, ov, tv, rtol, atol, theirs, out)
+        else:
+            if isinstance(ov, Exception):
+                out.append(f"{name}: reading it on our Model raised {type(ov).__name__}: {ov}")
+                continue
+            if isinstance(ov, (bool, np.bool_)) or not isinstance(ov, (int, np.integer)):
+                out.append(f"{name}: ours={ov!r} is not an int (mujoco={tv})")
+            elif int(ov) != int(tv):
+                out.append(f"{name}: ours={int(ov)} mujoco={int(tv)}")
+    if inertia_special:
+        _compare_inertia(ours, theirs, rtol, atol, out)
+
+    for label, req in (("opt", REQUIRED_OPT), ("stat", REQUIRED_STAT)):
+        if fields is None or label in fields or any(f.startswith(label + ".") for f in fields):
+            _compare_struct(label, _get(ours, label), getattr(theirs, label), set(req), rtol, atol, out,
+                            fields)
+    if names and wanted("names"):
+        _compare_names(ours, theirs, out)
+    return out
+
+
+def assert_models_match(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=None, names=True, label=""):
+    """AssertionError listing every mismatch (compare_models) when the models differ."""
+    mism = compare_models(ours, theirs, rtol=rtol, atol=atol, fields=fields, names=names)
+    if mism:
+        head = f"{label}: " if label else ""
+        raise AssertionError(f"{head}{len(mism)} field mismatch(es) against mujoco:\n  " + "\n  ".join(mism))
+
+
+def mismatch_fields(mismatches):
+    """Field names of compare_models messages (the text before the first ':'), for grouping failures."""
+    return [m.split(":", 1)[0] for m in mismatches]

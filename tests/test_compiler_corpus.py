@@ -1,0 +1,258 @@
+"""Compiler conformance on a corpus of MJCF files: numjoco's Model must equal mujoco.MjModel field by field.
+
+Corpus: every XML in gymnasium's MuJoCo asset folder, every XML in the repository's assets/ folder (searched
+recursively) and every top-level XML in tests/models/ (our feature models; files they include live in
+tests/models/include/ and are not models by themselves).
+
+The first tests check the harness itself (tests/oracle.py) on pairs of mujoco models.
+"""
+
+import copy
+import glob
+import os
+
+import numpy as np
+import pytest
+
+import mujoco
+
+import oracle
+
+TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO_DIR = os.path.dirname(TESTS_DIR)
+MODELS_DIR = os.path.join(TESTS_DIR, "models")
+
+
+def _gymnasium_dir():
+    try:
+        import gymnasium
+    except ImportError:  # pragma: no cover
+        return None
+    d = os.path.join(os.path.dirname(gymnasium.__file__), "envs", "mujoco", "assets")
+    return d if os.path.isdir(d) else None
+
+
+def corpus():
+    """pytest params (path, id) of every corpus model."""
+    out = []
+    g = _gymnasium_dir()
+    if g:
+        out += [pytest.param(p, id="gymnasium/" + os.path.basename(p))
+                for p in sorted(glob.glob(os.path.join(g, "*.xml")))]
+    adir = os.path.join(REPO_DIR, "assets")
+    out += [pytest.param(p, id="assets/" + os.path.relpath(p, adir))
+            for p in sorted(glob.glob(os.path.join(adir, "**", "*.xml"), recursive=True))]
+    out += [pytest.param(p, id="models/" + os.path.basename(p))
+            for p in sorted(glob.glob(os.path.join(MODELS_DIR, "*.xml")))]
+    return out
+
+
+CORPUS = corpus()
+
+
+@pytest.mark.compiler
+@pytest.mark.oracle
+@pytest.mark.parametrize("path", CORPUS)
+def test_corpus_model_matches_mujoco(path):
+    theirs = mujoco.MjModel.from_xml_path(path)
+    import sim
+    ours = sim.load_model(path)
+    oracle.assert_models_match(ours, theirs, label=os.path.basename(path))
+
+
+@pytest.mark.compiler
+@pytest.mark.oracle
+@pytest.mark.parametrize("path", [p for p in CORPUS if "models/" in p.id][:5])
+def test_corpus_model_from_string_matches_file(path):
+    """load_model accepts XML text too (include-free models): same result as from the path."""
+    with open(path) as f:
+        text = f.read()
+    if "<include" in text:
+        pytest.skip("model includes files relative to its folder")
+    import sim
+    theirs = mujoco.MjModel.from_xml_string(text)
+    ours = sim.load_model(text)
+    oracle.assert_models_match(ours, theirs, label=os.path.basename(path))
+
+
+def test_feature_models_are_valid_mujoco():
+    """Every feature model loads in mujoco (guards the corpus itself) and there are at least 20 of them."""
+    paths = sorted(glob.glob(os.path.join(MODELS_DIR, "*.xml")))
+    assert len(paths) >= 20
+    for p in paths:
+        mujoco.MjModel.from_xml_path(p)
+
+
+# ---------------------------------------------------------------------------------------- harness self-test
+
+_HARNESS_XML = """
+<mujoco>
+  <option timestep="0.005"/>
+  <worldbody>
+    <light name="top" pos="0 0 3"/>
+    <camera name="cam" pos="0 -2 1" xyaxes="1 0 0 0 1 1"/>
+    <body name="a" pos="0 0 1" euler="10 20 30">
+      <freejoint/>
+      <geom type="box" size=".1 .2 .3" euler="5 0 0"/>
+      <geom name="cyl" type="cylinder" size=".05 .1" pos=".2 0 0"/>
+      <site name="s" pos="0 0 .1"/>
+      <body name="b" pos="0 0 -.4">
+        <joint name="hinge" axis="0 1 0" range="-30 30"/>
+        <geom type="sphere" size=".1"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator><motor name="m" joint="hinge" gear="2"/></actuator>
+  <sensor><jointpos joint="hinge"/></sensor>
+  <keyframe><key name="home" qpos="0 0 1 1 0 0 0 .1"/></keyframe>
+</mujoco>
+"""
+
+
+def _pair():
+    a = mujoco.MjModel.from_xml_string(_HARNESS_XML)
+    return a, copy.deepcopy(a)
+
+
+def test_oracle_identical_models_match():
+    a, b = _pair()
+    assert oracle.compare_models(b, a) == []
+    oracle.assert_models_match(b, a)
+
+
+def test_oracle_gymnasium_self_match():
+    g = _gymnasium_dir()
+    if not g:
+        pytest.skip("gymnasium not installed")
+    for p in sorted(glob.glob(os.path.join(g, "*.xml"))):
+        assert oracle.compare_models(mujoco.MjModel.from_xml_path(p), mujoco.MjModel.from_xml_path(p)) == []
+
+
+@pytest.mark.parametrize("mutate, field", [
+    (lambda m: m.body_pos.__setitem__((2, 1), m.body_pos[2, 1] + 1e-7), "body_pos"),
+    (lambda m: m.geom_size.__setitem__((0, 0), m.geom_size[0, 0] * (1 + 1e-8)), "geom_size"),
+    (lambda m: m.jnt_type.__setitem__(1, 2), "jnt_type"),
+    (lambda m: m.geom_quat.__setitem__(0, [1, 0, 0, 0]), "geom_quat"),
+    (lambda m: setattr(m.opt, "timestep", 0.004), "opt.timestep"),
+    (lambda m: m.opt.gravity.__setitem__(2, -9.8), "opt.gravity"),
+    (lambda m: setattr(m.stat, "meanmass", 3.0), "stat.meanmass"),
+    (lambda m: m.body_mass.__setitem__(1, 2.0), "body_mass"),
+    (lambda m: m.body_inertia.__setitem__(1, m.body_inertia[1] * 1.01), "body_inertia"),
+    (lambda m: m.actuator_gear.__setitem__((0, 0), 3.0), "actuator_gear"),
+    (lambda m: m.key_qpos.__setitem__((0, 2), 1.5), "key_qpos"),
+])
+def test_oracle_detects_perturbation(mutate, field):
+    a, b = _pair()
+    mutate(b)
+    mism = oracle.compare_models(b, a)
+    assert mism, f"perturbing {field} went unnoticed"
+    assert any(m.startswith(field) for m in mism), mism
+
+
+def test_oracle_quaternion_sign_is_ignored():
+    a, b = _pair()
+    b.body_quat[1] *= -1
+    b.geom_quat[0] *= -1
+    b.key_mquat[...] *= -1
+    assert oracle.compare_models(b, a) == []
+
+
+class _Fake:
+    """A stand-in 'our Model': attributes copied from an MjModel, some removed or replaced."""
+
+    def __init__(self, m, drop=(), replace=None):
+        self._m = m
+        self._drop = set(drop)
+        self._replace = dict(replace or {})
+
+    def __getattr__(self, name):
+        if name in self._drop:
+            raise AttributeError(name)
+        if name in self._replace:
+            return self._replace[name]
+        return getattr(self._m, name)
+
+
+def test_oracle_reports_missing_required_field():
+    a, b = _pair()
+    mism = oracle.compare_models(_Fake(b, drop=["body_pos", "nq", "geom_aabb"]), a)
+    for f in ("body_pos", "nq", "geom_aabb"):
+        assert any(m.startswith(f + ":") and "missing" in m for m in mism), (f, mism)
+
+
+def test_oracle_missing_optional_field_is_skipped():
+    a, b = _pair()
+    assert "bvh_aabb" not in oracle.REQUIRED_FIELDS
+    assert oracle.compare_models(_Fake(b, drop=["bvh_aabb", "mesh_vert"]), a) == []
+
+
+def test_oracle_shape_and_kind():
+    a, b = _pair()
+    mism = oracle.compare_models(_Fake(b, replace={"body_pos": b.body_pos[:-1],
+                                                   "jnt_type": b.jnt_type.astype(np.float64),
+                                                   "body_mass": b.body_mass.astype(np.int32)}), a)
+    assert any(m.startswith("body_pos: shape") for m in mism), mism
+    assert any(m.startswith("jnt_type: dtype") for m in mism), mism
+    assert any(m.startswith("body_mass: dtype") for m in mism), mism
+    # bool/uint8 in mujoco vs int32 in numjoco is the same kind
+    assert oracle.compare_models(_Fake(b, replace={"jnt_limited": b.jnt_limited.astype(np.int32),
+                                                   "body_sameframe": b.body_sameframe.astype(np.int32)}), a) == []
+
+
+def test_oracle_names():
+    a, b = _pair()
+
+    class Named:
+        def __init__(self, i, name):
+            self.id, self.name = i, name
+
+    names = [mujoco.mj_id2name(a, mujoco.mjtObj.mjOBJ_GEOM, i) or "" for i in range(a.ngeom)]
+    names[1] = "renamed"
+
+    def geom(key):
+        i = names.index(key) if isinstance(key, str) else key
+        return Named(i, names[i])
+
+    mism = oracle.compare_models(_Fake(b, replace={"geom": geom}), a)
+    assert len(mism) == 1 and mism[0].startswith("names of geom"), mism
+    mism = oracle.compare_models(_Fake(b, drop=["body"]), a)
+    assert any("named access 'body" in m for m in mism), mism
+
+
+def test_oracle_repeated_inertia_compares_tensor():
+    """A cylinder along z has I_xx == I_yy: any rotation about z of the principal axes is equally right."""
+    xml = """<mujoco><worldbody><body><freejoint/>
+             <geom type="cylinder" size=".1 .3"/><geom type="sphere" size=".2" pos="0 0 .5"/>
+             </body><body pos="1 0 0"><freejoint/><geom type="box" size=".1 .2 .3" euler="0 0 30"/></body>
+             </worldbody></mujoco>"""
+    a = mujoco.MjModel.from_xml_string(xml)
+    assert oracle.inertia_is_degenerate(a.body_inertia[1])
+    assert not oracle.inertia_is_degenerate(a.body_inertia[2])
+    b = copy.deepcopy(a)
+    # rotate body 1's principal frame by 40 degrees about z and swap the two equal moments: same tensor
+    th = np.deg2rad(20)
+    qz = np.array([np.cos(th), 0, 0, np.sin(th)])
+    q = np.zeros(4)
+    mujoco.mju_mulQuat(q, a.body_iquat[1], qz)
+    b.body_iquat[1] = q
+    b.body_inertia[1] = a.body_inertia[1][[1, 0, 2]]
+    assert oracle.compare_models(b, a) == []
+    # the same change on the box body (distinct moments) is a mismatch
+    mujoco.mju_mulQuat(q, a.body_iquat[2], qz)
+    b.body_iquat[2] = q
+    mism = oracle.compare_models(b, a)
+    assert any(m.startswith("body_iquat") for m in mism), mism
+    # a changed moment on the degenerate body is a mismatch too
+    b = copy.deepcopy(a)
+    b.body_inertia[1, 2] *= 1.001
+    mism = oracle.compare_models(b, a)
+    assert any("inertia tensor" in m for m in mism), mism
+
+
+def test_oracle_required_fields_exist_in_mujoco():
+    arrays, sizes = oracle.mujoco_fields()
+    have = set(arrays) | set(sizes)
+    assert not [f for f in oracle.REQUIRED_FIELDS if f not in have]
+    m = mujoco.MjModel.from_xml_string("<mujoco/>")
+    assert all(hasattr(m.opt, f) for f in oracle.REQUIRED_OPT)
+    assert all(hasattr(m.stat, f) for f in oracle.REQUIRED_STAT)
