@@ -127,6 +127,10 @@ def compile_document(doc):
                 if sec.children:
                     raise ctx.unsupported(sec.children[0], f"<{sec.children[0].tag}>")
     _defaults_for_missing(ctx)
+    from .sparsity import finalize_simple, make_sparsity, make_tendon_sparse
+    finalize_simple(ctx.f)
+    make_sparsity(ctx.f)
+    make_tendon_sparse(ctx.f)
     total = ctx.comp.get("settotalmass")
     if total > 0:
         _set_total_mass(ctx.f, total)
@@ -146,6 +150,34 @@ def _defaults_for_missing(ctx):
         f.setdefault(k, 0)
     for k, v in ctx.nuser.items() if hasattr(ctx, "nuser") else ():
         f.setdefault("nuser_" + k, v)
+    # empty per-object arrays of sections that have no objects (shapes as MjModel's)
+    for name, shape in _EMPTY_SECTION_FIELDS.items():
+        count = shape[0]
+        if f.get(count, 0) == 0 and name not in f:
+            f[name] = np.zeros((0,) + shape[1:], dtype=np.float64 if shape[-1] != "i" else np.int32) \
+                if shape[-1] != "i" else np.zeros((0,) + shape[1:-1], dtype=np.int32)
+
+
+# field -> (count field, trailing dims..., optional "i" for int32) for sections that may be empty
+_EMPTY_SECTION_FIELDS = {
+    "tendon_adr": ("ntendon", "i"), "tendon_num": ("ntendon", "i"), "tendon_armature": ("ntendon",),
+    "tendon_stiffness": ("ntendon",), "tendon_stiffnesspoly": ("ntendon", 2), "tendon_damping": ("ntendon",),
+    "tendon_dampingpoly": ("ntendon", 2), "tendon_lengthspring": ("ntendon", 2),
+    "tendon_actfrclimited": ("ntendon", "i"), "tendon_actfrcrange": ("ntendon", 2),
+    "wrap_type": ("nwrap", "i"), "wrap_objid": ("nwrap", "i"), "wrap_prm": ("nwrap",),
+    "actuator_trntype": ("nu", "i"), "actuator_dyntype": ("nu", "i"), "actuator_gaintype": ("nu", "i"),
+    "actuator_biastype": ("nu", "i"), "actuator_trnid": ("nu", 2, "i"), "actuator_actadr": ("nu", "i"),
+    "actuator_actnum": ("nu", "i"), "actuator_group": ("nu", "i"), "actuator_ctrllimited": ("nu", "i"),
+    "actuator_forcelimited": ("nu", "i"), "actuator_actlimited": ("nu", "i"), "actuator_ctrlrange": ("nu", 2),
+    "actuator_forcerange": ("nu", 2), "actuator_actrange": ("nu", 2), "actuator_gear": ("nu", 6),
+    "actuator_dynprm": ("nu", 10), "actuator_gainprm": ("nu", 10), "actuator_biasprm": ("nu", 10),
+    "actuator_actearly": ("nu", "i"), "actuator_lengthrange": ("nu", 2), "actuator_cranklength": ("nu",),
+    "actuator_damping": ("nu",), "actuator_dampingpoly": ("nu", 2), "actuator_armature": ("nu",),
+    "actuator_outadr": ("nu", "i"), "actuator_ctrladr": ("nu", "i"), "actuator_delay": ("nu",),
+    "actuator_plugin": ("nu", "i"),
+    "eq_type": ("neq", "i"), "eq_obj1id": ("neq", "i"), "eq_obj2id": ("neq", "i"), "eq_objtype": ("neq", "i"),
+    "eq_data": ("neq", 12), "pair_adhesion": ("npair",),
+}
 
 
 def _set_total_mass(f, total):

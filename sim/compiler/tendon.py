@@ -276,3 +276,6 @@ def _tendon_path(ctx, el, tid, jnt_type, geom_type):
                               "sites", "geom")
         path.append((t, oid, prm))
     return path
+
+
+compile_tendons = compile_tendon   # name used by the pipeline in compiler/__init__.py

@@ -1,0 +1,519 @@
+"""<actuator>: the general actuator and its shortcuts (motor, position, velocity, intvelocity, damper,
+cylinder, muscle, adhesion), transmissions, ranges and the static part of the length-range rules.
+
+How MuJoCo builds an actuator, reproduced here: every default class owns ONE general actuator; each shortcut
+element written inside the class (e.g. <default><position kp="5"/>) reads the general attributes it carries
+and then applies its own translation into gainprm/biasprm/dynprm/types, mutating that actuator.  A child
+class starts from its parent's actuator.  An actuator element starts from its class's actuator and applies
+the same reading + translation.  `reader.DefaultClass.actuator` lists the shortcut elements of the class
+chain (parents first), so replaying that list then the element gives MuJoCo's result.
+
+Not simulated (UnsupportedError at load time): orientation (so3), pid, dcmotor, actuator plugins, the `input`
+attribute, control history/delay (nsample/delay), dyntype/gaintype/biastype pid/dcmotor/so3.
+
+Left to the setconst stage (needs dynamics at qpos0): actuator_length0, actuator_acc0, the dampratio ->
+damping conversion of position-like actuators (biasprm[2] > 0 is a damping ratio until then, as in MuJoCo),
+and simulation-based lengthrange (see `compile_actuator`).
+"""
+
+import numpy as np
+
+from .context import farr, iarr
+from .tendon import (LIMITED_AUTO, LIMITED_TRUE, check_autolimits, is_limited, rows2, user_rows)
+
+# mjtTrn
+TRN_JOINT, TRN_JOINTINPARENT, TRN_SLIDERCRANK, TRN_TENDON, TRN_SITE, TRN_BODY = 0, 1, 2, 3, 4, 5
+TRN_UNDEFINED = 1000
+# mjtDyn / mjtGain / mjtBias
+DYN_NONE, DYN_INTEGRATOR, DYN_FILTER, DYN_FILTEREXACT, DYN_MUSCLE, DYN_DCMOTOR, DYN_PID, DYN_USER = range(8)
+GAIN_FIXED, GAIN_AFFINE, GAIN_MUSCLE, GAIN_DCMOTOR, GAIN_SO3, GAIN_PID, GAIN_USER = range(7)
+BIAS_NONE, BIAS_AFFINE, BIAS_MUSCLE, BIAS_DCMOTOR, BIAS_SO3, BIAS_USER = range(6)
+JNT_FREE, JNT_BALL, JNT_SLIDE, JNT_HINGE = 0, 1, 2, 3
+# mjtLRMode
+LRMODE_NONE, LRMODE_MUSCLE, LRMODE_MUSCLEUSER, LRMODE_ALL = 0, 1, 2, 3
+
+NDYN = NGAIN = NBIAS = 10
+
+# transmission attribute -> (trntype, object type of the target)
+_TARGETS = (("joint", TRN_JOINT, "joint"), ("jointinparent", TRN_JOINTINPARENT, "joint"),
+            ("tendon", TRN_TENDON, "tendon"), ("cranksite", TRN_SLIDERCRANK, "site"),
+            ("site", TRN_SITE, "site"), ("body", TRN_BODY, "body"))
+
+_UNSUPPORTED_TAGS = {"orientation": "the <orientation> (so3) actuator", "pid": "the <pid> actuator",
+                     "dcmotor": "the <dcmotor> actuator", "plugin": "actuator plugins"}
+
+
+def default_actuator():
+    """MuJoCo's mjs_defaultActuator as a dict."""
+    gainprm = np.zeros(NGAIN)
+    gainprm[0] = 1
+    dynprm = np.zeros(NDYN)
+    dynprm[0] = 1
+    gear = np.zeros(6)
+    gear[0] = 1
+    return {
+        "gaintype": GAIN_FIXED, "gainprm": gainprm, "biastype": BIAS_NONE, "biasprm": np.zeros(NBIAS),
+        "dyntype": DYN_NONE, "dynprm": dynprm, "actdim": -1, "ctrlspec": 0,
+        "velrange": np.zeros(2), "ffrange": np.zeros(2), "gear": gear,
+        "ctrllimited": LIMITED_AUTO, "forcelimited": LIMITED_AUTO, "actlimited": LIMITED_AUTO,
+        "ctrlrange": np.zeros(2), "forcerange": np.zeros(2), "actrange": np.zeros(2),
+        "lengthrange": np.zeros(2), "group": 0, "actearly": 0, "damping": np.zeros(3), "armature": 0.0,
+        "cranklength": 0.0, "inheritrange": 0.0, "user": np.zeros(0), "nsample": 0, "interp": 0,
+        "delay": 0.0, "trntype": TRN_UNDEFINED, "target": None, "target_attr": None, "slidersite": None,
+        "refsite": None, "input": None,
+        # servo input signature MuJoCo 3.17 records per shortcut (mjtCtrlInput bits), kept for fixed gains
+        "ctrlspec_hint": 0,
+    }
+
+
+def _copy(a):
+    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in a.items()}
+
+
+# attributes read the same way by every actuator element (MuJoCo's general attribute table)
+_SCALARS = ("group", "nsample", "interp", "delay", "ctrllimited", "forcelimited", "actlimited", "armature",
+            "actdim", "dyntype", "gaintype", "biastype", "actearly")
+_FIXED = ("ctrlrange", "forcerange", "actrange", "lengthrange", "velrange", "ffrange")
+_PREFIX = ("gear", "damping", "dynprm", "gainprm", "biasprm")
+
+
+def apply_element(a, el, vals, in_default):
+    """Mutate actuator dict `a` with element `el` (own typed values `vals`), as MuJoCo's OneActuator."""
+    tag = el.tag
+    if tag in _UNSUPPORTED_TAGS:
+        raise el.error(f"{_UNSUPPORTED_TAGS[tag]} is not supported by numjoco yet",
+                       cls=_unsupported_cls())
+    for k in _SCALARS:
+        if k in vals:
+            a[k] = vals[k]
+    for k in _FIXED:
+        if k in vals:
+            a[k] = np.array(vals[k], dtype=np.float64)
+    for k in _PREFIX:
+        if k in vals:
+            v = np.asarray(vals[k], dtype=np.float64)
+            a[k][:len(v)] = v
+    if "user" in vals:
+        a["user"] = np.array(vals["user"], dtype=np.float64)
+
+    # transmission target (never in defaults: those attributes are nodefault)
+    found = [(attr, trn, ot) for attr, trn, ot in _TARGETS if attr in vals]
+    if len(found) > 1:
+        raise el.error("an actuator has exactly one transmission; got "
+                       + " and ".join(f"'{x[0]}'" for x in found), found[1][0])
+    if found:
+        attr, trn, _ = found[0]
+        a["trntype"], a["target"], a["target_attr"] = trn, vals[attr], attr
+    has_crank = "cranklength" in vals
+    if has_crank:
+        a["cranklength"] = vals["cranklength"]
+    if "slidersite" in vals:
+        a["slidersite"] = vals["slidersite"]
+    if (has_crank or "slidersite" in vals) and a["trntype"] not in (TRN_SLIDERCRANK, TRN_UNDEFINED):
+        raise el.error("cranklength and slidersite can only be used with a slider-crank transmission "
+                       "(cranksite)", "cranklength" if has_crank else "slidersite")
+    if "refsite" in vals:
+        a["refsite"] = vals["refsite"]
+        if a["trntype"] not in (TRN_SITE, TRN_UNDEFINED):
+            raise el.error("refsite can only be used with a site transmission", "refsite")
+    if "input" in vals:
+        a["input"] = vals["input"]
+
+    _translate(a, el, vals)
+
+
+def _unsupported_cls():
+    from ..errors import UnsupportedError
+    return UnsupportedError
+
+
+def _need_nonneg(el, vals, name, what=None):
+    if name in vals and vals[name] < 0:
+        raise el.error(f"{what or name} cannot be negative", name)
+
+
+# mjtCtrlInput of each shortcut: position -> pos, velocity / intvelocity -> vel, cylinder -> pressure
+_CTRLSPEC = {"position": 1, "velocity": 2, "intvelocity": 2, "cylinder": 32}
+
+
+def _translate(a, el, vals):
+    """The shortcut's own attributes -> general actuator parameters (MuJoCo's mjs_setTo*)."""
+    tag = el.tag
+    gp, bp, dp = a["gainprm"], a["biasprm"], a["dynprm"]
+    if tag == "general":
+        return
+    a["ctrlspec_hint"] = _CTRLSPEC.get(tag, 0)
+    if tag == "motor":
+        gp[0] = 1
+        a["dyntype"], a["gaintype"], a["biastype"] = DYN_NONE, GAIN_FIXED, BIAS_NONE
+    elif tag in ("position", "intvelocity"):
+        kp = vals.get("kp", gp[0])
+        gp[0] = kp
+        bp[1] = -kp
+        if "kv" in vals and "dampratio" in vals:
+            raise el.error("kv and dampratio cannot both be defined", "dampratio")
+        if "kv" in vals:
+            _need_nonneg(el, vals, "kv")
+            bp[2] = -vals["kv"]
+        if "dampratio" in vals:
+            _need_nonneg(el, vals, "dampratio")
+            bp[2] = vals["dampratio"]
+        if "timeconst" in vals:
+            _need_nonneg(el, vals, "timeconst")
+            dp[0] = vals["timeconst"]
+            a["dyntype"] = DYN_NONE if vals["timeconst"] == 0 else DYN_FILTEREXACT
+        a["inheritrange"] = vals.get("inheritrange", a["inheritrange"])
+        if a["inheritrange"] > 0 and (a["ctrlrange"][0] or a["ctrlrange"][1]):
+            raise el.error("ctrlrange and inheritrange cannot both be defined", "inheritrange")
+        a["gaintype"], a["biastype"] = GAIN_FIXED, BIAS_AFFINE
+        if tag == "intvelocity":
+            a["dyntype"] = DYN_INTEGRATOR
+            if a["inheritrange"] > 0 and (a["actrange"][0] or a["actrange"][1]):
+                raise el.error("actrange and inheritrange cannot both be defined", "inheritrange")
+    elif tag == "velocity":
+        kv = vals.get("kv", gp[0])
+        bp[:] = 0
+        gp[0] = kv
+        bp[2] = -kv
+        a["dyntype"], a["gaintype"], a["biastype"] = DYN_NONE, GAIN_FIXED, BIAS_AFFINE
+    elif tag == "damper":
+        kv = vals.get("kv", -gp[2] if a["gaintype"] == GAIN_AFFINE else 0.0)
+        gp[:] = 0
+        gp[2] = -kv
+        a["ctrllimited"] = LIMITED_TRUE
+        a["dyntype"], a["gaintype"], a["biastype"] = DYN_NONE, GAIN_AFFINE, BIAS_NONE
+        if kv < 0:
+            raise el.error("damping coefficient cannot be negative", "kv")
+        if a["ctrlrange"][0] < 0 or a["ctrlrange"][1] < 0:
+            raise el.error("damper control range cannot be negative", "ctrlrange")
+    elif tag == "cylinder":
+        timeconst = vals.get("timeconst", dp[0])
+        bias = np.array(vals["bias"]) if "bias" in vals else bp[:3].copy()
+        area = vals.get("area", gp[0])
+        dp[0] = timeconst
+        bp[0] = bias[0]
+        gp[0] = area
+        if "diameter" in vals and vals["diameter"] >= 0:
+            gp[0] = np.pi / 4 * vals["diameter"] ** 2
+        a["dyntype"], a["gaintype"], a["biastype"] = DYN_FILTER, GAIN_FIXED, BIAS_AFFINE
+        bp[1], bp[2] = bias[1], bias[2]
+    elif tag == "muscle":
+        tausmooth = vals.get("tausmooth", dp[2])
+        # MuJoCo's muscle defaults replace the global general-actuator defaults only
+        for i, (glob, mus) in enumerate(((1, 0.75), (0, 1.05), (0, -1), (0, 200), (0, 0.5), (0, 1.6),
+                                         (0, 1.5), (0, 1.3), (0, 1.2))):
+            if gp[i] == glob:
+                gp[i] = mus
+        if dp[0] == 1:
+            dp[0] = 0.01
+        if dp[1] == 0:
+            dp[1] = 0.04
+        if tausmooth < 0:
+            raise el.error("muscle tausmooth cannot be negative", "tausmooth")
+        dp[2] = tausmooth
+        tc = vals.get("timeconst", np.array([-1.0, -1.0]))
+        for i in range(2):
+            if tc[i] >= 0:
+                dp[i] = tc[i]
+        rng = vals.get("range", np.array([-1.0, -1.0]))
+        for i in range(2):
+            if rng[i] >= 0:
+                gp[i] = rng[i]
+        for i, name in enumerate(("force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax")):
+            v = vals.get(name, -1.0)
+            if v >= 0:
+                gp[2 + i] = v
+        bp[:9] = gp[:9]
+        a["dyntype"], a["gaintype"], a["biastype"] = DYN_MUSCLE, GAIN_MUSCLE, BIAS_MUSCLE
+    elif tag == "adhesion":
+        gain = vals.get("gain", gp[0])
+        gp[0] = gain
+        a["ctrllimited"] = LIMITED_TRUE
+        a["gaintype"], a["biastype"] = GAIN_FIXED, BIAS_NONE
+        if gain < 0:
+            raise el.error("adhesion gain cannot be negative", "gain")
+        if a["ctrlrange"][0] < 0 or a["ctrlrange"][1] < 0:
+            raise el.error("adhesion control range cannot be negative", "ctrlrange")
+
+
+def actuator_elements(ctx):
+    out = []
+    for sec in ctx.root.find("actuator"):
+        out.extend(sec.children)
+    return out
+
+
+def build_actuator(ctx, el):
+    """The actuator dict of element `el` after replaying its default class."""
+    a = default_actuator()
+    cls = ctx.doc.classes[el.dclass or "main"]
+    for del_, dvals in cls.actuator:
+        apply_element(a, del_, dvals, True)
+    apply_element(a, el, el.values, False)
+    return a
+
+
+def compile_actuator(ctx, allow_lengthrange_sim=False):
+    """Fill ctx.f with the actuator fields (nu, na, actuator_*), registers actuator names.
+
+    Needs from the body stage: joint/site/body names, jnt_type, jnt_range, jnt_limited; from compile_tendon:
+    tendon names, tendon_range, tendon_limited.
+
+    Length range (compiler <lengthrange>): actuators selected by `mode` keep an explicit lengthrange when
+    `useexisting`, copy a limited joint/tendon range when `uselimit`; the others need MuJoCo's simulation-based
+    estimate.  Their ids are stored in `ctx.lengthrange_sim`; unless `allow_lengthrange_sim` (the setconst
+    stage implements that simulation) an UnsupportedError naming the first such actuator is raised.
+    """
+    f = ctx.f
+    elems = actuator_elements(ctx)
+    acts = []
+    for el in elems:
+        ctx.add("actuator", el)
+    for el in elems:
+        acts.append(build_actuator(ctx, el))
+    user, nuser = user_rows_from(ctx, elems, acts)
+
+    jnt_type = f.get("jnt_type", np.zeros(0, np.int32))
+    jnt_range = f.get("jnt_range", np.zeros((0, 2)))
+    jnt_limited = f.get("jnt_limited", np.zeros(0, np.int32))
+    ten_range = f.get("tendon_range", np.zeros((0, 2)))
+    ten_limited = f.get("tendon_limited", np.zeros(0, np.int32))
+
+    out = {k: [] for k in ("trntype", "dyntype", "gaintype", "biastype", "trnid", "actadr", "actnum",
+                           "group", "ctrllimited", "forcelimited", "actlimited", "ctrlrange",
+                           "forcerange", "actrange", "gear", "cranklength", "dynprm", "gainprm",
+                           "biasprm", "actearly", "lengthrange", "damping", "dampingpoly", "armature")}
+    adr = 0
+    for i, (el, a) in enumerate(zip(elems, acts)):
+        trnid = _resolve(ctx, el, a, i)
+        _check(ctx, el, a, trnid, jnt_type, jnt_range, ten_range)
+        out["trntype"].append(a["trntype"])
+        out["dyntype"].append(a["dyntype"])
+        out["gaintype"].append(a["gaintype"])
+        out["biastype"].append(a["biastype"])
+        out["trnid"].append(trnid)
+        out["actnum"].append(a["actdim"])
+        out["actadr"].append(adr if a["actdim"] else -1)
+        adr += a["actdim"]
+        out["group"].append(a["group"])
+        out["ctrllimited"].append(int(is_limited(a["ctrllimited"], a["ctrlrange"])))
+        out["forcelimited"].append(int(is_limited(a["forcelimited"], a["forcerange"])))
+        out["actlimited"].append(int(is_limited(a["actlimited"], a["actrange"])))
+        out["ctrlrange"].append(a["ctrlrange"])
+        out["forcerange"].append(a["forcerange"])
+        out["actrange"].append(a["actrange"])
+        out["gear"].append(a["gear"])
+        out["cranklength"].append(a["cranklength"])
+        out["dynprm"].append(a["dynprm"])
+        out["gainprm"].append(a["gainprm"])
+        out["biasprm"].append(a["biasprm"])
+        out["actearly"].append(int(a["actearly"]))
+        out["lengthrange"].append(a["lengthrange"].copy())
+        out["damping"].append(a["damping"][0])
+        out["dampingpoly"].append(a["damping"][1:3])
+        out["armature"].append(a["armature"])
+
+    # static length range rules (MuJoCo's mj_setLengthRange before its simulation)
+    lr = ctx.comp.first("lengthrange")
+    mode = lr.get("mode") if lr is not None else LRMODE_MUSCLE
+    useexisting = lr.get("useexisting") if lr is not None else 1
+    uselimit = lr.get("uselimit") if lr is not None else 0
+    ctx.lengthrange_sim = []
+    for i, a in enumerate(acts):
+        ismuscle = a["gaintype"] == GAIN_MUSCLE or a["biastype"] == BIAS_MUSCLE
+        isuser = a["gaintype"] == GAIN_USER or a["biastype"] == BIAS_USER
+        if mode == LRMODE_NONE or (mode == LRMODE_MUSCLE and not ismuscle) or \
+                (mode == LRMODE_MUSCLEUSER and not ismuscle and not isuser):
+            continue
+        rng = out["lengthrange"][i]
+        if useexisting and rng[0] < rng[1]:
+            continue
+        tid = out["trnid"][i][0]
+        if uselimit:
+            if out["trntype"][i] in (TRN_JOINT, TRN_JOINTINPARENT) and jnt_limited[tid]:
+                out["lengthrange"][i] = np.array(jnt_range[tid], dtype=np.float64)
+                continue
+            if out["trntype"][i] == TRN_TENDON and ten_limited[tid]:
+                out["lengthrange"][i] = np.array(ten_range[tid], dtype=np.float64)
+                continue
+        ctx.lengthrange_sim.append(i)
+    if ctx.lengthrange_sim and not allow_lengthrange_sim:
+        el = elems[ctx.lengthrange_sim[0]]
+        raise el.error("this actuator needs MuJoCo's simulation-based length range (compiler <lengthrange>), "
+                       "which numjoco does not compute; give it an explicit lengthrange, or set "
+                       "<compiler><lengthrange uselimit=\"true\"/></compiler> with a limited joint/tendon",
+                       "lengthrange", cls=_unsupported_cls())
+
+    n = len(elems)
+    f["nu"] = n
+    f["na"] = adr
+    f["nout"] = n
+    f["nhistory"] = 0
+    f["nuser_actuator"] = nuser
+    f["actuator_trntype"] = iarr(out["trntype"])
+    f["actuator_dyntype"] = iarr(out["dyntype"])
+    f["actuator_gaintype"] = iarr(out["gaintype"])
+    f["actuator_biastype"] = iarr(out["biastype"])
+    f["actuator_trnid"] = iarr(out["trnid"], 2)
+    f["actuator_actadr"] = iarr(out["actadr"])
+    f["actuator_actnum"] = iarr(out["actnum"])
+    f["actuator_group"] = iarr(out["group"])
+    f["actuator_ctrllimited"] = iarr(out["ctrllimited"])
+    f["actuator_forcelimited"] = iarr(out["forcelimited"])
+    f["actuator_actlimited"] = iarr(out["actlimited"])
+    f["actuator_ctrlrange"] = farr(out["ctrlrange"], 2)
+    f["actuator_forcerange"] = farr(out["forcerange"], 2)
+    f["actuator_actrange"] = farr(out["actrange"], 2)
+    f["actuator_gear"] = farr(out["gear"], 6)
+    f["actuator_cranklength"] = farr(out["cranklength"])
+    f["actuator_dynprm"] = farr(out["dynprm"], NDYN)
+    f["actuator_gainprm"] = farr(out["gainprm"], NGAIN)
+    f["actuator_biasprm"] = farr(out["biasprm"], NBIAS)
+    f["actuator_actearly"] = iarr(out["actearly"])
+    f["actuator_lengthrange"] = farr(out["lengthrange"], 2)
+    f["actuator_damping"] = farr(out["damping"])
+    f["actuator_dampingpoly"] = farr(out["dampingpoly"], 2)
+    f["actuator_armature"] = farr(out["armature"])
+    f["actuator_plugin"] = iarr([-1] * n)
+    f["actuator_user"] = rows2(user, n, nuser)
+    # every supported actuator has one control input and one force output
+    f["actuator_ctrladr"] = iarr(list(range(n)))
+    f["actuator_ctrlnum"] = iarr([1] * n)
+    f["actuator_ctrlspec"] = iarr([a["ctrlspec_hint"] if a["gaintype"] == GAIN_FIXED else 0 for a in acts])
+    f["actuator_outadr"] = iarr(list(range(n)))
+    f["actuator_outnum"] = iarr([1] * n)
+    f["actuator_delay"] = farr([0.0] * n)
+    f["actuator_history"] = iarr([[0, a["interp"]] for a in acts], 2)
+    f["actuator_historyadr"] = iarr([-1] * n)
+
+
+def user_rows_from(ctx, elems, acts):
+    """user_rows over the actuator dicts (their user arrays may come from default classes)."""
+
+    class _U:
+        def __init__(self, el, user):
+            self.el, self.user = el, user
+
+        def get(self, name, default=None):
+            return self.user
+
+        def error(self, *args, **kw):
+            return self.el.error(*args, **kw)
+
+    return user_rows(ctx, [_U(el, a["user"]) for el, a in zip(elems, acts)], "actuator")
+
+
+def _resolve(ctx, el, a, i):
+    """[trnid0, trnid1] of the transmission, with MuJoCo's checks."""
+    trn = a["trntype"]
+    if trn == TRN_UNDEFINED or not a["target"]:
+        raise el.error("missing transmission target: set one of joint, jointinparent, tendon, site, "
+                       "cranksite or body")
+    attr = a["target_attr"]
+    trnid1 = -1
+    if trn in (TRN_JOINT, TRN_JOINTINPARENT):
+        tid = ctx.lookup("joint", a["target"], el, attr)
+    elif trn == TRN_SLIDERCRANK:
+        if not a["slidersite"]:
+            raise el.error("slider-crank transmission (cranksite) needs a slidersite", "slidersite")
+        trnid1 = ctx.lookup("site", a["slidersite"], el, "slidersite")
+        if a["cranklength"] <= 0:
+            raise el.error("crank length must be positive for a slider-crank transmission", "cranklength")
+        tid = ctx.lookup("site", a["target"], el, attr)
+    elif trn == TRN_TENDON:
+        tid = ctx.lookup("tendon", a["target"], el, attr)
+    elif trn == TRN_SITE:
+        if a["refsite"]:
+            trnid1 = ctx.lookup("site", a["refsite"], el, "refsite")
+        tid = ctx.lookup("site", a["target"], el, attr)
+    else:
+        tid = ctx.lookup("body", a["target"], el, attr)
+    return [tid, trnid1]
+
+
+def _check(ctx, el, a, trnid, jnt_type, jnt_range, ten_range):
+    """MuJoCo's mjCActuator::Compile checks; fills actdim and inherited ranges in `a`."""
+    uns = _unsupported_cls()
+    gt, bt, dt = a["gaintype"], a["biastype"], a["dyntype"]
+    if gt == GAIN_SO3 or bt == BIAS_SO3:
+        raise el.error("so3 (orientation) actuators are not supported by numjoco yet", "gaintype", cls=uns)
+    if gt == GAIN_PID or dt == DYN_PID:
+        raise el.error("pid actuators are not supported by numjoco yet", "gaintype", cls=uns)
+    if gt == GAIN_DCMOTOR or bt == BIAS_DCMOTOR or dt == DYN_DCMOTOR:
+        raise el.error("dcmotor actuators are not supported by numjoco yet", "gaintype", cls=uns)
+    if a["input"] is not None:
+        raise el.error("input is only available for so3, pid and dcmotor actuators", "input")
+    trn = a["trntype"]
+    if np.any(a["damping"] != 0) and trn not in (TRN_JOINT, TRN_JOINTINPARENT, TRN_TENDON):
+        raise el.error("actuator damping requires a joint or tendon transmission", "damping")
+    if a["armature"] != 0 and trn not in (TRN_JOINT, TRN_JOINTINPARENT, TRN_TENDON):
+        raise el.error("actuator armature requires a joint or tendon transmission", "armature")
+
+    # inheritrange: copy the target's range (scaled about its middle) into ctrlrange / actrange
+    gp, bp = a["gainprm"], a["biasprm"]
+    if gt == GAIN_FIXED and gp[0] == -bp[1] and bt == BIAS_AFFINE and a["inheritrange"] > 0:
+        if dt in (DYN_NONE, DYN_FILTEREXACT):
+            key = "ctrlrange"
+        elif dt == DYN_INTEGRATOR:
+            key = "actrange"
+        else:
+            raise el.error("inheritrange is only available for position and intvelocity actuators",
+                           "inheritrange")
+        if trn == TRN_JOINT:
+            if jnt_type[trnid[0]] not in (JNT_HINGE, JNT_SLIDE):
+                raise el.error("inheritrange can only be used with hinge and slide joints", "inheritrange")
+            target = jnt_range[trnid[0]]
+        elif trn == TRN_TENDON:
+            target = ten_range[trnid[0]]
+        else:
+            raise el.error("inheritrange can only be used with joint and tendon transmissions",
+                           "inheritrange")
+        if target[0] == target[1]:
+            raise el.error(f"inheritrange used but target '{a['target']}' has no range defined",
+                           "inheritrange")
+        mean = 0.5 * (target[1] + target[0])
+        radius = 0.5 * (target[1] - target[0]) * a["inheritrange"]
+        a[key] = np.array([mean - radius, mean + radius])
+
+    check_autolimits(ctx, el, a["forcelimited"], a["forcerange"], "force", "forcerange")
+    check_autolimits(ctx, el, a["ctrllimited"], a["ctrlrange"], "ctrl", "ctrlrange")
+    check_autolimits(ctx, el, a["actlimited"], a["actrange"], "act", "actrange")
+    for k in ("force", "ctrl", "act"):
+        if is_limited(a[k + "limited"], a[k + "range"]) and a[k + "range"][0] >= a[k + "range"][1]:
+            raise el.error(f"invalid {k}range: lower bound must be smaller than upper bound", k + "range")
+    if is_limited(a["actlimited"], a["actrange"]) and dt == DYN_NONE:
+        raise el.error("actrange specified but dyntype is 'none'", "actrange")
+
+    actdim = a["actdim"]
+    if actdim > 1 and dt != DYN_USER:
+        raise el.error("actdim > 1 is only allowed for dyntype 'user'", "actdim")
+    if actdim == 1 and dt == DYN_NONE:
+        raise el.error("invalid actdim 1 in a stateless actuator (dyntype 'none')", "actdim")
+    if actdim == 0 and dt != DYN_NONE:
+        raise el.error("invalid actdim 0 in a stateful actuator", "actdim")
+    if actdim < 0:
+        a["actdim"] = int(dt != DYN_NONE)
+
+    for prm, on in ((gp, gt == GAIN_MUSCLE), (bp, bt == BIAS_MUSCLE)):
+        if not on:
+            continue
+        if prm[0] >= prm[1]:
+            raise el.error("muscle needs range[0] < range[1]", "range")
+        if prm[4] >= 1 or prm[5] <= 1:
+            raise el.error("muscle needs lmin < 1 < lmax", "lmin")
+        if prm[3] <= 0 or prm[6] <= 0 or prm[7] <= 0 or prm[8] <= 0:
+            raise el.error("muscle needs positive scale, vmax, fpmax and fvmax", "scale")
+
+    if a["delay"] > 0 and a["nsample"] <= 0:
+        raise el.error("delay > 0 needs a history buffer (nsample > 0)", "delay")
+    if a["nsample"] < 0:
+        raise el.error("nsample cannot be negative", "nsample")
+    if a["nsample"] > 0:
+        raise el.error("actuator control history (nsample/delay) is not supported by numjoco yet",
+                       "nsample", cls=uns)
+
+
+def compile_actuators(ctx):
+    """Pipeline entry (compiler/__init__.py): actuators, allowing the setconst stage to own the
+    simulation-based length ranges when it says so via `ctx.lengthrange_by_simulation`."""
+    compile_actuator(ctx, allow_lengthrange_sim=getattr(ctx, "lengthrange_by_simulation", False))

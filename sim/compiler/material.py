@@ -1,0 +1,252 @@
+"""Textures and materials: the tex_* and mat_* Model fields (mjCTexture / mjCMaterial).
+
+Builtin textures (gradient, checker, flat, with edge/cross/random marks) are generated exactly as MuJoCo
+does. Textures from image files (PNG/KTX, single or per-face cube files) and user buffers raise
+UnsupportedError: they only matter for rendering, and numjoco has no image decoder (runtime deps are
+numpy + numba only).
+"""
+
+import math
+
+import numpy as np
+
+NTEXROLE = 10            # mjNTEXROLE
+ROLE_RGB = 1             # mjTEXROLE_RGB
+TEX_2D = 0
+BUILTIN_NONE, BUILTIN_GRADIENT, BUILTIN_CHECKER, BUILTIN_FLAT = 0, 1, 2, 3
+MARK_NONE, MARK_EDGE, MARK_CROSS, MARK_RANDOM = 0, 1, 2, 3
+
+
+class Texture:
+    def __init__(self, name, el):
+        self.name = name
+        self.el = el
+        self.type = 1
+        self.colorspace = 0
+        self.width = 0
+        self.height = 0
+        self.nchannel = 3
+        self.data = np.zeros(0, np.uint8)
+
+
+def _byte(x):
+    """(std::byte)(255 * x): truncation toward zero, wrapped to 8 bits."""
+    return np.asarray(np.trunc(255 * np.asarray(x, dtype=np.float64)), dtype=np.int64) & 0xFF
+
+
+def _interp(rgb1, rgb2, pos):
+    """interp(): sigmoid blend of two colours for pos in (-1, 1); pos may be an array."""
+    correction = 1.0 / math.sqrt(2)
+    alpha = 0.5 * (1 + pos / np.sqrt(1 + pos * pos) / correction)
+    alpha = np.clip(alpha, 0, 1)[..., None]
+    return _byte(alpha * np.asarray(rgb1) + (1 - alpha) * np.asarray(rgb2))
+
+
+def _checker(w, h, c1, c2):
+    img = np.empty((h, w, 3), np.int64)
+    img[:h // 2, :w // 2] = c1
+    img[h // 2:, w // 2:] = c1
+    img[:h // 2, w // 2:] = c2
+    img[h // 2:, :w // 2] = c2
+    return img
+
+
+class _MT19937_64:
+    """std::mt19937_64 (for the random-dot mark, seeded with 42)."""
+
+    def __init__(self, seed):
+        self.mt = [0] * 312
+        self.mt[0] = seed & 0xFFFFFFFFFFFFFFFF
+        for i in range(1, 312):
+            self.mt[i] = (6364136223846793005 * (self.mt[i - 1] ^ (self.mt[i - 1] >> 62)) + i) \
+                & 0xFFFFFFFFFFFFFFFF
+        self.idx = 312
+
+    def _twist(self):
+        mt = self.mt
+        for i in range(312):
+            x = (mt[i] & 0xFFFFFFFF80000000) | (mt[(i + 1) % 312] & 0x7FFFFFFF)
+            xa = x >> 1
+            if x & 1:
+                xa ^= 0xB5026F5AA96619E9
+            mt[i] = mt[(i + 156) % 312] ^ xa
+        self.idx = 0
+
+    def next(self):
+        if self.idx >= 312:
+            self._twist()
+        y = self.mt[self.idx]
+        self.idx += 1
+        y ^= (y >> 29) & 0x5555555555555555
+        y ^= (y << 17) & 0x71D67FFFEDA60000
+        y ^= (y << 37) & 0xFFF7EEE000000000
+        y ^= y >> 43
+        return y
+
+    def uniform(self):
+        """std::uniform_real_distribution<double>(0, 1) via generate_canonical (one 64-bit draw)."""
+        r = self.next() / 18446744073709551616.0
+        return r if r < 1.0 else math.nextafter(1.0, 0.0)
+
+
+def _random_dots(rgb, markrgb, width, height, prob):
+    """randomdot(): rgb is the flat byte buffer viewed as (npixel, 3) for the first width*height pixels."""
+    rng = _MT19937_64(42)
+    mark = _byte(markrgb)
+    for k in range(width * height):
+        if rng.uniform() < prob:
+            rgb[k] = mark
+
+
+def builtin_2d(t, rgb1, rgb2, markrgb, builtin, mark, random):
+    w, h = t.width, t.height
+    img = np.zeros((h, w, 3), np.int64)
+    if builtin == BUILTIN_GRADIENT:
+        c = np.arange(w, dtype=np.float64)[None, :]
+        r = np.arange(h, dtype=np.float64)[:, None]
+        x = 2 * c / float(w - 1) - 1
+        y = 1 - 2 * r / float(h - 1)
+        pos = 2 * np.sqrt(x * x + y * y) - 1
+        img = _interp(rgb2, rgb1, pos)
+    elif builtin == BUILTIN_CHECKER:
+        img = _checker(w, h, _byte(rgb1), _byte(rgb2))
+    elif builtin == BUILTIN_FLAT:
+        img[:] = _byte(rgb1)
+    m = _byte(markrgb)
+    if mark == MARK_EDGE:
+        img[:, 0] = m
+        img[:, w - 1] = m
+        img[0, :] = m
+        img[h - 1, :] = m
+    elif mark == MARK_CROSS:
+        img[:, w // 2] = m
+        img[h // 2, :] = m
+    flat = img.reshape(-1, 3)
+    if mark == MARK_RANDOM and random > 0:
+        _random_dots(flat, markrgb, w, h, random)
+    return flat
+
+
+def builtin_cube(t, rgb1, rgb2, markrgb, builtin, mark, random):
+    w = t.width
+    faces = np.zeros((6, w, w, 3), np.int64)
+    if builtin == BUILTIN_GRADIENT:
+        c = np.arange(w, dtype=np.float64)[None, :]
+        r = np.arange(w, dtype=np.float64)[:, None]
+        x = 2 * c / float(w - 1) - 1
+        y = 1 - 2 * r / float(w - 1)
+        elside = np.arcsin(y / np.sqrt(1 + x * x + y * y)) / (0.5 * math.pi)
+        elup = 1 - np.arccos(1.0 / np.sqrt(1 + x * x + y * y)) / (0.5 * math.pi)
+        side = _interp(rgb1, rgb2, elside)
+        for j in (0, 1, 4, 5):
+            faces[j] = side
+        faces[2] = _interp(rgb1, rgb2, elup)
+        faces[3] = _interp(rgb1, rgb2, -elup)
+    elif builtin == BUILTIN_CHECKER:
+        c1, c2 = _byte(rgb1), _byte(rgb2)
+        for j in range(4):
+            faces[j] = _checker(w, w, c1, c2)
+        for j in (4, 5):
+            faces[j] = _checker(w, w, c2, c1)
+    elif builtin == BUILTIN_FLAT:
+        faces[:] = _byte(rgb1)
+        faces[3] = _byte(rgb2)
+    m = _byte(markrgb)
+    if mark == MARK_EDGE:
+        faces[:, :, 0] = m
+        faces[:, :, w - 1] = m
+        faces[:, 0, :] = m
+        faces[:, w - 1, :] = m
+    elif mark == MARK_CROSS:
+        faces[:, :, w // 2] = m
+        faces[:, w // 2, :] = m
+    flat = faces.reshape(-1, 3)
+    if mark == MARK_RANDOM and random > 0:
+        _random_dots(flat, markrgb, w, t.height, random)
+    return flat
+
+
+def compile_texture(ctx, el, name):
+    """mjCTexture::Compile for builtin textures; file-based textures raise UnsupportedError."""
+    t = Texture(name, el)
+    t.type = int(el.get("type"))
+    t.colorspace = int(el.get("colorspace"))
+    t.width, t.height = int(el.get("width")), int(el.get("height"))
+    t.nchannel = int(el.get("nchannel"))
+    gl = el.get("gridlayout", None)
+    gs = el.get("gridsize")
+    if gl is not None and len(gl) != int(gs[0]) * int(gs[1]):
+        raise el.error("gridlayout length must match gridsize", "gridlayout")
+    builtin = int(el.get("builtin"))
+    if builtin != BUILTIN_NONE:
+        if t.width < 1:
+            raise el.error("Invalid width of builtin texture", "width")
+        if t.type != TEX_2D:
+            t.height = 6 * t.width
+        elif t.height < 1:
+            raise el.error("Invalid height of builtin texture", "height")
+        args = (np.asarray(el.get("rgb1"), dtype=np.float64), np.asarray(el.get("rgb2"), dtype=np.float64),
+                np.asarray(el.get("markrgb"), dtype=np.float64), builtin, int(el.get("mark")),
+                float(el.get("random")))
+        rgb = builtin_2d(t, *args) if t.type == TEX_2D else builtin_cube(t, *args)
+        data = np.zeros(t.nchannel * t.width * t.height, np.uint8)
+        n = min(len(data), 3 * len(rgb))
+        data[:n] = rgb.reshape(-1)[:n].astype(np.uint8)
+        t.data = data
+        return t
+    files = [a for a in ("file", "fileright", "fileleft", "fileup", "filedown", "filefront", "fileback")
+             if el.get(a, "")]
+    if files:
+        raise ctx.unsupported(el, "textures loaded from image files (no image decoder)", files[0])
+    if t.type == TEX_2D:
+        raise el.error("Cannot load 2D texture from separate files, texture")
+    raise el.error("No cubefiles_ defined in cube or skybox texture")
+
+
+def compile_textures(ctx, elems):
+    textures = []
+    for el in elems:
+        name = el.get("name", "") or ""
+        if not name:
+            from .mesh import strippath, stripext
+            name = stripext(strippath(el.get("file", "") or ""))
+        ctx.add("texture", el, name=name)
+        textures.append(compile_texture(ctx, el, name))
+    ctx.textures = textures
+    f = ctx.f
+    f["ntex"] = len(textures)
+    f["tex_type"] = np.array([t.type for t in textures], np.int32)
+    f["tex_colorspace"] = np.array([t.colorspace for t in textures], np.int32)
+    f["tex_height"] = np.array([t.height for t in textures], np.int32)
+    f["tex_width"] = np.array([t.width for t in textures], np.int32)
+    f["tex_nchannel"] = np.array([t.nchannel for t in textures], np.int32)
+    sizes = [len(t.data) for t in textures]
+    f["tex_adr"] = np.array(np.cumsum([0] + sizes)[:-1], np.int64)
+    f["ntexdata"] = int(sum(sizes))
+    f["tex_data"] = np.concatenate([t.data for t in textures]) if textures else np.zeros(0, np.uint8)
+    return textures
+
+
+def compile_materials(ctx, elems):
+    """mjCMaterial + IndexAssets' texture lookup: the mat_* fields (float32 as in MuJoCo)."""
+    rows = []
+    for el in elems:
+        ctx.add("material", el)
+        texid = [-1] * NTEXROLE
+        layers = el.find("material_layer")
+        if el.has("texture") and layers:
+            raise layers[0].error("A material with a texture attribute cannot have layer sub-elements")
+        if el.has("texture"):
+            texid[ROLE_RGB] = ctx.lookup("texture", el.get("texture"), el, "texture")
+        for ly in layers:
+            texid[int(ly.get("role"))] = ctx.lookup("texture", ly.get("texture"), ly, "texture")
+        rows.append((el, texid))
+    f = ctx.f
+    f["nmat"] = len(rows)
+    g = lambda a: np.array([el.get(a) for el, _ in rows], np.float32)  # noqa: E731
+    f["mat_texid"] = np.array([t for _, t in rows], np.int32).reshape(-1, NTEXROLE)
+    f["mat_texuniform"] = np.array([bool(el.get("texuniform")) for el, _ in rows], np.uint8)
+    f["mat_texrepeat"] = g("texrepeat").reshape(-1, 2)
+    for a in ("emission", "specular", "shininess", "reflectance", "metallic", "roughness"):
+        f["mat_" + a] = g(a)
+    f["mat_rgba"] = g("rgba").reshape(-1, 4)

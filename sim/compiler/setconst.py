@@ -1,0 +1,384 @@
+"""Derived model constants computed from the model at qpos0 (MuJoCo's mj_setConst, engine_setconst.c).
+
+Runs the jitted smooth pipeline (kinematics, com_pos, tendon, crb, factor_m, transmission) on one world at
+qpos0 and fills: body_subtreemass, dof_M0, tendon_length0, actuator_length0, body/dof/tendon invweight0,
+actuator_acc0, eq_data of connect/weld, camera/light reference poses, position-actuator dampratio,
+model statistics, dof_length and tendon_lengthspring.
+"""
+
+import math
+
+import numpy as np
+
+EQ_CONNECT, EQ_WELD = 0, 1
+OBJ_BODY, OBJ_SITE = 1, 6
+TRN_JOINT, TRN_JOINTINPARENT, TRN_TENDON = 0, 1, 3
+PLANE, HFIELD = 0, 1
+FREE, BALL, HINGE = 0, 1, 3
+
+
+def _set_fixed(m):
+    """Subtree masses, gravcomp/adhesion flags, joint/tendon actuator ids, tendon trees (setFixed)."""
+    nbody = m.nbody
+    sub = m.body_mass.astype(np.float64).copy()
+    for i in range(nbody - 1, 0, -1):
+        sub[m.body_parentid[i]] += sub[i]
+    m.body_subtreemass = sub
+    m.ngravcomp = int(np.sum(m.body_gravcomp > 0))
+    m.flg_gravcomp = int(m.ngravcomp > 0)
+    m.flg_surfacevel = int(bool(np.any(m.geom_surfacevel != 0))) if m.ngeom else 0
+    adh = bool(np.any(m.geom_adhesion != 0)) if m.ngeom else False
+    if getattr(m, "npair", 0) and hasattr(m, "pair_adhesion"):
+        adh = adh or bool(np.any(m.pair_adhesion != 0))
+    m.flg_adhesion = int(adh)
+    jid = np.full(m.njnt, -1, dtype=np.int32)
+    tid = np.full(m.ntendon, -1, dtype=np.int32)
+    for i in range(m.nu):
+        damp = getattr(m, "actuator_damping", np.zeros(m.nu))[i]
+        dpoly = getattr(m, "actuator_dampingpoly", np.zeros((m.nu, 2)))[i]
+        arm = getattr(m, "actuator_armature", np.zeros(m.nu))[i]
+        if damp == 0 and not np.any(dpoly) and arm == 0:
+            continue
+        t, obj = m.actuator_trntype[i], m.actuator_trnid[i, 0]
+        if t in (TRN_JOINT, TRN_JOINTINPARENT):
+            jid[obj] = i if jid[obj] == -1 else -2
+        elif t == TRN_TENDON:
+            tid[obj] = i if tid[obj] == -1 else -2
+    m.jnt_actuatorid = jid
+    m.tendon_actuatorid = tid
+    # trees spanned by each tendon
+    treenum = np.zeros(m.ntendon, dtype=np.int32)
+    treeid = np.full((m.ntendon, 2), -1, dtype=np.int32)
+    for i in range(m.ntendon):
+        seen = set()
+        for j in range(m.tendon_adr[i], m.tendon_adr[i] + m.tendon_num[i]):
+            b = _wrap_body(m, j)
+            t = m.body_treeid[b] if b >= 0 else -1
+            if t != -1 and t not in seen:
+                seen.add(t)
+                if treenum[i] < 2:
+                    treeid[i, treenum[i]] = t
+                treenum[i] += 1
+    m.tendon_treenum, m.tendon_treeid = treenum, treeid
+
+
+def _wrap_body(m, j):
+    t, obj = m.wrap_type[j], m.wrap_objid[j]
+    if t == 3:   # site
+        return m.site_bodyid[obj]
+    if t in (4, 5):   # sphere, cylinder geom
+        return m.geom_bodyid[obj]
+    if t == 1:   # joint
+        return m.jnt_bodyid[obj]
+    return -1
+
+
+def _jac_body_com(m, d, body):
+    """Translational and rotational Jacobians (3,nv) of a body's centre of mass (mj_jacBodyCom)."""
+    nv = m.nv
+    jacp, jacr = np.zeros((3, nv)), np.zeros((3, nv))
+    point = d.xipos[body]
+    offset = point - d.subtree_com[m.body_rootid[body]]
+    b = body
+    while b and not m.body_dofnum[b]:
+        b = m.body_parentid[b]
+    if not b:
+        return jacp, jacr
+    i = m.body_dofadr[b] + m.body_dofnum[b] - 1
+    while i >= 0:
+        cd = d.cdof[i]
+        jacr[:, i] = cd[:3]
+        jacp[:, i] = cd[3:] + np.cross(cd[:3], offset)
+        i = m.dof_parentid[i]
+    return jacp, jacr
+
+
+def set_const(model, ctx):
+    """Fill the derived constants of a freshly compiled `model` (mj_setConst)."""
+    from .. import crb as _crb
+    from .. import com as _com
+    from .. import kinematics as _kin
+    from .. import tendon as _ten
+    from .. import transmission as _trn
+    from ..data import Data
+    from ..math import mul_inert_vec
+    from ..types import make_model_struct
+
+    m = model
+    _set_fixed(m)
+    nv = m.nv
+    m.dof_M0 = np.zeros(nv)
+    m.body_invweight0 = np.zeros((m.nbody, 2))
+    m.dof_invweight0 = np.zeros(nv)
+    m.tendon_invweight0 = np.zeros(m.ntendon)
+    m.tendon_length0 = np.zeros(m.ntendon)
+    m.actuator_acc0 = np.zeros(m.nu)
+    m.actuator_length0 = np.zeros(m.nu)
+    m.dof_length = np.ones(nv)
+    # cameras/lights are evaluated as fixed to their bodies (set0 switches their mode temporarily)
+    ms, _ = make_model_struct(m)
+    d = Data(m)
+    ds = d._struct
+    d.qpos = m.qpos0
+    _kin.kinematics(ms, ds, 0)
+    _com.com_pos(ms, ds, 0)
+    # dof_M0: composite rigid-body inertia seen by each dof at qpos0, plus armature (mj_setM0)
+    crb = np.array(d.cinert, dtype=np.float64).copy()
+    for i in range(m.nbody - 1, 0, -1):
+        if m.body_parentid[i] > 0:
+            crb[m.body_parentid[i]] += crb[i]
+    arm_extra = _actuator_armature(m)
+    for i in range(nv):
+        cd = np.ascontiguousarray(d.cdof[i])
+        buf = np.array(mul_inert_vec(np.ascontiguousarray(crb[m.dof_bodyid[i]]), cd))
+        m.dof_M0[i] = m.dof_armature[i] + arm_extra[m.dof_jntid[i]] + float(np.dot(cd, buf))
+    ms, _ = make_model_struct(m)
+    _kin.kinematics(ms, ds, 0)
+    _com.com_pos(ms, ds, 0)
+    _ten.tendon(ms, ds, 0)
+    _crb.crb(ms, ds, 0)
+    _crb.factor_m(ms, ds, 0)
+    _trn.transmission(ms, ds, 0)
+    m.tendon_length0 = np.array(d.ten_length, dtype=np.float64).copy()
+    m.actuator_length0 = np.array(d.actuator_length, dtype=np.float64).copy()
+
+    def solve(vec):
+        x = np.ascontiguousarray(vec, dtype=np.float64).copy()
+        _crb.solve_m(ms, ds, 0, x)
+        return x
+
+    # body_invweight0: mean diagonal of J M^-1 J' (translation, rotation) at the body COM
+    for i in range(1, m.nbody):
+        if m.body_dofnum[m.body_weldid[i]] == 0:
+            continue
+        if m.body_simple[i] == 2:
+            m.body_invweight0[i] = (1 / max(1e-15, m.body_mass[i]), 0.0)
+            continue
+        jacp, jacr = _jac_body_com(m, d, i)
+        jac = np.vstack([jacp, jacr])
+        a = np.array([[float(np.dot(jac[r], solve(jac[c]))) for c in range(6)] for r in range(6)])
+        m.body_invweight0[i] = ((a[0, 0] + a[1, 1] + a[2, 2]) / 3, (a[3, 3] + a[4, 4] + a[5, 5]) / 3)
+    # dof_invweight0: mean diagonal of the joint block of M^-1
+    for j in range(m.njnt):
+        adr = m.jnt_dofadr[j]
+        if m.body_simple[m.jnt_bodyid[j]] == 2:
+            m.dof_invweight0[adr] = 1 / max(1e-15, m.body_mass[m.jnt_bodyid[j]])
+            continue
+        n = {FREE: 6, BALL: 3}.get(m.jnt_type[j], 1)
+        diag = []
+        for k in range(n):
+            e = np.zeros(nv)
+            e[adr + k] = 1.0
+            diag.append(solve(e)[adr + k])
+        if n == 6:
+            m.dof_invweight0[adr:adr + 3] = (diag[0] + diag[1] + diag[2]) / 3
+            m.dof_invweight0[adr + 3:adr + 6] = (diag[3] + diag[4] + diag[5]) / 3
+        elif n == 3:
+            m.dof_invweight0[adr:adr + 3] = (diag[0] + diag[1] + diag[2]) / 3
+        else:
+            m.dof_invweight0[adr] = diag[0]
+    if nv:
+        tenj = _dense_rows(d.ten_J, m.ntendon, nv, m.ten_J_rownnz, m.ten_J_rowadr, m.ten_J_colind)
+        for i in range(m.ntendon):
+            m.tendon_invweight0[i] = float(np.dot(tenj[i], solve(tenj[i])))
+        mom = _dense_rows(d.actuator_moment, m.nu, nv, d.moment_rownnz, d.moment_rowadr, d.moment_colind)
+        for i in range(m.nu):
+            m.actuator_acc0[i] = float(np.linalg.norm(solve(mom[i])))
+    else:
+        mom = np.zeros((m.nu, 0))
+    _eq_data(m, d)
+    _cam_light(m, d)
+    _dampratio(m, mom)
+    _stat(m, d, ctx)
+    _spring(m, ms, d)
+
+
+def _dense_rows(vals, nrow, nv, rownnz, rowadr, colind):
+    """Dense (nrow, nv) from a CSR matrix, or pass a dense matrix through."""
+    vals = np.asarray(vals)
+    if vals.ndim == 2 and vals.shape == (nrow, nv):
+        return vals.copy()
+    out = np.zeros((nrow, nv))
+    for i in range(nrow):
+        for k in range(rowadr[i], rowadr[i] + rownnz[i]):
+            out[i, colind[k]] = vals[k]
+    return out
+
+
+def _actuator_armature(m):
+    """Per-joint armature added by actuators (mj_actuatorArmature): sum of armature * gear^2."""
+    out = np.zeros(m.njnt)
+    arm = getattr(m, "actuator_armature", None)
+    if arm is None:
+        return out
+    for i in range(m.nu):
+        if arm[i] and m.actuator_trntype[i] in (TRN_JOINT, TRN_JOINTINPARENT):
+            g = m.actuator_gear[i, 0]
+            out[m.actuator_trnid[i, 0]] += arm[i] * g * g
+    return out
+
+
+def _quat_mul(a, b):
+    return np.array([a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+                     a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+                     a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+                     a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]])
+
+
+def _eq_data(m, d):
+    """Complete connect/weld anchors and relative poses from qpos0 (set0)."""
+    if not getattr(m, "neq", 0):
+        return
+    data = m.eq_data
+    for i in range(m.neq):
+        id1, id2 = m.eq_obj1id[i], m.eq_obj2id[i]
+        if m.eq_type[i] == EQ_CONNECT and m.eq_objtype[i] == OBJ_BODY:
+            pos = d.xmat[id1] @ data[i, 0:3] + d.xpos[id1]
+            data[i, 3:6] = d.xmat[id2].T @ (pos - d.xpos[id2])
+        elif m.eq_type[i] == EQ_CONNECT and m.eq_objtype[i] == OBJ_SITE:
+            data[i, :] = 0
+        elif m.eq_type[i] == EQ_WELD and m.eq_objtype[i] == OBJ_BODY:
+            if np.any(data[i, 6:10] != 0):
+                data[i, 6:10] /= np.linalg.norm(data[i, 6:10])
+                continue
+            pos = d.xmat[id2] @ data[i, 0:3] + d.xpos[id2]
+            data[i, 3:6] = d.xmat[id1].T @ (pos - d.xpos[id1])
+            q1 = d.xquat[id1]
+            data[i, 6:10] = _quat_mul(np.array([q1[0], -q1[1], -q1[2], -q1[3]]), d.xquat[id2])
+
+
+def _cam_light(m, d):
+    """cam_pos0/poscom0/mat0 and light_pos0/poscom0/dir0 at qpos0, with cameras/lights fixed to bodies."""
+    m.cam_pos0 = np.zeros((m.ncam, 3))
+    m.cam_poscom0 = np.zeros((m.ncam, 3))
+    m.cam_mat0 = np.zeros((m.ncam, 9))
+    for i in range(m.ncam):
+        b = m.cam_bodyid[i]
+        t = m.cam_targetbodyid[i]
+        mat = d.xmat[b].reshape(3, 3)
+        xq = _quat_mul(d.xquat[b], m.cam_quat[i])
+        xpos = d.xpos[b] + mat @ m.cam_pos[i]
+        m.cam_pos0[i] = xpos - d.xpos[b]
+        m.cam_poscom0[i] = xpos - d.subtree_com[t if t >= 0 else b]
+        m.cam_mat0[i] = _quat2mat(xq).reshape(9)
+    m.light_pos0 = np.zeros((m.nlight, 3))
+    m.light_poscom0 = np.zeros((m.nlight, 3))
+    m.light_dir0 = np.zeros((m.nlight, 3))
+    for i in range(m.nlight):
+        b = m.light_bodyid[i]
+        t = m.light_targetbodyid[i]
+        mat = d.xmat[b].reshape(3, 3)
+        xpos = d.xpos[b] + mat @ m.light_pos[i]
+        m.light_pos0[i] = xpos - d.xpos[b]
+        m.light_poscom0[i] = xpos - d.subtree_com[t if t >= 0 else b]
+        m.light_dir0[i] = mat @ m.light_dir[i]
+
+
+def _quat2mat(q):
+    w, x, y, z = q
+    return np.array([[w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z]])
+
+
+def _dampratio(m, mom):
+    """Position-like actuators with biasprm[2] > 0: dampratio -> damping (set0)."""
+    for i in range(m.nu):
+        gp, bp = m.actuator_gainprm[i], m.actuator_biasprm[i]
+        if gp[0] != -bp[1] or bp[2] <= 0:
+            continue
+        mass = 0.0
+        for dof in range(m.nv):
+            trn = abs(mom[i, dof])
+            if trn * trn > 1e-15:
+                mass += m.dof_M0[dof] / (trn * trn)
+        bp[2] = -(bp[2] * 2 * math.sqrt(gp[0] * mass))
+
+
+def _stat(m, d, ctx):
+    """Model statistics at qpos0 (setStat), then the user's <statistic> overrides."""
+    xmin, xmax = np.full(3, 1e10), np.full(3, -1e10)
+
+    def upd(p, r):
+        nonlocal xmin, xmax
+        xmin = np.minimum(xmin, p - r)
+        xmax = np.maximum(xmax, p + r)
+    for i in range(1, m.nbody):
+        upd(d.xpos[i], 0)
+        upd(d.xipos[i], 0)
+    for i in range(m.njnt):
+        upd(d.xanchor[i], 0)
+    for i in range(m.nsite):
+        upd(d.site_xpos[i], 0)
+    for i in range(m.ngeom):
+        r = 0.0
+        if m.geom_rbound[i] > 0:
+            r = m.geom_rbound[i]
+        elif m.geom_type[i] == PLANE:
+            s = m.geom_size[i]
+            r = max(s[0], s[1]) * 0.1 if (s[0] or s[1]) else 0.01
+        elif m.geom_type[i] == HFIELD:
+            r = float(np.max(m.hfield_size[m.geom_dataid[i]])) * 0.1
+        upd(d.geom_xpos[i], r)
+    st = m.stat
+    st.center = (xmin + xmax) * 0.5
+    if xmax[0] > xmin[0]:
+        st.extent = max(1e-5, max(xmax[0] - xmin[0], xmax[1] - xmin[1], xmax[2] - xmin[2]))
+    body = np.zeros(m.nbody)
+    for j in range(m.njnt):
+        b = m.jnt_bodyid[j]
+        body[b] = max(body[b], float(np.linalg.norm(d.xipos[b] - d.xanchor[j])))
+        p = m.body_parentid[b]
+        body[p] = max(body[p], float(np.linalg.norm(d.xipos[p] - d.xanchor[j])))
+    body[0] = 0
+    for i in range(1, m.nbody):
+        for g in range(m.body_geomadr[i], m.body_geomadr[i] + m.body_geomnum[i]):
+            if m.geom_rbound[g] > 0:
+                body[i] = max(body[i], m.geom_rbound[g] + float(np.linalg.norm(d.xipos[i] - d.geom_xpos[g])))
+    if m.nbody > 1:
+        st.meansize = 0.0
+        for i in range(1, m.nbody):
+            body[i] = max(body[i], 1e-5)
+            st.meansize += body[i] / (m.nbody - 1)
+    for i in range(m.nv):
+        j = m.dof_jntid[i]
+        t = m.jnt_type[j]
+        if t in (BALL, HINGE) or (t == FREE and i - m.jnt_dofadr[j] >= 3):
+            m.dof_length[i] = body[m.dof_bodyid[i]]
+    st.extent = max(st.extent, 2 * st.meansize)
+    if m.nbody > 1:
+        st.meanmass = 0.0
+        for i in range(1, m.nbody):
+            st.meanmass += m.body_mass[i]
+        st.meanmass /= m.nbody - 1
+    if m.nv:
+        st.meaninertia = 0.0
+        qm = np.asarray(d.M if hasattr(d, "M") else d.qM)
+        for i in range(m.nv):
+            st.meaninertia += qm[m.M_rowadr[i] + m.M_rownnz[i] - 1]
+        st.meaninertia /= m.nv
+    stat_el = ctx.root.find("statistic")
+    for el in stat_el:
+        for k in ("meaninertia", "meanmass", "meansize", "extent"):
+            if el.has(k):
+                setattr(st, k, el.get(k))
+        if el.has("center"):
+            st.center = np.array(el.get("center"), dtype=np.float64)
+
+
+def _spring(m, ms, d):
+    """Tendon spring lengths of -1 become the tendon length at qpos_spring (setSpring)."""
+    if not m.ntendon:
+        return
+    from .. import com as _com
+    from .. import kinematics as _kin
+    from .. import tendon as _ten
+    d.qpos = m.qpos_spring
+    ds = d._struct
+    _kin.kinematics(ms, ds, 0)
+    _com.com_pos(ms, ds, 0)
+    _ten.tendon(ms, ds, 0)
+    ls = m.tendon_lengthspring
+    for i in range(m.ntendon):
+        if ls[i, 0] == -1 and ls[i, 1] == -1:
+            ls[i, :] = d.ten_length[i]
