@@ -127,10 +127,11 @@ def compile_document(doc):
                 if sec.children:
                     raise ctx.unsupported(sec.children[0], f"<{sec.children[0].tag}>")
     _defaults_for_missing(ctx)
-    from .sparsity import finalize_simple, make_sparsity, make_tendon_sparse
+    from .sparsity import count_njmom, finalize_simple, make_sparsity, make_tendon_sparse
     finalize_simple(ctx.f)
     make_sparsity(ctx.f)
     make_tendon_sparse(ctx.f)
+    count_njmom(ctx.f)
     total = ctx.comp.get("settotalmass")
     if total > 0:
         _set_total_mass(ctx.f, total)

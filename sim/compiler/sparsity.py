@@ -192,3 +192,43 @@ def make_tendon_sparse(f):
     f["ten_J_rownnz"], f["ten_J_rowadr"] = rownnz, rowadr
     f["ten_J_colind"] = np.array(cols, dtype=np.int32)
     f["nJten"] = len(cols)
+
+
+def _dof_chain(f, body):
+    """Dofs affecting `body`, from its nearest moving ancestor up to the root (following dof_parentid)."""
+    while body and not f["body_dofnum"][body]:
+        body = f["body_parentid"][body]
+    if not body:
+        return []
+    i = f["body_dofadr"][body] + f["body_dofnum"][body] - 1
+    out = []
+    while i >= 0:
+        out.append(int(i))
+        i = f["dof_parentid"][i]
+    return out
+
+
+def count_njmom(f):
+    """Non-zeros of the sparse actuator moment matrix (mjCModel::CountNJmom)."""
+    count = 0
+    nv = f["nv"]
+    for i in range(f.get("nu", 0)):
+        t, obj = f["actuator_trntype"][i], f["actuator_trnid"][i][0]
+        ref = f["actuator_trnid"][i][1]
+        if t in (0, 1):   # joint, jointinparent
+            count += {0: 6, 1: 3}.get(int(f["jnt_type"][obj]), 1)
+        elif t == 3:      # tendon
+            count += int(f["ten_J_rownnz"][obj])
+        elif t == 2:      # slidercrank: union of the two sites' chains
+            a = set(_dof_chain(f, f["site_bodyid"][obj]))
+            b = set(_dof_chain(f, f["site_bodyid"][ref]))
+            count += len(a | b)
+        elif t == 4:      # site (+refsite): union minus common ancestors
+            a = set(_dof_chain(f, f["site_bodyid"][obj]))
+            b = set(_dof_chain(f, f["site_bodyid"][ref])) if ref >= 0 else set()
+            count += len(a ^ b) if ref >= 0 else len(a)
+        elif t == 5:      # body
+            count += nv
+        else:
+            count += 3 * nv if ref >= 0 else 3
+    f["nJmom"] = count
