@@ -8,8 +8,9 @@ class starts from its parent's actuator.  An actuator element starts from its cl
 the same reading + translation.  `reader.DefaultClass.actuator` lists the shortcut elements of the class
 chain (parents first), so replaying that list then the element gives MuJoCo's result.
 
-Not simulated (UnsupportedError at load time): orientation (so3), pid, dcmotor, actuator plugins, the `input`
-attribute, control history/delay (nsample/delay), dyntype/gaintype/biastype pid/dcmotor/so3.
+Not simulated (UnsupportedError at load time): orientation (so3), pid, dcmotor, actuator plugins, control
+history/delay (nsample/delay), dyntype/gaintype/biastype pid/dcmotor/so3, `input` on other than fixed/affine
+gains.  `input` on a fixed/affine general actuator (one of pos, vel, pressure) only sets actuator_ctrlspec.
 
 Left to the setconst stage (needs dynamics at qpos0): actuator_length0, actuator_acc0, the dampratio ->
 damping conversion of position-like actuators (biasprm[2] > 0 is a damping ratio until then, as in MuJoCo),
@@ -63,6 +64,8 @@ def default_actuator():
         "refsite": None, "input": None,
         # servo input signature MuJoCo 3.17 records per shortcut (mjtCtrlInput bits), kept for fixed gains
         "ctrlspec_hint": 0,
+        # which element last defined the parameters: "general" or a shortcut tag (see _translate)
+        "kind": "general",
     }
 
 
@@ -117,9 +120,30 @@ def apply_element(a, el, vals, in_default):
         if a["trntype"] not in (TRN_SITE, TRN_UNDEFINED):
             raise el.error("refsite can only be used with a site transmission", "refsite")
     if "input" in vals:
-        a["input"] = vals["input"]
+        a["input"] = _parse_input(el, vals["input"])
 
     _translate(a, el, vals)
+
+
+# the `input` attribute (MuJoCo 3.17): so3 chart keywords or servo input tokens in canonical order
+_CHARTS = {"expmap": 1, "quat": 2}
+_INPUT_BITS = {"pos": 1, "vel": 2, "ff": 4, "voltage": 8, "pressure": 32}
+
+
+def _parse_input(el, text):
+    words = text.split()
+    if len(words) == 1 and words[0] in _CHARTS:
+        return _CHARTS[words[0]]
+    if words == ["none"]:
+        return 16
+    bits = []
+    for w in words:
+        if w not in _INPUT_BITS:
+            raise el.error(f"invalid input keyword '{w}', expected some of: {', '.join(_INPUT_BITS)}", "input")
+        bits.append(_INPUT_BITS[w])
+    if not bits or any(b <= a for a, b in zip(bits, bits[1:])):
+        raise el.error("inputs must be listed in canonical order [pos, vel, ff, voltage, pressure]", "input")
+    return sum(bits)
 
 
 def _unsupported_cls():
@@ -136,20 +160,48 @@ def _need_nonneg(el, vals, name, what=None):
 _CTRLSPEC = {"position": 1, "velocity": 2, "intvelocity": 2, "cylinder": 32}
 
 
+# gain type each shortcut produces: a default-class actuator last written by <general> passes its parameters
+# on to a shortcut only when its gaintype is this one
+_PRODUCED_GAIN = {"position": GAIN_FIXED, "intvelocity": GAIN_FIXED, "velocity": GAIN_FIXED,
+                  "cylinder": GAIN_FIXED, "adhesion": GAIN_FIXED, "damper": GAIN_AFFINE, "muscle": GAIN_MUSCLE,
+                  "motor": GAIN_FIXED}
+
+
 def _translate(a, el, vals):
-    """The shortcut's own attributes -> general actuator parameters (MuJoCo's mjs_setTo*)."""
+    """The shortcut's own attributes -> general actuator parameters.
+
+    MuJoCo 3.17 semantics (measured against the installed mujoco, it differs from the older mjs_setTo*):
+    a shortcut rebuilds gainprm/biasprm/dynprm/dyntype from the clean defaults; the values it can inherit
+    (kp, kv, timeconst, area, bias, muscle parameters, ...) come from the previous actuator of the default
+    class only when that one was made by the same shortcut, or by <general> with the gain type this
+    shortcut produces.  Everything else (ranges, gear, limits, group, ...) is kept.
+    """
     tag = el.tag
-    gp, bp, dp = a["gainprm"], a["biasprm"], a["dynprm"]
     if tag == "general":
+        a["kind"] = "general"
         return
+    compatible = a["kind"] == tag or (a["kind"] == "general" and a["gaintype"] == _PRODUCED_GAIN[tag])
+    clean = default_actuator()
+    old = a if compatible else clean
+    ogp, obp, odp, odyn = old["gainprm"].copy(), old["biasprm"].copy(), old["dynprm"].copy(), old["dyntype"]
+    a["gainprm"], a["biasprm"], a["dynprm"] = clean["gainprm"], clean["biasprm"], clean["dynprm"]
+    a["dyntype"] = DYN_NONE
+    gp, bp, dp = a["gainprm"], a["biasprm"], a["dynprm"]
+    a["kind"] = tag
     a["ctrlspec_hint"] = _CTRLSPEC.get(tag, 0)
+    a["input"] = None
+
     if tag == "motor":
         gp[0] = 1
-        a["dyntype"], a["gaintype"], a["biastype"] = DYN_NONE, GAIN_FIXED, BIAS_NONE
+        a["gaintype"], a["biastype"] = GAIN_FIXED, BIAS_NONE
     elif tag in ("position", "intvelocity"):
-        kp = vals.get("kp", gp[0])
+        kp = vals.get("kp", ogp[0])
         gp[0] = kp
         bp[1] = -kp
+        bp[2] = obp[2]
+        if odyn == DYN_FILTEREXACT:
+            dp[0] = odp[0]
+            a["dyntype"] = DYN_FILTEREXACT
         if "kv" in vals and "dampratio" in vals:
             raise el.error("kv and dampratio cannot both be defined", "dampratio")
         if "kv" in vals:
@@ -171,33 +223,31 @@ def _translate(a, el, vals):
             if a["inheritrange"] > 0 and (a["actrange"][0] or a["actrange"][1]):
                 raise el.error("actrange and inheritrange cannot both be defined", "inheritrange")
     elif tag == "velocity":
-        kv = vals.get("kv", gp[0])
-        bp[:] = 0
+        kv = vals.get("kv", ogp[0])
         gp[0] = kv
         bp[2] = -kv
-        a["dyntype"], a["gaintype"], a["biastype"] = DYN_NONE, GAIN_FIXED, BIAS_AFFINE
+        a["gaintype"], a["biastype"] = GAIN_FIXED, BIAS_AFFINE
     elif tag == "damper":
-        kv = vals.get("kv", -gp[2] if a["gaintype"] == GAIN_AFFINE else 0.0)
+        kv = vals.get("kv", -ogp[2] if compatible else 0.0)
         gp[:] = 0
         gp[2] = -kv
         a["ctrllimited"] = LIMITED_TRUE
-        a["dyntype"], a["gaintype"], a["biastype"] = DYN_NONE, GAIN_AFFINE, BIAS_NONE
+        a["gaintype"], a["biastype"] = GAIN_AFFINE, BIAS_NONE
         if kv < 0:
             raise el.error("damping coefficient cannot be negative", "kv")
         if a["ctrlrange"][0] < 0 or a["ctrlrange"][1] < 0:
             raise el.error("damper control range cannot be negative", "ctrlrange")
     elif tag == "cylinder":
-        timeconst = vals.get("timeconst", dp[0])
-        bias = np.array(vals["bias"]) if "bias" in vals else bp[:3].copy()
-        area = vals.get("area", gp[0])
-        dp[0] = timeconst
-        bp[0] = bias[0]
-        gp[0] = area
+        dp[0] = vals.get("timeconst", odp[0])
+        bias = np.array(vals["bias"]) if "bias" in vals else obp[:3]
+        gp[0] = vals.get("area", ogp[0])
         if "diameter" in vals and vals["diameter"] >= 0:
             gp[0] = np.pi / 4 * vals["diameter"] ** 2
+        bp[0:3] = bias
         a["dyntype"], a["gaintype"], a["biastype"] = DYN_FILTER, GAIN_FIXED, BIAS_AFFINE
-        bp[1], bp[2] = bias[1], bias[2]
     elif tag == "muscle":
+        gp[:] = ogp
+        dp[:] = odp
         tausmooth = vals.get("tausmooth", dp[2])
         # MuJoCo's muscle defaults replace the global general-actuator defaults only
         for i, (glob, mus) in enumerate(((1, 0.75), (0, 1.05), (0, -1), (0, 200), (0, 0.5), (0, 1.6),
@@ -226,7 +276,7 @@ def _translate(a, el, vals):
         bp[:9] = gp[:9]
         a["dyntype"], a["gaintype"], a["biastype"] = DYN_MUSCLE, GAIN_MUSCLE, BIAS_MUSCLE
     elif tag == "adhesion":
-        gain = vals.get("gain", gp[0])
+        gain = vals.get("gain", ogp[0])
         gp[0] = gain
         a["ctrllimited"] = LIMITED_TRUE
         a["gaintype"], a["biastype"] = GAIN_FIXED, BIAS_NONE
@@ -328,12 +378,17 @@ def compile_actuator(ctx, allow_lengthrange_sim=False):
         rng = out["lengthrange"][i]
         if useexisting and rng[0] < rng[1]:
             continue
-        tid = out["trnid"][i][0]
-        if uselimit:
-            if out["trntype"][i] in (TRN_JOINT, TRN_JOINTINPARENT) and jnt_limited[tid]:
+        # MuJoCo (3.17, mj_setLengthRange) reads the target id as actuator_trnid[i] of the FLAT (nu x 2) array,
+        # i.e. row i // 2, column i % 2: correct for actuator 0 only.  Reproduced to match the oracle; a -1 read
+        # that way (MuJoCo then reads out of bounds) counts as "not limited".
+        flat = [t for row in out["trnid"] for t in row]
+        tid = flat[i]
+        if uselimit and tid >= 0:
+            if out["trntype"][i] in (TRN_JOINT, TRN_JOINTINPARENT) and tid < len(jnt_limited) \
+                    and jnt_limited[tid]:
                 out["lengthrange"][i] = np.array(jnt_range[tid], dtype=np.float64)
                 continue
-            if out["trntype"][i] == TRN_TENDON and ten_limited[tid]:
+            if out["trntype"][i] == TRN_TENDON and tid < len(ten_limited) and ten_limited[tid]:
                 out["lengthrange"][i] = np.array(ten_range[tid], dtype=np.float64)
                 continue
         ctx.lengthrange_sim.append(i)
@@ -379,12 +434,19 @@ def compile_actuator(ctx, allow_lengthrange_sim=False):
     # every supported actuator has one control input and one force output
     f["actuator_ctrladr"] = iarr(list(range(n)))
     f["actuator_ctrlnum"] = iarr([1] * n)
-    f["actuator_ctrlspec"] = iarr([a["ctrlspec_hint"] if a["gaintype"] == GAIN_FIXED else 0 for a in acts])
+    f["actuator_ctrlspec"] = iarr([_ctrlspec(a) for a in acts])
     f["actuator_outadr"] = iarr(list(range(n)))
     f["actuator_outnum"] = iarr([1] * n)
     f["actuator_delay"] = farr([0.0] * n)
     f["actuator_history"] = iarr([[0, a["interp"]] for a in acts], 2)
     f["actuator_historyadr"] = iarr([-1] * n)
+
+
+def _ctrlspec(a):
+    """actuator_ctrlspec (mjtCtrlInput): an explicit `input`, else the shortcut's input for fixed gains."""
+    if a["input"] is not None:
+        return a["input"]
+    return a["ctrlspec_hint"] if a["gaintype"] == GAIN_FIXED else 0
 
 
 def user_rows_from(ctx, elems, acts):
@@ -442,7 +504,11 @@ def _check(ctx, el, a, trnid, jnt_type, jnt_range, ten_range):
     if gt == GAIN_DCMOTOR or bt == BIAS_DCMOTOR or dt == DYN_DCMOTOR:
         raise el.error("dcmotor actuators are not supported by numjoco yet", "gaintype", cls=uns)
     if a["input"] is not None:
-        raise el.error("input is only available for so3, pid and dcmotor actuators", "input")
+        if gt not in (GAIN_FIXED, GAIN_AFFINE):
+            raise el.error("the input attribute is only supported with fixed or affine gains", "input",
+                           cls=uns)
+        if a["input"] not in (1, 2, 32):
+            raise el.error("fixed and affine gains take one input: 'pos', 'vel' or 'pressure'", "input")
     trn = a["trntype"]
     if np.any(a["damping"] != 0) and trn not in (TRN_JOINT, TRN_JOINTINPARENT, TRN_TENDON):
         raise el.error("actuator damping requires a joint or tendon transmission", "damping")
@@ -506,8 +572,6 @@ def _check(ctx, el, a, trnid, jnt_type, jnt_range, ten_range):
 
     if a["delay"] > 0 and a["nsample"] <= 0:
         raise el.error("delay > 0 needs a history buffer (nsample > 0)", "delay")
-    if a["nsample"] < 0:
-        raise el.error("nsample cannot be negative", "nsample")
     if a["nsample"] > 0:
         raise el.error("actuator control history (nsample/delay) is not supported by numjoco yet",
                        "nsample", cls=uns)

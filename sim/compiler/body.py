@@ -786,7 +786,8 @@ def _compile_camera(ctx, el, frame, bodyid, align):
         intr[1] = f32(focalpx[1]) / dens[1] if focalpx[1] else f32(focal[1])
         intr[2] = f32(princpx[0]) / dens[0] if princpx[0] else f32(princ[0])
         intr[3] = f32(princpx[1]) / dens[1] if princpx[1] else f32(princ[1])
-        fovy = math.atan2(float(ssize[1]) / 2, float(intr[1])) * 360.0 / math.pi
+        # atan2 of the float sizes, rounded to float, then scaled in double (matches MuJoCo 3.17 bit for bit)
+        fovy = float(np.float32(math.atan2(float(ssize[1]) / 2, float(intr[1])))) * 360.0 / math.pi
     else:
         znear = np.float32(ctx.znear)
         intr[0] = intr[1] = znear

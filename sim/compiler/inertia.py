@@ -161,10 +161,11 @@ def eig3(mat):
         tau = (d[4 * ck] - d[4 * rk]) / (2 * d[3 * rk + ck])
         t = 1.0 / (tau + math.sqrt(1 + tau * tau)) if tau >= 0 else -1.0 / (-tau + math.sqrt(1 + tau * tau))
         c = 1.0 / math.sqrt(1 + t * t)
-        if c > 1.0 - EIG_EPS:
-            break
+        # half-angle sine from sin and cos of the Jacobi angle, accurate also for tiny angles; MuJoCo 3.17
+        # converges to machine precision (its earlier sqrt(0.5-0.5c) form and "c close to 1" exit stopped
+        # at ~1e-8 off-diagonal, which no longer matches the oracle)
         rot = np.zeros(4)
-        s = math.sqrt(0.5 - 0.5 * c)
+        s = abs(t) * c / math.sqrt(2 * (1 + c))
         rot[rotk + 1] = -s if tau >= 0 else s
         if rotk == 1:
             rot[rotk + 1] = -rot[rotk + 1]

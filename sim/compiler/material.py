@@ -179,6 +179,8 @@ def compile_texture(ctx, el, name):
         raise el.error("gridlayout length must match gridsize", "gridlayout")
     builtin = int(el.get("builtin"))
     if builtin != BUILTIN_NONE:
+        if t.nchannel != 3:
+            raise el.error("builtin textures must have 3 channels", "nchannel")
         if t.width < 1:
             raise el.error("Invalid width of builtin texture", "width")
         if t.type != TEX_2D:

@@ -261,7 +261,9 @@ def compile_sensor(ctx):
             raise el.error("sensor noise cannot be negative", "noise")
         if cutoff < 0:
             raise el.error("sensor cutoff cannot be negative", "cutoff")
-        interval = el.get("interval", np.zeros(2))
+        interval = np.zeros(2)
+        given = np.asarray(el.get("interval", np.zeros(2)), dtype=np.float64)   # one or two values
+        interval[:len(given)] = given
         if interval[0] < 0:
             raise el.error("sensor interval (period) cannot be negative", "interval")
         if interval[1] > 0:

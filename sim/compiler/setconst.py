@@ -191,6 +191,28 @@ def set_const(model, ctx):
     _dampratio(m, mom)
     _stat(m, d, ctx)
     _spring(m, ms, d)
+    _auto_spring_damper(m, ctx)
+
+
+def _auto_spring_damper(m, ctx):
+    """Joint springdamper (timeconst, dampratio) -> stiffness and damping from dof_invweight0
+    (mjCModel::AutoSpringDamper)."""
+    jels = ctx.elems["joint"]
+    for n in range(m.njnt):
+        el = jels[n]
+        if el is None or el.key != "joint":
+            continue
+        tc, dr = el.get("springdamper")
+        if tc <= 0 or dr <= 0:
+            continue
+        adr = m.jnt_dofadr[n]
+        ndim = {FREE: 6, BALL: 3}.get(m.jnt_type[n], 1)
+        inertia = 0.0
+        for i in range(ndim):
+            inertia += m.dof_invweight0[adr + i]
+        inertia = ndim / max(1e-15, inertia)
+        m.jnt_stiffness[n] = inertia / max(1e-15, tc * tc * dr * dr)
+        m.dof_damping[adr:adr + ndim] = 2 * inertia / max(1e-15, tc)
 
 
 def _dense_rows(vals, nrow, nv, rownnz, rowadr, colind):
@@ -233,16 +255,16 @@ def _eq_data(m, d):
     for i in range(m.neq):
         id1, id2 = m.eq_obj1id[i], m.eq_obj2id[i]
         if m.eq_type[i] == EQ_CONNECT and m.eq_objtype[i] == OBJ_BODY:
-            pos = d.xmat[id1] @ data[i, 0:3] + d.xpos[id1]
-            data[i, 3:6] = d.xmat[id2].T @ (pos - d.xpos[id2])
+            pos = d.xmat[id1].reshape(3, 3) @ data[i, 0:3] + d.xpos[id1]
+            data[i, 3:6] = d.xmat[id2].reshape(3, 3).T @ (pos - d.xpos[id2])
         elif m.eq_type[i] == EQ_CONNECT and m.eq_objtype[i] == OBJ_SITE:
             data[i, :] = 0
         elif m.eq_type[i] == EQ_WELD and m.eq_objtype[i] == OBJ_BODY:
             if np.any(data[i, 6:10] != 0):
                 data[i, 6:10] /= np.linalg.norm(data[i, 6:10])
                 continue
-            pos = d.xmat[id2] @ data[i, 0:3] + d.xpos[id2]
-            data[i, 3:6] = d.xmat[id1].T @ (pos - d.xpos[id1])
+            pos = d.xmat[id2].reshape(3, 3) @ data[i, 0:3] + d.xpos[id2]
+            data[i, 3:6] = d.xmat[id1].reshape(3, 3).T @ (pos - d.xpos[id1])
             q1 = d.xquat[id1]
             data[i, 6:10] = _quat_mul(np.array([q1[0], -q1[1], -q1[2], -q1[3]]), d.xquat[id2])
 

@@ -228,12 +228,14 @@ def merge_value(attr, base, new):
     return new
 
 
-def own_values(el):
-    """Typed values of the attributes written on `el` itself."""
+def own_values(el, complete=False):
+    """Typed values of the attributes written on `el` itself; with `complete`, partial arrays are completed
+    from the schema default (for elements that have no default class)."""
     spec = schema.ELEMENTS[el.key]
     out = {}
     for name, text in el.raw.items():
-        out[name] = parse_value(el, spec.attrs[name], text)
+        v = parse_value(el, spec.attrs[name], text)
+        out[name] = merge_value(spec.attrs[name], None, v) if complete else v
     return out
 
 
@@ -311,8 +313,8 @@ def _apply_defaults(el, classes, inherited):
         if cname not in classes:
             raise el.error(f"unknown default class '{cname}'", "class")
     el.dclass = cname
-    own = own_values(el)
     slot = spec.default_slot
+    own = own_values(el, complete=slot is None)
     if slot is not None and slot != "actuator":
         base = classes[cname].slots.get(slot, {})
         vals = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in base.items() if k in spec.attrs}

@@ -1,0 +1,174 @@
+"""<keyframe> and <custom>: keyframes (key_*) and custom numeric / text / tuple fields.
+
+Keyframes: missing arrays default to qpos0, zeros, and the mocap bodies' body_pos / body_quat; given arrays may
+not be longer than nq / nv / na / 3 nmocap / 4 nmocap / nu (shorter ones overwrite the start of the default, as
+mujoco 3.17 does); <size nkey=N> appends default keyframes up to N.
+Quaternions (ball/free joints in key_qpos, key_mquat) are normalized as MuJoCo does.  Run after the body,
+actuator (na, nu) stages.
+"""
+
+import numpy as np
+
+from .context import farr, iarr
+from .sensor import OBJ, _NAMESPACE
+from .tendon import size_elem
+
+JNT_FREE, JNT_BALL = 0, 1
+MJEPS = 1e-14
+MINVAL = 1e-15
+
+
+def _normvec(v):
+    """mjuu_normvec: normalize unless (nearly) zero or already unit."""
+    nrm = float(v @ v)
+    if nrm < MJEPS:
+        return v
+    nrm = np.sqrt(nrm)
+    return v / nrm if abs(nrm - 1) > MJEPS else v
+
+
+def _normalize4(v):
+    """mju_normalize4: zero -> identity quaternion."""
+    nrm = np.sqrt(float(v @ v))
+    if nrm < MINVAL:
+        return np.array([1.0, 0, 0, 0])
+    return v / nrm if abs(nrm - 1) > MINVAL else v
+
+
+def compile_keyframes(ctx):
+    """Fill ctx.f with nkey and key_time/qpos/qvel/act/mpos/mquat/ctrl; registers key names."""
+    f = ctx.f
+    nq, nv = f["nq"], f["nv"]
+    na, nu = f.get("na", 0), f.get("nu", 0)
+    mocapid = f["body_mocapid"]
+    nmocap = int(f.get("nmocap", int(np.sum(np.asarray(mocapid) >= 0))))
+    mpos0 = np.zeros(3 * nmocap)
+    mquat0 = np.zeros(4 * nmocap)
+    for b, mid in enumerate(mocapid):
+        if mid >= 0:
+            mpos0[3 * mid:3 * mid + 3] = f["body_pos"][b]
+            mquat0[4 * mid:4 * mid + 4] = f["body_quat"][b]
+
+    elems = []
+    for sec in ctx.root.find("keyframe"):
+        elems.extend(sec.children)
+    nkey_size = size_elem(ctx).get("nkey")
+    if nkey_size < 0:
+        raise size_elem(ctx).error("nkey cannot be negative", "nkey")
+
+    rows = {k: [] for k in ("time", "qpos", "qvel", "act", "mpos", "mquat", "ctrl")}
+    spec = (("qpos", nq, f["qpos0"], "nq"), ("qvel", nv, None, "nv"), ("act", na, None, "na"),
+            ("mpos", 3 * nmocap, mpos0, "3*nmocap"), ("mquat", 4 * nmocap, mquat0, "4*nmocap"),
+            ("ctrl", nu, None, "nu"))
+    for el in elems + [None] * max(0, nkey_size - len(elems)):
+        if el is not None:
+            ctx.add("key", el)
+        else:
+            ctx.add("key", None, name="")
+        label = (el.get("name") or f"#{len(rows['time'])}") if el is not None else ""
+        rows["time"].append(el.get("time") if el is not None else 0.0)
+        for attr, n, default, what in spec:
+            v = np.zeros(n) if default is None else np.array(default, dtype=np.float64)
+            if el is not None and el.has(attr) and len(el.get(attr)):
+                given = np.array(el.get(attr), dtype=np.float64)
+                if len(given) > n:
+                    raise el.error(f"keyframe '{label}': invalid {attr} size, expected at most {n} ({what}), "
+                                   f"got {len(given)}", attr)
+                # MuJoCo 3.17 accepts a shorter array: it overwrites the start of the default (measured for
+                # qpos/qvel/act/ctrl); a partial mocap array is ignored (measured: mpos="1 2" keeps body_pos)
+                if attr in ("mpos", "mquat"):
+                    if len(given) == n:
+                        v = given
+                else:
+                    v[:len(given)] = given
+            rows[attr].append(v)
+
+    jtype, qadr = f["jnt_type"], f["jnt_qposadr"]
+    for q in rows["qpos"]:
+        for j in range(len(jtype)):
+            if jtype[j] in (JNT_BALL, JNT_FREE):
+                a = qadr[j] + (3 if jtype[j] == JNT_FREE else 0)
+                q[a:a + 4] = _normalize4(_normvec(q[a:a + 4].copy()))
+    for mq in rows["mquat"]:
+        for i in range(nmocap):
+            mq[4 * i:4 * i + 4] = _normvec(mq[4 * i:4 * i + 4].copy())
+
+    nkey = len(rows["time"])
+    f["nkey"] = nkey
+    f["key_time"] = farr(rows["time"])
+    for attr, n, _, _ in spec:
+        f["key_" + attr] = farr(rows[attr], n) if n else np.zeros((nkey, 0))
+
+
+compile_keyframe = compile_keyframes
+
+
+def compile_custom(ctx):
+    """Fill ctx.f with numeric_*, text_*, tuple_* and their sizes; registers their names."""
+    f = ctx.f
+    numerics, texts, tuples = [], [], []
+    for sec in ctx.root.find("custom"):
+        for c in sec.children:
+            {"numeric": numerics, "text": texts, "tuple": tuples}[c.key].append(c)
+
+    adr, nadr, nsize, ndata = 0, [], [], []
+    for el in numerics:
+        ctx.add("numeric", el)
+        data = np.asarray(el.get("data", np.zeros(0)), dtype=np.float64)
+        size = el.get("size") if el.has("size") else len(data)
+        if el.has("size") and len(data) > size:
+            raise el.error(f"numeric '{el.get('name')}': size {size} is smaller than the data array "
+                           f"({len(data)} values)", "size")
+        if size < 1 or size > 500:
+            raise el.error("custom numeric size must be between 1 and 500", "size" if el.has("size") else "data")
+        row = np.zeros(size)
+        row[:len(data)] = data
+        nadr.append(adr)
+        nsize.append(size)
+        ndata.extend(row)
+        adr += size
+    f["nnumeric"] = len(numerics)
+    f["nnumericdata"] = adr
+    f["numeric_adr"] = iarr(nadr)
+    f["numeric_size"] = iarr(nsize)
+    f["numeric_data"] = farr(ndata)
+
+    buf, tadr, tsize = b"", [], []
+    for el in texts:
+        ctx.add("text", el)
+        s = el.get("data")
+        if not s:
+            raise el.error("text field cannot be empty", "data")
+        raw = s.encode() + b"\0"
+        tadr.append(len(buf))
+        tsize.append(len(raw))
+        buf += raw
+    f["ntext"] = len(texts)
+    f["ntextdata"] = len(buf)
+    f["text_adr"] = iarr(tadr)
+    f["text_size"] = iarr(tsize)
+    f["text_data"] = buf
+
+    for el in tuples:           # names first: a tuple may refer to another tuple
+        ctx.add("tuple", el)
+    tadr, tsz, otype, oid, oprm = [], [], [], [], []
+    for el in tuples:
+        items = el.children
+        if not items:
+            raise el.error(f"tuple '{el.get('name')}' is empty")
+        tadr.append(len(otype))
+        tsz.append(len(items))
+        for c in items:
+            t = OBJ.get(c.get("objtype"), 0)
+            if t == 0 or t not in _NAMESPACE:
+                raise c.error(f"unknown object type '{c.get('objtype')}'", "objtype")
+            otype.append(t)
+            oid.append(ctx.lookup(_NAMESPACE[t], c.get("objname"), c, "objname"))
+            oprm.append(c.get("prm"))
+    f["ntuple"] = len(tuples)
+    f["ntupledata"] = len(otype)
+    f["tuple_adr"] = iarr(tadr)
+    f["tuple_size"] = iarr(tsz)
+    f["tuple_objtype"] = iarr(otype)
+    f["tuple_objid"] = iarr(oid)
+    f["tuple_objprm"] = farr(oprm)
