@@ -313,7 +313,8 @@ def _dampratio(m, mom):
         for dof in range(m.nv):
             trn = abs(mom[i, dof])
             if trn * trn > 1e-15:
-                mass += m.dof_M0[dof] / (trn * trn)
+                # MuJoCo 3.17 reflects the effective dof inertia 1/dof_invweight0 (not dof_M0 as in 3.12)
+                mass += 1.0 / max(1e-15, m.dof_invweight0[dof]) / (trn * trn)
         bp[2] = -(bp[2] * 2 * math.sqrt(gp[0] * mass))
 
 
