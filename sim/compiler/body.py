@@ -725,8 +725,12 @@ def _compile_geom(ctx, el, frame, infer, weldid, bodies, B, mocap, bodyid, mesh_
     if frame is not None:
         pos, quat = frameaccum(frame.pos, frame.quat, pos, quat)
     normvec(quat)
+    matid = _matid(ctx, el)
+    if matid == -1 and mesh_info is not None and mesh_info.get("material"):
+        # a mesh geom without a material uses its mesh's material
+        matid = ctx.lookup("material", mesh_info["material"], el, "mesh")
     return dict(el=el, type=gtype, contype=el.get("contype"), conaffinity=el.get("conaffinity"), condim=condim,
-                dataid=dataid, matid=_matid(ctx, el), group=el.get("group"), priority=el.get("priority"),
+                dataid=dataid, matid=matid, group=el.get("group"), priority=el.get("priority"),
                 solmix=el.get("solmix"), solref=el.get("solref"), solimp=el.get("solimp"), size=size,
                 aabb=aabb, rbound=rbound, pos=pos, quat=quat, friction=el.get("friction"), margin=el.get("margin"),
                 gap=el.get("gap"), fluid=fluid, user=el.get("user", np.zeros(0)), rgba=el.get("rgba"),

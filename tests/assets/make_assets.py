@@ -1,0 +1,101 @@
+"""Generate the small mesh / height-field files used by tests/test_assets.py (run once; outputs committed).
+
+    python tests/assets/make_assets.py
+"""
+
+import os
+import struct
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+TETRA_V = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], float) * [0.3, 0.2, 0.4] + [0.1, -0.2, 0.05]
+TETRA_F = [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]
+
+BOX_V = np.array([[x, y, z] for z in (-1, 1) for y in (-1, 1) for x in (-1, 1)], float) * [0.1, 0.2, 0.3]
+# outward (counter-clockwise seen from outside) triangles of the box above
+BOX_F = [[0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4], [2, 6, 3], [3, 6, 7],
+         [0, 4, 2], [2, 4, 6], [1, 3, 5], [3, 7, 5]]
+
+
+def irregular_points(n=14, seed=3):
+    """Points on a squashed, shifted ellipsoid: all on the hull, hull in general position (simplicial)."""
+    rng = np.random.default_rng(seed)
+    p = rng.normal(size=(n, 3))
+    p /= np.linalg.norm(p, axis=1, keepdims=True)
+    return np.round(p * [0.3, 0.15, 0.1] + [0.05, 0.02, -0.03], 5)
+
+
+def l_shape():
+    """A non-convex L-shaped prism as quads (OBJ), outward orientation."""
+    outline = [(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)]      # counter-clockwise in xy
+    v = [(x * 0.1, y * 0.1, 0.0) for x, y in outline] + [(x * 0.1, y * 0.1, 0.15) for x, y in outline]
+    n = len(outline)
+    quads = []
+    for i in range(n):
+        j = (i + 1) % n
+        quads.append([i, j, n + j, n + i])
+    bottom = [[0, 3, 2, 1], [0, 5, 4, 3]]                           # two quads (clockwise from +z)
+    top = [[n + 0, n + 1, n + 2, n + 3], [n + 0, n + 3, n + 4, n + 5]]
+    return np.array(v), quads + bottom + top
+
+
+def write_stl_binary(path, v, f):
+    with open(path, "wb") as fh:
+        fh.write(b"numjoco test mesh".ljust(80, b" "))
+        fh.write(struct.pack("<i", len(f)))
+        for tri in f:
+            fh.write(struct.pack("<3f", 0, 0, 0))
+            for i in tri:
+                fh.write(struct.pack("<3f", *v[i]))
+            fh.write(b"\0\0")
+
+
+def write_stl_ascii(path, v, f):
+    with open(path, "w") as fh:
+        fh.write("solid box\n")
+        for tri in f:
+            fh.write("  facet normal 0 0 0\n    outer loop\n")
+            for i in tri:
+                fh.write("      vertex %.6f %.6f %.6f\n" % tuple(v[i]))
+            fh.write("    endloop\n  endfacet\n")
+        fh.write("endsolid box\n")
+
+
+def write_obj(path, v, faces, extra=""):
+    with open(path, "w") as fh:
+        fh.write("# numjoco test mesh\n" + extra)
+        for p in v:
+            fh.write("v %.6f %.6f %.6f\n" % tuple(p))
+        for face in faces:
+            fh.write("f " + " ".join(str(i + 1) for i in face) + "\n")
+
+
+def main():
+    write_stl_binary(os.path.join(HERE, "tetra.stl"), TETRA_V, TETRA_F)
+    write_stl_binary(os.path.join(HERE, "box.stl"), BOX_V, BOX_F)
+    write_stl_ascii(os.path.join(HERE, "box_ascii.stl"), BOX_V, BOX_F)
+    pts = irregular_points()
+    write_obj(os.path.join(HERE, "irregular_points.obj"), pts, [])
+    v, quads = l_shape()
+    write_obj(os.path.join(HERE, "lshape.obj"), v, quads)
+    # OBJ with texture coordinates and normals referenced by the faces (v/vt/vn)
+    with open(os.path.join(HERE, "tetra_uv.obj"), "w") as fh:
+        for p in TETRA_V:
+            fh.write("v %.6f %.6f %.6f\n" % tuple(p))
+        for uv in ((0, 0), (1, 0), (0, 1), (1, 1)):
+            fh.write("vt %g %g\n" % uv)
+        fh.write("vn 0 0 -1\nvn 0 -1 0\nvn -1 0 0\nvn 0.577 0.577 0.577\n")
+        for k, tri in enumerate(TETRA_F):
+            fh.write("f " + " ".join(f"{i + 1}/{i + 1}/{k + 1}" for i in tri) + "\n")
+    # MuJoCo's binary hfield: int32 nrow, int32 ncol, float32 data
+    rng = np.random.default_rng(7)
+    h = rng.uniform(-0.5, 2.0, size=(5, 7)).astype(np.float32)
+    with open(os.path.join(HERE, "terrain.bin"), "wb") as fh:
+        fh.write(struct.pack("<2i", 5, 7))
+        fh.write(h.tobytes())
+
+
+if __name__ == "__main__":
+    main()
