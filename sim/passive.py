@@ -106,8 +106,8 @@ def gravcomp(m, d, w):
 
 
 @njit(cache=True)
-def inertia_box_fluid(m, d, w, i):
-    """qfrc_fluid (nv,) += inertia-box drag/viscous force of body i, mj_inertiaBoxFluidModel."""
+def inertia_box_wrench(m, d, w, i):
+    """World-frame (force(3), torque(3)) at xipos of the inertia-box fluid model for body i."""
     inertia = m.body_inertia[i]
     mass = m.body_mass[i]
     bx = math.sqrt(max(MINVAL, inertia[1] + inertia[2] - inertia[0]) / mass * 6.0)
@@ -141,6 +141,14 @@ def inertia_box_fluid(m, d, w, i):
         l2 -= dens * bz * (bx * bx * bx * bx + by * by * by * by) * abs(w2) * w2 / 64.0
     t0, t1, t2 = mat_vec3(ximat, l0, l1, l2)
     f0, f1, f2 = mat_vec3(ximat, l3, l4, l5)
+    return f0, f1, f2, t0, t1, t2
+
+
+@njit(cache=True)
+def inertia_box_fluid(m, d, w, i):
+    """qfrc_fluid (nv,) += inertia-box drag/viscous force of body i, mj_inertiaBoxFluidModel."""
+    f0, f1, f2, t0, t1, t2 = inertia_box_wrench(m, d, w, i)
+    xipos = d.xipos[w][i]
     apply_ft(m, d, w, f0, f1, f2, t0, t1, t2, xipos[0], xipos[1], xipos[2], i, d.qfrc_fluid[w])
 
 

@@ -2,7 +2,45 @@
 from numba import njit
 
 from sim.math import mul_inert_vec, cross_force_add, cross
-from sim.types import OPT_DISABLE, OPT_GRAVITY, DSBL_GRAVITY
+import math
+
+from sim.math import poly_force
+from sim.types import (OPT_DISABLE, OPT_GRAVITY, DSBL_GRAVITY, DSBL_SPRING, DSBL_DAMPER,
+                       WRAP_JOINT, WRAP_PULLEY, TRN_TENDON, DSBL_ACTUATION)
+
+
+@njit(cache=True)
+def _tendon_passive_force(m, d, w, i):
+    """Scalar spring + damper force of tendon i, as in mj_springdamper."""
+    flags = int(m.opt[OPT_DISABLE])
+    en_spring = not (flags & DSBL_SPRING)
+    en_damper = not (flags & DSBL_DAMPER)
+    if en_spring and en_damper:
+        pass
+    elif not en_spring and not en_damper:
+        return 0.0
+    length = d.ten_length[w][i]
+    lo = m.tendon_lengthspring[i, 0]
+    hi = m.tendon_lengthspring[i, 1]
+    x = length - hi if length > hi else (length - lo if length < lo else 0.0)
+    fs = -x * poly_force(m.tendon_stiffness[i], m.tendon_stiffnesspoly[i, 0],
+                         m.tendon_stiffnesspoly[i, 1], x, False) if en_spring else 0.0
+    v = d.ten_velocity[w][i]
+    fd = -v * poly_force(m.tendon_damping_eff[i], m.tendon_dampingpoly_eff[i, 0],
+                         m.tendon_dampingpoly_eff[i, 1], v, True) if en_damper else 0.0
+    return fs + fd
+
+
+@njit(cache=True)
+def _add_wrench_com(cext_i, sc, xipos_i, f0, f1, f2, t0, t1, t2):
+    """cext_i (6,) += [torque; force] applied at xipos, moved to the subtree com (mju_transformSpatial)."""
+    x0, x1, x2 = cross(sc[0] - xipos_i[0], sc[1] - xipos_i[1], sc[2] - xipos_i[2], f0, f1, f2)
+    cext_i[0] += t0 - x0
+    cext_i[1] += t1 - x1
+    cext_i[2] += t2 - x2
+    cext_i[3] += f0
+    cext_i[4] += f1
+    cext_i[5] += f2
 
 
 @njit(cache=True)
@@ -70,16 +108,50 @@ def rne_post_constraint(m, d, w):
     for i in range(1, m.nbody):
         f = xfrc[i]
         if f[0] != 0.0 or f[1] != 0.0 or f[2] != 0.0 or f[3] != 0.0 or f[4] != 0.0 or f[5] != 0.0:
-            # torque:force at xipos, moved to the subtree com (mju_transformSpatial, force)
-            r = m.body_rootid[i]
-            x0, x1, x2 = cross(sc[r, 0] - xipos[i, 0], sc[r, 1] - xipos[i, 1], sc[r, 2] - xipos[i, 2],
-                               f[0], f[1], f[2])
-            cext[i, 0] += f[3] - x0
-            cext[i, 1] += f[4] - x1
-            cext[i, 2] += f[5] - x2
-            cext[i, 3] += f[0]
-            cext[i, 4] += f[1]
-            cext[i, 5] += f[2]
+            _add_wrench_com(cext[i], sc[m.body_rootid[i]], xipos[i], f[0], f[1], f[2], f[3], f[4], f[5])
+    # mujoco 3.17 counts spatial-tendon spring/damper forces as external wrenches at the tendon
+    # path points (measured against the oracle; not in the 3.12-era C snapshot)
+    sx = d.site_xpos[w]
+    for t in range(m.ntendon):
+        adr = m.tendon_adr[t]
+        if m.wrap_type[adr] == WRAP_JOINT:
+            continue
+        F = _tendon_passive_force(m, d, w, t)
+        if not (int(m.opt[OPT_DISABLE]) & DSBL_ACTUATION):
+            for a in range(m.nu):
+                if m.actuator_trntype[a] == TRN_TENDON and m.actuator_trnid[a, 0] == t:
+                    F += d.actuator_force[w][a] * m.actuator_gear[a, 0]
+        if F == 0.0:
+            continue
+        divisor = 1.0
+        j = 0
+        num = m.tendon_num[t]
+        while j < num - 1:
+            t0 = m.wrap_type[adr + j]
+            t1 = m.wrap_type[adr + j + 1]
+            if t0 == WRAP_PULLEY or t1 == WRAP_PULLEY:
+                if t0 == WRAP_PULLEY:
+                    divisor = m.wrap_prm[adr + j]
+                j += 1
+                continue
+            s0 = m.wrap_objid[adr + j]
+            s1 = m.wrap_objid[adr + j + 1]
+            b0 = m.site_bodyid[s0]
+            b1 = m.site_bodyid[s1]
+            if b0 != b1:
+                d0 = sx[s1, 0] - sx[s0, 0]
+                d1 = sx[s1, 1] - sx[s0, 1]
+                d2 = sx[s1, 2] - sx[s0, 2]
+                n = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+                if n > 1e-15:
+                    c = F / divisor / n
+                    if b1:
+                        _add_wrench_com(cext[b1], sc[m.body_rootid[b1]], sx[s1], c * d0, c * d1, c * d2,
+                                        0.0, 0.0, 0.0)
+                    if b0:
+                        _add_wrench_com(cext[b0], sc[m.body_rootid[b0]], sx[s0], -c * d0, -c * d1, -c * d2,
+                                        0.0, 0.0, 0.0)
+            j += 1
     # hook: contact and equality-constraint wrenches are added here once the solver exists
     cdd = d.cdof_dot[w]
     cdof = d.cdof[w]

@@ -66,8 +66,12 @@ def _sizes(ctx):
     if size.get("nuserdata") < 0:
         raise size.error("nuserdata must be >= 0", "nuserdata")
     f["nuserdata"] = size.get("nuserdata")
-    if size.has("memory") or size.has("nstack"):
-        pass  # arena sizing is MuJoCo's memory management; numjoco preallocates per Data
+    if size.has("memory"):
+        # a byte count with an optional K/M/G/T/P/E suffix; numjoco preallocates per Data, so it is only checked
+        import re
+        if not re.fullmatch(r"\s*[0-9]+\s*[KMGTPE]?\s*", size.get("memory")):
+            raise size.error("invalid memory size, expected a byte count with optional K/M/G/T/P/E suffix",
+                             "memory")
     vis = ctx.root.find("visual")
     znear = 0.01
     for v in vis:

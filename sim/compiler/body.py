@@ -244,14 +244,21 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
         if i > 0:
             mass = max(mass, boundmass)
             inertia = np.maximum(inertia, boundinertia)
-            if mass < 0 or (inertia < 0).any():
-                raise el.error("mass and inertia cannot be negative")
+            where = b.inertial if explicit else el
+            if mass < 0:
+                raise where.error("mass and inertia cannot be negative", "mass" if explicit else None)
+            if (inertia < 0).any():
+                raise where.error("mass and inertia cannot be negative",
+                                  ("fullinertia" if b.inertial.has("fullinertia") else "diaginertia")
+                                  if explicit else None)
             a, bb, c = inertia
             if a + bb < c or a + c < bb or bb + c < a:
                 if comp.get("balanceinertia"):
                     inertia = np.full(3, (a + bb + c) / 3.0)
                 else:
-                    raise el.error("inertia must satisfy A + B >= C; use 'balanceinertia' to fix")
+                    raise where.error("inertia must satisfy A + B >= C; use 'balanceinertia' to fix",
+                                      ("fullinertia" if b.inertial.has("fullinertia") else "diaginertia")
+                                      if explicit else None)
         if b.frame is not None:
             pos, quat = frameaccum(b.frame.pos, b.frame.quat, pos, quat)
         normvec(quat)
@@ -287,7 +294,7 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
         for jel, jframe in b.joints:
             jd = _compile_joint(ctx, jel, jframe)
             if jd["type"] in (BALL, HINGE) and hasball:
-                raise el.error(f"ball followed by rotation in body '{el.get('name', '')}'")
+                raise jel.error(f"ball followed by rotation in body '{el.get('name', '')}'")
             if jd["type"] == BALL:
                 hasball = True
             jid = ctx.add("joint", jel)
@@ -340,6 +347,8 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
                 nv += 1
             nq += NQ[t]
             dofnum += NV[t]
+            if dofnum > 6:
+                raise jel.error(f"more than 6 dofs in body '{el.get('name', '')}'")
         lastdof[i] = b_lastdof
         if dofnum > 6:
             raise el.error(f"more than 6 dofs in body '{el.get('name', '')}'")
@@ -347,7 +356,8 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
         if nfree > 1 or (nfree == 1 and len(b.joints) > 1):
             raise el.error("free joint can only appear by itself")
         if nfree and par is not None and par.id != 0:
-            raise el.error("free joint can only be used on top level")
+            fj = next(j for j, _ in b.joints if _joint_type(j) == FREE)
+            raise fj.error("free joint can only be used on top level")
         if mocap and (dofnum or (par is not None and par.id != 0)):
             raise el.error(f"mocap body '{el.get('name', '')}' is not a fixed child of world", "mocap")
         if i == 0 or par.id == 0:
@@ -443,6 +453,7 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
         for lel, lframe in b.lights:
             lights.append((lel, lframe, i, align and (inv_pos, inv_quat)))
 
+    _check_moving_mass(bodies, B)
     f = ctx.f
     nbody = len(bodies)
     f.update(nbody=nbody, njnt=len(J["type"]), nq=nq, nv=nv, ngeom=len(G["type"]), nsite=len(S["type"]),
@@ -475,6 +486,23 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     _tree_fields(f)
     _cameras(ctx, cams, nuser)
     _lights(ctx, lights)
+
+
+def _check_moving_mass(bodies, B):
+    """Bodies with joints need mass and inertia >= mjMINVAL, possibly carried by welded static children."""
+    def ok(b):
+        if B["mass"][b.id] >= MINVAL and all(v >= MINVAL for v in B["inertia"][b.id]):
+            return True
+        return any(ok(c) for c in b.children if not c.joints)
+    for b in bodies[1:]:
+        if b.joints and not ok(b):
+            msg = "mass and inertia of moving bodies must be larger than mjMINVAL"
+            ie = b.inertial
+            if ie is not None:   # point at the explicit value at fault
+                if B["mass"][b.id] < MINVAL:
+                    raise ie.error(msg, "mass")
+                raise ie.error(msg, "fullinertia" if ie.has("fullinertia") else "diaginertia")
+            raise b.el.error(msg)
 
 
 def _joint_type(jel):
@@ -718,7 +746,9 @@ def _compile_geom(ctx, el, frame, infer, weldid, bodies, B, mocap, bodyid, mesh_
                 mass_ = density * vol
                 inertia = _geom_inertia(gtype, size, mass_, shell, mesh_info)
         if mass_ < 0 or (inertia < 0).any() or density < 0:
-            raise el.error("mass, inertia or density are negative in geom")
+            bad = "mass" if el.has("mass") and el.get("mass") < 0 else (
+                "density" if el.get("density") < 0 else None)
+            raise el.error("mass, inertia or density are negative in geom", bad)
     fluid = np.zeros(12)
     if el.get("fluidshape") == 1:
         fluid = inr.fluid_coefs(gtype, size, el.get("fluidcoef"))

@@ -8,7 +8,7 @@ import xml.parsers.expat
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, UnsupportedError
 from . import schema
 from . import schema_assets  # noqa: F401  (registers asset elements)
 from . import schema_sections  # noqa: F401  (registers tendon/actuator/sensor/equality/contact/keyframe)
@@ -68,6 +68,10 @@ class Elem:
 
 
 # ----------------------------------------------------------------------------------------------- parsing
+
+# MJCF elements MuJoCo has and numjoco does not simulate yet: rejected with UnsupportedError, not "unknown"
+MUJOCO_ONLY = {"composite", "flexcomp", "replicate", "attach", "plugin", "skin", "flex", "deformable", "model",
+               "pin", "elasticity", "extension", "instance", "config", "bone"}
 
 
 class _Source:
@@ -174,7 +178,10 @@ def _convert(node, key, parent, fname):
         ckey = spec.children.get(ctag)
         if ckey is None:
             probe = Elem(ctag, ctag, child[4] if len(child) == 5 else nfile, child[2], child[1])
-            raise probe.error(f"unknown or unsupported element inside <{tag}>")
+            if ctag in MUJOCO_ONLY:
+                raise probe.error(f"<{ctag}> (a MuJoCo feature) is not supported by numjoco yet",
+                                  cls=UnsupportedError)
+            raise probe.error(f"unknown element inside <{tag}>")
         el.children.append(_convert(child, ckey, el, nfile))
     return el
 
