@@ -49,29 +49,52 @@ def corpus():
 
 CORPUS = corpus()
 
+# Feature models whose feature the numjoco core does not simulate yet: sim.load_model raising
+# sim.UnsupportedError on them is an expected failure (xfail, with the reason); once supported they are
+# compared like every other model.  Each unsupported feature lives in its own small model so that the others
+# keep their coverage.  Delete entries as the core grows.  (fusestatic is a compiler feature numjoco must have:
+# not listed.)
+KNOWN_UNSUPPORTED = {
+    "actuator_adhesion.xml": "adhesion actuators (body transmission)",
+    "actuator_refsite.xml": "site transmission with refsite",
+    "actuator_slidercrank.xml": "slider-crank transmission",
+    "geom_fluid.xml": "ellipsoid fluid model (geom fluidshape)",
+    "tendons_wrap.xml": "spatial tendon wrapping around sphere/cylinder geoms",
+    "tendon_armature.xml": "tendon armature",
+}
+
+
+def _load_ours(path_or_xml, name):
+    import sim
+    try:
+        return sim.load_model(path_or_xml)
+    except sim.UnsupportedError as e:
+        if name in KNOWN_UNSUPPORTED:
+            pytest.xfail(f"not simulated yet: {KNOWN_UNSUPPORTED[name]} ({e})")
+        raise
+
 
 @pytest.mark.compiler
 @pytest.mark.oracle
 @pytest.mark.parametrize("path", CORPUS)
 def test_corpus_model_matches_mujoco(path):
     theirs = mujoco.MjModel.from_xml_path(path)
-    import sim
-    ours = sim.load_model(path)
+    ours = _load_ours(path, os.path.basename(path))
     oracle.assert_models_match(ours, theirs, label=os.path.basename(path))
 
 
 @pytest.mark.compiler
 @pytest.mark.oracle
-@pytest.mark.parametrize("path", [p for p in CORPUS if "models/" in p.id][:5])
+@pytest.mark.parametrize("path", [p for p in CORPUS if p.id.startswith("models/")
+                                  and os.path.basename(p.values[0]) not in KNOWN_UNSUPPORTED][:8])
 def test_corpus_model_from_string_matches_file(path):
     """load_model accepts XML text too (include-free models): same result as from the path."""
     with open(path) as f:
         text = f.read()
     if "<include" in text:
         pytest.skip("model includes files relative to its folder")
-    import sim
     theirs = mujoco.MjModel.from_xml_string(text)
-    ours = sim.load_model(text)
+    ours = _load_ours(text, os.path.basename(path))
     oracle.assert_models_match(ours, theirs, label=os.path.basename(path))
 
 
@@ -81,6 +104,8 @@ def test_feature_models_are_valid_mujoco():
     assert len(paths) >= 20
     for p in paths:
         mujoco.MjModel.from_xml_path(p)
+    names = {os.path.basename(p) for p in paths}
+    assert set(KNOWN_UNSUPPORTED) <= names
 
 
 # ---------------------------------------------------------------------------------------- harness self-test

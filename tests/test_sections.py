@@ -288,11 +288,6 @@ def test_actuator_default_classes():
     check(model(acts, head=head), "actuator")
 
 
-@pytest.mark.xfail(reason="mujoco 3.17 keeps the <position> parameters of class p for a <position> of child class "
-                          "p2 even though p2 wrote a <velocity> in between (measured: mujoco gainprm[0]=7, "
-                          "biasprm=(0,-7,-2), dynprm[0]=0.1, dyntype filterexact; numjoco restarts from the "
-                          "defaults: gainprm[0]=1, biasprm=(0,-1,0), dyntype none): the per-shortcut memory of "
-                          "3.17 default classes is only modelled for one shortcut per class chain", strict=True)
 def test_actuator_default_class_shortcut_memory():
     head = """<default><default class="p"><position kp="7" kv="2" timeconst="0.1"/>
       <default class="p2"><velocity kv="3"/></default></default></default>"""

@@ -123,6 +123,8 @@ def apply_element(a, el, vals, in_default):
         a["input"] = _parse_input(el, vals["input"])
 
     _translate(a, el, vals)
+    if in_default and el.tag != "general":
+        _remember(a, el.tag)
 
 
 # the `input` attribute (MuJoCo 3.17): so3 chart keywords or servo input tokens in canonical order
@@ -182,7 +184,10 @@ def _translate(a, el, vals):
         return
     compatible = a["kind"] == tag or (a["kind"] == "general" and a["gaintype"] == _PRODUCED_GAIN[tag])
     clean = default_actuator()
-    old = a if compatible else clean
+    # a default class chain remembers the parameters each shortcut kind last produced: a <position> after
+    # a <motor> in a child class still inherits the parent class's <position kp> (measured on 3.17)
+    mem = a.setdefault("memory", {})
+    old = a if compatible else mem.get(tag, clean)
     ogp, obp, odp, odyn = old["gainprm"].copy(), old["biasprm"].copy(), old["dynprm"].copy(), old["dyntype"]
     a["gainprm"], a["biasprm"], a["dynprm"] = clean["gainprm"], clean["biasprm"], clean["dynprm"]
     a["dyntype"] = DYN_NONE
@@ -284,6 +289,12 @@ def _translate(a, el, vals):
             raise el.error("adhesion gain cannot be negative", "gain")
         if a["ctrlrange"][0] < 0 or a["ctrlrange"][1] < 0:
             raise el.error("adhesion control range cannot be negative", "ctrlrange")
+
+
+def _remember(a, tag):
+    """Snapshot of the parameters shortcut `tag` produced, for later shortcuts of the same kind."""
+    a.setdefault("memory", {})[tag] = {"gainprm": a["gainprm"].copy(), "biasprm": a["biasprm"].copy(),
+                                       "dynprm": a["dynprm"].copy(), "dyntype": a["dyntype"]}
 
 
 def actuator_elements(ctx):
