@@ -6,6 +6,7 @@ arrays (effective damping/armature including actuator contributions) and a small
 leading world axis (nworld, ...) plus per-world scratch, so the same kernels serve one world
 (serial entry) and a batch (prange entry).
 """
+import sim.cache  # noqa: F401  (sets the source-hash-keyed numba cache dir first)
 import numpy as np
 from numba import njit, types
 from numba.experimental import structref

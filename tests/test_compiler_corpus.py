@@ -61,6 +61,8 @@ KNOWN_UNSUPPORTED = {
     "geom_fluid.xml": "ellipsoid fluid model (geom fluidshape)",
     "tendons_wrap.xml": "spatial tendon wrapping around sphere/cylinder geoms",
     "tendon_armature.xml": "tendon armature",
+    "fusestatic.xml": "compiler fusestatic (MuJoCo 3.17 fuses every joint-less body not referenced by name "
+                      "into its parent; not implemented, raises UnsupportedError at load)",
 }
 
 
