@@ -12,11 +12,17 @@ import tempfile
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
+# pure-Python subpackages with no jitted code: editing them must not invalidate the compiled kernels
+NO_JIT_DIRS = ('compiler', 'mjcf')
+
+
 def source_hash(root=PACKAGE_DIR):
-    """Hex digest (16 chars) over the relative paths and contents of all .py files under root."""
+    """Hex digest (16 chars) over the relative paths and contents of the .py files under root that can hold
+    jitted code (every module except the pure-Python MJCF compiler packages in NO_JIT_DIRS)."""
     h = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(('.', '__')))
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(('.', '__'))
+                             and not (dirpath == root and d in NO_JIT_DIRS))
         for fn in sorted(filenames):
             if fn.endswith('.py'):
                 p = os.path.join(dirpath, fn)
