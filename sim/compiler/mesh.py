@@ -23,6 +23,7 @@ import struct
 import numpy as np
 
 from .frames import mulquat, normvec, quat2mat
+from .inertia import eig3
 
 MINVAL = 1e-15   # mjMINVAL
 EPS = 1e-14      # mjEPS (user code)
@@ -199,74 +200,6 @@ def content_type(el, filename):
     if ct:
         return ct
     return _CONTENT_TYPES.get(os.path.splitext(filename)[1].lower(), "")
-
-
-def eig3(mat, converged=False):
-    """mjuu_eig3: quaternion Jacobi on a symmetric 3x3 (row-major, 9 values); returns (eigval, quat).
-
-    converged=False is the classic rule (stop when the largest off-diagonal < 1e-12 or the rotation
-    cosine > 1 - 1e-12; half-angle from sqrt(0.5 - 0.5c)). Measured against the 3.17 oracle this is what
-    mesh principal axes follow (agreement ~1e-12 typically; where rounding-level differences in the
-    inertia tensor change the iteration at which the cosine test fires, up to ~1e-7).
-    converged=True is what 3.17 uses for <inertial fullinertia> (bit-exact on well separated spectra):
-    tan(theta/2) half-angle, no cosine test, stop at |offdiag| <= 16*eps*max|A| or exactly 0.
-    Eigenvalues are sorted decreasingly with the 1e-12 tolerance in both cases."""
-    a = [float(x) for x in mat]
-    scale = max(abs(x) for x in a)
-    tol = 16 * np.finfo(np.float64).eps * scale
-    quat = np.array([1.0, 0.0, 0.0, 0.0])
-    eigval = np.zeros(3)
-    for _ in range(500):
-        r = _quat2mat(quat)
-        A = np.array(a).reshape(3, 3)
-        tmp = np.array([[r[0, i] * A[0, j] + r[1, i] * A[1, j] + r[2, i] * A[2, j] for j in range(3)]
-                        for i in range(3)])
-        d = [tmp[i, 0] * r[0, j] + tmp[i, 1] * r[1, j] + tmp[i, 2] * r[2, j] for i in range(3) for j in range(3)]
-        eigval[:] = (d[0], d[4], d[8])
-        if abs(d[1]) > abs(d[2]) and abs(d[1]) > abs(d[5]):
-            rk, ck, rotk = 0, 1, 2
-        elif abs(d[2]) > abs(d[5]):
-            rk, ck, rotk = 0, 2, 1
-        else:
-            rk, ck, rotk = 1, 2, 0
-        off = d[3 * rk + ck]
-        if (not converged and abs(off) < 1e-12) or (converged and (abs(off) <= tol or off == 0)):
-            break
-        tau = (d[4 * ck] - d[4 * rk]) / (2 * off)
-        if tau >= 0:
-            t = 1.0 / (tau + math.sqrt(1 + tau * tau))
-        else:
-            t = -1.0 / (-tau + math.sqrt(1 + tau * tau))
-        rot = np.zeros(4)
-        if converged:
-            h = t / (1 + math.sqrt(1 + t * t))            # tan(theta / 2)
-            rot[0] = 1 / math.sqrt(1 + h * h)
-            rot[rotk + 1] = (h if rotk == 1 else -h) * rot[0]
-        else:
-            c = 1.0 / math.sqrt(1 + t * t)
-            if c > 1.0 - 1e-12:
-                break
-            sh = math.sqrt(0.5 - 0.5 * c)
-            rot[rotk + 1] = -sh if tau >= 0 else sh
-            if rotk == 1:
-                rot[rotk + 1] = -rot[rotk + 1]
-            rot[0] = math.sqrt(1.0 - rot[rotk + 1] * rot[rotk + 1])
-            normvec(rot)
-        quat = _mulquat(quat, rot)
-        normvec(quat)
-    for j in range(3):
-        j1 = j % 2
-        if eigval[j1] + 1e-12 < eigval[j1 + 1]:
-            eigval[j1], eigval[j1 + 1] = eigval[j1 + 1], eigval[j1]
-            rot = np.zeros(4)
-            rot[0] = 0.707106781186548
-            rot[(j1 + 2) % 3 + 1] = rot[0]
-            quat = _mulquat(quat, rot)
-            normvec(quat)
-    return eigval.copy(), quat
-
-
-# ---------------------------------------------------------------------------------------------- loaders
 
 
 def load_stl(el, data, fname):
@@ -1001,7 +934,7 @@ def process(m, el, needhull, smooth, refpos, refquat, maxhullvert, data):
     else:
         m.volume = total
     full = [inert[0], inert[3], inert[4], inert[3], inert[1], inert[5], inert[4], inert[5], inert[2]]
-    eigval, quat = eig3(full)
+    eigval, quat = eig3(full, legacy=True)
     if eigval[2] <= 0:
         raise _err(el, f"eigenvalue of mesh inertia must be positive: {m.name}")
     atol, rtol = 1e-9, 1e-6
