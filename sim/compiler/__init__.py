@@ -131,6 +131,7 @@ def compile_document(doc):
                 if sec.children:
                     raise ctx.unsupported(sec.children[0], f"<{sec.children[0].tag}>")
     _defaults_for_missing(ctx)
+    ctx.f["nactuator"] = ctx.f["nu"]   # MuJoCo 3.17 alias of nu
     from .sparsity import count_njmom, finalize_simple, make_sparsity, make_tendon_sparse
     finalize_simple(ctx.f)
     make_sparsity(ctx.f)
