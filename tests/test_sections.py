@@ -45,16 +45,7 @@ def compile_static(xml):
     """
     import sim.compiler as comp
     from sim.mjcf import reader
-    orig = comp._optional
-
-    def no_setconst(mod, fn):
-        return None if mod == "setconst" else orig(mod, fn)
-
-    comp._optional = no_setconst
-    try:
-        return comp.compile_document(reader.read(xml))
-    finally:
-        comp._optional = orig
+    return comp.compile_document(reader.read(xml), set_constants=False)
 
 
 def compare_sections(xml, sections, full=False):

@@ -8,7 +8,18 @@ import numpy as np
 
 from ..mjcf import schema
 from ..model import Model, Option, Statistic
+from .actuator import compile_actuators
+from .body import compile_bodies
+from .contact import compile_contact
 from .context import Context, merge_singletons
+from .equality import compile_equality
+from .hfield import hfield_geom_properties
+from .keyframe import compile_custom, compile_keyframes
+from .mesh import compile_assets, mesh_geom_properties
+from .sensor import compile_sensors
+from .setconst import set_const
+from .sparsity import count_njmom, finalize_simple, make_sparsity, make_tendon_sparse
+from .tendon import compile_tendons
 
 # section containers / elements numjoco parses but cannot simulate: fail loudly at load time
 _UNSUPPORTED_TOP = {"extension": "<extension> (plugins)", "deformable": "<deformable> (flex and skin)"}
@@ -89,50 +100,24 @@ def _check_unsupported(ctx):
         raise ctx.unsupported(ctx.comp, "compiler fusestatic", "fusestatic")
 
 
-def _optional(modname, funcname):
-    """Stage function from a compiler module, or None while that module is not written yet."""
-    import importlib
-    try:
-        mod = importlib.import_module(f"{__name__}.{modname}")
-    except ModuleNotFoundError as e:
-        if e.name == f"{__name__}.{modname}":
-            return None
-        raise
-    return getattr(mod, funcname, None)
+def compile_document(doc, set_constants=True):
+    """Compile a parsed Document into a Model.
 
-
-def compile_document(doc):
-    """Compile a parsed Document into a Model."""
+    set_constants=False skips the mj_setConst stage (it runs the jitted pipeline at qpos0, which refuses
+    features the core does not simulate): the static fields are complete, the derived ones are not.
+    """
     ctx = Context(doc)
     _check_unsupported(ctx)
     opt = _options(ctx)
     ctx.opt = opt
     _sizes(ctx)
-    assets = _optional("mesh", "compile_assets")
-    mesh_props = _optional("mesh", "mesh_geom_properties")
-    hfield_props = _optional("hfield", "hfield_geom_properties")
-    if assets is not None:
-        assets(ctx)
-    elif ctx.root.find("asset"):
-        for a in ctx.root.find("asset"):
-            if a.children:
-                raise ctx.unsupported(a.children[0], f"<{a.children[0].tag}> assets")
-    from .body import compile_bodies
-    compile_bodies(ctx, mesh_props, hfield_props)
-    for mod, fn, tag in (("tendon", "compile_tendons", "tendon"), ("actuator", "compile_actuators", "actuator"),
-                         ("sensor", "compile_sensors", "sensor"), ("equality", "compile_equality", "equality"),
-                         ("contact", "compile_contact", "contact"), ("keyframe", "compile_keyframes", "keyframe"),
-                         ("keyframe", "compile_custom", "custom")):
-        stage = _optional(mod, fn)
-        if stage is not None:
-            stage(ctx)
-        else:
-            for sec in ctx.root.find(tag):
-                if sec.children:
-                    raise ctx.unsupported(sec.children[0], f"<{sec.children[0].tag}>")
+    compile_assets(ctx)
+    compile_bodies(ctx, mesh_geom_properties, hfield_geom_properties)
+    for stage in (compile_tendons, compile_actuators, compile_sensors, compile_equality, compile_contact,
+                  compile_keyframes, compile_custom):
+        stage(ctx)
     _defaults_for_missing(ctx)
     ctx.f["nactuator"] = ctx.f["nu"]   # MuJoCo 3.17 alias of nu
-    from .sparsity import count_njmom, finalize_simple, make_sparsity, make_tendon_sparse
     finalize_simple(ctx.f)
     make_sparsity(ctx.f)
     make_tendon_sparse(ctx.f)
@@ -142,48 +127,15 @@ def compile_document(doc):
         _set_total_mass(ctx.f, total)
     stat = Statistic(meaninertia=1.0, meanmass=1.0, meansize=0.2, extent=2.0, center=np.zeros(3))
     model = Model(ctx.f, {k: list(v) for k, v in ctx.names.items()}, opt, stat)
-    setconst = _optional("setconst", "set_const")
-    if setconst is not None:
-        setconst(model, ctx)
+    if set_constants:
+        set_const(model, ctx)
     return model
 
 
 def _defaults_for_missing(ctx):
-    """Sizes of sections with no elements (so every count field exists even before its stage runs)."""
-    f = ctx.f
-    for k in ("nu", "na", "ntendon", "nwrap", "nsensor", "nsensordata", "neq", "npair", "nexclude", "nkey",
-              "nmesh", "nhfield", "ntex", "nmat", "nnumeric", "ntext", "ntuple"):
-        f.setdefault(k, 0)
-    for k, v in ctx.nuser.items() if hasattr(ctx, "nuser") else ():
-        f.setdefault("nuser_" + k, v)
-    # empty per-object arrays of sections that have no objects (shapes as MjModel's)
-    for name, shape in _EMPTY_SECTION_FIELDS.items():
-        count = shape[0]
-        if f.get(count, 0) == 0 and name not in f:
-            f[name] = np.zeros((0,) + shape[1:], dtype=np.float64 if shape[-1] != "i" else np.int32) \
-                if shape[-1] != "i" else np.zeros((0,) + shape[1:-1], dtype=np.int32)
-
-
-# field -> (count field, trailing dims..., optional "i" for int32) for sections that may be empty
-_EMPTY_SECTION_FIELDS = {
-    "tendon_adr": ("ntendon", "i"), "tendon_num": ("ntendon", "i"), "tendon_armature": ("ntendon",),
-    "tendon_stiffness": ("ntendon",), "tendon_stiffnesspoly": ("ntendon", 2), "tendon_damping": ("ntendon",),
-    "tendon_dampingpoly": ("ntendon", 2), "tendon_lengthspring": ("ntendon", 2),
-    "tendon_actfrclimited": ("ntendon", "i"), "tendon_actfrcrange": ("ntendon", 2),
-    "wrap_type": ("nwrap", "i"), "wrap_objid": ("nwrap", "i"), "wrap_prm": ("nwrap",),
-    "actuator_trntype": ("nu", "i"), "actuator_dyntype": ("nu", "i"), "actuator_gaintype": ("nu", "i"),
-    "actuator_biastype": ("nu", "i"), "actuator_trnid": ("nu", 2, "i"), "actuator_actadr": ("nu", "i"),
-    "actuator_actnum": ("nu", "i"), "actuator_group": ("nu", "i"), "actuator_ctrllimited": ("nu", "i"),
-    "actuator_forcelimited": ("nu", "i"), "actuator_actlimited": ("nu", "i"), "actuator_ctrlrange": ("nu", 2),
-    "actuator_forcerange": ("nu", 2), "actuator_actrange": ("nu", 2), "actuator_gear": ("nu", 6),
-    "actuator_dynprm": ("nu", 10), "actuator_gainprm": ("nu", 10), "actuator_biasprm": ("nu", 10),
-    "actuator_actearly": ("nu", "i"), "actuator_lengthrange": ("nu", 2), "actuator_cranklength": ("nu",),
-    "actuator_damping": ("nu",), "actuator_dampingpoly": ("nu", 2), "actuator_armature": ("nu",),
-    "actuator_outadr": ("nu", "i"), "actuator_ctrladr": ("nu", "i"), "actuator_delay": ("nu",),
-    "actuator_plugin": ("nu", "i"),
-    "eq_type": ("neq", "i"), "eq_obj1id": ("neq", "i"), "eq_obj2id": ("neq", "i"), "eq_objtype": ("neq", "i"),
-    "eq_data": ("neq", 12), "pair_adhesion": ("npair",),
-}
+    """nuser_* sizes of the body-tree objects (the section stages set their own)."""
+    for k, v in ctx.nuser.items():
+        ctx.f.setdefault("nuser_" + k, v)
 
 
 def _set_total_mass(f, total):

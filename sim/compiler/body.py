@@ -10,8 +10,8 @@ import math
 import numpy as np
 
 from . import inertia as inr
-from .context import farr, iarr
-from .frames import EPS, frameaccum, frameinvert, mulquat, normvec, orientation, rotvec, z2quat
+from .context import farr, iarr, store_columns
+from .frames import EPS, frameaccum, frameinvert, normvec, orientation, rotvec, z2quat
 
 MINVAL = 1e-15     # mjMINVAL
 FRAME_EPS = 1e-6   # kFrameEps: poses closer than this are "the same frame"
@@ -230,7 +230,6 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
                 mass = sum(g["mass_"] for g in sel)
                 if mass < EPS:
                     raise el.error("body mass is too small, cannot compute center of mass")
-                com = sum(g["mass_"] * g["pos"] for g in sel) / mass
                 com = np.array([sum(g["mass_"] * g["pos"][k] for g in sel) / mass for k in range(3)])
                 toti = np.zeros(6)
                 for g in sel:
@@ -404,50 +403,22 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
         B["simple"].append(simple)
         # ---- geoms
         for g in geoms:
-            gid = ctx.add("geom", g["el"])
-            G["type"].append(g["type"])
-            G["contype"].append(g["contype"])
-            G["conaffinity"].append(g["conaffinity"])
-            G["condim"].append(g["condim"])
-            G["bodyid"].append(i)
-            G["dataid"].append(g["dataid"])
-            G["matid"].append(g["matid"])
-            G["group"].append(g["group"])
-            G["priority"].append(g["priority"])
-            G["solmix"].append(g["solmix"])
-            G["solref"].append(g["solref"])
-            G["solimp"].append(g["solimp"])
-            G["size"].append(g["size"])
-            G["aabb"].append(g["aabb"])
-            G["rbound"].append(g["rbound"])
-            G["pos"].append(g["pos"])
-            G["quat"].append(g["quat"])
-            G["friction"].append(g["friction"])
-            G["margin"].append(g["margin"])
-            G["gap"].append(g["gap"])
-            G["fluid"].append(g["fluid"])
-            G["user"].append(_pad(g["user"], nuser["geom"], g["el"], "geom"))
-            G["rgba"].append(g["rgba"])
-            G["surfacevel"].append(np.zeros(6))
-            G["adhesion"].append(0.0)
-            G["plugin"].append(-1)
-            G["sameframe"].append(_sameframe(g["pos"], g["quat"], ipos, iquat))
+            ctx.add("geom", g["el"])
+            g.update(bodyid=i, user=_pad(g["user"], nuser["geom"], g["el"], "geom"), surfacevel=np.zeros(6),
+                     adhesion=0.0, plugin=-1, sameframe=_sameframe(g["pos"], g["quat"], ipos, iquat))
+            for k, col in G.items():
+                col.append(g[k])
         # ---- sites
         for sel_, sframe in b.sites:
             sd = _compile_site(ctx, sel_, sframe)
             if align:
                 sd["pos"], sd["quat"] = frameaccum(inv_pos, inv_quat, sd["pos"], sd["quat"])
             ctx.add("site", sel_)
-            S["type"].append(sd["type"])
-            S["bodyid"].append(i)
-            S["matid"].append(_matid(ctx, sel_))
-            S["group"].append(sel_.get("group"))
-            S["size"].append(sd["size"])
-            S["pos"].append(sd["pos"])
-            S["quat"].append(sd["quat"])
-            S["user"].append(_pad(sel_.get("user", np.zeros(0)), nuser["site"], sel_, "site"))
-            S["rgba"].append(sel_.get("rgba"))
-            S["sameframe"].append(_sameframe(sd["pos"], sd["quat"], ipos, iquat))
+            sd.update(bodyid=i, matid=_matid(ctx, sel_), group=sel_.get("group"), rgba=sel_.get("rgba"),
+                      user=_pad(sel_.get("user", np.zeros(0)), nuser["site"], sel_, "site"),
+                      sameframe=_sameframe(sd["pos"], sd["quat"], ipos, iquat))
+            for k, col in S.items():
+                col.append(sd[k])
         for cel, cframe in b.cameras:
             cams.append(_compile_camera(ctx, cel, cframe, i, align and (inv_pos, inv_quat)))
         for lel, lframe in b.lights:
@@ -458,28 +429,19 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     nbody = len(bodies)
     f.update(nbody=nbody, njnt=len(J["type"]), nq=nq, nv=nv, ngeom=len(G["type"]), nsite=len(S["type"]),
              nmocap=mocap_count)
-    for k, v in B.items():
-        width = {"pos": 3, "quat": 4, "ipos": 3, "iquat": 4, "inertia": 3, "user": nuser["body"]}.get(k)
-        f["body_" + k] = (farr if k in ("pos", "quat", "ipos", "iquat", "mass", "inertia", "gravcomp", "user",
-                                         "margin") else iarr)(v, width)
-    for k, v in J.items():
-        width = {"pos": 3, "axis": 3, "stiffnesspoly": 2, "range": 2, "actfrcrange": 2, "solref": 2,
-                 "solimp": 5, "user": nuser["jnt"]}.get(k)
-        ints = k in ("type", "group", "limited", "actfrclimited", "actgravcomp", "qposadr", "dofadr", "bodyid")
-        f["jnt_" + k] = (iarr if ints else farr)(v, width)
-    for k, v in D.items():
-        width = {"solref": 2, "solimp": 5, "dampingpoly": 2}.get(k)
-        f["dof_" + k] = (iarr if k in ("bodyid", "jntid", "parentid") else farr)(v, width)
-    for k, v in G.items():
-        width = {"solref": 2, "solimp": 5, "size": 3, "aabb": 6, "pos": 3, "quat": 4, "friction": 3,
-                 "fluid": 12, "user": nuser["geom"], "rgba": 4, "surfacevel": 6}.get(k)
-        ints = k in ("type", "contype", "conaffinity", "condim", "bodyid", "dataid", "matid", "group", "priority",
-                     "sameframe", "plugin")
-        f["geom_" + k] = (iarr if ints else farr)(v, width)
-    for k, v in S.items():
-        width = {"size": 3, "pos": 3, "quat": 4, "user": nuser["site"], "rgba": 4}.get(k)
-        ints = k in ("type", "bodyid", "matid", "group", "sameframe")
-        f["site_" + k] = (iarr if ints else farr)(v, width)
+    store_columns(f, "body_", B, dict(pos=3, quat=4, ipos=3, iquat=4, inertia=3, user=nuser["body"]),
+                  ints=("parentid", "weldid", "mocapid", "jntnum", "jntadr", "dofnum", "dofadr", "geomnum",
+                        "geomadr", "contype", "conaffinity", "rootid", "sameframe", "simple"))
+    store_columns(f, "jnt_", J, dict(pos=3, axis=3, stiffnesspoly=2, range=2, actfrcrange=2, solref=2, solimp=5,
+                                     user=nuser["jnt"]),
+                  ints=("type", "group", "limited", "actfrclimited", "actgravcomp", "qposadr", "dofadr", "bodyid"))
+    store_columns(f, "dof_", D, dict(solref=2, solimp=5, dampingpoly=2), ints=("bodyid", "jntid", "parentid"))
+    store_columns(f, "geom_", G, dict(solref=2, solimp=5, size=3, aabb=6, pos=3, quat=4, friction=3, fluid=12,
+                                      user=nuser["geom"], rgba=4, surfacevel=6),
+                  ints=("type", "contype", "conaffinity", "condim", "bodyid", "dataid", "matid", "group", "priority",
+                        "sameframe", "plugin"))
+    store_columns(f, "site_", S, dict(size=3, pos=3, quat=4, user=nuser["site"], rgba=4),
+                  ints=("type", "bodyid", "matid", "group", "sameframe"))
     f["qpos0"] = farr(qpos0)
     f["qpos_spring"] = farr(qpos_spring)
     f["body_plugin"] = np.full(nbody, -1, dtype=np.int32)

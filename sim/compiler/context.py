@@ -96,3 +96,10 @@ def iarr(rows, width=None):
     if not rows:
         return np.zeros((0, width) if width is not None else (0,), dtype=np.int32)
     return np.ascontiguousarray(np.array(rows, dtype=np.int32))
+
+
+def store_columns(f, prefix, cols, widths, ints=()):
+    """Write per-object columns {name: list of rows} into f[prefix + name]: int32 for names in `ints`, else
+    float64; `widths[name]` is the row width (so empty columns get MuJoCo's (0, width) shape)."""
+    for name, rows in cols.items():
+        f[prefix + name] = (iarr if name in ints else farr)(rows, widths.get(name))

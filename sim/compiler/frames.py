@@ -18,14 +18,16 @@ def normvec(v):
     return nrm
 
 
-def mulquat(a, b):
-    """Quaternion product a*b (w, x, y, z), normalised as mjuu_mulquat does."""
+def mulquat(a, b, normalize=True):
+    """Quaternion product a*b (w, x, y, z): normalised as the compiler's mjuu_mulquat, or raw as the engine's
+    mju_mulQuat (normalize=False)."""
     q = np.array([
         a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
         a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
         a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
         a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]])
-    normvec(q)
+    if normalize:
+        normvec(q)
     return q
 
 

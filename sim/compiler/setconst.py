@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 
+from .frames import mulquat, negquat, quat2mat
+
 EQ_CONNECT, EQ_WELD = 0, 1
 OBJ_BODY, OBJ_SITE = 1, 6
 TRN_JOINT, TRN_JOINTINPARENT, TRN_TENDON = 0, 1, 3
@@ -240,13 +242,6 @@ def _actuator_armature(m):
     return out
 
 
-def _quat_mul(a, b):
-    return np.array([a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-                     a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-                     a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-                     a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]])
-
-
 def _eq_data(m, d):
     """Complete connect/weld anchors and relative poses from qpos0 (set0)."""
     if not getattr(m, "neq", 0):
@@ -266,41 +261,28 @@ def _eq_data(m, d):
             pos = d.xmat[id2].reshape(3, 3) @ data[i, 0:3] + d.xpos[id2]
             data[i, 3:6] = d.xmat[id1].reshape(3, 3).T @ (pos - d.xpos[id1])
             q1 = d.xquat[id1]
-            data[i, 6:10] = _quat_mul(np.array([q1[0], -q1[1], -q1[2], -q1[3]]), d.xquat[id2])
+            data[i, 6:10] = mulquat(negquat(q1), d.xquat[id2], normalize=False)
+
+
+def _reference_pose(d, body, target, local_pos):
+    """Global position of a point fixed to `body`, relative to the body and to the (target's) subtree COM."""
+    xpos = d.xpos[body] + d.xmat[body].reshape(3, 3) @ local_pos
+    return xpos - d.xpos[body], xpos - d.subtree_com[target if target >= 0 else body]
 
 
 def _cam_light(m, d):
     """cam_pos0/poscom0/mat0 and light_pos0/poscom0/dir0 at qpos0, with cameras/lights fixed to bodies."""
-    m.cam_pos0 = np.zeros((m.ncam, 3))
-    m.cam_poscom0 = np.zeros((m.ncam, 3))
-    m.cam_mat0 = np.zeros((m.ncam, 9))
+    m.cam_pos0, m.cam_poscom0, m.cam_mat0 = np.zeros((m.ncam, 3)), np.zeros((m.ncam, 3)), np.zeros((m.ncam, 9))
     for i in range(m.ncam):
         b = m.cam_bodyid[i]
-        t = m.cam_targetbodyid[i]
-        mat = d.xmat[b].reshape(3, 3)
-        xq = _quat_mul(d.xquat[b], m.cam_quat[i])
-        xpos = d.xpos[b] + mat @ m.cam_pos[i]
-        m.cam_pos0[i] = xpos - d.xpos[b]
-        m.cam_poscom0[i] = xpos - d.subtree_com[t if t >= 0 else b]
-        m.cam_mat0[i] = _quat2mat(xq).reshape(9)
-    m.light_pos0 = np.zeros((m.nlight, 3))
-    m.light_poscom0 = np.zeros((m.nlight, 3))
+        m.cam_pos0[i], m.cam_poscom0[i] = _reference_pose(d, b, m.cam_targetbodyid[i], m.cam_pos[i])
+        m.cam_mat0[i] = quat2mat(mulquat(d.xquat[b], m.cam_quat[i], normalize=False)).reshape(9)
+    m.light_pos0, m.light_poscom0 = np.zeros((m.nlight, 3)), np.zeros((m.nlight, 3))
     m.light_dir0 = np.zeros((m.nlight, 3))
     for i in range(m.nlight):
         b = m.light_bodyid[i]
-        t = m.light_targetbodyid[i]
-        mat = d.xmat[b].reshape(3, 3)
-        xpos = d.xpos[b] + mat @ m.light_pos[i]
-        m.light_pos0[i] = xpos - d.xpos[b]
-        m.light_poscom0[i] = xpos - d.subtree_com[t if t >= 0 else b]
-        m.light_dir0[i] = mat @ m.light_dir[i]
-
-
-def _quat2mat(q):
-    w, x, y, z = q
-    return np.array([[w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z]])
+        m.light_pos0[i], m.light_poscom0[i] = _reference_pose(d, b, m.light_targetbodyid[i], m.light_pos[i])
+        m.light_dir0[i] = d.xmat[b].reshape(3, 3) @ m.light_dir[i]
 
 
 def _dampratio(m, mom):
