@@ -19,7 +19,7 @@ and simulation-based lengthrange (see `compile_actuator`).
 
 import numpy as np
 
-from .context import farr, iarr
+from .context import farr, iarr, store_columns
 from .tendon import (LIMITED_AUTO, LIMITED_TRUE, check_autolimits, is_limited, rows2, user_rows)
 
 # mjtTrn
@@ -416,30 +416,10 @@ def compile_actuator(ctx, allow_lengthrange_sim=False):
     f["nout"] = n
     f["nhistory"] = 0
     f["nuser_actuator"] = nuser
-    f["actuator_trntype"] = iarr(out["trntype"])
-    f["actuator_dyntype"] = iarr(out["dyntype"])
-    f["actuator_gaintype"] = iarr(out["gaintype"])
-    f["actuator_biastype"] = iarr(out["biastype"])
-    f["actuator_trnid"] = iarr(out["trnid"], 2)
-    f["actuator_actadr"] = iarr(out["actadr"])
-    f["actuator_actnum"] = iarr(out["actnum"])
-    f["actuator_group"] = iarr(out["group"])
-    f["actuator_ctrllimited"] = iarr(out["ctrllimited"])
-    f["actuator_forcelimited"] = iarr(out["forcelimited"])
-    f["actuator_actlimited"] = iarr(out["actlimited"])
-    f["actuator_ctrlrange"] = farr(out["ctrlrange"], 2)
-    f["actuator_forcerange"] = farr(out["forcerange"], 2)
-    f["actuator_actrange"] = farr(out["actrange"], 2)
-    f["actuator_gear"] = farr(out["gear"], 6)
-    f["actuator_cranklength"] = farr(out["cranklength"])
-    f["actuator_dynprm"] = farr(out["dynprm"], NDYN)
-    f["actuator_gainprm"] = farr(out["gainprm"], NGAIN)
-    f["actuator_biasprm"] = farr(out["biasprm"], NBIAS)
-    f["actuator_actearly"] = iarr(out["actearly"])
-    f["actuator_lengthrange"] = farr(out["lengthrange"], 2)
-    f["actuator_damping"] = farr(out["damping"])
-    f["actuator_dampingpoly"] = farr(out["dampingpoly"], 2)
-    f["actuator_armature"] = farr(out["armature"])
+    store_columns(f, "actuator_", out, dict(trnid=2, ctrlrange=2, forcerange=2, actrange=2, gear=6, dynprm=NDYN,
+                                            gainprm=NGAIN, biasprm=NBIAS, lengthrange=2, dampingpoly=2),
+                  ints=("trntype", "dyntype", "gaintype", "biastype", "trnid", "actadr", "actnum", "group",
+                        "ctrllimited", "forcelimited", "actlimited", "actearly"))
     f["actuator_plugin"] = iarr([-1] * n)
     f["actuator_user"] = rows2(user, n, nuser)
     # every supported actuator has one control input and one force output

@@ -11,7 +11,7 @@ tendon_invweight0, tendon_treeid/treenum and tendon_actuatorid are setconst quan
 
 import numpy as np
 
-from .context import farr, iarr, merge_singletons
+from .context import farr, iarr, merge_singletons, store_columns
 
 # mjtWrap
 WRAP_JOINT, WRAP_PULLEY, WRAP_SITE, WRAP_SPHERE, WRAP_CYLINDER = 1, 2, 3, 4, 5
@@ -181,29 +181,10 @@ def compile_tendon(ctx):
     f["ntendon"] = n
     f["nwrap"] = len(wtype)
     f["nuser_tendon"] = nuser
-    f["tendon_adr"] = iarr(cols["adr"])
-    f["tendon_num"] = iarr(cols["num"])
-    f["tendon_matid"] = iarr(cols["matid"])
-    f["tendon_group"] = iarr(cols["group"])
-    f["tendon_limited"] = iarr(cols["limited"])
-    f["tendon_actfrclimited"] = iarr(cols["actfrclimited"])
-    f["tendon_width"] = farr(cols["width"])
-    f["tendon_solref_lim"] = farr(cols["solref_lim"], 2)
-    f["tendon_solimp_lim"] = farr(cols["solimp_lim"], 5)
-    f["tendon_solref_fri"] = farr(cols["solref_fri"], 2)
-    f["tendon_solimp_fri"] = farr(cols["solimp_fri"], 5)
-    f["tendon_range"] = farr(cols["range"], 2)
-    f["tendon_actfrcrange"] = farr(cols["actfrcrange"], 2)
-    f["tendon_margin"] = farr(cols["margin"])
-    f["tendon_stiffness"] = farr(cols["stiffness"])
-    f["tendon_stiffnesspoly"] = farr(cols["stiffnesspoly"], 2)
-    f["tendon_damping"] = farr(cols["damping"])
-    f["tendon_dampingpoly"] = farr(cols["dampingpoly"], 2)
-    f["tendon_armature"] = farr(cols["armature"])
-    f["tendon_frictionloss"] = farr(cols["frictionloss"])
-    f["tendon_lengthspring"] = farr(cols["lengthspring"], 2)
+    store_columns(f, "tendon_", cols, dict(solref_lim=2, solimp_lim=5, solref_fri=2, solimp_fri=5, range=2,
+                                           actfrcrange=2, stiffnesspoly=2, dampingpoly=2, lengthspring=2, rgba=4),
+                  ints=("adr", "num", "matid", "group", "limited", "actfrclimited"))
     f["tendon_user"] = rows2(user, n, nuser)
-    f["tendon_rgba"] = farr(cols["rgba"], 4)
     f["wrap_type"] = iarr(wtype)
     f["wrap_objid"] = iarr(wobj)
     f["wrap_prm"] = farr(wprm)
