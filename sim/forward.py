@@ -1,5 +1,4 @@
 """Pipeline drivers: forward / step / reset per world, with serial (one world) and parallel (batch) entries."""
-import numpy as np
 from numba import njit, prange
 
 from sim.kinematics import kinematics

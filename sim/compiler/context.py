@@ -3,7 +3,7 @@ Model fields it fills in (MuJoCo's names and shapes)."""
 
 import numpy as np
 
-from ..errors import ModelError, UnsupportedError
+from ..errors import UnsupportedError
 
 # mjtObj names used for name spaces (and the keys of Context.names)
 OBJTYPES = ("body", "joint", "geom", "site", "camera", "light", "mesh", "skin", "hfield", "texture",
@@ -25,7 +25,7 @@ class Context:
         self.root = doc.root
         self.file = doc.source.name
         comps = self.root.find("compiler")
-        self.comp = _merge_singletons(comps, "compiler")
+        self.comp = merge_singletons(comps, "compiler")
         self.degree = bool(self.comp.get("angle"))
         self.eulerseq = self.comp.get("eulerseq")
         if len(self.eulerseq) != 3 or any(c not in "xyzXYZ" for c in self.eulerseq):
@@ -64,11 +64,8 @@ class Context:
         """Error for a MuJoCo feature numjoco parses but does not simulate."""
         return el.error(f"{what} is not supported by numjoco yet", attr, cls=UnsupportedError)
 
-    def error(self, message):
-        return ModelError(message, file=self.file)
 
-
-def _merge_singletons(elems, key):
+def merge_singletons(elems, key):
     """Several <compiler>/<option>/<size> elements may appear: later attributes override earlier ones."""
     from ..mjcf.reader import Elem
     if not elems:
@@ -80,8 +77,6 @@ def _merge_singletons(elems, key):
         out.children.extend(e.children)
     return out
 
-
-merge_singletons = _merge_singletons
 
 
 def farr(rows, width=None):

@@ -333,15 +333,15 @@ def _apply_defaults(el, classes, inherited):
     for name, a in spec.attrs.items():
         if a.required and name not in el.values:
             raise el.error("missing required attribute", name)
-    child_inherited = inherited
+    # inside the body tree the class in effect passes down (a body/frame childclass replaces it); every other
+    # element's children start again from "main"
+    child_inherited = inherited if el.key in _TREE else "main"
     if el.key in _TREE and "childclass" in el.raw:
         child_inherited = el.raw["childclass"]
         if child_inherited not in classes:
             raise el.error(f"unknown default childclass '{child_inherited}'", "childclass")
-    elif el.key not in _TREE and el.key != "mujoco":
-        child_inherited = "main"
     for c in el.children:
-        _apply_defaults(c, classes, child_inherited if el.key in _TREE else "main")
+        _apply_defaults(c, classes, child_inherited)
 
 
 class Document:
