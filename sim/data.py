@@ -44,23 +44,53 @@ class _WarningList:
         return a[0] if self._d.nworld is None else a
 
 
-_FIELDS = frozenset(n for n, _, _ in _t.DATA_ARRAYS if not n.startswith(('scr_', 'warning_')))
+_FIELDS = frozenset(n for n, _, _ in _t.DATA_ARRAYS if not n.startswith(('scr_', 'warning_', 'contact_')))
+# per-world integer counters: an int for one world, an (nworld,) array for a batch
+_COUNTERS = frozenset(('ncon', 'ne', 'nf', 'nl', 'nefc', 'solver_niter'))
+# efc rows are shown up to nefc for one world (MuJoCo's shapes); a batch shows the whole buffer
+_EFC = frozenset(n for n in _FIELDS if n.startswith('efc_'))
+
+
+class _ContactView:
+    """d.contact: MuJoCo's mjContact fields as arrays; rows [:ncon] for one world, the whole
+    (nworld, nconmax, ...) buffer for a batch (valid rows per world: d.ncon)."""
+
+    def __init__(self, data):
+        object.__setattr__(self, '_d', data)
+
+    def __getattr__(self, name):
+        arr = self._d._arrays.get('contact_' + name)
+        if arr is None:
+            raise AttributeError(name)
+        if self._d.nworld is None:
+            return arr[0, :int(self._d._arrays['ncon'][0])]
+        return arr
+
+    def __len__(self):
+        return int(self._d._arrays['ncon'][0]) if self._d.nworld is None else self._d._arrays['ncon'].copy()
+
+    def __dir__(self):
+        return sorted(n[len('contact_'):] for n in self._d._arrays if n.startswith('contact_'))
 
 
 class Data:
     """Simulation state and outputs.  Data(m) is one world; Data(m, nworld=N) is a batch of N."""
 
-    def __init__(self, m, nworld=None):
+    def __init__(self, m, nworld=None, nconmax=None, njmax=None):
         n = 1 if nworld is None else int(nworld)
         if n < 1:
             raise ValueError('nworld must be >= 1')
+        size = _t.data_sizes(m, nconmax, njmax)
         object.__setattr__(self, 'nworld', nworld if nworld is None else n)
-        object.__setattr__(self, '_arrays', _t.make_data_arrays(m, n))
+        object.__setattr__(self, 'nconmax', size['nconmax'])
+        object.__setattr__(self, 'njmax', size['njmax'])
+        object.__setattr__(self, '_arrays', _t.make_data_arrays(m, n, size))
         object.__setattr__(self, '_struct', _t.make_data_struct(self._arrays))
         object.__setattr__(self, '_model_id', id(m))
         object.__setattr__(self, 'nv', int(m.nv))
         a = self._arrays
         a['qpos'][:] = np.asarray(m.qpos0, dtype=np.float64)
+        a['eq_active'][:] = np.asarray(m.eq_active0).reshape(-1)
         mocapid = np.asarray(m.body_mocapid)
         for b in range(int(m.nbody)):
             if mocapid[b] >= 0:
@@ -72,11 +102,22 @@ class Data:
         """MuJoCo-style warning stats: d.warning[mjWARN_X].number / .lastinfo (per world for a batch)."""
         return _WarningList(self)
 
+    @property
+    def contact(self):
+        """Contacts as mjContact field arrays: d.contact.pos (ncon, 3), d.contact.geom (ncon, 2), ..."""
+        return _ContactView(self)
+
     def __getattr__(self, name):
         if name in _FIELDS:
             arr = self._arrays[name]
             if self.nworld is None:
-                return float(arr[0]) if name == 'time' else arr[0]
+                if name == 'time':
+                    return float(arr[0])
+                if name in _COUNTERS:
+                    return int(arr[0])
+                if name in _EFC:
+                    return arr[0, :int(self._arrays['nefc'][0])]
+                return arr[0]
             return arr
         raise AttributeError(name)
 
@@ -91,4 +132,4 @@ class Data:
         object.__setattr__(self, name, value)
 
     def __dir__(self):
-        return sorted(set(super().__dir__()) | _FIELDS)
+        return sorted(set(super().__dir__()) | _FIELDS | {'contact'})

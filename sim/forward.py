@@ -10,6 +10,9 @@ from sim.rne import rne, rne_post_constraint
 from sim.passive import passive
 from sim.actuation import actuation
 from sim.integrate import euler, implicit_fast, integrate_pos, advance
+from sim.collision.driver import collision
+from sim.constraint import make_constraint, project_constraint, reference_constraint
+from sim.solver import fwd_constraint
 from sim.types import (OPT_INTEGRATOR, OPT_DISABLE, OPT_TIMESTEP, INT_RK4, INT_IMPLICITFAST,
                        INT_IMPLICIT, DSBL_AUTORESET, MAXVAL, WARN_BADQPOS, WARN_BADQVEL,
                        WARN_BADQACC, NWARNING)
@@ -20,14 +23,16 @@ WARN_DIVERGED = NWARNING
 
 @njit(cache=True)
 def fwd_position(m, d, w):
-    """Position stage: kinematics, com_pos, tendon, crb, factor_m, transmission (mj_fwdPosition)."""
+    """Position stage: kinematics .. factor_m, collision, make_constraint, transmission, project (mj_fwdPosition)."""
     kinematics(m, d, w)
     com_pos(m, d, w)
     tendon(m, d, w)
     crb(m, d, w)
     factor_m(m, d, w)
-    # hook: collision, make/project constraints go here
+    collision(m, d, w)
+    make_constraint(m, d, w)
     transmission(m, d, w)
+    project_constraint(m, d, w)
 
 
 @njit(cache=True)
@@ -37,7 +42,7 @@ def fwd_velocity(m, d, w):
     actuator_velocity(m, d, w)
     com_vel(m, d, w)
     passive(m, d, w)
-    # hook: reference constraint
+    reference_constraint(m, d, w)
     rne(m, d, w)
 
 
@@ -56,13 +61,6 @@ def fwd_acceleration(m, d, w):
     for i in range(m.nv):
         qs[i] = fs[i]
     solve_m(m, d, w, qs)
-
-
-@njit(cache=True)
-def fwd_constraint(m, d, w):
-    """No constraints yet: qfrc_constraint = 0, qacc = qacc_smooth (mj_fwdConstraint hook)."""
-    d.qfrc_constraint[w][:] = 0.0
-    d.qacc[w][:] = d.qacc_smooth[w]
 
 
 @njit(cache=True)
@@ -96,6 +94,14 @@ def reset_world(m, d, w):
     for k in range(NWARNING):
         d.warning_number[w][k] = 0
         d.warning_lastinfo[w][k] = 0
+    for i in range(m.neq):
+        d.eq_active[w][i] = m.eq_active0[i]
+    d.ncon[w] = 0
+    d.ne[w] = 0
+    d.nf[w] = 0
+    d.nl[w] = 0
+    d.nefc[w] = 0
+    d.solver_niter[w] = 0
 
 
 @njit(cache=True)

@@ -1,0 +1,1 @@
+"""Collision detection: broadphase, narrowphase per geom-type pair, contact parameters (mj_collision)."""
