@@ -139,6 +139,9 @@ class _Gen:
         if self.chance(0.15):
             attrs.append(f'boundmass="{_f(self.u(0.001, 0.1))}" boundinertia="{_f(self.u(1e-5, 1e-3))}"')
             self.features.add("boundmass")
+        if self.chance(0.2):
+            attrs.append('fusestatic="true"')
+            self.features.add("fusestatic")
         if attrs:
             self.emit(1, f"<compiler {' '.join(attrs)}/>")
 

@@ -52,8 +52,7 @@ CORPUS = corpus()
 # Feature models whose feature the numjoco core does not simulate yet: sim.load_model raising
 # sim.UnsupportedError on them is an expected failure (xfail, with the reason); once supported they are
 # compared like every other model.  Each unsupported feature lives in its own small model so that the others
-# keep their coverage.  Delete entries as the core grows.  (fusestatic is a compiler feature numjoco must have:
-# not listed.)
+# keep their coverage.  Delete entries as the core grows.
 KNOWN_UNSUPPORTED = {
     "actuator_adhesion.xml": "adhesion actuators (body transmission)",
     "actuator_refsite.xml": "site transmission with refsite",
@@ -61,8 +60,6 @@ KNOWN_UNSUPPORTED = {
     "geom_fluid.xml": "ellipsoid fluid model (geom fluidshape)",
     "tendons_wrap.xml": "spatial tendon wrapping around sphere/cylinder geoms",
     "tendon_armature.xml": "tendon armature",
-    "fusestatic.xml": "compiler fusestatic (MuJoCo 3.17 fuses every joint-less body not referenced by name "
-                      "into its parent; not implemented, raises UnsupportedError at load)",
 }
 
 

@@ -96,8 +96,6 @@ def _check_unsupported(ctx):
     for el in ctx.root.children:
         if el.tag in _UNSUPPORTED_TOP:
             raise ctx.unsupported(el, _UNSUPPORTED_TOP[el.tag])
-    if ctx.comp.get("fusestatic"):
-        raise ctx.unsupported(ctx.comp, "compiler fusestatic", "fusestatic")
 
 
 def compile_document(doc, set_constants=True):

@@ -148,14 +148,13 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     _gather(world_el, world, None, ctx, tmp)
     bodies = []
     _order(world, bodies)
-    for i, b in enumerate(bodies):
+    _mark_fused(ctx, bodies)
+    kept = [b for b in bodies if not b.fused]
+    for i, b in enumerate(kept):
         b.id = i
         ctx.add("body", b.el if i else None, name="world" if i == 0 else None)
     comp = ctx.comp
     nuser = _nuser(ctx)
-    boundmass, boundinertia = comp.get("boundmass"), comp.get("boundinertia")
-    ifg = comp.get("inertiafromgeom")  # 0 false, 1 true, 2 auto
-    grange = comp.get("inertiagrouprange")
 
     B = {k: [] for k in ("pos", "quat", "ipos", "iquat", "mass", "inertia", "parentid", "weldid", "mocapid",
                          "jntnum", "jntadr", "dofnum", "dofadr", "geomnum", "geomadr", "gravcomp", "user",
@@ -175,12 +174,16 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     nq = nv = 0
     lastdof = {}
     mocap_count = 0
-    ctx.body_recs = bodies
+    ctx.body_recs = kept
+    items = [dict(geoms=[], sites=[], cams=[], lights=[]) for _ in kept]   # per final body, in id order
 
     for b in bodies:
         el = b.el
+        if b.fused:
+            _fuse_static(ctx, b, B, items, bodies, mesh_props, hfield_props)
+            continue
         i = b.id
-        par = b.parent
+        par = b.parent.host if b.parent is not None else None
         if i == 0:
             pos, quat = np.zeros(3), np.array([1.0, 0, 0, 0])
         else:
@@ -190,84 +193,12 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
         # joints decide the weld structure of this body
         b.has_joints = bool(b.joints)
         weldid = i if (i == 0 or b.joints or mocap) else B["weldid"][par.id]
-        # ---- inertial
-        explicit = b.inertial is not None
-        ipos = None
-        iquat = np.array([1.0, 0, 0, 0])
-        mass = 0.0
-        inertia = np.zeros(3)
-        if explicit:
-            ie = b.inertial
-            ipos = np.array(ie.get("pos"), dtype=np.float64)
-            mass = float(ie.get("mass"))
-            has_full = ie.has("fullinertia")
-            alts = [n for n in ("quat", "axisangle", "xyaxes", "zaxis", "euler") if n in ie.raw]
-            if has_full and alts:
-                raise ie.error("fullinertia and inertial orientation cannot both be specified", "fullinertia")
-            if has_full and ie.has("diaginertia"):
-                raise ie.error("fullinertia and diagonal inertia cannot both be specified", "fullinertia")
-            if has_full:
-                inertia, iquat, err = inr.full_inertia(ie.get("fullinertia"))
-                if err:
-                    raise ie.error(f"error '{err}' in fullinertia", "fullinertia")
-            else:
-                if not ie.has("diaginertia"):
-                    raise ie.error("inertial must specify diaginertia or fullinertia", "diaginertia")
-                inertia = np.array(ie.get("diaginertia"), dtype=np.float64)
-                iquat = orientation(ie, ctx.degree, ctx.eulerseq)
-        # ---- geoms
-        geoms = []
-        for gel, gframe in b.geoms:
-            infer = i > 0 and (not explicit or ifg == 1) and grange[0] <= gel.get("group") <= grange[1]
-            geoms.append(_compile_geom(ctx, gel, gframe, infer, weldid, bodies, B, mocap, i,
-                                       mesh_props, hfield_props))
-        if i > 0 and (ifg == 1 or (ipos is None and ifg == 2)):
-            sel = [g for g in geoms if grange[0] <= g["group"] <= grange[1] and g["mass_"] > EPS]
-            if len(sel) == 1:
-                ipos, iquat, mass, inertia = sel[0]["pos"].copy(), sel[0]["quat"].copy(), sel[0]["mass_"], \
-                    sel[0]["inertia"].copy()
-            elif len(sel) > 1:
-                mass = sum(g["mass_"] for g in sel)
-                if mass < EPS:
-                    raise el.error("body mass is too small, cannot compute center of mass")
-                com = np.array([sum(g["mass_"] * g["pos"][k] for g in sel) / mass for k in range(3)])
-                toti = np.zeros(6)
-                for g in sel:
-                    toti += inr.global_inertia(g["inertia"], g["quat"]) + inr.offcenter(g["mass_"], g["pos"] - com)
-                ipos = com
-                inertia, iquat, err = inr.full_inertia(toti)
-                if err:
-                    raise el.error(f"error '{err}' in alternative for principal axes")
-        if ipos is None:
-            ipos, iquat = pos.copy(), quat.copy()
-        if i > 0:
-            mass = max(mass, boundmass)
-            inertia = np.maximum(inertia, boundinertia)
-            where = b.inertial if explicit else el
-            if mass < 0:
-                raise where.error("mass and inertia cannot be negative", "mass" if explicit else None)
-            if (inertia < 0).any():
-                raise where.error("mass and inertia cannot be negative",
-                                  ("fullinertia" if b.inertial.has("fullinertia") else "diaginertia")
-                                  if explicit else None)
-            a, bb, c = inertia
-            if a + bb < c or a + c < bb or bb + c < a:
-                if comp.get("balanceinertia"):
-                    inertia = np.full(3, (a + bb + c) / 3.0)
-                else:
-                    raise where.error("inertia must satisfy A + B >= C; use 'balanceinertia' to fix",
-                                      ("fullinertia" if b.inertial.has("fullinertia") else "diaginertia")
-                                      if explicit else None)
+        geoms, ipos, iquat, mass, inertia = _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B,
+                                                          mesh_props, hfield_props)
         if b.frame is not None:
             pos, quat = frameaccum(b.frame.pos, b.frame.quat, pos, quat)
         normvec(quat)
         normvec(iquat)
-        contype = conaff = 0
-        margin = 0.0
-        for g in geoms:
-            contype |= g["contype"]
-            conaff |= g["conaffinity"]
-            margin = max(margin, g["margin"] + g["gap"])
         # ---- free joint alignment (compiler alignfree / freejoint align)
         align = False
         if len(b.joints) == 1 and not b.children:
@@ -282,6 +213,8 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
             ipos, iquat = np.zeros(3), np.array([1.0, 0, 0, 0])
             for g in geoms:
                 g["pos"], g["quat"] = frameaccum(inv_pos, inv_quat, g["pos"], g["quat"])
+        if b.parent is not None and b.parent.fused:
+            pos, quat = frameaccum(b.parent.rel_pos, b.parent.rel_quat, pos, quat)
         # ---- joints
         jstart = len(J["type"])
         dofstart = nv
@@ -378,55 +311,58 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
         B["jntadr"].append(jstart if b.joints else -1)
         B["dofnum"].append(dofnum)
         B["dofadr"].append(dofstart if dofnum else -1)
-        B["geomnum"].append(len(geoms))
-        B["geomadr"].append(len(G["type"]) if geoms else -1)
         B["gravcomp"].append(el.get("gravcomp", 0.0) if i else 0.0)
         B["user"].append(_pad(el.get("user", np.zeros(0)) if i else np.zeros(0), nuser["body"], el, "body"))
-        B["contype"].append(contype)
-        B["conaffinity"].append(conaff)
-        B["margin"].append(margin)
         B["rootid"].append(rootid)
-        sf = SAMEFRAME_BODY if (_same_vec(ipos, _ZERO) and _same_quat(iquat, _QUNIT)) else \
-            (SAMEFRAME_BODYROT if _same_quat(iquat, _QUNIT) else SAMEFRAME_NONE)
-        B["sameframe"].append(sf)
-        pid = par.id if par is not None else 0
-        simple = sf == SAMEFRAME_BODY and (rootid == i or (B["parentid"][pid] == 0 and B["dofnum"][pid] == 0))
-        if i and el.get("simple") == 0:
-            simple = False
-        if pid > 0:
-            B["simple"][pid] = 0
-        if not simple_ok:
-            simple = False
-        simple = int(simple)
-        if simple and dofnum:
-            simple = 2 if all(_joint_type(j) == SLIDE for j, _ in b.joints) else 1
-        B["simple"].append(simple)
-        # ---- geoms
+        b.simple_ok = simple_ok
+        tr = [(inv_pos, inv_quat)] if align else []
+        items[i]["geoms"].extend(geoms)
+        for sel_, sframe in b.sites:
+            sd = _compile_site(ctx, sel_, sframe)
+            if align:
+                sd["pos"], sd["quat"] = frameaccum(inv_pos, inv_quat, sd["pos"], sd["quat"])
+            items[i]["sites"].append((sel_, sd))
+        items[i]["cams"].extend((cel, cframe, tr) for cel, cframe in b.cameras)
+        items[i]["lights"].extend((lel, lframe, tr) for lel, lframe in b.lights)
+
+    # objects per final body (own first, then those of fused descendants), frames and flags after fusion
+    for b in kept:
+        i = b.id
+        it = items[i]
+        ipos, iquat = B["ipos"][i], B["iquat"][i]
+        geoms = it["geoms"]
+        B["geomnum"].append(len(geoms))
+        B["geomadr"].append(len(G["type"]) if geoms else -1)
+        contype = conaff = 0
+        margin = 0.0
         for g in geoms:
+            contype |= g["contype"]
+            conaff |= g["conaffinity"]
+            margin = max(margin, g["margin"] + g["gap"])
             ctx.add("geom", g["el"])
             g.update(bodyid=i, user=_pad(g["user"], nuser["geom"], g["el"], "geom"), surfacevel=np.zeros(6),
                      adhesion=0.0, plugin=-1, sameframe=_sameframe(g["pos"], g["quat"], ipos, iquat))
             for k, col in G.items():
                 col.append(g[k])
-        # ---- sites
-        for sel_, sframe in b.sites:
-            sd = _compile_site(ctx, sel_, sframe)
-            if align:
-                sd["pos"], sd["quat"] = frameaccum(inv_pos, inv_quat, sd["pos"], sd["quat"])
+        B["contype"].append(contype)
+        B["conaffinity"].append(conaff)
+        B["margin"].append(margin)
+        for sel_, sd in it["sites"]:
             ctx.add("site", sel_)
             sd.update(bodyid=i, matid=_matid(ctx, sel_), group=sel_.get("group"), rgba=sel_.get("rgba"),
                       user=_pad(sel_.get("user", np.zeros(0)), nuser["site"], sel_, "site"),
                       sameframe=_sameframe(sd["pos"], sd["quat"], ipos, iquat))
             for k, col in S.items():
                 col.append(sd[k])
-        for cel, cframe in b.cameras:
-            cams.append(_compile_camera(ctx, cel, cframe, i, align and (inv_pos, inv_quat)))
-        for lel, lframe in b.lights:
-            lights.append((lel, lframe, i, align and (inv_pos, inv_quat)))
+        for cel, cframe, tr in it["cams"]:
+            cams.append(_compile_camera(ctx, cel, cframe, i, tr))
+        for lel, lframe, tr in it["lights"]:
+            lights.append((lel, lframe, i, tr))
+        _sameframe_simple(b, B)
 
-    _check_moving_mass(bodies, B)
+    _check_moving_mass(kept, B)
     f = ctx.f
-    nbody = len(bodies)
+    nbody = len(kept)
     f.update(nbody=nbody, njnt=len(J["type"]), nq=nq, nv=nv, ngeom=len(G["type"]), nsite=len(S["type"]),
              nmocap=mocap_count)
     store_columns(f, "body_", B, dict(pos=3, quat=4, ipos=3, iquat=4, inertia=3, user=nuser["body"]),
@@ -450,12 +386,211 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     _lights(ctx, lights)
 
 
+def _fusion_blockers(ctx):
+    """Names of bodies referenced anywhere in the model, and sites used by force/torque sensors: such bodies are
+    never fused (mjCModel::FuseStatic tries to resolve every reference without the body's name)."""
+    refs, ftsites = set(), set()
+    stack = [ctx.root]
+    while stack:
+        el = stack.pop()
+        for c in el.children:
+            if c.tag == "default":
+                continue
+            raw = c.raw
+            for a in ("target", "body1", "body2", "body", "subtree1", "subtree2"):
+                if a in raw:
+                    refs.add(raw[a])
+            if "objname" in raw and raw.get("objtype") in ("body", "xbody"):
+                refs.add(raw["objname"])
+            if "refname" in raw and raw.get("reftype") in ("body", "xbody"):
+                refs.add(raw["refname"])
+            if c.tag in ("force", "torque") and "site" in raw:
+                ftsites.add(raw["site"])
+            stack.append(c)
+    return refs, ftsites
+
+
+def _mark_fused(ctx, bodies):
+    """Set b.fused (compiler fusestatic: joint-less, non-mocap, unreferenced) and b.host (the kept body that
+    receives b's objects: b itself, or its nearest kept ancestor)."""
+    # MuJoCo 3.17 fuses nothing while fluid forces are on (they depend on each body's inertia box)
+    fuse = bool(ctx.comp.get("fusestatic")) and ctx.opt.density == 0 and ctx.opt.viscosity == 0
+    refs, ftsites = _fusion_blockers(ctx) if fuse else (set(), set())
+    for b in bodies:
+        name = b.el.raw.get("name", "") if b.parent is not None else "world"
+        b.fused = (fuse and b.parent is not None and not b.joints and not b.el.get("mocap", 0)
+                   and not (name and name in refs)
+                   and not any(sel.raw.get("name") in ftsites for sel, _ in b.sites))
+        b.host = b.parent.host if b.fused else b
+
+
+def _fuse_static(ctx, b, B, items, bodies, mesh_props, hfield_props):
+    """Fuse joint-less body b into its host (mjCModel::FuseStatic): its inertia is accumulated into the host
+    (unless the host is the world), its geoms/sites/cameras/lights move to the host with frames changed, its
+    children are re-expressed in the host frame (via b.rel_pos / b.rel_quat)."""
+    el = b.el
+    host = b.host
+    pos = np.array(el.get("pos"), dtype=np.float64)
+    quat = orientation(el, ctx.degree, ctx.eulerseq)
+    geoms, ipos, iquat, mass, inertia = _body_inertia(ctx, b, host.id, pos, quat, B["weldid"][host.id], False,
+                                                      bodies, B, mesh_props, hfield_props)
+    if b.frame is not None:
+        pos, quat = frameaccum(b.frame.pos, b.frame.quat, pos, quat)
+    normvec(quat)
+    normvec(iquat)
+    if b.parent.fused:
+        pos, quat = frameaccum(b.parent.rel_pos, b.parent.rel_quat, pos, quat)
+    b.rel_pos, b.rel_quat = pos, quat
+    if host.id != 0 and mass >= MINVAL:
+        _accumulate_inertia(B, host.id, pos, quat, ipos, iquat, mass, inertia, el)
+    for g in geoms:
+        g["pos"], g["quat"] = frameaccum(pos, quat, g["pos"], g["quat"])
+    it = items[host.id]
+    it["geoms"].extend(geoms)
+    for sel_, sframe in b.sites:
+        sd = _compile_site(ctx, sel_, sframe)
+        sd["pos"], sd["quat"] = frameaccum(pos, quat, sd["pos"], sd["quat"])
+        it["sites"].append((sel_, sd))
+    it["cams"].extend((cel, cframe, [(pos, quat)]) for cel, cframe in b.cameras)
+    it["lights"].extend((lel, lframe, [(pos, quat)]) for lel, lframe in b.lights)
+
+
+def _accumulate_inertia(B, h, pos, quat, ipos, iquat, mass, inertia, el):
+    """Add a fused body's mass and inertia (pose pos/quat in the host frame) to host h (mjCBody::AccumulateInertia)."""
+    opos, oquat = frameaccum(pos, quat, ipos, iquat)
+    masses = (B["mass"][h], mass)
+    inertias = (B["inertia"][h], inertia)
+    iposes = (B["ipos"][h], opos)
+    iquats = (B["iquat"][h], oquat)
+    total = masses[0] + masses[1]
+    if total < MINVAL:
+        B["mass"][h], B["inertia"][h] = 0.0, np.zeros(3)
+        B["ipos"][h], B["iquat"][h] = np.zeros(3), np.array([1.0, 0, 0, 0])
+        return
+    com = np.zeros(3)
+    for j in range(2):
+        com += masses[j] * iposes[j]
+    com /= total
+    toti = np.zeros(6)
+    for j in range(2):
+        toti += inr.global_inertia(inertias[j], iquats[j]) + inr.offcenter(masses[j], iposes[j] - com)
+    full, q, err = inr.full_inertia(toti)
+    if err:
+        raise el.error(f"error '{err}' in fusing static body inertias")
+    B["mass"][h], B["ipos"][h], B["inertia"][h], B["iquat"][h] = total, com, full, q
+
+
+def _sameframe_simple(b, B):
+    """body_sameframe and body_simple of kept body b, from its final inertial frame (after fusion)."""
+    i = b.id
+    ipos, iquat = B["ipos"][i], B["iquat"][i]
+    sf = SAMEFRAME_BODY if (_same_vec(ipos, _ZERO) and _same_quat(iquat, _QUNIT)) else \
+        (SAMEFRAME_BODYROT if _same_quat(iquat, _QUNIT) else SAMEFRAME_NONE)
+    B["sameframe"].append(sf)
+    if i == 0:
+        B["simple"].append(int(sf == SAMEFRAME_BODY))
+        return
+    pid = B["parentid"][i]
+    simple = sf == SAMEFRAME_BODY and (B["rootid"][i] == i or (B["parentid"][pid] == 0 and B["dofnum"][pid] == 0))
+    if b.el.get("simple") == 0:
+        simple = False
+    if pid > 0:
+        B["simple"][pid] = 0
+    if not b.simple_ok:
+        simple = False
+    simple = int(simple)
+    if simple and B["dofnum"][i]:
+        simple = 2 if all(_joint_type(j) == SLIDE for j, _ in b.joints) else 1
+    B["simple"].append(simple)
+
+
+def _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B, mesh_props, hfield_props):
+    """Compiled geoms and the body's inertial frame, mass and principal inertia (mjCBody::Compile).
+
+    Returns (geoms, ipos, iquat, mass, inertia) in the body frame, before any <frame> accumulation of the body.
+    """
+    el = b.el
+    comp = ctx.comp
+    boundmass, boundinertia = comp.get("boundmass"), comp.get("boundinertia")
+    ifg = comp.get("inertiafromgeom")  # 0 false, 1 true, 2 auto
+    grange = comp.get("inertiagrouprange")
+    # ---- inertial
+    explicit = b.inertial is not None
+    ipos = None
+    iquat = np.array([1.0, 0, 0, 0])
+    mass = 0.0
+    inertia = np.zeros(3)
+    if explicit:
+        ie = b.inertial
+        ipos = np.array(ie.get("pos"), dtype=np.float64)
+        mass = float(ie.get("mass"))
+        has_full = ie.has("fullinertia")
+        alts = [n for n in ("quat", "axisangle", "xyaxes", "zaxis", "euler") if n in ie.raw]
+        if has_full and alts:
+            raise ie.error("fullinertia and inertial orientation cannot both be specified", "fullinertia")
+        if has_full and ie.has("diaginertia"):
+            raise ie.error("fullinertia and diagonal inertia cannot both be specified", "fullinertia")
+        if has_full:
+            inertia, iquat, err = inr.full_inertia(ie.get("fullinertia"))
+            if err:
+                raise ie.error(f"error '{err}' in fullinertia", "fullinertia")
+        else:
+            if not ie.has("diaginertia"):
+                raise ie.error("inertial must specify diaginertia or fullinertia", "diaginertia")
+            inertia = np.array(ie.get("diaginertia"), dtype=np.float64)
+            iquat = orientation(ie, ctx.degree, ctx.eulerseq)
+    # ---- geoms
+    geoms = []
+    for gel, gframe in b.geoms:
+        infer = i > 0 and (not explicit or ifg == 1) and grange[0] <= gel.get("group") <= grange[1]
+        geoms.append(_compile_geom(ctx, gel, gframe, infer, weldid, bodies, B, mocap, i,
+                                   mesh_props, hfield_props))
+    if i > 0 and (ifg == 1 or (ipos is None and ifg == 2)):
+        sel = [g for g in geoms if grange[0] <= g["group"] <= grange[1] and g["mass_"] > EPS]
+        if len(sel) == 1:
+            ipos, iquat, mass, inertia = sel[0]["pos"].copy(), sel[0]["quat"].copy(), sel[0]["mass_"], \
+                sel[0]["inertia"].copy()
+        elif len(sel) > 1:
+            mass = sum(g["mass_"] for g in sel)
+            if mass < EPS:
+                raise el.error("body mass is too small, cannot compute center of mass")
+            com = np.array([sum(g["mass_"] * g["pos"][k] for g in sel) / mass for k in range(3)])
+            toti = np.zeros(6)
+            for g in sel:
+                toti += inr.global_inertia(g["inertia"], g["quat"]) + inr.offcenter(g["mass_"], g["pos"] - com)
+            ipos = com
+            inertia, iquat, err = inr.full_inertia(toti)
+            if err:
+                raise el.error(f"error '{err}' in alternative for principal axes")
+    if ipos is None:
+        ipos, iquat = pos.copy(), quat.copy()
+    if i > 0:
+        mass = max(mass, boundmass)
+        inertia = np.maximum(inertia, boundinertia)
+        where = b.inertial if explicit else el
+        if mass < 0:
+            raise where.error("mass and inertia cannot be negative", "mass" if explicit else None)
+        if (inertia < 0).any():
+            raise where.error("mass and inertia cannot be negative",
+                              ("fullinertia" if b.inertial.has("fullinertia") else "diaginertia")
+                              if explicit else None)
+        a, bb, c = inertia
+        if a + bb < c or a + c < bb or bb + c < a:
+            if comp.get("balanceinertia"):
+                inertia = np.full(3, (a + bb + c) / 3.0)
+            else:
+                raise where.error("inertia must satisfy A + B >= C; use 'balanceinertia' to fix",
+                                  ("fullinertia" if b.inertial.has("fullinertia") else "diaginertia")
+                                  if explicit else None)
+    return geoms, ipos, iquat, mass, inertia
+
+
 def _check_moving_mass(bodies, B):
     """Bodies with joints need mass and inertia >= mjMINVAL, possibly carried by welded static children."""
     def ok(b):
         if B["mass"][b.id] >= MINVAL and all(v >= MINVAL for v in B["inertia"][b.id]):
             return True
-        return any(ok(c) for c in b.children if not c.joints)
+        return any(ok(c) for c in b.children if not c.joints and not c.fused)
     for b in bodies[1:]:
         if b.joints and not ok(b):
             msg = "mass and inertia of moving bodies must be larger than mjMINVAL"
@@ -753,14 +888,15 @@ def _compile_site(ctx, el, frame):
     return dict(type=gtype, size=size, pos=pos, quat=quat)
 
 
-def _compile_camera(ctx, el, frame, bodyid, align):
+def _compile_camera(ctx, el, frame, bodyid, transforms):
+    """One camera (mjCCamera::Compile); transforms: (pos, quat) frame changes applied after its own pose."""
     pos = np.array(el.get("pos"), dtype=np.float64)
     quat = orientation(el, ctx.degree, ctx.eulerseq)
     if frame is not None:
         pos, quat = frameaccum(frame.pos, frame.quat, pos, quat)
     normvec(quat)
-    if align:
-        pos, quat = frameaccum(align[0], align[1], pos, quat)
+    for tp, tq in transforms:
+        pos, quat = frameaccum(tp, tq, pos, quat)
     fovy = el.get("fovy")
     if fovy >= 180:
         raise el.error("fovy too large in camera", "fovy")
@@ -817,7 +953,7 @@ def _cameras(ctx, cams, nuser):
 def _lights(ctx, lights):
     f = ctx.f
     rows = []
-    for el, frame, bodyid, align in lights:
+    for el, frame, bodyid, transforms in lights:
         pos = np.array(el.get("pos"), dtype=np.float64)
         d = np.array(el.get("dir"), dtype=np.float64)
         if frame is not None:
@@ -828,9 +964,9 @@ def _lights(ctx, lights):
         sft = el.get("softness")
         if sft < 0 or sft > 1:
             raise el.error("light softness must be in [0, 1]", "softness")
-        if align:
-            pos, _ = frameaccum(align[0], align[1], pos, _QUNIT)
-            d = rotvec(align[1], d)
+        for tp, tq in transforms:
+            pos, _ = frameaccum(tp, tq, pos, _QUNIT)
+            d = rotvec(tq, d)
         ltype = el.get("type")
         if el.has("directional") and "type" not in el.raw:
             ltype = 1 if el.get("directional") else 0
