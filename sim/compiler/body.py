@@ -413,12 +413,14 @@ def _fusion_blockers(ctx):
 def _mark_fused(ctx, bodies):
     """Set b.fused (compiler fusestatic: joint-less, non-mocap, unreferenced) and b.host (the kept body that
     receives b's objects: b itself, or its nearest kept ancestor)."""
-    # MuJoCo 3.17 fuses nothing while fluid forces are on (they depend on each body's inertia box)
-    fuse = bool(ctx.comp.get("fusestatic")) and ctx.opt.density == 0 and ctx.opt.viscosity == 0
+    fuse = bool(ctx.comp.get("fusestatic"))
+    # while fluid forces are on (they act on each body's inertia box), MuJoCo 3.17 fuses only into the world
+    fluid = ctx.opt.density != 0 or ctx.opt.viscosity != 0
     refs, ftsites = _fusion_blockers(ctx) if fuse else (set(), set())
     for b in bodies:
         name = b.el.raw.get("name", "") if b.parent is not None else "world"
         b.fused = (fuse and b.parent is not None and not b.joints and not b.el.get("mocap", 0)
+                   and not (fluid and b.parent.host.parent is not None)
                    and not (name and name in refs)
                    and not any(sel.raw.get("name") in ftsites for sel, _ in b.sites))
         b.host = b.parent.host if b.fused else b
