@@ -299,7 +299,7 @@ def make_model_struct(m):
                    opt=opt_array(m.opt))
     rows = dict(body=nbody, jnt=njnt, dof=nv, geom=ngeom, site=nsite, tendon=ntendon,
                 actuator=nu, wrap=int(m.nwrap), ten=ntendon)
-    for name, nd, k in MODEL_ARRAYS:
+    for name, nd, k in SMOOTH_MODEL_ARRAYS:
         if name in derived:
             arrs[name] = derived[name]
             continue
