@@ -250,3 +250,27 @@ def test_implicit_batch_bitwise_equals_single(integ):
         for f in ('qpos', 'qvel', 'act', 'qacc'):
             assert np.array_equal(getattr(b, f)[i], getattr(d, f)), f
         assert np.array_equal(b._arrays['qDeriv'][i], d._arrays['qDeriv'][0])
+
+
+@pytest.mark.parametrize('integ', ['implicit', 'implicitfast'])
+def test_implicit_with_compiled_model(integ):
+    """Same trajectory when the model comes from numjoco's own MJCF compiler (its D/B sparsity and maps)."""
+    import sim
+    xml = IMPLICIT_XML['implicit_features']
+    mm = mujoco.MjModel.from_xml_string(xml)
+    ms = sim.load_model(xml)
+    for m in (mm, ms):
+        m.opt.integrator = INTEG[integ]
+        m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_CONSTRAINT
+    st = random_states(mm, 1, seed=3)[0]
+    md = mujoco.MjData(mm)
+    d = api.Data(ms)
+    for k in ('qpos', 'qvel', 'act', 'ctrl'):
+        getattr(md, k)[:] = st[k]
+        setattr(d, k, st[k])
+    for _ in range(300):
+        mujoco.mj_step(mm, md)
+        api.step(ms, d)
+    for f in ('qpos', 'qvel', 'act'):
+        ref = getattr(md, f)
+        assert np.max(np.abs(getattr(d, f) - ref)) <= TOL * max(1.0, np.max(np.abs(ref))), f
