@@ -1,12 +1,14 @@
 """Integrators: semi-implicit Euler with implicit joint damping (mj_Euler), RK4 (mj_RungeKutta),
-implicitfast (mj_implicit with mjINT_IMPLICITFAST), and the shared state advance (mj_advance)."""
+implicit and implicitfast (mj_implicit), and the shared state advance (mj_advance)."""
 from numba import njit
 
 from sim.math import quat_integrate, d_poly_force
 from sim.crb import factor_i, solve_ld
 from sim.actuation import next_activation, actuator_disabled
-from sim.types import (JNT_FREE, JNT_BALL, OPT_TIMESTEP, OPT_DISABLE, DSBL_EULERDAMP, DSBL_DAMPER,
-                       DSBL_SPRING, DSBL_ACTUATION, BIAS_AFFINE, GAIN_AFFINE, DYN_NONE)
+from sim.derivative import (smooth_vel, factor_lu_sparse, solve_lu_sparse, free_mhat, solve_lu6,
+                            is_free_body)
+from sim.types import (JNT_FREE, JNT_BALL, OPT_TIMESTEP, OPT_DISABLE, OPT_INTEGRATOR, INT_IMPLICIT,
+                       DSBL_EULERDAMP, DSBL_DAMPER, DSBL_ACTUATION)
 
 
 @njit(cache=True)
@@ -86,83 +88,54 @@ def euler(m, d, w):
 
 
 @njit(cache=True)
-def _add_jtbj(m, qH, b, vals, cols, n, scale):
-    """qH (nC, lower CSR) += scale*b * J'J restricted to the M sparsity pattern, for one sparse row J."""
-    for p in range(n):
-        i = cols[p]
-        ra = m.M_rowadr[i]
-        rn = m.M_rownnz[i]
-        for q in range(n):
-            j = cols[q]
-            if j > i:
-                continue
-            for t in range(rn):
-                if m.M_colind[ra + t] == j:
-                    qH[ra + t] += scale * b * vals[p] * vals[q]
-                    break
-
-
-@njit(cache=True)
 def implicit_fast(m, d, w):
-    """implicitfast step: (M - h*dF/dqvel) qacc = qfrc, derivative of passive damping and actuators only."""
+    """implicit / implicitfast step (mj_implicit): qacc = (M - h*qDeriv)^-1 (qfrc_smooth + qfrc_constraint).
+
+    implicit: qDeriv includes the RNE bias derivative (non-symmetric), sparse LU in the D pattern (qLU).
+    implicitfast: qDeriv without RNE, symmetrised into the M pattern (qH, L'DL); standalone free bodies are
+    then re-solved locally with their full 6x6 block including the gyroscopic derivative (mjd_freeMhat)."""
     h = m.opt[OPT_TIMESTEP]
-    flags = int(m.opt[OPT_DISABLE])
-    qH = d.qH[w]
-    M = d.M[w]
-    for k in range(m.nC):
-        qH[k] = M[k]
-    qvel = d.qvel[w]
-    # actuator velocity derivatives (mjd_actuator_vel): qDeriv += moment' * dforce/dvel * moment
-    if not (flags & DSBL_ACTUATION):
-        force = d.actuator_force[w]
-        moment = d.actuator_moment[w]
-        rownnz = d.moment_rownnz[w]
-        rowadr = d.moment_rowadr[w]
-        colind = d.moment_colind[w]
-        for i in range(m.nu):
-            if actuator_disabled(m, i):
-                continue
-            if m.actuator_forcelimited[i]:
-                if force[i] <= m.actuator_forcerange[i, 0] or force[i] >= m.actuator_forcerange[i, 1]:
-                    continue
-            bv = 0.0
-            if m.actuator_biastype[i] == BIAS_AFFINE:
-                bv = m.actuator_biasprm[i, 2]
-            if m.actuator_gaintype[i] == GAIN_AFFINE:
-                gv = m.actuator_gainprm[i, 2]
-                if gv != 0.0:
-                    if m.actuator_dyntype[i] == DYN_NONE:
-                        bv += gv * d.ctrl[w][i]
-                    else:
-                        aa = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
-                        av = d.act[w][aa]
-                        if m.actuator_actearly[i]:
-                            av = next_activation(m, d, w, i, aa, d.act_dot[w][aa])
-                        bv += gv * av
-            if bv != 0.0:
-                a = rowadr[i]
-                _add_jtbj(m, qH, bv, moment[a:a + rownnz[i]], colind[a:a + rownnz[i]], rownnz[i], -h)
-    # passive damping derivatives (mjd_passive_vel, without fluid)
-    if not ((flags & DSBL_SPRING) and (flags & DSBL_DAMPER)) and not (flags & DSBL_DAMPER):
-        for i in range(m.nv):
-            dd = d_poly_force(m.dof_damping_eff[i], m.dof_dampingpoly_eff[i, 0],
-                              m.dof_dampingpoly_eff[i, 1], qvel[i], True)
-            qH[m.M_rowadr[i] + m.M_rownnz[i] - 1] += h * dd
-        tv = d.ten_velocity[w]
-        J = d.ten_J[w]
-        for t in range(m.ntendon):
-            B = -d_poly_force(m.tendon_damping_eff[t], m.tendon_dampingpoly_eff[t, 0],
-                              m.tendon_dampingpoly_eff[t, 1], tv[t], True)
-            if B == 0.0:
-                continue
-            ra = m.ten_J_rowadr[t]
-            n = m.ten_J_rownnz[t]
-            _add_jtbj(m, qH, B, J[ra:ra + n], m.ten_J_colind[ra:ra + n], n, -h)
-    factor_i(qH, d.qHDiagInv[w], m.nv, m.M_rownnz, m.M_rowadr, m.M_colind)
-    qacc = d.scr_nv[w][0]
+    nv = m.nv
+    qfrc = d.scr_impvec[w][0]
+    qacc = d.scr_impvec[w][1]
     fs = d.qfrc_smooth[w]
     fc = d.qfrc_constraint[w]
-    for i in range(m.nv):
-        qacc[i] = fs[i] + fc[i]
-    solve_ld(qacc, qH, d.qHDiagInv[w], m.nv, m.M_rownnz, m.M_rowadr, m.M_colind)
+    for i in range(nv):
+        qfrc[i] = fs[i] + fc[i]
+    M = d.M[w]
+    qd = d.qDeriv[w]
+    if int(m.opt[OPT_INTEGRATOR]) == INT_IMPLICIT:
+        smooth_vel(m, d, w, True)
+        qlu = d.qLU[w]
+        for k in range(m.nD):
+            a = m.mapM2D[k]
+            qlu[k] = M[a] if a >= 0 else 0.0
+        for k in range(m.nD):
+            qlu[k] += qd[k] * -h
+        factor_lu_sparse(qlu, nv, d.scr_luint[w], m.D_rownnz, m.D_rowadr, m.D_colind)
+        solve_lu_sparse(qacc, qlu, qfrc, nv, m.D_rownnz, m.D_rowadr, m.D_diag, m.D_colind)
+    else:
+        smooth_vel(m, d, w, False)
+        qH = d.qH[w]
+        for k in range(m.nC):
+            qH[k] = M[k] + qd[m.mapD2M[k]] * -h
+        # standalone free bodies: M rows in qH (their block is solved below)
+        for j in range(m.njnt):
+            if m.jnt_type[j] == JNT_FREE and is_free_body(m, m.jnt_bodyid[j]):
+                for r in range(m.jnt_dofadr[j], m.jnt_dofadr[j] + 6):
+                    for k in range(m.M_rowadr[r], m.M_rowadr[r] + m.M_rownnz[r]):
+                        qH[k] = M[k]
+        factor_i(qH, d.qHDiagInv[w], nv, m.M_rownnz, m.M_rowadr, m.M_colind)
+        for i in range(nv):
+            qacc[i] = qfrc[i]
+        solve_ld(qacc, qH, d.qHDiagInv[w], nv, m.M_rownnz, m.M_rowadr, m.M_colind)
+        A = d.scr_mat6[w][0]
+        for j in range(m.njnt):
+            if m.jnt_type[j] == JNT_FREE and is_free_body(m, m.jnt_bodyid[j]):
+                free_mhat(m, d, w, j, h, A)
+                a = m.jnt_dofadr[j]
+                solve_lu6(A, qfrc[a:a + 6], qacc[a:a + 6])
     advance(m, d, w, d.act_dot[w], qacc, qacc, False)
+
+
+implicit = implicit_fast

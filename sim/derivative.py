@@ -1,0 +1,686 @@
+"""Analytic derivative of the smooth forces w.r.t. velocity, qDeriv (nD,) = d qfrc_smooth / d qvel in the
+symmetric dof-dof sparsity D (mjd_smooth_vel): actuator gains/biases, passive damping (dof, tendon,
+inertia-box fluid) and optionally the RNE bias (mjd_rne_vel); the free-body 6x6 block of the implicitfast
+local solve (mjd_freeMhat); the no-fill sparse LU used by the implicit integrator."""
+import math
+from numba import njit
+
+from sim.math import d_poly_force, cross, mul_inert_vec
+from sim.actuation import next_activation, actuator_disabled, muscle_gain_length
+from sim.types import (OPT_DISABLE, OPT_WIND, OPT_DENSITY, OPT_VISCOSITY, DSBL_SPRING, DSBL_DAMPER,
+                       DSBL_ACTUATION, DSBL_CLAMPCTRL, BIAS_AFFINE, GAIN_AFFINE, GAIN_MUSCLE, DYN_NONE, JNT_FREE,
+                       JNT_BALL, MINVAL)
+
+
+# ------------------------------------------------------------------------------------------
+# sparse helpers
+
+@njit(cache=True)
+def add_jtbj_row(m, qd, vals, cols, n, b):
+    """qDeriv += J' b J for one sparse row J (vals, cols sorted, n nonzeros), as addJTBJSparse with n=1."""
+    for k in range(n):
+        c = cols[k]
+        scl = vals[k] * b
+        adrd = m.D_rowadr[c]
+        endd = adrd + m.D_rownnz[c]
+        adrs = 0
+        while adrs < n and adrd < endd:
+            ci = cols[adrs]
+            cd = m.D_colind[adrd]
+            if ci == cd:
+                qd[adrd] += scl * vals[adrs]
+                adrs += 1
+                adrd += 1
+            elif ci < cd:
+                adrs += 1
+            else:
+                adrd += 1
+
+
+@njit(cache=True)
+def dot_sparse(vec1, adr, vec2, nnz, colind):
+    """sum_k vec1[adr+k] * vec2[colind[adr+k]] with mju_dotSparse's 4-way summation order."""
+    i = 0
+    r0 = 0.0
+    r1 = 0.0
+    r2 = 0.0
+    r3 = 0.0
+    while i <= nnz - 4:
+        r0 += vec1[adr + i] * vec2[colind[adr + i]]
+        r1 += vec1[adr + i + 1] * vec2[colind[adr + i + 1]]
+        r2 += vec1[adr + i + 2] * vec2[colind[adr + i + 2]]
+        r3 += vec1[adr + i + 3] * vec2[colind[adr + i + 3]]
+        i += 4
+    res = (r0 + r2) + (r1 + r3)
+    while i < nnz:
+        res += vec1[adr + i] * vec2[colind[adr + i]]
+        i += 1
+    return res
+
+
+@njit(cache=True)
+def factor_lu_sparse(LU, n, remaining, rownnz, rowadr, colind):
+    """In-place reverse-order sparse LU without fill-in (tree sparsity D), mju_factorLUSparse:
+    LU = L + U with original = (U + I) L."""
+    for i in range(n):
+        remaining[i] = rownnz[i]
+    for i in range(n - 1, -1, -1):
+        ii = rowadr[i] + remaining[i] - 1
+        remaining[i] -= 1
+        for j in range(i - 1, -1, -1):
+            ji = rowadr[j] + remaining[j] - 1
+            if colind[ji] == i:
+                remaining[j] -= 1
+                LU[ji] = LU[ji] / LU[ii]
+                luji = LU[ji]
+                icnt = rowadr[i]
+                jcnt = rowadr[j]
+                jend = rowadr[j] + remaining[j]
+                while jcnt < jend:
+                    if colind[icnt] == colind[jcnt]:
+                        LU[jcnt] -= LU[icnt] * luji
+                        jcnt += 1
+                        icnt += 1
+                    elif colind[icnt] > colind[jcnt]:
+                        jcnt += 1
+                    else:
+                        break  # would need fill-in: cannot happen for tree sparsity
+
+
+@njit(cache=True)
+def solve_lu_sparse(res, LU, vec, n, rownnz, rowadr, diag, colind):
+    """res (n,) = mat^-1 vec from the factor of factor_lu_sparse, mju_solveLUSparse."""
+    for i in range(n - 1, -1, -1):
+        res[i] = vec[i]
+        d1 = diag[i] + 1
+        nnz = rownnz[i] - d1
+        if nnz > 0:
+            res[i] -= dot_sparse(LU, rowadr[i] + d1, res, nnz, colind)
+    for i in range(n):
+        dg = diag[i]
+        adr = rowadr[i]
+        if dg > 0:
+            res[i] -= dot_sparse(LU, adr, res, dg, colind)
+        res[i] /= LU[adr + dg]
+
+
+@njit(cache=True)
+def dof_nancestor(m, j):
+    """Number of dof ancestors of dof j (= its column index in its body's B row)."""
+    n = 0
+    p = m.dof_parentid[j]
+    while p >= 0:
+        n += 1
+        p = m.dof_parentid[p]
+    return n
+
+
+@njit(cache=True)
+def is_free_body(m, body):
+    """1 if body has a single free joint and forms a standalone 6-dof tree without children, mj_isFreeBody."""
+    if m.body_jntnum[body] != 1 or m.jnt_type[m.body_jntadr[body]] != JNT_FREE:
+        return False
+    adr = m.jnt_dofadr[m.body_jntadr[body]]
+    return m.tree_dofnum[m.dof_treeid[adr]] == 6 and m.body_subtreemass[body] == m.body_mass[body]
+
+
+# ------------------------------------------------------------------------------------------
+# actuators (mjd_actuator_vel)
+
+@njit(cache=True)
+def muscle_gain_vel(ln, vel, lr, acc0, prm):
+    """d(muscle gain)/d(velocity), mjd_muscleGain_vel (negated scaled slope of the FV curve)."""
+    force = prm[2]
+    if force < 0:
+        force = prm[3] / max(MINVAL, acc0)
+    L0 = (lr[1] - lr[0]) / max(MINVAL, prm[1] - prm[0])
+    L = prm[0] + (ln - lr[0]) / max(MINVAL, L0)
+    V = vel / max(MINVAL, L0 * prm[6])
+    FL = muscle_gain_length(L, prm[4], prm[5])
+    y = prm[8] - 1.0
+    if V <= -1.0:
+        dFV = 0.0
+    elif V <= 0.0:
+        dFV = 2.0 * V + 2.0
+    elif V <= y:
+        dFV = (-2.0 * V + 2.0 * y) / max(MINVAL, y)
+    else:
+        dFV = 0.0
+    return -force * FL * dFV / max(MINVAL, L0 * prm[6])
+
+
+@njit(cache=True)
+def actuator_vel(m, d, w, qd):
+    """qDeriv += sum_i moment_i' (d force_i / d velocity) moment_i (affine gain/bias kv, muscle FV slope)."""
+    if int(m.opt[OPT_DISABLE]) & DSBL_ACTUATION:
+        return
+    clamp_off = int(m.opt[OPT_DISABLE]) & DSBL_CLAMPCTRL
+    force = d.actuator_force[w]
+    moment = d.actuator_moment[w]
+    rownnz = d.moment_rownnz[w]
+    rowadr = d.moment_rowadr[w]
+    colind = d.moment_colind[w]
+    for i in range(m.nu):
+        if actuator_disabled(m, i):
+            continue
+        if m.actuator_forcelimited[i]:
+            if force[i] <= m.actuator_forcerange[i, 0] or force[i] >= m.actuator_forcerange[i, 1]:
+                continue
+        bias_vel = 0.0
+        gain_vel = 0.0
+        if m.actuator_biastype[i] == BIAS_AFFINE:
+            bias_vel = m.actuator_biasprm[i, 2]
+        if m.actuator_gaintype[i] == GAIN_AFFINE:
+            gain_vel = m.actuator_gainprm[i, 2]
+        elif m.actuator_gaintype[i] == GAIN_MUSCLE:
+            gain_vel = muscle_gain_vel(d.actuator_length[w][i], d.actuator_velocity[w][i],
+                                       m.actuator_lengthrange[i], m.actuator_acc0[i], m.actuator_gainprm[i])
+        if gain_vel != 0.0:
+            if m.actuator_dyntype[i] == DYN_NONE:
+                # the clamped control, as the forward actuation uses it (mujoco 3.17)
+                c = d.ctrl[w][i]
+                if m.actuator_ctrllimited[i] and not clamp_off:
+                    c = min(max(c, m.actuator_ctrlrange[i, 0]), m.actuator_ctrlrange[i, 1])
+                bias_vel += gain_vel * c
+            else:
+                aa = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
+                act = d.act[w][aa]
+                if m.actuator_actearly[i]:
+                    act = next_activation(m, d, w, i, aa, d.act_dot[w][aa])
+                bias_vel += gain_vel * act
+        if bias_vel != 0.0:
+            a = rowadr[i]
+            n = rownnz[i]
+            add_jtbj_row(m, qd, moment[a:a + n], colind[a:a + n], n, bias_vel)
+
+
+# ------------------------------------------------------------------------------------------
+# passive forces (mjd_passive_vel, mjd_inertiaBoxFluid)
+
+@njit(cache=True)
+def _fluid_jac_local(m, d, w, i):
+    """Body-CoM Jacobian of body i over its dof chain, rotated to the inertial frame: rows 0-2 angular,
+    3-5 linear, in scr_fjac[w] (6, nnz) with columns scr_fjacind[w] (sorted); returns nnz."""
+    J = d.scr_fjac[w]
+    ind = d.scr_fjacind[w]
+    b = m.body_weldid[i]
+    if m.body_dofnum[b] == 0:
+        return 0
+    nnz = 0
+    da = m.body_dofadr[b] + m.body_dofnum[b] - 1
+    while da >= 0:
+        nnz += 1
+        da = m.dof_parentid[da]
+    cdof = d.cdof[w]
+    sc = d.subtree_com[w][m.body_rootid[i]]
+    xp = d.xipos[w][i]
+    xm = d.ximat[w][i]
+    o0 = xp[0] - sc[0]
+    o1 = xp[1] - sc[1]
+    o2 = xp[2] - sc[2]
+    k = nnz - 1
+    da = m.body_dofadr[b] + m.body_dofnum[b] - 1
+    while da >= 0:
+        ind[k] = da
+        c = cdof[da]
+        x0, x1, x2 = cross(c[0], c[1], c[2], o0, o1, o2)
+        jg0 = c[0]; jg1 = c[1]; jg2 = c[2]
+        jp0 = c[3] + x0; jp1 = c[4] + x1; jp2 = c[5] + x2
+        # ximat' * J, accumulated row by row (mju_mulMatTMat)
+        for r in range(3):
+            J[r, k] = ((0.0 + xm[r] * jg0) + xm[3 + r] * jg1) + xm[6 + r] * jg2
+            J[3 + r, k] = ((0.0 + xm[r] * jp0) + xm[3 + r] * jp1) + xm[6 + r] * jp2
+        k -= 1
+        da = m.dof_parentid[da]
+    return nnz
+
+
+@njit(cache=True)
+def inertia_box_fluid_vel(m, d, w, i, qd):
+    """qDeriv += d(inertia-box fluid force of body i)/d qvel, mjd_inertiaBoxFluid (viscous + quadratic drag)."""
+    inertia = m.body_inertia[i]
+    mass = m.body_mass[i]
+    bx = math.sqrt(max(MINVAL, inertia[1] + inertia[2] - inertia[0]) / mass * 6.0)
+    by = math.sqrt(max(MINVAL, inertia[0] + inertia[2] - inertia[1]) / mass * 6.0)
+    bz = math.sqrt(max(MINVAL, inertia[0] + inertia[1] - inertia[2]) / mass * 6.0)
+    nnz = _fluid_jac_local(m, d, w, i)
+    if nnz == 0:
+        return
+    J = d.scr_fjac[w]
+    ind = d.scr_fjacind[w][:nnz]
+    visc = m.opt[OPT_VISCOSITY]
+    dens = m.opt[OPT_DENSITY]
+    if visc > 0:
+        diam = (bx + by + bz) / 3.0
+        B = -math.pi * diam * diam * diam * visc
+        for r in range(3):
+            add_jtbj_row(m, qd, J[r, :nnz], ind, nnz, B)
+        B = -3.0 * math.pi * diam * visc
+        for r in range(3):
+            add_jtbj_row(m, qd, J[3 + r, :nnz], ind, nnz, B)
+    if dens > 0:
+        # local 6D velocity at the CoM in the inertial frame minus the wind (mj_objectVelocity, flg_local)
+        cvel = d.cvel[w][i]
+        xp = d.xipos[w][i]
+        xm = d.ximat[w][i]
+        sc = d.subtree_com[w][m.body_rootid[i]]
+        c0, c1, c2 = cross(xp[0] - sc[0], xp[1] - sc[1], xp[2] - sc[2], cvel[0], cvel[1], cvel[2])
+        l0 = xm[0] * cvel[0] + xm[3] * cvel[1] + xm[6] * cvel[2]
+        l1 = xm[1] * cvel[0] + xm[4] * cvel[1] + xm[7] * cvel[2]
+        l2 = xm[2] * cvel[0] + xm[5] * cvel[1] + xm[8] * cvel[2]
+        u0 = cvel[3] - c0 - m.opt[OPT_WIND]
+        u1 = cvel[4] - c1 - m.opt[OPT_WIND + 1]
+        u2 = cvel[5] - c2 - m.opt[OPT_WIND + 2]
+        l3 = xm[0] * u0 + xm[3] * u1 + xm[6] * u2
+        l4 = xm[1] * u0 + xm[4] * u1 + xm[7] * u2
+        l5 = xm[2] * u0 + xm[5] * u1 + xm[8] * u2
+        bx4 = bx * bx * bx * bx
+        by4 = by * by * by * by
+        bz4 = bz * bz * bz * bz
+        add_jtbj_row(m, qd, J[0, :nnz], ind, nnz, -dens * bx * (by4 + bz4) * 2 * abs(l0) / 64.0)
+        add_jtbj_row(m, qd, J[1, :nnz], ind, nnz, -dens * by * (bx4 + bz4) * 2 * abs(l1) / 64.0)
+        add_jtbj_row(m, qd, J[2, :nnz], ind, nnz, -dens * bz * (bx4 + by4) * 2 * abs(l2) / 64.0)
+        add_jtbj_row(m, qd, J[3, :nnz], ind, nnz, -0.5 * dens * by * bz * 2 * abs(l3))
+        add_jtbj_row(m, qd, J[4, :nnz], ind, nnz, -0.5 * dens * bx * bz * 2 * abs(l4))
+        add_jtbj_row(m, qd, J[5, :nnz], ind, nnz, -0.5 * dens * bx * by * 2 * abs(l5))
+
+
+@njit(cache=True)
+def passive_vel(m, d, w, qd):
+    """qDeriv += d qfrc_passive / d qvel: inertia-box fluid, dof damping (incl. dampingpoly), tendon damping."""
+    flags = int(m.opt[OPT_DISABLE])
+    if (flags & DSBL_SPRING) and (flags & DSBL_DAMPER):
+        return
+    if m.opt[OPT_VISCOSITY] > 0 or m.opt[OPT_DENSITY] > 0:
+        for i in range(m.nbody):
+            if m.body_mass[i] < MINVAL:
+                continue
+            inertia_box_fluid_vel(m, d, w, i, qd)
+    if flags & DSBL_DAMPER:
+        return
+    qvel = d.qvel[w]
+    for i in range(m.nv):
+        qd[m.D_rowadr[i] + m.D_diag[i]] -= d_poly_force(m.dof_damping_eff[i], m.dof_dampingpoly_eff[i, 0],
+                                                        m.dof_dampingpoly_eff[i, 1], qvel[i], True)
+    tv = d.ten_velocity[w]
+    J = d.ten_J[w]
+    for t in range(m.ntendon):
+        B = -d_poly_force(m.tendon_damping_eff[t], m.tendon_dampingpoly_eff[t, 0],
+                          m.tendon_dampingpoly_eff[t, 1], tv[t], True)
+        if B == 0.0:
+            continue
+        ra = m.ten_J_rowadr[t]
+        n = m.ten_J_rownnz[t]
+        add_jtbj_row(m, qd, J[ra:ra + n], m.ten_J_colind[ra:ra + n], n, B)
+
+
+# ------------------------------------------------------------------------------------------
+# RNE bias (mjd_rne_vel, sparse body-dof layout: rows of 6 per (body, dof in its B row))
+
+@njit(cache=True)
+def _cross_motion_vel(D, v):
+    """D (36,) = d(vel x v)/d vel for motion vectors (mjd_crossMotion_vel)."""
+    D[:] = 0.0
+    D[2] = -v[1]; D[1] = v[2]
+    D[8] = v[0]; D[6] = -v[2]
+    D[13] = -v[0]; D[12] = v[1]
+    D[20] = -v[4]; D[19] = v[5]; D[23] = -v[1]; D[22] = v[2]
+    D[26] = v[3]; D[24] = -v[5]; D[29] = v[0]; D[27] = -v[2]
+    D[31] = -v[3]; D[30] = v[4]; D[34] = -v[0]; D[33] = v[1]
+
+
+@njit(cache=True)
+def _cross_force_vel(D, f0, f1, f2, f3, f4, f5):
+    """D (36,) = d(vel x* f)/d vel (mjd_crossForce_vel)."""
+    D[:] = 0.0
+    D[2] = -f1; D[1] = f2; D[5] = -f4; D[4] = f5
+    D[8] = f0; D[6] = -f2; D[11] = f3; D[9] = -f5
+    D[13] = -f0; D[12] = f1; D[16] = -f3; D[15] = f4
+    D[20] = -f4; D[19] = f5
+    D[26] = f3; D[24] = -f5
+    D[31] = -f3; D[30] = f4
+
+
+@njit(cache=True)
+def _cross_force_frc(D, v):
+    """D (36,) = d(vel x* f)/d f (mjd_crossForce_frc)."""
+    D[:] = 0.0
+    D[1] = -v[2]; D[2] = v[1]; D[4] = -v[5]; D[5] = v[4]
+    D[6] = v[2]; D[8] = -v[0]; D[9] = v[5]; D[11] = -v[3]
+    D[12] = -v[1]; D[13] = v[0]; D[15] = -v[4]; D[16] = v[3]
+    D[22] = -v[2]; D[23] = v[1]
+    D[27] = v[2]; D[29] = -v[0]
+    D[33] = -v[1]; D[34] = v[0]
+
+
+@njit(cache=True)
+def _mul_inert_vec_vel(D, i):
+    """D (36,) = d(cinert * v)/d v (mjd_mulInertVec_vel)."""
+    D[:] = 0.0
+    D[0] = i[0]; D[1] = i[3]; D[2] = i[4]; D[4] = -i[8]; D[5] = i[7]
+    D[6] = i[3]; D[7] = i[1]; D[8] = i[5]; D[9] = i[8]; D[11] = -i[6]
+    D[12] = i[4]; D[13] = i[5]; D[14] = i[2]; D[15] = -i[7]; D[16] = i[6]
+    D[19] = i[8]; D[20] = -i[7]; D[21] = i[9]
+    D[26] = i[6]; D[24] = -i[8]; D[28] = i[9]
+    D[30] = i[7]; D[31] = -i[6]; D[35] = i[9]
+
+
+@njit(cache=True)
+def _rows_mul_t(dst, doff, src, soff, nrow, mat, add):
+    """dst[doff+r] (=|+=) mat (6x6, (36,)) * src[soff+r] for r < nrow, i.e. src rows times mat' (mju_mulMatMat)."""
+    for r in range(nrow):
+        s = src[soff + r]
+        o0 = 0.0; o1 = 0.0; o2 = 0.0; o3 = 0.0; o4 = 0.0; o5 = 0.0
+        for k in range(6):
+            t = s[k]
+            if t != 0.0:
+                o0 += mat[k] * t
+                o1 += mat[6 + k] * t
+                o2 += mat[12 + k] * t
+                o3 += mat[18 + k] * t
+                o4 += mat[24 + k] * t
+                o5 += mat[30 + k] * t
+        o = dst[doff + r]
+        if add:
+            o[0] += o0; o[1] += o1; o[2] += o2; o[3] += o3; o[4] += o4; o[5] += o5
+        else:
+            o[0] = o0; o[1] = o1; o[2] = o2; o[3] = o3; o[4] = o4; o[5] = o5
+
+
+@njit(cache=True)
+def _copy_from_parent(m, mat, n):
+    """Row block of body n := its parent's entries for the dofs of n's ancestors (copyFromParent)."""
+    p = m.body_parentid[n]
+    if n == 0 or m.body_weldid[p] == 0:
+        return
+    ndof = 0
+    q = m.body_weldid[p]
+    while q > 0:
+        ndof += m.body_dofnum[q]
+        q = m.body_weldid[m.body_parentid[q]]
+    a = m.B_rowadr[n]
+    ap = m.B_rowadr[p]
+    for r in range(ndof):
+        for c in range(6):
+            mat[a + r, c] = mat[ap + r, c]
+
+
+@njit(cache=True)
+def _add_to_parent(m, mat, n):
+    """Parent row block += entries of body n at the columns both share (addToParent)."""
+    p = m.body_parentid[n]
+    if n == 0 or m.body_weldid[p] == 0:
+        return
+    i = 0
+    ip = 0
+    an = m.B_rowadr[n]
+    ap = m.B_rowadr[p]
+    while i < m.B_rownnz[n] and ip < m.B_rownnz[p]:
+        cn = m.B_colind[an + i]
+        cp = m.B_colind[ap + ip]
+        if cn == cp:
+            for c in range(6):
+                mat[ap + ip, c] += mat[an + i, c]
+            i += 1
+            ip += 1
+        elif cn > cp:
+            ip += 1
+        else:
+            break  # child columns are a subset of the parent's
+
+
+@njit(cache=True)
+def _com_vel_vel(m, d, w, Dcvel, Dcdofdot, mat):
+    """Dcvel (nB,6) = d cvel / d qvel and Dcdofdot (nD,6) = d cdof_dot / d qvel (mjd_comVel_vel)."""
+    cdof = d.cdof[w]
+    Badr = m.B_rowadr
+    Dadr = m.D_rowadr
+    for i in range(1, m.nbody):
+        _copy_from_parent(m, Dcvel, i)
+        j = m.body_dofadr[i]
+        last = j + m.body_dofnum[i]
+        while j < last:
+            Jadr = dof_nancestor(m, j)
+            jt = m.jnt_type[m.dof_jntid[j]]
+            if jt == JNT_FREE:
+                for k in range(3):
+                    for c in range(6):
+                        Dcvel[Badr[i] + Jadr + k, c] += cdof[j + k, c]
+                j += 3
+                Jadr += 3
+                jt = JNT_BALL
+            if jt == JNT_BALL:
+                for dj in range(3):
+                    _cross_motion_vel(mat, cdof[j + dj])
+                    _rows_mul_t(Dcdofdot, Dadr[j + dj], Dcvel, Badr[i], Jadr + dj, mat, False)
+                for k in range(3):
+                    for c in range(6):
+                        Dcvel[Badr[i] + Jadr + k, c] += cdof[j + k, c]
+                j += 3
+            else:
+                _cross_motion_vel(mat, cdof[j])
+                _rows_mul_t(Dcdofdot, Dadr[j], Dcvel, Badr[i], Jadr, mat, False)
+                for c in range(6):
+                    Dcvel[Badr[i] + Jadr, c] += cdof[j, c]
+                j += 1
+
+
+@njit(cache=True)
+def rne_vel(m, d, w, qd):
+    """qDeriv -= d qfrc_bias / d qvel (sparse mjd_rne_vel; cross-body terms outside each body's B row dropped
+    exactly as MuJoCo's addToParent does)."""
+    Dcdofdot = d.scr_dcdofdot[w]
+    Dcvel = d.scr_dcvel[w]
+    Dcacc = d.scr_dcacc[w]
+    Dcfrc = d.scr_dcfrc[w]
+    M6 = d.scr_mat6[w]
+    dmul = M6[0]
+    mat = M6[1]
+    mat1 = M6[2]
+    mat2 = M6[3]
+    Dcdofdot[:, :] = 0.0
+    Dcvel[:, :] = 0.0
+    Dcacc[:, :] = 0.0
+    Dcfrc[:, :] = 0.0
+    _com_vel_vel(m, d, w, Dcvel, Dcdofdot, mat)
+    cdof = d.cdof[w]
+    cdd = d.cdof_dot[w]
+    cinert = d.cinert[w]
+    cvel = d.cvel[w]
+    qvel = d.qvel[w]
+    Badr = m.B_rowadr
+    Bnnz = m.B_rownnz
+    for i in range(1, m.nbody):
+        _copy_from_parent(m, Dcacc, i)
+        a = Badr[i]
+        nb = Bnnz[i]
+        for j in range(m.body_dofadr[i], m.body_dofadr[i] + m.body_dofnum[i]):
+            r = a + dof_nancestor(m, j)
+            for c in range(6):
+                Dcacc[r, c] += cdd[j, c]
+            q = qvel[j]
+            ad = m.D_rowadr[j]
+            for k in range(nb):
+                for c in range(6):
+                    Dcacc[a + k, c] += Dcdofdot[ad + k, c] * q
+        # Dcfrc = D(cinert*cacc + cvel x* (cinert*cvel))
+        _mul_inert_vec_vel(dmul, cinert[i])
+        _rows_mul_t(Dcfrc, a, Dcacc, a, nb, dmul, False)
+        t0, t1, t2, t3, t4, t5 = mul_inert_vec(cinert[i], cvel[i])
+        _cross_force_vel(mat, t0, t1, t2, t3, t4, t5)
+        _cross_force_frc(mat1, cvel[i])
+        for r in range(6):
+            for c in range(6):
+                s = 0.0
+                for k in range(6):
+                    t = mat1[6 * r + k]
+                    if t != 0.0:
+                        s += dmul[6 * k + c] * t
+                mat2[6 * r + c] = s
+        for k in range(36):
+            mat[k] += mat2[k]
+        _rows_mul_t(Dcfrc, a, Dcvel, a, nb, mat, True)
+    for i in range(m.nbody - 1, 0, -1):
+        _add_to_parent(m, Dcfrc, i)
+    for j in range(m.nv):
+        i = m.dof_bodyid[j]
+        a = Badr[i]
+        cj = cdof[j]
+        ad = m.D_rowadr[j]
+        for k in range(Bnnz[i]):
+            f = Dcfrc[a + k]
+            # mju_dot order for n=6
+            s = ((f[0] * cj[0] + f[2] * cj[2]) + (f[1] * cj[1] + f[3] * cj[3])) + (f[4] * cj[4] + f[5] * cj[5])
+            qd[ad + k] -= s
+
+
+# ------------------------------------------------------------------------------------------
+# entry point
+
+@njit(cache=True)
+def smooth_vel(m, d, w, flg_bias):
+    """qDeriv (nD,) = d(qfrc_actuator + qfrc_passive [- qfrc_bias]) / d qvel, as mjd_smooth_vel."""
+    qd = d.qDeriv[w]
+    qd[:] = 0.0
+    actuator_vel(m, d, w, qd)
+    passive_vel(m, d, w, qd)
+    if flg_bias:
+        rne_vel(m, d, w, qd)
+
+
+# ------------------------------------------------------------------------------------------
+# standalone free bodies in implicitfast (mjd_freeMhat)
+
+@njit(cache=True)
+def free_mhat(m, d, w, jnt, h, A):
+    """A (36,) = M - h*(qDeriv + d(-qfrc_bias)/d qvel) on the 6x6 block of the free joint of a standalone body."""
+    body = m.jnt_bodyid[jnt]
+    adr = m.jnt_dofadr[jnt]
+    M = d.M[w]
+    qd = d.qDeriv[w]
+    A[:] = 0.0
+    for r in range(6):
+        ra = m.M_rowadr[adr + r]
+        for k in range(m.M_rownnz[adr + r]):
+            c = m.M_colind[ra + k] - adr
+            A[6 * r + c] = M[ra + k]
+            A[6 * c + r] = M[ra + k]
+    for r in range(6):
+        ra = m.D_rowadr[adr + r]
+        for k in range(m.D_rownnz[adr + r]):
+            c = m.D_colind[ra + k] - adr
+            A[6 * r + c] -= h * qd[ra + k]
+    # bias derivative of a free body: rotational columns [-mass*lin; rot] (freeBias_vel_blocks)
+    mass = m.body_mass[body]
+    R = d.xmat[w][body]
+    Xi = d.ximat[w][body]
+    I = m.body_inertia[body]
+    xp = d.xipos[w][body]
+    xb = d.xpos[w][body]
+    s0 = xp[0] - xb[0]; s1 = xp[1] - xb[1]; s2 = xp[2] - xb[2]
+    qv = d.qvel[w]
+    v0 = qv[adr + 3]; v1 = qv[adr + 4]; v2 = qv[adr + 5]
+    w0 = R[0] * v0 + R[1] * v1 + R[2] * v2
+    w1 = R[3] * v0 + R[4] * v1 + R[5] * v2
+    w2 = R[6] * v0 + R[7] * v1 + R[8] * v2
+    # world inertia about the CoM Iw = Xi diag(I) Xi' (symmetric, 6 distinct entries)
+    a0 = Xi[0] * I[0]; a1 = Xi[1] * I[1]; a2 = Xi[2] * I[2]
+    a3 = Xi[3] * I[0]; a4 = Xi[4] * I[1]; a5 = Xi[5] * I[2]
+    a6 = Xi[6] * I[0]; a7 = Xi[7] * I[1]; a8 = Xi[8] * I[2]
+    i00 = a0 * Xi[0] + a1 * Xi[1] + a2 * Xi[2]
+    i11 = a3 * Xi[3] + a4 * Xi[4] + a5 * Xi[5]
+    i22 = a6 * Xi[6] + a7 * Xi[7] + a8 * Xi[8]
+    i01 = a0 * Xi[3] + a1 * Xi[4] + a2 * Xi[5]
+    i02 = a0 * Xi[6] + a1 * Xi[7] + a2 * Xi[8]
+    i12 = a3 * Xi[6] + a4 * Xi[7] + a5 * Xi[8]
+    Iw = (i00, i01, i02, i01, i11, i12, i02, i12, i22)
+    ws0, ws1, ws2 = cross(w0, w1, w2, s0, s1, s2)
+    iw0 = Iw[0] * w0 + Iw[1] * w1 + Iw[2] * w2
+    iw1 = Iw[3] * w0 + Iw[4] * w1 + Iw[5] * w2
+    iw2 = Iw[6] * w0 + Iw[7] * w1 + Iw[8] * w2
+    wds = w0 * s0 + w1 * s1 + w2 * s2
+    K = (s0 * w0 - wds, s0 * w1 - ws2, s0 * w2 + ws1,
+         s1 * w0 + ws2, s1 * w1 - wds, s1 * w2 - ws0,
+         s2 * w0 - ws1, s2 * w1 + ws0, s2 * w2 - wds)
+    W = d.scr_mat6[w][4]   # 0-8 lin, 9-17 C, 18-26 R'C
+    for r in range(3):
+        for c in range(3):
+            W[3 * r + c] = K[3 * r] * R[c] + K[3 * r + 1] * R[3 + c] + K[3 * r + 2] * R[6 + c]
+    for c in range(3):
+        sk0 = s1 * K[6 + c] - s2 * K[3 + c]
+        sk1 = s2 * K[c] - s0 * K[6 + c]
+        sk2 = s0 * K[3 + c] - s1 * K[c]
+        wi0 = w1 * Iw[6 + c] - w2 * Iw[3 + c]
+        wi1 = w2 * Iw[c] - w0 * Iw[6 + c]
+        wi2 = w0 * Iw[3 + c] - w1 * Iw[c]
+        e0 = iw2 if c == 1 else (-iw1 if c == 2 else 0.0)
+        e1 = -iw2 if c == 0 else (iw0 if c == 2 else 0.0)
+        e2 = iw1 if c == 0 else (-iw0 if c == 1 else 0.0)
+        W[9 + c] = -mass * sk0 + wi0 + e0
+        W[12 + c] = -mass * sk1 + wi1 + e1
+        W[15 + c] = -mass * sk2 + wi2 + e2
+    for r in range(3):
+        for c in range(3):
+            W[18 + 3 * r + c] = R[r] * W[9 + c] + R[3 + r] * W[12 + c] + R[6 + r] * W[15 + c]
+    hm = -h * mass
+    for r in range(3):
+        for c in range(3):
+            rot = W[18 + 3 * r] * R[c] + W[18 + 3 * r + 1] * R[3 + c] + W[18 + 3 * r + 2] * R[6 + c]
+            A[6 * r + 3 + c] += hm * W[3 * r + c]
+            A[6 * (3 + r) + 3 + c] += h * rot
+
+
+@njit(cache=True)
+def solve_lu6(A, b, x):
+    """x (6,) = A^-1 b by LU with partial pivoting of A (36,) in place (mju_factorLU6 + mju_solveLU6);
+    returns 0 (x untouched) if A is singular."""
+    p0 = 0; p1 = 1; p2 = 2; p3 = 3; p4 = 4; p5 = 5
+    for k in range(6):
+        maxval = abs(A[7 * k])
+        maxrow = k
+        for i in range(k + 1, 6):
+            v = abs(A[6 * i + k])
+            if v > maxval:
+                maxval = v
+                maxrow = i
+        if maxval < MINVAL:
+            return 0
+        if maxrow != k:
+            for j in range(6):
+                t = A[6 * k + j]
+                A[6 * k + j] = A[6 * maxrow + j]
+                A[6 * maxrow + j] = t
+        if k == 0:
+            p0 = maxrow
+        elif k == 1:
+            p1 = maxrow
+        elif k == 2:
+            p2 = maxrow
+        elif k == 3:
+            p3 = maxrow
+        elif k == 4:
+            p4 = maxrow
+        else:
+            p5 = maxrow
+        dinv = 1.0 / A[7 * k]
+        for i in range(k + 1, 6):
+            A[6 * i + k] *= dinv
+            aik = A[6 * i + k]
+            for j in range(k + 1, 6):
+                A[6 * i + j] -= aik * A[6 * k + j]
+    piv = (p0, p1, p2, p3, p4, p5)
+    for i in range(6):
+        x[i] = b[i]
+    for i in range(6):
+        p = piv[i]
+        if p != i:
+            t = x[i]
+            x[i] = x[p]
+            x[p] = t
+        for j in range(i):
+            x[i] -= A[6 * i + j] * x[j]
+    for i in range(5, -1, -1):
+        for j in range(i + 1, 6):
+            x[i] -= A[6 * i + j] * x[j]
+        x[i] /= A[7 * i]
+    return 1
