@@ -27,20 +27,6 @@ def model_struct(m):
     return ent[1]
 
 
-def _check_integrator(m):
-    integ = int(m.opt.integrator)
-    if integ == _t.INT_IMPLICIT:
-        raise _t.UnsupportedFeature('integrator "implicit" (RNE velocity derivative) is not implemented; '
-                                    'use "implicitfast"')
-    if integ == _t.INT_IMPLICITFAST:
-        if float(m.opt.density) != 0.0 or float(m.opt.viscosity) != 0.0:
-            raise _t.UnsupportedFeature('implicitfast with fluid forces (fluid derivatives) is not implemented')
-        if int(m.nu) and np.any(np.asarray(m.actuator_gaintype) == _t.GAIN_MUSCLE):
-            raise _t.UnsupportedFeature('implicitfast with muscle actuators is not implemented')
-        if np.any(np.asarray(m.jnt_type) == _t.JNT_FREE):
-            raise _t.UnsupportedFeature('implicitfast with free joints (free-body local solve) is not implemented')
-
-
 def _nworld(d):
     return 1 if d.nworld is None else d.nworld
 
@@ -57,7 +43,6 @@ def forward(m, d):
 def step(m, d, nstep=1):
     """Advance nstep steps (mj_step); diverged worlds are reset and counted in d.warning (and warned)."""
     ms = model_struct(m)
-    _check_integrator(m)
     cnt = d._arrays['warning_number'][:, _fw.WARN_DIVERGED]
     before = cnt.copy()
     if d.nworld is None:

@@ -161,13 +161,6 @@ IMPLICIT_MODELS = ['implicit_features', 'joints_tendons', 'actuators', 'hopper',
 QDERIV_RTOL = 1e-9
 
 
-@pytest.fixture(autouse=True)
-def _no_integrator_refusal(monkeypatch):
-    """smooth_api._check_integrator (lead-owned) still refuses implicit/fluid/muscle/free joints until the
-    lead removes it; the integrator itself no longer needs any refusal."""
-    monkeypatch.setattr(api, '_check_integrator', lambda m: None, raising=False)
-
-
 def load_implicit(name):
     """Model by name; suffix '_noclamp' also disables control clamping (qDeriv then uses the raw ctrl)."""
     base = name[:-len('_noclamp')] if name.endswith('_noclamp') else name
