@@ -224,8 +224,9 @@ def load(name):
     return mujoco.MjModel.from_xml_path(os.path.join(ASSETS, name + '.xml'))
 
 
-def random_states(m, n, seed):
-    """Random (qpos, qvel, eq_active): joints pushed past their limits, free bodies jittered near qpos0."""
+def random_states(m, n, seed, drop=False):
+    """Random (qpos, qvel, eq_active): joints pushed past their limits, free bodies jittered near qpos0
+    (drop: free bodies also lowered towards the floor and tilted, for many contacts)."""
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(n):
@@ -235,7 +236,9 @@ def random_states(m, n, seed):
             t = m.jnt_type[j]
             if t == mujoco.mjtJoint.mjJNT_FREE:
                 qpos[adr:adr + 3] += 0.03 * rng.standard_normal(3)
-                q = np.array([1, 0, 0, 0]) + 0.15 * rng.standard_normal(4)
+                if drop:
+                    qpos[adr + 2] *= rng.uniform(0.15, 1.0)
+                q = np.array([1, 0, 0, 0]) + (0.5 if drop else 0.15) * rng.standard_normal(4)
                 qpos[adr + 3:adr + 7] = q / np.linalg.norm(q)
             elif t == mujoco.mjtJoint.mjJNT_BALL:
                 q = np.array([1, 0, 0, 0]) + 0.5 * rng.standard_normal(4)
@@ -323,7 +326,7 @@ def run_case(m, states, where, njmax=None):
 @pytest.mark.parametrize('name', list(MODELS) + GYM)
 def test_constraints_match_mujoco(name):
     m = load(name)
-    errs = run_case(m, random_states(m, NSTATE, 7), name)
+    errs = run_case(m, random_states(m, NSTATE, 7, drop=name in GYM), name)
     assert errs['nefc_max'] > 0, f'{name}: no constraint rows in any state (test does not exercise anything)'
     print(name, {k: (f'{v:.1e}' if isinstance(v, float) else v) for k, v in errs.items()})
 
@@ -343,7 +346,7 @@ def test_option_variants(name, variant):
         m.opt.timestep = 0.03        # 2*timestep clamp would bite without the flag
     else:
         m.opt.disableflags |= getattr(D, 'mjDSBL_' + variant[5:].upper())
-    run_case(m, random_states(m, 6, 11), f'{name}/{variant}')
+    run_case(m, random_states(m, 6, 11, drop=name in GYM), f'{name}/{variant}')
 
 
 def test_timestep_clamp():
@@ -380,3 +383,30 @@ def test_unsupported_adhesion():
         pytest.skip('adhesion not flagged in this mujoco')
     with pytest.raises(UnsupportedFeature):
         api.model_struct(m)
+
+
+@pytest.mark.parametrize('name', ['equality', 'limits'])
+def test_through_forward_batch(name):
+    """The stages as wired in sim.forward (batch entry, 3 worlds), contacts disabled on both sides."""
+    m = load(name)
+    m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT
+    states = random_states(m, 3, 5)
+    d = api.Data(m, nworld=3)
+    a = d._arrays
+    for w, st in enumerate(states):
+        a['qpos'][w] = st['qpos']
+        a['qvel'][w] = st['qvel']
+        a['eq_active'][w] = st['eq_active']
+    api.forward(m, d)
+    md = mujoco.MjData(m)
+    for w, st in enumerate(states):
+        md.qpos[:] = st['qpos']
+        md.qvel[:] = st['qvel']
+        md.eq_active[:] = st['eq_active']
+        mujoco.mj_forward(m, md)
+        nefc = md.nefc
+        assert int(a['nefc'][w]) == nefc
+        np.testing.assert_array_equal(a['efc_type'][w, :nefc], md.efc_type)
+        compare(a['efc_J'][w, :nefc], dense_J(m, md), 'efc_J', f'{name} world {w}')
+        for f in FLOAT_FIELDS:
+            compare(a[f][w, :nefc], getattr(md, f), f, f'{name} world {w}')
