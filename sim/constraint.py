@@ -309,6 +309,8 @@ def instantiate_equality(m, d, w, sparse):
             else:
                 x1 = d.ten_length[w, o1]
                 ref1 = m.tendon_length0[o1]
+                if d.tendon_efcadr[w, o1] == -1:
+                    d.tendon_efcadr[w, o1] = i      # MuJoCo stores the equality id here
                 _ten_dense(m, d, w, o1, row, 1.0)
                 NV = m.ten_J_rownnz[o1]
             if o2 >= 0:
@@ -318,6 +320,8 @@ def instantiate_equality(m, d, w, sparse):
                 else:
                     x2 = d.ten_length[w, o2]
                     ref2 = m.tendon_length0[o2]
+                    if d.tendon_efcadr[w, o2] == -1:
+                        d.tendon_efcadr[w, o2] = i
                     NV += m.ten_J_rownnz[o2]
                 dif = x2 - ref2
                 pos[r] = x1 - ref1 - data[0] - (data[1] * dif + data[2] * dif * dif + data[3] * dif * dif * dif
@@ -352,6 +356,8 @@ def instantiate_friction(m, d, w, sparse):
             _ten_dense(m, d, w, i, J[r], 1.0)
             _add_rows(m, d, w, 1, CNSTR_FRICTION_TENDON, i, m.tendon_frictionloss[i], sparse,
                       m.ten_J_rownnz[i])
+            if d.tendon_efcadr[w, i] == -1:
+                d.tendon_efcadr[w, i] = r
 
 
 @njit(cache=True)
@@ -405,6 +411,8 @@ def instantiate_limit(m, d, w, sparse):
                 r = _limit_row(m, d, w, dist, margin)
                 _ten_dense(m, d, w, i, J[r], -float(side))
                 _add_rows(m, d, w, 1, CNSTR_LIMIT_TENDON, i, 0.0, sparse, m.ten_J_rownnz[i])
+                if d.tendon_efcadr[w, i] == -1:
+                    d.tendon_efcadr[w, i] = r
 
 
 @njit(cache=True)
@@ -710,13 +718,17 @@ def make_impedance(m, d, w):
 
 @njit(cache=True)
 def make_constraint(m, d, w):
-    """Build efc_type/id/J/pos/margin/frictionloss/KBIP/D/R/diagA (njmax rows) of world w (mj_makeConstraint)."""
+    """Build efc_type/id/J/pos/margin/frictionloss/KBIP/D/R/diagA (njmax rows), contact efc_address/mu and
+    tendon_efcadr (ntendon,) of world w (mj_makeConstraint)."""
     d.ne[w] = 0
     d.nf[w] = 0
     d.nl[w] = 0
     d.nefc[w] = 0
     for i in range(d.ncon[w]):
         d.contact_efc_address[w, i] = -1
+    # cleared on every call (MuJoCo leaves stale values when constraints are disabled or the buffer is full)
+    for i in range(m.ntendon):
+        d.tendon_efcadr[w, i] = -1
     if int(m.opt[OPT_DISABLE]) & DSBL_CONSTRAINT:
         return
     sparse = is_sparse(m)

@@ -23,7 +23,7 @@ DATA_ARRAYS = [
     ('efc_type', 2, 'i'), ('efc_id', 2, 'i'), ('efc_J', 3, 'f'), ('efc_pos', 2, 'f'), ('efc_margin', 2, 'f'),
     ('efc_frictionloss', 2, 'f'), ('efc_diagA', 2, 'f'), ('efc_KBIP', 3, 'f'), ('efc_D', 2, 'f'),
     ('efc_R', 2, 'f'), ('efc_vel', 2, 'f'), ('efc_aref', 2, 'f'), ('efc_b', 2, 'f'), ('efc_force', 2, 'f'),
-    ('efc_state', 2, 'i'),
+    ('efc_state', 2, 'i'), ('tendon_efcadr', 2, 'i'),
     # scratch: point Jacobians (jac1p, jac2p, jac1r, jac2r, difp, difr) (6, 3, nv), contact-frame rows (6, nv),
     # one nv vector (diagexact)
     ('scr_cjac', 4, 'f'), ('scr_cframe', 3, 'f'), ('scr_cnstr_nv', 2, 'f'),
@@ -79,7 +79,7 @@ def data_shapes(m, size):
     """Per-world shapes of the efc buffer (capacity njmax) and eq_active."""
     j, nv = int(size['njmax']), int(m.nv)
     s = dict(eq_active=(int(m.neq),), ne=(), nf=(), nl=(), nefc=(), efc_J=(j, nv), efc_KBIP=(j, 4),
-             scr_cjac=(6, 3, nv), scr_cframe=(6, nv), scr_cnstr_nv=(nv,))
+             tendon_efcadr=(int(m.ntendon),), scr_cjac=(6, 3, nv), scr_cframe=(6, nv), scr_cnstr_nv=(nv,))
     for n, nd, _ in DATA_ARRAYS:
         if n not in s:
             s[n] = (j,)

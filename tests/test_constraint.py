@@ -313,6 +313,7 @@ def run_case(m, states, where, njmax=None):
         np.testing.assert_array_equal(a['efc_id'][0, :nefc], md.efc_id, err_msg=w + ' efc_id')
         np.testing.assert_array_equal(a['contact_efc_address'][0, :n], md.contact.efc_address,
                                       err_msg=w + ' contact_efc_address')
+        np.testing.assert_array_equal(a['tendon_efcadr'][0], md.tendon_efcadr, err_msg=w + ' tendon_efcadr')
         pairs = [('efc_J', a['efc_J'][0, :nefc], dense_J(m, md)),
                  ('efc_KBIP', a['efc_KBIP'][0, :nefc], np.asarray(md.efc_KBIP).reshape(nefc, 4)),
                  ('contact_mu', a['contact_mu'][0, :n], md.contact.mu)]
