@@ -332,14 +332,17 @@ def test_constraints_match_mujoco(name):
     print(name, {k: (f'{v:.1e}' if isinstance(v, float) else v) for k, v in errs.items()})
 
 
-@pytest.mark.parametrize('variant', ['sparse', 'diagexact', 'refsafe', 'dsbl_equality', 'dsbl_frictionloss',
+@pytest.mark.parametrize('variant', ['sparse', 'dense', 'diagexact', 'refsafe', 'dsbl_equality', 'dsbl_frictionloss',
                                      'dsbl_limit', 'dsbl_contact', 'dsbl_constraint'])
-@pytest.mark.parametrize('name', ['equality', 'limits', 'contact_pyramidal', 'pairs', 'humanoid'])
+@pytest.mark.parametrize('name', ['equality', 'limits', 'contact_pyramidal', 'contact_elliptic', 'pairs',
+                                  'humanoid'])
 def test_option_variants(name, variant):
     m = load(name)
     D = mujoco.mjtDisableBit
     if variant == 'sparse':
         m.opt.jacobian = mujoco.mjtJacobian.mjJAC_SPARSE
+    elif variant == 'dense':
+        m.opt.jacobian = mujoco.mjtJacobian.mjJAC_DENSE
     elif variant == 'diagexact':
         m.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_DIAGEXACT
     elif variant == 'refsafe':
