@@ -15,7 +15,7 @@ MODEL_ARRAYS = [
     ('tendon_limited', 1, 'i'), ('tendon_range', 2, 'f'), ('tendon_margin', 1, 'f'),
     ('tendon_solref_lim', 2, 'f'), ('tendon_solimp_lim', 2, 'f'), ('tendon_frictionloss', 1, 'f'),
     ('tendon_solref_fri', 2, 'f'), ('tendon_solimp_fri', 2, 'f'), ('tendon_invweight0', 1, 'f'),
-    ('body_invweight0', 2, 'f'),
+    ('body_invweight0', 2, 'f'), ('tendon_length0', 1, 'f'),
 ]
 DATA_ARRAYS = [
     ('eq_active', 2, 'i'),
@@ -23,7 +23,10 @@ DATA_ARRAYS = [
     ('efc_type', 2, 'i'), ('efc_id', 2, 'i'), ('efc_J', 3, 'f'), ('efc_pos', 2, 'f'), ('efc_margin', 2, 'f'),
     ('efc_frictionloss', 2, 'f'), ('efc_diagA', 2, 'f'), ('efc_KBIP', 3, 'f'), ('efc_D', 2, 'f'),
     ('efc_R', 2, 'f'), ('efc_vel', 2, 'f'), ('efc_aref', 2, 'f'), ('efc_b', 2, 'f'), ('efc_force', 2, 'f'),
-    ('efc_state', 2, 'i'),
+    ('efc_state', 2, 'i'), ('tendon_efcadr', 2, 'i'),
+    # scratch: point Jacobians (jac1p, jac2p, jac1r, jac2r, difp, difr) (6, 3, nv), contact-frame rows (6, nv),
+    # one nv vector (diagexact)
+    ('scr_cjac', 4, 'f'), ('scr_cframe', 3, 'f'), ('scr_cnstr_nv', 2, 'f'),
 ]
 
 
@@ -54,15 +57,29 @@ def default_sizes(m, nconmax=None, njmax=None):
     return dict(nconmax=nconmax, njmax=njmax)
 
 
+def _check(m):
+    """Raise UnsupportedFeature for constraint features the assembly does not reproduce."""
+    from sim.types import UnsupportedFeature
+    if int(getattr(m, 'flg_surfacevel', 0)):
+        raise UnsupportedFeature('geom surface velocity (contact efc_vel term) is not supported')
+    if int(getattr(m, 'flg_adhesion', 0)):
+        raise UnsupportedFeature('contact adhesion is not supported')
+    et = np.asarray(m.eq_type).reshape(-1)
+    if np.any(et > 3):
+        raise UnsupportedFeature('flex equality constraints are not supported')
+
+
 def model_arrays(m):
     """Derived constraint model arrays (everything else is read from m by name)."""
+    _check(m)
     return {}
 
 
 def data_shapes(m, size):
     """Per-world shapes of the efc buffer (capacity njmax) and eq_active."""
     j, nv = int(size['njmax']), int(m.nv)
-    s = dict(eq_active=(int(m.neq),), ne=(), nf=(), nl=(), nefc=(), efc_J=(j, nv), efc_KBIP=(j, 4))
+    s = dict(eq_active=(int(m.neq),), ne=(), nf=(), nl=(), nefc=(), efc_J=(j, nv), efc_KBIP=(j, 4),
+             tendon_efcadr=(int(m.ntendon),), scr_cjac=(6, 3, nv), scr_cframe=(6, nv), scr_cnstr_nv=(nv,))
     for n, nd, _ in DATA_ARRAYS:
         if n not in s:
             s[n] = (j,)
