@@ -3,11 +3,9 @@
 solver_* statistics mirror mjSolverStat for island 0 (MuJoCo 3.17 keeps NSOLVER entries).
 Scratch (per world): scr_slv_nv (NV_ROWS, nv) dof vectors, scr_slv_efc (EFC_ROWS, njmax) efc vectors,
 scr_slv_quad (3 njmax + 9,) line-search polynomials, scr_slv_int (2, njmax) old states / PGS blocks,
-scr_slv_H (nv, nv) dense Hessian and its Cholesky factor, scr_slv_small (96,) cone / QCQP blocks,
+scr_slv_H (nv, nv) dense Hessian and its Cholesky factor, scr_slv_small (160,) cone / QCQP blocks,
 scr_slv_AR (nar, nar) dense J M^-1 J' + R for PGS (nar = njmax up to AR_CAP, else 0: PGS then raises).
 """
-import numpy as np
-
 from sim.types import NSOLVER
 
 AR_CAP = 1500   # largest njmax for which the dense PGS matrix AR (njmax^2 float64 per world) is allocated
@@ -15,7 +13,7 @@ NV_ROWS = 10    # Ma, Mv, grad, Mgrad, search, gradold, Mgradold, graddif, Mgrad
 EFC_ROWS = 5    # Jaref, Jv, D (Newton) or 1/diag(AR) (PGS), force_prev, force_momentum
 
 MODEL_SCALARS = []
-MODEL_ARRAYS = [('solver_scale', 1, 'f')]
+MODEL_ARRAYS = []
 DATA_ARRAYS = [
     ('solver_niter', 1, 'i'), ('solver_fwdinv', 2, 'f'),
     ('solver_improvement', 2, 'f'), ('solver_gradient', 2, 'f'), ('solver_lineslope', 2, 'f'),
@@ -26,9 +24,8 @@ DATA_ARRAYS = [
 
 
 def model_arrays(m):
-    """solver_scale (1,): 1 / (stat.meaninertia * max(1, nv)), the improvement/gradient scaling of the solvers."""
-    mi = float(m.stat.meaninertia)
-    return dict(solver_scale=np.array([1.0 / (mi * max(1, int(m.nv)))]))
+    """Derived solver model arrays (none)."""
+    return {}
 
 
 def data_shapes(m, size):
@@ -36,7 +33,7 @@ def data_shapes(m, size):
     nv, j = int(m.nv), int(size['njmax'])
     nar = j if j <= AR_CAP else 0
     s = dict(solver_niter=(), solver_fwdinv=(2,), scr_slv_nv=(NV_ROWS, nv), scr_slv_efc=(EFC_ROWS, j),
-             scr_slv_quad=(3 * j + 9,), scr_slv_int=(2, j), scr_slv_H=(nv, nv), scr_slv_small=(96,),
+             scr_slv_quad=(3 * j + 9,), scr_slv_int=(2, j), scr_slv_H=(nv, nv), scr_slv_small=(160,),
              scr_slv_AR=(nar, nar))
     for n in ('improvement', 'gradient', 'lineslope', 'nactive', 'nchange', 'neval', 'nupdate'):
         s['solver_' + n] = (NSOLVER,)

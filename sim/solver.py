@@ -17,7 +17,7 @@ from numba import njit
 
 from sim.crb import solve_m
 from sim.types import (OPT_DISABLE, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATIONS, OPT_TOLERANCE,
-                       OPT_LS_TOLERANCE, OPT_CONE, DSBL_WARMSTART, SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC,
+                       OPT_LS_TOLERANCE, OPT_CONE, OPT_NOSLIP_ITERATIONS, DSBL_WARMSTART, SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC,
                        CNSTR_CONTACT_ELLIPTIC, CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC,
                        CNSTRSTATE_LINEARNEG, CNSTRSTATE_LINEARPOS, CNSTRSTATE_CONE, MINVAL, NSOLVER,
                        UnsupportedFeature)
@@ -30,6 +30,31 @@ _JAREF, _JV, _DIAG, _FPREV, _FMOM = range(5)
 
 # ------------------------------------------------------------------------------------------------
 # small linear algebra (mju_* equivalents)
+
+@njit(cache=True)
+def _dot(a, b, n):
+    """a[:n] . b[:n] summed in mju_dot's order (4 interleaved partial sums, then the tail)."""
+    r0 = 0.0
+    r1 = 0.0
+    r2 = 0.0
+    r3 = 0.0
+    i = 0
+    while i <= n - 4:
+        r0 += a[i] * b[i]
+        r1 += a[i + 1] * b[i + 1]
+        r2 += a[i + 2] * b[i + 2]
+        r3 += a[i + 3] * b[i + 3]
+        i += 4
+    res = (r0 + r2) + (r1 + r3)
+    k = n - i
+    if k == 3:
+        res += a[i] * b[i] + a[i + 1] * b[i + 1] + a[i + 2] * b[i + 2]
+    elif k == 2:
+        res += a[i] * b[i] + a[i + 1] * b[i + 1]
+    elif k == 1:
+        res += a[i] * b[i]
+    return res
+
 
 @njit(cache=True)
 def mul_m(m, d, w, x, out):
@@ -52,10 +77,7 @@ def mul_m(m, d, w, x, out):
 def mul_j(J, x, out, nefc, nv):
     """out (nefc,) = J x for dense rows J (njmax, nv)."""
     for i in range(nefc):
-        s = 0.0
-        for k in range(nv):
-            s += J[i, k] * x[k]
-        out[i] = s
+        out[i] = _dot(J[i], x, nv)
 
 
 @njit(cache=True)
@@ -109,14 +131,6 @@ def chol_solve(a, n, b, x):
         for k in range(i + 1, n):
             s -= a[k, i] * x[k]
         x[i] = s / a[i, i]
-
-
-@njit(cache=True)
-def _dot(a, b, n):
-    s = 0.0
-    for i in range(n):
-        s += a[i] * b[i]
-    return s
 
 
 # ------------------------------------------------------------------------------------------------
@@ -260,17 +274,11 @@ def warmstart(m, d, w):
     mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], nefc, nv)
     if int(m.opt[OPT_SOLVER]) == SOL_PGS:
         # dual cost of the warmstart forces: f'b + 0.5 f'AR f; zero forces if positive
-        f, AR = d.efc_force[w], d.scr_slv_AR[w]
-        c = 0.0
+        f, AR, ARf = d.efc_force[w], d.scr_slv_AR[w], d.scr_slv_efc[w, _FPREV]
+        c = _dot(f, d.efc_b[w], nefc)
         for i in range(nefc):
-            c += f[i] * d.efc_b[w, i]
-        q = 0.0
-        for i in range(nefc):
-            s = 0.0
-            for j in range(nefc):
-                s += AR[i, j] * f[j]
-            q += f[i] * s
-        c += 0.5 * q
+            ARf[i] = _dot(AR[i], f, nefc)
+        c += 0.5 * _dot(f, ARf, nefc)
         if c > 0:
             for i in range(nefc):
                 f[i] = 0.0
@@ -298,6 +306,8 @@ def fwd_constraint(m, d, w):
     mul_j(d.efc_J[w], d.qacc_smooth[w], d.efc_b[w], nefc, nv)
     for i in range(nefc):
         d.efc_b[w, i] -= d.efc_aref[w, i]
+    if int(m.opt[OPT_NOSLIP_ITERATIONS]) > 0:
+        raise UnsupportedFeature('noslip_iterations > 0: the noslip solver is not implemented')
     solver = int(m.opt[OPT_SOLVER])
     if solver == SOL_PGS:
         make_ar(m, d, w)
@@ -314,6 +324,19 @@ def fwd_constraint(m, d, w):
             qa[i] += d.qacc_smooth[w, i]
     else:
         sol_primal(m, d, w, maxiter, solver == SOL_NEWTON)
+
+
+@njit(cache=True)
+def inertia_scale(m, d, w):
+    """1 / trace(M): scaling of the solvers' improvement and gradient statistics and tolerances.
+
+    MuJoCo 3.17 (installed) scales by the summed diagonal of the current M (the island formula of
+    mj_solPrimal) also for the monolithic solve; measured: ratio to 1/(meaninertia nv) matches exactly."""
+    s = 0.0
+    M = d.M[w]
+    for i in range(m.nv):
+        s += M[m.M_rowadr[i] + m.M_rownnz[i] - 1]
+    return 1.0 / s
 
 
 @njit(cache=True)
@@ -550,8 +573,8 @@ def sol_pgs(m, d, w, maxiter, nesterov):
     bc = small[18:23]
     Ac = small[23:48]
     Athis = small[48:84].reshape((6, 6))
-    qwork = d.scr_slv_quad[w]
-    scale = m.solver_scale[0]
+    qwork = small[96:160]
+    scale = inertia_scale(m, d, w)
     tol = m.opt[OPT_TOLERANCE]
     if nesterov:
         fprev[:nefc] = force[:nefc]
@@ -613,10 +636,7 @@ def sol_pgs(m, d, w, maxiter, nesterov):
             ell = d.efc_type[w, i] == CNSTR_CONTACT_ELLIPTIC
             dim = d.contact_dim[w, d.efc_id[w, i]] if ell else 1
             for j in range(dim):
-                s = b[i + j]
-                for k in range(nefc):
-                    s += AR[i + j, k] * force[k]
-                res[j] = s
+                res[j] = b[i + j] + _dot(AR[i + j], force, nefc)
             for j in range(dim):
                 oldf[j] = force[i + j]
             if not ell:
@@ -1115,7 +1135,7 @@ def sol_primal(m, d, w, maxiter, newton):
     ls_tol = tol * m.opt[OPT_LS_TOLERANCE]
     ls_iter = int(m.opt[OPT_LS_ITERATIONS])
     flg_cone = newton and int(m.opt[OPT_CONE]) == CONE_ELLIPTIC
-    scale = m.solver_scale[0]
+    scale = inertia_scale(m, d, w)
 
     mul_m(m, d, w, qacc, Ma)
     mul_j(d.efc_J[w], qacc, Jaref, nefc, nv)

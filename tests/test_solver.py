@@ -9,7 +9,9 @@ Checks per model / state / solver:
 - default solver settings: iteration count equal, qacc / efc_force / qfrc_constraint equal to RTOL_DEFAULT
   (same iterates up to rounding; rounding grows with the iteration count, hence the looser bound);
 - converged settings (iterations 1000, tolerance 1e-12): qacc / efc_force to RTOL_CONVERGED;
-- our final primal cost never above mujoco's * 1.0001.
+- our final primal cost never above mujoco's * 1.0001;
+- per-iteration statistics (solver_improvement/lineslope/nactive/nchange/neval/nupdate) equal.
+solver_gradient is not compared: near convergence it is round-off (~1e-15 scaled) in both.
 Errors are max|ours - mujoco| / max(1, max|mujoco|).
 """
 import os
@@ -123,6 +125,9 @@ def states(m, n, seed):
     md.qpos[:] += 0.02 * rng.standard_normal(m.nq)
     mujoco.mj_normalizeQuat(m, md.qpos)
     out = []
+    for _ in range(int(0.5 / m.opt.timestep)):   # let floating bases land (humanoid starts in the air)
+        md.ctrl[:] = rng.uniform(-1, 1, m.nu)
+        mujoco.mj_step(m, md)
     for k in range(n):
         for _ in range(15):
             md.ctrl[:] = rng.uniform(-1, 1, m.nu)
@@ -213,6 +218,11 @@ def solve_case(m, st, solver, iterations=None, tolerance=None):
                qfrc=rel(A['qfrc_constraint'][0], md.qfrc_constraint),
                efc_b=rel(A['efc_b'][0, :nefc], md.efc_b),
                state_diff=int(np.sum(A['efc_state'][0, :nefc] != md.efc_state)))
+    n = min(out['niter_ours'], out['niter_mj'])
+    for k in ('improvement', 'gradient', 'lineslope'):
+        out['stat_' + k] = rel(A['solver_' + k][0, :n], getattr(md.solver, k)[:n])
+    out['stat_int_diff'] = sum(int(np.sum(A['solver_' + k][0, :n] != getattr(md.solver, k)[:n]))
+                               for k in ('nactive', 'nchange', 'neval', 'nupdate'))
     if nefc:
         c_ours, c_mj = primal_cost(m, md, qacc), primal_cost(m, md, md.qacc)
         out['cost_ratio'] = (c_ours - c_mj) / max(abs(c_mj), 1e-300)
@@ -238,6 +248,9 @@ def test_solver_matches_mujoco(name, solver, request):
         assert r['efc_b'] < 1e-9, (where, r)
         assert r['niter_ours'] == r['niter_mj'], (where, r)
         assert r['qacc'] < RTOL_DEFAULT and r['force'] < RTOL_DEFAULT, (where, r)
+        # per-iteration statistics: integer counters equal, scaled improvement / line slope to RTOL_DEFAULT
+        assert r['stat_int_diff'] == 0, (where, r)
+        assert r['stat_improvement'] < RTOL_DEFAULT and r['stat_lineslope'] < RTOL_DEFAULT, (where, r)
         if r['nefc']:
             assert r['cost_ours'] <= r['cost_mj'] + 1e-4 * abs(r['cost_mj']), (where, r)
         # converged optimum
@@ -248,6 +261,28 @@ def test_solver_matches_mujoco(name, solver, request):
             assert r['cost_ours'] <= r['cost_mj'] + 1e-4 * abs(r['cost_mj']), (where, 'converged', r)
         m.opt.iterations, m.opt.tolerance = 100, 1e-8
     assert total > 0, f'{name}: no constraint rows in the sampled states'
+
+
+@pytest.mark.parametrize('solver', list(SOLVERS))
+@pytest.mark.parametrize('name', ['stack_pyr_c3', 'stack_ell_c6', 'limits_eq_pyr'])
+def test_coldstart(name, solver):
+    """Warmstart disabled: qacc starts at qacc_smooth, PGS forces at 0."""
+    m = load(name)
+    m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_WARMSTART
+    for k, st in enumerate(states(m, 2, seed=3)):
+        r = solve_case(m, st, SOLVERS[solver])
+        assert r['niter_ours'] == r['niter_mj'], (name, solver, k, r)
+        assert r['qacc'] < RTOL_DEFAULT and r['force'] < RTOL_DEFAULT, (name, solver, k, r)
+
+
+@pytest.mark.parametrize('name', ['humanoid', 'stack_ell_c4', 'limits_eq_ell'])
+def test_islands_same_optimum(name):
+    """MuJoCo's default island-wise solve reaches the same optimum as our monolithic solve when converged."""
+    m = load(name)
+    m.opt.disableflags &= ~int(mujoco.mjtDisableBit.mjDSBL_ISLAND)
+    for k, st in enumerate(states(m, 2, seed=5)):
+        r = solve_case(m, st, SOLVERS['newton'], iterations=1000, tolerance=1e-12)
+        assert r['qacc'] < RTOL_CONVERGED and r['force'] < RTOL_CONVERGED, (name, k, r)
 
 
 def test_no_constraints():
@@ -263,7 +298,7 @@ def test_no_constraints():
     assert np.all(d._arrays['qfrc_constraint'][0] == 0)
 
 
-if __name__ == '__main__':   # report table: python tests/test_solver.py
+if __name__ == '__main__':   # report table: PYTHONPATH=. python tests/test_solver.py [names]
     import sys
     names = sys.argv[1:] or CASES
     for name in names:
@@ -276,4 +311,6 @@ if __name__ == '__main__':   # report table: python tests/test_solver.py
                 print(f"{name:14s} {sname:6s} s{k} nefc {r['nefc']:3d} niter {r['niter_ours']:3d}/{r['niter_mj']:3d} "
                       f"qacc {r['qacc']:.1e} f {r['force']:.1e} st {r['state_diff']} cost {r.get('cost_ratio', 0):+.1e} | "
                       f"conv niter {rc['niter_ours']:4d}/{rc['niter_mj']:4d} qacc {rc['qacc']:.1e} "
-                      f"f {rc['force']:.1e} cost {rc.get('cost_ratio', 0):+.1e}", flush=True)
+                      f"f {rc['force']:.1e} cost {rc.get('cost_ratio', 0):+.1e} | stats impr {r['stat_improvement']:.0e} "
+                      f"grad {r['stat_gradient']:.0e} slope {r['stat_lineslope']:.0e} int {r['stat_int_diff']}",
+                      flush=True)
