@@ -285,6 +285,20 @@ def test_islands_same_optimum(name):
         assert r['qacc'] < RTOL_CONVERGED and r['force'] < RTOL_CONVERGED, (name, k, r)
 
 
+def test_pgs_ar_capacity_raises():
+    """PGS keeps AR dense (njmax^2 per world) only up to AR_CAP rows; beyond it PGS raises instead of solving."""
+    from sim.fields_solver import AR_CAP
+    from sim.types import UnsupportedFeature
+    m = load('stack_pyr_c3')
+    m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
+    md = run_oracle(m, states(m, 1, seed=1)[0])
+    assert md.nefc > 0
+    d = api.Data(m, nconmax=max(1, md.ncon), njmax=AR_CAP + 1)
+    copy_inputs(m, md, d)
+    with pytest.raises(UnsupportedFeature):
+        _drive(api.model_struct(m), d._struct)
+
+
 def test_no_constraints():
     m = mujoco.MjModel.from_xml_string('<mujoco><worldbody><body><freejoint/><geom size=".1"/></body>'
                                        '</worldbody></mujoco>')
