@@ -215,7 +215,7 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, nmocap,
 
 
 @njit(cache=True)
-def new_data(time, qpos, qvel, act, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, qacc_warmstart, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, subtree_com, cinert, crb, cdof, cvel, cdof_dot, ten_length, ten_J, ten_velocity, actuator_length, actuator_moment, moment_rownnz, moment_rowadr, moment_colind, actuator_velocity, actuator_force, qfrc_actuator, M, qLD, qLDiagInv, qH, qHDiagInv, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, qfrc_bias, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, warning_number, warning_lastinfo, scr_body6a, scr_body6b, scr_nv, scr_ctrl, scr_rk_x, scr_rk_f, scr_rk_dx, scr_deriv, ncon, scr_con_dist, scr_con_pos, scr_con_normal, scr_con_tangent, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_adhesion, contact_dim, contact_geom1, contact_geom2, contact_geom, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, tendon_efcadr, scr_cjac, scr_cframe, scr_cnstr_nv, solver_niter, solver_fwdinv, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, qDeriv, qLU, scr_dcdofdot, scr_dcvel, scr_dcacc, scr_dcfrc, scr_mat6, scr_fjac, scr_fjacind, scr_luint, scr_impvec):
+def new_data(time, qpos, qvel, act, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, qacc_warmstart, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, subtree_com, cinert, crb, cdof, cvel, cdof_dot, ten_length, ten_J, ten_velocity, actuator_length, actuator_moment, moment_rownnz, moment_rowadr, moment_colind, actuator_velocity, actuator_force, qfrc_actuator, M, qLD, qLDiagInv, qH, qHDiagInv, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, qfrc_bias, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, warning_number, warning_lastinfo, scr_body6a, scr_body6b, scr_nv, scr_ctrl, scr_rk_x, scr_rk_f, scr_rk_dx, scr_deriv, ncon, scr_con_dist, scr_con_pos, scr_con_normal, scr_con_tangent, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_adhesion, contact_dim, contact_geom1, contact_geom2, contact_geom, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, tendon_efcadr, scr_cjac, scr_cframe, scr_cnstr_nv, solver_niter, solver_fwdinv, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, scr_slv_nv, scr_slv_efc, scr_slv_quad, scr_slv_int, scr_slv_H, scr_slv_small, scr_slv_AR, qDeriv, qLU, scr_dcdofdot, scr_dcvel, scr_dcacc, scr_dcfrc, scr_mat6, scr_fjac, scr_fjacind, scr_luint, scr_impvec):
     st = structref.new(DATA_TYPE)
     st.time = time
     st.qpos = qpos
@@ -342,6 +342,13 @@ def new_data(time, qpos, qvel, act, ctrl, qfrc_applied, xfrc_applied, mocap_pos,
     st.solver_nchange = solver_nchange
     st.solver_neval = solver_neval
     st.solver_nupdate = solver_nupdate
+    st.scr_slv_nv = scr_slv_nv
+    st.scr_slv_efc = scr_slv_efc
+    st.scr_slv_quad = scr_slv_quad
+    st.scr_slv_int = scr_slv_int
+    st.scr_slv_H = scr_slv_H
+    st.scr_slv_small = scr_slv_small
+    st.scr_slv_AR = scr_slv_AR
     st.qDeriv = qDeriv
     st.qLU = qLU
     st.scr_dcdofdot = scr_dcdofdot

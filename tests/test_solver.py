@@ -1,0 +1,330 @@
+"""Constraint solvers (sim/solver.py) against MuJoCo on MuJoCo's own constraint rows.
+
+The solver is tested in isolation: mujoco.mj_forward assembles the constraints (efc_* rows, contacts) and the
+smooth quantities (M, qLD, qacc_smooth, qfrc_smooth); those arrays are copied into our Data and our
+fwd_constraint runs on them.  MuJoCo solves constraint islands separately by default; our solver is
+monolithic, so the oracle runs with the island disable flag (same algorithm, same iterates).
+
+Checks per model / state / solver:
+- default solver settings: iteration count equal, qacc / efc_force / qfrc_constraint equal to RTOL_DEFAULT
+  (same iterates up to rounding; rounding grows with the iteration count, hence the looser bound);
+- converged settings (iterations 1000, tolerance 1e-12): qacc / efc_force to RTOL_CONVERGED;
+- our final primal cost never above mujoco's * 1.0001;
+- per-iteration statistics (solver_improvement/lineslope/nactive/nchange/neval/nupdate) equal.
+solver_gradient is not compared: near convergence it is round-off (~1e-15 scaled) in both.
+Errors are max|ours - mujoco| / max(1, max|mujoco|).
+"""
+import os
+
+import mujoco
+import numpy as np
+import pytest
+from numba import njit
+
+import sim.cache  # noqa: F401  (must precede jitted modules)
+from sim import smooth_api as api
+from sim.solver import fwd_constraint
+
+RTOL_CONVERGED = 1e-6
+# same algorithm and same iterates; rounding differences (dense vs sparse products, Hessian refactorised
+# instead of rank-1 updated) are amplified by active-set switches along the iterations
+RTOL_DEFAULT = 1e-6
+
+try:
+    import gymnasium
+    ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), 'envs/mujoco/assets')
+except ImportError:  # pragma: no cover
+    ASSETS = None
+
+GYM = ['hopper', 'walker2d', 'ant', 'humanoid', 'half_cheetah']
+
+_STACK = """
+<mujoco>
+  <option cone="{cone}" impratio="{impratio}"/>
+  <worldbody>
+    <geom type="plane" size="5 5 .1" condim="{condim}"/>
+    <body pos="0 0 .1"><freejoint/><geom type="box" size=".1 .1 .1" condim="{condim}"/></body>
+    <body pos="0.02 0.01 .3"><freejoint/><geom type="box" size=".1 .1 .1" condim="{condim}"/></body>
+    <body pos="-0.03 0 .5" euler="0 0 20"><freejoint/><geom type="box" size=".1 .1 .1" condim="{condim}"/></body>
+    <body pos="0.3 0 .1"><freejoint/><geom type="sphere" size=".1" condim="{condim}" priority="1"
+                                           friction="0.8 0.02 0.01"/></body>
+    <body pos="0.3 0.3 .08"><freejoint/><geom type="capsule" size=".06 .1" euler="90 0 0" condim="{condim}"/></body>
+  </worldbody>
+</mujoco>"""
+
+_LIMITS = """
+<mujoco>
+  <option cone="{cone}"/>
+  <worldbody>
+    <geom type="plane" size="5 5 .1"/>
+    <body name="a" pos="0 0 1">
+      <joint name="j0" type="hinge" axis="0 1 0" range="-20 20" frictionloss="0.3"/>
+      <geom type="capsule" fromto="0 0 0 .4 0 0" size=".04"/>
+      <body pos=".4 0 0">
+        <joint name="j1" type="hinge" axis="0 1 0" range="-10 30" frictionloss="0.1" margin="0.01"/>
+        <geom type="capsule" fromto="0 0 0 .4 0 0" size=".04"/>
+        <body name="tip" pos=".4 0 0">
+          <joint name="j2" type="slide" axis="1 0 0" range="-.05 .05" frictionloss="0.2"/>
+          <geom type="sphere" size=".05"/>
+        </body>
+      </body>
+    </body>
+    <body name="b" pos="1 0 1">
+      <joint name="ball" type="ball" range="0 30"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -.4" size=".04"/>
+      <body name="c" pos="0 0 -.4">
+        <joint name="k" type="hinge" axis="1 0 0"/>
+        <geom type="box" size=".05 .05 .1" pos="0 0 -.1"/>
+      </body>
+    </body>
+    <body name="free" pos="0 1 .3"><freejoint/><geom type="box" size=".1 .05 .05"/></body>
+    <body name="free2" pos="0.5 1 .3"><freejoint/><geom type="ellipsoid" size=".1 .05 .07"/></body>
+  </worldbody>
+  <tendon>
+    <fixed name="t0" limited="true" range="-0.2 0.2" frictionloss="0.05">
+      <joint joint="j0" coef="1"/><joint joint="j1" coef="-0.5"/></fixed>
+  </tendon>
+  <equality>
+    <connect body1="tip" body2="free" anchor="0 0 0"/>
+    <weld body1="c" body2="free2" solref="0.01 1"/>
+    <joint joint1="k" joint2="j0" polycoef="0 0.5 0 0 0"/>
+  </equality>
+</mujoco>"""
+
+OWN = {
+    'stack_pyr_c1': _STACK.format(cone='pyramidal', condim=1, impratio=1),
+    'stack_pyr_c3': _STACK.format(cone='pyramidal', condim=3, impratio=1),
+    'stack_pyr_c4': _STACK.format(cone='pyramidal', condim=4, impratio=1),
+    'stack_pyr_c6': _STACK.format(cone='pyramidal', condim=6, impratio=1),
+    'stack_ell_c3': _STACK.format(cone='elliptic', condim=3, impratio=1),
+    'stack_ell_c4': _STACK.format(cone='elliptic', condim=4, impratio=3),
+    'stack_ell_c6': _STACK.format(cone='elliptic', condim=6, impratio=1),
+    'limits_eq_pyr': _LIMITS.format(cone='pyramidal'),
+    'limits_eq_ell': _LIMITS.format(cone='elliptic'),
+}
+SOLVERS = {'pgs': mujoco.mjtSolver.mjSOL_PGS, 'cg': mujoco.mjtSolver.mjSOL_CG,
+           'newton': mujoco.mjtSolver.mjSOL_NEWTON}
+
+
+def load(name):
+    if name in OWN:
+        m = mujoco.MjModel.from_xml_string(OWN[name])
+    else:
+        if ASSETS is None:
+            pytest.skip('gymnasium not installed')
+        m = mujoco.MjModel.from_xml_path(os.path.join(ASSETS, name + '.xml'))
+    m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_ISLAND
+    return m
+
+
+def states(m, n, seed):
+    """n MjData states along a random-control rollout from a perturbed qpos0 (contacts appear as it settles)."""
+    rng = np.random.default_rng(seed)
+    md = mujoco.MjData(m)
+    md.qpos[:] = m.qpos0
+    md.qpos[:] += 0.02 * rng.standard_normal(m.nq)
+    mujoco.mj_normalizeQuat(m, md.qpos)
+    out = []
+    for _ in range(int(0.5 / m.opt.timestep)):   # let floating bases land (humanoid starts in the air)
+        md.ctrl[:] = rng.uniform(-1, 1, m.nu)
+        mujoco.mj_step(m, md)
+    for k in range(n):
+        for _ in range(15):
+            md.ctrl[:] = rng.uniform(-1, 1, m.nu)
+            mujoco.mj_step(m, md)
+        out.append(dict(qpos=md.qpos.copy(), qvel=md.qvel.copy(), act=md.act.copy(), ctrl=md.ctrl.copy(),
+                        qacc_warmstart=md.qacc_warmstart.copy()))
+    return out
+
+
+def run_oracle(m, st):
+    md = mujoco.MjData(m)
+    for k, v in st.items():
+        getattr(md, k)[:] = v
+    mujoco.mj_forward(m, md)
+    return md
+
+
+def dense_J(m, md):
+    nefc = md.nefc
+    if not mujoco.mj_isSparse(m):
+        return md.efc_J[:nefc * m.nv].reshape(nefc, m.nv).copy()
+    J = np.zeros((nefc, m.nv))
+    for i in range(nefc):
+        a, n = md.efc_J_rowadr[i], md.efc_J_rownnz[i]
+        J[i, md.efc_J_colind[a:a + n]] = md.efc_J[a:a + n]
+    return J
+
+
+@njit(cache=True)
+def _drive(m, d):
+    fwd_constraint(m, d, 0)
+
+
+def copy_inputs(m, md, d):
+    """Copy mujoco's smooth quantities, efc rows and contacts into our single-world Data d."""
+    A = d._arrays
+    nefc, ncon = md.nefc, md.ncon
+    assert A['efc_J'].shape[1] >= nefc and A['contact_dim'].shape[1] >= ncon
+    for k in ('qpos', 'qvel', 'qacc_warmstart', 'qacc_smooth', 'qfrc_smooth', 'M', 'qLD', 'qLDiagInv'):
+        A[k][0] = getattr(md, k)
+    A['ne'][0], A['nf'][0], A['nl'][0], A['nefc'][0], A['ncon'][0] = md.ne, md.nf, md.nl, nefc, ncon
+    A['efc_J'][0, :nefc] = dense_J(m, md)
+    for k in ('type', 'id', 'D', 'R', 'aref', 'frictionloss', 'diagA', 'pos', 'margin', 'vel'):
+        A['efc_' + k][0, :nefc] = getattr(md, 'efc_' + k)
+    A['efc_force'][0, :nefc] = 0.0
+    A['efc_state'][0, :nefc] = -1
+    for k in ('mu', 'friction', 'dim', 'efc_address', 'H'):
+        A['contact_' + k][0, :ncon] = getattr(md.contact, k)
+
+
+def primal_cost(m, md, qacc):
+    """Gauss + constraint cost of qacc on mujoco's rows (mj_constraintUpdate on a copy)."""
+    mc = mujoco.MjData(m)
+    mujoco.mj_copyData(mc, m, md)
+    J = dense_J(m, md)
+    jar = J @ qacc - md.efc_aref
+    cost = np.zeros(1)
+    mujoco.mj_constraintUpdate(m, mc, jar, cost, 0)
+    Ma = np.zeros(m.nv)
+    mujoco.mj_mulM(m, mc, Ma, qacc)
+    return cost[0] + 0.5 * np.dot(Ma - md.qfrc_smooth, qacc - md.qacc_smooth)
+
+
+def rel(a, b):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    if b.size == 0:
+        return 0.0
+    return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
+
+
+def solve_case(m, st, solver, iterations=None, tolerance=None):
+    """Run mujoco and ours on one state; returns dict of errors and iteration counts."""
+    m.opt.solver = solver
+    if iterations is not None:
+        m.opt.iterations = iterations
+    if tolerance is not None:
+        m.opt.tolerance = tolerance
+    md = run_oracle(m, st)
+    d = api.Data(m, nconmax=max(1, md.ncon), njmax=max(1, md.nefc))
+    ms = api.model_struct(m)
+    copy_inputs(m, md, d)
+    _drive(ms, d._struct)
+    A = d._arrays
+    nefc = md.nefc
+    qacc = A['qacc'][0].copy()
+    out = dict(nefc=nefc, ncon=md.ncon, niter_ours=int(A['solver_niter'][0]), niter_mj=int(md.solver_niter[0]),
+               qacc=rel(qacc, md.qacc), force=rel(A['efc_force'][0, :nefc], md.efc_force),
+               qfrc=rel(A['qfrc_constraint'][0], md.qfrc_constraint),
+               efc_b=rel(A['efc_b'][0, :nefc], md.efc_b),
+               state_diff=int(np.sum(A['efc_state'][0, :nefc] != md.efc_state)))
+    n = min(out['niter_ours'], out['niter_mj'])
+    for k in ('improvement', 'gradient', 'lineslope'):
+        out['stat_' + k] = rel(A['solver_' + k][0, :n], getattr(md.solver, k)[:n])
+    out['stat_int_diff'] = sum(int(np.sum(A['solver_' + k][0, :n] != getattr(md.solver, k)[:n]))
+                               for k in ('nactive', 'nchange', 'neval', 'nupdate'))
+    if nefc:
+        c_ours, c_mj = primal_cost(m, md, qacc), primal_cost(m, md, md.qacc)
+        out['cost_ratio'] = (c_ours - c_mj) / max(abs(c_mj), 1e-300)
+        out['cost_ours'], out['cost_mj'] = c_ours, c_mj
+    return out
+
+
+CASES = GYM + list(OWN)
+
+
+@pytest.mark.parametrize('solver', list(SOLVERS))
+@pytest.mark.parametrize('name', CASES)
+def test_solver_matches_mujoco(name, solver, request):
+    m = load(name)
+    nstate = 6 if request.config.getoption('--full') else 3
+    sts = states(m, nstate, seed=sum(map(ord, name)))
+    total = 0
+    for k, st in enumerate(sts):
+        where = f'{name}/{solver} state {k}'
+        # default settings: same iterates
+        r = solve_case(m, st, SOLVERS[solver])
+        total += r['nefc']
+        assert r['efc_b'] < 1e-9, (where, r)
+        assert r['niter_ours'] == r['niter_mj'], (where, r)
+        assert r['qacc'] < RTOL_DEFAULT and r['force'] < RTOL_DEFAULT, (where, r)
+        # per-iteration statistics: integer counters equal, scaled improvement / line slope to RTOL_DEFAULT
+        assert r['stat_int_diff'] == 0, (where, r)
+        assert r['stat_improvement'] < RTOL_DEFAULT and r['stat_lineslope'] < RTOL_DEFAULT, (where, r)
+        if r['nefc']:
+            assert r['cost_ours'] <= r['cost_mj'] + 1e-4 * abs(r['cost_mj']), (where, r)
+        # converged optimum
+        r = solve_case(m, st, SOLVERS[solver], iterations=1000, tolerance=1e-12)
+        if r['niter_mj'] < 1000:
+            assert r['qacc'] < RTOL_CONVERGED and r['force'] < RTOL_CONVERGED, (where, 'converged', r)
+        if r['nefc']:
+            assert r['cost_ours'] <= r['cost_mj'] + 1e-4 * abs(r['cost_mj']), (where, 'converged', r)
+        m.opt.iterations, m.opt.tolerance = 100, 1e-8
+    assert total > 0, f'{name}: no constraint rows in the sampled states'
+
+
+@pytest.mark.parametrize('solver', list(SOLVERS))
+@pytest.mark.parametrize('name', ['stack_pyr_c3', 'stack_ell_c6', 'limits_eq_pyr'])
+def test_coldstart(name, solver):
+    """Warmstart disabled: qacc starts at qacc_smooth, PGS forces at 0."""
+    m = load(name)
+    m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_WARMSTART
+    for k, st in enumerate(states(m, 2, seed=3)):
+        r = solve_case(m, st, SOLVERS[solver])
+        assert r['niter_ours'] == r['niter_mj'], (name, solver, k, r)
+        assert r['qacc'] < RTOL_DEFAULT and r['force'] < RTOL_DEFAULT, (name, solver, k, r)
+
+
+@pytest.mark.parametrize('name', ['humanoid', 'stack_ell_c4', 'limits_eq_ell'])
+def test_islands_same_optimum(name):
+    """MuJoCo's default island-wise solve reaches the same optimum as our monolithic solve when converged."""
+    m = load(name)
+    m.opt.disableflags &= ~int(mujoco.mjtDisableBit.mjDSBL_ISLAND)
+    for k, st in enumerate(states(m, 2, seed=5)):
+        r = solve_case(m, st, SOLVERS['newton'], iterations=1000, tolerance=1e-12)
+        assert r['qacc'] < RTOL_CONVERGED and r['force'] < RTOL_CONVERGED, (name, k, r)
+
+
+def test_pgs_ar_capacity_raises():
+    """PGS keeps AR dense (njmax^2 per world) only up to AR_CAP rows; beyond it PGS raises instead of solving."""
+    from sim.fields_solver import AR_CAP
+    from sim.types import UnsupportedFeature
+    m = load('stack_pyr_c3')
+    m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
+    md = run_oracle(m, states(m, 1, seed=1)[0])
+    assert md.nefc > 0
+    d = api.Data(m, nconmax=max(1, md.ncon), njmax=AR_CAP + 1)
+    copy_inputs(m, md, d)
+    with pytest.raises(UnsupportedFeature):
+        _drive(api.model_struct(m), d._struct)
+
+
+def test_no_constraints():
+    m = mujoco.MjModel.from_xml_string('<mujoco><worldbody><body><freejoint/><geom size=".1"/></body>'
+                                       '</worldbody></mujoco>')
+    md = mujoco.MjData(m)
+    mujoco.mj_forward(m, md)
+    d = api.Data(m)
+    copy_inputs(m, md, d)
+    d._arrays['qacc'][0] = 7.0
+    _drive(api.model_struct(m), d._struct)
+    assert np.array_equal(d._arrays['qacc'][0], md.qacc_smooth)
+    assert np.all(d._arrays['qfrc_constraint'][0] == 0)
+
+
+if __name__ == '__main__':   # report table: PYTHONPATH=. python tests/test_solver.py [names]
+    import sys
+    names = sys.argv[1:] or CASES
+    for name in names:
+        m = load(name)
+        for sname, sv in SOLVERS.items():
+            for k, st in enumerate(states(m, 3, seed=sum(map(ord, name)))):
+                m.opt.iterations, m.opt.tolerance = 100, 1e-8
+                r = solve_case(m, st, sv)
+                rc = solve_case(m, st, sv, iterations=1000, tolerance=1e-12)
+                print(f"{name:14s} {sname:6s} s{k} nefc {r['nefc']:3d} niter {r['niter_ours']:3d}/{r['niter_mj']:3d} "
+                      f"qacc {r['qacc']:.1e} f {r['force']:.1e} st {r['state_diff']} cost {r.get('cost_ratio', 0):+.1e} | "
+                      f"conv niter {rc['niter_ours']:4d}/{rc['niter_mj']:4d} qacc {rc['qacc']:.1e} "
+                      f"f {rc['force']:.1e} cost {rc.get('cost_ratio', 0):+.1e} | stats impr {r['stat_improvement']:.0e} "
+                      f"grad {r['stat_gradient']:.0e} slope {r['stat_lineslope']:.0e} int {r['stat_int_diff']}",
+                      flush=True)
