@@ -31,7 +31,6 @@ DATA_ARRAYS = [
     ('scr_mc_vi', 3, 'i'), ('scr_mc_vv', 4, 'f'), ('scr_mc_n', 4, 'f'), ('scr_mc_idx', 3, 'i'),
     ('scr_mc_end', 3, 'f'), ('scr_mc_face', 4, 'f'), ('scr_mc_poly', 4, 'f'), ('scr_mc_pn', 3, 'f'),
     ('scr_mc_pd', 2, 'f'), ('scr_mc_tmp', 2, 'i'),
-    ('scr_cvx_rot', 3, 'f'), ('scr_cvx_mat', 2, 'f'), ('scr_cvx_mat9', 2, 'f'),
 ]
 
 
@@ -91,5 +90,4 @@ def data_shapes(m, size):
         scr_mc_vi=(2, 3), scr_mc_vv=(2, 3, 3), scr_mc_n=(2, dmax, 3), scr_mc_idx=(2, dmax),
         scr_mc_end=(dmax, 3), scr_mc_face=(2, pmax, 3), scr_mc_poly=(2, 2 * pmax + 2, 3), scr_mc_pn=(pmax, 3),
         scr_mc_pd=(pmax,), scr_mc_tmp=(4,),
-        scr_cvx_rot=(3, 3), scr_cvx_mat=(9,), scr_cvx_mat9=(9,),
     )

@@ -2,16 +2,18 @@
 
 MuJoCo 3.17 runs its native GJK/EPA (engine_collision_gjk.c) unless DSBL_NATIVECCD is set (then libccd's
 MPR, which is not reproduced here: UnsupportedFeature).  Box/mesh pairs without margin get up to 4 contacts
-from the EPA polytope (multicontact); other pairs get extra contacts by the perturbation search of
-mjc_Convex unless DSBL_MULTICCD is set.
+from the EPA polytope (multicontact).  Other pairs return the single GJK/EPA contact: the installed MuJoCo
+3.17 does not produce the extra contacts of the perturbation search found in the C snapshot (mjc_Convex's
+multiCCD loop), so that loop is not reproduced.  Margins are handled differently by 3.17 (e.g. box/mesh
+pairs get several contacts within the margin, ellipsoid pairs other witness points); only pairs with a
+sphere or capsule (shrunk to a point / segment by mjc_ccd) match, all others raise UnsupportedFeature.
 """
 import math
 from numba import njit
 
 from sim.types import (OPT_DISABLE, OPT_CCD_TOLERANCE, OPT_CCD_ITERATIONS, DSBL_NATIVECCD, DSBL_MULTICCD,
-                       GEOM_SPHERE, GEOM_ELLIPSOID, GEOM_BOX, GEOM_MESH, UnsupportedFeature)
-from sim.math import axis_angle_quat, quat2mat
-from sim.collision.support import init_obj, reset_pose, ccd_support, I_MESHI, F_POS, F_MAT
+                       GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_MESH, UnsupportedFeature)
+from sim.collision.support import init_obj, ccd_support, I_MESHI
 from sim.collision.gjk import ccd, ST_NX
 
 MINVAL = 1e-15
@@ -75,110 +77,22 @@ def max_contacts(m, d, w, g1, g2, margin):
 
 
 @njit(cache=True)
-def _rotate_frame(d, w, o, ox, oy, oz, rot, transpose):
-    """Rotate object o's frame by rot (or rot^T) about the point (ox, oy, oz) (mju_rotateFrame)."""
-    f = d.scr_ccd_f[w, o]
-    r = d.scr_cvx_rot[w]
-    for i in range(3):
-        for j in range(3):
-            r[i, j] = rot[3 * j + i] if transpose else rot[3 * i + j]
-    mt = d.scr_cvx_mat[w]
-    for i in range(3):
-        for j in range(3):
-            mt[3 * i + j] = r[i, 0] * f[F_MAT + j] + r[i, 1] * f[F_MAT + 3 + j] + r[i, 2] * f[F_MAT + 6 + j]
-    for k in range(9):
-        f[F_MAT + k] = mt[k]
-    r0 = ox - f[F_POS]
-    r1 = oy - f[F_POS + 1]
-    r2 = oz - f[F_POS + 2]
-    v0 = r[0, 0] * r0 + r[0, 1] * r1 + r[0, 2] * r2
-    v1 = r[1, 0] * r0 + r[1, 1] * r1 + r[1, 2] * r2
-    v2 = r[2, 0] * r0 + r[2, 1] * r1 + r[2, 2] * r2
-    v0 -= r0
-    v1 -= r1
-    v2 -= r2
-    f[F_POS] -= v0
-    f[F_POS + 1] -= v1
-    f[F_POS + 2] -= v2
+def _point_or_line(t):
+    """Sphere / capsule: mjc_ccd shrinks them to a point / segment and inflates the result afterwards."""
+    return t == GEOM_SPHERE or t == GEOM_CAPSULE
 
 
 @njit(cache=True)
 def convex(m, d, w, g1, g2, margin):
     """Contacts of two convex geoms into d.scr_con_*[w, :n]; returns n (mjc_Convex)."""
     check_nativeccd(m)
+    if margin > 0 and not (_point_or_line(m.geom_type[g1]) or _point_or_line(m.geom_type[g2])):
+        raise UnsupportedFeature('convex collision with margin/gap > 0 without a sphere or capsule '
+                                 '(MuJoCo 3.17 treats margins differently from the C snapshot)')
     init_obj(m, d, w, 0, g1, margin)
     init_obj(m, d, w, 1, g2, margin)
     mc = max_contacts(m, d, w, g1, g2, margin)
-    ncon = penetration(m, d, w, 0, mc, margin)
-    if mc > 1:
-        return ncon
-    t1 = m.geom_type[g1]
-    t2 = m.geom_type[g2]
-    if (ncon == 1 and not (int(m.opt[OPT_DISABLE]) & DSBL_MULTICCD) and t1 != GEOM_ELLIPSOID
-            and t1 != GEOM_SPHERE and t2 != GEOM_ELLIPSOID and t2 != GEOM_SPHERE):
-        # multiCCD: perturb the relative orientation about the first contact point
-        rel_tol = 1e-3
-        angle0 = 1e-3
-        # contact frame of the first contact (mju_makeFrame on the normal)
-        n0 = d.scr_con_normal[w, 0, 0]
-        n1 = d.scr_con_normal[w, 0, 1]
-        n2 = d.scr_con_normal[w, 0, 2]
-        nn = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
-        if nn >= MINVAL:
-            inv = 1 / nn
-            n0 *= inv
-            n1 *= inv
-            n2 *= inv
-        else:
-            n0, n1, n2 = 1.0, 0.0, 0.0
-        if n1 < 0.5 and n1 > -0.5:
-            y0, y1, y2 = 0.0, 1.0, 0.0
-        else:
-            y0, y1, y2 = 0.0, 0.0, 1.0
-        s = n0 * y0 + n1 * y1 + n2 * y2
-        y0 -= n0 * s
-        y1 -= n1 * s
-        y2 -= n2 * s
-        yn = math.sqrt(y0 * y0 + y1 * y1 + y2 * y2)
-        if yn < MINVAL:
-            y0, y1, y2 = 1.0, 0.0, 0.0
-        else:
-            inv = 1 / yn
-            y0 *= inv
-            y1 *= inv
-            y2 *= inv
-        z0 = n1 * y2 - n2 * y1
-        z1 = n2 * y0 - n0 * y2
-        z2 = n0 * y1 - n1 * y0
-        tol = rel_tol * min(m.geom_rbound[g1], m.geom_rbound[g2])
-        rot = d.scr_cvx_mat9[w]
-        for axis_id in range(2):
-            a0, a1, a2 = (y0, y1, y2) if axis_id == 0 else (z0, z1, z2)
-            for angle_id in range(2):
-                angle = -angle0 if angle_id == 0 else angle0
-                q0, q1, q2, q3 = axis_angle_quat(a0, a1, a2, angle)
-                quat2mat(rot, q0, q1, q2, q3)
-                px = d.scr_con_pos[w, 0, 0]
-                py = d.scr_con_pos[w, 0, 1]
-                pz = d.scr_con_pos[w, 0, 2]
-                _rotate_frame(d, w, 0, px, py, pz, rot, False)
-                _rotate_frame(d, w, 1, px, py, pz, rot, True)
-                n = penetration(m, d, w, ncon, 1, margin)
-                if n:
-                    distinct = True
-                    for i in range(ncon):
-                        dx = d.scr_con_pos[w, i, 0] - d.scr_con_pos[w, ncon, 0]
-                        dy = d.scr_con_pos[w, i, 1] - d.scr_con_pos[w, ncon, 1]
-                        dz = d.scr_con_pos[w, i, 2] - d.scr_con_pos[w, ncon, 2]
-                        if math.sqrt(dx * dx + dy * dy + dz * dz) <= tol:
-                            distinct = False
-                            break
-                    if distinct:
-                        d.scr_con_dist[w, ncon] = d.scr_con_dist[w, 0]
-                        ncon += 1
-                reset_pose(m, d, w, 0, g1)
-                reset_pose(m, d, w, 1, g2)
-    return ncon
+    return penetration(m, d, w, 0, mc, margin)
 
 
 @njit(cache=True)

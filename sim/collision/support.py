@@ -54,16 +54,6 @@ def init_obj(m, d, w, o, g, margin):
 
 
 @njit(cache=True)
-def reset_pose(m, d, w, o, g):
-    """Restore object o's pose to geom g's global frame."""
-    f = d.scr_ccd_f[w, o]
-    for k in range(3):
-        f[F_POS + k] = d.geom_xpos[w, g, k]
-    for k in range(9):
-        f[F_MAT + k] = d.geom_xmat[w, g, k]
-
-
-@njit(cache=True)
 def center(m, d, w, o):
     """Center (3,) of object o (mjc_center): geom position or prism centroid."""
     if d.scr_ccd_i[w, o, I_TYPE] == GEOM_HFIELD:
