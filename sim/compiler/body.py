@@ -787,8 +787,8 @@ def _compile_geom(ctx, el, frame, infer, weldid, bodies, B, mocap, bodyid, mesh_
         hid = ctx.lookup("hfield", hfname, el, "hfield")
         dataid = hid
         hinfo = hfield_props(ctx, hid)
-        hs = hinfo["size"]
-        size = np.array([hs[0], hs[1], 0.25 * hs[2] + 0.5 * hs[3]])
+        size = np.array(hinfo["size"], dtype=np.float64)
+        hs = ctx.hfields[hid].size      # (x, y, z_top, z_bottom) of the asset
     elif gtype != inr.MESH:
         _checksize(el, gtype, size)
     if gtype == inr.MESH:
