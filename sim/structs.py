@@ -5,7 +5,7 @@ from numba.experimental import structref
 from sim.types import MODEL_TYPE, DATA_TYPE
 
 @njit(cache=True)
-def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, nmocap, nC, nJten, nJmom, nflg_gravcomp, npair, nexclude, nmesh, nhfield, neq, opt, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_geomnum, body_geomadr, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_actfrclimited, jnt_actfrcrange, jnt_actgravcomp, dof_bodyid, dof_jntid, dof_parentid, dof_simplenum, dof_M0, dof_damping, dof_dampingpoly, dof_armature_eff, dof_damping_eff, dof_dampingpoly_eff, dof_eulerdamp, M_rownnz, M_rowadr, M_colind, geom_bodyid, geom_sameframe, geom_pos, geom_quat, site_bodyid, site_sameframe, site_pos, site_quat, tendon_adr, tendon_num, tendon_stiffness, tendon_stiffnesspoly, tendon_damping_eff, tendon_dampingpoly_eff, tendon_lengthspring, tendon_actfrclimited, tendon_actfrcrange, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_lengthrange, actuator_acc0, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_priority, geom_dataid, geom_solmix, geom_solref, geom_solimp, geom_friction, geom_margin, geom_gap, geom_size, geom_rbound, geom_aabb, geom_adhesion, body_contype, body_conaffinity, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, pair_adhesion, exclude_signature, mesh_vertadr, mesh_vertnum, mesh_vert, mesh_faceadr, mesh_facenum, mesh_face, mesh_graphadr, mesh_graph, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, dof_frictionloss, dof_solref, dof_solimp, dof_invweight0, jnt_limited, jnt_range, jnt_margin, jnt_solref, jnt_solimp, tendon_limited, tendon_range, tendon_margin, tendon_solref_lim, tendon_solimp_lim, tendon_frictionloss, tendon_solref_fri, tendon_solimp_fri, tendon_invweight0, body_invweight0):
+def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, nmocap, nC, nJten, nJmom, nflg_gravcomp, npair, nexclude, nmesh, nhfield, neq, opt, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_geomnum, body_geomadr, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_actfrclimited, jnt_actfrcrange, jnt_actgravcomp, dof_bodyid, dof_jntid, dof_parentid, dof_simplenum, dof_M0, dof_damping, dof_dampingpoly, dof_armature_eff, dof_damping_eff, dof_dampingpoly_eff, dof_eulerdamp, M_rownnz, M_rowadr, M_colind, geom_bodyid, geom_sameframe, geom_pos, geom_quat, site_bodyid, site_sameframe, site_pos, site_quat, tendon_adr, tendon_num, tendon_stiffness, tendon_stiffnesspoly, tendon_damping_eff, tendon_dampingpoly_eff, tendon_lengthspring, tendon_actfrclimited, tendon_actfrcrange, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_lengthrange, actuator_acc0, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_priority, geom_dataid, geom_solmix, geom_solref, geom_solimp, geom_friction, geom_margin, geom_gap, geom_size, geom_rbound, geom_aabb, geom_adhesion, body_contype, body_conaffinity, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, pair_adhesion, exclude_signature, geom_matid, geom_group, geom_rgba, mat_rgba, mesh_bvhadr, bvh_aabb, bvh_child, bvh_nodeid, mesh_vertadr, mesh_vertnum, mesh_vert, mesh_faceadr, mesh_facenum, mesh_face, mesh_graphadr, mesh_graph, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, dof_frictionloss, dof_solref, dof_solimp, dof_invweight0, jnt_limited, jnt_range, jnt_margin, jnt_solref, jnt_solimp, tendon_limited, tendon_range, tendon_margin, tendon_solref_lim, tendon_solimp_lim, tendon_frictionloss, tendon_solref_fri, tendon_solimp_fri, tendon_invweight0, body_invweight0):
     st = structref.new(MODEL_TYPE)
     st.nq = nq
     st.nv = nv
@@ -148,6 +148,14 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, nmocap,
     st.pair_friction = pair_friction
     st.pair_adhesion = pair_adhesion
     st.exclude_signature = exclude_signature
+    st.geom_matid = geom_matid
+    st.geom_group = geom_group
+    st.geom_rgba = geom_rgba
+    st.mat_rgba = mat_rgba
+    st.mesh_bvhadr = mesh_bvhadr
+    st.bvh_aabb = bvh_aabb
+    st.bvh_child = bvh_child
+    st.bvh_nodeid = bvh_nodeid
     st.mesh_vertadr = mesh_vertadr
     st.mesh_vertnum = mesh_vertnum
     st.mesh_vert = mesh_vert
@@ -201,7 +209,7 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, nmocap,
 
 
 @njit(cache=True)
-def new_data(time, qpos, qvel, act, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, qacc_warmstart, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, subtree_com, cinert, crb, cdof, cvel, cdof_dot, ten_length, ten_J, ten_velocity, actuator_length, actuator_moment, moment_rownnz, moment_rowadr, moment_colind, actuator_velocity, actuator_force, qfrc_actuator, M, qLD, qLDiagInv, qH, qHDiagInv, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, qfrc_bias, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, warning_number, warning_lastinfo, scr_body6a, scr_body6b, scr_nv, scr_ctrl, scr_rk_x, scr_rk_f, scr_rk_dx, scr_deriv, ncon, scr_con_dist, scr_con_pos, scr_con_normal, scr_con_tangent, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_adhesion, contact_dim, contact_geom1, contact_geom2, contact_geom, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_fwdinv, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate):
+def new_data(time, qpos, qvel, act, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, qacc_warmstart, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, subtree_com, cinert, crb, cdof, cvel, cdof_dot, ten_length, ten_J, ten_velocity, actuator_length, actuator_moment, moment_rownnz, moment_rowadr, moment_colind, actuator_velocity, actuator_force, qfrc_actuator, M, qLD, qLDiagInv, qH, qHDiagInv, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, qfrc_bias, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, warning_number, warning_lastinfo, scr_body6a, scr_body6b, scr_nv, scr_ctrl, scr_rk_x, scr_rk_f, scr_rk_dx, scr_deriv, ncon, scr_con_dist, scr_con_pos, scr_con_normal, scr_con_tangent, scr_boxpoly, scr_boxdist, scr_aamm, scr_sapval, scr_sapid, scr_sapbufval, scr_sapbufid, scr_sapactive, scr_bfid, scr_bfkey, scr_bfbuf, scr_bfpay, scr_bfpaybuf, scr_leafpair, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_adhesion, contact_dim, contact_geom1, contact_geom2, contact_geom, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_fwdinv, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate):
     st = structref.new(DATA_TYPE)
     st.time = time
     st.qpos = qpos
@@ -275,6 +283,20 @@ def new_data(time, qpos, qvel, act, ctrl, qfrc_applied, xfrc_applied, mocap_pos,
     st.scr_con_pos = scr_con_pos
     st.scr_con_normal = scr_con_normal
     st.scr_con_tangent = scr_con_tangent
+    st.scr_boxpoly = scr_boxpoly
+    st.scr_boxdist = scr_boxdist
+    st.scr_aamm = scr_aamm
+    st.scr_sapval = scr_sapval
+    st.scr_sapid = scr_sapid
+    st.scr_sapbufval = scr_sapbufval
+    st.scr_sapbufid = scr_sapbufid
+    st.scr_sapactive = scr_sapactive
+    st.scr_bfid = scr_bfid
+    st.scr_bfkey = scr_bfkey
+    st.scr_bfbuf = scr_bfbuf
+    st.scr_bfpay = scr_bfpay
+    st.scr_bfpaybuf = scr_bfpaybuf
+    st.scr_leafpair = scr_leafpair
     st.contact_dist = contact_dist
     st.contact_pos = contact_pos
     st.contact_frame = contact_frame
