@@ -164,7 +164,7 @@ PARAM_XML = """
     </body>
     <body name="b" pos=".35 .05 .25"><freejoint/>
       <geom name="b1" type="sphere" size=".15" solmix="{mix2}" solref="-800 -8" priority="{pb}" condim="1"/>
-      <geom name="b2" type="cylinder" size=".1 .1" pos="0 .2 0"/>
+      <geom name="b2" type="sphere" size=".1" pos="0 .2 0"/>
     </body>
     <body name="c" pos="-.3 0 .2"><freejoint/>
       <geom name="c1" type="capsule" size=".1 .2" quat=".7071 0 .7071 0"/>
