@@ -78,25 +78,25 @@ def can_collide(m, b):
 
 
 @njit(cache=True)
-def filter_body_pair(m, b1, b2, dsbl_filterparent):
+def filter_body_pair(weldid, parentid, dofnum, b1, b2, dsbl_filterparent):
     """True to discard a body pair: same weld body, both dof-less, or welded parent-child (filterBodyPair)."""
-    weld1 = m.body_weldid[b1]
-    weld2 = m.body_weldid[b2]
+    weld1 = weldid[b1]
+    weld2 = weldid[b2]
     if weld1 == weld2:
         return True
-    if m.body_dofnum[weld1] == 0 and m.body_dofnum[weld2] == 0:
+    if dofnum[weld1] == 0 and dofnum[weld2] == 0:
         return True
-    parent1 = m.body_weldid[m.body_parentid[weld1]]
-    parent2 = m.body_weldid[m.body_parentid[weld2]]
+    parent1 = weldid[parentid[weld1]]
+    parent2 = weldid[parentid[weld2]]
     if (not dsbl_filterparent and weld1 != 0 and weld2 != 0) and (weld1 == parent2 or weld2 == parent1):
         return True
     return False
 
 
 @njit(cache=True)
-def _add_pair(m, b1, b2, keys, npair):
+def _add_pair(contype, conaff, b1, b2, keys, npair):
     """Append signature of (b1, b2) if their geom bits are compatible (add_pair)."""
-    if not ((m.body_contype[b1] & m.body_conaffinity[b2]) or (m.body_contype[b2] & m.body_conaffinity[b1])):
+    if not ((contype[b1] & conaff[b2]) or (contype[b2] & conaff[b1])):
         return npair
     if b1 < b2:
         keys[npair] = float((b1 << 16) + b2)
@@ -142,6 +142,11 @@ def broadphase(m, d, w):
     keys = d.scr_bfkey[w]
     dsbl_fp = (int(m.opt[OPT_DISABLE]) & DSBL_FILTERPARENT) != 0
     nbody = m.nbody
+    weldid = m.body_weldid
+    parentid = m.body_parentid
+    dofnum = m.body_dofnum
+    contype = m.body_contype
+    conaff = m.body_conaffinity
     npair = 0
     # static bodies that collide with everything (world with geoms, dof-less bodies with planes)
     for b1 in range(nbody):
@@ -149,9 +154,9 @@ def broadphase(m, d, w):
             continue
         if (b1 == 0 and m.body_geomnum[b1] > 0) or (m.body_dofnum[m.body_weldid[b1]] == 0 and _has_plane(m, b1)):
             for b2 in range(nbody):
-                if not can_collide(m, b2) or filter_body_pair(m, b1, b2, dsbl_fp):
+                if not can_collide(m, b2) or filter_body_pair(weldid, parentid, dofnum, b1, b2, dsbl_fp):
                     continue
-                npair = _add_pair(m, b1, b2, keys, npair)
+                npair = _add_pair(contype, conaff, b1, b2, keys, npair)
     # sweep and prune along world x over collidable non-world bodies
     bfid = d.scr_bfid[w]
     nc = 0
@@ -175,17 +180,16 @@ def broadphase(m, d, w):
         for i in range(2 * nc):
             idv = ids[i]
             if not (idv & 0x10000):
+                y0, z0, y1, z1 = aamm[idv, 1], aamm[idv, 2], aamm[idv, 4], aamm[idv, 5]
+                b2 = bfid[idv]
                 for j in range(cnt):
                     i1 = active[j]
-                    a1 = aamm[i1]
-                    a2 = aamm[idv]
-                    if a1[1] > a2[4] or a2[1] > a1[4] or a1[2] > a2[5] or a2[2] > a1[5]:
+                    if aamm[i1, 1] > y1 or y0 > aamm[i1, 4] or aamm[i1, 2] > z1 or z0 > aamm[i1, 5]:
                         continue
                     b1 = bfid[i1]
-                    b2 = bfid[idv]
-                    if filter_body_pair(m, b1, b2, dsbl_fp):
+                    if filter_body_pair(weldid, parentid, dofnum, b1, b2, dsbl_fp):
                         continue
-                    npair = _add_pair(m, b1, b2, keys, npair)
+                    npair = _add_pair(contype, conaff, b1, b2, keys, npair)
                 active[cnt] = idv
                 cnt += 1
             else:
