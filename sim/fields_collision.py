@@ -20,12 +20,7 @@ MODEL_ARRAYS = [
     ('pair_dim', 1, 'i'), ('pair_geom1', 1, 'i'), ('pair_geom2', 1, 'i'), ('pair_signature', 1, 'i'),
     ('pair_solref', 2, 'f'), ('pair_solreffriction', 2, 'f'), ('pair_solimp', 2, 'f'), ('pair_margin', 1, 'f'),
     ('pair_gap', 1, 'f'), ('pair_friction', 2, 'f'), ('pair_adhesion', 1, 'f'), ('exclude_signature', 1, 'i'),
-    # mj_ray: visibility / groups and the mesh BVH
-    ('geom_matid', 1, 'i'), ('geom_group', 1, 'i'), ('geom_rgba', 2, 'f'), ('mat_rgba', 2, 'f'),
-    ('mesh_bvhadr', 1, 'i'), ('bvh_aabb', 2, 'f'), ('bvh_child', 2, 'i'), ('bvh_nodeid', 1, 'i'),
 ]
-# ray fields a model may lack (e.g. no materials / no BVH): defaults with the right number of columns
-_RAY_DEFAULTS = dict(mat_rgba=(0, 4), mesh_bvhadr=(0,), bvh_aabb=(0, 6), bvh_child=(0, 2), bvh_nodeid=(0,))
 
 # contact buffer: (name, ndim including the world axis, kind, per-contact shape)
 CONTACT_FIELDS = [
@@ -65,14 +60,7 @@ def _body_flags(m, name):
 
 def model_arrays(m):
     """Derived collision model arrays (everything else is read from m by name)."""
-    out = dict(body_contype=_body_flags(m, 'body_contype'), body_conaffinity=_body_flags(m, 'body_conaffinity'))
-    for name, shp in _RAY_DEFAULTS.items():
-        v = getattr(m, name, None)
-        if v is None or np.asarray(v).size == 0:
-            out[name] = np.zeros(shp, np.int32 if name in ('mesh_bvhadr', 'bvh_child', 'bvh_nodeid') else np.float64)
-        elif len(shp) == 2:
-            out[name] = np.asarray(v).reshape(-1, shp[1])
-    return out
+    return dict(body_contype=_body_flags(m, 'body_contype'), body_conaffinity=_body_flags(m, 'body_conaffinity'))
 
 
 def data_shapes(m, size):

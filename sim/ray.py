@@ -216,12 +216,13 @@ def _normalize(x, y, z):
 
 
 @njit(cache=True)
-def ray_mesh(m, pos, mat, size, g, pnt, vec, stack):
+def ray_mesh(m, bvh, pos, mat, size, g, pnt, vec, stack):
     """Mesh: bounding box, then BVH traversal with ray-triangle tests (mj_rayMesh, mju_rayTree)."""
     if ray_box(pos, mat, size, pnt, vec) < 0:
         return -1.0
     mid = m.geom_dataid[g]
-    adr = m.mesh_bvhadr[mid]
+    bvh_aabb, bvh_child, bvh_nodeid, mesh_bvhadr = bvh
+    adr = mesh_bvhadr[mid]
     lp, lv = _map(pos, mat, pnt, vec)
     if abs(lv[0]) >= abs(lv[1]) and abs(lv[0]) >= abs(lv[2]):
         b0 = (0.0, 1.0, 1.0)
@@ -241,9 +242,9 @@ def ray_mesh(m, pos, mat, size, g, pnt, vec, stack):
     while nstack:
         nstack -= 1
         node = stack[nstack]
-        if not _slab(m.bvh_aabb[adr + node], pos, mat, pnt, vec):
+        if not _slab(bvh_aabb[adr + node], pos, mat, pnt, vec):
             continue
-        fid = m.bvh_nodeid[adr + node]
+        fid = bvh_nodeid[adr + node]
         if fid != -1:
             f = m.mesh_face[fid + fadr]
             v = ((m.mesh_vert[vadr + f[0], 0], m.mesh_vert[vadr + f[0], 1], m.mesh_vert[vadr + f[0], 2]),
@@ -254,7 +255,7 @@ def ray_mesh(m, pos, mat, size, g, pnt, vec, stack):
                 x = sol
             continue
         for i in range(2):
-            ch = m.bvh_child[adr + node, i]
+            ch = bvh_child[adr + node, i]
             if ch != -1:
                 stack[nstack] = ch
                 nstack += 1
@@ -262,30 +263,34 @@ def ray_mesh(m, pos, mat, size, g, pnt, vec, stack):
 
 
 @njit(cache=True)
-def eliminate(m, g, geomgroup, use_group, flg_static, bodyexclude):
-    """True if geom g is skipped: excluded body, invisible, static, or group off (ray_eliminate)."""
+def eliminate(m, vis, g, geomgroup, use_group, flg_static, bodyexclude):
+    """True if geom g is skipped: excluded body, invisible, static, or group off (ray_eliminate).
+
+    vis = (geom_matid, geom_group, geom_rgba alpha, mat_rgba alpha), passed in from Python.
+    """
+    geom_matid, geom_group, geom_alpha, mat_alpha = vis
     if m.geom_bodyid[g] == bodyexclude:
         return True
-    mat = m.geom_matid[g]
-    if mat < 0 and m.geom_rgba[g, 3] == 0:
+    mat = geom_matid[g]
+    if mat < 0 and geom_alpha[g] == 0:
         return True
-    if mat >= 0 and m.mat_rgba[mat, 3] == 0:
+    if mat >= 0 and mat_alpha[mat] == 0:
         return True
     if not flg_static and m.body_weldid[m.geom_bodyid[g]] == 0:
         return True
     if not use_group:
         return False
-    gid = min(NGROUP - 1, max(0, m.geom_group[g]))
+    gid = min(NGROUP - 1, max(0, geom_group[g]))
     return geomgroup[gid] == 0
 
 
 @njit(cache=True)
-def ray_kernel(m, d, w, pnt, vec, geomgroup, use_group, flg_static, bodyexclude, stack):
+def ray_kernel(m, d, w, vis, bvh, pnt, vec, geomgroup, use_group, flg_static, bodyexclude, stack):
     """(dist, geomid) of the nearest hit of pnt + x vec, x >= 0, over non-eliminated geoms (mj_ray)."""
     dist = -1.0
     gid = -1
     for g in range(m.ngeom):
-        if eliminate(m, g, geomgroup, use_group, flg_static, bodyexclude):
+        if eliminate(m, vis, g, geomgroup, use_group, flg_static, bodyexclude):
             continue
         t = m.geom_type[g]
         pos = d.geom_xpos[w, g]
@@ -304,7 +309,7 @@ def ray_kernel(m, d, w, pnt, vec, geomgroup, use_group, flg_static, bodyexclude,
         elif t == GEOM_BOX:
             nd = ray_box(pos, mat, size, pnt, vec)
         elif t == GEOM_MESH:
-            nd = ray_mesh(m, pos, mat, size, g, pnt, vec, stack)
+            nd = ray_mesh(m, bvh, pos, mat, size, g, pnt, vec, stack)
         else:
             nd = -1.0
         if nd >= 0 and (nd < dist or dist < 0):
@@ -321,6 +326,10 @@ def ray(m, d, pnt, vec, geomgroup=None, flg_static=True, bodyexclude=-1, world=0
         raise UnsupportedFeature('mj_ray on height fields is not implemented')
     if np.any(types_ > GEOM_MESH):
         raise UnsupportedFeature('mj_ray on SDF geoms is not supported')
+    has_bvh = np.asarray(getattr(m, 'bvh_aabb', np.zeros(0))).size > 0
+    if np.any(types_ == GEOM_MESH) and not has_bvh:
+        raise UnsupportedFeature('mj_ray on meshes needs the mesh BVH (bvh_aabb, bvh_child, bvh_nodeid, '
+                                 'mesh_bvhadr), which this model does not provide')
     pnt = np.ascontiguousarray(pnt, dtype=np.float64).reshape(3)
     vec = np.ascontiguousarray(vec, dtype=np.float64).reshape(3)
     if np.linalg.norm(vec) < MINVAL:
@@ -332,5 +341,19 @@ def ray(m, d, pnt, vec, geomgroup=None, flg_static=True, bodyexclude=-1, world=0
         grp[:] = np.asarray(geomgroup).astype(np.int32).reshape(NGROUP)
     stack = np.zeros(MAXTREEDEPTH, np.int32)
     w = 0 if d.nworld is None else int(world)
-    dist, gid = ray_kernel(ms, d._struct, w, pnt, vec, grp, use_group, bool(flg_static), int(bodyexclude), stack)
+    ngeom = int(m.ngeom)
+    vis = (np.ascontiguousarray(np.asarray(getattr(m, 'geom_matid', -np.ones(ngeom)), dtype=np.int32).reshape(ngeom)),
+           np.ascontiguousarray(np.asarray(getattr(m, 'geom_group', np.zeros(ngeom)), dtype=np.int32).reshape(ngeom)),
+           np.ascontiguousarray(np.asarray(getattr(m, 'geom_rgba', np.ones((ngeom, 4))),
+                                           dtype=np.float64).reshape(ngeom, 4)[:, 3]),
+           np.ascontiguousarray(np.asarray(getattr(m, 'mat_rgba', np.ones((0, 4))), dtype=np.float64).reshape(-1, 4)[:, 3]))
+    if has_bvh:
+        bvh = (np.ascontiguousarray(np.asarray(m.bvh_aabb, dtype=np.float64).reshape(-1, 6)),
+               np.ascontiguousarray(np.asarray(m.bvh_child, dtype=np.int32).reshape(-1, 2)),
+               np.ascontiguousarray(np.asarray(m.bvh_nodeid, dtype=np.int32).reshape(-1)),
+               np.ascontiguousarray(np.asarray(m.mesh_bvhadr, dtype=np.int32).reshape(-1)))
+    else:
+        bvh = (np.zeros((0, 6)), np.zeros((0, 2), np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32))
+    dist, gid = ray_kernel(ms, d._struct, w, vis, bvh, pnt, vec, grp, use_group, bool(flg_static),
+                           int(bodyexclude), stack)
     return float(dist), int(gid)
