@@ -8,6 +8,8 @@ import numpy as np
 
 from sim.types import MAXCONPAIR
 
+BOXBOX_MAXVERT = 12   # clipped polygon capacity of the box-box collider (sim/collision/box.py)
+
 MODEL_SCALARS = ['npair', 'nexclude']
 MODEL_ARRAYS = [
     ('geom_type', 1, 'i'), ('geom_contype', 1, 'i'), ('geom_conaffinity', 1, 'i'), ('geom_condim', 1, 'i'),
@@ -32,7 +34,12 @@ CONTACT_INT_FIELDS = [
 # narrowphase output (MuJoCo's mjPreContact, up to MAXCONPAIR per geom pair) before the driver adds them
 PRECONTACT_FIELDS = [('scr_con_dist', 2, 'f'), ('scr_con_pos', 3, 'f'), ('scr_con_normal', 3, 'f'),
                      ('scr_con_tangent', 3, 'f')]
-DATA_ARRAYS = ([('ncon', 1, 'i')] + PRECONTACT_FIELDS
+# collision scratch: box-box clipping polygons, broadphase (sweep-and-prune) and midphase buffers
+SCRATCH_FIELDS = [('scr_boxpoly', 4, 'f'), ('scr_boxdist', 2, 'f'), ('scr_aamm', 3, 'f'),
+                  ('scr_sapval', 2, 'f'), ('scr_sapid', 2, 'i'), ('scr_sapbufval', 2, 'f'), ('scr_sapbufid', 2, 'i'),
+                  ('scr_sapactive', 2, 'i'), ('scr_bfid', 2, 'i'), ('scr_bfkey', 2, 'f'), ('scr_bfbuf', 2, 'f'),
+                  ('scr_bfpay', 2, 'i'), ('scr_bfpaybuf', 2, 'i'), ('scr_leafpair', 3, 'i')]
+DATA_ARRAYS = ([('ncon', 1, 'i')] + PRECONTACT_FIELDS + SCRATCH_FIELDS
                + [('contact_' + n, 2 + len(s), 'f') for n, s in CONTACT_FIELDS]
                + [('contact_' + n, 2 + len(s), 'i') for n, s in CONTACT_INT_FIELDS])
 
@@ -61,6 +68,23 @@ def data_shapes(m, size):
     c = int(size['nconmax'])
     s = dict(ncon=(), scr_con_dist=(MAXCONPAIR,), scr_con_pos=(MAXCONPAIR, 3), scr_con_normal=(MAXCONPAIR, 3),
              scr_con_tangent=(MAXCONPAIR, 3))
+    nb = max(int(m.nbody), 1)
+    gnum = np.asarray(m.body_geomnum).reshape(-1)
+    # always-colliding bodies (world with geoms, dof-less bodies with planes) pair with every body
+    gtype = np.asarray(m.geom_type).reshape(-1)
+    gadr = np.asarray(m.body_geomadr).reshape(-1)
+    weld = np.asarray(m.body_weldid).reshape(-1)
+    dofnum = np.asarray(m.body_dofnum).reshape(-1)
+    nstatic = 0
+    for b in range(int(m.nbody)):
+        plane = bool(np.any(gtype[gadr[b]:gadr[b] + gnum[b]] == 0)) if gnum[b] else False
+        nstatic += int((b == 0 and gnum[b] > 0) or (dofnum[weld[b]] == 0 and plane))
+    maxbf = nb * (nb - 1) // 2 + nstatic * nb + 1
+    maxleaf = int(gnum.max()) ** 2 if gnum.size else 1
+    s.update(scr_boxpoly=(2, BOXBOX_MAXVERT, 3), scr_boxdist=(BOXBOX_MAXVERT,), scr_aamm=(nb, 6),
+             scr_sapval=(2 * nb,), scr_sapid=(2 * nb,), scr_sapbufval=(2 * nb,), scr_sapbufid=(2 * nb,),
+             scr_sapactive=(nb,), scr_bfid=(nb,), scr_bfkey=(maxbf,), scr_bfbuf=(maxbf,), scr_bfpay=(maxbf,),
+             scr_bfpaybuf=(maxbf,), scr_leafpair=(max(maxleaf, 1), 2))
     for n, shp in CONTACT_FIELDS + CONTACT_INT_FIELDS:
         s['contact_' + n] = (c,) + shp
     return s

@@ -216,7 +216,7 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, nmocap,
 
 
 @njit(cache=True)
-def new_data(time, qpos, qvel, act, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, qacc_warmstart, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, subtree_com, cinert, crb, cdof, cvel, cdof_dot, ten_length, ten_J, ten_velocity, actuator_length, actuator_moment, moment_rownnz, moment_rowadr, moment_colind, actuator_velocity, actuator_force, qfrc_actuator, M, qLD, qLDiagInv, qH, qHDiagInv, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, qfrc_bias, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, warning_number, warning_lastinfo, scr_body6a, scr_body6b, scr_nv, scr_ctrl, scr_rk_x, scr_rk_f, scr_rk_dx, scr_deriv, ncon, scr_con_dist, scr_con_pos, scr_con_normal, scr_con_tangent, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_adhesion, contact_dim, contact_geom1, contact_geom2, contact_geom, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, scr_ccd_f, scr_ccd_i, scr_prism, scr_simplex, scr_simplex_i, scr_simplex2, scr_simplex2_i, scr_gjk_x1, scr_gjk_x2, scr_gjk_dist, scr_gjk_st, scr_gjk_lam, scr_gjk_tmp, scr_gjk_nrm, scr_gjk_s, scr_pt_v, scr_pt_vi, scr_pt_fi, scr_pt_ff, scr_pt_map, scr_pt_hzn, scr_pt_stk, scr_pt_n, scr_pt_c, scr_mc_vi, scr_mc_vv, scr_mc_n, scr_mc_idx, scr_mc_end, scr_mc_face, scr_mc_poly, scr_mc_pn, scr_mc_pd, scr_mc_tmp, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, tendon_efcadr, scr_cjac, scr_cframe, scr_cnstr_nv, solver_niter, solver_fwdinv, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, scr_slv_nv, scr_slv_efc, scr_slv_quad, scr_slv_int, scr_slv_H, scr_slv_small, scr_slv_AR, qDeriv, qLU, scr_dcdofdot, scr_dcvel, scr_dcacc, scr_dcfrc, scr_mat6, scr_fjac, scr_fjacind, scr_luint, scr_impvec):
+def new_data(time, qpos, qvel, act, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, qacc_warmstart, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, subtree_com, cinert, crb, cdof, cvel, cdof_dot, ten_length, ten_J, ten_velocity, actuator_length, actuator_moment, moment_rownnz, moment_rowadr, moment_colind, actuator_velocity, actuator_force, qfrc_actuator, M, qLD, qLDiagInv, qH, qHDiagInv, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, qfrc_bias, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, warning_number, warning_lastinfo, scr_body6a, scr_body6b, scr_nv, scr_ctrl, scr_rk_x, scr_rk_f, scr_rk_dx, scr_deriv, ncon, scr_con_dist, scr_con_pos, scr_con_normal, scr_con_tangent, scr_boxpoly, scr_boxdist, scr_aamm, scr_sapval, scr_sapid, scr_sapbufval, scr_sapbufid, scr_sapactive, scr_bfid, scr_bfkey, scr_bfbuf, scr_bfpay, scr_bfpaybuf, scr_leafpair, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_adhesion, contact_dim, contact_geom1, contact_geom2, contact_geom, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, scr_ccd_f, scr_ccd_i, scr_prism, scr_simplex, scr_simplex_i, scr_simplex2, scr_simplex2_i, scr_gjk_x1, scr_gjk_x2, scr_gjk_dist, scr_gjk_st, scr_gjk_lam, scr_gjk_tmp, scr_gjk_nrm, scr_gjk_s, scr_pt_v, scr_pt_vi, scr_pt_fi, scr_pt_ff, scr_pt_map, scr_pt_hzn, scr_pt_stk, scr_pt_n, scr_pt_c, scr_mc_vi, scr_mc_vv, scr_mc_n, scr_mc_idx, scr_mc_end, scr_mc_face, scr_mc_poly, scr_mc_pn, scr_mc_pd, scr_mc_tmp, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, tendon_efcadr, scr_cjac, scr_cframe, scr_cnstr_nv, solver_niter, solver_fwdinv, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, scr_slv_nv, scr_slv_efc, scr_slv_quad, scr_slv_int, scr_slv_H, scr_slv_small, scr_slv_AR, qDeriv, qLU, scr_dcdofdot, scr_dcvel, scr_dcacc, scr_dcfrc, scr_mat6, scr_fjac, scr_fjacind, scr_luint, scr_impvec):
     st = structref.new(DATA_TYPE)
     st.time = time
     st.qpos = qpos
@@ -290,6 +290,20 @@ def new_data(time, qpos, qvel, act, ctrl, qfrc_applied, xfrc_applied, mocap_pos,
     st.scr_con_pos = scr_con_pos
     st.scr_con_normal = scr_con_normal
     st.scr_con_tangent = scr_con_tangent
+    st.scr_boxpoly = scr_boxpoly
+    st.scr_boxdist = scr_boxdist
+    st.scr_aamm = scr_aamm
+    st.scr_sapval = scr_sapval
+    st.scr_sapid = scr_sapid
+    st.scr_sapbufval = scr_sapbufval
+    st.scr_sapbufid = scr_sapbufid
+    st.scr_sapactive = scr_sapactive
+    st.scr_bfid = scr_bfid
+    st.scr_bfkey = scr_bfkey
+    st.scr_bfbuf = scr_bfbuf
+    st.scr_bfpay = scr_bfpay
+    st.scr_bfpaybuf = scr_bfpaybuf
+    st.scr_leafpair = scr_leafpair
     st.contact_dist = contact_dist
     st.contact_pos = contact_pos
     st.contact_frame = contact_frame
