@@ -11,7 +11,8 @@ from .loader import load_model
 from .model import Model
 
 _SMOOTH = {"Data": "sim.data", "forward": "sim.smooth_api", "step": "sim.smooth_api",
-           "reset": "sim.smooth_api", "full_inertia": "sim.smooth_api", "rne_post_constraint": "sim.smooth_api"}
+           "reset": "sim.smooth_api", "full_inertia": "sim.smooth_api", "rne_post_constraint": "sim.smooth_api",
+           "ray": "sim.raycast"}
 
 
 def __getattr__(name):
@@ -23,4 +24,4 @@ def __getattr__(name):
 
 
 __all__ = ["load_model", "Model", "ModelError", "UnsupportedError", "Data", "forward", "step", "reset",
-           "full_inertia", "rne_post_constraint"]
+           "full_inertia", "rne_post_constraint", "ray"]

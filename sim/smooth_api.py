@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from sim import types as _t
-from sim import forward as _fw
+from sim import pipeline as _fw
 from sim.data import Data
 
 _MODEL_CACHE = {}
@@ -31,28 +31,50 @@ def _nworld(d):
     return 1 if d.nworld is None else d.nworld
 
 
+# warning counters watched around forward/step: (index in warning_number, message; %s = world list)
+_WATCHED = (
+    (_fw.WARN_DIVERGED, 'numjoco: simulation diverged (NaN/inf or |value| > 1e10) in world(s) %s; reset per '
+                        'autoreset'),
+    (_t.WARN_CONTACTFULL, 'numjoco: contact buffer full in world(s) %s; contacts were dropped (raise nconmax: '
+                          'sim.Data(m, nconmax=...))'),
+    (_t.WARN_CNSTRFULL, 'numjoco: constraint buffer full in world(s) %s; all constraints were dropped for that '
+                        'step (raise njmax: sim.Data(m, njmax=...))'),
+)
+
+
+def _warn_changes(d, before):
+    """Python warnings for every watched counter that moved during the call (per world)."""
+    cnt = d._arrays['warning_number']
+    for (k, msg), prev in zip(_WATCHED, before):
+        if np.any(cnt[:, k] != prev):
+            warnings.warn(msg % np.nonzero(cnt[:, k] != prev)[0].tolist(), RuntimeWarning, stacklevel=3)
+
+
+def _counters(d):
+    cnt = d._arrays['warning_number']
+    return [cnt[:, k].copy() for k, _ in _WATCHED]
+
+
 def forward(m, d):
-    """Forward dynamics (mj_forward, smooth part) for one world or a batch."""
+    """Forward dynamics (mj_forward without sensors) for one world or a batch."""
     ms = model_struct(m)
+    before = _counters(d)
     if d.nworld is None:
         _fw.forward_serial(ms, d._struct, 0)
     else:
         _fw.forward_batch(ms, d._struct, d.nworld)
+    _warn_changes(d, before)
 
 
 def step(m, d, nstep=1):
     """Advance nstep steps (mj_step); diverged worlds are reset and counted in d.warning (and warned)."""
     ms = model_struct(m)
-    cnt = d._arrays['warning_number'][:, _fw.WARN_DIVERGED]
-    before = cnt.copy()
+    before = _counters(d)
     if d.nworld is None:
         _fw.step_serial(ms, d._struct, 0, int(nstep))
     else:
         _fw.step_batch(ms, d._struct, d.nworld, int(nstep))
-    if np.any(cnt != before):
-        bad = np.nonzero(cnt != before)[0]
-        warnings.warn('numjoco: simulation diverged (NaN/inf or |value| > 1e10) in world(s) %s; '
-                      'reset per autoreset' % bad.tolist(), RuntimeWarning, stacklevel=2)
+    _warn_changes(d, before)
 
 
 def reset(m, d, keyframe=None):

@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover
 
 @njit(cache=True)
 def _drive(m, d):
-    """fwd_position without collision, then the velocity stages (sim/forward.py order), world 0."""
+    """fwd_position without collision, then the velocity stages (sim/pipeline.py order), world 0."""
     w = 0
     kinematics(m, d, w)
     com_pos(m, d, w)

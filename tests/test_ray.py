@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from sim.smooth_api import Data as SimData, forward as sim_forward
-from sim.ray import ray
+from sim.raycast import ray
 from sim.types import UnsupportedFeature
 
 MESH = """<mesh name="tet" vertex="0 0 0  .3 0 0  0 .3 0  0 0 .3"/>
