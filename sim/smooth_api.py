@@ -9,18 +9,26 @@ import numpy as np
 
 from sim import types as _t
 from sim import pipeline as _fw
+from sim.collision.check import check_collision
 from sim.data import Data
 
 _MODEL_CACHE = {}
 
 
-def model_struct(m):
-    """Jitted Model struct for m, built once per model object; opt refreshed from m.opt on every call."""
+def model_struct(m, collision=True):
+    """Jitted Model struct for m, built once per model object; opt refreshed from m.opt on every call.
+
+    collision=True (every simulation entry) also refuses, once per model, the collision cases numjoco does not
+    reproduce (sim.collision.check).  Tests that inject MuJoCo's contacts and never run our collision pass False.
+    """
     ent = _MODEL_CACHE.get(id(m))
     if ent is None or ent[0] is not m:
         st, arrs = _t.make_model_struct(m)
-        ent = (m, st, arrs)
+        ent = [m, st, arrs, False]
         _MODEL_CACHE[id(m)] = ent
+    if collision and not ent[3]:
+        check_collision(m)
+        ent[3] = True
     opt = m.opt
     _t.check_opt(opt)
     _t.opt_array(opt, out=ent[2]['opt'])

@@ -263,8 +263,6 @@ def check_model(m):
             if v is not None and np.any(np.asarray(v) != np.arange(nu)):
                 raise UnsupportedFeature('non-trivial %s is not supported' % name)
     check_opt(m.opt)
-    from sim.collision.check import check_collision
-    check_collision(m)
 
 
 def make_model_struct(m):

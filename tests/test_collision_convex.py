@@ -182,7 +182,7 @@ def _cases(k1, k2, nscene, npose, seed, margins):
         margin = float(rng.choice(margins))
         m = mujoco.MjModel.from_xml_string(_scene(rng, k1, k2, margin))
         md = mujoco.MjData(m)
-        ms = api.model_struct(m)
+        ms = api.model_struct(m, collision=False)
         sd = api.Data(m)
         for _ in range(npose):
             size = float(np.mean(m.geom_rbound[1]))
@@ -237,7 +237,7 @@ def test_margin_unsupported(k1, k2):
     sd = api.Data(m)
     kind = KIND_HFIELD if k1 == 'hfield' else KIND_CONVEX
     with pytest.raises(UnsupportedFeature):
-        _run(api.model_struct(m), sd._struct, kind, 0, 1, 0.02)
+        _run(api.model_struct(m, collision=False), sd._struct, kind, 0, 1, 0.02)
 
 
 def test_nativeccd_disabled_unsupported():
@@ -246,4 +246,4 @@ def test_nativeccd_disabled_unsupported():
     m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_NATIVECCD
     sd = api.Data(m)
     with pytest.raises(UnsupportedFeature):
-        _run(api.model_struct(m), sd._struct, KIND_CONVEX, 0, 1, 0.0)
+        _run(api.model_struct(m, collision=False), sd._struct, KIND_CONVEX, 0, 1, 0.0)

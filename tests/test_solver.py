@@ -207,7 +207,7 @@ def solve_case(m, st, solver, iterations=None, tolerance=None):
         m.opt.tolerance = tolerance
     md = run_oracle(m, st)
     d = api.Data(m, nconmax=max(1, md.ncon), njmax=max(1, md.nefc))
-    ms = api.model_struct(m)
+    ms = api.model_struct(m, collision=False)
     copy_inputs(m, md, d)
     _drive(ms, d._struct)
     A = d._arrays
@@ -296,7 +296,7 @@ def test_pgs_ar_capacity_raises():
     d = api.Data(m, nconmax=max(1, md.ncon), njmax=AR_CAP + 1)
     copy_inputs(m, md, d)
     with pytest.raises(UnsupportedFeature):
-        _drive(api.model_struct(m), d._struct)
+        _drive(api.model_struct(m, collision=False), d._struct)
 
 
 def test_no_constraints():
@@ -307,7 +307,7 @@ def test_no_constraints():
     d = api.Data(m)
     copy_inputs(m, md, d)
     d._arrays['qacc'][0] = 7.0
-    _drive(api.model_struct(m), d._struct)
+    _drive(api.model_struct(m, collision=False), d._struct)
     assert np.array_equal(d._arrays['qacc'][0], md.qacc_smooth)
     assert np.all(d._arrays['qfrc_constraint'][0] == 0)
 
