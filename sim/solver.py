@@ -205,10 +205,10 @@ def constraint_update(m, d, w, jar, flg_cone_hessian, rows, ne, nf, nefc):
                 s += 0.5 * D[i] * jar[i] * jar[i]
                 state[i] = CNSTRSTATE_QUADRATIC
         else:
-            c = eid[i]
-            mu = d.contact_mu[w, c]
-            fr = d.contact_friction[w, c]
-            dim = d.contact_dim[w, c]
+            con = eid[i]
+            mu = d.contact_mu[w, con]
+            fr = d.contact_friction[w, con]
+            dim = d.contact_dim[w, con]
             # regular dual cone coordinates U = diag(mu, friction) jar; N normal, T tangent norm
             N = jar[i] * mu
             T2 = 0.0
@@ -234,7 +234,7 @@ def constraint_update(m, d, w, jar, flg_cone_hessian, rows, ne, nf, nefc):
                     force[i + j] = -force[i] / T * (jar[i + j] * fr[j - 1]) * fr[j - 1]
                 st = CNSTRSTATE_CONE
                 if flg_cone_hessian:
-                    H = d.contact_H[w, c]
+                    H = d.contact_H[w, con]
                     scl = -mu / T
                     H[0] = 1.0
                     for j in range(1, dim):
@@ -478,13 +478,13 @@ def _dual_state(m, d, w, rows, ne, nf, nefc):
                 nactive += 1
             c += 1
             continue
-        c = d.efc_id[w, i]
-        dim = d.contact_dim[w, c]
-        mu = d.contact_mu[w, c]
+        con = d.efc_id[w, i]
+        dim = d.contact_dim[w, con]
+        mu = d.contact_mu[w, con]
         N = force[i] / mu
         T2 = 0.0
         for j in range(1, dim):
-            fj = force[i + j] / d.contact_friction[w, c, j - 1]
+            fj = force[i + j] / d.contact_friction[w, con, j - 1]
             T2 += fj * fj
         T = math.sqrt(T2)
         if mu * N >= T:
