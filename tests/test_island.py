@@ -220,9 +220,26 @@ def test_island_matches_mujoco(name, solver, islands, request):
 
 
 def test_island_partition_equality_tendon():
-    """Coupled trees share an island: connect/weld/joint equality and a two-tree tendon."""
-    for name in ('equality', 'tendon_limits'):
-        m = mujoco.MjModel.from_xml_string(SCENES[name])
-        md, A = run(m, states(m, 1, seed=3)[0])
+    """Coupled trees share an island: connect (a-b), site weld (c-e), joint equality (p-q) always; the
+    two-tree tendon (j1-k0) whenever its limit / friction rows exist."""
+    m = mujoco.MjModel.from_xml_string(SCENES['equality'])
+    tree = lambda name: m.body_treeid[m.body(name).id]
+    for st in states(m, 2, seed=3):
+        md, A = run(m, st)
         compare(m, md, A)
-        assert md.nisland >= 2
+        ti = A['tree_island'][0]
+        for b1, b2 in (('a', 'b'), ('c', 'e'), ('p', 'q')):
+            assert ti[tree(b1)] == ti[tree(b2)] >= 0
+        assert len(set(ti[[tree('a'), tree('c'), tree('p')]])) == 3
+    m = mujoco.MjModel.from_xml_string(SCENES['tendon_limits'])
+    seen = 0
+    for st in states(m, 4, seed=3):
+        md, A = run(m, st)
+        compare(m, md, A)
+        rows = [i for i in range(md.nefc) if int(md.efc_type[i]) in (int(mujoco.mjtConstraint.mjCNSTR_FRICTION_TENDON),
+                                                               int(mujoco.mjtConstraint.mjCNSTR_LIMIT_TENDON))]
+        if rows:
+            seen += 1
+            ti = A['tree_island'][0]
+            assert ti[m.dof_treeid[m.jnt_dofadr[m.joint('j1').id]]] == ti[m.dof_treeid[m.jnt_dofadr[m.joint('k0').id]]]
+    assert seen
