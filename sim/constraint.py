@@ -13,7 +13,7 @@ import math
 from numba import njit
 
 from sim.crb import solve_m
-from sim.jacobian import jac, jac_dif_pair, jac_dot, merge_chain_count
+from sim.jacobian import jac_dif_pair, jac_dot, merge_chain_count
 from sim.math import mul_quat, normalize3, normalize4, quat2vel
 from sim.types import (OPT_DISABLE, OPT_ENABLE, OPT_JACOBIAN, OPT_TIMESTEP, OPT_IMPRATIO, OPT_CONE,
                        DSBL_CONSTRAINT, DSBL_EQUALITY, DSBL_FRICTIONLOSS, DSBL_LIMIT, DSBL_CONTACT,

@@ -46,7 +46,7 @@ class _WarningList:
 
 _FIELDS = frozenset(n for n, _, _ in _t.DATA_ARRAYS if not n.startswith(('scr_', 'warning_', 'contact_')))
 # per-world integer counters: an int for one world, an (nworld,) array for a batch
-_COUNTERS = frozenset(('ncon', 'ne', 'nf', 'nl', 'nefc', 'solver_niter'))
+_COUNTERS = frozenset(('ncon', 'ne', 'nf', 'nl', 'nefc', 'solver_niter', 'nisland', 'nidof'))
 # efc rows are shown up to nefc for one world (MuJoCo's shapes); a batch shows the whole buffer
 _EFC = frozenset(n for n in _FIELDS if n.startswith('efc_'))
 

@@ -5,21 +5,35 @@ Scratch (per world): scr_slv_nv (NV_ROWS, nv) dof vectors, scr_slv_efc (EFC_ROWS
 scr_slv_quad (3 njmax + 9,) line-search polynomials, scr_slv_int (2, njmax) old states / PGS blocks,
 scr_slv_H (nv, nv) dense Hessian and its Cholesky factor, scr_slv_small (160,) cone / QCQP blocks,
 scr_slv_AR (nar, nar) dense J M^-1 J' + R for PGS (nar = njmax up to AR_CAP, else 0: PGS then raises).
+
+Constraint islands (mj_island, sim/island.py): nisland/nidof (nworld,), tree_island (ntree,), island_*
+(ntree,) per island (at most ntree islands), dof_island / map_dof2idof / map_idof2dof (nv,), efc_island /
+map_efc2iefc / map_iefc2efc (njmax,); solver_niter_island (NISLAND,) iterations per island (solver_niter
+is island 0, MuJoCo's d.solver_niter[0]); statistics of island k, iteration t at k*MJ_NSOLVER + t.
+scr_isl_int (4, L), L = max(njmax, nv, ntree, 1): identity list, saved efc_state, efc_tree, union-find parents.
 """
 from sim.types import NSOLVER
 
 AR_CAP = 1500   # largest njmax for which the dense PGS matrix AR (njmax^2 float64 per world) is allocated
 NV_ROWS = 10    # Ma, Mv, grad, Mgrad, search, gradold, Mgradold, graddif, Mgraddif, tmp
+NISLAND = 20    # mjNISLAND: islands with statistics
+MJ_NSOLVER = 200  # mjNSOLVER: statistics entries per island
 EFC_ROWS = 5    # Jaref, Jv, D (Newton) or 1/diag(AR) (PGS), force_prev, force_momentum
 
-MODEL_SCALARS = []
-MODEL_ARRAYS = []
+MODEL_SCALARS = ['ntree']
+MODEL_ARRAYS = [('body_treeid', 1, 'i'), ('tree_dofadr', 1, 'i')]
 DATA_ARRAYS = [
     ('solver_niter', 1, 'i'), ('solver_fwdinv', 2, 'f'),
     ('solver_improvement', 2, 'f'), ('solver_gradient', 2, 'f'), ('solver_lineslope', 2, 'f'),
     ('solver_nactive', 2, 'i'), ('solver_nchange', 2, 'i'), ('solver_neval', 2, 'i'), ('solver_nupdate', 2, 'i'),
     ('scr_slv_nv', 3, 'f'), ('scr_slv_efc', 3, 'f'), ('scr_slv_quad', 2, 'f'), ('scr_slv_int', 3, 'i'),
     ('scr_slv_H', 3, 'f'), ('scr_slv_small', 2, 'f'), ('scr_slv_AR', 3, 'f'),
+    ('solver_niter_island', 2, 'i'), ('nisland', 1, 'i'), ('nidof', 1, 'i'), ('tree_island', 2, 'i'),
+    ('island_ntree', 2, 'i'), ('island_itreeadr', 2, 'i'), ('map_itree2tree', 2, 'i'),
+    ('island_nv', 2, 'i'), ('island_idofadr', 2, 'i'), ('island_dofadr', 2, 'i'),
+    ('island_ne', 2, 'i'), ('island_nf', 2, 'i'), ('island_nefc', 2, 'i'), ('island_iefcadr', 2, 'i'),
+    ('dof_island', 2, 'i'), ('map_dof2idof', 2, 'i'), ('map_idof2dof', 2, 'i'),
+    ('efc_island', 2, 'i'), ('map_efc2iefc', 2, 'i'), ('map_iefc2efc', 2, 'i'), ('scr_isl_int', 3, 'i'),
 ]
 
 
@@ -35,6 +49,12 @@ def data_shapes(m, size):
     s = dict(solver_niter=(), solver_fwdinv=(2,), scr_slv_nv=(NV_ROWS, nv), scr_slv_efc=(EFC_ROWS, j),
              scr_slv_quad=(3 * j + 9,), scr_slv_int=(2, j), scr_slv_H=(nv, nv), scr_slv_small=(160,),
              scr_slv_AR=(nar, nar))
+    nt = int(m.ntree)
+    s.update(solver_niter_island=(NISLAND,), nisland=(), nidof=(), tree_island=(nt,), map_itree2tree=(nt,),
+             dof_island=(nv,), map_dof2idof=(nv,), map_idof2dof=(nv,), efc_island=(j,), map_efc2iefc=(j,),
+             map_iefc2efc=(j,), scr_isl_int=(4, max(j, nv, nt, 1)))
+    for n in ('ntree', 'itreeadr', 'nv', 'idofadr', 'dofadr', 'ne', 'nf', 'nefc', 'iefcadr'):
+        s['island_' + n] = (max(nt, 1),)
     for n in ('improvement', 'gradient', 'lineslope', 'nactive', 'nchange', 'neval', 'nupdate'):
         s['solver_' + n] = (NSOLVER,)
     return s

@@ -16,10 +16,12 @@ import numpy as np
 from numba import njit
 
 from sim.crb import solve_m
+from sim.fields_solver import NISLAND, MJ_NSOLVER
+from sim.island import island
 from sim.types import (OPT_DISABLE, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATIONS, OPT_TOLERANCE,
                        OPT_LS_TOLERANCE, OPT_CONE, OPT_NOSLIP_ITERATIONS, DSBL_WARMSTART, SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC,
                        CNSTR_CONTACT_ELLIPTIC, CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC,
-                       CNSTRSTATE_LINEARNEG, CNSTRSTATE_LINEARPOS, CNSTRSTATE_CONE, MINVAL, NSOLVER,
+                       CNSTRSTATE_LINEARNEG, CNSTRSTATE_LINEARPOS, CNSTRSTATE_CONE, MINVAL,
                        UnsupportedFeature)
 
 # rows of scr_slv_nv
@@ -57,12 +59,38 @@ def _dot(a, b, n):
 
 
 @njit(cache=True)
-def mul_m(m, d, w, x, out):
-    """out (nv,) = M x with M in CSR lower storage (mju_mulSymVecSparse on d.M)."""
+def _dot_idx(a, b, idx, n):
+    """sum_k a[idx[k]] b[idx[k]], k < n, in mju_dot's order (dot of the gathered island vectors)."""
+    r0 = 0.0
+    r1 = 0.0
+    r2 = 0.0
+    r3 = 0.0
+    i = 0
+    while i <= n - 4:
+        r0 += a[idx[i]] * b[idx[i]]
+        r1 += a[idx[i + 1]] * b[idx[i + 1]]
+        r2 += a[idx[i + 2]] * b[idx[i + 2]]
+        r3 += a[idx[i + 3]] * b[idx[i + 3]]
+        i += 4
+    res = (r0 + r2) + (r1 + r3)
+    k = n - i
+    if k == 3:
+        res += a[idx[i]] * b[idx[i]] + a[idx[i + 1]] * b[idx[i + 1]] + a[idx[i + 2]] * b[idx[i + 2]]
+    elif k == 2:
+        res += a[idx[i]] * b[idx[i]] + a[idx[i + 1]] * b[idx[i + 1]]
+    elif k == 1:
+        res += a[idx[i]] * b[idx[i]]
+    return res
+
+
+@njit(cache=True)
+def mul_m(m, d, w, x, out, dofs, nv):
+    """out[dofs[:nv]] = M x on the listed dofs (whole trees), CSR lower storage (mju_mulSymVecSparse)."""
     M = d.M[w]
-    for i in range(m.nv):
-        out[i] = 0.0
-    for i in range(m.nv):
+    for ii in range(nv):
+        out[dofs[ii]] = 0.0
+    for ii in range(nv):
+        i = dofs[ii]
         adr = m.M_rowadr[i]
         nnz = m.M_rownnz[i]
         s = 0.0
@@ -74,21 +102,24 @@ def mul_m(m, d, w, x, out):
 
 
 @njit(cache=True)
-def mul_j(J, x, out, nefc, nv):
-    """out (nefc,) = J x for dense rows J (njmax, nv)."""
-    for i in range(nefc):
-        out[i] = _dot(J[i], x, nv)
+def mul_j(J, x, out, rows, nefc, dofs, nv):
+    """out[rows[:nefc]] = J x over the listed rows / dof columns of dense J (njmax, nv)."""
+    for c in range(nefc):
+        i = rows[c]
+        out[i] = _dot_idx(J[i], x, dofs, nv)
 
 
 @njit(cache=True)
-def mul_jt(J, f, out, nefc, nv):
-    """out (nv,) = J' f for dense rows J (njmax, nv)."""
-    for k in range(nv):
-        out[k] = 0.0
-    for i in range(nefc):
+def mul_jt(J, f, out, rows, nefc, dofs, nv):
+    """out[dofs[:nv]] = J' f over the listed rows / dof columns of dense J (njmax, nv)."""
+    for kk in range(nv):
+        out[dofs[kk]] = 0.0
+    for c in range(nefc):
+        i = rows[c]
         fi = f[i]
         if fi != 0.0:
-            for k in range(nv):
+            for kk in range(nv):
+                k = dofs[kk]
                 out[k] += J[i, k] * fi
 
 
@@ -137,22 +168,24 @@ def chol_solve(a, n, b, x):
 # constraint state / cost (mj_constraintUpdate_impl, engine_core_constraint.c)
 
 @njit(cache=True)
-def constraint_update(m, d, w, jar, flg_cone_hessian):
-    """efc_force/efc_state (nefc,) and cost s(jar) for jar = J qacc - aref; cone Hessians in contact_H.
+def constraint_update(m, d, w, jar, flg_cone_hessian, rows, ne, nf, nefc):
+    """efc_force/efc_state and cost s(jar) on the listed rows rows[:nefc] (ne equality, nf friction first)
+    for jar = J qacc - aref; cone Hessians in contact_H.
 
     qfrc_constraint = J' efc_force is left to the caller."""
-    ne, nf, nefc = d.ne[w], d.nf[w], d.nefc[w]
     D, R, floss = d.efc_D[w], d.efc_R[w], d.efc_frictionloss[w]
     force, state, typ, eid = d.efc_force[w], d.efc_state[w], d.efc_type[w], d.efc_id[w]
     s = 0.0
-    for i in range(nefc):
+    for c in range(nefc):
+        i = rows[c]
         force[i] = -D[i] * jar[i]
-    i = 0
-    while i < nefc:
-        if i < ne:
+    c = 0
+    while c < nefc:
+        i = rows[c]
+        if c < ne:
             s += 0.5 * D[i] * jar[i] * jar[i]
             state[i] = CNSTRSTATE_QUADRATIC
-        elif i < ne + nf:
+        elif c < ne + nf:
             if jar[i] <= -R[i] * floss[i]:
                 s += -0.5 * R[i] * floss[i] * floss[i] - floss[i] * jar[i]
                 force[i] = floss[i]
@@ -172,10 +205,10 @@ def constraint_update(m, d, w, jar, flg_cone_hessian):
                 s += 0.5 * D[i] * jar[i] * jar[i]
                 state[i] = CNSTRSTATE_QUADRATIC
         else:
-            c = eid[i]
-            mu = d.contact_mu[w, c]
-            fr = d.contact_friction[w, c]
-            dim = d.contact_dim[w, c]
+            con = eid[i]
+            mu = d.contact_mu[w, con]
+            fr = d.contact_friction[w, con]
+            dim = d.contact_dim[w, con]
             # regular dual cone coordinates U = diag(mu, friction) jar; N normal, T tangent norm
             N = jar[i] * mu
             T2 = 0.0
@@ -201,7 +234,7 @@ def constraint_update(m, d, w, jar, flg_cone_hessian):
                     force[i + j] = -force[i] / T * (jar[i + j] * fr[j - 1]) * fr[j - 1]
                 st = CNSTRSTATE_CONE
                 if flg_cone_hessian:
-                    H = d.contact_H[w, c]
+                    H = d.contact_H[w, con]
                     scl = -mu / T
                     H[0] = 1.0
                     for j in range(1, dim):
@@ -222,9 +255,9 @@ def constraint_update(m, d, w, jar, flg_cone_hessian):
                             H[j * dim + k] = H[k * dim + j]
             for j in range(dim):
                 state[i + j] = st
-            i += dim
+            c += dim
             continue
-        i += 1
+        c += 1
     return s
 
 
@@ -255,8 +288,10 @@ def make_ar(m, d, w):
 
 
 @njit(cache=True)
-def warmstart(m, d, w):
-    """Initial qacc (and efc_force for PGS): best of qacc_warmstart and qacc_smooth (mj_fwdConstraint)."""
+def warmstart(m, d, w, iota):
+    """Initial qacc (and efc_force for PGS): best of qacc_warmstart and qacc_smooth (mj_fwdConstraint).
+
+    iota: identity list (monolithic rows / dofs). With islands, unconstrained dofs restart at qacc_smooth."""
     nv, nefc = m.nv, d.nefc[w]
     qacc, qs = d.qacc[w], d.qacc_smooth[w]
     if int(m.opt[OPT_DISABLE]) & DSBL_WARMSTART:
@@ -267,11 +302,11 @@ def warmstart(m, d, w):
     qw = d.qacc_warmstart[w]
     qacc[:] = qw
     jar = d.scr_slv_efc[w, _JAREF]
-    mul_j(d.efc_J[w], qw, jar, nefc, nv)
+    mul_j(d.efc_J[w], qw, jar, iota, nefc, iota, nv)
     for i in range(nefc):
         jar[i] -= d.efc_aref[w, i]
-    cost_ws = constraint_update(m, d, w, jar, False)
-    mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], nefc, nv)
+    cost_ws = constraint_update(m, d, w, jar, False, iota, d.ne[w], d.nf[w], nefc)
+    mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], iota, nefc, iota, nv)
     if int(m.opt[OPT_SOLVER]) == SOL_PGS:
         # dual cost of the warmstart forces: f'b + 0.5 f'AR f; zero forces if positive
         f, AR, ARf = d.efc_force[w], d.scr_slv_AR[w], d.scr_slv_efc[w, _FPREV]
@@ -285,25 +320,39 @@ def warmstart(m, d, w):
             d.qfrc_constraint[w][:] = 0.0
     else:
         Ma = d.scr_slv_nv[w, _MA]
-        mul_m(m, d, w, qw, Ma)
+        mul_m(m, d, w, qw, Ma, iota, nv)
         for i in range(nv):
             cost_ws += 0.5 * (Ma[i] - d.qfrc_smooth[w, i]) * (qw[i] - qs[i])
-        cost_smooth = constraint_update(m, d, w, d.efc_b[w], False)
+        cost_smooth = constraint_update(m, d, w, d.efc_b[w], False, iota, d.ne[w], d.nf[w], nefc)
         if cost_ws > cost_smooth:
             qacc[:] = qs
+    if d.nisland[w] > 0:
+        for i in range(d.nidof[w], nv):
+            dof = d.map_idof2dof[w, i]
+            qacc[dof] = qs[dof]
 
 
 @njit(cache=True)
 def fwd_constraint(m, d, w):
-    """qacc, efc_force, efc_state, qfrc_constraint of world w (mj_fwdConstraint, monolithic solve)."""
+    """qacc, efc_force, efc_state, qfrc_constraint of world w (mj_fwdConstraint).
+
+    Islands (sim/island.py) are discovered here and solved one by one on their row / dof lists
+    (mj_sol*_island); with DSBL_ISLAND or no island the problem is solved monolithically."""
     nv, nefc = m.nv, d.nefc[w]
     d.qfrc_constraint[w][:] = 0.0
     d.solver_niter[w] = 0
+    d.solver_niter_island[w][:] = 0
     if nefc == 0:
+        d.nisland[w] = 0
+        d.nidof[w] = 0
         d.qacc[w][:] = d.qacc_smooth[w]
         return
+    iota = d.scr_isl_int[w, 0]
+    for i in range(max(nv, nefc)):
+        iota[i] = i
+    island(m, d, w)
     # efc_b = J qacc_smooth - aref
-    mul_j(d.efc_J[w], d.qacc_smooth[w], d.efc_b[w], nefc, nv)
+    mul_j(d.efc_J[w], d.qacc_smooth[w], d.efc_b[w], iota, nefc, iota, nv)
     for i in range(nefc):
         d.efc_b[w, i] -= d.efc_aref[w, i]
     if int(m.opt[OPT_NOSLIP_ITERATIONS]) > 0:
@@ -311,46 +360,82 @@ def fwd_constraint(m, d, w):
     solver = int(m.opt[OPT_SOLVER])
     if solver == SOL_PGS:
         make_ar(m, d, w)
-    warmstart(m, d, w)
+    warmstart(m, d, w, iota)
     maxiter = int(m.opt[OPT_ITERATIONS])
+    nisland = d.nisland[w]
+    if nisland > 0:
+        # per-island solves on the island's row / dof lists; the primal island solvers keep their
+        # constraint states island-local (MuJoCo's iefc_state): efc_state keeps the warmstart's states
+        saved = d.scr_isl_int[w, 1]
+        for i in range(nefc):
+            saved[i] = d.efc_state[w, i]
+        for k in range(nisland):
+            ea = d.island_iefcadr[w, k]
+            da = d.island_idofadr[w, k]
+            rows = d.map_iefc2efc[w, ea:ea + d.island_nefc[w, k]]
+            dofs = d.map_idof2dof[w, da:da + d.island_nv[w, k]]
+            lst = (rows, d.island_ne[w, k], d.island_nf[w, k], d.island_nefc[w, k], dofs, d.island_nv[w, k])
+            if solver == SOL_PGS:
+                sol_pgs(m, d, w, maxiter, True, k, lst)
+            else:
+                sol_primal(m, d, w, maxiter, solver == SOL_NEWTON, k, lst)
+        if solver != SOL_PGS:
+            for i in range(nefc):
+                d.efc_state[w, i] = saved[i]
+    else:
+        lst0 = (iota[:nefc], d.ne[w], d.nf[w], nefc, iota[:nv], nv)
+        if solver == SOL_PGS:
+            sol_pgs(m, d, w, maxiter, True, -1, lst0)
+        else:
+            sol_primal(m, d, w, maxiter, solver == SOL_NEWTON, -1, lst0)
     if solver == SOL_PGS:
-        sol_pgs(m, d, w, maxiter, True)
         # dualFinish: qfrc_constraint = J'f, qacc = qacc_smooth + M^-1 qfrc_constraint
         qa = d.qacc[w]
-        mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], nefc, nv)
+        mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], iota, nefc, iota, nv)
         qa[:] = d.qfrc_constraint[w]
         solve_m(m, d, w, qa)
         for i in range(nv):
             qa[i] += d.qacc_smooth[w, i]
-    else:
-        sol_primal(m, d, w, maxiter, solver == SOL_NEWTON)
 
 
 @njit(cache=True)
-def inertia_scale(m, d, w):
-    """1 / trace(M): scaling of the solvers' improvement and gradient statistics and tolerances.
+def inertia_scale(m, d, w, dofs, nv):
+    """1 / (sum of the diagonal of M over the listed dofs): scaling of the improvement / gradient statistics.
 
     MuJoCo 3.17 (installed) scales by the summed diagonal of the current M (the island formula of
     mj_solPrimal) also for the monolithic solve; measured: ratio to 1/(meaninertia nv) matches exactly."""
     s = 0.0
     M = d.M[w]
-    for i in range(m.nv):
+    for ii in range(nv):
+        i = dofs[ii]
         s += M[m.M_rowadr[i] + m.M_rownnz[i] - 1]
     return 1.0 / s
 
 
 @njit(cache=True)
-def _save_stats(d, w, it, improvement, gradient, lineslope, nactive, nchange, neval, nupdate):
-    """Store one iteration's mjSolverStat (saveStats, island 0)."""
-    if it >= NSOLVER:
+def _save_stats(d, w, isl, it, improvement, gradient, lineslope, nactive, nchange, neval, nupdate):
+    """Store one iteration's mjSolverStat of island isl (-1: monolithic, stored as island 0) (saveStats)."""
+    isl = max(isl, 0)
+    if isl >= NISLAND or it >= MJ_NSOLVER:
         return
-    d.solver_improvement[w, it] = improvement
-    d.solver_gradient[w, it] = gradient
-    d.solver_lineslope[w, it] = lineslope
-    d.solver_nactive[w, it] = nactive
-    d.solver_nchange[w, it] = nchange
-    d.solver_neval[w, it] = neval
-    d.solver_nupdate[w, it] = nupdate
+    k = isl * MJ_NSOLVER + it
+    d.solver_improvement[w, k] = improvement
+    d.solver_gradient[w, k] = gradient
+    d.solver_lineslope[w, k] = lineslope
+    d.solver_nactive[w, k] = nactive
+    d.solver_nchange[w, k] = nchange
+    d.solver_neval[w, k] = neval
+    d.solver_nupdate[w, k] = nupdate
+
+
+@njit(cache=True)
+def _add_niter(d, w, isl, it):
+    """Accumulate the iteration count of island isl (-1: monolithic = island 0)."""
+    isl = max(isl, 0)
+    if isl < NISLAND:
+        d.solver_niter_island[w, isl] += it
+        if isl == 0:
+            d.solver_niter[w] += it
 
 
 # ------------------------------------------------------------------------------------------------
@@ -368,37 +453,38 @@ def _pcg32_next(state):
 
 
 @njit(cache=True)
-def _dual_state(m, d, w):
-    """efc_state from the dual forces; returns nactive (dualState)."""
-    ne, nf, nefc = d.ne[w], d.nf[w], d.nefc[w]
+def _dual_state(m, d, w, rows, ne, nf, nefc):
+    """efc_state of the listed rows from the dual forces; returns nactive (dualState)."""
     force, floss, state = d.efc_force[w], d.efc_frictionloss[w], d.efc_state[w]
     nactive = ne + nf
-    for i in range(ne):
-        state[i] = CNSTRSTATE_QUADRATIC
-    for i in range(ne, ne + nf):
+    for c in range(ne):
+        state[rows[c]] = CNSTRSTATE_QUADRATIC
+    for c in range(ne, ne + nf):
+        i = rows[c]
         if force[i] <= -floss[i]:
             state[i] = CNSTRSTATE_LINEARPOS
         elif force[i] >= floss[i]:
             state[i] = CNSTRSTATE_LINEARNEG
         else:
             state[i] = CNSTRSTATE_QUADRATIC
-    i = ne + nf
-    while i < nefc:
+    c = ne + nf
+    while c < nefc:
+        i = rows[c]
         if d.efc_type[w, i] != CNSTR_CONTACT_ELLIPTIC:
             if force[i] <= 0:
                 state[i] = CNSTRSTATE_SATISFIED
             else:
                 state[i] = CNSTRSTATE_QUADRATIC
                 nactive += 1
-            i += 1
+            c += 1
             continue
-        c = d.efc_id[w, i]
-        dim = d.contact_dim[w, c]
-        mu = d.contact_mu[w, c]
+        con = d.efc_id[w, i]
+        dim = d.contact_dim[w, con]
+        mu = d.contact_mu[w, con]
         N = force[i] / mu
         T2 = 0.0
         for j in range(1, dim):
-            fj = force[i + j] / d.contact_friction[w, c, j - 1]
+            fj = force[i + j] / d.contact_friction[w, con, j - 1]
             T2 += fj * fj
         T = math.sqrt(T2)
         if mu * N >= T:
@@ -411,7 +497,7 @@ def _dual_state(m, d, w):
             nactive += dim
         for j in range(dim):
             state[i + j] = st
-        i += dim
+        c += dim
     return nactive
 
 
@@ -557,9 +643,13 @@ def qcqp_n(res, A, b, dd, r, n, work):
 
 
 @njit(cache=True)
-def sol_pgs(m, d, w, maxiter, nesterov):
-    """Projected Gauss-Seidel on the dual (solPGS, monolithic); efc_force in, efc_force/efc_state out."""
-    ne, nf, nefc = d.ne[w], d.nf[w], d.nefc[w]
+def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
+    """Projected Gauss-Seidel on the dual over one island's rows (solPGS); efc_force in, efc_force/state out.
+
+    isl: island (-1 monolithic); lst = (rows, ne, nf, nefc, dofs, nv) of the island (identity if monolithic).
+    Residuals use the full AR rows (zero across islands), as MuJoCo's dense path."""
+    rows, ne, nf, nefc, dofs, nvi = lst
+    nefc_all = d.nefc[w]
     force, floss, AR, b = d.efc_force[w], d.efc_frictionloss[w], d.scr_slv_AR[w], d.efc_b[w]
     ARinv = d.scr_slv_efc[w, _DIAG]
     fprev = d.scr_slv_efc[w, _FPREV]
@@ -574,20 +664,23 @@ def sol_pgs(m, d, w, maxiter, nesterov):
     Ac = small[23:48]
     Athis = small[48:84].reshape((6, 6))
     qwork = small[96:160]
-    scale = inertia_scale(m, d, w)
+    scale = inertia_scale(m, d, w, dofs, nvi)
     tol = m.opt[OPT_TOLERANCE]
     if nesterov:
-        fprev[:nefc] = force[:nefc]
-    for i in range(nefc):
+        for c in range(nefc):
+            fprev[rows[c]] = force[rows[c]]
+    for c in range(nefc):
+        i = rows[c]
         ARinv[i] = 1.0 / AR[i, i]
-    _dual_state(m, d, w)
+    _dual_state(m, d, w, rows, ne, nf, nefc)
     nblocks = 0
     c = 0
     while c < nefc:
         blockstart[nblocks] = c
         nblocks += 1
-        if d.efc_type[w, c] == CNSTR_CONTACT_ELLIPTIC:
-            c += d.contact_dim[w, d.efc_id[w, c]]
+        i = rows[c]
+        if d.efc_type[w, i] == CNSTR_CONTACT_ELLIPTIC:
+            c += d.contact_dim[w, d.efc_id[w, i]]
         else:
             c += 1
     rng, _ = _pcg32_next(np.uint64(0))
@@ -599,14 +692,17 @@ def sol_pgs(m, d, w, maxiter, nesterov):
             if it > 0:
                 beta = (nest_k - 1) / (nest_k + 2)
             if beta > 0:
-                for i in range(nefc):
+                for c in range(nefc):
+                    i = rows[c]
                     fs = force[i]
                     force[i] += beta * (force[i] - fprev[i])
                     fprev[i] = fs
-                for i in range(ne, ne + nf):
+                for c in range(ne, ne + nf):
+                    i = rows[c]
                     force[i] = min(max(force[i], -floss[i]), floss[i])
-                i = ne + nf
-                while i < nefc:
+                c = ne + nf
+                while c < nefc:
+                    i = rows[c]
                     if d.efc_type[w, i] == CNSTR_CONTACT_ELLIPTIC:
                         cid = d.efc_id[w, i]
                         dim = d.contact_dim[w, cid]
@@ -615,14 +711,16 @@ def sol_pgs(m, d, w, maxiter, nesterov):
                                 force[i + j] = 0.0
                         else:
                             _project_ellipsoid(force, i + 1, force[i], d.contact_friction[w, cid], dim, True)
-                        i += dim
+                        c += dim
                     else:
                         if force[i] < 0:
                             force[i] = 0.0
-                        i += 1
+                        c += 1
             else:
-                fprev[:nefc] = force[:nefc]
-            fmom[:nefc] = force[:nefc]
+                for c in range(nefc):
+                    fprev[rows[c]] = force[rows[c]]
+            for c in range(nefc):
+                fmom[rows[c]] = force[rows[c]]
         improvement = 0.0
         # Fisher-Yates shuffle of the block order
         for k in range(nblocks - 1, 0, -1):
@@ -632,21 +730,22 @@ def sol_pgs(m, d, w, maxiter, nesterov):
             blockstart[k] = blockstart[j]
             blockstart[j] = t
         for bi in range(nblocks):
-            i = blockstart[bi]
+            cb = blockstart[bi]
+            i = rows[cb]
             ell = d.efc_type[w, i] == CNSTR_CONTACT_ELLIPTIC
             dim = d.contact_dim[w, d.efc_id[w, i]] if ell else 1
             for j in range(dim):
-                res[j] = b[i + j] + _dot(AR[i + j], force, nefc)
+                res[j] = b[i + j] + _dot(AR[i + j], force, nefc_all)
             for j in range(dim):
                 oldf[j] = force[i + j]
             if not ell:
                 force[i] -= res[0] * ARinv[i]
-                if i >= ne and i < ne + nf:
+                if cb >= ne and cb < ne + nf:
                     if force[i] < -floss[i]:
                         force[i] = -floss[i]
                     elif force[i] > floss[i]:
                         force[i] = floss[i]
-                elif i >= ne + nf:
+                elif cb >= ne + nf:
                     if force[i] < 0:
                         force[i] = 0.0
                 delta = force[i] - oldf[0]
@@ -720,19 +819,20 @@ def sol_pgs(m, d, w, maxiter, nesterov):
                     force[i + j] = oldf[j]
                 change = 0.0
             improvement -= change
-        for i in range(nefc):
-            oldstate[i] = d.efc_state[w, i]
-        nactive = _dual_state(m, d, w)
+        for c in range(nefc):
+            oldstate[rows[c]] = d.efc_state[w, rows[c]]
+        nactive = _dual_state(m, d, w, rows, ne, nf, nefc)
         nchange = 0
-        for i in range(nefc):
-            nchange += oldstate[i] != d.efc_state[w, i]
+        for c in range(nefc):
+            nchange += oldstate[rows[c]] != d.efc_state[w, rows[c]]
         improvement *= scale
-        _save_stats(d, w, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+        _save_stats(d, w, isl, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
         if nesterov:
             restart = False
             if it > 0:
                 dce = 0.0
-                for i in range(nefc):
+                for c in range(nefc):
+                    i = rows[c]
                     dce += (force[i] - fmom[i]) * (fmom[i] - fprev[i])
                 restart = dce < 0
             if restart:
@@ -742,52 +842,59 @@ def sol_pgs(m, d, w, maxiter, nesterov):
         it += 1
         if improvement < tol:
             break
-    d.solver_niter[w] += it
+    _add_niter(d, w, isl, it)
 
 
 # ------------------------------------------------------------------------------------------------
 # primal solvers (mj_solPrimal): cost, line search, Hessian
 
 @njit(cache=True)
-def _primal_update_constraint(m, d, w, flg_cone):
-    """efc_force/state, qfrc_constraint, cost incl. Gauss; returns (cost, gauss, nactive, ncone)."""
-    nv, nefc = m.nv, d.nefc[w]
-    cost = constraint_update(m, d, w, d.scr_slv_efc[w, _JAREF], flg_cone)
-    mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], nefc, nv)
+def _primal_update_constraint(m, d, w, flg_cone, lst):
+    """efc_force/state, qfrc_constraint, cost incl. Gauss on the island lst; returns (cost, gauss, nactive, ncone)."""
+    rows, ne, nf, nefc, dofs, nv = lst
+    cost = constraint_update(m, d, w, d.scr_slv_efc[w, _JAREF], flg_cone, rows, ne, nf, nefc)
+    mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], rows, nefc, dofs, nv)
     nactive = 0
     ncone = 0
-    for i in range(nefc):
+    for c in range(nefc):
+        i = rows[c]
         nactive += d.efc_state[w, i] != CNSTRSTATE_SATISFIED
         ncone += d.efc_state[w, i] == CNSTRSTATE_CONE
     Ma = d.scr_slv_nv[w, _MA]
     gauss = 0.0
-    for i in range(nv):
+    for ii in range(nv):
+        i = dofs[ii]
         gauss += 0.5 * (Ma[i] - d.qfrc_smooth[w, i]) * (d.qacc[w, i] - d.qacc_smooth[w, i])
     return cost + gauss, gauss, nactive, ncone
 
 
 @njit(cache=True)
-def _make_hessian(m, d, w, ncone):
-    """scr_slv_H = Cholesky factor of M + J' D_quadratic J (+ J_c' H_c J_c for cone contacts)."""
-    nv, nefc = m.nv, d.nefc[w]
+def _make_hessian(m, d, w, ncone, lst):
+    """scr_slv_H[:nv, :nv] = Cholesky factor of the island's M + J' D_quadratic J (+ J_c' H_c J_c for cones).
+
+    Island-local dof order dofs[:nv]; M entries of a dof lie in its own tree, a contiguous dof block in
+    both the global and the island order, so column col of row i maps to local ii - (i - col)."""
+    rows, ne, nf, nefc, dofs, nv = lst
     H = d.scr_slv_H[w]
     J = d.efc_J[w]
     M = d.M[w]
     for i in range(nv):
         for j in range(nv):
             H[i, j] = 0.0
-    for r in range(nefc):
+    for c in range(nefc):
+        r = rows[c]
         if d.efc_state[w, r] != CNSTRSTATE_QUADRATIC:
             continue
         Dr = d.efc_D[w, r]
-        for i in range(nv):
-            a = J[r, i] * Dr
+        for ii in range(nv):
+            a = J[r, dofs[ii]] * Dr
             if a != 0.0:
-                for j in range(i + 1):
-                    H[i, j] += a * J[r, j]
+                for jj in range(ii + 1):
+                    H[ii, jj] += a * J[r, dofs[jj]]
     if ncone:
-        r = 0
-        while r < nefc:
+        cr = 0
+        while cr < nefc:
+            r = rows[cr]
             if d.efc_state[w, r] == CNSTRSTATE_CONE:
                 c = d.efc_id[w, r]
                 dim = d.contact_dim[w, c]
@@ -795,28 +902,39 @@ def _make_hessian(m, d, w, ncone):
                 for p in range(dim):
                     for q in range(dim):
                         h = Hc[p * dim + q]
-                        for i in range(nv):
-                            a = J[r + p, i] * h
+                        for ii in range(nv):
+                            a = J[r + p, dofs[ii]] * h
                             if a != 0.0:
-                                for j in range(i + 1):
-                                    H[i, j] += a * J[r + q, j]
-                r += dim
+                                for jj in range(ii + 1):
+                                    H[ii, jj] += a * J[r + q, dofs[jj]]
+                cr += dim
             else:
-                r += 1
-    for i in range(nv):
+                cr += 1
+    for ii in range(nv):
+        i = dofs[ii]
         adr = m.M_rowadr[i]
         for t in range(m.M_rownnz[i]):
-            H[i, m.M_colind[adr + t]] += M[adr + t]
+            H[ii, ii - (i - m.M_colind[adr + t])] += M[adr + t]
     chol_factor(H, nv, MINVAL)
 
 
 @njit(cache=True)
-def _update_mgrad(m, d, w, newton):
-    """Mgrad = H^-1 grad (Newton) or M^-1 grad (CG) (PrimalUpdateMgrad)."""
+def _update_mgrad(m, d, w, newton, lst):
+    """Mgrad = H^-1 grad (Newton, island-local factor) or M^-1 grad (CG) on the island's dofs (PrimalUpdateMgrad).
+
+    The CG solve runs on the full vector: the LD factor is block-diagonal over trees, so the island
+    entries equal those of the island block solve."""
+    dofs = lst[4]
+    nv = lst[5]
     g = d.scr_slv_nv[w, _GRAD]
     mg = d.scr_slv_nv[w, _MGRAD]
     if newton:
-        chol_solve(d.scr_slv_H[w], m.nv, g, mg)
+        tmp = d.scr_slv_nv[w, _TMP]
+        for ii in range(nv):
+            tmp[ii] = g[dofs[ii]]
+        chol_solve(d.scr_slv_H[w], nv, tmp, tmp)
+        for ii in range(nv):
+            mg[dofs[ii]] = tmp[ii]
     else:
         mg[:] = g
         solve_m(m, d, w, mg)
@@ -899,17 +1017,18 @@ def _elliptic_cost_dif(quad, q, alpha, mu, Dm):
 
 
 @njit(cache=True)
-def _primal_prepare(m, d, w, qg):
+def _primal_prepare(m, d, w, qg, lst):
     """Per-row quadratics quad (3 nefc (+6),) and Gauss coefficients qg[1:3] along search (PrimalPrepare)."""
-    nv, nefc = m.nv, d.nefc[w]
+    rows, ne, nf, nefc, dofs, nv = lst
     sv = d.scr_slv_nv[w]
     v = sv[_SEARCH]
-    qg[1] = _dot(v, sv[_MA], nv) - _dot(d.qfrc_smooth[w], v, nv)
-    qg[2] = 0.5 * _dot(v, sv[_MV], nv)
+    qg[1] = _dot_idx(v, sv[_MA], dofs, nv) - _dot_idx(d.qfrc_smooth[w], v, dofs, nv)
+    qg[2] = 0.5 * _dot_idx(v, sv[_MV], dofs, nv)
     Jv, Jaref, D = d.scr_slv_efc[w, _JV], d.scr_slv_efc[w, _JAREF], d.efc_D[w]
     quad = d.scr_slv_quad[w]
-    i = 0
-    while i < nefc:
+    cr = 0
+    while cr < nefc:
+        i = rows[cr]
         q = 3 * i
         DJ0 = D[i] * Jaref[i]
         quad[q] = Jaref[i] * DJ0
@@ -944,13 +1063,13 @@ def _primal_prepare(m, d, w, qg):
             step = dim
         quad[q] *= 0.5
         quad[q + 2] *= 0.5
-        i += step
+        cr += step
 
 
 @njit(cache=True)
-def _primal_eval(m, d, w, qg, alpha):
+def _primal_eval(m, d, w, qg, alpha, lst):
     """(cost(alpha) - cost(0), d/dalpha, d2/dalpha2) along the search direction (PrimalEval)."""
-    ne, nf, nefc = d.ne[w], d.nf[w], d.nefc[w]
+    rows, ne, nf, nefc = lst[0], lst[1], lst[2], lst[3]
     Jv, Jaref = d.scr_slv_efc[w, _JV], d.scr_slv_efc[w, _JAREF]
     quad = d.scr_slv_quad[w]
     cost = 0.0
@@ -959,14 +1078,15 @@ def _primal_eval(m, d, w, qg, alpha):
     t0 = 0.0
     t1 = qg[1]
     t2 = qg[2]
-    i = 0
-    while i < nefc:
-        if i < ne:
+    cr = 0
+    while cr < nefc:
+        i = rows[cr]
+        if cr < ne:
             t1 += quad[3 * i + 1]
             t2 += quad[3 * i + 2]
-            i += 1
+            cr += 1
             continue
-        if i < ne + nf:
+        if cr < ne + nf:
             start = Jaref[i]
             dr = Jv[i]
             x = start + alpha * dr
@@ -981,7 +1101,7 @@ def _primal_eval(m, d, w, qg, alpha):
                 d0 += -f * dr
             else:
                 d0 += f * dr
-            i += 1
+            cr += 1
             continue
         if d.efc_type[w, i] == CNSTR_CONTACT_ELLIPTIC:
             c = d.efc_id[w, i]
@@ -1009,7 +1129,7 @@ def _primal_eval(m, d, w, qg, alpha):
                     T2 = VV / T - (UV + alpha * VV) * T1 / (T * T)
                     d0 += Dm * (N - mu * T) * (N1 - mu * T1)
                     d1 += Dm * ((N1 - mu * T1) * (N1 - mu * T1) + (N - mu * T) * (-mu * T2))
-            i += dim
+            cr += dim
             continue
         start = Jaref[i]
         x = start + alpha * Jv[i]
@@ -1020,7 +1140,7 @@ def _primal_eval(m, d, w, qg, alpha):
             t2 += quad[3 * i + 2]
         else:
             cost -= cost0
-        i += 1
+        cr += 1
     cost += alpha * alpha * t2 + alpha * t1 + t0
     d0 += 2 * alpha * t2 + t1
     d1 += 2 * t2
@@ -1030,7 +1150,7 @@ def _primal_eval(m, d, w, qg, alpha):
 
 
 @njit(cache=True)
-def _update_bracket(m, d, w, qg, p, cands, pn):
+def _update_bracket(m, d, w, qg, p, cands, pn, lst):
     """Move bracket point p (alpha, cost, d0, d1) to a better candidate, refresh its Newton point pn (updateBracket).
 
     Returns (flag, neval)."""
@@ -1045,37 +1165,37 @@ def _update_bracket(m, d, w, qg, p, cands, pn):
     if flag:
         a = p[0] - p[2] / p[3]
         pn[0] = a
-        pn[1], pn[2], pn[3] = _primal_eval(m, d, w, qg, a)
+        pn[1], pn[2], pn[3] = _primal_eval(m, d, w, qg, a, lst)
         return flag, 1
     return flag, 0
 
 
 @njit(cache=True)
-def _set_pnt(m, d, w, qg, p, alpha):
+def _set_pnt(m, d, w, qg, p, alpha, lst):
     p[0] = alpha
-    p[1], p[2], p[3] = _primal_eval(m, d, w, qg, alpha)
+    p[1], p[2], p[3] = _primal_eval(m, d, w, qg, alpha, lst)
 
 
 @njit(cache=True)
-def _primal_search(m, d, w, qg, tolerance, ls_iterations, scale, pts):
+def _primal_search(m, d, w, qg, tolerance, ls_iterations, scale, pts, lst):
     """Exact 1-D Newton line search with bracketing (PrimalSearch).
 
     pts (7, 4) scratch points (alpha, cost, d0, d1). Returns (alpha, improvement, lsiter, lsslope)."""
-    nv, nefc = m.nv, d.nefc[w]
+    rows, ne, nf, nefc, dofs, nv = lst
     sv = d.scr_slv_nv[w]
     search = sv[_SEARCH]
-    snorm = math.sqrt(_dot(search, search, nv))
+    snorm = math.sqrt(_dot_idx(search, search, dofs, nv))
     if snorm < MINVAL:
         return 0.0, 0.0, 0, 1.0
     gtol = tolerance * snorm / scale
     slopescl = scale / snorm
-    mul_m(m, d, w, search, sv[_MV])
-    mul_j(d.efc_J[w], search, d.scr_slv_efc[w, _JV], nefc, nv)
-    _primal_prepare(m, d, w, qg)
+    mul_m(m, d, w, search, sv[_MV], dofs, nv)
+    mul_j(d.efc_J[w], search, d.scr_slv_efc[w, _JV], rows, nefc, dofs, nv)
+    _primal_prepare(m, d, w, qg, lst)
     p0, p1, p2, pmid, p1n, p2n = pts[0], pts[1], pts[2], pts[3], pts[4], pts[5]
     cands = pts[6:9]
-    _set_pnt(m, d, w, qg, p0, 0.0)
-    _set_pnt(m, d, w, qg, p1, p0[0] - p0[2] / p0[3])
+    _set_pnt(m, d, w, qg, p0, 0.0, lst)
+    _set_pnt(m, d, w, qg, p1, p0[0] - p0[2] / p0[3], lst)
     lsiter = 2
     if abs(p1[2]) < gtol and (p1[0] == 0 or p1[1] < 0):
         return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
@@ -1083,17 +1203,17 @@ def _primal_search(m, d, w, qg, tolerance, ls_iterations, scale, pts):
     p2[:] = p0
     while p1[2] * direc <= -gtol and lsiter < ls_iterations:
         p2[:] = p1
-        _set_pnt(m, d, w, qg, p1, p1[0] - p1[2] / p1[3])
+        _set_pnt(m, d, w, qg, p1, p1[0] - p1[2] / p1[3], lst)
         lsiter += 1
         if abs(p1[2]) < gtol and p1[1] < 0:
             return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
     if lsiter >= ls_iterations:
         return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
     p2n[:] = p1
-    _set_pnt(m, d, w, qg, p1n, p1[0] - p1[2] / p1[3])
+    _set_pnt(m, d, w, qg, p1n, p1[0] - p1[2] / p1[3], lst)
     lsiter += 1
     while lsiter < ls_iterations:
-        _set_pnt(m, d, w, qg, pmid, 0.5 * (p1[0] + p2[0]))
+        _set_pnt(m, d, w, qg, pmid, 0.5 * (p1[0] + p2[0]), lst)
         lsiter += 1
         cands[0] = p1n
         cands[1] = p2n
@@ -1106,8 +1226,8 @@ def _primal_search(m, d, w, qg, tolerance, ls_iterations, scale, pts):
                 best = k
         if best >= 0:
             return cands[best, 0], -cands[best, 1], lsiter, abs(cands[best, 2]) * slopescl
-        b1, n1 = _update_bracket(m, d, w, qg, p1, cands, p1n)
-        b2, n2 = _update_bracket(m, d, w, qg, p2, cands, p2n)
+        b1, n1 = _update_bracket(m, d, w, qg, p1, cands, p1n, lst)
+        b2, n2 = _update_bracket(m, d, w, qg, p2, cands, p2n, lst)
         lsiter += n1 + n2
         if not b1 and not b2:
             return pmid[0], -pmid[1], lsiter, abs(pmid[2]) * slopescl
@@ -1119,14 +1239,19 @@ def _primal_search(m, d, w, qg, tolerance, ls_iterations, scale, pts):
 
 
 @njit(cache=True)
-def sol_primal(m, d, w, maxiter, newton):
-    """CG (newton False) or Newton primal solver from d.qacc (mj_solPrimal, monolithic)."""
-    nv, nefc = m.nv, d.nefc[w]
+def sol_primal(m, d, w, maxiter, newton, isl, lst):
+    """CG (newton False) or Newton primal solver from d.qacc on one island (mj_solPrimal).
+
+    isl: island (-1 monolithic); lst = (rows, ne, nf, nefc, dofs, nv): the island's efc rows and dofs in
+    ascending order (identity lists if monolithic). Vectors stay in global indexing; sums run over the
+    lists in island order, as MuJoCo's gathered island arrays."""
+    rows, ne, nf, nefc, dofs, nv = lst
     sv = d.scr_slv_nv[w]
     Ma, Mv, grad, Mgrad, search = sv[_MA], sv[_MV], sv[_GRAD], sv[_MGRAD], sv[_SEARCH]
     gradold, Mgradold, graddif, Mgraddif = sv[_GRADOLD], sv[_MGRADOLD], sv[_GRADDIF], sv[_MGRADDIF]
     Jaref, Jv = d.scr_slv_efc[w, _JAREF], d.scr_slv_efc[w, _JV]
     oldstate = d.scr_slv_int[w, 0]
+    state = d.efc_state[w]
     small = d.scr_slv_small[w]
     qg = small[0:3]
     pts = small[4:40].reshape((9, 4))
@@ -1135,83 +1260,91 @@ def sol_primal(m, d, w, maxiter, newton):
     ls_tol = tol * m.opt[OPT_LS_TOLERANCE]
     ls_iter = int(m.opt[OPT_LS_ITERATIONS])
     flg_cone = newton and int(m.opt[OPT_CONE]) == CONE_ELLIPTIC
-    scale = inertia_scale(m, d, w)
+    scale = inertia_scale(m, d, w, dofs, nv)
 
-    mul_m(m, d, w, qacc, Ma)
-    mul_j(d.efc_J[w], qacc, Jaref, nefc, nv)
-    for i in range(nefc):
-        Jaref[i] -= d.efc_aref[w, i]
-    cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, flg_cone)
+    mul_m(m, d, w, qacc, Ma, dofs, nv)
+    mul_j(d.efc_J[w], qacc, Jaref, rows, nefc, dofs, nv)
+    for c in range(nefc):
+        Jaref[rows[c]] -= d.efc_aref[w, rows[c]]
+    cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, flg_cone, lst)
     qg[0] = gauss
-    for i in range(nv):
+    for ii in range(nv):
+        i = dofs[ii]
         grad[i] = Ma[i] - qfs[i] - qfc[i]
-    _update_mgrad(m, d, w, False)
+    _update_mgrad(m, d, w, False, lst)
     # zero-iteration exit certified by the duality gap 0.5 grad' M^-1 grad (and the gradient for Newton)
-    flg_gap = max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
-    flg_gradient = scale * math.sqrt(_dot(grad, grad, nv)) < tol
+    flg_gap = max(0.0, 0.5 * scale * _dot_idx(grad, Mgrad, dofs, nv)) < tol
+    flg_gradient = scale * math.sqrt(_dot_idx(grad, grad, dofs, nv)) < tol
     done = flg_gap and (not newton or flg_gradient)
     if not done and newton:
-        _make_hessian(m, d, w, ncone)
-        _update_mgrad(m, d, w, True)
-        done = flg_gradient and max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
+        _make_hessian(m, d, w, ncone, lst)
+        _update_mgrad(m, d, w, True, lst)
+        done = flg_gradient and max(0.0, 0.5 * scale * _dot_idx(grad, Mgrad, dofs, nv)) < tol
     if not done:
-        for i in range(nv):
-            search[i] = -Mgrad[i]
+        for ii in range(nv):
+            search[dofs[ii]] = -Mgrad[dofs[ii]]
     it = 0
     while not done and it < maxiter:
-        alpha, ls_impr, lsiter, lsslope = _primal_search(m, d, w, qg, ls_tol, ls_iter, scale, pts)
+        alpha, ls_impr, lsiter, lsslope = _primal_search(m, d, w, qg, ls_tol, ls_iter, scale, pts, lst)
         if alpha == 0:
             break
-        for i in range(nv):
+        for ii in range(nv):
+            i = dofs[ii]
             qacc[i] += alpha * search[i]
             Ma[i] += alpha * Mv[i]
-        for i in range(nefc):
-            Jaref[i] += alpha * Jv[i]
+        for c in range(nefc):
+            Jaref[rows[c]] += alpha * Jv[rows[c]]
         if not newton:
-            gradold[:] = grad
-            Mgradold[:] = Mgrad
-        for i in range(nefc):
-            oldstate[i] = d.efc_state[w, i]
-        cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, flg_cone)
+            for ii in range(nv):
+                i = dofs[ii]
+                gradold[i] = grad[i]
+                Mgradold[i] = Mgrad[i]
+        for c in range(nefc):
+            oldstate[rows[c]] = state[rows[c]]
+        cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, flg_cone, lst)
         qg[0] = gauss
         nupdate = 0
         if newton:
-            for i in range(nefc):
-                nupdate += (oldstate[i] == CNSTRSTATE_QUADRATIC) != (d.efc_state[w, i] == CNSTRSTATE_QUADRATIC)
-            _make_hessian(m, d, w, ncone)
-        for i in range(nv):
+            for c in range(nefc):
+                i = rows[c]
+                nupdate += (oldstate[i] == CNSTRSTATE_QUADRATIC) != (state[i] == CNSTRSTATE_QUADRATIC)
+            _make_hessian(m, d, w, ncone, lst)
+        for ii in range(nv):
+            i = dofs[ii]
             grad[i] = Ma[i] - qfs[i] - qfc[i]
-        _update_mgrad(m, d, w, newton)
+        _update_mgrad(m, d, w, newton, lst)
         nchange = 0
-        for i in range(nefc):
-            nchange += d.efc_state[w, i] != oldstate[i]
+        for c in range(nefc):
+            nchange += state[rows[c]] != oldstate[rows[c]]
         improvement = scale * ls_impr
-        gradient = scale * math.sqrt(_dot(grad, grad, nv))
-        _save_stats(d, w, it, improvement, gradient, lsslope, nactive, nchange, lsiter, nupdate)
-        decrement = max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) if newton else 0.0
+        gradient = scale * math.sqrt(_dot_idx(grad, grad, dofs, nv))
+        _save_stats(d, w, isl, it, improvement, gradient, lsslope, nactive, nchange, lsiter, nupdate)
+        decrement = max(0.0, 0.5 * scale * _dot_idx(grad, Mgrad, dofs, nv)) if newton else 0.0
         it += 1
         if (improvement > 0 and improvement < tol) or gradient < tol or (newton and decrement < tol):
             break
         if newton:
-            for i in range(nv):
-                search[i] = -Mgrad[i]
+            for ii in range(nv):
+                search[dofs[ii]] = -Mgrad[dofs[ii]]
         else:
             # Hager-Zhang conjugate direction, restart to steepest descent when d'y < MINVAL
-            for i in range(nv):
+            for ii in range(nv):
+                i = dofs[ii]
                 graddif[i] = grad[i] - gradold[i]
                 Mgraddif[i] = Mgrad[i] - Mgradold[i]
-            d_dot_y = _dot(search, graddif, nv)
+            d_dot_y = _dot_idx(search, graddif, dofs, nv)
             if d_dot_y < MINVAL:
                 beta = 0.0
             else:
-                y_My = _dot(graddif, Mgraddif, nv)
-                y_Mg = _dot(graddif, Mgrad, nv)
-                d_g = _dot(search, grad, nv)
+                y_My = _dot_idx(graddif, Mgraddif, dofs, nv)
+                y_Mg = _dot_idx(graddif, Mgrad, dofs, nv)
+                d_g = _dot_idx(search, grad, dofs, nv)
                 beta_hz = (y_Mg - 2 * (y_My / d_dot_y) * d_g) / d_dot_y
-                dn = math.sqrt(_dot(search, search, nv))
-                gn = math.sqrt(_dot(grad, grad, nv))
+                dn = math.sqrt(_dot_idx(search, search, dofs, nv))
+                gn = math.sqrt(_dot_idx(grad, grad, dofs, nv))
                 eta_k = -1.0 / max(MINVAL, dn * min(0.01, gn))
                 beta = max(eta_k, beta_hz)
-            for i in range(nv):
+            for ii in range(nv):
+                i = dofs[ii]
                 search[i] = -Mgrad[i] + beta * search[i]
-    d.solver_niter[w] += it
+    _add_niter(d, w, isl, it)

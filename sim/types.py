@@ -8,7 +8,7 @@ leading world axis (nworld, ...) plus per-world scratch, so the same kernels ser
 """
 import sim.cache  # noqa: F401  (sets the source-hash-keyed numba cache dir first)
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.experimental import structref
 
 try:  # the lead wires this to sim.ModelError

@@ -210,13 +210,12 @@ def capsule_box(m, d, w, g1, g2, margin):
     if cltype == -4:
         return 0
 
-    skip = False
     mul = 0.0
     if cltype >= 0 and cltype // 3 != 1:
         # closest to a box corner
         c1 = axisdir ^ clcorner
         if c1 == 0 or c1 == 7:
-            skip = True
+            pass  # no second point: secondpos keeps its sentinel (< -3)
         else:
             de = 0.0
             dp = 0.0
@@ -254,7 +253,7 @@ def capsule_box(m, d, w, g1, g2, margin):
         c1 = axisdir ^ clcorner
         c1 &= 7 - (1 << cledge)
         if c1 != 1 and c1 != 2 and c1 != 4:
-            skip = True
+            pass  # no second point: secondpos keeps its sentinel (< -3)
         else:
             ax1, ax2 = 1, 2
             if cledge == 1:
@@ -285,7 +284,7 @@ def capsule_box(m, d, w, g1, g2, margin):
     elif cltype < 0:
         # a segment end is closest to a box face
         if clface == -1:
-            skip = True
+            pass  # no second point: secondpos keeps its sentinel (< -3)
         else:
             mul = 1.0 if cltype == -3 else -1.0
             secondpos = 2.0
