@@ -268,7 +268,8 @@ def test_overflow():
     cap = d.ncon - 1
     sd = SimData(m, nconmax=cap)
     sd.qpos[:] = qpos
-    sim_forward(m, sd)
+    with pytest.warns(RuntimeWarning, match='contact buffer full'):
+        sim_forward(m, sd)
     assert sd.ncon == cap
     compare_contacts(m, d, sd, limit=cap)
     wn = sd._arrays['warning_number'][0, WARN_CONTACTFULL]
