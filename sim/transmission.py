@@ -139,13 +139,14 @@ def _site_refsite(m, d, w, i, row):
         f0, f1, f2 = mat_vec3(rxm, gear[0], gear[1], gear[2])
         _add_jt_vec(row, jp, f0, f1, f2)
     if gear[3] != 0.0 or gear[4] != 0.0 or gear[5] != 0.0:
-        # rotation: expmap of the site quaternion relative to the refsite quaternion
+        # rotation: expmap of the site quaternion relative to the refsite quaternion; site frames as
+        # xquat*site_quat (the installed mujoco 3.17; the newer C snapshot multiplies in the other order)
         bq = d.xquat[w][m.site_bodyid[sid]]
         sq = m.site_quat[sid]
-        q0, q1, q2, q3 = mul_quat(sq[0], sq[1], sq[2], sq[3], bq[0], bq[1], bq[2], bq[3])
+        q0, q1, q2, q3 = mul_quat(bq[0], bq[1], bq[2], bq[3], sq[0], sq[1], sq[2], sq[3])
         bq = d.xquat[w][m.site_bodyid[rid]]
         sq = m.site_quat[rid]
-        r0, r1, r2, r3 = mul_quat(sq[0], sq[1], sq[2], sq[3], bq[0], bq[1], bq[2], bq[3])
+        r0, r1, r2, r3 = mul_quat(bq[0], bq[1], bq[2], bq[3], sq[0], sq[1], sq[2], sq[3])
         v0, v1, v2 = sub_quat(q0, q1, q2, q3, r0, r1, r2, r3)
         length += v0 * gear[3] + v1 * gear[4] + v2 * gear[5]
         _site_jac(m, d, w, rid, jrefp, jrefr, True)

@@ -146,6 +146,7 @@ def test_transmission_matches_mujoco(name):
         setattr(b, k, np.stack([s[k] for s in states]))
     api.forward(m, b)
     ndet0 = 0
+    worst = {}
     for i, st in enumerate(states):
         md = mujoco.MjData(m)
         for k, v in st.items():
@@ -153,19 +154,21 @@ def test_transmission_matches_mujoco(name):
         mujoco.mj_forward(m, md)
         where = f'{name}[{i}]'
         for f in FIELDS:
-            compare(getattr(b, f)[i], getattr(md, f), f'{where} {f}')
+            e = compare(getattr(b, f)[i], getattr(md, f), f'{where} {f}')
+            worst[f] = max(worst.get(f, 0.0), e)
         for f in ('moment_rownnz', 'moment_rowadr', 'moment_colind'):
             np.testing.assert_array_equal(getattr(b, f)[i], getattr(md, f), err_msg=f'{where} {f}')
-        compare(dense_moment(m, b.actuator_moment[i], b.moment_rownnz[i], b.moment_rowadr[i],
+        worst['moment'] = max(worst.get('moment', 0.0), compare(dense_moment(m, b.actuator_moment[i], b.moment_rownnz[i], b.moment_rowadr[i],
                              b.moment_colind[i]),
                 dense_moment(m, md.actuator_moment, md.moment_rownnz, md.moment_rowadr, md.moment_colind),
-                f'{where} dense moment')
+                f'{where} dense moment'))
         if name == 'slidercrank':
             # count states where the det <= 0 branch is taken by the short-rod actuator
             ids = m.actuator_trnid[1]
             v = md.site_xpos[ids[0]] - md.site_xpos[ids[1]]
             av = v @ md.site_xmat[ids[1]].reshape(3, 3)[:, 2]
             ndet0 += av * av + m.actuator_cranklength[1] ** 2 - v @ v <= 0
+    print(name, ' '.join(f'{k} {v:.1e}' for k, v in worst.items()))
     if name == 'slidercrank':
         assert 0 < ndet0 < NSTATE, ndet0
 
