@@ -1,9 +1,159 @@
 """Actuator transmissions (mj_transmission): actuator_length (nu,) and sparse actuator_moment rows."""
+import math
+
 from numba import njit
 
-from sim.math import normalize4, quat2vel, rot_vec_quat, mat_vec3, cross
-from sim.types import (TRN_JOINT, TRN_TENDON, TRN_SITE, JNT_SLIDE, JNT_HINGE, JNT_BALL,
+from sim.jacobian import jac
+from sim.math import normalize4, quat2vel, rot_vec_quat, mat_vec3, mat_t_vec3, cross, mul_quat, sub_quat
+from sim.types import (TRN_JOINT, TRN_TENDON, TRN_SITE, TRN_SLIDERCRANK, JNT_SLIDE, JNT_HINGE, JNT_BALL,
                        OPT_DISABLE, DSBL_ACTUATION)
+
+
+@njit(cache=True)
+def _compress(row, moment, colind, adr):
+    """Store the non-zeros of a dense moment row (nv,) at moment/colind[adr:]; returns their count."""
+    nnz = 0
+    for j in range(row.shape[0]):
+        if row[j] != 0.0:
+            moment[adr + nnz] = row[j]
+            colind[adr + nnz] = j
+            nnz += 1
+    return nnz
+
+
+@njit(cache=True)
+def _site_jac(m, d, w, site, jacp, jacr, flg_rot):
+    """Dense Jacobians (3, nv) of a site's position (and rotation if flg_rot), mj_jacSite."""
+    p = d.site_xpos[w][site]
+    jac(m, d, w, m.site_bodyid[site], p[0], p[1], p[2], jacp, jacr, flg_rot)
+
+
+@njit(cache=True)
+def _common_dof(m, b0, b1):
+    """Deepest dof shared by the dof chains of bodies b0 and b1 (weld ids), -1 if none."""
+    a0 = m.body_dofadr[b0] + m.body_dofnum[b0] - 1
+    a1 = m.body_dofadr[b1] + m.body_dofnum[b1] - 1
+    if a0 < 0 or a1 < 0:
+        return -1
+    while a0 != a1:
+        if a0 < a1:
+            a1 = m.dof_parentid[a1]
+        else:
+            a0 = m.dof_parentid[a0]
+        if a0 == -1 or a1 == -1:
+            return -1
+    return a0
+
+
+@njit(cache=True)
+def _sub_ref(m, j, jref, da):
+    """j -= jref (3, nv), then clear the columns of dof da and its ancestors (shared chain)."""
+    for k in range(3):
+        for c in range(j.shape[1]):
+            j[k, c] -= jref[k, c]
+    while da >= 0:
+        j[0, da] = 0.0
+        j[1, da] = 0.0
+        j[2, da] = 0.0
+        da = m.dof_parentid[da]
+
+
+@njit(cache=True)
+def _add_jt_vec(row, j, v0, v1, v2):
+    """row (nv,) += j' v for j (3, nv), accumulated row by row as mju_mulMatTVec."""
+    for c in range(row.shape[0]):
+        row[c] += (j[0, c] * v0 + j[1, c] * v1) + j[2, c] * v2
+
+
+@njit(cache=True)
+def _slider_crank(m, d, w, i, row):
+    """Slider-crank length (scaled by gear) and dense moment row (nv,) before gear, mjTRN_SLIDERCRANK."""
+    idc = m.actuator_trnid[i, 0]
+    ids = m.actuator_trnid[i, 1]
+    rod = m.actuator_cranklength[i]
+    sxm = d.site_xmat[w][ids]
+    a0 = sxm[2]; a1 = sxm[5]; a2 = sxm[8]
+    pc = d.site_xpos[w][idc]
+    ps = d.site_xpos[w][ids]
+    v0 = pc[0] - ps[0]; v1 = pc[1] - ps[1]; v2 = pc[2] - ps[2]
+    # length = a'v - sqrt(det), det = (a'v)^2 + rod^2 - v'v
+    av = v0 * a0 + v1 * a1 + v2 * a2
+    det = av * av + rod * rod - (v0 * v0 + v1 * v1 + v2 * v2)
+    if det <= 0.0:
+        length = av
+        la0 = v0; la1 = v1; la2 = v2
+        lv0 = a0; lv1 = a1; lv2 = a2
+    else:
+        sdet = math.sqrt(det)
+        length = av - sdet
+        s = 1.0 - av / sdet
+        inv = 1.0 / sdet
+        lv0 = a0 * s + v0 * inv; lv1 = a1 * s + v1 * inv; lv2 = a2 * s + v2 * inv
+        la0 = v0 * s; la1 = v1 * s; la2 = v2 * s
+    # Jacobians of the slider axis (jacA = jacr x axis, mj_jacPointAxis) and of vec (crank - slider)
+    scr = d.scr_trnjac[w]
+    jc = scr[0]
+    js = scr[1]
+    jr = scr[2]
+    ja = scr[3]
+    jac(m, d, w, m.site_bodyid[ids], ps[0], ps[1], ps[2], js, jr, True)
+    for c in range(m.nv):
+        ja[0, c] = jr[1, c] * a2 - jr[2, c] * a1
+        ja[1, c] = jr[2, c] * a0 - jr[0, c] * a2
+        ja[2, c] = jr[0, c] * a1 - jr[1, c] * a0
+    _site_jac(m, d, w, idc, jc, jr, False)
+    # chain rule: row = dl/da' jacA + dl/dv' (jac_crank - jac_slider)
+    for c in range(m.nv):
+        r = 0.0
+        r += la0 * ja[0, c] + lv0 * (jc[0, c] - js[0, c])
+        r += la1 * ja[1, c] + lv1 * (jc[1, c] - js[1, c])
+        r += la2 * ja[2, c] + lv2 * (jc[2, c] - js[2, c])
+        row[c] = r
+    return length * m.actuator_gear[i, 0]
+
+
+@njit(cache=True)
+def _site_refsite(m, d, w, i, row):
+    """Site transmission relative to a reference site: length and dense moment row (nv,), mjTRN_SITE."""
+    sid = m.actuator_trnid[i, 0]
+    rid = m.actuator_trnid[i, 1]
+    gear = m.actuator_gear[i]
+    scr = d.scr_trnjac[w]
+    jp = scr[0]
+    jr = scr[1]
+    jrefp = scr[2]
+    jrefr = scr[3]
+    _site_jac(m, d, w, sid, jp, jr, True)
+    da = _common_dof(m, m.body_weldid[m.site_bodyid[sid]], m.body_weldid[m.site_bodyid[rid]])
+    rxm = d.site_xmat[w][rid]
+    row[:] = 0.0
+    length = 0.0
+    if gear[0] != 0.0 or gear[1] != 0.0 or gear[2] != 0.0:
+        # translation: site position in the refsite frame
+        ps = d.site_xpos[w][sid]
+        pr = d.site_xpos[w][rid]
+        v0, v1, v2 = mat_t_vec3(rxm, ps[0] - pr[0], ps[1] - pr[1], ps[2] - pr[2])
+        length += v0 * gear[0] + v1 * gear[1] + v2 * gear[2]
+        _site_jac(m, d, w, rid, jrefp, jrefr, False)
+        _sub_ref(m, jp, jrefp, da)
+        f0, f1, f2 = mat_vec3(rxm, gear[0], gear[1], gear[2])
+        _add_jt_vec(row, jp, f0, f1, f2)
+    if gear[3] != 0.0 or gear[4] != 0.0 or gear[5] != 0.0:
+        # rotation: expmap of the site quaternion relative to the refsite quaternion; site frames as
+        # xquat*site_quat (the installed mujoco 3.17; the newer C snapshot multiplies in the other order)
+        bq = d.xquat[w][m.site_bodyid[sid]]
+        sq = m.site_quat[sid]
+        q0, q1, q2, q3 = mul_quat(bq[0], bq[1], bq[2], bq[3], sq[0], sq[1], sq[2], sq[3])
+        bq = d.xquat[w][m.site_bodyid[rid]]
+        sq = m.site_quat[rid]
+        r0, r1, r2, r3 = mul_quat(bq[0], bq[1], bq[2], bq[3], sq[0], sq[1], sq[2], sq[3])
+        v0, v1, v2 = sub_quat(q0, q1, q2, q3, r0, r1, r2, r3)
+        length += v0 * gear[3] + v1 * gear[4] + v2 * gear[5]
+        _site_jac(m, d, w, rid, jrefp, jrefr, True)
+        _sub_ref(m, jr, jrefr, da)
+        t0, t1, t2 = mat_vec3(rxm, gear[3], gear[4], gear[5])
+        _add_jt_vec(row, jr, t0, t1, t2)
+    return length
 
 
 @njit(cache=True)
@@ -32,6 +182,16 @@ def transmission(m, d, w):
             for t in range(n):
                 colind[adr + t] = m.ten_J_colind[ra + t]
                 moment[adr + t] = tj[ra + t] * gear[0]
+        elif tt == TRN_SLIDERCRANK:
+            row = d.scr_trnrow[w]
+            length[i] = _slider_crank(m, d, w, i, row)
+            for j in range(m.nv):
+                row[j] *= gear[0]
+            rownnz[i] = _compress(row, moment, colind, adr)
+        elif tt == TRN_SITE and m.actuator_trnid[i, 1] >= 0:
+            row = d.scr_trnrow[w]
+            length[i] = _site_refsite(m, d, w, i, row)
+            rownnz[i] = _compress(row, moment, colind, adr)
         elif tt == TRN_SITE:
             # moment = jacp' (R gear_trans) + jacr' (R gear_rot), compressed to non-zeros
             length[i] = 0.0
@@ -55,13 +215,7 @@ def transmission(m, d, w):
                     row[j] = ((c[3] + x0) * f0 + (c[4] + x1) * f1 + (c[5] + x2) * f2) + \
                              (c[0] * t0 + c[1] * t1 + c[2] * t2)
                     j = m.dof_parentid[j]
-            nnz = 0
-            for j in range(m.nv):
-                if row[j] != 0.0:
-                    moment[adr + nnz] = row[j]
-                    colind[adr + nnz] = j
-                    nnz += 1
-            rownnz[i] = nnz
+            rownnz[i] = _compress(row, moment, colind, adr)
         else:
             # joint / jointinparent
             jt = m.jnt_type[idx]

@@ -92,7 +92,7 @@ def _arr_type(nd, k):
 # every stage module that declares fields: MODEL_SCALARS, MODEL_ARRAYS, DATA_ARRAYS, model_arrays(m)
 # (derived model arrays/scalars by name; the rest are read from m), data_shapes(m, size) (per-world shapes)
 FIELD_MODULES = ('sim.fields_collision', 'sim.fields_convex', 'sim.fields_constraint', 'sim.fields_solver',
-                 'sim.fields_derivative')
+                 'sim.fields_derivative', 'sim.fields_transmission')
 SMOOTH_MODEL_SCALARS, SMOOTH_MODEL_ARRAYS, SMOOTH_DATA_ARRAYS = MODEL_SCALARS, MODEL_ARRAYS, DATA_ARRAYS
 
 
@@ -236,13 +236,10 @@ def check_model(m):
         raise UnsupportedFeature('ellipsoid fluid model (geom fluidshape) is not supported')
     if nu:
         trn = np.asarray(m.actuator_trntype)
-        trnid = np.asarray(m.actuator_trnid).reshape(-1, 2)
         for i in range(nu):
             t = int(trn[i])
-            if t not in (TRN_JOINT, TRN_JOINTINPARENT, TRN_TENDON, TRN_SITE):
+            if t not in (TRN_JOINT, TRN_JOINTINPARENT, TRN_SLIDERCRANK, TRN_TENDON, TRN_SITE):
                 raise UnsupportedFeature('actuator transmission type %d is not supported' % t)
-            if t == TRN_SITE and trnid[i, 1] != -1:
-                raise UnsupportedFeature('site transmission with refsite is not supported')
         for name, ok in (('actuator_dyntype', (0, 1, 2, 3, 4)), ('actuator_gaintype', (0, 1, 2)),
                          ('actuator_biastype', (0, 1, 2))):
             v = np.asarray(getattr(m, name))

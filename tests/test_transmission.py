@@ -1,0 +1,200 @@
+"""Slider-crank and site+refsite actuator transmissions (mj_transmission) against mujoco: length,
+moment (sparse and dense), velocity, force, qfrc_actuator, qacc over random states, and a controlled
+trajectory. Contacts and constraints are disabled in both implementations."""
+import mujoco
+import numpy as np
+import pytest
+
+import sim.cache  # noqa: F401  (must precede jitted modules)
+from sim import smooth_api as api
+
+NSTATE = 24
+RTOL = 1e-9
+ATOL = 1e-12
+TRAJ_TOL = 1e-8
+
+# crank on a two-hinge chain under a free base, slider site on a moving body; a second slider-crank
+# with a short rod so that det <= 0 occurs (length = a'v branch); position and velocity servos
+SLIDERCRANK = """
+<mujoco>
+  <option timestep="0.002"/>
+  <worldbody>
+    <site name="s_world" pos="0 0 0.2" euler="20 10 0"/>
+    <body name="base" pos="0 0 1">
+      <freejoint/>
+      <geom type="box" size="0.2 0.1 0.05"/>
+      <site name="slider" pos="0 0 -0.3" euler="0 15 0"/>
+      <body name="l1" pos="0.2 0 0">
+        <joint name="h1" type="hinge" axis="0 1 0" damping="0.1"/>
+        <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+        <body name="l2" pos="0.3 0 0">
+          <joint name="h2" type="hinge" axis="0 0 1"/>
+          <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.03"/>
+          <site name="crank" pos="0.2 0.02 0"/>
+        </body>
+      </body>
+    </body>
+    <body name="c" pos="1 0 0.5">
+      <joint name="hc" type="hinge" axis="1 0 0"/>
+      <joint name="sc" type="slide" axis="0 0 1"/>
+      <geom type="sphere" size="0.05"/>
+      <site name="crank2" pos="0 0.3 0"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <general cranksite="crank" slidersite="slider" cranklength="0.6" gear="2"/>
+    <position cranksite="crank2" slidersite="s_world" cranklength="1.1" gear="1.5" kp="3" kv="0.5"/>
+    <velocity cranksite="crank" slidersite="s_world" cranklength="1.7" kv="0.7"/>
+  </actuator>
+</mujoco>
+"""
+
+# site and refsite on bodies sharing ancestor dofs (common-chain columns cleared), refsite on the
+# world, refsite on a different tree; translational, rotational and mixed 6D gears
+REFSITE = """
+<mujoco>
+  <option timestep="0.002"/>
+  <worldbody>
+    <site name="ref" pos="0 0 1" euler="0 0 30"/>
+    <body name="root" pos="0 0 1">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <joint name="rz" type="hinge" axis="0 0 1"/>
+      <geom type="box" size="0.1 0.05 0.02"/>
+      <site name="r_site" pos="0.05 0.02 0" euler="10 20 30"/>
+      <body name="a" pos="0.2 0 0">
+        <joint name="ba" type="ball" damping="0.05"/>
+        <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02"/>
+        <site name="eff_a" pos="0.2 0 0.01" euler="5 -10 40"/>
+      </body>
+      <body name="b" pos="-0.2 0 0">
+        <joint name="hb" type="hinge" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 -0.2 0 0" size="0.02"/>
+        <site name="eff_b" pos="-0.2 0 0" euler="0 30 0"/>
+      </body>
+    </body>
+    <body name="free" pos="1 0 1">
+      <freejoint/>
+      <geom type="box" size="0.05 0.05 0.05"/>
+      <site name="eff_f" pos="0.05 0 0"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <general site="eff_a" refsite="ref" gear="1 0 0 0 0 0"/>
+    <general site="eff_a" refsite="ref" gear="0 0 0 0 0 1"/>
+    <general site="eff_a" refsite="eff_b" gear="0.5 -0.3 0.2 0.1 0.4 -0.2"/>
+    <general site="eff_b" refsite="r_site" gear="0 1 0 0.3 0 0"/>
+    <position site="eff_f" refsite="eff_a" gear="0 0 1 0 0 0" kp="2" kv="0.3"/>
+    <general site="eff_f" refsite="ref" gear="0.2 0.1 0.3 0.5 0.1 -0.4" dyntype="filter" dynprm="0.1"/>
+  </actuator>
+</mujoco>
+"""
+
+MODELS = dict(slidercrank=SLIDERCRANK, refsite=REFSITE)
+
+
+def load(name):
+    m = mujoco.MjModel.from_xml_string(MODELS[name])
+    m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_CONSTRAINT
+    return m
+
+
+def random_state(m, rng):
+    qpos = m.qpos0 + 0.5 * rng.standard_normal(m.nq)
+    for j in range(m.njnt):
+        adr = m.jnt_qposadr[j]
+        if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+            q = rng.standard_normal(4)
+            qpos[adr + 3:adr + 7] = q / np.linalg.norm(q)
+        elif m.jnt_type[j] == mujoco.mjtJoint.mjJNT_BALL:
+            q = rng.standard_normal(4)
+            qpos[adr:adr + 4] = q / np.linalg.norm(q)
+    return dict(qpos=qpos, qvel=rng.standard_normal(m.nv), ctrl=rng.uniform(-1.5, 1.5, m.nu),
+                act=rng.uniform(-1, 1, m.na))
+
+
+def dense_moment(m, moment, rownnz, rowadr, colind):
+    out = np.zeros((m.nu, m.nv))
+    for i in range(m.nu):
+        a = rowadr[i]
+        for t in range(rownnz[i]):
+            out[i, colind[a + t]] = moment[a + t]
+    return out
+
+
+def compare(ours, ref, what):
+    ours = np.asarray(ours, dtype=float)
+    ref = np.asarray(ref, dtype=float)
+    assert ours.shape == ref.shape, f'{what}: shape {ours.shape} != {ref.shape}'
+    if ref.size == 0:
+        return 0.0
+    scale = max(1.0, float(np.max(np.abs(ref))))
+    err = np.abs(ours - ref)
+    assert np.all(err <= RTOL * np.abs(ref) + ATOL * scale), f'{what}: max err {err.max():.3e}'
+    return float(err.max() / scale)
+
+
+FIELDS = ['actuator_length', 'actuator_velocity', 'actuator_force', 'qfrc_actuator', 'act_dot', 'qacc']
+
+
+@pytest.mark.parametrize('name', list(MODELS))
+def test_transmission_matches_mujoco(name):
+    m = load(name)
+    rng = np.random.default_rng(7)
+    states = [random_state(m, rng) for _ in range(NSTATE)]
+    b = api.Data(m, nworld=NSTATE)
+    for k in states[0]:
+        setattr(b, k, np.stack([s[k] for s in states]))
+    api.forward(m, b)
+    ndet0 = 0
+    worst = {}
+    for i, st in enumerate(states):
+        md = mujoco.MjData(m)
+        for k, v in st.items():
+            getattr(md, k)[:] = v
+        mujoco.mj_forward(m, md)
+        where = f'{name}[{i}]'
+        for f in FIELDS:
+            e = compare(getattr(b, f)[i], getattr(md, f), f'{where} {f}')
+            worst[f] = max(worst.get(f, 0.0), e)
+        for f in ('moment_rownnz', 'moment_rowadr', 'moment_colind'):
+            np.testing.assert_array_equal(getattr(b, f)[i], getattr(md, f), err_msg=f'{where} {f}')
+        worst['moment'] = max(worst.get('moment', 0.0), compare(dense_moment(m, b.actuator_moment[i], b.moment_rownnz[i], b.moment_rowadr[i],
+                             b.moment_colind[i]),
+                dense_moment(m, md.actuator_moment, md.moment_rownnz, md.moment_rowadr, md.moment_colind),
+                f'{where} dense moment'))
+        if name == 'slidercrank':
+            # count states where the det <= 0 branch is taken by the short-rod actuator
+            ids = m.actuator_trnid[1]
+            v = md.site_xpos[ids[0]] - md.site_xpos[ids[1]]
+            av = v @ md.site_xmat[ids[1]].reshape(3, 3)[:, 2]
+            ndet0 += av * av + m.actuator_cranklength[1] ** 2 - v @ v <= 0
+    print(name, ' '.join(f'{k} {v:.1e}' for k, v in worst.items()))
+    if name == 'slidercrank':
+        assert 0 < ndet0 < NSTATE, ndet0
+
+
+@pytest.mark.parametrize('name', list(MODELS))
+def test_trajectory(name):
+    m = load(name)
+    rng = np.random.default_rng(11)
+    st = random_state(m, rng)
+    st['qvel'] *= 0.3
+    md = mujoco.MjData(m)
+    d = api.Data(m)
+    for k, v in st.items():
+        getattr(md, k)[:] = v
+        setattr(d, k, v)
+    worst = 0.0
+    for t in range(200):
+        ctrl = rng.uniform(-1, 1, m.nu)
+        md.ctrl[:] = ctrl
+        d.ctrl = ctrl
+        mujoco.mj_step(m, md)
+        api.step(m, d, 1)
+        for f in ('qpos', 'qvel', 'act'):
+            ref = getattr(md, f)
+            err = np.abs(np.asarray(getattr(d, f)) - ref)
+            scale = max(1.0, float(np.max(np.abs(ref)))) if ref.size else 1.0
+            worst = max(worst, float(err.max() / scale) if ref.size else 0.0)
+            assert np.all(err <= TRAJ_TOL * scale), f'{name} step {t} {f}: max err {err.max():.3e}'
+    print(f'{name}: trajectory max rel err {worst:.2e}')
