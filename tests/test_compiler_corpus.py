@@ -55,8 +55,6 @@ CORPUS = corpus()
 # keep their coverage.  Delete entries as the core grows.
 KNOWN_UNSUPPORTED = {
     "actuator_adhesion.xml": "adhesion actuators (body transmission)",
-    "actuator_refsite.xml": "site transmission with refsite",
-    "actuator_slidercrank.xml": "slider-crank transmission",
     "geom_fluid.xml": "ellipsoid fluid model (geom fluidshape)",
     "tendons_wrap.xml": "spatial tendon wrapping around sphere/cylinder geoms",
     "tendon_armature.xml": "tendon armature",
