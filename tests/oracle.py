@@ -556,3 +556,15 @@ def assert_models_match(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=N
 def mismatch_fields(mismatches):
     """Field names of compare_models messages (the text before the first ':'), for grouping failures."""
     return [m.split(":", 1)[0] for m in mismatches]
+
+
+def dense_efc_J(m, md):
+    """MuJoCo's efc_J as a dense (nefc, nv) array, whether MuJoCo stored it dense or sparse (CSR rows)."""
+    nefc = md.nefc
+    if not mujoco.mj_isSparse(m):
+        return md.efc_J[:nefc * m.nv].reshape(nefc, m.nv).copy()
+    J = np.zeros((nefc, m.nv))
+    for i in range(nefc):
+        a, n = md.efc_J_rowadr[i], md.efc_J_rownnz[i]
+        J[i, md.efc_J_colind[a:a + n]] = md.efc_J[a:a + n]
+    return J

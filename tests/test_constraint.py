@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from oracle import dense_efc_J as dense_J
 import sim.cache  # noqa: F401  (must precede jitted modules)
 from sim import smooth_api as api
 from sim.kinematics import kinematics
@@ -263,18 +264,6 @@ def compare(ours, ref, name, where):
     assert not np.any(bad), (f'{where} {name}: max err {err.max():.3e} at {np.argmax(err)} '
                              f'(ours {ours.flat[np.argmax(err)]!r}, mujoco {ref.flat[np.argmax(err)]!r})')
     return float(np.max(err / np.maximum(np.abs(ref), scale * 1e-3)))
-
-
-def dense_J(m, md):
-    """mujoco's efc_J densified (nefc, nv)."""
-    nefc, nv = md.nefc, m.nv
-    if not mujoco.mj_isSparse(m):
-        return np.asarray(md.efc_J[:nefc * nv]).reshape(nefc, nv)
-    out = np.zeros((nefc, nv))
-    for i in range(nefc):
-        a, n = md.efc_J_rowadr[i], md.efc_J_rownnz[i]
-        out[i, md.efc_J_colind[a:a + n]] = md.efc_J[a:a + n]
-    return out
 
 
 FLOAT_FIELDS = ['efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref']

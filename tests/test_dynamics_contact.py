@@ -14,6 +14,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from oracle import dense_efc_J
 import sim.cache  # noqa: F401
 from sim import smooth_api as api
 
@@ -76,18 +77,6 @@ def set_state(m, md, d, snap):
         tgt.act = act
         tgt.ctrl = ctrl
         tgt.qacc_warmstart = ws
-
-
-def dense_efc_J(m, md):
-    if md.nefc == 0:
-        return np.zeros((0, m.nv))
-    if mujoco.mj_isSparse(m):
-        out = np.zeros((md.nefc, m.nv))
-        for r in range(md.nefc):
-            a, n = md.efc_J_rowadr[r], md.efc_J_rownnz[r]
-            out[r, md.efc_J_colind[a:a + n]] = md.efc_J[a:a + n]
-        return out
-    return md.efc_J.reshape(md.nefc, m.nv)
 
 
 def close(ours, ref, rtol, what):

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from oracle import dense_efc_J as dense_J
 import sim.cache  # noqa: F401  (must precede jitted modules)
 from sim import smooth_api as api
 from sim.solver import fwd_constraint
@@ -115,17 +116,6 @@ def states(m, n, seed):
     return out
 
 
-def dense_J(m, md):
-    nefc = md.nefc
-    if not mujoco.mj_isSparse(m):
-        return md.efc_J[:nefc * m.nv].reshape(nefc, m.nv).copy()
-    J = np.zeros((nefc, m.nv))
-    for i in range(nefc):
-        a, n = md.efc_J_rowadr[i], md.efc_J_rownnz[i]
-        J[i, md.efc_J_colind[a:a + n]] = md.efc_J[a:a + n]
-    return J
-
-
 @njit(cache=True)
 def _drive(m, d):
     fwd_constraint(m, d, 0)
@@ -163,7 +153,7 @@ def rel(a, b):
 
 def compare(m, md, A):
     """Assert the partition equal; return the float errors and the iteration counts."""
-    nefc, nv = md.nefc, m.nv
+    nefc = md.nefc
     ni = int(md.nisland)
     assert int(A['nisland'][0]) == ni
     if ni:

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from numba import njit
 
+from oracle import dense_efc_J as dense_J
 import sim.cache  # noqa: F401  (must precede jitted modules)
 from sim import smooth_api as api
 from sim.solver import fwd_constraint
@@ -143,17 +144,6 @@ def run_oracle(m, st):
         getattr(md, k)[:] = v
     mujoco.mj_forward(m, md)
     return md
-
-
-def dense_J(m, md):
-    nefc = md.nefc
-    if not mujoco.mj_isSparse(m):
-        return md.efc_J[:nefc * m.nv].reshape(nefc, m.nv).copy()
-    J = np.zeros((nefc, m.nv))
-    for i in range(nefc):
-        a, n = md.efc_J_rowadr[i], md.efc_J_rownnz[i]
-        J[i, md.efc_J_colind[a:a + n]] = md.efc_J[a:a + n]
-    return J
 
 
 @njit(cache=True)
