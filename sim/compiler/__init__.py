@@ -12,6 +12,7 @@ from .actuator import compile_actuators
 from .body import compile_bodies
 from .contact import compile_contact
 from .context import Context, merge_singletons
+from .discard import discard_visual
 from .equality import compile_equality
 from .hfield import hfield_geom_properties
 from .keyframe import compile_custom, compile_keyframes
@@ -114,6 +115,8 @@ def compile_document(doc, set_constants=True):
     for stage in (compile_tendons, compile_actuators, compile_sensors, compile_equality, compile_contact,
                   compile_keyframes, compile_custom):
         stage(ctx)
+    if ctx.discardvisual:
+        discard_visual(ctx)
     _defaults_for_missing(ctx)
     ctx.f["nactuator"] = ctx.f["nu"]   # MuJoCo 3.17 alias of nu
     finalize_simple(ctx.f)

@@ -645,7 +645,7 @@ def _pad(user, n, el, kind):
 
 def _matid(ctx, el):
     name = el.get("material")
-    if not name:
+    if not name or ctx.discardvisual:   # discardvisual deletes all materials
         return -1
     return ctx.lookup("material", name, el, "material")
 

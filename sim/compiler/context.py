@@ -32,6 +32,7 @@ class Context:
             raise self.comp.error("euler sequence must be 3 characters of x, y, z, X, Y, Z", "eulerseq")
         if self.comp.get("coordinate") == 1:
             raise self.comp.error("global coordinates are no longer supported; use local", "coordinate")
+        self.discardvisual = bool(self.comp.get("discardvisual"))
         self.f = {}
         self.names = {t: [] for t in OBJTYPES}
         self.ids = {t: {} for t in OBJTYPES}

@@ -9,7 +9,9 @@ EPS = 1e-14  # mjEPS
 
 def normvec(v):
     """Normalise v in place unless its norm is within EPS of 1 (mjuu_normvec); returns the old norm."""
-    nrm = float(np.dot(v, v))
+    nrm = 0.0
+    for x in v:   # sequential sum as in C (np.dot rounds differently in ~20% of cases)
+        nrm += float(x) * float(x)
     if nrm < EPS:
         return 0.0
     nrm = math.sqrt(nrm)

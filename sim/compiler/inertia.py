@@ -12,6 +12,8 @@ from .frames import mulquat, normvec, quat2mat
 
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH, SDF = range(9)
 EIG_EPS = 1e-12
+EIG_TOL_BODY = 4e-15   # mjuu_eig3 tolerance of the body-inertia callers in 3.17
+EIG_TOL_MESH = 1e-7    # mjuu_eig3 tolerance of mjCMesh::Process in 3.17
 
 
 def geom_volume(gtype, size, shell):
@@ -137,17 +139,26 @@ def _mulmat(a, b):
     return [sum(a[3 * i + k] * b[3 * k + j] for k in range(3)) for i in range(3) for j in range(3)]
 
 
-def eig3(mat, legacy=False):
-    """Eigen-decomposition of a symmetric 3x3 (row-major list of 9) by MuJoCo's quaternion Jacobi (mjuu_eig3).
+def eig3(mat, tol=EIG_TOL_BODY):
+    """Eigen-decomposition of a symmetric 3x3 (row-major list of 9) by MuJoCo 3.17's quaternion Jacobi
+    (mjuu_eig3(eigval, eigvec, quat, mat, tol); the 3.17 binary differs from the older source snapshot).
 
     Returns (eigval (3,) decreasing, quat (4,)) where quat rotates the principal frame into the input frame.
-    legacy=True keeps the classic exit (rotation cosine within 1e-12 of 1) and half-angle sqrt(0.5 - 0.5c):
-    measured against the 3.17 oracle, mesh principal axes still follow it; <inertial fullinertia> and
-    geom-derived body inertia converge to machine precision (legacy=False).
+    3.17's rules (read from the 3.17 library and checked bit for bit against it on random matrices):
+    the iteration stops when the largest off-diagonal entry is <= max(tol, 4e-15) * max|mat_ij| (no cosine
+    exit); each Jacobi rotation is the quaternion (cos, sin) of the half angle built from the tangent
+    t = tan(angle): h = t / (1 + sqrt(1 + t^2)), cos = 1 / sqrt(1 + h^2), sin = h cos; the product is
+    normalised twice (mjuu_mulquat, then mjuu_normvec); eigenvalues are sorted with the margin
+    max(1e-12, tol) * max|mat_ij|.  Callers: mesh principal frame tol = 1e-7 (EIG_TOL_MESH), body inertia
+    (fullinertia, geom sums) tol = 4e-15 (EIG_TOL_BODY).
     """
+    mat = [float(x) for x in mat]
+    scale = 0.0
+    for x in mat:
+        scale = max(abs(x), scale)
+    thresh = max(tol, 4e-15) * scale
     quat = np.array([1.0, 0.0, 0.0, 0.0])
     eigval = np.zeros(3)
-    mat = list(mat)
     for _ in range(500):
         ev = quat2mat(quat).reshape(9).tolist()
         evt = [ev[0], ev[3], ev[6], ev[1], ev[4], ev[7], ev[2], ev[5], ev[8]]
@@ -159,32 +170,32 @@ def eig3(mat, legacy=False):
             rk, ck, rotk = 0, 2, 1
         else:
             rk, ck, rotk = 1, 2, 0
-        if abs(d[3 * rk + ck]) < EIG_EPS:
+        off = d[3 * rk + ck]
+        if abs(off) <= thresh:
             break
-        tau = (d[4 * ck] - d[4 * rk]) / (2 * d[3 * rk + ck])
-        t = 1.0 / (tau + math.sqrt(1 + tau * tau)) if tau >= 0 else -1.0 / (-tau + math.sqrt(1 + tau * tau))
-        c = 1.0 / math.sqrt(1 + t * t)
-        if legacy and c > 1.0 - EIG_EPS:
-            break
-        # half-angle sine; the non-legacy form is accurate also for tiny angles, so the iteration converges
-        # to machine precision as MuJoCo 3.17 does for body inertia
+        tau = (d[4 * ck] - d[4 * rk]) / (2 * off)
+        if tau >= 0:
+            t = 1.0 / (tau + math.sqrt(tau * tau + 1))
+        else:
+            t = -1.0 / (math.sqrt(tau * tau + 1) - tau)
+        h = t / (math.sqrt(t * t + 1) + 1)   # tan of the half angle
+        c = 1.0 / math.sqrt(h * h + 1)
         rot = np.zeros(4)
-        s = math.sqrt(0.5 - 0.5 * c) if legacy else abs(t) * c / math.sqrt(2 * (1 + c))
-        rot[rotk + 1] = -s if tau >= 0 else s
-        if rotk == 1:
-            rot[rotk + 1] = -rot[rotk + 1]
-        rot[0] = math.sqrt(1.0 - rot[rotk + 1] * rot[rotk + 1])
-        normvec(rot)
+        rot[0] = c
+        rot[rotk + 1] = (h if rotk == 1 else -h) * c
         quat = mulquat(quat, rot)
+        normvec(quat)
     # sort eigenvalues in decreasing order (bubble sort over pairs 0,1,0), rotating the frame along
+    eps = max(EIG_EPS, tol) * scale
     for j in range(3):
         j1 = j % 2
-        if eigval[j1] + EIG_EPS < eigval[j1 + 1]:
+        if eigval[j1] + eps < eigval[j1 + 1]:
             eigval[j1], eigval[j1 + 1] = eigval[j1 + 1], eigval[j1]
             rot = np.zeros(4)
             rot[0] = 0.707106781186548
             rot[(j1 + 2) % 3 + 1] = rot[0]
             quat = mulquat(quat, rot)
+            normvec(quat)
     return eigval, quat
 
 

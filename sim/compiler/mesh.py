@@ -23,7 +23,7 @@ import struct
 import numpy as np
 
 from .frames import mulquat, normvec, quat2mat
-from .inertia import eig3
+from .inertia import EIG_TOL_MESH, eig3
 
 MINVAL = 1e-15   # mjMINVAL
 EPS = 1e-14      # mjEPS (user code)
@@ -387,7 +387,8 @@ def load_mesh_data(ctx, el):
         tc = np.asarray(el.get("texcoord"), dtype=np.float64)
         if len(tc) % 2:
             raise _err(el, "texcoord must be a multiple of 2", "texcoord")
-        spec["texcoord"] = _f32(tc).reshape(-1, 2)
+        if not ctx.discardvisual:   # discardvisual deletes inline texture coordinates (those of files stay)
+            spec["texcoord"] = _f32(tc).reshape(-1, 2)
     if "vert" in spec:
         _check_finite(el, spec["vert"])
 
@@ -934,7 +935,7 @@ def process(m, el, needhull, smooth, refpos, refquat, maxhullvert, data):
     else:
         m.volume = total
     full = [inert[0], inert[3], inert[4], inert[3], inert[1], inert[5], inert[4], inert[5], inert[2]]
-    eigval, quat = eig3(full, legacy=True)
+    eigval, quat = eig3(full, tol=EIG_TOL_MESH)
     if eigval[2] <= 0:
         raise _err(el, f"eigenvalue of mesh inertia must be positive: {m.name}")
     atol, rtol = 1e-9, 1e-6
@@ -966,7 +967,7 @@ def compile_mesh(ctx, el, name, needhull):
     m = Mesh(name, el)
     m.scale = np.array(el.get("scale"), dtype=np.float64)
     m.inertia = int(el.get("inertia"))
-    m.material = el.get("material", "") or ""
+    m.material = "" if ctx.discardvisual else (el.get("material", "") or "")
     data = load_mesh_data(ctx, el)
     m.vert = data.get("vert", np.zeros((0, 3), np.float32))
     m.face = np.asarray(data.get("face", np.zeros((0, 3), np.int64)), dtype=np.int64).reshape(-1, 3)
@@ -1221,8 +1222,9 @@ def compile_assets(ctx):
             if el.key == "asset_model":
                 raise ctx.unsupported(el, "sub-models (<model> in <asset>)")
             by[el.key].append(el)
-    if ctx.comp.get("discardvisual"):
-        raise ctx.unsupported(ctx.comp, "compiler discardvisual", "discardvisual")
+    if ctx.discardvisual:
+        # mjCModel::TryCompile deletes every material and texture before compiling (see compiler.discard)
+        by["texture"], by["material"] = [], []
     _material.compile_textures(ctx, by["texture"])
     _material.compile_materials(ctx, by["material"])
     compile_meshes(ctx, by["mesh"])

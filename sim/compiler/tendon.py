@@ -144,7 +144,7 @@ def compile_tendon(ctx):
 
         matid = -1
         material = el.get("material") if spatial else _class_tendon(ctx, el).get("material")
-        if material:
+        if material and not ctx.discardvisual:
             matid = ctx.lookup("material", material, el, "material")
 
         cols["adr"].append(len(wtype))
