@@ -5,7 +5,8 @@
     python tests/mjcf_gen.py 17 -o m.xml
 
 A model has: <compiler> variations (angle radian/degree, eulerseq incl. extrinsic/mixed, autolimits,
-inertiafromgeom, boundmass/boundinertia), <option> tweaks and <flag>s, a tree of default classes (nested, used
+inertiafromgeom, boundmass/boundinertia, discardvisual with visual geoms and a material in a quarter of the
+models, drawn from a separate random stream), <option> tweaks and <flag>s, a tree of default classes (nested, used
 through childclass on bodies and class= on elements), a kinematic tree of random depth/branching with mixed
 hinge/slide/ball/free joints (free joints only on world children, alone, as MuJoCo requires), geoms of mixed
 primitive types with random sizes, poses, every orientation form and fromto, explicit <inertial> sometimes
@@ -60,6 +61,9 @@ class _Gen:
         self.named_geoms = []   # (geom name, body name)
         self.tendons = []
         self.cur_body = "world"
+        # <compiler discardvisual> draws from its own stream so that models without it stay as they were
+        self.dv = random.Random(f"discardvisual-{seed}")
+        self.discardvisual = self.dv.random() < 0.25
 
     # ---------------------------------------------------------------------------------- small helpers
 
@@ -142,6 +146,12 @@ class _Gen:
         if self.chance(0.2):
             attrs.append('fusestatic="true"')
             self.features.add("fusestatic")
+        if self.inertiafromgeom == "true":
+            # MuJoCo refuses to drop visual geoms whose mass enters a body's inertia (tested elsewhere)
+            self.discardvisual = False
+        if self.discardvisual:
+            attrs.append('discardvisual="true"')
+            self.features.add("discardvisual")
         if attrs:
             self.emit(1, f"<compiler {' '.join(attrs)}/>")
 
@@ -302,6 +312,13 @@ class _Gen:
             self.features.add("shellinertia")
         if self.chance(0.1):
             attrs.append(f'friction="{_v([self.u(0.2, 2)])}"')
+        if self.discardvisual:
+            # visual geoms (removed unless a pair names them) and materials (always deleted)
+            if self.dv.random() < 0.4:
+                attrs.append('contype="0" conaffinity="0"')
+                self.features.add("geom:visual")
+            if self.dv.random() < 0.3:
+                attrs.append('material="mat"')
         self.emit(depth, f"<geom {' '.join(attrs)}/>")
         return True
 
@@ -634,6 +651,8 @@ class _Gen:
         self.emit(0, f'<mujoco model="random_{self.seed}">')
         self.compiler()
         self.option()
+        if self.discardvisual:
+            self.emit(1, '<asset><material name="mat" rgba="0.8 0.2 0.2 1"/></asset>')
         self.defaults()
         self.worldbody()
         self.tendons_()

@@ -61,5 +61,6 @@ def test_generator_covers_features():
     expected |= {"frame", "mocap", "tendon:fixed", "sensor", "equality", "contact"}
     expected |= {"fromto", "default", "default:nested", "childclass", "class=", "inertial", "fullinertia",
                  "site", "angle:radian", "eulerseq", "autolimits:false", "option", "flag", "keyframe",
-                 "geom:inherited_type", "shellinertia", "geom:mass", "joint:range", "boundmass"}
+                 "geom:inherited_type", "shellinertia", "geom:mass", "joint:range", "boundmass", "discardvisual",
+                 "geom:visual"}
     assert not expected - set(seen), sorted(expected - set(seen))

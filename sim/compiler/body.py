@@ -340,6 +340,8 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
             conaff |= g["conaffinity"]
             margin = max(margin, g["margin"] + g["gap"])
             ctx.add("geom", g["el"])
+            if ctx.discardvisual:
+                ctx.geom_inertia_owner.append(g["dv_owner"])
             g.update(bodyid=i, user=_pad(g["user"], nuser["geom"], g["el"], "geom"), surfacevel=np.zeros(6),
                      adhesion=0.0, plugin=-1, sameframe=_sameframe(g["pos"], g["quat"], ipos, iquat))
             for k, col in G.items():
@@ -545,8 +547,16 @@ def _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B, mesh_props, hf
     geoms = []
     for gel, gframe in b.geoms:
         infer = i > 0 and (not explicit or ifg == 1) and grange[0] <= gel.get("group") <= grange[1]
-        geoms.append(_compile_geom(ctx, gel, gframe, infer, weldid, bodies, B, mocap, i,
-                                   mesh_props, hfield_props))
+        g = _compile_geom(ctx, gel, gframe, infer, weldid, bodies, B, mocap, i, mesh_props, hfield_props)
+        if ctx.discardvisual:
+            # for compiler.discard: the (original) body whose geom-inferred inertia this geom enters
+            in_range = grange[0] <= g["group"] <= grange[1]
+            if i > 0:
+                adds = in_range and g["mass_"] > EPS
+            else:   # a static body fused into the world: its mass is not inferred, judge from the attributes
+                adds = in_range and (gel.get("mass") > 0 if gel.has("mass") else gel.get("density") > 0)
+            g["dv_owner"] = el if b.parent is not None and adds else None
+        geoms.append(g)
     if i > 0 and (ifg == 1 or (ipos is None and ifg == 2)):
         sel = [g for g in geoms if grange[0] <= g["group"] <= grange[1] and g["mass_"] > EPS]
         if len(sel) == 1:

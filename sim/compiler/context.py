@@ -33,6 +33,7 @@ class Context:
         if self.comp.get("coordinate") == 1:
             raise self.comp.error("global coordinates are no longer supported; use local", "coordinate")
         self.discardvisual = bool(self.comp.get("discardvisual"))
+        self.geom_inertia_owner = []   # discardvisual: per geom id, the body Elem its mass enters, or None
         self.f = {}
         self.names = {t: [] for t in OBJTYPES}
         self.ids = {t: {} for t in OBJTYPES}

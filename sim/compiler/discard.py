@@ -3,14 +3,17 @@
 
 MuJoCo's rules, each checked against mujoco 3.17:
 - before anything is compiled, every material and texture is deleted (so geom/site/tendon material
-  references are dropped, nmat = ntex = 0) and the meshes lose their texture coordinates;
+  references are dropped, nmat = ntex = 0); the source also clears mesh texture coordinates there, but in
+  3.17 meshes keep them (inline and from files: measured);
 - after the whole model is compiled, a geom is visual when contype == conaffinity == 0 and it is not named by
   a contact pair, a geom-wrapping spatial tendon, a sensor (object or reference of type geom) or a tuple;
   visual geoms are removed (ids of the others shift down, every geom reference is renumbered);
 - a mesh is visual unless a remaining geom names it (whatever that geom's type) or a sensor refers to it;
   visual meshes are removed the same way (unreferenced meshes included);
 - bodies keep the inertia computed with all their geoms (MuJoCo turns it into an explicit inertial), while
-  body_contype / conaffinity / margin / geomadr / geomnum describe the remaining geoms.
+  body_contype / conaffinity / margin / geomadr / geomnum describe the remaining geoms;
+- with inertiafromgeom="true", removing a geom whose mass entered a (non-world) body's inertia is an error
+  in 3.17 (ModelError naming the body).
 """
 
 import numpy as np
@@ -41,6 +44,15 @@ def discard_visual(ctx):
                 mesh_refs.add(int(o))
     keep = np.array([not (f["geom_contype"][i] == 0 and f["geom_conaffinity"][i] == 0 and i not in referenced)
                      for i in range(ngeom)], dtype=bool)
+    if int(ctx.comp.get("inertiafromgeom")) == 1:
+        # 3.17 refuses to drop a geom whose mass entered a body's geom-inferred inertia (not in the older
+        # source snapshot; measured: any non-world body, explicit <inertial> or not, fused static ones too)
+        for i in np.flatnonzero(~keep):
+            owner = ctx.geom_inertia_owner[i]
+            if owner is not None:
+                raise owner.error("discarding visual geoms would change the inertia of this body, which "
+                                  "inertiafromgeom 'true' infers from its geoms; with inertiafromgeom 'auto' it "
+                                  "is kept as an explicit inertial")
     _remove_geoms(ctx, keep)
     _remove_meshes(ctx, mesh_refs)
 

@@ -387,8 +387,7 @@ def load_mesh_data(ctx, el):
         tc = np.asarray(el.get("texcoord"), dtype=np.float64)
         if len(tc) % 2:
             raise _err(el, "texcoord must be a multiple of 2", "texcoord")
-        if not ctx.discardvisual:   # discardvisual deletes inline texture coordinates (those of files stay)
-            spec["texcoord"] = _f32(tc).reshape(-1, 2)
+        spec["texcoord"] = _f32(tc).reshape(-1, 2)
     if "vert" in spec:
         _check_finite(el, spec["vert"])
 
