@@ -165,7 +165,7 @@ def orientation(el, degree, eulerseq, names=ALTERNATIVES):
         x, y = xy[:3], xy[3:]
         if normvec(x) < EPS:
             raise el.error("xaxis too small", kind)
-        y -= x * float(np.dot(x, y))
+        y -= x * (float(x[0]) * float(y[0]) + float(x[1]) * float(y[1]) + float(x[2]) * float(y[2]))  # mjuu_dot3
         if normvec(y) < EPS:
             raise el.error("yaxis too small", kind)
         z = np.cross(x, y)
