@@ -247,8 +247,6 @@ ADHESION = """
 """
 
 ADHESION_CASES = [(cone, condim) for cone in ('pyramidal', 'elliptic') for condim in (1, 3, 4, 6)]
-# contact solver: qacc/efc_force follow MuJoCo's iterations to its tolerance (tests/test_dynamics_contact.py)
-SOLVER_RTOL = 1e-6
 
 
 def load_adhesion(cone, condim):
@@ -292,7 +290,8 @@ def test_body_transmission_matches_mujoco(cone, condim):
         mujoco.mj_forward(m, md)
         where = f'{cone}/condim{condim}[{i}]'
         assert b.ncon[i] == md.ncon and b.nefc[i] == md.nefc, where
-        for f in ('actuator_length', 'actuator_force', 'qfrc_actuator', 'qfrc_passive', 'qacc_smooth'):
+        for f in ('actuator_length', 'actuator_velocity', 'actuator_force', 'qfrc_actuator', 'qfrc_passive',
+                  'qacc_smooth'):
             worst[f] = max(worst.get(f, 0.0), compare(getattr(b, f)[i], getattr(md, f), f'{where} {f}'))
         for f in ('moment_rownnz', 'moment_rowadr', 'moment_colind'):
             np.testing.assert_array_equal(getattr(b, f)[i], getattr(md, f), err_msg=f'{where} {f}')
@@ -300,12 +299,10 @@ def test_body_transmission_matches_mujoco(cone, condim):
             dense_moment(m, b.actuator_moment[i], b.moment_rownnz[i], b.moment_rowadr[i], b.moment_colind[i]),
             dense_moment(m, md.actuator_moment, md.moment_rownnz, md.moment_rowadr, md.moment_colind),
             f'{where} dense moment'))
+        # the contact solver runs MuJoCo's iterations on identical inputs: same tolerance as the rest
         for f in ('qacc', 'efc_force'):
-            ref = getattr(md, f)
-            err = float(np.max(np.abs(getattr(b, f)[i][:len(ref)] - ref))) if ref.size else 0.0
-            scale = max(1.0, float(np.max(np.abs(ref)))) if ref.size else 1.0
-            assert err <= SOLVER_RTOL * scale, f'{where} {f}: max err {err:.3e}'
-            worst[f] = max(worst.get(f, 0.0), err / scale)
+            worst[f] = max(worst.get(f, 0.0), compare(getattr(b, f)[i][:getattr(md, f).size], getattr(md, f),
+                                                      f'{where} {f}'))
         con = md.contact[:md.ncon]
         mine = (m.geom_bodyid[con.geom1] == box) | (m.geom_bodyid[con.geom2] == box)
         nactive += int(np.any(mine & (con.exclude == 0)))
@@ -319,7 +316,7 @@ def test_body_transmission_matches_mujoco(cone, condim):
 @pytest.mark.parametrize('integrator', ['Euler', 'RK4'])
 @pytest.mark.parametrize('cone,condim', [('pyramidal', 4), ('elliptic', 3)])
 def test_body_transmission_trajectory(cone, condim, integrator):
-    """100 controlled steps with contacts: 1e-6 like the other contact trajectories (SOLVER_RTOL)."""
+    """100 controlled steps with contacts (contacts appear and vanish; measured errors ~1e-14)."""
     m = load_adhesion(cone, condim)
     m.opt.integrator = getattr(mujoco.mjtIntegrator, 'mjINT_' + integrator.upper())
     rng = np.random.default_rng(21)
@@ -341,5 +338,5 @@ def test_body_transmission_trajectory(cone, condim, integrator):
             err = np.abs(np.asarray(getattr(d, f)) - ref)
             scale = max(1.0, float(np.max(np.abs(ref))))
             worst = max(worst, float(err.max() / scale))
-            assert np.all(err <= SOLVER_RTOL * scale), f'step {t} {f}: max err {err.max():.3e}'
+            assert np.all(err <= TRAJ_TOL * scale), f'step {t} {f}: max err {err.max():.3e}'
     print(f'{cone}/{condim} {integrator}: trajectory max rel err {worst:.2e}')
