@@ -340,3 +340,43 @@ def test_body_transmission_trajectory(cone, condim, integrator):
             worst = max(worst, float(err.max() / scale))
             assert np.all(err <= TRAJ_TOL * scale), f'step {t} {f}: max err {err.max():.3e}'
     print(f'{cone}/{condim} {integrator}: trajectory max rel err {worst:.2e}')
+
+
+def _sparse_adhesion_xml(cone):
+    """11 free boxes on the floor (nv = 66: MuJoCo takes its sparse-Jacobian path), adhesion on six."""
+    bodies = ''.join(f'<body name="b{i}" pos="{0.3 * (i % 4)} {0.3 * (i // 4)} 0.05"><freejoint/>'
+                     f'<geom type="box" size="0.1 0.08 0.05"/></body>' for i in range(11))
+    acts = ''.join(f'<adhesion body="b{i}" gain="{1 + i}" ctrlrange="0 1"/>' for i in range(0, 11, 2))
+    return (f'<mujoco><option cone="{cone}"/><default><geom condim="4" margin="0.002" gap="0.01"/></default>'
+            f'<worldbody><geom type="plane" size="5 5 .1"/>{bodies}</worldbody><actuator>{acts}</actuator>'
+            f'</mujoco>')
+
+
+@pytest.mark.parametrize('cone', ['pyramidal', 'elliptic'])
+def test_body_transmission_sparse(cone):
+    """nv >= 60: MuJoCo accumulates the moment from its sparse efc_J and sparse Jacobian differences."""
+    m = mujoco.MjModel.from_xml_string(_sparse_adhesion_xml(cone))
+    assert m.nv >= 60 and m.opt.jacobian == mujoco.mjtJacobian.mjJAC_AUTO
+    rng = np.random.default_rng(1)
+    ngap = 0
+    for k in range(8):
+        md = mujoco.MjData(m)
+        q = m.qpos0.copy()
+        for i in range(11):
+            q[7 * i + 2] += rng.uniform(-0.004, 0.012)
+            t = np.array([1.0, *(0.02 * rng.standard_normal(3))])
+            q[7 * i + 3:7 * i + 7] = t / np.linalg.norm(t)
+        md.qpos[:] = q
+        md.qvel[:] = 0.3 * rng.standard_normal(m.nv)
+        md.ctrl[:] = rng.uniform(0, 1, m.nu)
+        mujoco.mj_forward(m, md)
+        d = api.Data(m)
+        d.qpos, d.qvel, d.ctrl = md.qpos, md.qvel, md.ctrl
+        api.forward(m, d)
+        assert d.ncon == md.ncon and d.nefc == md.nefc
+        ngap += int(np.sum(md.contact.exclude[:md.ncon] == 1))
+        for f in ('moment_rownnz', 'moment_rowadr', 'moment_colind'):
+            np.testing.assert_array_equal(getattr(d, f), getattr(md, f), err_msg=f)
+        for f in ('actuator_moment', 'qfrc_actuator', 'qacc'):
+            compare(getattr(d, f)[:getattr(md, f).size], getattr(md, f), f'{cone}[{k}] {f}')
+    assert ngap > 0
