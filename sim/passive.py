@@ -1,12 +1,13 @@
 """Passive forces (mj_passive): joint/tendon springs and dampers, gravity compensation,
-inertia-box fluid forces -> qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive (nv,)."""
+fluid forces (sim/fluid.py: inertia-box and ellipsoid models) -> qfrc_spring, qfrc_damper, qfrc_gravcomp,
+qfrc_fluid, qfrc_passive (nv,)."""
 import math
 from numba import njit
 
-from sim.math import normalize4, sub_quat, poly_force, mat_t_vec3, mat_vec3, cross
+from sim.math import normalize4, sub_quat, poly_force
 from sim.com import apply_ft
-from sim.types import (JNT_FREE, JNT_BALL, OPT_DISABLE, OPT_GRAVITY, OPT_WIND, OPT_DENSITY,
-                       OPT_VISCOSITY, DSBL_SPRING, DSBL_DAMPER, DSBL_GRAVITY, MINVAL)
+from sim.fluid import fluid
+from sim.types import JNT_FREE, JNT_BALL, OPT_DISABLE, OPT_GRAVITY, DSBL_SPRING, DSBL_DAMPER, DSBL_GRAVITY
 
 
 @njit(cache=True)
@@ -106,53 +107,6 @@ def gravcomp(m, d, w):
 
 
 @njit(cache=True)
-def inertia_box_wrench(m, d, w, i):
-    """World-frame (force(3), torque(3)) at xipos of the inertia-box fluid model for body i."""
-    inertia = m.body_inertia[i]
-    mass = m.body_mass[i]
-    bx = math.sqrt(max(MINVAL, inertia[1] + inertia[2] - inertia[0]) / mass * 6.0)
-    by = math.sqrt(max(MINVAL, inertia[0] + inertia[2] - inertia[1]) / mass * 6.0)
-    bz = math.sqrt(max(MINVAL, inertia[0] + inertia[1] - inertia[2]) / mass * 6.0)
-    cvel = d.cvel[w][i]
-    xipos = d.xipos[w][i]
-    ximat = d.ximat[w][i]
-    sc = d.subtree_com[w][m.body_rootid[i]]
-    # local 6D velocity at xipos in the inertial frame (mj_objectVelocity, flg_local=1)
-    c0, c1, c2 = cross(xipos[0] - sc[0], xipos[1] - sc[1], xipos[2] - sc[2], cvel[0], cvel[1], cvel[2])
-    w0, w1, w2 = mat_t_vec3(ximat, cvel[0], cvel[1], cvel[2])
-    v0, v1, v2 = mat_t_vec3(ximat, cvel[3] - c0, cvel[4] - c1, cvel[5] - c2)
-    wd0, wd1, wd2 = mat_t_vec3(ximat, m.opt[OPT_WIND], m.opt[OPT_WIND + 1], m.opt[OPT_WIND + 2])
-    v0 -= wd0; v1 -= wd1; v2 -= wd2
-    l0 = 0.0; l1 = 0.0; l2 = 0.0; l3 = 0.0; l4 = 0.0; l5 = 0.0
-    visc = m.opt[OPT_VISCOSITY]
-    dens = m.opt[OPT_DENSITY]
-    if visc > 0:
-        diam = (bx + by + bz) / 3.0
-        s = -math.pi * diam * diam * diam * visc
-        l0 = w0 * s; l1 = w1 * s; l2 = w2 * s
-        s = -3.0 * math.pi * diam * visc
-        l3 = v0 * s; l4 = v1 * s; l5 = v2 * s
-    if dens > 0:
-        l3 -= 0.5 * dens * by * bz * abs(v0) * v0
-        l4 -= 0.5 * dens * bx * bz * abs(v1) * v1
-        l5 -= 0.5 * dens * bx * by * abs(v2) * v2
-        l0 -= dens * bx * (by * by * by * by + bz * bz * bz * bz) * abs(w0) * w0 / 64.0
-        l1 -= dens * by * (bx * bx * bx * bx + bz * bz * bz * bz) * abs(w1) * w1 / 64.0
-        l2 -= dens * bz * (bx * bx * bx * bx + by * by * by * by) * abs(w2) * w2 / 64.0
-    t0, t1, t2 = mat_vec3(ximat, l0, l1, l2)
-    f0, f1, f2 = mat_vec3(ximat, l3, l4, l5)
-    return f0, f1, f2, t0, t1, t2
-
-
-@njit(cache=True)
-def inertia_box_fluid(m, d, w, i):
-    """qfrc_fluid (nv,) += inertia-box drag/viscous force of body i, mj_inertiaBoxFluidModel."""
-    f0, f1, f2, t0, t1, t2 = inertia_box_wrench(m, d, w, i)
-    xipos = d.xipos[w][i]
-    apply_ft(m, d, w, f0, f1, f2, t0, t1, t2, xipos[0], xipos[1], xipos[2], i, d.qfrc_fluid[w])
-
-
-@njit(cache=True)
 def passive(m, d, w):
     """qfrc_spring/damper/gravcomp/fluid/passive (nv,) as mj_passive (no flex, contact-passive or adhesion)."""
     fs = d.qfrc_spring[w]
@@ -166,13 +120,7 @@ def passive(m, d, w):
         return
     spring_damper(m, d, w)
     has_gc = gravcomp(m, d, w)
-    has_fluid = 0
-    if m.opt[OPT_VISCOSITY] != 0.0 or m.opt[OPT_DENSITY] != 0.0:
-        has_fluid = 1
-        for i in range(m.nbody):
-            if m.body_mass[i] < MINVAL:
-                continue
-            inertia_box_fluid(m, d, w, i)
+    has_fluid = fluid(m, d, w)
     for i in range(m.nv):
         fp[i] = fs[i] + fd[i]
     if has_fluid:

@@ -3,10 +3,10 @@ import math
 
 from numba import njit
 
-from sim.jacobian import jac
+from sim.jacobian import jac, jac_dif_pair
 from sim.math import normalize4, quat2vel, rot_vec_quat, mat_vec3, mat_t_vec3, cross, mul_quat, sub_quat
-from sim.types import (TRN_JOINT, TRN_TENDON, TRN_SITE, TRN_SLIDERCRANK, JNT_SLIDE, JNT_HINGE, JNT_BALL,
-                       OPT_DISABLE, DSBL_ACTUATION)
+from sim.types import (TRN_JOINT, TRN_TENDON, TRN_SITE, TRN_SLIDERCRANK, TRN_BODY, JNT_SLIDE, JNT_HINGE,
+                       JNT_BALL, OPT_DISABLE, OPT_CONE, CONE_ELLIPTIC, DSBL_ACTUATION)
 
 
 @njit(cache=True)
@@ -157,6 +157,71 @@ def _site_refsite(m, d, w, i, row):
 
 
 @njit(cache=True)
+def _add_scaled_row(row, src, s):
+    """row (nv,) += src (nv,) * s (mju_addToScl)."""
+    for c in range(row.shape[0]):
+        row[c] += src[c] * s
+
+
+@njit(cache=True)
+def _body_adhesion(m, d, w, body, row):
+    """Dense moment row (nv,) of a body transmission (adhesion): minus the average over the contacts of
+    body of their normal Jacobians (mjTRN_BODY). Included contacts contribute their efc_J normal row
+    (pyramidal cones: the mean of the 2(dim-1) pyramid rows); contacts excluded because they lie in the
+    margin-gap band (exclude == 1, no efc rows) contribute the frame-normal projection of their point
+    Jacobian difference. Contacts with other exclusions (e.g. no dofs, exclude 3) are ignored."""
+    nv = m.nv
+    row[:] = 0.0
+    excl = d.scr_trnexcl[w]
+    excl[:] = 0.0
+    scr = d.scr_trnjac[w]
+    jd = scr[2]
+    efc_j = d.efc_J[w]
+    nefc = d.nefc[w]
+    elliptic = int(m.opt[OPT_CONE]) == CONE_ELLIPTIC
+    counter = 0
+    for j in range(d.ncon[w]):
+        g1 = d.contact_geom[w, j, 0]
+        g2 = d.contact_geom[w, j, 1]
+        if g1 < 0 or g2 < 0:
+            continue
+        b1 = m.geom_bodyid[g1]
+        b2 = m.geom_bodyid[g2]
+        if b1 != body and b2 != body:
+            continue
+        ex = d.contact_exclude[w, j]
+        if ex == 0:
+            counter += 1
+            adr = d.contact_efc_address[w, j]
+            dim = d.contact_dim[w, j]
+            if adr < 0 or nefc == 0:
+                continue
+            # efc rows in ascending order, as mj_mulJacTVec(efc_J, marks) accumulates them
+            if dim == 1 or elliptic:
+                _add_scaled_row(row, efc_j[adr], 1.0)
+            else:
+                npyr = dim - 1
+                wgt = 0.5 / npyr
+                for k in range(2 * npyr):
+                    _add_scaled_row(row, efc_j[adr + k], wgt)
+        elif ex == 1:
+            counter += 1
+            p = d.contact_pos[w, j]
+            jac_dif_pair(m, d, w, b1, b2, p, p, scr[0], scr[1], jd, scr[3], scr[3], scr[3], False)
+            fr = d.contact_frame[w, j]
+            # normal' jacdif (mju_mulMatMat with the frame's first row: zero entries skipped)
+            for c in range(nv):
+                v = 0.0
+                for k in range(3):
+                    if fr[k] != 0.0:
+                        v += jd[k, c] * fr[k]
+                excl[c] += v
+    if counter:
+        s = -1.0 / counter
+        for c in range(nv):
+            row[c] = (row[c] + excl[c]) * s
+
+@njit(cache=True)
 def transmission(m, d, w):
     """actuator_length (nu,), actuator_moment (nJmom,) with moment_rownnz/rowadr/colind (nu,), as mj_transmission."""
     if m.nu == 0:
@@ -187,6 +252,12 @@ def transmission(m, d, w):
             length[i] = _slider_crank(m, d, w, i, row)
             for j in range(m.nv):
                 row[j] *= gear[0]
+            rownnz[i] = _compress(row, moment, colind, adr)
+        elif tt == TRN_BODY:
+            # no meaningful length; gear is not applied (mj_transmission)
+            length[i] = 0.0
+            row = d.scr_trnrow[w]
+            _body_adhesion(m, d, w, idx, row)
             rownnz[i] = _compress(row, moment, colind, adr)
         elif tt == TRN_SITE and m.actuator_trnid[i, 1] >= 0:
             row = d.scr_trnrow[w]

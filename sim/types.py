@@ -232,13 +232,15 @@ def check_model(m):
         for t in range(int(m.ntendon)):
             if _actuator_contrib(m, False, t, 'actuator_armature')[0] != 0:
                 raise UnsupportedFeature('actuator armature on tendon transmissions is not supported')
-    if np.any(np.asarray(m.geom_fluid).reshape(int(m.ngeom), -1)[:, 0] > 0) if int(m.ngeom) else False:
-        raise UnsupportedFeature('ellipsoid fluid model (geom fluidshape) is not supported')
+    if (np.any(np.asarray(m.geom_fluid).reshape(int(m.ngeom), -1)[:, 0] > 0) if int(m.ngeom) else False) \
+            and int(m.opt.integrator) in (INT_IMPLICIT, INT_IMPLICITFAST) and (m.opt.density or m.opt.viscosity):
+        raise UnsupportedFeature('ellipsoid fluid model (geom fluidshape) with implicit integrators is not '
+                                 'supported (no mjd_ellipsoidFluid velocity derivative)')
     if nu:
         trn = np.asarray(m.actuator_trntype)
         for i in range(nu):
             t = int(trn[i])
-            if t not in (TRN_JOINT, TRN_JOINTINPARENT, TRN_SLIDERCRANK, TRN_TENDON, TRN_SITE):
+            if t not in (TRN_JOINT, TRN_JOINTINPARENT, TRN_SLIDERCRANK, TRN_TENDON, TRN_SITE, TRN_BODY):
                 raise UnsupportedFeature('actuator transmission type %d is not supported' % t)
         for name, ok in (('actuator_dyntype', (0, 1, 2, 3, 4)), ('actuator_gaintype', (0, 1, 2)),
                          ('actuator_biastype', (0, 1, 2))):
