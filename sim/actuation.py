@@ -1,7 +1,7 @@
 """Actuation (mj_fwdActuation): act_dot (na,), actuator_force (nu,), qfrc_actuator (nv,) for
 dyntype none/integrator/filter/filterexact/muscle and gain/bias fixed/affine/muscle."""
 import math
-from numba import njit
+from sim.jit import njit
 
 from sim.types import (OPT_DISABLE, OPT_DISABLEACT, OPT_TIMESTEP, OPT_GRAVITY, DSBL_ACTUATION,
                        DSBL_CLAMPCTRL, DSBL_GRAVITY, DYN_INTEGRATOR, DYN_FILTER, DYN_FILTEREXACT,

@@ -1,5 +1,5 @@
 """Centre-of-mass quantities: subtree_com, cinert, cdof (mj_comPos) and cvel, cdof_dot (mj_comVel)."""
-from numba import njit
+from sim.jit import njit
 
 from sim.math import cross, cross_motion
 from sim.types import JNT_FREE, JNT_BALL, JNT_SLIDE, MINVAL

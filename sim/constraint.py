@@ -10,7 +10,7 @@ share all dofs (exclude = 3).
 """
 import math
 
-from numba import njit
+from sim.jit import njit
 
 from sim.crb import solve_m
 from sim.jacobian import jac_dif_pair, jac_dot, merge_chain_count

@@ -1,6 +1,6 @@
 """Joint-space inertia: composite rigid bodies (mj_crb) into MuJoCo's CSR M, its sparse L'DL
 factorisation following dof_parentid (mj_factorI / mj_factorM) and back-substitution (mj_solveLD)."""
-from numba import njit
+from sim.jit import njit
 
 from sim.math import mul_inert_vec
 

@@ -3,7 +3,7 @@ symmetric dof-dof sparsity D (mjd_smooth_vel): actuator gains/biases, passive da
 inertia-box fluid) and optionally the RNE bias (mjd_rne_vel); the free-body 6x6 block of the implicitfast
 local solve (mjd_freeMhat); the no-fill sparse LU used by the implicit integrator."""
 import math
-from numba import njit
+from sim.jit import njit
 
 from sim.math import d_poly_force, cross, mul_inert_vec
 from sim.actuation import next_activation, actuator_disabled, muscle_gain_length

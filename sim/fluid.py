@@ -2,7 +2,7 @@
 (geom_fluid[:, 0] > 0, MJCF fluidshape="ellipsoid") -> qfrc_fluid (nv,)."""
 import math
 
-from numba import njit
+from sim.jit import njit
 
 from sim.math import mat_t_vec3, mat_vec3, cross
 from sim.com import apply_ft

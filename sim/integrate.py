@@ -1,6 +1,6 @@
 """Integrators: semi-implicit Euler with implicit joint damping (mj_Euler), RK4 (mj_RungeKutta),
 implicit and implicitfast (mj_implicit), and the shared state advance (mj_advance)."""
-from numba import njit
+from sim.jit import njit
 
 from sim.math import quat_integrate, d_poly_force
 from sim.crb import factor_i, solve_ld

@@ -6,7 +6,7 @@ rows: the distinct trees of the nonzero columns of its dense Jacobian row). Isla
 ascending order of their smallest tree; dofs and efc rows of each island are listed in ascending order
 (map_idof2dof, map_iefc2efc), unconstrained dofs after the first nidof entries.
 """
-from numba import njit
+from sim.jit import njit
 
 from sim.types import (OPT_DISABLE, DSBL_ISLAND, CNSTR_EQUALITY, CNSTR_FRICTION_DOF, CNSTR_FRICTION_TENDON,
                        CNSTR_LIMIT_JOINT, CNSTR_CONTACT_FRICTIONLESS, CNSTR_CONTACT_PYRAMIDAL,

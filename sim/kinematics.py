@@ -1,5 +1,5 @@
 """Forward kinematics (mj_kinematics1/2, mj_local2Global): body, inertial, geom and site frames."""
-from numba import njit
+from sim.jit import njit
 
 from sim.math import normalize4, mul_quat, rot_vec_quat, axis_angle_quat, quat2mat, mat_vec3
 from sim.types import JNT_FREE, JNT_BALL, JNT_SLIDE

@@ -1,7 +1,7 @@
 """Small quaternion / spatial helpers on float tuples and array rows (MuJoCo engine_util_spatial)."""
 import sim.cache  # noqa: F401  (sets the source-hash-keyed numba cache dir first)
 import math
-from numba import njit
+from sim.jit import njit
 
 MINVAL = 1e-15
 

@@ -2,7 +2,7 @@
 fluid forces (sim/fluid.py: inertia-box and ellipsoid models) -> qfrc_spring, qfrc_damper, qfrc_gravcomp,
 qfrc_fluid, qfrc_passive (nv,)."""
 import math
-from numba import njit
+from sim.jit import njit
 
 from sim.math import normalize4, sub_quat, poly_force
 from sim.com import apply_ft

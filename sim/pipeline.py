@@ -1,5 +1,7 @@
 """Pipeline drivers: forward / step / reset per world, with serial (one world) and parallel (batch) entries."""
-from numba import njit, prange
+from numba import prange
+
+from sim.jit import njit
 
 from sim.kinematics import kinematics
 from sim.com import com_pos, com_vel, xfrc_accumulate
@@ -21,7 +23,7 @@ from sim.types import (OPT_INTEGRATOR, OPT_DISABLE, OPT_TIMESTEP, INT_RK4, INT_I
 WARN_DIVERGED = NWARNING
 
 
-@njit(cache=True)
+@njit(inline='always')
 def fwd_position(m, d, w):
     """Position stage: kinematics .. factor_m, collision, make_constraint, transmission, project (mj_fwdPosition)."""
     kinematics(m, d, w)
@@ -35,7 +37,7 @@ def fwd_position(m, d, w):
     project_constraint(m, d, w)
 
 
-@njit(cache=True)
+@njit(inline='always')
 def fwd_velocity(m, d, w):
     """Velocity stage: ten/actuator velocity, com_vel, passive, rne bias (mj_fwdVelocity)."""
     tendon_velocity(m, d, w)
@@ -46,7 +48,7 @@ def fwd_velocity(m, d, w):
     rne(m, d, w)
 
 
-@njit(cache=True)
+@njit(inline='always')
 def fwd_acceleration(m, d, w):
     """qfrc_smooth (nv,) = passive - bias + applied + actuator + J'xfrc; qacc_smooth = M^-1 qfrc_smooth."""
     fs = d.qfrc_smooth[w]
@@ -63,7 +65,7 @@ def fwd_acceleration(m, d, w):
     solve_m(m, d, w, qs)
 
 
-@njit(cache=True)
+@njit(inline='always')
 def forward_world(m, d, w):
     """Full forward dynamics of world w (mj_forward without sensors/collision/constraints)."""
     fwd_position(m, d, w)
@@ -125,7 +127,7 @@ def _check(m, d, w, arr, n, kind):
     return 0
 
 
-@njit(cache=True)
+@njit(inline='always')
 def runge_kutta4(m, d, w):
     """Classic RK4 step over (qpos, qvel, act), as mj_RungeKutta(N=4); forward already called."""
     nq = m.nq
@@ -185,7 +187,7 @@ def runge_kutta4(m, d, w):
     advance(m, d, w, dX[2 * nv:], dX[nv:2 * nv], dX[:nv], True)
 
 
-@njit(cache=True)
+@njit(inline='always')
 def step_world(m, d, w):
     """One mj_step of world w: checks, forward, autoreset on bad acc, integrate."""
     _check(m, d, w, d.qpos[w], m.nq, WARN_BADQPOS)
@@ -204,34 +206,31 @@ def step_world(m, d, w):
 
 
 # ------------------------------------------------------------------------------------------
-# entry points: serial for one world, prange for a batch
+# entry points: serial for one world, prange for a batch.  nstep == 0 means forward only (mj_forward), so one
+# compiled call tree serves both sim.forward and sim.step; the layers above the stages (step_world,
+# forward_world, runge_kutta4, fwd_*) are inlined into these two entries instead of being compiled (and their
+# whole call trees re-optimised by LLVM) as separate functions.
 
-@njit(cache=True)
-def forward_serial(m, d, w):
-    """forward on a single world w."""
-    forward_world(m, d, w)
-
-
-@njit(cache=True, parallel=True)
-def forward_batch(m, d, nworld):
-    """forward on worlds 0..nworld-1 in parallel."""
-    for w in prange(nworld):
+@njit(inline='always')
+def run_world(m, d, w, nstep):
+    """forward (nstep == 0) or nstep steps of world w."""
+    if nstep == 0:
         forward_world(m, d, w)
-
-
-@njit(cache=True)
-def step_serial(m, d, w, nstep):
-    """nstep steps of a single world w."""
     for _ in range(nstep):
         step_world(m, d, w)
 
 
-@njit(cache=True, parallel=True)
-def step_batch(m, d, nworld, nstep):
-    """nstep steps of worlds 0..nworld-1 in parallel (each world stepped independently)."""
+@njit
+def run_serial(m, d, w, nstep):
+    """forward (nstep == 0) or nstep steps of the single world w."""
+    run_world(m, d, w, nstep)
+
+
+@njit(parallel=True)
+def run_batch(m, d, nworld, nstep):
+    """forward (nstep == 0) or nstep steps of worlds 0..nworld-1 in parallel, each world independently."""
     for w in prange(nworld):
-        for _ in range(nstep):
-            step_world(m, d, w)
+        run_world(m, d, w, nstep)
 
 
 @njit(cache=True)

@@ -6,7 +6,7 @@ the mesh BVH as mju_rayTree) are supported; height fields raise UnsupportedFeatu
 import math
 
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 from sim.types import (MINVAL, GEOM_PLANE, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER,
                        GEOM_BOX, GEOM_MESH, GEOM_HFIELD, UnsupportedFeature)

@@ -1,5 +1,5 @@
 """Recursive Newton-Euler: bias forces (mj_rne without acceleration) and mj_rnePostConstraint."""
-from numba import njit
+from sim.jit import njit
 
 from sim.math import mul_inert_vec, cross_force_add, cross
 import math

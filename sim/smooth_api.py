@@ -68,20 +68,25 @@ def forward(m, d):
     ms = model_struct(m)
     before = _counters(d)
     if d.nworld is None:
-        _fw.forward_serial(ms, d._struct, 0)
+        _fw.run_serial(ms, d._struct, 0, 0)
     else:
-        _fw.forward_batch(ms, d._struct, d.nworld)
+        _fw.run_batch(ms, d._struct, d.nworld, 0)
     _warn_changes(d, before)
 
 
 def step(m, d, nstep=1):
     """Advance nstep steps (mj_step); diverged worlds are reset and counted in d.warning (and warned)."""
+    nstep = int(nstep)
+    if nstep < 0:
+        raise ValueError('nstep must be >= 0, got %d' % nstep)
+    if nstep == 0:
+        return
     ms = model_struct(m)
     before = _counters(d)
     if d.nworld is None:
-        _fw.step_serial(ms, d._struct, 0, int(nstep))
+        _fw.run_serial(ms, d._struct, 0, nstep)
     else:
-        _fw.step_batch(ms, d._struct, d.nworld, int(nstep))
+        _fw.run_batch(ms, d._struct, d.nworld, nstep)
     _warn_changes(d, before)
 
 

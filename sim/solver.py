@@ -13,7 +13,7 @@ Efc rows are dense (efc_J (njmax, nv)); scratch lives in the scr_slv_* fields (s
 import math
 
 import numpy as np
-from numba import njit
+from sim.jit import njit
 
 from sim.crb import solve_m
 from sim.fields_solver import NISLAND, MJ_NSOLVER

@@ -1,6 +1,6 @@
 """Tendon lengths and sparse Jacobians (mj_tendon): fixed tendons and spatial tendons through sites/pulleys."""
 import math
-from numba import njit
+from sim.jit import njit
 
 from sim.math import cross
 from sim.types import WRAP_JOINT, WRAP_PULLEY

@@ -1,7 +1,7 @@
 """Actuator transmissions (mj_transmission): actuator_length (nu,) and sparse actuator_moment rows."""
 import math
 
-from numba import njit
+from sim.jit import njit
 
 from sim.jacobian import jac, jac_dif_pair
 from sim.math import normalize4, quat2vel, rot_vec_quat, mat_vec3, mat_t_vec3, cross, mul_quat, sub_quat

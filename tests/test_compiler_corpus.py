@@ -54,8 +54,6 @@ CORPUS = corpus()
 # compared like every other model.  Each unsupported feature lives in its own small model so that the others
 # keep their coverage.  Delete entries as the core grows.
 KNOWN_UNSUPPORTED = {
-    "actuator_adhesion.xml": "adhesion actuators (body transmission)",
-    "geom_fluid.xml": "ellipsoid fluid model (geom fluidshape)",
     "tendons_wrap.xml": "spatial tendon wrapping around sphere/cylinder geoms",
     "tendon_armature.xml": "tendon armature",
 }

@@ -5,7 +5,7 @@ d.scr_con_*[w, :n].  Box-local vectors are tuples; matrices are row-major (9,) v
 """
 import math
 
-from numba import njit
+from sim.jit import njit
 
 from sim.types import MINVAL, MAXVAL
 from sim.collision.primitive import put, normalize3, zaxis, clip, _pose

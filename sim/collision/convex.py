@@ -9,7 +9,7 @@ pairs get several contacts within the margin, ellipsoid pairs other witness poin
 sphere or capsule (shrunk to a point / segment by mjc_ccd) match, all others raise UnsupportedFeature.
 """
 import math
-from numba import njit
+from sim.jit import njit
 
 from sim.types import (OPT_DISABLE, OPT_CCD_TOLERANCE, OPT_CCD_ITERATIONS, DSBL_NATIVECCD, DSBL_MULTICCD,
                        GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_MESH, UnsupportedFeature)

@@ -8,7 +8,7 @@ The midphase is evaluated at the leaves only (bounding-sphere and geom OBB tests
 of the two bodies); MuJoCo's internal BVH nodes only prune work, they cannot add pairs.
 """
 
-from numba import njit
+from sim.jit import njit
 
 from sim.types import (OPT_DISABLE, OPT_ENABLE, OPT_O_MARGIN, OPT_O_SOLREF, OPT_O_SOLIMP, OPT_O_FRICTION,
                        DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_MIDPHASE, ENBL_OVERRIDE, WARN_CONTACTFULL,

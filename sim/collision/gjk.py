@@ -7,7 +7,7 @@ v2] with vertex indices (2,) (Vertex); polytope faces are integer rows [verts(3)
 rows [v(3), dist2] (Face).  Divisions by zero follow IEEE semantics as in C (error_model='numpy').
 """
 import math
-from numba import njit
+from sim.jit import njit
 
 from sim.types import GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_MESH, GEOM_HFIELD, MAXCONPAIR
 from sim.collision.support import (support, center, I_TYPE, I_VERT, I_DATA, I_MODE, F_MARGIN, F_SIZE,

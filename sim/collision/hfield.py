@@ -1,6 +1,6 @@
 """Height-field narrowphase (mjc_ConvexHField): prisms of the height field against a convex geom."""
 import math
-from numba import njit
+from sim.jit import njit
 
 from sim.types import MAXCONPAIR, UnsupportedFeature
 from sim.collision.support import init_obj, support, F_POS, F_MAT, F_MARGIN

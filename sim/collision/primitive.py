@@ -7,7 +7,7 @@ Arithmetic follows MuJoCo's operation order so results agree to rounding.
 """
 import math
 
-from numba import njit
+from sim.jit import njit
 
 from sim.types import MINVAL
 

@@ -7,7 +7,7 @@ An object o in {0, 1} lives in per-world scratch:
 Height-field prisms (mjc_ConvexHField) keep their 6 vertices in d.scr_prism[w] (6, 3).
 """
 import math
-from numba import njit
+from sim.jit import njit
 
 from sim.types import (GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER, GEOM_BOX, GEOM_MESH,
                        GEOM_HFIELD)
