@@ -162,6 +162,14 @@ def test_oracle_gymnasium_self_match():
     (lambda m: m.body_inertia.__setitem__(1, m.body_inertia[1] * 1.01), "body_inertia"),
     (lambda m: m.actuator_gear.__setitem__((0, 0), 3.0), "actuator_gear"),
     (lambda m: m.key_qpos.__setitem__((0, 2), 1.5), "key_qpos"),
+    (lambda m: m.bvh_aabb.__setitem__((1, 4), m.bvh_aabb[1, 4] + 1e-8), "bvh_aabb"),
+    (lambda m: m.bvh_nodeid.__setitem__(slice(None), m.bvh_nodeid[::-1].copy()), "bvh_nodeid"),
+    (lambda m: m.bvh_child.__setitem__((0, 0), 2), "bvh_child"),
+    (lambda m: m.body_bvhnum.__setitem__(1, 0), "body_bvhnum"),
+    (lambda m: m.name_bodyadr.__setitem__(1, 0), "name_bodyadr"),
+    (lambda m: m.names_map.__setitem__(slice(None), -1), "names_map"),
+    # a 1e-9 rotation of a principal frame with well separated moments (the box body)
+    (lambda m: m.body_iquat.__setitem__(1, m.body_iquat[1] + np.array([0, 1e-9, 0, 0])), "body_iquat"),
 ])
 def test_oracle_detects_perturbation(mutate, field):
     a, b = _pair()
@@ -204,8 +212,17 @@ def test_oracle_reports_missing_required_field():
 
 def test_oracle_missing_optional_field_is_skipped():
     a, b = _pair()
-    assert "bvh_aabb" not in oracle.REQUIRED_FIELDS
-    assert oracle.compare_models(_Fake(b, drop=["bvh_aabb", "mesh_vert"]), a) == []
+    assert "flex_vert" not in oracle.REQUIRED_FIELDS
+    assert oracle.compare_models(_Fake(b, drop=["flex_vert", "mesh_vert"]), a) == []
+
+
+def test_oracle_bytes_fields():
+    """names / paths are compared exactly; a missing one is reported."""
+    a, b = _pair()
+    mism = oracle.compare_models(_Fake(b, replace={"names": a.names.replace(b"hinge", b"hingE")}), a)
+    assert any(m.startswith("names:") for m in mism), mism
+    mism = oracle.compare_models(_Fake(b, drop=["paths"]), a)
+    assert any(m.startswith("paths:") and "missing" in m for m in mism), mism
 
 
 def test_oracle_shape_and_kind():
