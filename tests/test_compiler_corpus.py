@@ -390,3 +390,56 @@ def test_discardvisual_wrapping_geom_is_kept():
               "body_contype", "body_conaffinity", "body_mass", "geom_size"):
         assert np.array_equal(np.asarray(getattr(ours, k)), np.asarray(getattr(theirs, k))), k
     assert np.allclose(ours.body_inertia, theirs.body_inertia, rtol=1e-12, atol=0)
+
+
+# --------------------------------------------------------------------------------- bounding volume hierarchies
+
+def _subdivided_box_obj(k, rng, jitter):
+    """OBJ text of a box surface split into 2*k*k triangles per side (faces shuffled): many face centres tie
+    along the split axes, which exercises the median split's tie-breaking (std::nth_element order)."""
+    index, verts, faces = {}, [], []
+
+    def vid(p):
+        key = tuple(np.round(p, 9))
+        if key not in index:
+            index[key] = len(verts)
+            verts.append(p)
+        return index[key]
+
+    g = np.linspace(-1, 1, k + 1)
+    for ax in range(3):
+        for s in (-1, 1):
+            for i in range(k):
+                for j in range(k):
+                    def corner(a, b):
+                        p = np.zeros(3)
+                        p[ax], p[(ax + 1) % 3], p[(ax + 2) % 3] = s, g[a], g[b]
+                        return p
+                    q = [vid(corner(i, j)), vid(corner(i + 1, j)), vid(corner(i + 1, j + 1)), vid(corner(i, j + 1))]
+                    q = q[::-1] if s < 0 else q
+                    faces += [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]
+    v = np.array(verts) * np.array([1, 1.5, 0.7]) + jitter * rng.normal(size=(len(verts), 3))
+    f = np.array(faces)[rng.permutation(len(faces))]
+    return ("".join("v %.9f %.9f %.9f\n" % tuple(x) for x in v)
+            + "".join("f %d %d %d\n" % tuple(x + 1) for x in f)).encode()
+
+
+@pytest.mark.compiler
+@pytest.mark.oracle
+@pytest.mark.parametrize("k, jitter", [(3, 0.0), (8, 0.0), (8, 1e-3), (12, 0.0)])
+def test_bvh_matches_with_ties(k, jitter):
+    """Mesh face BVH (up to 1728 faces) and a body BVH over geoms at tied positions: every node as MuJoCo's."""
+    from sim.compiler import compile_document
+    from sim.mjcf import reader
+    rng = np.random.default_rng(k)
+    obj = _subdivided_box_obj(k, rng, jitter)
+    spheres = "".join('<geom type="sphere" size=".1" pos="%g %g %g"/>' % tuple(np.round(rng.uniform(-1, 1, 3), 1))
+                      for _ in range(9))
+    xml = (f'<mujoco><asset><mesh name="c" file="c.obj"/></asset><worldbody><body><freejoint/>'
+           f'<geom type="mesh" mesh="c" contype="0" conaffinity="0"/>{spheres}</body></worldbody></mujoco>')
+    theirs = mujoco.MjModel.from_xml_string(xml, {"c.obj": obj})
+    ours = compile_document(reader.read(xml, assets={"c.obj": obj}), set_constants=False)
+    assert theirs.mesh_bvhnum[0] == 4 * 6 * k * k - 1
+    oracle.assert_models_match(ours, theirs, names=False, fields=[
+        "mesh_face", "mesh_vert", "bvh_aabb", "bvh_child", "bvh_nodeid", "bvh_depth", "body_bvhadr", "body_bvhnum",
+        "mesh_bvhadr", "mesh_bvhnum", "nbvh"])
