@@ -108,6 +108,9 @@ class NameBuffer(bytes):
             return self._object_names[key]
         return super().__getitem__(key)
 
+    def __reduce__(self):
+        return NameBuffer, (bytes(self), self._object_names)
+
 
 class Model:
     """A compiled model. Arrays use MjModel's names, shapes and dtypes; `m.opt`, `m.stat`; `m.body("x").id`.

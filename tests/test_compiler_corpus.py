@@ -443,3 +443,15 @@ def test_bvh_matches_with_ties(k, jitter):
     oracle.assert_models_match(ours, theirs, names=False, fields=[
         "mesh_face", "mesh_vert", "bvh_aabb", "bvh_child", "bvh_nodeid", "bvh_depth", "body_bvhadr", "body_bvhnum",
         "mesh_bvhadr", "mesh_bvhnum", "nbvh"])
+
+
+def test_names_buffer_copies():
+    """Model.names is MuJoCo's name buffer (bytes) and survives pickle / deepcopy with its per-kind lookup."""
+    import pickle
+
+    import sim
+    xml = '<mujoco model="nm"><worldbody><body name="b"><freejoint/><geom name="g" size=".1"/></body></worldbody></mujoco>'
+    ours = sim.load_model(xml)
+    assert ours.names == mujoco.MjModel.from_xml_string(xml).names
+    for other in (pickle.loads(pickle.dumps(ours)), copy.deepcopy(ours)):
+        assert other.names == ours.names and other.names["geom"] == ["g"] and other.geom("g").id == 0
