@@ -94,24 +94,44 @@ class _View:
         return f"<{self._prefix[:-1]} {self.id} '{self.name}'>"
 
 
+class NameBuffer(bytes):
+    """MjModel.names (the NUL-separated name buffer, bytes); `buf[kind]` (a str key) also gives that kind's
+    list of names by id, the older numjoco spelling of `Model.object_names[kind]`."""
+
+    def __new__(cls, data, object_names):
+        obj = super().__new__(cls, data)
+        obj._object_names = object_names
+        return obj
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            return self._object_names[key]
+        return super().__getitem__(key)
+
+    def __reduce__(self):
+        return NameBuffer, (bytes(self), self._object_names)
+
+
 class Model:
     """A compiled model. Arrays use MjModel's names, shapes and dtypes; `m.opt`, `m.stat`; `m.body("x").id`.
 
-    `names[kind]` lists the object names by id ('' when unnamed). The arrays are shared by every Data made
-    from this model; treat them as read-only (options in `m.opt` may be changed between steps).
+    `object_names[kind]` lists the object names by id ('' when unnamed); `names` is MuJoCo's name buffer
+    (bytes, with name_<kind>adr offsets). The arrays are shared by every Data made from this model; treat them
+    as read-only (options in `m.opt` may be changed between steps).
     """
 
     def __init__(self, fields, names, opt, stat, vis=None):
         for k, v in fields.items():
             object.__setattr__(self, k, normalise_dtype(k, v))
-        self.names = names
+        self.object_names = names
+        self.names = NameBuffer(fields.get("names", b""), names)
         self.opt = opt
         self.stat = stat
         self.vis = vis
 
     def _lookup(self, kind, key):
         ns = _NAMESPACE.get(kind, kind)
-        names = self.names.get(ns, [])
+        names = self.object_names.get(ns, [])
         if isinstance(key, (int, np.integer)):
             n = getattr(self, KINDS[kind][1], len(names))
             if not 0 <= key < n:
@@ -130,12 +150,12 @@ class Model:
 
     def name2id(self, kind, name):
         """Id of the object of `kind` called `name`, or -1 (like mujoco.mj_name2id)."""
-        names = self.names.get(_NAMESPACE.get(kind, kind), [])
+        names = self.object_names.get(_NAMESPACE.get(kind, kind), [])
         return names.index(name) if name in names else -1
 
     def id2name(self, kind, oid):
         """Name of object `oid` of `kind` ('' when unnamed), like mujoco.mj_id2name (None there)."""
-        names = self.names.get(_NAMESPACE.get(kind, kind), [])
+        names = self.object_names.get(_NAMESPACE.get(kind, kind), [])
         return names[oid] if 0 <= oid < len(names) else None
 
     def fields(self):

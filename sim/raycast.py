@@ -1,7 +1,8 @@
 """Ray casting (engine_ray.c mj_ray): nearest intersection of pnt + x*vec (x >= 0) with visible geoms.
 
-Primitive geoms (plane, sphere, capsule, ellipsoid, cylinder, box) and meshes (triangles, traversing
-the mesh BVH as mju_rayTree) are supported; height fields raise UnsupportedFeature in ``ray``.
+Primitive geoms (plane, sphere, capsule, ellipsoid, cylinder, box), meshes (triangles, traversing the mesh
+BVH as mju_rayTree; the BVH comes from the model: a mujoco.MjModel or a sim.load_model Model) and height
+fields (mj_rayHfield) are supported; SDF geoms raise UnsupportedFeature in ``ray``.
 """
 import math
 
@@ -135,26 +136,43 @@ def ray_cylinder(pos, mat, size, pnt, vec):
 
 
 @njit(cache=True)
-def ray_box(pos, mat, size, pnt, vec):
-    """Box: the 6 faces (ray_box)."""
+def _box_face(lp, lv, size, i, side):
+    """Distance to the box face at side*size[i] if the local ray crosses it within the rectangle, else -1."""
+    if not abs(lv[i]) > MINVAL:
+        return -1.0
+    i0 = 1 if i == 0 else 0
+    i1 = 1 if i == 2 else 2
+    sol = (side * size[i] - lp[i]) / lv[i]
+    if sol >= 0:
+        p0 = lp[i0] + sol * lv[i0]
+        p1 = lp[i1] + sol * lv[i1]
+        if abs(p0) <= size[i0] and abs(p1) <= size[i1]:
+            return sol
+    return -1.0
+
+
+@njit(cache=True)
+def ray_box_all(pos, mat, size, pnt, vec):
+    """Box: the 6 faces (ray_box with `all`): (x, all) where all[2*axis + (side+1)/2] is the distance to the
+    face at side*size[axis] when the ray crosses it (else -1), x the nearest of them (-1: no hit)."""
     ssz = size[0] * size[0] + size[1] * size[1] + size[2] * size[2]
     if ray_sphere(pos, ssz, pnt, vec) < 0:
-        return -1.0
+        return -1.0, (-1.0, -1.0, -1.0, -1.0, -1.0, -1.0)
     lp, lv = _map(pos, mat, pnt, vec)
+    all_ = (_box_face(lp, lv, size, 0, -1.0), _box_face(lp, lv, size, 0, 1.0),
+            _box_face(lp, lv, size, 1, -1.0), _box_face(lp, lv, size, 1, 1.0),
+            _box_face(lp, lv, size, 2, -1.0), _box_face(lp, lv, size, 2, 1.0))
     x = -1.0
-    for i in range(3):
-        if abs(lv[i]) > MINVAL:
-            i0 = 1 if i == 0 else 0
-            i1 = 1 if i == 2 else 2
-            for side in (-1.0, 1.0):
-                sol = (side * size[i] - lp[i]) / lv[i]
-                if sol >= 0:
-                    p0 = lp[i0] + sol * lv[i0]
-                    p1 = lp[i1] + sol * lv[i1]
-                    if abs(p0) <= size[i0] and abs(p1) <= size[i1]:
-                        if x < 0 or sol < x:
-                            x = sol
-    return x
+    for k in range(6):
+        if all_[k] >= 0 and (x < 0 or all_[k] < x):
+            x = all_[k]
+    return x, all_
+
+
+@njit(cache=True)
+def ray_box(pos, mat, size, pnt, vec):
+    """Box: the 6 faces (ray_box)."""
+    return ray_box_all(pos, mat, size, pnt, vec)[0]
 
 
 @njit(cache=True, error_model='numpy')
@@ -209,10 +227,105 @@ def _ray_triangle(v, lp, lv, b0, b1):
 
 @njit(cache=True)
 def _normalize(x, y, z):
+    """mju_normalize3 (scaled by the reciprocal of the norm, as MuJoCo does)."""
     n = math.sqrt(x * x + y * y + z * z)
     if n < MINVAL:
         return 1.0, 0.0, 0.0
-    return x / n, y / n, z / n
+    inv = 1 / n
+    return x * inv, y * inv, z * inv
+
+
+@njit(cache=True)
+def _plane_basis(lv):
+    """Orthonormal b0, b1 spanning the plane normal to the local ray direction lv (mj_rayMesh, mj_rayHfield)."""
+    if abs(lv[0]) >= abs(lv[1]) and abs(lv[0]) >= abs(lv[2]):
+        b0 = (0.0, 1.0, 1.0)
+    elif abs(lv[1]) >= abs(lv[2]):
+        b0 = (1.0, 0.0, 1.0)
+    else:
+        b0 = (1.0, 1.0, 0.0)
+    s = -(lv[0] * b0[0] + lv[1] * b0[1] + lv[2] * b0[2]) / (lv[0] * lv[0] + lv[1] * lv[1] + lv[2] * lv[2])
+    c0, c1, c2 = _normalize(b0[0] + lv[0] * s, b0[1] + lv[1] * s, b0[2] + lv[2] * s)
+    bb0 = _normalize(c1 * lv[2] - c2 * lv[1], c2 * lv[0] - c0 * lv[2], c0 * lv[1] - c1 * lv[0])
+    return bb0, (c0, c1, c2)
+
+
+@njit(cache=True)
+def ray_hfield(m, pos, mat, g, pnt, vec):
+    """Height field (mj_rayHfield): base box, then the two triangles of each grid cell the ray crosses inside
+    the top box, then the four sides of the top box below the boundary profile."""
+    hid = m.geom_dataid[g]
+    nrow = m.hfield_nrow[hid]
+    ncol = m.hfield_ncol[hid]
+    size = m.hfield_size[hid]
+    adr = m.hfield_adr[hid]
+    data = m.hfield_data
+    base_size = (size[0], size[1], size[3] * 0.5)
+    base_pos = (pos[0] - mat[2] * size[3] * 0.5, pos[1] - mat[5] * size[3] * 0.5, pos[2] - mat[8] * size[3] * 0.5)
+    top_size = (size[0], size[1], size[2] * 0.5)
+    top_pos = (pos[0] + mat[2] * size[2] * 0.5, pos[1] + mat[5] * size[2] * 0.5, pos[2] + mat[8] * size[2] * 0.5)
+    x = ray_box(base_pos, mat, base_size, pnt, vec)
+    top, all_ = ray_box_all(top_pos, mat, top_size, pnt, vec)
+    if top < 0:
+        return x
+    lp, lv = _map(pos, mat, pnt, vec)
+    b0, b1 = _plane_basis(lv)
+    # ray segment inside the top box
+    seg0, seg1 = 0.0, top
+    for i in range(6):
+        if all_[i] > seg1:
+            seg0 = top
+            seg1 = all_[i]
+    dx = (2.0 * size[0]) / (ncol - 1)
+    dy = (2.0 * size[1]) / (nrow - 1)
+    sx0 = (lp[0] + seg0 * lv[0] + size[0]) / dx
+    sx1 = (lp[0] + seg1 * lv[0] + size[0]) / dx
+    sy0 = (lp[1] + seg0 * lv[1] + size[1]) / dy
+    sy1 = (lp[1] + seg1 * lv[1] + size[1]) / dy
+    cmin = max(0, int(math.floor(min(sx0, sx1))) - 1)
+    cmax = min(ncol - 1, int(math.ceil(max(sx0, sx1))) + 1)
+    rmin = max(0, int(math.floor(min(sy0, sy1))) - 1)
+    rmax = min(nrow - 1, int(math.ceil(max(sy0, sy1))) + 1)
+    for r in range(rmin, rmax):
+        for c in range(cmin, cmax):
+            x0, x1 = dx * c - size[0], dx * (c + 1) - size[0]
+            y0, y1 = dy * r - size[1], dy * (r + 1) - size[1]
+            z00 = data[adr + r * ncol + c] * size[2]
+            z01 = data[adr + r * ncol + c + 1] * size[2]
+            z11 = data[adr + (r + 1) * ncol + c + 1] * size[2]
+            z10 = data[adr + (r + 1) * ncol + c] * size[2]
+            # two triangles per cell, counter-clockwise seen from above
+            sol = _ray_triangle(((x0, y0, z00), (x1, y0, z01), (x1, y1, z11)), lp, lv, b0, b1)
+            if sol >= 0 and (x < 0 or sol < x):
+                x = sol
+            sol = _ray_triangle(((x0, y0, z00), (x1, y1, z11), (x0, y1, z10)), lp, lv, b0, b1)
+            if sol >= 0 and (x < 0 or sol < x):
+                x = sol
+    # sides of the top box (x = -+size[0], y = -+size[1]): hit when below the edge profile
+    for i in range(4):
+        if all_[i] >= 0 and (all_[i] < x or x < 0):
+            z = (lp[2] + all_[i] * lv[2]) / size[2]
+            if i < 2:
+                y = (lp[1] + all_[i] * lv[1] + size[1]) / dy
+                yb = max(0.0, min(nrow - 2.0, math.floor(y)))
+                col = ncol - 1 if i == 1 else 0
+                z0 = data[adr + _round(yb) * ncol + col]
+                z1 = data[adr + _round(yb + 1) * ncol + col]
+            else:
+                y = (lp[0] + all_[i] * lv[0] + size[0]) / dx
+                yb = max(0.0, min(ncol - 2.0, math.floor(y)))
+                row = (nrow - 1) * ncol if i == 3 else 0
+                z0 = data[adr + _round(yb) + row]
+                z1 = data[adr + _round(yb + 1) + row]
+            if z < z0 * (yb + 1 - y) + z1 * (y - yb):
+                x = all_[i]
+    return x
+
+
+@njit(cache=True)
+def _round(v):
+    """mju_round: C round() (halves away from zero) to int."""
+    return int(math.floor(v + 0.5)) if v >= 0 else -int(math.floor(-v + 0.5))
 
 
 @njit(cache=True)
@@ -224,16 +337,7 @@ def ray_mesh(m, bvh, pos, mat, size, g, pnt, vec, stack):
     bvh_aabb, bvh_child, bvh_nodeid, mesh_bvhadr = bvh
     adr = mesh_bvhadr[mid]
     lp, lv = _map(pos, mat, pnt, vec)
-    if abs(lv[0]) >= abs(lv[1]) and abs(lv[0]) >= abs(lv[2]):
-        b0 = (0.0, 1.0, 1.0)
-    elif abs(lv[1]) >= abs(lv[2]):
-        b0 = (1.0, 0.0, 1.0)
-    else:
-        b0 = (1.0, 1.0, 0.0)
-    s = -(lv[0] * b0[0] + lv[1] * b0[1] + lv[2] * b0[2]) / (lv[0] * lv[0] + lv[1] * lv[1] + lv[2] * lv[2])
-    c0, c1, c2 = _normalize(b0[0] + lv[0] * s, b0[1] + lv[1] * s, b0[2] + lv[2] * s)
-    bb1 = (c0, c1, c2)
-    bb0 = _normalize(c1 * lv[2] - c2 * lv[1], c2 * lv[0] - c0 * lv[2], c0 * lv[1] - c1 * lv[0])
+    bb0, bb1 = _plane_basis(lv)
     x = -1.0
     nstack = 1
     stack[0] = 0
@@ -310,6 +414,8 @@ def ray_kernel(m, d, w, vis, bvh, pnt, vec, geomgroup, use_group, flg_static, bo
             nd = ray_box(pos, mat, size, pnt, vec)
         elif t == GEOM_MESH:
             nd = ray_mesh(m, bvh, pos, mat, size, g, pnt, vec, stack)
+        elif t == GEOM_HFIELD:
+            nd = ray_hfield(m, pos, mat, g, pnt, vec)
         else:
             nd = -1.0
         if nd >= 0 and (nd < dist or dist < 0):
@@ -322,8 +428,6 @@ def ray(m, d, pnt, vec, geomgroup=None, flg_static=True, bodyexclude=-1, world=0
     """mujoco.mj_ray: (dist, geomid) of the nearest geom hit by pnt + x*vec, (-1, -1) if none."""
     from sim.smooth_api import model_struct
     types_ = np.asarray(m.geom_type)
-    if np.any(types_ == GEOM_HFIELD):
-        raise UnsupportedFeature('mj_ray on height fields is not implemented')
     if np.any(types_ > GEOM_MESH):
         raise UnsupportedFeature('mj_ray on SDF geoms is not supported')
     has_bvh = np.asarray(getattr(m, 'bvh_aabb', np.zeros(0))).size > 0

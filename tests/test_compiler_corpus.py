@@ -160,6 +160,14 @@ def test_oracle_gymnasium_self_match():
     (lambda m: m.body_inertia.__setitem__(1, m.body_inertia[1] * 1.01), "body_inertia"),
     (lambda m: m.actuator_gear.__setitem__((0, 0), 3.0), "actuator_gear"),
     (lambda m: m.key_qpos.__setitem__((0, 2), 1.5), "key_qpos"),
+    (lambda m: m.bvh_aabb.__setitem__((1, 4), m.bvh_aabb[1, 4] + 1e-8), "bvh_aabb"),
+    (lambda m: m.bvh_nodeid.__setitem__(slice(None), m.bvh_nodeid[::-1].copy()), "bvh_nodeid"),
+    (lambda m: m.bvh_child.__setitem__((0, 0), 2), "bvh_child"),
+    (lambda m: m.body_bvhnum.__setitem__(1, 0), "body_bvhnum"),
+    (lambda m: m.name_bodyadr.__setitem__(1, 0), "name_bodyadr"),
+    (lambda m: m.names_map.__setitem__(slice(None), -1), "names_map"),
+    # a 1e-9 rotation of a principal frame with well separated moments (the box body)
+    (lambda m: m.body_iquat.__setitem__(1, m.body_iquat[1] + np.array([0, 1e-9, 0, 0])), "body_iquat"),
 ])
 def test_oracle_detects_perturbation(mutate, field):
     a, b = _pair()
@@ -202,8 +210,17 @@ def test_oracle_reports_missing_required_field():
 
 def test_oracle_missing_optional_field_is_skipped():
     a, b = _pair()
-    assert "bvh_aabb" not in oracle.REQUIRED_FIELDS
-    assert oracle.compare_models(_Fake(b, drop=["bvh_aabb", "mesh_vert"]), a) == []
+    assert "flex_vert" not in oracle.REQUIRED_FIELDS
+    assert oracle.compare_models(_Fake(b, drop=["flex_vert", "mesh_vert"]), a) == []
+
+
+def test_oracle_bytes_fields():
+    """names / paths are compared exactly; a missing one is reported."""
+    a, b = _pair()
+    mism = oracle.compare_models(_Fake(b, replace={"names": a.names.replace(b"hinge", b"hingE")}), a)
+    assert any(m.startswith("names:") for m in mism), mism
+    mism = oracle.compare_models(_Fake(b, drop=["paths"]), a)
+    assert any(m.startswith("paths:") and "missing" in m for m in mism), mism
 
 
 def test_oracle_shape_and_kind():
@@ -371,3 +388,68 @@ def test_discardvisual_wrapping_geom_is_kept():
               "body_contype", "body_conaffinity", "body_mass", "geom_size"):
         assert np.array_equal(np.asarray(getattr(ours, k)), np.asarray(getattr(theirs, k))), k
     assert np.allclose(ours.body_inertia, theirs.body_inertia, rtol=1e-12, atol=0)
+
+
+# --------------------------------------------------------------------------------- bounding volume hierarchies
+
+def _subdivided_box_obj(k, rng, jitter):
+    """OBJ text of a box surface split into 2*k*k triangles per side (faces shuffled): many face centres tie
+    along the split axes, which exercises the median split's tie-breaking (std::nth_element order)."""
+    index, verts, faces = {}, [], []
+
+    def vid(p):
+        key = tuple(np.round(p, 9))
+        if key not in index:
+            index[key] = len(verts)
+            verts.append(p)
+        return index[key]
+
+    g = np.linspace(-1, 1, k + 1)
+    for ax in range(3):
+        for s in (-1, 1):
+            for i in range(k):
+                for j in range(k):
+                    def corner(a, b):
+                        p = np.zeros(3)
+                        p[ax], p[(ax + 1) % 3], p[(ax + 2) % 3] = s, g[a], g[b]
+                        return p
+                    q = [vid(corner(i, j)), vid(corner(i + 1, j)), vid(corner(i + 1, j + 1)), vid(corner(i, j + 1))]
+                    q = q[::-1] if s < 0 else q
+                    faces += [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]
+    v = np.array(verts) * np.array([1, 1.5, 0.7]) + jitter * rng.normal(size=(len(verts), 3))
+    f = np.array(faces)[rng.permutation(len(faces))]
+    return ("".join("v %.9f %.9f %.9f\n" % tuple(x) for x in v)
+            + "".join("f %d %d %d\n" % tuple(x + 1) for x in f)).encode()
+
+
+@pytest.mark.compiler
+@pytest.mark.oracle
+@pytest.mark.parametrize("k, jitter", [(3, 0.0), (8, 0.0), (8, 1e-3), (12, 0.0)])
+def test_bvh_matches_with_ties(k, jitter):
+    """Mesh face BVH (up to 1728 faces) and a body BVH over geoms at tied positions: every node as MuJoCo's."""
+    from sim.compiler import compile_document
+    from sim.mjcf import reader
+    rng = np.random.default_rng(k)
+    obj = _subdivided_box_obj(k, rng, jitter)
+    spheres = "".join('<geom type="sphere" size=".1" pos="%g %g %g"/>' % tuple(np.round(rng.uniform(-1, 1, 3), 1))
+                      for _ in range(9))
+    xml = (f'<mujoco><asset><mesh name="c" file="c.obj"/></asset><worldbody><body><freejoint/>'
+           f'<geom type="mesh" mesh="c" contype="0" conaffinity="0"/>{spheres}</body></worldbody></mujoco>')
+    theirs = mujoco.MjModel.from_xml_string(xml, {"c.obj": obj})
+    ours = compile_document(reader.read(xml, assets={"c.obj": obj}), set_constants=False)
+    assert theirs.mesh_bvhnum[0] == 4 * 6 * k * k - 1
+    oracle.assert_models_match(ours, theirs, names=False, fields=[
+        "mesh_face", "mesh_vert", "bvh_aabb", "bvh_child", "bvh_nodeid", "bvh_depth", "body_bvhadr", "body_bvhnum",
+        "mesh_bvhadr", "mesh_bvhnum", "nbvh"])
+
+
+def test_names_buffer_copies():
+    """Model.names is MuJoCo's name buffer (bytes) and survives pickle / deepcopy with its per-kind lookup."""
+    import pickle
+
+    import sim
+    xml = '<mujoco model="nm"><worldbody><body name="b"><freejoint/><geom name="g" size=".1"/></body></worldbody></mujoco>'
+    ours = sim.load_model(xml)
+    assert ours.names == mujoco.MjModel.from_xml_string(xml).names
+    for other in (pickle.loads(pickle.dumps(ours)), copy.deepcopy(ours)):
+        assert other.names == ours.names and other.names["geom"] == ["g"] and other.geom("g").id == 0

@@ -10,6 +10,7 @@ from ..mjcf import schema
 from ..model import Model, Option, Statistic
 from .actuator import compile_actuators
 from .body import compile_bodies
+from .bvh import compile_bvh
 from .contact import compile_contact
 from .context import Context, merge_singletons
 from .discard import discard_visual
@@ -17,6 +18,7 @@ from .equality import compile_equality
 from .hfield import hfield_geom_properties
 from .keyframe import compile_custom, compile_keyframes
 from .mesh import compile_assets, mesh_geom_properties
+from .names import DEFAULT_MODEL_NAME, make_names, make_paths
 from .sensor import compile_sensors
 from .setconst import set_const
 from .sparsity import count_njmom, finalize_simple, make_sparsity, make_tendon_sparse
@@ -123,6 +125,9 @@ def compile_document(doc, set_constants=True):
     make_sparsity(ctx.f)
     make_tendon_sparse(ctx.f)
     count_njmom(ctx.f)
+    compile_bvh(ctx)
+    make_names(ctx.f, ctx.names, ctx.root.get("model", DEFAULT_MODEL_NAME) or DEFAULT_MODEL_NAME)
+    make_paths(ctx, ctx.f)
     total = ctx.comp.get("settotalmass")
     if total > 0:
         _set_total_mass(ctx.f, total)

@@ -24,6 +24,7 @@ import numpy as np
 
 from .frames import mulquat, normvec, quat2mat
 from .inertia import EIG_TOL_MESH, eig3
+from .bvh import mesh_tree
 
 MINVAL = 1e-15   # mjMINVAL
 EPS = 1e-14      # mjEPS (user code)
@@ -60,6 +61,7 @@ class Mesh:
         self.aamm = np.array([1e10, 1e10, 1e10, -1e10, -1e10, -1e10])
         self.inertia = INERTIA_LEGACY
         self.material = ""
+        self.tree = None                               # bvh.Tree over the faces (mjCMesh::tree_)
 
     def volume_ref(self):
         """GetVolumeRef: surface area for shell inertia, else volume."""
@@ -951,6 +953,7 @@ def process(m, el, needhull, smooth, refpos, refquat, maxhullvert, data):
     m.pos = np.array(com, dtype=np.float64)
     m.quat = np.array(quat, dtype=np.float64)
     make_polygon_normals(m, dvert)
+    m.tree = mesh_tree(dvert, m.face)     # the face BVH, from the double-precision vertices
     m.vert = dvert.astype(np.float32)
 
 

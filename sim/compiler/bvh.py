@@ -1,0 +1,350 @@
+"""Bounding volume hierarchies (mjCBoundingVolumeHierarchy in MuJoCo's user_objects.cc) and the octree fields.
+
+One BVH per body over its colliding geoms (in the body's inertial frame) and one per mesh over its faces
+(in the mesh frame). A node stores its box as (center, half size); an inner node splits its elements at the
+median of their centers along the longest box edge (ties within mjEPS broken by element order), computed
+with the GNU libstdc++ std::nth_element that the MuJoCo 3.17 Linux build uses: the partition of nearly
+equal centers depends on that algorithm, so it is reproduced step by step (introselect below).
+
+Model layout (mjCModel::CopyTree / CopyObjects): the body trees first (by body id), then the mesh trees
+(by mesh id); bvh_child holds node indices local to each tree, bvh_nodeid the geom id (bodies) or face
+index (meshes) of a leaf, -1 for inner nodes; bvh_depth the node level.
+"""
+
+import numpy as np
+
+EPS = 1e-14           # mjEPS
+MAXVAL = np.finfo(np.float64).max
+
+
+# ------------------------------------------------------------------ libstdc++ std::nth_element, step by step
+
+def _lg(n):
+    return n.bit_length() - 1
+
+
+def _median_to_first(a, result, i, j, k, less):
+    """std::__move_median_to_first."""
+    if less(a[i], a[j]):
+        if less(a[j], a[k]):
+            a[result], a[j] = a[j], a[result]
+        elif less(a[i], a[k]):
+            a[result], a[k] = a[k], a[result]
+        else:
+            a[result], a[i] = a[i], a[result]
+    elif less(a[i], a[k]):
+        a[result], a[i] = a[i], a[result]
+    elif less(a[j], a[k]):
+        a[result], a[k] = a[k], a[result]
+    else:
+        a[result], a[j] = a[j], a[result]
+
+
+def _unguarded_partition(a, first, last, pivot, less):
+    """std::__unguarded_partition."""
+    while True:
+        while less(a[first], a[pivot]):
+            first += 1
+        last -= 1
+        while less(a[pivot], a[last]):
+            last -= 1
+        if not first < last:
+            return first
+        a[first], a[last] = a[last], a[first]
+        first += 1
+
+
+def _insertion_sort(a, first, last, less):
+    """std::__insertion_sort."""
+    if first == last:
+        return
+    for i in range(first + 1, last):
+        val = a[i]
+        if less(val, a[first]):
+            a[first + 1:i + 1] = a[first:i]
+            a[first] = val
+        else:
+            j = i
+            while j > first and less(val, a[j - 1]):
+                a[j] = a[j - 1]
+                j -= 1
+            a[j] = val
+
+
+def _adjust_heap(a, first, hole, length, value, less):
+    """std::__adjust_heap (+ __push_heap) on a[first:first+length]."""
+    top = hole
+    second = hole
+    while second < (length - 1) // 2:
+        second = 2 * (second + 1)
+        if less(a[first + second], a[first + second - 1]):
+            second -= 1
+        a[first + hole] = a[first + second]
+        hole = second
+    if (length & 1) == 0 and second == (length - 2) // 2:
+        second = 2 * (second + 1)
+        a[first + hole] = a[first + second - 1]
+        hole = second - 1
+    parent = (hole - 1) // 2
+    while hole > top and less(a[first + parent], value):
+        a[first + hole] = a[first + parent]
+        hole = parent
+        parent = (hole - 1) // 2
+    a[first + hole] = value
+
+
+def _heap_select(a, first, middle, last, less):
+    """std::__heap_select."""
+    length = middle - first
+    if length >= 2:
+        parent = (length - 2) // 2
+        while True:
+            _adjust_heap(a, first, parent, length, a[first + parent], less)
+            if parent == 0:
+                break
+            parent -= 1
+    for i in range(middle, last):
+        if less(a[i], a[first]):
+            value = a[i]
+            a[i] = a[first]
+            _adjust_heap(a, first, 0, length, value, less)
+
+
+def nth_element(a, first, nth, last, less):
+    """In-place std::nth_element(a+first, a+nth, a+last, less) exactly as GNU libstdc++ performs it."""
+    if first == last or nth == last:
+        return
+    depth = 2 * _lg(last - first)
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(a, first, nth + 1, last, less)
+            a[first], a[nth] = a[nth], a[first]
+            return
+        depth -= 1
+        mid = first + (last - first) // 2
+        _median_to_first(a, first, first + 1, mid, last - 1, less)
+        cut = _unguarded_partition(a, first + 1, last, first, less)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(a, first, last, less)
+
+
+# ------------------------------------------------------------------------------------------ the hierarchy
+
+class Tree:
+    """One built hierarchy: aabb (nbvh, 6), child (nbvh, 2) local indices, nodeid (nbvh,), depth (nbvh,)."""
+
+    def __init__(self, aabb, child, nodeid, depth):
+        self.aabb = aabb
+        self.child = child
+        self.nodeid = nodeid
+        self.depth = depth
+
+    def __len__(self):
+        return len(self.nodeid)
+
+
+EMPTY = Tree(np.zeros((0, 6)), np.zeros((0, 2), np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32))
+
+
+def build(lpos, aamm, ids):
+    """mjCBoundingVolumeHierarchy::MakeBVH over elements k = 0..n-1 (the hierarchy's element order).
+
+    lpos (n, 3): element position in the hierarchy frame (sort key); aamm (n, 6): the element's box as
+    (min, max) in the hierarchy frame, already the per-element accumulation of MakeBVH; ids (n,): the node id
+    stored in the element's leaf.
+    """
+    n = len(ids)
+    if n == 0:
+        return EMPTY
+    lp = [tuple(float(x) for x in r) for r in np.asarray(lpos, np.float64)]
+    lo = np.asarray(aamm, np.float64)[:, :3]
+    hi = np.asarray(aamm, np.float64)[:, 3:]
+    aabb, child, nodeid, depth = [], [], [], []
+    order = list(range(n))
+
+    def node_box(idx):
+        # std::min / std::max accumulation over the elements (exact: order-independent)
+        sel = np.asarray(idx)
+        b = np.concatenate([lo[sel].min(axis=0), hi[sel].max(axis=0)])
+        for i in range(3):
+            if abs(b[i] - b[i + 3]) < EPS:
+                b[i] -= EPS
+                b[i + 3] += EPS
+        return b
+
+    def make(first, last, lev):
+        b = node_box(order[first:last])
+        index = len(nodeid)
+        child.append([-1, -1])
+        nodeid.append(-1)
+        depth.append(lev)
+        aabb.append([(b[3] + b[0]) / 2, (b[4] + b[1]) / 2, (b[5] + b[2]) / 2,
+                     (b[3] - b[0]) / 2, (b[4] - b[1]) / 2, (b[5] - b[2]) / 2])
+        cnt = last - first
+        if cnt == 1:
+            nodeid[index] = int(ids[order[first]])
+            return index
+        edges = (b[3] - b[0], b[4] - b[1], b[5] - b[2])
+        axis = 0
+        if edges[1] >= edges[0] + EPS:
+            axis = 1
+        if edges[2] >= edges[axis] + EPS:
+            axis = 2
+
+        def less(e1, e2):
+            a1, a2 = lp[e1][axis], lp[e2][axis]
+            if abs(a1 - a2) > EPS:
+                return a1 < a2
+            return e1 < e2
+
+        m = cnt // 2
+        nth_element(order, first, first + m, last, less)
+        if m > 0:
+            child[index][0] = make(first, first + m, lev + 1)
+        if m != cnt:
+            child[index][1] = make(first + m, last, lev + 1)
+        return index
+
+    make(0, n, 0)
+    return Tree(np.array(aabb, np.float64).reshape(-1, 6), np.array(child, np.int32).reshape(-1, 2),
+                np.array(nodeid, np.int32), np.array(depth, np.int32))
+
+
+# ---------------------------------------------------------------------------------------- body and mesh
+
+def rot_vec_quat(vec, quat):
+    """mjuu_rotVecQuat, with its zero-vector and identity-quaternion shortcuts (scalar, exact arithmetic)."""
+    if vec[0] == 0 and vec[1] == 0 and vec[2] == 0:
+        return (0.0, 0.0, 0.0)
+    if quat[0] == 1 and quat[1] == 0 and quat[2] == 0 and quat[3] == 0:
+        return (vec[0], vec[1], vec[2])
+    t0 = quat[0] * vec[0] + quat[2] * vec[2] - quat[3] * vec[1]
+    t1 = quat[0] * vec[1] + quat[3] * vec[0] - quat[1] * vec[2]
+    t2 = quat[0] * vec[2] + quat[1] * vec[1] - quat[2] * vec[0]
+    return (vec[0] + 2 * (quat[2] * t2 - quat[3] * t1),
+            vec[1] + 2 * (quat[3] * t0 - quat[1] * t2),
+            vec[2] + 2 * (quat[1] * t1 - quat[2] * t0))
+
+
+def body_tree(ipos, iquat, gpos, gquat, gaabb, contype, conaffinity, gids):
+    """mjCBody::ComputeBVH: hierarchy over the body's geoms (in geom id order) with contype|conaffinity != 0,
+    in the body inertial frame (ipos, iquat); leaves store the geom id."""
+    ipos = [float(x) for x in ipos]
+    qinv = (float(iquat[0]), -float(iquat[1]), -float(iquat[2]), -float(iquat[3]))
+    lpos, aamm, ids = [], [], []
+    for k in range(len(gids)):
+        if not (contype[k] or conaffinity[k]):
+            continue
+        p = [float(x) for x in gpos[k]]
+        q = [float(x) for x in gquat[k]]
+        a = [float(x) for x in gaabb[k]]
+        lpos.append(rot_vec_quat((p[0] - ipos[0], p[1] - ipos[1], p[2] - ipos[2]), qinv))
+        box_lo = (a[0] - a[3], a[1] - a[4], a[2] - a[5])
+        box_hi = (a[0] + a[3], a[1] + a[4], a[2] + a[5])
+        off = (p[0] - ipos[0], p[1] - ipos[1], p[2] - ipos[2])
+        lo = [MAXVAL] * 3
+        hi = [-MAXVAL] * 3
+        for v in range(8):
+            vert = (box_hi[0] if v & 1 else box_lo[0], box_hi[1] if v & 2 else box_lo[1],
+                    box_hi[2] if v & 4 else box_lo[2])
+            box = rot_vec_quat(vert, q)
+            box = (box[0] + off[0], box[1] + off[1], box[2] + off[2])
+            vert = rot_vec_quat(box, qinv)
+            for i in range(3):
+                lo[i] = vert[i] if vert[i] < lo[i] else lo[i]      # std::min(AAMM, vert)
+                hi[i] = vert[i] if hi[i] < vert[i] else hi[i]      # std::max(AAMM, vert)
+        aamm.append(lo + hi)
+        ids.append(int(gids[k]))
+    if not ids:
+        return EMPTY
+    return build(np.array(lpos), np.array(aamm), np.array(ids))
+
+
+def face_centers(dvert, face):
+    """mjCMesh::MakeCenter: circumcenters of the faces (n, 3) from the double-precision vertices."""
+    v0, v1, v2 = dvert[face[:, 0]], dvert[face[:, 1]], dvert[face[:, 2]]
+    a = v0 - v2
+    b = v1 - v2
+    nrm = np.stack([a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1], a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
+                    a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]], axis=1)
+    na = (a[:, 0] * a[:, 0] + a[:, 1] * a[:, 1]) + a[:, 2] * a[:, 2]
+    nb = (b[:, 0] * b[:, 0] + b[:, 1] * b[:, 1]) + b[:, 2] * b[:, 2]
+    area = np.sqrt((nrm[:, 0] * nrm[:, 0] + nrm[:, 1] * nrm[:, 1]) + nrm[:, 2] * nrm[:, 2])
+    vec = na[:, None] * b - nb[:, None] * a
+    res = np.stack([vec[:, 1] * nrm[:, 2] - vec[:, 2] * nrm[:, 1], vec[:, 2] * nrm[:, 0] - vec[:, 0] * nrm[:, 2],
+                    vec[:, 0] * nrm[:, 1] - vec[:, 1] * nrm[:, 0]], axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return res / (2 * area * area)[:, None] + v2
+
+
+def mesh_tree(dvert, face):
+    """mjCMesh::SetBoundingVolume + CreateBVH: hierarchy over the faces (leaf = face index) in the mesh frame,
+    keyed on the face circumcenters, boxes from the double-precision vertices."""
+    face = np.asarray(face, np.int64).reshape(-1, 3)
+    if len(face) == 0:
+        return EMPTY
+    dvert = np.asarray(dvert, np.float64)
+    tri = dvert[face]                                  # (n, 3 vertices, 3)
+    fmin = np.minimum(np.minimum(tri[:, 0], tri[:, 1]), tri[:, 2])
+    fmax = np.maximum(np.maximum(tri[:, 0], tri[:, 1]), tri[:, 2])
+    center = .5 * (fmin + fmax)
+    half = .5 * (fmax - fmin)
+    aamm = np.concatenate([center - half, center + half], axis=1)
+    lpos = face_centers(dvert, face) - 0.0             # hierarchy frame = mesh frame (ipos 0, iquat 1)
+    return build(lpos, aamm, np.arange(len(face)))
+
+
+def make_bvh(f, body_trees, mesh_trees):
+    """bvh_* arrays, body_bvhadr/num, mesh_bvhadr/num, nbvh, nbvhstatic, nbvhdynamic (no flex: 0)."""
+    trees = list(body_trees) + list(mesh_trees)
+    adr = 0
+    adrs = []
+    for t in trees:
+        adrs.append(adr if len(t) else -1)
+        adr += len(t)
+    nb = len(body_trees)
+    f["body_bvhadr"] = np.array(adrs[:nb], np.int32)
+    f["body_bvhnum"] = np.array([len(t) for t in body_trees], np.int32)
+    f["mesh_bvhadr"] = np.array(adrs[nb:], np.int32)
+    f["mesh_bvhnum"] = np.array([len(t) for t in mesh_trees], np.int32)
+    f["bvh_aabb"] = np.concatenate([t.aabb for t in trees] + [np.zeros((0, 6))]).reshape(-1, 6)
+    f["bvh_child"] = np.concatenate([t.child for t in trees] + [np.zeros((0, 2), np.int32)]).reshape(-1, 2)
+    f["bvh_nodeid"] = np.concatenate([t.nodeid for t in trees] + [np.zeros(0, np.int32)])
+    f["bvh_depth"] = np.concatenate([t.depth for t in trees] + [np.zeros(0, np.int32)])
+    f["nbvh"] = f["nbvhstatic"] = adr
+    f["nbvhdynamic"] = 0
+    f["flex_bvhadr"] = np.zeros(0, np.int32)
+    f["flex_bvhnum"] = np.zeros(0, np.int32)
+
+
+def make_octree(f):
+    """Octree fields: MuJoCo builds mesh octrees only for SDF geoms, which numjoco refuses: all empty."""
+    nmesh = int(f.get("nmesh", 0))
+    f["noct"] = 0
+    f["mesh_octadr"] = np.full(nmesh, -1, np.int32)
+    f["mesh_octnum"] = np.zeros(nmesh, np.int32)
+    f["oct_aabb"] = np.zeros((0, 6))
+    f["oct_child"] = np.zeros((0, 8), np.int32)
+    f["oct_coeff"] = np.zeros((0, 8))
+    f["oct_depth"] = np.zeros(0, np.int32)
+
+
+def compile_bvh(ctx):
+    """Every body and mesh hierarchy of the compiled model into ctx.f (after discardvisual / fusestatic)."""
+    f = ctx.f
+    body_trees = []
+    for b in range(int(f["nbody"])):
+        adr, num = int(f["body_geomadr"][b]), int(f["body_geomnum"][b])
+        if num <= 0:
+            body_trees.append(EMPTY)
+            continue
+        sl = slice(adr, adr + num)
+        body_trees.append(body_tree(f["body_ipos"][b], f["body_iquat"][b], f["geom_pos"][sl], f["geom_quat"][sl],
+                                    f["geom_aabb"][sl], f["geom_contype"][sl], f["geom_conaffinity"][sl],
+                                    np.arange(adr, adr + num)))
+    mesh_trees = [m.tree for m in getattr(ctx, "meshes", [])]
+    make_bvh(f, body_trees, mesh_trees)
+    make_octree(f)
