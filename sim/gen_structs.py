@@ -17,7 +17,7 @@ from sim.types import MODEL_TYPE, DATA_TYPE
 
 
 def _ctor(name, typ, fields):
-    lines = ['@njit(cache=True)', 'def %s(%s):' % (name, ', '.join(fields)),
+    lines = ['@njit(cache=True, refcount=True)', 'def %s(%s):' % (name, ', '.join(fields)),
              '    st = structref.new(%s)' % typ]
     lines += ['    st.%s = %s' % (f, f) for f in fields]
     lines += ['    return st', '', '']

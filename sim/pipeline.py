@@ -226,7 +226,7 @@ def run_serial(m, d, w, nstep):
     run_world(m, d, w, nstep)
 
 
-@njit(parallel=True)
+@njit(parallel=True, refcount=True)
 def run_batch(m, d, nworld, nstep):
     """forward (nstep == 0) or nstep steps of worlds 0..nworld-1 in parallel, each world independently."""
     for w in prange(nworld):
@@ -239,7 +239,7 @@ def reset_serial(m, d, w):
     reset_world(m, d, w)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, refcount=True)
 def reset_batch(m, d, nworld):
     """mj_resetData on all worlds."""
     for w in prange(nworld):
