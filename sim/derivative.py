@@ -1,6 +1,6 @@
 """Analytic derivative of the smooth forces w.r.t. velocity, qDeriv (nD,) = d qfrc_smooth / d qvel in the
 symmetric dof-dof sparsity D (mjd_smooth_vel): actuator gains/biases, passive damping (dof, tendon,
-inertia-box fluid) and optionally the RNE bias (mjd_rne_vel); the free-body 6x6 block of the implicitfast
+inertia-box or ellipsoid fluid model) and optionally the RNE bias (mjd_rne_vel); the free-body 6x6 block of the implicitfast
 local solve (mjd_freeMhat); the no-fill sparse LU used by the implicit integrator."""
 import math
 from sim.jit import njit
