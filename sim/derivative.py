@@ -1,13 +1,14 @@
 """Analytic derivative of the smooth forces w.r.t. velocity, qDeriv (nD,) = d qfrc_smooth / d qvel in the
 symmetric dof-dof sparsity D (mjd_smooth_vel): actuator gains/biases, passive damping (dof, tendon,
-inertia-box fluid) and optionally the RNE bias (mjd_rne_vel); the free-body 6x6 block of the implicitfast
+inertia-box or ellipsoid fluid model) and optionally the RNE bias (mjd_rne_vel); the free-body 6x6 block of the implicitfast
 local solve (mjd_freeMhat); the no-fill sparse LU used by the implicit integrator."""
 import math
 from sim.jit import njit
 
 from sim.math import d_poly_force, cross, mul_inert_vec
+from sim.fluid import uses_ellipsoid, geom_semi_axes, local_velocity
 from sim.actuation import next_activation, actuator_disabled, muscle_gain_length
-from sim.types import (OPT_DISABLE, OPT_WIND, OPT_DENSITY, OPT_VISCOSITY, DSBL_SPRING, DSBL_DAMPER,
+from sim.types import (OPT_DISABLE, OPT_INTEGRATOR, INT_IMPLICITFAST, OPT_WIND, OPT_DENSITY, OPT_VISCOSITY, DSBL_SPRING, DSBL_DAMPER,
                        DSBL_ACTUATION, DSBL_CLAMPCTRL, BIAS_AFFINE, GAIN_AFFINE, GAIN_MUSCLE, DYN_NONE, JNT_FREE,
                        JNT_BALL, MINVAL)
 
@@ -198,9 +199,10 @@ def actuator_vel(m, d, w, qd):
 # passive forces (mjd_passive_vel, mjd_inertiaBoxFluid)
 
 @njit(cache=True)
-def _fluid_jac_local(m, d, w, i):
-    """Body-CoM Jacobian of body i over its dof chain, rotated to the inertial frame: rows 0-2 angular,
-    3-5 linear, in scr_fjac[w] (6, nnz) with columns scr_fjacind[w] (sorted); returns nnz."""
+def _fluid_jac_local(m, d, w, i, pos, mat):
+    """Jacobian of the point pos (3,) on body i over its dof chain, rotated into the frame mat (9,): rows 0-2
+    angular, 3-5 linear, in scr_fjac[w] (6, nnz) with columns scr_fjacind[w] (sorted); returns nnz
+    (mj_jacSparse + mju_mulMatTMat as in mjd_inertiaBoxFluid / mjd_ellipsoidFluid)."""
     J = d.scr_fjac[w]
     ind = d.scr_fjacind[w]
     b = m.body_weldid[i]
@@ -213,11 +215,10 @@ def _fluid_jac_local(m, d, w, i):
         da = m.dof_parentid[da]
     cdof = d.cdof[w]
     sc = d.subtree_com[w][m.body_rootid[i]]
-    xp = d.xipos[w][i]
-    xm = d.ximat[w][i]
-    o0 = xp[0] - sc[0]
-    o1 = xp[1] - sc[1]
-    o2 = xp[2] - sc[2]
+    xm = mat
+    o0 = pos[0] - sc[0]
+    o1 = pos[1] - sc[1]
+    o2 = pos[2] - sc[2]
     k = nnz - 1
     da = m.body_dofadr[b] + m.body_dofnum[b] - 1
     while da >= 0:
@@ -226,7 +227,7 @@ def _fluid_jac_local(m, d, w, i):
         x0, x1, x2 = cross(c[0], c[1], c[2], o0, o1, o2)
         jg0 = c[0]; jg1 = c[1]; jg2 = c[2]
         jp0 = c[3] + x0; jp1 = c[4] + x1; jp2 = c[5] + x2
-        # ximat' * J, accumulated row by row (mju_mulMatTMat)
+        # mat' * J, accumulated row by row (mju_mulMatTMat)
         for r in range(3):
             J[r, k] = ((0.0 + xm[r] * jg0) + xm[3 + r] * jg1) + xm[6 + r] * jg2
             J[3 + r, k] = ((0.0 + xm[r] * jp0) + xm[3 + r] * jp1) + xm[6 + r] * jp2
@@ -243,7 +244,7 @@ def inertia_box_fluid_vel(m, d, w, i, qd):
     bx = math.sqrt(max(MINVAL, inertia[1] + inertia[2] - inertia[0]) / mass * 6.0)
     by = math.sqrt(max(MINVAL, inertia[0] + inertia[2] - inertia[1]) / mass * 6.0)
     bz = math.sqrt(max(MINVAL, inertia[0] + inertia[1] - inertia[2]) / mass * 6.0)
-    nnz = _fluid_jac_local(m, d, w, i)
+    nnz = _fluid_jac_local(m, d, w, i, d.xipos[w][i], d.ximat[w][i])
     if nnz == 0:
         return
     J = d.scr_fjac[w]
@@ -285,9 +286,262 @@ def inertia_box_fluid_vel(m, d, w, i, qd):
         add_jtbj_row(m, qd, J[5, :nnz], ind, nnz, -0.5 * dens * bx * by * 2 * abs(l5))
 
 
+# ------------------------------------------------------------------------------------------
+# ellipsoid fluid model (mjd_ellipsoidFluid and its component derivatives). 3x3 blocks are 9-tuples in
+# MuJoCo's layout; B (36,) is the 6x6 local derivative, added to qDeriv as J' B J with B[6a + b].
+
+TINY = 1e-300   # floor of the denominators that mujoco 3.17 does not clamp at MINVAL (avoids 0/0 only)
+
+
+@njit(cache=True)
+def _d_cross(a0, a1, a2, b0, b1, b2):
+    """(Da, Db) 9-tuples: derivatives of cross(a, b) w.r.t. a and w.r.t. b (mjd_cross)."""
+    Da = (0.0, b2, -b1, -b2, 0.0, b0, b1, -b0, 0.0)
+    Db = (0.0, -a2, a1, a2, 0.0, -a0, -a1, a0, 0.0)
+    return Da, Db
+
+
+@njit(cache=True)
+def _add_to_quadrant(B, D, col_quad, row_quad):
+    """B (36,) += the 9-tuple D in the 3x3 quadrant (col_quad, row_quad) (addToQuadrant)."""
+    r = 3 * row_quad
+    c = 3 * col_quad
+    for i in range(3):
+        for j in range(3):
+            B[6 * (c + i) + r + j] += D[3 * i + j]
+
+
+@njit(cache=True)
+def _scale_cols(D, s0, s1, s2):
+    """9-tuple D[i] * s[i % 3]."""
+    return (D[0] * s0, D[1] * s1, D[2] * s2, D[3] * s0, D[4] * s1, D[5] * s2, D[6] * s0, D[7] * s1, D[8] * s2)
+
+
+@njit(cache=True)
+def _d_added_mass(B, lv, dens, fl):
+    """B += derivative of the added-mass forces (mjd_addedMassForces); lv 6-tuple (ang, lin), fl (12,)."""
+    w0 = lv[0]; w1 = lv[1]; w2 = lv[2]
+    v0 = lv[3]; v1 = lv[4]; v2 = lv[5]
+    p0 = dens * fl[6] * v0; p1 = dens * fl[7] * v1; p2 = dens * fl[8] * v2        # virtual lin. momentum
+    h0 = dens * fl[9] * w0; h1 = dens * fl[10] * w1; h2 = dens * fl[11] * w2      # virtual ang. momentum
+    sm0 = dens * fl[6]; sm1 = dens * fl[7]; sm2 = dens * fl[8]
+    # torque += cross(ang momentum, ang vel)
+    Da, Db = _d_cross(h0, h1, h2, w0, w1, w2)
+    _add_to_quadrant(B, Db, 0, 0)
+    _add_to_quadrant(B, _scale_cols(Da, dens * fl[9], dens * fl[10], dens * fl[11]), 0, 0)
+    # torque += cross(lin momentum, lin vel)
+    Da, Db = _d_cross(p0, p1, p2, v0, v1, v2)
+    _add_to_quadrant(B, Db, 0, 1)
+    _add_to_quadrant(B, _scale_cols(Da, sm0, sm1, sm2), 0, 1)
+    # force += cross(lin momentum, ang vel)
+    Da, Db = _d_cross(p0, p1, p2, w0, w1, w2)
+    _add_to_quadrant(B, Db, 1, 0)
+    _add_to_quadrant(B, _scale_cols(Da, sm0, sm1, sm2), 1, 1)
+
+
+@njit(cache=True)
+def _ellipsoid_max_moment(s0, s1, s2):
+    """Largest moment about axis 0 of a unit-density ellipsoid (ellipsoid_max_moment in the derivative)."""
+    t = max(s1, s2)
+    t = t * t
+    return 8.0 / 15.0 * math.pi * s0 * (t * t)
+
+
+@njit(cache=True)
+def _d_viscous_torque(lv, dens, visc, s0, s1, s2, slender, angdrag):
+    """9-tuple derivative of the viscous + quadratic angular drag torque w.r.t. the local angular velocity
+    (mjd_viscous_torque)."""
+    d_max = max(max(s0, s1), s2)
+    d_min = min(min(s0, s1), s2)
+    d_mid = s0 + s1 + s2 - d_max - d_min
+    eq_d = 2.0 / 3.0 * (s0 + s1 + s2)
+    lin_visc_torq_coef = math.pi * eq_d * eq_d * eq_d
+    i_max = 8.0 / 15.0 * math.pi * d_mid * (d_max * d_max) * (d_max * d_max)
+    ii0 = _ellipsoid_max_moment(s0, s1, s2)
+    ii1 = _ellipsoid_max_moment(s1, s2, s0)
+    ii2 = _ellipsoid_max_moment(s2, s0, s1)
+    x = lv[0]; y = lv[1]; z = lv[2]
+    mc0 = angdrag * ii0 + slender * (i_max - ii0)
+    mc1 = angdrag * ii1 + slender * (i_max - ii1)
+    mc2 = angdrag * ii2 + slender * (i_max - ii2)
+    mv0 = x * mc0; mv1 = y * mc1; mv2 = z * mc2
+    density = dens / max(MINVAL, math.sqrt(mv0 * mv0 + mv1 * mv1 + mv2 * mv2))
+    q0 = -density * x * mc0 * mc0
+    q1 = -density * y * mc1 * mc1
+    q2 = -density * z * mc2 * mc2
+    lin_coef = visc * lin_visc_torq_coef
+    dg = x * q0 + y * q1 + z * q2 - lin_coef
+    return (dg + q0 * x, 0.0 + q1 * x, 0.0 + q2 * x,
+            0.0 + q0 * y, dg + q1 * y, 0.0 + q2 * y,
+            0.0 + q0 * z, 0.0 + q1 * z, dg + q2 * z)
+
+
+@njit(cache=True)
+def _d_viscous_drag(lv, dens, visc, s0, s1, s2, blunt, slender):
+    """9-tuple derivative of the linear (Stokes) + quadratic drag force w.r.t. the local linear velocity
+    (mjd_viscous_drag)."""
+    d_max = max(max(s0, s1), s2)
+    d_min = min(min(s0, s1), s2)
+    d_mid = s0 + s1 + s2 - d_max - d_min
+    eq_d = 2.0 / 3.0 * (s0 + s1 + s2)
+    a_max = math.pi * d_max * d_mid
+    a = s1 * s2; a = a * a
+    b = s2 * s0; b = b * b
+    c = s0 * s1; c = c * c
+    aa = a * a; bb = b * b; cc = c * c
+    x = lv[3]; y = lv[4]; z = lv[5]
+    xx = x * x; yy = y * y; zz = z * z; xy = x * y; yz = y * z; xz = x * z
+    lin_coef = visc * 3.0 * math.pi * eq_d
+    if xx + yy + zz == 0.0:
+        # at rest only the Stokes term is left (mujoco 3.17 gives exact zeros for the quadratic part)
+        return (-lin_coef, 0.0, 0.0, 0.0, -lin_coef, 0.0, 0.0, 0.0, -lin_coef)
+    proj_denom = aa * xx + bb * yy + cc * zz
+    proj_num = a * xx + b * yy + c * zz
+    # no 1e-15 floor on these two denominators: measured against mujoco 3.17, whose values follow the
+    # unclamped expressions (thin geoms reach proj_num^3 proj_denom < 1e-30 at ordinary speeds)
+    dA_coef = math.pi / max(TINY, math.sqrt(proj_num * proj_num * proj_num * proj_denom))
+    a_proj = math.pi * math.sqrt(proj_denom / max(TINY, proj_num))
+    norm = math.sqrt(xx + yy + zz)
+    inv_norm = 1.0 / max(MINVAL, norm)
+    quad_coef = dens * (a_proj * blunt + slender * (a_max - a_proj))
+    aproj_coef = dens * norm * (blunt - slender)
+    g0 = aproj_coef * dA_coef * a * x * (b * yy * (a - b) + c * zz * (a - c))
+    g1 = aproj_coef * dA_coef * b * y * (a * xx * (b - a) + c * zz * (b - c))
+    g2 = aproj_coef * dA_coef * c * z * (a * xx * (c - a) + b * yy * (c - b))
+    inner = xx + yy + zz
+    s = -quad_coef * inv_norm
+    nx = -x; ny = -y; nz = -z
+    return ((xx + inner) * s + g0 * nx - lin_coef, xy * s + g1 * nx, xz * s + g2 * nx,
+            xy * s + g0 * ny, (yy + inner) * s + g1 * ny - lin_coef, yz * s + g2 * ny,
+            xz * s + g0 * nz, yz * s + g1 * nz, (zz + inner) * s + g2 * nz - lin_coef)
+
+
+@njit(cache=True)
+def _d_kutta_lift(lv, dens, s0, s1, s2, kutta):
+    """9-tuple derivative of the Kutta-Joukowski lift w.r.t. the local linear velocity (mjd_kutta_lift)."""
+    a = s1 * s2; a = a * a
+    b = s2 * s0; b = b * b
+    c = s0 * s1; c = c * c
+    aa = a * a; bb = b * b; cc = c * c
+    x = lv[3]; y = lv[4]; z = lv[5]
+    xx = x * x; yy = y * y; zz = z * z; xy = x * y; yz = y * z; xz = x * z
+    proj_denom = aa * xx + bb * yy + cc * zz
+    proj_num = a * xx + b * yy + c * zz
+    norm2 = xx + yy + zz
+    if norm2 == 0.0:
+        return (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    # denominators without the 1e-15 floor, as measured against mujoco 3.17 (see _d_viscous_drag)
+    df_denom = math.pi * kutta * dens / max(TINY, math.sqrt(proj_denom * proj_num * norm2))
+    fx = yy * (a - b) + zz * (a - c)
+    fy = xx * (b - a) + zz * (b - c)
+    fz = xx * (c - a) + yy * (c - b)
+    proj_term = proj_num / max(TINY, proj_denom)
+    cos_term = proj_num / max(TINY, norm2)
+    s = 2 * proj_num
+    t0 = aa * proj_term - a + cos_term
+    t1 = bb * proj_term - b + cos_term
+    t2 = cc * proj_term - c + cos_term
+    # ((2 proj_num (col - row) + outer(coef, inner_term)) * v v' - diag(coef) proj_num) * df_denom
+    return ((((a - a) * s + t0 * fx) * xx - fx * proj_num) * df_denom,
+            (((b - a) * s + t1 * fx) * xy) * df_denom,
+            (((c - a) * s + t2 * fx) * xz) * df_denom,
+            (((a - b) * s + t0 * fy) * xy) * df_denom,
+            (((b - b) * s + t1 * fy) * yy - fy * proj_num) * df_denom,
+            (((c - b) * s + t2 * fy) * yz) * df_denom,
+            (((a - c) * s + t0 * fz) * xz) * df_denom,
+            (((b - c) * s + t1 * fz) * yz) * df_denom,
+            (((c - c) * s + t2 * fz) * zz - fz * proj_num) * df_denom)
+
+
+@njit(cache=True)
+def _d_magnus(B, lv, dens, s0, s1, s2, magnus):
+    """B += derivative of the Magnus force w.r.t. the local angular and linear velocity (mjd_magnus_force)."""
+    volume = 4.0 / 3.0 * math.pi * s0 * s1 * s2
+    k = magnus * dens * volume
+    D_ang, D_lin = _d_cross(k * lv[0], k * lv[1], k * lv[2], k * lv[3], k * lv[4], k * lv[5])
+    _add_to_quadrant(B, D_ang, 1, 0)
+    _add_to_quadrant(B, D_lin, 1, 1)
+
+
+@njit(cache=True)
+def ellipsoid_fluid_b(B, lv, dens, visc, s0, s1, s2, fl):
+    """B (36,) = local 6x6 derivative of one geom's ellipsoid-model force w.r.t. its local 6D velocity lv
+    (magnus, kutta, drag, angular drag, added mass, in mjd_ellipsoidFluid's order); fl (12,) geom_fluid."""
+    B[:] = 0.0
+    _d_magnus(B, lv, dens, s0, s1, s2, fl[5])
+    _add_to_quadrant(B, _d_kutta_lift(lv, dens, s0, s1, s2, fl[4]), 1, 1)
+    _add_to_quadrant(B, _d_viscous_drag(lv, dens, visc, s0, s1, s2, fl[1], fl[2]), 1, 1)
+    _add_to_quadrant(B, _d_viscous_torque(lv, dens, visc, s0, s1, s2, fl[2], fl[3]), 0, 0)
+    _d_added_mass(B, lv, dens, fl)
+
+
+@njit(cache=True)
+def symmetrize6(B):
+    """B (36,) := (B + B') / 2 in place (mju_symmetrize)."""
+    for i in range(6):
+        for j in range(i):
+            v = 0.5 * (B[6 * i + j] + B[6 * j + i])
+            B[6 * i + j] = v
+            B[6 * j + i] = v
+
+
+@njit(cache=True)
+def add_jtbj6(m, qd, J, ind, nnz, B):
+    """qDeriv += J' B J for J (6, nnz) with shared sorted columns ind and B (36,), in addJTBJSparse's order
+    (zero entries of B skipped)."""
+    for i in range(6):
+        for j in range(6):
+            bij = B[6 * i + j]
+            if bij == 0.0:
+                continue
+            for k in range(nnz):
+                scl = J[i, k] * bij
+                c = ind[k]
+                adrd = m.D_rowadr[c]
+                endd = adrd + m.D_rownnz[c]
+                adrs = 0
+                while adrs < nnz and adrd < endd:
+                    ci = ind[adrs]
+                    cd = m.D_colind[adrd]
+                    if ci == cd:
+                        qd[adrd] += scl * J[j, adrs]
+                        adrs += 1
+                        adrd += 1
+                    elif ci < cd:
+                        adrs += 1
+                    else:
+                        adrd += 1
+
+
+@njit(cache=True)
+def ellipsoid_fluid_vel(m, d, w, body, qd):
+    """qDeriv += d(ellipsoid-model fluid force of every geom of body)/d qvel (mjd_ellipsoidFluid); under
+    implicitfast each geom's local 6x6 block is symmetrised unless body is a standalone free body."""
+    dens = m.opt[OPT_DENSITY]
+    visc = m.opt[OPT_VISCOSITY]
+    sym = int(m.opt[OPT_INTEGRATOR]) == INT_IMPLICITFAST and not is_free_body(m, body)
+    B = d.scr_mat6[w][0]
+    J = d.scr_fjac[w]
+    for g in range(m.body_geomadr[body], m.body_geomadr[body] + m.body_geomnum[body]):
+        fl = m.geom_fluid[g]
+        if fl[0] == 0.0:
+            continue
+        s0, s1, s2 = geom_semi_axes(m.geom_size[g], m.geom_type[g])
+        pos = d.geom_xpos[w][g]
+        mat = d.geom_xmat[w][g]
+        lv = local_velocity(m, d, w, body, pos, mat)
+        nnz = _fluid_jac_local(m, d, w, body, pos, mat)
+        if nnz == 0:
+            continue
+        ellipsoid_fluid_b(B, lv, dens, visc, s0, s1, s2, fl)
+        if sym:
+            symmetrize6(B)
+        add_jtbj6(m, qd, J, d.scr_fjacind[w], nnz, B)
+
+
 @njit(cache=True)
 def passive_vel(m, d, w, qd):
-    """qDeriv += d qfrc_passive / d qvel: inertia-box fluid, dof damping (incl. dampingpoly), tendon damping."""
+    """qDeriv += d qfrc_passive / d qvel: fluid (ellipsoid or inertia-box model per body), dof damping (incl. dampingpoly), tendon damping."""
     flags = int(m.opt[OPT_DISABLE])
     if (flags & DSBL_SPRING) and (flags & DSBL_DAMPER):
         return
@@ -295,7 +549,11 @@ def passive_vel(m, d, w, qd):
         for i in range(m.nbody):
             if m.body_mass[i] < MINVAL:
                 continue
-            inertia_box_fluid_vel(m, d, w, i, qd)
+            # a body with any ellipsoid-model geom has no inertia box (same rule as mj_fluid)
+            if uses_ellipsoid(m, i):
+                ellipsoid_fluid_vel(m, d, w, i, qd)
+            else:
+                inertia_box_fluid_vel(m, d, w, i, qd)
     if flags & DSBL_DAMPER:
         return
     qvel = d.qvel[w]

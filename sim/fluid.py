@@ -11,7 +11,7 @@ from sim.types import (OPT_WIND, OPT_DENSITY, OPT_VISCOSITY, GEOM_SPHERE, GEOM_C
 
 
 @njit(cache=True)
-def _local_velocity(m, d, w, body, pos, mat):
+def local_velocity(m, d, w, body, pos, mat):
     """6D velocity (ang(3), lin(3)) of the frame (pos (3,), mat (9,)) rigidly attached to body, in that
     frame, minus the wind rotated into it (mj_objectVelocity flg_local=1, then mju_transformSpatial of
     the wind)."""
@@ -36,7 +36,7 @@ def inertia_box_wrench(m, d, w, i):
     by = math.sqrt(max(MINVAL, inertia[0] + inertia[2] - inertia[1]) / mass * 6.0)
     bz = math.sqrt(max(MINVAL, inertia[0] + inertia[1] - inertia[2]) / mass * 6.0)
     ximat = d.ximat[w][i]
-    w0, w1, w2, v0, v1, v2 = _local_velocity(m, d, w, i, d.xipos[w][i], ximat)
+    w0, w1, w2, v0, v1, v2 = local_velocity(m, d, w, i, d.xipos[w][i], ximat)
     l0 = 0.0; l1 = 0.0; l2 = 0.0; l3 = 0.0; l4 = 0.0; l5 = 0.0
     visc = m.opt[OPT_VISCOSITY]
     dens = m.opt[OPT_DENSITY]
@@ -170,7 +170,7 @@ def ellipsoid_fluid(m, d, w, body):
         s0, s1, s2 = geom_semi_axes(m.geom_size[g], m.geom_type[g])
         pos = d.geom_xpos[w][g]
         mat = d.geom_xmat[w][g]
-        w0, w1, w2, v0, v1, v2 = _local_velocity(m, d, w, body, pos, mat)
+        w0, w1, w2, v0, v1, v2 = local_velocity(m, d, w, body, pos, mat)
         # lfrc starts at zero: the added-mass terms are its first values, then the viscous terms add on
         l0, l1, l2, l3, l4, l5 = added_mass_forces(w0, w1, w2, v0, v1, v2, dens, fl)
         q0, q1, q2, q3, q4, q5 = viscous_forces(w0, w1, w2, v0, v1, v2, dens, visc, s0, s1, s2, fl)

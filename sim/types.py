@@ -232,10 +232,6 @@ def check_model(m):
         for t in range(int(m.ntendon)):
             if _actuator_contrib(m, False, t, 'actuator_armature')[0] != 0:
                 raise UnsupportedFeature('actuator armature on tendon transmissions is not supported')
-    if (np.any(np.asarray(m.geom_fluid).reshape(int(m.ngeom), -1)[:, 0] > 0) if int(m.ngeom) else False) \
-            and int(m.opt.integrator) in (INT_IMPLICIT, INT_IMPLICITFAST) and (m.opt.density or m.opt.viscosity):
-        raise UnsupportedFeature('ellipsoid fluid model (geom fluidshape) with implicit integrators is not '
-                                 'supported (no mjd_ellipsoidFluid velocity derivative)')
     if nu:
         trn = np.asarray(m.actuator_trntype)
         for i in range(nu):

@@ -8,7 +8,6 @@ import pytest
 
 import sim.cache  # noqa: F401  (must precede jitted modules)
 from sim import smooth_api as api
-from sim.types import UnsupportedFeature
 
 NSTATE = 24
 RTOL = 1e-9
@@ -161,12 +160,3 @@ def test_trajectory(name, integrator):
             assert np.all(np.isfinite(ref)), f'{name} {integrator}: mujoco diverged at step {t}'
             assert np.all(err <= TRAJ_TOL * scale), f'{name} {integrator} step {t} {f}: max err {err.max():.3e}'
     print(f'{name} {integrator}: trajectory max rel err {worst:.2e}')
-
-
-@pytest.mark.parametrize('integrator', ['IMPLICIT', 'IMPLICITFAST'])
-def test_implicit_refused(integrator):
-    """No velocity derivative of the ellipsoid model (mjd_ellipsoidFluid): implicit integrators refuse it."""
-    m = load('air')
-    m.opt.integrator = getattr(mujoco.mjtIntegrator, 'mjINT_' + integrator)
-    with pytest.raises(UnsupportedFeature):
-        api.forward(m, api.Data(m))
