@@ -223,17 +223,19 @@ _WRAP_ONLY = """<mujoco><worldbody>
 
 def test_armature_on_wrapping_tendon_refused():
     """mujoco cannot differentiate geom wraps in mj_tendonDot: it refuses armature on such a tendon (at
-    compile time, or in mj_forward when set afterwards); we refuse the model when building the struct."""
+    compile time, or in mj_forward when set afterwards); so do we (sim.load_model, or the struct build)."""
+    import sim
+    xml = _WRAP_ONLY.replace('<motor tendon="t"/>', '<motor tendon="t" armature="0.1"/>')
     with pytest.raises(ValueError, match='geom wrapping not supported'):
-        mujoco.MjModel.from_xml_string(_WRAP_ONLY.replace('<motor tendon="t"/>',
-                                                          '<motor tendon="t" armature="0.1"/>'))
-    for field in ('actuator_armature', 'tendon_armature'):
-        m = mujoco.MjModel.from_xml_string(_WRAP_ONLY)
-        getattr(m, field)[0] = 0.1
-        with pytest.raises(Exception, match='geom wrapping not supported'):   # mujoco.FatalError
-            mujoco.mj_forward(m, mujoco.MjData(m))
-        with pytest.raises(UnsupportedFeature):
-            api.forward(m, api.Data(m))
+        mujoco.MjModel.from_xml_string(xml)
+    with pytest.raises(UnsupportedFeature):
+        sim.load_model(xml)
+    m = mujoco.MjModel.from_xml_string(_WRAP_ONLY)
+    m.tendon_armature[0] = 0.1
+    with pytest.raises(Exception, match='geom wrapping not supported'):   # mujoco.FatalError
+        mujoco.mj_forward(m, mujoco.MjData(m))
+    with pytest.raises(UnsupportedFeature):
+        api.forward(m, api.Data(m))
 
 
 def test_zz_report_measured():
