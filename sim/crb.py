@@ -39,6 +39,43 @@ def crb(m, d, w):
 
 
 @njit(cache=True)
+def tendon_armature(m, d, w):
+    """M (nC,) += armature ten_J' ten_J per tendon, restricted to M's sparsity (mj_tendonArmature).
+
+    Entries of the outer product that fall outside the dof-tree pattern are dropped, as in MuJoCo."""
+    M = d.M[w]
+    J = d.ten_J[w]
+    for k in range(m.ntendon):
+        arm = m.tendon_armature_eff[k]
+        if arm == 0.0:
+            continue
+        ja = m.ten_J_rowadr[k]
+        jn = m.ten_J_rownnz[k]
+        for t in range(jn):
+            ji = J[ja + t]
+            if ji == 0.0:
+                continue
+            i = m.ten_J_colind[ja + t]
+            # merge the sorted column lists of M row i and the tendon row
+            scl = arm * ji
+            ma = m.M_rowadr[i]
+            mn = m.M_rownnz[i]
+            a = 0
+            b = 0
+            while a < jn and b < mn:
+                cs = m.ten_J_colind[ja + a]
+                cd = m.M_colind[ma + b]
+                if cs == cd:
+                    M[ma + b] += scl * J[ja + a]
+                    a += 1
+                    b += 1
+                elif cs < cd:
+                    a += 1
+                else:
+                    b += 1
+
+
+@njit(cache=True)
 def factor_i(mat, diaginv, nv, rownnz, rowadr, colind):
     """In-place sparse L'DL of an inertia-like CSR matrix (mat (nC,), diaginv (nv,)), mj_factorI."""
     for k in range(nv - 1, -1, -1):

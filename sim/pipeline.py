@@ -5,9 +5,9 @@ from sim.jit import njit
 
 from sim.kinematics import kinematics
 from sim.com import com_pos, com_vel, xfrc_accumulate
-from sim.tendon import tendon, tendon_velocity
+from sim.tendon import tendon, tendon_velocity, tendon_bias
 from sim.transmission import transmission, actuator_velocity
-from sim.crb import crb, factor_m, solve_m, full_inertia
+from sim.crb import crb, tendon_armature, factor_m, solve_m, full_inertia
 from sim.rne import rne, rne_post_constraint
 from sim.passive import passive
 from sim.actuation import actuation
@@ -30,6 +30,7 @@ def fwd_position(m, d, w):
     com_pos(m, d, w)
     tendon(m, d, w)
     crb(m, d, w)
+    tendon_armature(m, d, w)
     factor_m(m, d, w)
     collision(m, d, w)
     make_constraint(m, d, w)
@@ -46,6 +47,7 @@ def fwd_velocity(m, d, w):
     passive(m, d, w)
     reference_constraint(m, d, w)
     rne(m, d, w)
+    tendon_bias(m, d, w)
 
 
 @njit(inline='always')

@@ -5,8 +5,9 @@ from sim.math import mul_inert_vec, cross_force_add, cross
 import math
 
 from sim.math import poly_force
+from sim.tendon import tendon_dot
 from sim.types import (OPT_DISABLE, OPT_GRAVITY, DSBL_GRAVITY, DSBL_SPRING, DSBL_DAMPER,
-                       WRAP_JOINT, WRAP_PULLEY, TRN_TENDON, DSBL_ACTUATION)
+                       WRAP_JOINT, WRAP_PULLEY, WRAP_SITE, TRN_TENDON, DSBL_ACTUATION)
 
 
 @njit(cache=True)
@@ -91,6 +92,24 @@ def rne(m, d, w):
 
 
 @njit(cache=True)
+def _path_segment_wrench(cext, sc, m, wx, k, b0, b1, f):
+    """Tendon force f pulling path points k-1 (body b0) and k (body b1) together: cfrc_ext wrenches."""
+    if b0 < 0 or b0 == b1:
+        return
+    d0 = wx[k, 0] - wx[k - 1, 0]
+    d1 = wx[k, 1] - wx[k - 1, 1]
+    d2 = wx[k, 2] - wx[k - 1, 2]
+    n = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+    if n > 1e-15:
+        c = f / n
+        if b1:
+            _add_wrench_com(cext[b1], sc[m.body_rootid[b1]], wx[k], c * d0, c * d1, c * d2, 0.0, 0.0, 0.0)
+        if b0:
+            _add_wrench_com(cext[b0], sc[m.body_rootid[b0]], wx[k - 1], -c * d0, -c * d1, -c * d2,
+                            0.0, 0.0, 0.0)
+
+
+@njit(cache=True)
 def rne_post_constraint(m, d, w):
     """cacc, cfrc_int, cfrc_ext (nbody,6) from qacc and xfrc_applied, as mj_rnePostConstraint (no contacts yet)."""
     cacc = d.cacc[w]
@@ -109,8 +128,9 @@ def rne_post_constraint(m, d, w):
         f = xfrc[i]
         if f[0] != 0.0 or f[1] != 0.0 or f[2] != 0.0 or f[3] != 0.0 or f[4] != 0.0 or f[5] != 0.0:
             _add_wrench_com(cext[i], sc[m.body_rootid[i]], xipos[i], f[0], f[1], f[2], f[3], f[4], f[5])
-    # mujoco 3.17 counts spatial-tendon spring/damper forces as external wrenches at the tendon
-    # path points (measured against the oracle; not in the 3.12-era C snapshot)
+    # mujoco 3.17 counts spatial-tendon spring/damper, actuator and armature (-armature * tendon
+    # acceleration) forces as external wrenches at the tendon path points (measured against the oracle;
+    # not in the C snapshot)
     sx = d.site_xpos[w]
     for t in range(m.ntendon):
         adr = m.tendon_adr[t]
@@ -121,36 +141,44 @@ def rne_post_constraint(m, d, w):
             for a in range(m.nu):
                 if m.actuator_trntype[a] == TRN_TENDON and m.actuator_trnid[a, 0] == t:
                     F += d.actuator_force[w][a] * m.actuator_gear[a, 0]
+        # tendon armature acts as an inertial force along the tendon: -armature * d/dt(ten_velocity)
+        arm = m.tendon_armature_eff[t]
+        if arm != 0.0:
+            J = d.ten_J[w]
+            qacc_t = d.qacc[w]
+            ra = m.ten_J_rowadr[t]
+            tacc = 0.0
+            for q in range(m.ten_J_rownnz[t]):
+                tacc += J[ra + q] * qacc_t[m.ten_J_colind[ra + q]]
+            F -= arm * (tacc + tendon_dot(m, d, w, t))
         if F == 0.0:
             continue
+        # walk the tendon path (wrap_xpos) alongside its wrap objects to know each point's body
+        wx = d.wrap_xpos[w]
+        wo = d.wrap_obj[w]
+        k = d.ten_wrapadr[w][t]
+        kend = k + d.ten_wrapnum[w][t]
         divisor = 1.0
-        j = 0
-        num = m.tendon_num[t]
-        while j < num - 1:
-            t0 = m.wrap_type[adr + j]
-            t1 = m.wrap_type[adr + j + 1]
-            if t0 == WRAP_PULLEY or t1 == WRAP_PULLEY:
-                if t0 == WRAP_PULLEY:
-                    divisor = m.wrap_prm[adr + j]
-                j += 1
-                continue
-            s0 = m.wrap_objid[adr + j]
-            s1 = m.wrap_objid[adr + j + 1]
-            b0 = m.site_bodyid[s0]
-            b1 = m.site_bodyid[s1]
-            if b0 != b1:
-                d0 = sx[s1, 0] - sx[s0, 0]
-                d1 = sx[s1, 1] - sx[s0, 1]
-                d2 = sx[s1, 2] - sx[s0, 2]
-                n = math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
-                if n > 1e-15:
-                    c = F / divisor / n
-                    if b1:
-                        _add_wrench_com(cext[b1], sc[m.body_rootid[b1]], sx[s1], c * d0, c * d1, c * d2,
-                                        0.0, 0.0, 0.0)
-                    if b0:
-                        _add_wrench_com(cext[b0], sc[m.body_rootid[b0]], sx[s0], -c * d0, -c * d1, -c * d2,
-                                        0.0, 0.0, 0.0)
+        prev = -1          # body of the previous path point, -1 after a pulley / at the start
+        j = adr
+        while j < adr + m.tendon_num[t] and k < kend:
+            typ = m.wrap_type[j]
+            if typ == WRAP_PULLEY:
+                divisor = m.wrap_prm[j]
+                prev = -1
+                k += 1
+            elif typ == WRAP_SITE:
+                b = m.site_bodyid[m.wrap_objid[j]]
+                _path_segment_wrench(cext, sc, m, wx, k, prev, b, F / divisor)
+                prev = b
+                k += 1
+            elif wo[k] == m.wrap_objid[j]:
+                # wrapped geom: two tangent points on the geom body
+                b = m.geom_bodyid[m.wrap_objid[j]]
+                _path_segment_wrench(cext, sc, m, wx, k, prev, b, F / divisor)
+                _path_segment_wrench(cext, sc, m, wx, k + 1, b, b, F / divisor)
+                prev = b
+                k += 2
             j += 1
     # hook: contact and equality-constraint wrenches are added here once the solver exists
     cdd = d.cdof_dot[w]

@@ -82,8 +82,8 @@ structref.define_boxing(DataType, DataStruct)
 # --- smooth-core field tables; the other stages declare theirs in sim/fields_*.py (FIELD_MODULES).
 # The struct constructors in sim/structs.py are generated from all tables: python -m sim.gen_structs
 MODEL_SCALARS = ['nq', 'nv', 'nu', 'na', 'nbody', 'njnt', 'ngeom', 'nsite', 'ntendon', 'nwrap', 'nmocap', 'nC', 'nJten', 'nJmom', 'nflg_gravcomp']
-MODEL_ARRAYS = [('opt', 1, 'f'), ('qpos0', 1, 'f'), ('qpos_spring', 1, 'f'), ('body_parentid', 1, 'i'), ('body_rootid', 1, 'i'), ('body_weldid', 1, 'i'), ('body_mocapid', 1, 'i'), ('body_jntnum', 1, 'i'), ('body_jntadr', 1, 'i'), ('body_dofnum', 1, 'i'), ('body_dofadr', 1, 'i'), ('body_geomnum', 1, 'i'), ('body_geomadr', 1, 'i'), ('body_sameframe', 1, 'i'), ('body_pos', 2, 'f'), ('body_quat', 2, 'f'), ('body_ipos', 2, 'f'), ('body_iquat', 2, 'f'), ('body_mass', 1, 'f'), ('body_subtreemass', 1, 'f'), ('body_inertia', 2, 'f'), ('body_gravcomp', 1, 'f'), ('jnt_type', 1, 'i'), ('jnt_qposadr', 1, 'i'), ('jnt_dofadr', 1, 'i'), ('jnt_bodyid', 1, 'i'), ('jnt_pos', 2, 'f'), ('jnt_axis', 2, 'f'), ('jnt_stiffness', 1, 'f'), ('jnt_stiffnesspoly', 2, 'f'), ('jnt_actfrclimited', 1, 'i'), ('jnt_actfrcrange', 2, 'f'), ('jnt_actgravcomp', 1, 'i'), ('dof_bodyid', 1, 'i'), ('dof_jntid', 1, 'i'), ('dof_parentid', 1, 'i'), ('dof_simplenum', 1, 'i'), ('dof_M0', 1, 'f'), ('dof_damping', 1, 'f'), ('dof_dampingpoly', 2, 'f'), ('dof_armature_eff', 1, 'f'), ('dof_damping_eff', 1, 'f'), ('dof_dampingpoly_eff', 2, 'f'), ('dof_eulerdamp', 1, 'i'), ('M_rownnz', 1, 'i'), ('M_rowadr', 1, 'i'), ('M_colind', 1, 'i'), ('geom_bodyid', 1, 'i'), ('geom_sameframe', 1, 'i'), ('geom_pos', 2, 'f'), ('geom_quat', 2, 'f'), ('site_bodyid', 1, 'i'), ('site_sameframe', 1, 'i'), ('site_pos', 2, 'f'), ('site_quat', 2, 'f'), ('tendon_adr', 1, 'i'), ('tendon_num', 1, 'i'), ('tendon_stiffness', 1, 'f'), ('tendon_stiffnesspoly', 2, 'f'), ('tendon_damping_eff', 1, 'f'), ('tendon_dampingpoly_eff', 2, 'f'), ('tendon_lengthspring', 2, 'f'), ('tendon_actfrclimited', 1, 'i'), ('tendon_actfrcrange', 2, 'f'), ('ten_J_rownnz', 1, 'i'), ('ten_J_rowadr', 1, 'i'), ('ten_J_colind', 1, 'i'), ('wrap_type', 1, 'i'), ('wrap_objid', 1, 'i'), ('wrap_prm', 1, 'f'), ('actuator_trntype', 1, 'i'), ('actuator_dyntype', 1, 'i'), ('actuator_gaintype', 1, 'i'), ('actuator_biastype', 1, 'i'), ('actuator_trnid', 2, 'i'), ('actuator_actadr', 1, 'i'), ('actuator_actnum', 1, 'i'), ('actuator_group', 1, 'i'), ('actuator_ctrllimited', 1, 'i'), ('actuator_forcelimited', 1, 'i'), ('actuator_actlimited', 1, 'i'), ('actuator_ctrlrange', 2, 'f'), ('actuator_forcerange', 2, 'f'), ('actuator_actrange', 2, 'f'), ('actuator_gear', 2, 'f'), ('actuator_dynprm', 2, 'f'), ('actuator_gainprm', 2, 'f'), ('actuator_biasprm', 2, 'f'), ('actuator_actearly', 1, 'i'), ('actuator_lengthrange', 2, 'f'), ('actuator_acc0', 1, 'f')]
-DATA_ARRAYS = [('time', 1, 'f'), ('qpos', 2, 'f'), ('qvel', 2, 'f'), ('act', 2, 'f'), ('ctrl', 2, 'f'), ('qfrc_applied', 2, 'f'), ('xfrc_applied', 3, 'f'), ('mocap_pos', 3, 'f'), ('mocap_quat', 3, 'f'), ('qacc', 2, 'f'), ('act_dot', 2, 'f'), ('qacc_warmstart', 2, 'f'), ('xpos', 3, 'f'), ('xquat', 3, 'f'), ('xmat', 3, 'f'), ('xipos', 3, 'f'), ('ximat', 3, 'f'), ('xanchor', 3, 'f'), ('xaxis', 3, 'f'), ('geom_xpos', 3, 'f'), ('geom_xmat', 3, 'f'), ('site_xpos', 3, 'f'), ('site_xmat', 3, 'f'), ('subtree_com', 3, 'f'), ('cinert', 3, 'f'), ('crb', 3, 'f'), ('cdof', 3, 'f'), ('cvel', 3, 'f'), ('cdof_dot', 3, 'f'), ('ten_length', 2, 'f'), ('ten_J', 2, 'f'), ('ten_velocity', 2, 'f'), ('actuator_length', 2, 'f'), ('actuator_moment', 2, 'f'), ('moment_rownnz', 2, 'i'), ('moment_rowadr', 2, 'i'), ('moment_colind', 2, 'i'), ('actuator_velocity', 2, 'f'), ('actuator_force', 2, 'f'), ('qfrc_actuator', 2, 'f'), ('M', 2, 'f'), ('qLD', 2, 'f'), ('qLDiagInv', 2, 'f'), ('qH', 2, 'f'), ('qHDiagInv', 2, 'f'), ('qfrc_spring', 2, 'f'), ('qfrc_damper', 2, 'f'), ('qfrc_gravcomp', 2, 'f'), ('qfrc_fluid', 2, 'f'), ('qfrc_passive', 2, 'f'), ('qfrc_bias', 2, 'f'), ('qfrc_smooth', 2, 'f'), ('qacc_smooth', 2, 'f'), ('qfrc_constraint', 2, 'f'), ('cacc', 3, 'f'), ('cfrc_int', 3, 'f'), ('cfrc_ext', 3, 'f'), ('warning_number', 2, 'i'), ('warning_lastinfo', 2, 'i'), ('scr_body6a', 3, 'f'), ('scr_body6b', 3, 'f'), ('scr_nv', 3, 'f'), ('scr_ctrl', 2, 'f'), ('scr_rk_x', 3, 'f'), ('scr_rk_f', 3, 'f'), ('scr_rk_dx', 2, 'f'), ('scr_deriv', 3, 'f')]
+MODEL_ARRAYS = [('opt', 1, 'f'), ('qpos0', 1, 'f'), ('qpos_spring', 1, 'f'), ('body_parentid', 1, 'i'), ('body_rootid', 1, 'i'), ('body_weldid', 1, 'i'), ('body_mocapid', 1, 'i'), ('body_jntnum', 1, 'i'), ('body_jntadr', 1, 'i'), ('body_dofnum', 1, 'i'), ('body_dofadr', 1, 'i'), ('body_geomnum', 1, 'i'), ('body_geomadr', 1, 'i'), ('body_sameframe', 1, 'i'), ('body_pos', 2, 'f'), ('body_quat', 2, 'f'), ('body_ipos', 2, 'f'), ('body_iquat', 2, 'f'), ('body_mass', 1, 'f'), ('body_subtreemass', 1, 'f'), ('body_inertia', 2, 'f'), ('body_gravcomp', 1, 'f'), ('jnt_type', 1, 'i'), ('jnt_qposadr', 1, 'i'), ('jnt_dofadr', 1, 'i'), ('jnt_bodyid', 1, 'i'), ('jnt_pos', 2, 'f'), ('jnt_axis', 2, 'f'), ('jnt_stiffness', 1, 'f'), ('jnt_stiffnesspoly', 2, 'f'), ('jnt_actfrclimited', 1, 'i'), ('jnt_actfrcrange', 2, 'f'), ('jnt_actgravcomp', 1, 'i'), ('dof_bodyid', 1, 'i'), ('dof_jntid', 1, 'i'), ('dof_parentid', 1, 'i'), ('dof_simplenum', 1, 'i'), ('dof_M0', 1, 'f'), ('dof_damping', 1, 'f'), ('dof_dampingpoly', 2, 'f'), ('dof_armature_eff', 1, 'f'), ('dof_damping_eff', 1, 'f'), ('dof_dampingpoly_eff', 2, 'f'), ('dof_eulerdamp', 1, 'i'), ('M_rownnz', 1, 'i'), ('M_rowadr', 1, 'i'), ('M_colind', 1, 'i'), ('geom_bodyid', 1, 'i'), ('geom_sameframe', 1, 'i'), ('geom_pos', 2, 'f'), ('geom_quat', 2, 'f'), ('site_bodyid', 1, 'i'), ('site_sameframe', 1, 'i'), ('site_pos', 2, 'f'), ('site_quat', 2, 'f'), ('tendon_adr', 1, 'i'), ('tendon_num', 1, 'i'), ('tendon_stiffness', 1, 'f'), ('tendon_stiffnesspoly', 2, 'f'), ('tendon_damping_eff', 1, 'f'), ('tendon_dampingpoly_eff', 2, 'f'), ('tendon_armature_eff', 1, 'f'), ('tendon_lengthspring', 2, 'f'), ('tendon_actfrclimited', 1, 'i'), ('tendon_actfrcrange', 2, 'f'), ('ten_J_rownnz', 1, 'i'), ('ten_J_rowadr', 1, 'i'), ('ten_J_colind', 1, 'i'), ('wrap_type', 1, 'i'), ('wrap_objid', 1, 'i'), ('wrap_prm', 1, 'f'), ('actuator_trntype', 1, 'i'), ('actuator_dyntype', 1, 'i'), ('actuator_gaintype', 1, 'i'), ('actuator_biastype', 1, 'i'), ('actuator_trnid', 2, 'i'), ('actuator_actadr', 1, 'i'), ('actuator_actnum', 1, 'i'), ('actuator_group', 1, 'i'), ('actuator_ctrllimited', 1, 'i'), ('actuator_forcelimited', 1, 'i'), ('actuator_actlimited', 1, 'i'), ('actuator_ctrlrange', 2, 'f'), ('actuator_forcerange', 2, 'f'), ('actuator_actrange', 2, 'f'), ('actuator_gear', 2, 'f'), ('actuator_dynprm', 2, 'f'), ('actuator_gainprm', 2, 'f'), ('actuator_biasprm', 2, 'f'), ('actuator_actearly', 1, 'i'), ('actuator_lengthrange', 2, 'f'), ('actuator_acc0', 1, 'f')]
+DATA_ARRAYS = [('time', 1, 'f'), ('qpos', 2, 'f'), ('qvel', 2, 'f'), ('act', 2, 'f'), ('ctrl', 2, 'f'), ('qfrc_applied', 2, 'f'), ('xfrc_applied', 3, 'f'), ('mocap_pos', 3, 'f'), ('mocap_quat', 3, 'f'), ('qacc', 2, 'f'), ('act_dot', 2, 'f'), ('qacc_warmstart', 2, 'f'), ('xpos', 3, 'f'), ('xquat', 3, 'f'), ('xmat', 3, 'f'), ('xipos', 3, 'f'), ('ximat', 3, 'f'), ('xanchor', 3, 'f'), ('xaxis', 3, 'f'), ('geom_xpos', 3, 'f'), ('geom_xmat', 3, 'f'), ('site_xpos', 3, 'f'), ('site_xmat', 3, 'f'), ('subtree_com', 3, 'f'), ('cinert', 3, 'f'), ('crb', 3, 'f'), ('cdof', 3, 'f'), ('cvel', 3, 'f'), ('cdof_dot', 3, 'f'), ('ten_length', 2, 'f'), ('ten_J', 2, 'f'), ('ten_velocity', 2, 'f'), ('wrap_xpos', 3, 'f'), ('wrap_obj', 2, 'i'), ('ten_wrapadr', 2, 'i'), ('ten_wrapnum', 2, 'i'), ('actuator_length', 2, 'f'), ('actuator_moment', 2, 'f'), ('moment_rownnz', 2, 'i'), ('moment_rowadr', 2, 'i'), ('moment_colind', 2, 'i'), ('actuator_velocity', 2, 'f'), ('actuator_force', 2, 'f'), ('qfrc_actuator', 2, 'f'), ('M', 2, 'f'), ('qLD', 2, 'f'), ('qLDiagInv', 2, 'f'), ('qH', 2, 'f'), ('qHDiagInv', 2, 'f'), ('qfrc_spring', 2, 'f'), ('qfrc_damper', 2, 'f'), ('qfrc_gravcomp', 2, 'f'), ('qfrc_fluid', 2, 'f'), ('qfrc_passive', 2, 'f'), ('qfrc_bias', 2, 'f'), ('qfrc_smooth', 2, 'f'), ('qacc_smooth', 2, 'f'), ('qfrc_constraint', 2, 'f'), ('cacc', 3, 'f'), ('cfrc_int', 3, 'f'), ('cfrc_ext', 3, 'f'), ('warning_number', 2, 'i'), ('warning_lastinfo', 2, 'i'), ('scr_body6a', 3, 'f'), ('scr_body6b', 3, 'f'), ('scr_nv', 3, 'f'), ('scr_ctrl', 2, 'f'), ('scr_rk_x', 3, 'f'), ('scr_rk_f', 3, 'f'), ('scr_rk_dx', 2, 'f'), ('scr_deriv', 3, 'f'), ('scr_tenjac', 4, 'f')]
 
 def _arr_type(nd, k):
     return types.Array(types.float64 if k == 'f' else types.int32, nd, 'C')
@@ -214,6 +214,15 @@ def _actuator_contrib(m, objtype_joint, objid, field, polyfield=None):
     return total, poly
 
 
+def _tendon_armature_eff(m):
+    """(ntendon,) tendon_armature + actuator armature contributions (mj_actuatorArmature, tendon)."""
+    nt = int(m.ntendon)
+    arm = np.array(_get(m, 'tendon_armature', np.zeros(nt)), dtype=np.float64).reshape(nt).copy()
+    for t in range(nt):
+        arm[t] += _actuator_contrib(m, False, t, 'actuator_armature')[0]
+    return arm
+
+
 def check_model(m):
     """Raise UnsupportedFeature for model features outside the smooth core."""
     nu = int(m.nu)
@@ -223,15 +232,15 @@ def check_model(m):
         raise UnsupportedFeature('plugins are not supported')
     if int(_get(m, 'nhistory', 0)):
         raise UnsupportedFeature('actuator/sensor delay and history buffers are not supported')
-    wt = np.asarray(m.wrap_type)
-    if np.any((wt == WRAP_SPHERE) | (wt == WRAP_CYLINDER)):
-        raise UnsupportedFeature('spatial tendon wrapping around sphere/cylinder geoms is not supported')
     if int(m.ntendon):
-        if np.any(np.asarray(m.tendon_armature) != 0):
-            raise UnsupportedFeature('tendon armature is not supported')
+        # mj_tendonDot has no derivative of the geom wrap: mujoco refuses (compiler) or errors (actuator
+        # armature) on armature along a tendon that wraps around a geom
+        wt = np.asarray(m.wrap_type)
+        arm = _tendon_armature_eff(m)
         for t in range(int(m.ntendon)):
-            if _actuator_contrib(m, False, t, 'actuator_armature')[0] != 0:
-                raise UnsupportedFeature('actuator armature on tendon transmissions is not supported')
+            seg = wt[int(m.tendon_adr[t]):int(m.tendon_adr[t]) + int(m.tendon_num[t])]
+            if arm[t] != 0 and np.any((seg == WRAP_SPHERE) | (seg == WRAP_CYLINDER)):
+                raise UnsupportedFeature('armature on a tendon with geom wrapping is not supported')
     if nu:
         trn = np.asarray(m.actuator_trntype)
         for i in range(nu):
@@ -291,6 +300,7 @@ def make_model_struct(m):
         tpoly[t] += dp
     derived = dict(dof_armature_eff=arm, dof_damping_eff=damp, dof_dampingpoly_eff=dpoly,
                    dof_eulerdamp=eulerdamp, tendon_damping_eff=tdamp, tendon_dampingpoly_eff=tpoly,
+                   tendon_armature_eff=_tendon_armature_eff(m),
                    opt=opt_array(m.opt))
     rows = dict(body=nbody, jnt=njnt, dof=nv, geom=ngeom, site=nsite, tendon=ntendon,
                 actuator=nu, wrap=int(m.nwrap), ten=ntendon)
@@ -363,7 +373,8 @@ def data_shapes(m):
              site_xpos=(int(m.nsite), 3), site_xmat=(int(m.nsite), 9),
              subtree_com=(nbody, 3), cinert=(nbody, 10), crb=(nbody, 10), cdof=(nv, 6), cvel=(nbody, 6),
              cdof_dot=(nv, 6), ten_length=(int(m.ntendon),), ten_J=(int(_get(m, 'nJten', 0)),),
-             ten_velocity=(int(m.ntendon),), actuator_length=(nu,), actuator_moment=(nJmom,),
+             ten_velocity=(int(m.ntendon),), wrap_xpos=(2 * int(m.nwrap), 3), wrap_obj=(2 * int(m.nwrap),),
+             ten_wrapadr=(int(m.ntendon),), ten_wrapnum=(int(m.ntendon),), actuator_length=(nu,), actuator_moment=(nJmom,),
              moment_rownnz=(nu,), moment_rowadr=(nu,), moment_colind=(nJmom,),
              actuator_velocity=(nu,), actuator_force=(nu,), qfrc_actuator=(nv,),
              M=(nC,), qLD=(nC,), qLDiagInv=(nv,), qH=(nC,), qHDiagInv=(nv,),
@@ -373,7 +384,7 @@ def data_shapes(m):
              warning_number=(NWARNING + 1,), warning_lastinfo=(NWARNING + 1,),
              scr_body6a=(nbody, 6), scr_body6b=(nbody, 6), scr_nv=(6, nv), scr_ctrl=(nu,),
              scr_rk_x=(4, nq + nv + na), scr_rk_f=(4, nv + na), scr_rk_dx=(2 * nv + na,),
-             scr_deriv=(2, nv))
+             scr_deriv=(2, nv), scr_tenjac=(2, 3, nv))
     return s
 
 

@@ -139,6 +139,7 @@ def set_const(model, ctx):
     _com.com_pos(ms, ds, 0)
     _ten.tendon(ms, ds, 0)
     _crb.crb(ms, ds, 0)
+    _crb.tendon_armature(ms, ds, 0)
     _crb.factor_m(ms, ds, 0)
     _trn.transmission(ms, ds, 0)
     m.tendon_length0 = np.array(d.ten_length, dtype=np.float64).copy()
