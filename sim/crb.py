@@ -2,7 +2,7 @@
 factorisation following dof_parentid (mj_factorI / mj_factorM) and back-substitution (mj_solveLD)."""
 from sim.jit import njit
 
-from sim.math import mul_inert_vec
+from sim.math import mul_inert_vec, add_to_scl_sparse_inc
 
 
 @njit(cache=True)
@@ -56,23 +56,8 @@ def tendon_armature(m, d, w):
             if ji == 0.0:
                 continue
             i = m.ten_J_colind[ja + t]
-            # merge the sorted column lists of M row i and the tendon row
-            scl = arm * ji
-            ma = m.M_rowadr[i]
-            mn = m.M_rownnz[i]
-            a = 0
-            b = 0
-            while a < jn and b < mn:
-                cs = m.ten_J_colind[ja + a]
-                cd = m.M_colind[ma + b]
-                if cs == cd:
-                    M[ma + b] += scl * J[ja + a]
-                    a += 1
-                    b += 1
-                elif cs < cd:
-                    a += 1
-                else:
-                    b += 1
+            add_to_scl_sparse_inc(M, m.M_colind, m.M_rowadr[i], m.M_rownnz[i], J, m.ten_J_colind, ja, jn,
+                                  arm * ji)
 
 
 @njit(cache=True)

@@ -5,7 +5,7 @@ local solve (mjd_freeMhat); the no-fill sparse LU used by the implicit integrato
 import math
 from sim.jit import njit
 
-from sim.math import d_poly_force, cross, mul_inert_vec
+from sim.math import d_poly_force, cross, mul_inert_vec, add_to_scl_sparse_inc
 from sim.fluid import uses_ellipsoid, geom_semi_axes, local_velocity
 from sim.actuation import next_activation, actuator_disabled, muscle_gain_length
 from sim.types import (OPT_DISABLE, OPT_INTEGRATOR, INT_IMPLICITFAST, OPT_WIND, OPT_DENSITY, OPT_VISCOSITY, DSBL_SPRING, DSBL_DAMPER,
@@ -21,21 +21,7 @@ def add_jtbj_row(m, qd, vals, cols, n, b):
     """qDeriv += J' b J for one sparse row J (vals, cols sorted, n nonzeros), as addJTBJSparse with n=1."""
     for k in range(n):
         c = cols[k]
-        scl = vals[k] * b
-        adrd = m.D_rowadr[c]
-        endd = adrd + m.D_rownnz[c]
-        adrs = 0
-        while adrs < n and adrd < endd:
-            ci = cols[adrs]
-            cd = m.D_colind[adrd]
-            if ci == cd:
-                qd[adrd] += scl * vals[adrs]
-                adrs += 1
-                adrd += 1
-            elif ci < cd:
-                adrs += 1
-            else:
-                adrd += 1
+        add_to_scl_sparse_inc(qd, m.D_colind, m.D_rowadr[c], m.D_rownnz[c], vals, cols, 0, n, vals[k] * b)
 
 
 @njit(cache=True)
@@ -495,22 +481,9 @@ def add_jtbj6(m, qd, J, ind, nnz, B):
             if bij == 0.0:
                 continue
             for k in range(nnz):
-                scl = J[i, k] * bij
                 c = ind[k]
-                adrd = m.D_rowadr[c]
-                endd = adrd + m.D_rownnz[c]
-                adrs = 0
-                while adrs < nnz and adrd < endd:
-                    ci = ind[adrs]
-                    cd = m.D_colind[adrd]
-                    if ci == cd:
-                        qd[adrd] += scl * J[j, adrs]
-                        adrs += 1
-                        adrd += 1
-                    elif ci < cd:
-                        adrs += 1
-                    else:
-                        adrd += 1
+                add_to_scl_sparse_inc(qd, m.D_colind, m.D_rowadr[c], m.D_rownnz[c], J[j], ind, 0, nnz,
+                                      J[i, k] * bij)
 
 
 @njit(cache=True)

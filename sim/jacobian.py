@@ -1,5 +1,4 @@
 """Point Jacobians from cdof / subtree_com (engine_core_util: mj_jac, mj_jacDifPair, mj_jacDot, chains)."""
-import sim.cache  # noqa: F401  (sets the source-hash-keyed numba cache dir first)
 from sim.jit import njit
 
 from sim.math import cross

@@ -1,5 +1,4 @@
 """Small quaternion / spatial helpers on float tuples and array rows (MuJoCo engine_util_spatial)."""
-import sim.cache  # noqa: F401  (sets the source-hash-keyed numba cache dir first)
 import math
 from sim.jit import njit
 
@@ -194,3 +193,22 @@ def d_poly_force(linear, p0, p1, x, odd):
     res = linear + 2.0 * p0 * xp
     xp *= x
     return res + 3.0 * p1 * xp
+
+
+@njit(cache=True)
+def add_to_scl_sparse_inc(dst, dcol, dadr, dnnz, src, scol, sadr, snnz, scl):
+    """dst[dadr:dadr+dnnz] += scl * src[sadr:sadr+snnz] on matching column indices (both sorted); source
+    entries outside the destination's pattern are dropped (mju_addToSclSparseInc)."""
+    a = 0
+    b = 0
+    while a < snnz and b < dnnz:
+        cs = scol[sadr + a]
+        cd = dcol[dadr + b]
+        if cs == cd:
+            dst[dadr + b] += scl * src[sadr + a]
+            a += 1
+            b += 1
+        elif cs < cd:
+            a += 1
+        else:
+            b += 1

@@ -131,7 +131,6 @@ def rne_post_constraint(m, d, w):
     # mujoco 3.17 counts spatial-tendon spring/damper, actuator and armature (-armature * tendon
     # acceleration) forces as external wrenches at the tendon path points (measured against the oracle;
     # not in the C snapshot)
-    sx = d.site_xpos[w]
     for t in range(m.ntendon):
         adr = m.tendon_adr[t]
         if m.wrap_type[adr] == WRAP_JOINT:

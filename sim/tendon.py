@@ -3,7 +3,7 @@ pulleys and sphere/cylinder wraps; tendon armature bias (mj_tendonDot, mj_tendon
 import math
 from sim.jit import njit
 
-from sim.math import cross
+from sim.math import cross, normalize3
 from sim.jacobian import jac, jac_dot
 from sim.types import MINVAL, WRAP_JOINT, WRAP_PULLEY, WRAP_SPHERE, WRAP_CYLINDER
 from sim.wrap import wrap
@@ -32,17 +32,7 @@ def _add_point_jac(m, d, w, body, p0, p1, p2, v0, v1, v2, scale, out):
 @njit(cache=True)
 def _segment_jac(m, d, w, b0, b1, x0, y0, z0, x1, y1, z1, inv, tmp):
     """tmp (nv,) += inv * dif' (jac(b1, p1) - jac(b0, p0)), dif = unit p1 - p0 (mj_tendon moment chain rule)."""
-    u0 = x1 - x0
-    u1 = y1 - y0
-    u2 = z1 - z0
-    n = math.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
-    if n < MINVAL:
-        u0, u1, u2 = 1.0, 0.0, 0.0
-    else:
-        r = 1.0 / n
-        u0 *= r
-        u1 *= r
-        u2 *= r
+    u0, u1, u2, _ = normalize3(x1 - x0, y1 - y0, z1 - z0)
     _add_point_jac(m, d, w, b1, x1, y1, z1, u0, u1, u2, inv, tmp)
     _add_point_jac(m, d, w, b0, x0, y0, z0, u0, u1, u2, -inv, tmp)
 
@@ -213,17 +203,7 @@ def tendon_dot(m, d, w, i):
             # site linear velocities (mj_objectVelocity, global frame)
             v0 = _site_vel(sx[s0], cvel[b0], sc[m.body_rootid[b0]])
             v1 = _site_vel(sx[s1], cvel[b1], sc[m.body_rootid[b1]])
-            e0 = sx[s1, 0] - sx[s0, 0]
-            e1 = sx[s1, 1] - sx[s0, 1]
-            e2 = sx[s1, 2] - sx[s0, 2]
-            norm = math.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
-            if norm < MINVAL:
-                e0, e1, e2 = 1.0, 0.0, 0.0
-            else:
-                r = 1.0 / norm
-                e0 *= r
-                e1 *= r
-                e2 *= r
+            e0, e1, e2, norm = normalize3(sx[s1, 0] - sx[s0, 0], sx[s1, 1] - sx[s0, 1], sx[s1, 2] - sx[s0, 2])
             # dvel = d/dt of the unit direction
             f0 = v1[0] - v0[0]
             f1 = v1[1] - v0[1]

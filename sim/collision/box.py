@@ -8,7 +8,8 @@ import math
 from sim.jit import njit
 
 from sim.types import MINVAL, MAXVAL
-from sim.collision.primitive import put, normalize3, zaxis, clip, _pose
+from sim.math import normalize3
+from sim.collision.primitive import put, zaxis, clip, _pose
 
 # box-box rounding scales (double precision values of MuJoCo's mjBOXBOX_* constants)
 SEPEPS = 1e-13     # separation slack per unit of summed half-sizes

@@ -10,6 +10,7 @@ sphere or capsule (shrunk to a point / segment by mjc_ccd) match, all others rai
 """
 import math
 from sim.jit import njit
+from sim.math import normalize3
 
 from sim.types import (OPT_DISABLE, OPT_CCD_TOLERANCE, OPT_CCD_ITERATIONS, DSBL_NATIVECCD, DSBL_MULTICCD,
                        GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_MESH, UnsupportedFeature)
@@ -48,14 +49,7 @@ def penetration(m, d, w, k0, max_contacts, margin):
         for c in range(3):
             d.scr_con_pos[w, k, c] = (X1[i, c] + X2[i, c]) * 0.5
             d.scr_con_tangent[w, k, c] = 0.0
-        nn = math.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
-        if nn < MINVAL:
-            n0, n1, n2 = 1.0, 0.0, 0.0
-        else:
-            inv = 1 / nn
-            n0 *= inv
-            n1 *= inv
-            n2 *= inv
+        n0, n1, n2, _ = normalize3(n0, n1, n2)
         d.scr_con_normal[w, k, 0] = n0
         d.scr_con_normal[w, k, 1] = n1
         d.scr_con_normal[w, k, 2] = n2

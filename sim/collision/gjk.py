@@ -229,12 +229,9 @@ def _lc3(l0, l1, l2, a, b, c):
 
 
 @njit(**JIT)
-def _s2d(s1, s2, s3):
-    """Barycentric coordinates (3,) of the point of triangle s1 s2 s3 closest to the origin (S2D)."""
-    fail, p0, p1, p2 = _project_origin_plane(s1, s2, s3)
-    if fail:
-        a, b = _s1d(s1, s2)
-        return a, b, 0.0
+def _tri_minor(s1, s2, s3):
+    """Largest-magnitude 2x2 minor of the triangle's projection (value, kept axes x, y), shared by S2D and
+    triAffineCoord."""
     m14 = s2[1] * s3[2] - s2[2] * s3[1] - s1[1] * s3[2] + s1[2] * s3[1] + s1[1] * s2[2] - s1[2] * s2[1]
     m24 = s2[0] * s3[2] - s2[2] * s3[0] - s1[0] * s3[2] + s1[2] * s3[0] + s1[0] * s2[2] - s1[2] * s2[0]
     m34 = s2[0] * s3[1] - s2[1] * s3[0] - s1[0] * s3[1] + s1[1] * s3[0] + s1[0] * s2[1] - s1[1] * s2[0]
@@ -247,6 +244,17 @@ def _s2d(s1, s2, s3):
         mm, x, y = m24, 0, 2
     else:
         mm, x, y = m34, 0, 1
+    return mm, x, y
+
+
+@njit(**JIT)
+def _s2d(s1, s2, s3):
+    """Barycentric coordinates (3,) of the point of triangle s1 s2 s3 closest to the origin (S2D)."""
+    fail, p0, p1, p2 = _project_origin_plane(s1, s2, s3)
+    if fail:
+        a, b = _s1d(s1, s2)
+        return a, b, 0.0
+    mm, x, y = _tri_minor(s1, s2, s3)
     p = (p0, p1, p2)
     px = p[x]
     py = p[y]
@@ -656,18 +664,7 @@ def _ray_triangle(v1, v2, v3, v4, v5):
 @njit(**JIT)
 def _tri_affine(v1, v2, v3, p):
     """Affine coordinates (3,) of p on triangle v1 v2 v3 (triAffineCoord)."""
-    m14 = v2[1] * v3[2] - v2[2] * v3[1] - v1[1] * v3[2] + v1[2] * v3[1] + v1[1] * v2[2] - v1[2] * v2[1]
-    m24 = v2[0] * v3[2] - v2[2] * v3[0] - v1[0] * v3[2] + v1[2] * v3[0] + v1[0] * v2[2] - v1[2] * v2[0]
-    m34 = v2[0] * v3[1] - v2[1] * v3[0] - v1[0] * v3[1] + v1[1] * v3[0] + v1[0] * v2[1] - v1[1] * v2[0]
-    mu1 = abs(m14)
-    mu2 = abs(m24)
-    mu3 = abs(m34)
-    if mu1 >= mu2 and mu1 >= mu3:
-        mm, x, y = m14, 1, 2
-    elif mu2 >= mu3:
-        mm, x, y = m24, 0, 2
-    else:
-        mm, x, y = m34, 0, 1
+    mm, x, y = _tri_minor(v1, v2, v3)
     c31 = p[x] * v2[y] + p[y] * v3[x] + v2[x] * v3[y] - p[x] * v3[y] - p[y] * v2[x] - v3[x] * v2[y]
     c32 = p[x] * v3[y] + p[y] * v1[x] + v3[x] * v1[y] - p[x] * v1[y] - p[y] * v3[x] - v1[x] * v3[y]
     c33 = p[x] * v1[y] + p[y] * v2[x] + v1[x] * v2[y] - p[x] * v2[y] - p[y] * v1[x] - v2[x] * v1[y]

@@ -8,6 +8,7 @@ Arithmetic follows MuJoCo's operation order so results agree to rounding.
 import math
 
 from sim.jit import njit
+from sim.math import normalize3
 
 from sim.types import MINVAL
 
@@ -28,16 +29,6 @@ def put(d, w, k, dist, p0, p1, p2, n0, n1, n2, t0, t1, t2):
     t[0] = t0
     t[1] = t1
     t[2] = t2
-
-
-@njit(cache=True)
-def normalize3(x, y, z):
-    """(unit vector, norm) as mju_normalize3 ((1,0,0) below MINVAL)."""
-    nrm = math.sqrt(x * x + y * y + z * z)
-    if nrm < MINVAL:
-        return 1.0, 0.0, 0.0, nrm
-    inv = 1.0 / nrm
-    return x * inv, y * inv, z * inv, nrm
 
 
 @njit(cache=True)

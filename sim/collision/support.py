@@ -8,6 +8,7 @@ Height-field prisms (mjc_ConvexHField) keep their 6 vertices in d.scr_prism[w] (
 """
 import math
 from sim.jit import njit
+from sim.math import normalize3
 
 from sim.types import (GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER, GEOM_BOX, GEOM_MESH,
                        GEOM_HFIELD)
@@ -109,6 +110,31 @@ def _mesh_exhaustive(m, f, iv, l0, l1, l2):
 
 
 @njit(cache=True)
+def _climb(graph, vert, adr, edgeadr, globalid, localid, start, l0, l1, l2):
+    """Hill climbing on a convex-hull graph from local vertex start: move to any neighbour with a larger
+    projection on (l0, l1, l2), scanning the start vertex's neighbour list, until no neighbour improves;
+    returns the local vertex index (the climb of mjc_hillclimbSupport and of the ccd mesh support)."""
+    imax = start
+    gi = adr + graph[globalid + imax]
+    best = l0 * vert[gi, 0] + l1 * vert[gi, 1] + l2 * vert[gi, 2]
+    prev = -1
+    while imax != prev:
+        prev = imax
+        i = graph[edgeadr + imax]
+        while True:
+            sub = graph[localid + i]
+            if sub < 0:
+                break
+            gs = adr + graph[globalid + sub]
+            v = l0 * vert[gs, 0] + l1 * vert[gs, 1] + l2 * vert[gs, 2]
+            if v > best:
+                best = v
+                imax = sub
+            i += 1
+    return imax
+
+
+@njit(cache=True)
 def _mesh_hillclimb(m, f, iv, l0, l1, l2):
     """Index of the support vertex by hill climbing on the convex-hull graph (mjc_hillclimbSupport)."""
     mid = iv[I_DATA]
@@ -132,22 +158,7 @@ def _mesh_hillclimb(m, f, iv, l0, l1, l2):
         imax = seed if sd > cached else iv[I_MESHI]
     else:
         imax = seed
-    gi = adr + graph[globalid + imax]
-    best = l0 * vert[gi, 0] + l1 * vert[gi, 1] + l2 * vert[gi, 2]
-    prev = -1
-    while imax != prev:
-        prev = imax
-        i = graph[edgeadr + imax]
-        while True:
-            sub = graph[localid + i]
-            if sub < 0:
-                break
-            gs = adr + graph[globalid + sub]
-            v = l0 * vert[gs, 0] + l1 * vert[gs, 1] + l2 * vert[gs, 2]
-            if v > best:
-                best = v
-                imax = sub
-            i += 1
+    imax = _climb(graph, vert, adr, edgeadr, globalid, localid, imax, l0, l1, l2)
     iv[I_MESHI] = imax
     iv[I_VERT] = graph[globalid + imax]
     return iv[I_VERT]
@@ -244,14 +255,7 @@ def ccd_support(m, d, w, o, d0, d1, d2):
         r0 = l0 * s0
         r1 = l1 * s1
         r2 = l2 * s2
-        n = math.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
-        if n < MINVAL:
-            r0, r1, r2 = 1.0, 0.0, 0.0
-        else:
-            inv = 1 / n
-            r0 *= inv
-            r1 *= inv
-            r2 *= inv
+        r0, r1, r2, _ = normalize3(r0, r1, r2)
         r0 *= s0
         r1 *= s1
         r2 *= s2
@@ -275,24 +279,8 @@ def ccd_support(m, d, w, o, d0, d1, d2):
             edgeadr = gadr + 2
             globalid = gadr + 2 + numvert
             localid = gadr + 2 + 2 * numvert
-            ib = 0 if iv[I_MESHI] < 0 else iv[I_MESHI]
-            gi = adr + graph[globalid + ib]
-            best = l0 * vert[gi, 0] + l1 * vert[gi, 1] + l2 * vert[gi, 2]
-            change = True
-            while change:
-                change = False
-                i = graph[edgeadr + ib]
-                while True:
-                    loc = graph[localid + i]
-                    if loc < 0:
-                        break
-                    gi = adr + graph[globalid + loc]
-                    v = l0 * vert[gi, 0] + l1 * vert[gi, 1] + l2 * vert[gi, 2]
-                    if v > best:
-                        best = v
-                        ib = loc
-                        change = True
-                    i += 1
+            ib = _climb(graph, vert, adr, edgeadr, globalid, localid, 0 if iv[I_MESHI] < 0 else iv[I_MESHI],
+                        l0, l1, l2)
             iv[I_MESHI] = ib
             ib = graph[globalid + ib]
         r0 = vert[adr + ib, 0]
