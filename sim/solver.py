@@ -19,7 +19,7 @@ from sim.crb import solve_m
 from sim.fields_solver import NISLAND, MJ_NSOLVER
 from sim.island import island
 from sim.types import (OPT_DISABLE, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATIONS, OPT_TOLERANCE,
-                       OPT_LS_TOLERANCE, OPT_CONE, OPT_NOSLIP_ITERATIONS, DSBL_WARMSTART, SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC,
+                       OPT_LS_TOLERANCE, OPT_CONE, DSBL_WARMSTART, SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC,
                        CNSTR_CONTACT_ELLIPTIC, CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC,
                        CNSTRSTATE_LINEARNEG, CNSTRSTATE_LINEARPOS, CNSTRSTATE_CONE, MINVAL,
                        UnsupportedFeature)
@@ -355,8 +355,6 @@ def fwd_constraint(m, d, w):
     mul_j(d.efc_J[w], d.qacc_smooth[w], d.efc_b[w], iota, nefc, iota, nv)
     for i in range(nefc):
         d.efc_b[w, i] -= d.efc_aref[w, i]
-    if int(m.opt[OPT_NOSLIP_ITERATIONS]) > 0:
-        raise UnsupportedFeature('noslip_iterations > 0: the noslip solver is not implemented')
     solver = int(m.opt[OPT_SOLVER])
     if solver == SOL_PGS:
         make_ar(m, d, w)

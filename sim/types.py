@@ -176,6 +176,8 @@ def check_opt(opt):
         raise UnsupportedFeature('enable flag "sleep" is not supported')
     if int(opt.integrator) not in (INT_EULER, INT_RK4, INT_IMPLICIT, INT_IMPLICITFAST):
         raise UnsupportedFeature('integrator %d is not supported' % int(opt.integrator))
+    if int(opt.noslip_iterations) > 0:
+        raise UnsupportedFeature('noslip_iterations > 0: the noslip solver is not implemented')
 
 
 def _get(m, name, default=None):

@@ -14,6 +14,7 @@ import pytest
 import sim.cache  # noqa: F401  (must precede jitted modules)
 from sim import smooth_api as api
 from sim.types import UnsupportedFeature
+from oracle import random_qpos
 
 NSTATE = 20
 RTOL = 1e-9
@@ -151,15 +152,7 @@ def random_states(m, n, seed):
     rng = np.random.default_rng(seed)
     states = []
     for _ in range(n):
-        qpos = m.qpos0 + 0.3 * rng.standard_normal(m.nq)
-        for j in range(m.njnt):
-            adr = m.jnt_qposadr[j]
-            if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
-                q = rng.standard_normal(4)
-                qpos[adr + 3:adr + 7] = q / np.linalg.norm(q)
-            elif m.jnt_type[j] == mujoco.mjtJoint.mjJNT_BALL:
-                q = rng.standard_normal(4)
-                qpos[adr:adr + 4] = q / np.linalg.norm(q)
+        qpos = random_qpos(m, rng, 0.3)
         xfrc = rng.standard_normal((m.nbody, 6))
         xfrc[rng.random(m.nbody) < 0.3] = 0.0
         states.append(dict(qpos=qpos, qvel=rng.standard_normal(m.nv),
@@ -286,3 +279,18 @@ def test_unsupported_raises():
     m = mujoco.MjModel.from_xml_string(xml)
     with pytest.raises(UnsupportedFeature):
         api.forward(m, api.Data(m))
+
+
+def test_noslip_refused_at_load():
+    # the noslip solver is not implemented: refused when the model is loaded, and when opt is changed later
+    xml = """<mujoco><option noslip_iterations="3"/><worldbody><body><freejoint/><geom size=".1"/></body>
+      </worldbody></mujoco>"""
+    import sim
+    with pytest.raises(sim.UnsupportedError, match='noslip'):
+        sim.load_model(xml)
+    m = mujoco.MjModel.from_xml_string(xml.replace(' noslip_iterations="3"', ''))
+    d = api.Data(m)
+    api.forward(m, d)
+    m.opt.noslip_iterations = 2
+    with pytest.raises(UnsupportedFeature, match='noslip'):
+        api.step(m, d)
