@@ -50,17 +50,21 @@ _WATCHED = (
 )
 
 
-def _warn_changes(d, before):
-    """Python warnings for every watched counter that moved during the call (per world)."""
-    cnt = d._arrays['warning_number']
-    for (k, msg), prev in zip(_WATCHED, before):
-        if np.any(cnt[:, k] != prev):
-            warnings.warn(msg % np.nonzero(cnt[:, k] != prev)[0].tolist(), RuntimeWarning, stacklevel=3)
+_WATCHED_IDX = np.array([k for k, _ in _WATCHED])
 
 
 def _counters(d):
-    cnt = d._arrays['warning_number']
-    return [cnt[:, k].copy() for k, _ in _WATCHED]
+    """Copy (nworld, len(_WATCHED)) of the watched warning counters."""
+    return d._arrays['warning_number'][:, _WATCHED_IDX]
+
+
+def _warn_changes(d, before):
+    """Python warnings for every watched counter that moved during the call (per world)."""
+    moved = _counters(d) != before
+    if moved.any():
+        for j, (_, msg) in enumerate(_WATCHED):
+            if moved[:, j].any():
+                warnings.warn(msg % np.nonzero(moved[:, j])[0].tolist(), RuntimeWarning, stacklevel=3)
 
 
 def forward(m, d):
