@@ -632,3 +632,17 @@ def dense_efc_J(m, md):
         a, n = md.efc_J_rowadr[i], md.efc_J_rownnz[i]
         J[i, md.efc_J_colind[a:a + n]] = md.efc_J[a:a + n]
     return J
+
+
+def random_qpos(m, rng, spread):
+    """qpos0 + spread * N(0, 1) with fresh random unit quaternions for free and ball joints (nq,)."""
+    qpos = m.qpos0 + spread * rng.standard_normal(m.nq)
+    for j in range(m.njnt):
+        adr = m.jnt_qposadr[j]
+        if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+            q = rng.standard_normal(4)
+            qpos[adr + 3:adr + 7] = q / np.linalg.norm(q)
+        elif m.jnt_type[j] == mujoco.mjtJoint.mjJNT_BALL:
+            q = rng.standard_normal(4)
+            qpos[adr:adr + 4] = q / np.linalg.norm(q)
+    return qpos

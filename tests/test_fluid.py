@@ -8,6 +8,7 @@ import pytest
 
 import sim.cache  # noqa: F401  (must precede jitted modules)
 from sim import smooth_api as api
+from oracle import random_qpos
 
 NSTATE = 24
 RTOL = 1e-9
@@ -70,15 +71,7 @@ def load(name):
 
 
 def random_state(m, rng, vscale=2.0):
-    qpos = m.qpos0 + 0.5 * rng.standard_normal(m.nq)
-    for j in range(m.njnt):
-        adr = m.jnt_qposadr[j]
-        if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
-            q = rng.standard_normal(4)
-            qpos[adr + 3:adr + 7] = q / np.linalg.norm(q)
-        elif m.jnt_type[j] == mujoco.mjtJoint.mjJNT_BALL:
-            q = rng.standard_normal(4)
-            qpos[adr:adr + 4] = q / np.linalg.norm(q)
+    qpos = random_qpos(m, rng, 0.5)
     return dict(qpos=qpos, qvel=vscale * rng.standard_normal(m.nv))
 
 

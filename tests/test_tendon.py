@@ -13,6 +13,7 @@ import pytest
 import sim.cache  # noqa: F401  (must precede jitted modules)
 from sim import smooth_api as api
 from sim.types import UnsupportedFeature
+from oracle import random_qpos
 
 NSTATE = 20
 RTOL = 1e-9
@@ -92,15 +93,7 @@ def random_states(m, n, seed, spread):
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(n):
-        qpos = m.qpos0 + spread * rng.standard_normal(m.nq)
-        for j in range(m.njnt):
-            adr = m.jnt_qposadr[j]
-            if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
-                q = rng.standard_normal(4)
-                qpos[adr + 3:adr + 7] = q / np.linalg.norm(q)
-            elif m.jnt_type[j] == mujoco.mjtJoint.mjJNT_BALL:
-                q = rng.standard_normal(4)
-                qpos[adr:adr + 4] = q / np.linalg.norm(q)
+        qpos = random_qpos(m, rng, spread)
         out.append(dict(qpos=qpos, qvel=rng.standard_normal(m.nv), ctrl=rng.uniform(-1, 1, m.nu),
                         qfrc_applied=0.3 * rng.standard_normal(m.nv)))
     return out

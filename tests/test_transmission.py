@@ -8,6 +8,7 @@ import pytest
 
 import sim.cache  # noqa: F401  (must precede jitted modules)
 from sim import smooth_api as api
+from oracle import random_qpos
 
 NSTATE = 24
 RTOL = 1e-9
@@ -100,15 +101,7 @@ def load(name):
 
 
 def random_state(m, rng):
-    qpos = m.qpos0 + 0.5 * rng.standard_normal(m.nq)
-    for j in range(m.njnt):
-        adr = m.jnt_qposadr[j]
-        if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
-            q = rng.standard_normal(4)
-            qpos[adr + 3:adr + 7] = q / np.linalg.norm(q)
-        elif m.jnt_type[j] == mujoco.mjtJoint.mjJNT_BALL:
-            q = rng.standard_normal(4)
-            qpos[adr:adr + 4] = q / np.linalg.norm(q)
+    qpos = random_qpos(m, rng, 0.5)
     return dict(qpos=qpos, qvel=rng.standard_normal(m.nv), ctrl=rng.uniform(-1.5, 1.5, m.nu),
                 act=rng.uniform(-1, 1, m.na))
 
@@ -174,30 +167,39 @@ def test_transmission_matches_mujoco(name):
         assert 0 < ndet0 < NSTATE, ndet0
 
 
-@pytest.mark.parametrize('name', list(MODELS))
-def test_trajectory(name):
-    m = load(name)
-    rng = np.random.default_rng(11)
-    st = random_state(m, rng)
-    st['qvel'] *= 0.3
+def compare_trajectory(m, st, rng, nstep, ctrl_low, fields, label):
+    """Step mujoco and sim side by side from state st under random controls in [ctrl_low, 1); assert fields
+    stay within TRAJ_TOL (relative to max(1, |ref|)) at every step; return the worst relative error."""
     md = mujoco.MjData(m)
     d = api.Data(m)
     for k, v in st.items():
         getattr(md, k)[:] = v
         setattr(d, k, v)
     worst = 0.0
-    for t in range(200):
-        ctrl = rng.uniform(-1, 1, m.nu)
+    for t in range(nstep):
+        ctrl = rng.uniform(ctrl_low, 1, m.nu)
         md.ctrl[:] = ctrl
         d.ctrl = ctrl
         mujoco.mj_step(m, md)
         api.step(m, d, 1)
-        for f in ('qpos', 'qvel', 'act'):
+        for f in fields:
             ref = getattr(md, f)
+            if not ref.size:
+                continue
             err = np.abs(np.asarray(getattr(d, f)) - ref)
-            scale = max(1.0, float(np.max(np.abs(ref)))) if ref.size else 1.0
-            worst = max(worst, float(err.max() / scale) if ref.size else 0.0)
-            assert np.all(err <= TRAJ_TOL * scale), f'{name} step {t} {f}: max err {err.max():.3e}'
+            scale = max(1.0, float(np.max(np.abs(ref))))
+            worst = max(worst, float(err.max() / scale))
+            assert np.all(err <= TRAJ_TOL * scale), f'{label} step {t} {f}: max err {err.max():.3e}'
+    return worst
+
+
+@pytest.mark.parametrize('name', list(MODELS))
+def test_trajectory(name):
+    m = load(name)
+    rng = np.random.default_rng(11)
+    st = random_state(m, rng)
+    st['qvel'] *= 0.3
+    worst = compare_trajectory(m, st, rng, 200, -1, ('qpos', 'qvel', 'act'), name)
     print(f'{name}: trajectory max rel err {worst:.2e}')
 
 
@@ -321,24 +323,7 @@ def test_body_transmission_trajectory(cone, condim, integrator):
     m.opt.integrator = getattr(mujoco.mjtIntegrator, 'mjINT_' + integrator.upper())
     rng = np.random.default_rng(21)
     st = adhesion_state(m, rng)
-    md = mujoco.MjData(m)
-    d = api.Data(m)
-    for k, v in st.items():
-        getattr(md, k)[:] = v
-        setattr(d, k, v)
-    worst = 0.0
-    for t in range(100):
-        ctrl = rng.uniform(0, 1, m.nu)
-        md.ctrl[:] = ctrl
-        d.ctrl = ctrl
-        mujoco.mj_step(m, md)
-        api.step(m, d, 1)
-        for f in ('qpos', 'qvel'):
-            ref = getattr(md, f)
-            err = np.abs(np.asarray(getattr(d, f)) - ref)
-            scale = max(1.0, float(np.max(np.abs(ref))))
-            worst = max(worst, float(err.max() / scale))
-            assert np.all(err <= TRAJ_TOL * scale), f'step {t} {f}: max err {err.max():.3e}'
+    worst = compare_trajectory(m, st, rng, 100, 0, ('qpos', 'qvel'), f'{cone}/{condim}')
     print(f'{cone}/{condim} {integrator}: trajectory max rel err {worst:.2e}')
 
 
@@ -391,19 +376,4 @@ def test_body_transmission_implicit(integrator):
     m.actuator_biasprm[3, :3] = [0.0, 0.3, -0.8]
     rng = np.random.default_rng(2)
     st = adhesion_state(m, rng)
-    md = mujoco.MjData(m)
-    d = api.Data(m)
-    for k, v in st.items():
-        getattr(md, k)[:] = v
-        setattr(d, k, v)
-    for t in range(100):
-        ctrl = rng.uniform(0, 1, m.nu)
-        md.ctrl[:] = ctrl
-        d.ctrl = ctrl
-        mujoco.mj_step(m, md)
-        api.step(m, d, 1)
-        for f in ('qpos', 'qvel'):
-            ref = getattr(md, f)
-            err = np.abs(np.asarray(getattr(d, f)) - ref)
-            scale = max(1.0, float(np.max(np.abs(ref))))
-            assert np.all(err <= TRAJ_TOL * scale), f'step {t} {f}: max err {err.max():.3e}'
+    compare_trajectory(m, st, rng, 100, 0, ('qpos', 'qvel'), integrator)
