@@ -10,9 +10,13 @@ helper).  `KernelDispatcher` types every call with literals dropped and signed i
 """
 from sim import cache as _cache  # noqa: F401  (the cache directory must be chosen before any compile)
 
-from numba.core import config, lowering, types
+from numba.core import config, lowering, sigutils, types
+from numba.core.caching import NullCache
+from numba.core.codegen import JITCodeLibrary
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
+from numba.core.compiler_lock import global_compiler_lock, require_global_compiler_lock
 from numba.core.compiler_machinery import register_pass
+from numba.core.cpu import CPUContext
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime.context import NRTContext
 from numba.core.typed_passes import NativeLowering
@@ -30,13 +34,167 @@ def canonical(t):
     return t
 
 
+# ------------------------------------------------------------------------------------------------------------
+# Lazy code generation for kernels compiled only as callees.  numba finalises every compiled function on its own:
+# it links the (already optimised) modules of its callees, runs LLVM's full O3 pipeline over the result and
+# generates machine code for it, then every caller repeats that over its own linked tree.  For the pipeline
+# (~380 kernels, call trees ~8 deep) that was 45 s of a 92 s cold compile, almost all of it spent on code no one
+# runs: only the entry points (run_serial, ...) are ever called.  A kernel whose compilation was requested by
+# the typing of a jitted caller (KernelDispatcher.get_call_template) gets a _LazyLibrary: finalising it only
+# links its callees' unoptimised modules; O3 and machine code are produced once, in the entry that links it.
+# Such a kernel is not cached on disk (the entries are, with all their callees inside) and is not inserted
+# into the dispatcher's call table; a later call from Python materialises it (KernelDispatcher.compile).
+
+_MODE = []           # stack of 'lazy' / 'eager' for the compilations in progress (under numba's compiler lock)
+
+
+class _LazyLibrary(JITCodeLibrary):
+    """JITCodeLibrary whose O3 + machine code are deferred until a pointer or serialisation is asked for."""
+
+    def __init__(self, codegen, name):
+        super().__init__(codegen, name)
+        self._lazy = True          # O3 + machine code not generated yet
+        self._envs = []            # (env name, env) of its functions, set once their code exists
+
+    def finalize(self):
+        require_global_compiler_lock()
+        self._codegen._check_llvm_bugs()
+        self._raise_if_finalized()
+        seen = set()
+        for library in self._linking_libraries:
+            if library not in seen:
+                self._reload_init.update(library._reload_init)
+                seen.add(library)
+                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+        self._finalized = True
+
+    def materialize(self):
+        """Optimise and generate machine code now (what numba's finalize does)."""
+        if self._lazy:
+            self._lazy = False
+            self._optimize_final_module()
+            self._final_module.verify()
+            self._finalize_final_module()
+
+    def get_pointer_to_function(self, name):
+        self.materialize()
+        return super().get_pointer_to_function(name)
+
+    def serialize_using_object_code(self):
+        self.materialize()
+        return super().serialize_using_object_code()
+
+    def serialize_using_bitcode(self):
+        self.materialize()
+        return super().serialize_using_bitcode()
+
+    def get_llvm_str(self):
+        self.materialize()
+        return super().get_llvm_str()
+
+    def get_asm_str(self):
+        self.materialize()
+        return super().get_asm_str()
+
+    @property
+    def has_dynamic_globals(self):
+        return any(gv.name.startswith('numba.dynamic.globals') for gv in self._final_module.global_variables)
+
+
+class _LazyEntry:
+    """Placeholder for the compiled-function object of a lazy kernel: the key under which jitted callers find
+    its implementation (numba's user-function table); never called."""
+
+    def __init__(self, library, fndesc, env):
+        self.library, self.fndesc, self.env = library, fndesc, env
+
+    def __call__(self, *args, **kws):  # pragma: no cover (KernelDispatcher never exposes it to Python)
+        raise RuntimeError('lazy numjoco kernel called before materialisation')
+
+
+_get_executable = CPUContext.get_executable
+
+
+def _get_executable_lazy(self, library, fndesc, env):
+    if isinstance(library, _LazyLibrary) and library._lazy:
+        library._envs.append((self.get_env_name(fndesc), env))
+        return _LazyEntry(library, fndesc, env)
+    cfunc = _get_executable(self, library, fndesc, env)
+    _set_linked_envs(library)
+    return cfunc
+
+
+def _set_linked_envs(library, seen=None):
+    """Point the environment globals of the lazy kernels linked into `library` (now in the JIT engine) at their
+    environments, as numba's get_executable does for a function it finalises itself."""
+    seen = set() if seen is None else seen
+    engine = library.codegen._engine
+    for lib in library._linking_libraries:
+        if id(lib) in seen:
+            continue
+        seen.add(id(lib))
+        if isinstance(lib, _LazyLibrary):
+            for name, env in lib._envs:
+                if engine.is_symbol_defined(name):
+                    library.codegen.set_env(name, env)
+        _set_linked_envs(lib, seen)
+
+
+CPUContext.get_executable = _get_executable_lazy
+
+
 class KernelDispatcher(CPUDispatcher):
-    """CPUDispatcher whose calls from jitted code resolve to the canonical signature (see module doc)."""
+    """CPUDispatcher whose calls from jitted code resolve to the canonical signature (see module doc) and whose
+    compilations requested by jitted callers are lazy (see above)."""
 
     def get_call_template(self, args, kws):
         args = tuple(canonical(a) for a in args)
         kws = {k: canonical(v) for k, v in kws.items()}
-        return super().get_call_template(args, kws)
+        _MODE.append('lazy')
+        try:
+            return super().get_call_template(args, kws)
+        finally:
+            _MODE.pop()
+
+    def compile(self, sig):
+        lazy = bool(_MODE) and _MODE[-1] == 'lazy'
+        with global_compiler_lock:
+            args, _ = sigutils.normalize_signature(sig)
+            existing = self.overloads.get(tuple(args))
+            if existing is not None and not lazy and isinstance(existing.entry_point, _LazyEntry):
+                return self._materialize(existing)
+            _MODE.append('lazy' if lazy else 'eager')
+            try:
+                if lazy:
+                    # compile without saving to (or loading from) the disk cache: the entries carry the code
+                    cache, self._cache = self._cache, NullCache()
+                    try:
+                        return super().compile(sig)
+                    finally:
+                        self._cache = cache
+                return super().compile(sig)
+            finally:
+                _MODE.pop()
+
+    def add_overload(self, cres):
+        if isinstance(cres.entry_point, _LazyEntry):
+            self.overloads[tuple(cres.signature.args)] = cres   # jitted callers only; not in the call table
+            return
+        super().add_overload(cres)
+
+    def _materialize(self, cres):
+        """A lazy kernel called from Python: generate its code and install the real entry point."""
+        lazy = cres.entry_point
+        lazy.library.materialize()
+        cfunc = _get_executable(self.targetctx, lazy.library, lazy.fndesc, lazy.env)
+        self.targetctx.insert_user_function(cfunc, lazy.fndesc, [lazy.library])
+        cres = cres._replace(entry_point=cfunc)
+        self.add_overload(cres)
+        return cfunc
+
+
+def _current_mode():
+    return _MODE[-1] if _MODE else 'eager'
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -87,17 +245,42 @@ class NoRefNativeLowering(NativeLowering):
     def lowering_class(self):
         return _NoRefLower
 
+    def run_pass(self, state):
+        _lazy_library(state)
+        return NativeLowering.run_pass(self, state)
 
-class NoRefCompiler(CompilerBase):
-    """numba's nopython pipeline with NoRefNativeLowering in place of NativeLowering."""
 
-    def define_pipelines(self):
-        pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
-        for i, (cls, desc) in enumerate(pm.passes):
-            if cls is NativeLowering:
-                pm.passes[i] = (NoRefNativeLowering, desc)
-        pm.finalize()
-        return [pm]
+@register_pass(mutates_CFG=True, analysis_only=False)
+class LazyNativeLowering(NativeLowering):
+    """numba's native lowering pass, with a _LazyLibrary for kernels compiled as callees."""
+    _name = "numjoco_lazy_native_lowering"
+
+    def run_pass(self, state):
+        _lazy_library(state)
+        return NativeLowering.run_pass(self, state)
+
+
+def _lazy_library(state):
+    """Give a kernel compiled as a callee a _LazyLibrary (before numba's lowering pass creates its library)."""
+    if state.library is None and _current_mode() == 'lazy':
+        state.library = _LazyLibrary(state.targetctx.codegen(), state.func_id.func_qualname)
+        state.library.enable_object_caching()
+
+
+def _compiler_class(lowering):
+    class _Compiler(CompilerBase):
+        def define_pipelines(self):
+            pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
+            for i, (cls, desc) in enumerate(pm.passes):
+                if cls is NativeLowering:
+                    pm.passes[i] = (lowering, desc)
+            pm.finalize()
+            return [pm]
+    return _Compiler
+
+
+NoRefCompiler = _compiler_class(NoRefNativeLowering)    # no refcounts, lazy as a callee
+LazyCompiler = _compiler_class(LazyNativeLowering)      # refcounts, lazy as a callee
 
 
 def njit(func=None, cache=True, refcount=False, **options):
@@ -108,10 +291,71 @@ def njit(func=None, cache=True, refcount=False, **options):
     def wrap(f):
         if config.DISABLE_JIT:
             return f
-        extra = {} if refcount else {'pipeline_class': NoRefCompiler}
+        pipeline = NoRefCompiler if not refcount else (None if options.get('parallel') else LazyCompiler)
+        extra = {} if pipeline is None else {'pipeline_class': pipeline}
         disp = KernelDispatcher(py_func=f, locals={}, targetoptions=targetoptions, **extra)
         if cache:
             disp.enable_caching()
         return disp
 
     return wrap if func is None else wrap(func)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Short names and named LLVM types for the big structrefs (Model, Data: hundreds of array fields).  numba names
+# a StructRef type after its whole field list and gives its payload a literal LLVM struct type, so every
+# mangled symbol taking a Model and every instruction touching the payload spelled out ~80 kB of text.
+
+import hashlib as _hashlib
+
+from llvmlite import ir as _llir
+from numba.core.datamodel import models as _models, register_default as _register_default
+
+
+class _ShortPayload(types.StructRefPayload):
+    """StructRefPayload with a short name (a digest of the field list)."""
+
+    def __init__(self, typename, fields, short):
+        super().__init__(typename, fields)
+        self.name = short + '.payload'
+
+
+def short_struct_type(cls):
+    """Class decorator for a StructRef subclass: type name numjoco.<Class>_<digest>, payload likewise."""
+    orig_init = cls.__init__
+
+    def __init__(self, fields):
+        orig_init(self, fields)
+        digest = _hashlib.sha1(repr(self._fields).encode()).hexdigest()[:16]
+        self.name = 'numjoco.%s_%s' % (cls.__name__, digest)
+
+    def get_data_type(self):
+        return _ShortPayload(self.__class__.__name__, self._fields, self.name)
+
+    cls.__init__ = __init__
+    cls.get_data_type = get_data_type
+    return cls
+
+
+@_register_default(_ShortPayload)
+class _NamedPayloadModel(_models.StructModel):
+    """Payload model whose LLVM type is an identified struct (%"<name>"), printed once per module."""
+
+    def __init__(self, dmm, fe_typ):
+        super().__init__(dmm, fe_typ, tuple(fe_typ.field_dict.items()))
+
+    def _named(self, kind, body):
+        ty = _llir.global_context.get_identified_type('%s.%s' % (self.fe_type.name, kind))
+        if ty.is_opaque:
+            ty.set_body(*body.elements)
+        return ty
+
+    def get_value_type(self):
+        if self._value_type is None:
+            self._value_type = self._named('v', super().get_value_type())
+        return self._value_type
+
+    def get_data_type(self):
+        if self._data_type is None:
+            self._data_type = self._named('d', super().get_data_type())
+        return self._data_type

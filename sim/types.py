@@ -56,13 +56,18 @@ MINVAL = 1e-15
 MAXVAL = 1e10
 
 
+from sim.jit import short_struct_type
+
+
 @structref.register
+@short_struct_type
 class ModelType(types.StructRef):
     def preprocess_fields(self, fields):
         return tuple((n, types.unliteral(t)) for n, t in fields)
 
 
 @structref.register
+@short_struct_type
 class DataType(types.StructRef):
     def preprocess_fields(self, fields):
         return tuple((n, types.unliteral(t)) for n, t in fields)
