@@ -1,9 +1,12 @@
-"""Numba on-disk cache location keyed on a hash of every .py source of the package.
+"""Numba on-disk cache location keyed on a hash of the package sources, one directory per kernel group.
 
-Import this module before any module that defines jitted functions (it contains no jitted
-code).  Numba keys each cached function on its own file only, so an edit in a helper module
-would otherwise leave callers in other files serving stale machine code.  Keying the whole
-cache directory on a digest of all package sources makes any edit start a fresh cache.
+Import this module before any module that defines jitted functions (it contains no jitted code).  Numba keys
+each cached function on its own file only, so an edit in a helper module would otherwise leave callers in other
+files serving stale machine code.  Keying the cache directory on a digest of the sources makes any edit start a
+fresh cache.  Kernels are cached per group (sim.jit.njit uses `locator_for`): the core group hashes every module
+of `sim` except the pure-Python compiler packages (NO_JIT_DIRS) and the other groups' folders; a group folder such
+as `sim/render` (GROUPS) hashes the core digest plus its own sources, so editing the renderer does not throw away
+the compiled physics (its kernels may call core kernels, never the reverse).
 """
 import hashlib
 import os
@@ -14,15 +17,17 @@ PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 # pure-Python subpackages with no jitted code: editing them must not invalidate the compiled kernels
 NO_JIT_DIRS = ('compiler', 'mjcf')
+# subpackages whose kernels are cached on their own (module prefix -> folder under sim/)
+GROUPS = {'sim.render': 'render'}
 
 
-def source_hash(root=PACKAGE_DIR):
-    """Hex digest (16 chars) over the relative paths and contents of the .py files under root that can hold
-    jitted code (every module except the pure-Python MJCF compiler packages in NO_JIT_DIRS)."""
-    h = hashlib.sha256()
+def source_hash(root=PACKAGE_DIR, skip=NO_JIT_DIRS + tuple(GROUPS.values()), seed=b''):
+    """Hex digest (16 chars) over the relative paths and contents of the .py files under root, leaving out the
+    top-level folders in skip."""
+    h = hashlib.sha256(seed)
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(('.', '__'))
-                             and not (dirpath == root and d in NO_JIT_DIRS))
+                             and not (dirpath == root and d in skip))
         for fn in sorted(filenames):
             if fn.endswith('.py'):
                 p = os.path.join(dirpath, fn)
@@ -44,15 +49,15 @@ def _writable(path):
         return False
 
 
-def choose_cache_dir(digest):
-    """First writable of: $NUMJOCO_CACHE_DIR/<h>, <pkg>/__numba_cache__/<h>, ~/.cache/numjoco/<h>, tmp."""
+def choose_cache_root():
+    """First writable of: $NUMJOCO_CACHE_DIR, <pkg>/__numba_cache__, ~/.cache/numjoco, a temp folder."""
     candidates = []
     env = os.environ.get('NUMJOCO_CACHE_DIR')
     if env:
-        candidates.append(os.path.join(env, digest))
-    candidates.append(os.path.join(PACKAGE_DIR, '__numba_cache__', digest))
-    candidates.append(os.path.join(os.path.expanduser('~'), '.cache', 'numjoco', digest))
-    candidates.append(os.path.join(tempfile.gettempdir(), 'numjoco-cache-%s' % digest))
+        candidates.append(env)
+    candidates.append(os.path.join(PACKAGE_DIR, '__numba_cache__'))
+    candidates.append(os.path.join(os.path.expanduser('~'), '.cache', 'numjoco'))
+    candidates.append(os.path.join(tempfile.gettempdir(), 'numjoco-cache'))
     for c in candidates:
         if _writable(c):
             return c
@@ -60,10 +65,27 @@ def choose_cache_dir(digest):
 
 
 SOURCE_HASH = source_hash()
-CACHE_DIR = choose_cache_dir(SOURCE_HASH)
+CACHE_ROOT = choose_cache_root()
+CACHE_DIR = None if CACHE_ROOT is None else os.path.join(CACHE_ROOT, SOURCE_HASH)
+_GROUP_DIRS = {}
+
+
+def group_dir(module):
+    """Cache directory of the kernels defined in `module` (a module name)."""
+    for prefix, folder in GROUPS.items():
+        if module == prefix or module.startswith(prefix + '.'):
+            d = _GROUP_DIRS.get(folder)
+            if d is None:
+                digest = source_hash(os.path.join(PACKAGE_DIR, folder), skip=(), seed=SOURCE_HASH.encode())
+                d = _GROUP_DIRS[folder] = os.path.join(CACHE_ROOT, '%s-%s' % (folder, digest))
+            return d
+    return CACHE_DIR
+
 
 if CACHE_DIR is not None:
-    # the environment variable covers a numba not yet imported; config covers one already imported
+    os.makedirs(CACHE_DIR, exist_ok=True)
+    # numba's own default for cache=True functions outside our groups; the environment variable covers a numba
+    # not yet imported, config one already imported
     os.environ['NUMBA_CACHE_DIR'] = CACHE_DIR
     import numba.core.config as _nbconfig
     _nbconfig.CACHE_DIR = CACHE_DIR

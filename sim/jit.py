@@ -8,10 +8,12 @@ helper).  `KernelDispatcher` types every call with literals dropped and signed i
 (tuples element-wise), so each kernel compiles once.  numba already computes integer arithmetic in int64
 (intp), so the widening changes no result; the caller casts its arguments at the call.
 """
-from sim import cache as _cache  # noqa: F401  (the cache directory must be chosen before any compile)
+import os
+
+from sim import cache as _cache  # (the cache directory must be chosen before any compile)
 
 from numba.core import config, lowering, sigutils, types
-from numba.core.caching import NullCache
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, NullCache, UserProvidedCacheLocator
 from numba.core.codegen import JITCodeLibrary
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_lock import global_compiler_lock, require_global_compiler_lock
@@ -294,11 +296,32 @@ def njit(func=None, cache=True, refcount=False, **options):
         pipeline = NoRefCompiler if not refcount else (None if options.get('parallel') else LazyCompiler)
         extra = {} if pipeline is None else {'pipeline_class': pipeline}
         disp = KernelDispatcher(py_func=f, locals={}, targetoptions=targetoptions, **extra)
-        if cache:
-            disp.enable_caching()
+        if cache and _cache.CACHE_DIR is not None:
+            disp._cache = _GroupCache(f)
         return disp
 
     return wrap if func is None else wrap(func)
+
+
+class _GroupLocator(UserProvidedCacheLocator):
+    """Cache locator under the kernel's group directory (sim.cache.group_dir)."""
+
+    def __init__(self, py_func, py_file):
+        super().__init__(py_func, py_file)
+        self._cache_path = os.path.join(_cache.group_dir(py_func.__module__),
+                                        self.get_suitable_cache_subpath(py_file))
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        return super(UserProvidedCacheLocator, cls).from_function(py_func, py_file)
+
+
+class _GroupCacheImpl(CompileResultCacheImpl):
+    _locator_classes = [_GroupLocator]
+
+
+class _GroupCache(FunctionCache):
+    _impl_class = _GroupCacheImpl
 
 
 # ------------------------------------------------------------------------------------------------------------
