@@ -1,0 +1,119 @@
+"""Tell the user what a first compile is doing: numjoco compiles its kernels with numba on first use (cached on
+disk afterwards), which takes a minute or more.  A compile of an entry point that lasts over a second prints
+what is being compiled, how long it took last time on this machine (or a typical figure), and a progress line
+every few seconds (kernels compiled so far, elapsed time) on stderr; the end prints the time it took.
+
+NUMJOCO_QUIET=1 silences it.  Durations and kernel counts are remembered in <cache root>/compile_times.json.
+"""
+import json
+import os
+import sys
+import threading
+import time
+
+from numba.core import event
+
+QUIET = os.environ.get('NUMJOCO_QUIET', '') not in ('', '0')
+DELAY = 1.0         # seconds of compiling before the first word
+EVERY = 10.0        # seconds between progress lines
+TYPICAL = {'run_serial': 70, 'run_batch': 10, 'setconst_smooth': 15}   # s on a 2-core machine, no record yet
+
+
+def _record_path():
+    from sim import cache
+    return None if cache.CACHE_ROOT is None else os.path.join(cache.CACHE_ROOT, 'compile_times.json')
+
+
+def _load():
+    p = _record_path()
+    try:
+        with open(p) as f:
+            return json.load(f)
+    except (OSError, TypeError, ValueError):
+        return {}
+
+
+def _save(rec):
+    p = _record_path()
+    if p is None:
+        return
+    try:
+        tmp = '%s.%d' % (p, os.getpid())
+        with open(tmp, 'w') as f:
+            json.dump(rec, f)
+        os.replace(tmp, p)
+    except OSError:
+        pass
+
+
+class _Listener(event.Listener):
+    """Counts the kernel compilations under a top-level entry compile and reports on a ticker thread."""
+
+    def __init__(self):
+        self.depth = 0
+        self.entry = None
+        self.count = 0
+        self.t0 = 0.0
+        self.lock = threading.Lock()
+        self.stop = None
+
+    def on_start(self, ev):
+        disp = ev.data.get('dispatcher') if isinstance(ev.data, dict) else None
+        if disp is None or not type(disp).__name__ == 'KernelDispatcher':
+            return
+        with self.lock:
+            self.count += 1
+            self.depth += 1
+            if self.depth > 1:
+                return
+            self.entry = disp.py_func.__name__
+            self.module = disp.py_func.__module__
+            self.count = 1
+            self.t0 = time.perf_counter()
+            self.stop = threading.Event()
+            threading.Thread(target=self._tick, args=(self.stop, self.entry), daemon=True).start()
+
+    def on_end(self, ev):
+        disp = ev.data.get('dispatcher') if isinstance(ev.data, dict) else None
+        if disp is None or not type(disp).__name__ == 'KernelDispatcher':
+            return
+        with self.lock:
+            self.depth -= 1
+            if self.depth > 0:
+                return
+            dt = time.perf_counter() - self.t0
+            self.stop.set()
+            spoke = getattr(self.stop, 'spoke', False)
+            entry, count = self.entry, self.count
+        if dt > DELAY:
+            rec = _load()
+            rec[entry] = {'seconds': round(dt, 1), 'kernels': count}
+            _save(rec)
+        if spoke:
+            _say('numjoco: compiled %s in %.0f s (%d kernels); cached for later runs' % (entry, dt, count))
+
+    def _tick(self, stop, entry):
+        if stop.wait(DELAY):
+            return
+        rec = _load().get(entry, {})
+        est = rec.get('seconds', TYPICAL.get(entry))
+        total = rec.get('kernels')
+        from sim import cache
+        _say('numjoco: compiling %s with numba (first use after install or upgrade; %s; cached in %s) ...'
+             % (entry, ('about %.0f s last time on this machine' % est if 'seconds' in rec else
+                        'typically %d-%d s on 2 cores' % (est * 0.7, est * 1.5)) if est else 'a minute or more',
+                cache.CACHE_ROOT))
+        stop.spoke = True
+        while not stop.wait(EVERY):
+            with self.lock:
+                n, dt = self.count, time.perf_counter() - self.t0
+            _say('numjoco:   ... %s kernels compiled, %.0f s' % ('%d/%d' % (n, total) if total else n, dt))
+
+
+def _say(msg):
+    if not QUIET:
+        print(msg, file=sys.stderr, flush=True)
+
+
+LISTENER = _Listener()
+event.register('numba:compile', LISTENER)
