@@ -13,7 +13,7 @@ from numba import njit
 
 import mujoco
 import sim
-from sim.smooth_api import model_struct
+from sim.smooth_api import empty_task, model_struct
 from sim import pipeline as P
 from sim.kinematics import kinematics
 from sim.com import com_pos, com_vel
@@ -92,10 +92,11 @@ def main():
         if fn is None:
             # the API entry point itself, called n times from Python (dispatch cost included)
             ns = 0 if 'forward' in name else 1
-            P.run_serial(ms, d._struct, 0, ns)
+            task = empty_task()
+            P.run_serial(ms, d._struct, task, 0, ns)
             t = time.perf_counter()
             for _ in range(n):
-                P.run_serial(ms, d._struct, 0, ns)
+                P.run_serial(ms, d._struct, task, 0, ns)
         else:
             run = _loop(fn)
             run(ms, d._struct, 1)

@@ -19,7 +19,9 @@ def __getattr__(name):
     # the jitted pipeline is imported on first use so that compiling models stays cheap
     if name in _SMOOTH:
         import importlib
-        return getattr(importlib.import_module(_SMOOTH[name]), name)
+        value = getattr(importlib.import_module(_SMOOTH[name]), name)
+        globals()[name] = value     # later lookups skip this function (sim.step is called per env step)
+        return value
     raise AttributeError(f"module 'sim' has no attribute '{name}'")
 
 

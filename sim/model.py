@@ -62,8 +62,64 @@ class _Struct:
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.__dict__.items())})"
 
 
-class Option(_Struct):
-    """Simulation options (mjOption): timestep, gravity, integrator, solver, flags, ..."""
+class Option:
+    """Simulation options (mjOption): timestep, gravity, integrator, solver, flags, ...
+
+    Backed by the packed float64 array the kernels read (sim/types.py OPT_* layout): array options are views into
+    it (``m.opt.gravity[2] = -1`` writes through), scalar options convert on access, and a change to a scalar
+    option bumps ``_version`` so that the API re-checks the options (sim.types.check_opt) before the next step.
+    Options the kernels do not read (sleep_tolerance, sdf_*) are plain attributes.
+    """
+
+    _ARRAYS = {"gravity": (1, 3), "wind": (4, 3), "magnetic": (38, 3), "o_solref": (19, 2), "o_solimp": (21, 5),
+               "o_friction": (26, 5)}
+    _INTS = {"integrator": 9, "disableflags": 10, "enableflags": 11, "disableactuator": 12, "cone": 31,
+             "jacobian": 32, "solver": 33, "iterations": 34, "ls_iterations": 35, "noslip_iterations": 36,
+             "ccd_iterations": 37}
+    _FLOATS = {"timestep": 0, "density": 7, "viscosity": 8, "impratio": 13, "tolerance": 14, "ls_tolerance": 15,
+               "noslip_tolerance": 16, "ccd_tolerance": 17, "o_margin": 18}
+    SIZE = 41
+
+    def __init__(self, **kw):
+        object.__setattr__(self, "_arr", np.zeros(self.SIZE))
+        object.__setattr__(self, "_version", 0)
+        for k, v in kw.items():
+            self._set(k, v)
+
+    def _set(self, name, value):
+        if name in self._ARRAYS:
+            a, n = self._ARRAYS[name]
+            self._arr[a:a + n] = value
+        elif name in self._INTS:
+            self._arr[self._INTS[name]] = int(value)
+        elif name in self._FLOATS:
+            self._arr[self._FLOATS[name]] = float(value)
+        else:
+            object.__setattr__(self, name, value)
+            return
+        object.__setattr__(self, "_version", self._version + 1)
+
+    def __setattr__(self, name, value):
+        self._set(name, value)
+
+    def __getattr__(self, name):
+        arr = self.__dict__.get("_arr")
+        if arr is not None:
+            if name in self._ARRAYS:
+                a, n = self._ARRAYS[name]
+                return arr[a:a + n]
+            if name in self._INTS:
+                return int(arr[self._INTS[name]])
+            if name in self._FLOATS:
+                return float(arr[self._FLOATS[name]])
+        raise AttributeError(f"'Option' object has no attribute '{name}'")
+
+    def __dir__(self):
+        return sorted(set(self._ARRAYS) | set(self._INTS) | set(self._FLOATS)
+                      | {k for k in self.__dict__ if not k.startswith("_")})
+
+    def __repr__(self):
+        return f"Option({', '.join(f'{k}={getattr(self, k)!r}' for k in self.__dir__())})"
 
 
 class Statistic(_Struct):
@@ -128,6 +184,10 @@ class Model:
         self.opt = opt
         self.stat = stat
         self.vis = vis
+
+    def __getstate__(self):
+        # the jitted struct cached by the API (sim.smooth_api) is rebuilt after unpickling
+        return {k: v for k, v in self.__dict__.items() if k != "_sim"}
 
     def _lookup(self, kind, key):
         ns = _NAMESPACE.get(kind, kind)

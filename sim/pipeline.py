@@ -1,4 +1,5 @@
 """Pipeline drivers: forward / step / reset per world, with serial (one world) and parallel (batch) entries."""
+import numpy as np
 from numba import prange
 
 from sim.jit import njit
@@ -15,15 +16,18 @@ from sim.integrate import euler, implicit_fast, integrate_pos, advance
 from sim.collision.driver import collision
 from sim.constraint import make_constraint, project_constraint, reference_constraint
 from sim.solver import fwd_constraint
+from sim.task import task_pre, task_post, task_reset, task_observe_reset, action_ok
+from sim.fields_task import ST_RESET, ST_TERMINATED, ST_TRUNCATED, ST_BADACTION
+from sim.jit import struct_at
 from sim.types import (OPT_INTEGRATOR, OPT_DISABLE, OPT_TIMESTEP, INT_RK4, INT_IMPLICITFAST,
                        INT_IMPLICIT, DSBL_AUTORESET, MAXVAL, WARN_BADQPOS, WARN_BADQVEL,
-                       WARN_BADQACC, NWARNING)
+                       WARN_BADQACC, WARN_CONTACTFULL, WARN_CNSTRFULL, NWARNING)
 
 # index of the numjoco-only cumulative divergence counter in warning_number (never cleared by reset)
 WARN_DIVERGED = NWARNING
 
 
-@njit(inline='always')
+@njit
 def fwd_position(m, d, w):
     """Position stage: kinematics .. factor_m, collision, make_constraint, transmission, project (mj_fwdPosition)."""
     kinematics(m, d, w)
@@ -38,7 +42,7 @@ def fwd_position(m, d, w):
     project_constraint(m, d, w)
 
 
-@njit(inline='always')
+@njit
 def fwd_velocity(m, d, w):
     """Velocity stage: ten/actuator velocity, com_vel, passive, rne bias (mj_fwdVelocity)."""
     tendon_velocity(m, d, w)
@@ -50,7 +54,7 @@ def fwd_velocity(m, d, w):
     tendon_bias(m, d, w)
 
 
-@njit(inline='always')
+@njit
 def fwd_acceleration(m, d, w):
     """qfrc_smooth (nv,) = passive - bias + applied + actuator + J'xfrc; qacc_smooth = M^-1 qfrc_smooth."""
     fs = d.qfrc_smooth[w]
@@ -67,7 +71,7 @@ def fwd_acceleration(m, d, w):
     solve_m(m, d, w, qs)
 
 
-@njit(inline='always')
+@njit
 def forward_world(m, d, w):
     """Full forward dynamics of world w (mj_forward without sensors/collision/constraints)."""
     fwd_position(m, d, w)
@@ -129,7 +133,7 @@ def _check(m, d, w, arr, n, kind):
     return 0
 
 
-@njit(inline='always')
+@njit
 def runge_kutta4(m, d, w):
     """Classic RK4 step over (qpos, qvel, act), as mj_RungeKutta(N=4); forward already called."""
     nq = m.nq
@@ -189,7 +193,7 @@ def runge_kutta4(m, d, w):
     advance(m, d, w, dX[2 * nv:], dX[nv:2 * nv], dX[:nv], True)
 
 
-@njit(inline='always')
+@njit
 def step_world(m, d, w):
     """One mj_step of world w: checks, forward, autoreset on bad acc, integrate."""
     _check(m, d, w, d.qpos[w], m.nq, WARN_BADQPOS)
@@ -209,42 +213,99 @@ def step_world(m, d, w):
 
 # ------------------------------------------------------------------------------------------
 # entry points: serial for one world, prange for a batch.  nstep == 0 means forward only (mj_forward), so one
-# compiled call tree serves both sim.forward and sim.step; the layers above the stages (step_world,
-# forward_world, runge_kutta4, fwd_*) are inlined into these two entries instead of being compiled (and their
-# whole call trees re-optimised by LLVM) as separate functions.
+# compiled call tree serves sim.forward, sim.step and every environment (the task program t, sim/task.py; an
+# empty task for plain simulation).  Each returns how many worlds moved a watched warning counter (d.warn_moved
+# has which), or -1 when an env action was not finite (then no world was touched).  The layers (run_world,
+# step_world, forward_world, fwd_*) are ordinary kernels: sim/jit.py generates machine code once per entry, so
+# they cost no extra LLVM work, and inlining them (typed again at every call site) only slowed the compile.
 
-@njit(inline='always')
-def run_world(m, d, w, nstep):
-    """forward (nstep == 0) or nstep steps of world w."""
-    if nstep == 0:
-        forward_world(m, d, w)
-    for _ in range(nstep):
-        step_world(m, d, w)
+@njit
+def _restart(m, d, t, w, final):
+    """Reset world w to its pending task state and recompute everything the task observes."""
+    reset_world(m, d, w)
+    task_reset(m, d, t, w, final)
+    forward_world(m, d, w)
+    if t.rne_post:
+        rne_post_constraint(m, d, w)
+    task_observe_reset(d, t, w)
 
 
 @njit
-def run_serial(m, d, w, nstep):
+def run_world(m, d, t, w, nstep):
+    """forward (nstep == 0) or nstep steps of world w, with the task program when t.enabled; returns the
+    watched-warning bitmask (also stored in d.warn_moved[w])."""
+    wn = d.warning_number[w]
+    c0 = wn[WARN_CONTACTFULL]
+    c1 = wn[WARN_CNSTRFULL]
+    c2 = wn[WARN_DIVERGED]
+    if t.enabled == 0:
+        if nstep == 0:
+            forward_world(m, d, w)
+        for _ in range(nstep):
+            step_world(m, d, w)
+    elif t.status[w, ST_RESET]:
+        _restart(m, d, t, w, False)
+    else:
+        div = task_pre(m, d, t, w)
+        if nstep == 0:
+            forward_world(m, d, w)
+        for _ in range(nstep):
+            step_world(m, d, w)
+        if t.rne_post:
+            rne_post_constraint(m, d, w)
+        task_post(m, d, t, w, div)
+        if t.same_step and (t.status[w, ST_TERMINATED] or t.status[w, ST_TRUNCATED]):
+            for i in range(t.nobs):
+                t.final_obs[w, i] = t.obs[w, i]
+            _restart(m, d, t, w, True)
+    mv = ((1 if wn[WARN_CONTACTFULL] != c0 else 0) | (2 if wn[WARN_CNSTRFULL] != c1 else 0)
+          | (4 if wn[WARN_DIVERGED] != c2 else 0))
+    d.warn_moved[w] = mv
+    return mv
+
+
+@njit
+def _actions_ok(m, t, nworld):
+    """Every world that steps (not being reset) has a finite action; bad ones are flagged in t.status."""
+    ok = True
+    if t.enabled:
+        for w in range(nworld):
+            if not t.status[w, ST_RESET] and not action_ok(m, t, w):
+                t.status[w, ST_BADACTION] = 1
+                ok = False
+    return ok
+
+
+@njit
+def run_serial(m, d, t, w, nstep):
     """forward (nstep == 0) or nstep steps of the single world w."""
-    run_world(m, d, w, nstep)
+    if not _actions_ok(m, t, 1):
+        return -1
+    return 1 if run_world(m, d, t, w, nstep) else 0
 
 
 @njit(parallel=True, refcount=True)
-def run_batch(m, d, nworld, nstep):
-    """forward (nstep == 0) or nstep steps of worlds 0..nworld-1 in parallel, each world independently."""
-    for w in prange(nworld):
-        run_world(m, d, w, nstep)
+def run_batch(m, d, t, nworld, nstep, mptrs):
+    """forward (nstep == 0) or nstep steps of worlds 0..nworld-1 in parallel, each independently; world w uses
+    the Model struct at address mptrs[w] when mptrs is not empty (per-world model fields), else m."""
+    if not _actions_ok(m, t, nworld):
+        return -1
+    moved = 0
+    for i in prange(nworld):
+        w = np.int64(i)          # the prange index is unsigned: one signature for run_world (sim/jit.py)
+        if mptrs.shape[0] == 0:
+            mw = m
+        else:
+            mw = struct_at(mptrs[w], m)
+        if run_world(mw, d, t, w, nstep):
+            moved += 1
+    return moved
 
 
-@njit(cache=True)
-def reset_serial(m, d, w):
-    """mj_resetData of world w followed by forward (kinematics etc. consistent with the reset state)."""
-    reset_world(m, d, w)
-
-
-@njit(cache=True, parallel=True, refcount=True)
-def reset_batch(m, d, nworld):
-    """mj_resetData on all worlds."""
-    for w in prange(nworld):
+@njit
+def reset_all(m, d, nworld):
+    """mj_resetData on worlds 0..nworld-1."""
+    for w in range(nworld):
         reset_world(m, d, w)
 
 

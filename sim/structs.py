@@ -2,7 +2,7 @@
 from sim.jit import njit
 from numba.experimental import structref
 
-from sim.types import MODEL_TYPE, DATA_TYPE
+from sim.types import MODEL_TYPE, DATA_TYPE, TASK_TYPE
 
 @njit(cache=True, refcount=True)
 def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, nmocap, nC, nJten, nJmom, nflg_gravcomp, npair, nexclude, nmesh, nhfield, neq, ntree, nD, nB, opt, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_geomnum, body_geomadr, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_actfrclimited, jnt_actfrcrange, jnt_actgravcomp, dof_bodyid, dof_jntid, dof_parentid, dof_simplenum, dof_M0, dof_damping, dof_dampingpoly, dof_armature_eff, dof_damping_eff, dof_dampingpoly_eff, dof_eulerdamp, M_rownnz, M_rowadr, M_colind, geom_bodyid, geom_sameframe, geom_pos, geom_quat, site_bodyid, site_sameframe, site_pos, site_quat, tendon_adr, tendon_num, tendon_stiffness, tendon_stiffnesspoly, tendon_damping_eff, tendon_dampingpoly_eff, tendon_armature_eff, tendon_lengthspring, tendon_actfrclimited, tendon_actfrcrange, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_lengthrange, actuator_acc0, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_priority, geom_dataid, geom_solmix, geom_solref, geom_solimp, geom_friction, geom_margin, geom_gap, geom_size, geom_rbound, geom_aabb, geom_adhesion, body_contype, body_conaffinity, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, pair_adhesion, exclude_signature, mesh_vertadr, mesh_vertnum, mesh_vert, mesh_faceadr, mesh_facenum, mesh_face, mesh_graphadr, mesh_graph, mesh_extrema, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, dof_frictionloss, dof_solref, dof_solimp, dof_invweight0, jnt_limited, jnt_range, jnt_margin, jnt_solref, jnt_solimp, tendon_limited, tendon_range, tendon_margin, tendon_solref_lim, tendon_solimp_lim, tendon_frictionloss, tendon_solref_fri, tendon_solimp_fri, tendon_invweight0, body_invweight0, tendon_length0, body_treeid, tree_dofadr, D_rownnz, D_rowadr, D_colind, D_diag, B_rownnz, B_rowadr, B_colind, mapM2D, mapD2M, tree_dofnum, dof_treeid, actuator_cranklength, geom_fluid):
@@ -222,7 +222,7 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, nmocap,
 
 
 @njit(cache=True, refcount=True)
-def new_data(time, qpos, qvel, act, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, qacc_warmstart, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, subtree_com, cinert, crb, cdof, cvel, cdof_dot, ten_length, ten_J, ten_velocity, wrap_xpos, wrap_obj, ten_wrapadr, ten_wrapnum, actuator_length, actuator_moment, moment_rownnz, moment_rowadr, moment_colind, actuator_velocity, actuator_force, qfrc_actuator, M, qLD, qLDiagInv, qH, qHDiagInv, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, qfrc_bias, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, warning_number, warning_lastinfo, scr_body6a, scr_body6b, scr_nv, scr_ctrl, scr_rk_x, scr_rk_f, scr_rk_dx, scr_deriv, scr_tenjac, ncon, scr_con_dist, scr_con_pos, scr_con_normal, scr_con_tangent, scr_boxpoly, scr_boxdist, scr_aamm, scr_sapval, scr_sapid, scr_sapbufval, scr_sapbufid, scr_sapactive, scr_bfid, scr_bfkey, scr_bfbuf, scr_bfpay, scr_bfpaybuf, scr_leafpair, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_adhesion, contact_dim, contact_geom1, contact_geom2, contact_geom, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, scr_ccd_f, scr_ccd_i, scr_prism, scr_simplex, scr_simplex_i, scr_simplex2, scr_simplex2_i, scr_gjk_x1, scr_gjk_x2, scr_gjk_dist, scr_gjk_st, scr_gjk_lam, scr_gjk_tmp, scr_gjk_nrm, scr_gjk_s, scr_pt_v, scr_pt_vi, scr_pt_fi, scr_pt_ff, scr_pt_map, scr_pt_hzn, scr_pt_stk, scr_pt_n, scr_pt_c, scr_mc_vi, scr_mc_vv, scr_mc_n, scr_mc_idx, scr_mc_end, scr_mc_face, scr_mc_poly, scr_mc_pn, scr_mc_pd, scr_mc_tmp, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, tendon_efcadr, scr_cjac, scr_cframe, scr_cnstr_nv, solver_niter, solver_fwdinv, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, scr_slv_nv, scr_slv_efc, scr_slv_quad, scr_slv_int, scr_slv_H, scr_slv_small, scr_slv_AR, solver_niter_island, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, island_nv, island_idofadr, island_dofadr, island_ne, island_nf, island_nefc, island_iefcadr, dof_island, map_dof2idof, map_idof2dof, efc_island, map_efc2iefc, map_iefc2efc, scr_isl_int, qDeriv, qLU, scr_dcdofdot, scr_dcvel, scr_dcacc, scr_dcfrc, scr_mat6, scr_fjac, scr_fjacind, scr_luint, scr_impvec, scr_trnjac, scr_trnrow, scr_trnexcl):
+def new_data(time, qpos, qvel, act, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, qacc_warmstart, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, subtree_com, cinert, crb, cdof, cvel, cdof_dot, ten_length, ten_J, ten_velocity, wrap_xpos, wrap_obj, ten_wrapadr, ten_wrapnum, actuator_length, actuator_moment, moment_rownnz, moment_rowadr, moment_colind, actuator_velocity, actuator_force, qfrc_actuator, M, qLD, qLDiagInv, qH, qHDiagInv, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, qfrc_bias, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, warning_number, warning_lastinfo, scr_body6a, scr_body6b, scr_nv, scr_ctrl, scr_rk_x, scr_rk_f, scr_rk_dx, scr_deriv, scr_tenjac, ncon, scr_con_dist, scr_con_pos, scr_con_normal, scr_con_tangent, scr_boxpoly, scr_boxdist, scr_aamm, scr_sapval, scr_sapid, scr_sapbufval, scr_sapbufid, scr_sapactive, scr_bfid, scr_bfkey, scr_bfbuf, scr_bfpay, scr_bfpaybuf, scr_leafpair, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_adhesion, contact_dim, contact_geom1, contact_geom2, contact_geom, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, scr_ccd_f, scr_ccd_i, scr_prism, scr_simplex, scr_simplex_i, scr_simplex2, scr_simplex2_i, scr_gjk_x1, scr_gjk_x2, scr_gjk_dist, scr_gjk_st, scr_gjk_lam, scr_gjk_tmp, scr_gjk_nrm, scr_gjk_s, scr_pt_v, scr_pt_vi, scr_pt_fi, scr_pt_ff, scr_pt_map, scr_pt_hzn, scr_pt_stk, scr_pt_n, scr_pt_c, scr_mc_vi, scr_mc_vv, scr_mc_n, scr_mc_idx, scr_mc_end, scr_mc_face, scr_mc_poly, scr_mc_pn, scr_mc_pd, scr_mc_tmp, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, tendon_efcadr, scr_cjac, scr_cframe, scr_cnstr_nv, solver_niter, solver_fwdinv, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, scr_slv_nv, scr_slv_efc, scr_slv_quad, scr_slv_int, scr_slv_H, scr_slv_small, scr_slv_AR, solver_niter_island, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, island_nv, island_idofadr, island_dofadr, island_ne, island_nf, island_nefc, island_iefcadr, dof_island, map_dof2idof, map_idof2dof, efc_island, map_efc2iefc, map_iefc2efc, scr_isl_int, qDeriv, qLU, scr_dcdofdot, scr_dcvel, scr_dcacc, scr_dcfrc, scr_mat6, scr_fjac, scr_fjacind, scr_luint, scr_impvec, scr_trnjac, scr_trnrow, scr_trnexcl, warn_moved):
     st = structref.new(DATA_TYPE)
     st.time = time
     st.qpos = qpos
@@ -444,4 +444,56 @@ def new_data(time, qpos, qvel, act, ctrl, qfrc_applied, xfrc_applied, mocap_pos,
     st.scr_trnjac = scr_trnjac
     st.scr_trnrow = scr_trnrow
     st.scr_trnexcl = scr_trnexcl
+    st.warn_moved = warn_moved
+    return st
+
+
+@njit(cache=True, refcount=True)
+def new_task(enabled, nobs, nterm, nchk, same_step, rne_post, max_steps, terminate, src, obs_src, obs_src2, obs_op, obs_lo, obs_hi, term_kind, term_el0, term_nel, term_flags, term_w, term_sign, term_rlo, term_rhi, el_src, el_src2, el_coef, el_off, el_lo, el_hi, chk_src, chk_op, chk_lo, chk_hi, fprm, action, obs, final_obs, terms, reset_terms, before, reward, status, reset_qpos, reset_qvel, reset_act, reset_ctrl):
+    st = structref.new(TASK_TYPE)
+    st.enabled = enabled
+    st.nobs = nobs
+    st.nterm = nterm
+    st.nchk = nchk
+    st.same_step = same_step
+    st.rne_post = rne_post
+    st.max_steps = max_steps
+    st.terminate = terminate
+    st.src = src
+    st.obs_src = obs_src
+    st.obs_src2 = obs_src2
+    st.obs_op = obs_op
+    st.obs_lo = obs_lo
+    st.obs_hi = obs_hi
+    st.term_kind = term_kind
+    st.term_el0 = term_el0
+    st.term_nel = term_nel
+    st.term_flags = term_flags
+    st.term_w = term_w
+    st.term_sign = term_sign
+    st.term_rlo = term_rlo
+    st.term_rhi = term_rhi
+    st.el_src = el_src
+    st.el_src2 = el_src2
+    st.el_coef = el_coef
+    st.el_off = el_off
+    st.el_lo = el_lo
+    st.el_hi = el_hi
+    st.chk_src = chk_src
+    st.chk_op = chk_op
+    st.chk_lo = chk_lo
+    st.chk_hi = chk_hi
+    st.fprm = fprm
+    st.action = action
+    st.obs = obs
+    st.final_obs = final_obs
+    st.terms = terms
+    st.reset_terms = reset_terms
+    st.before = before
+    st.reward = reward
+    st.status = status
+    st.reset_qpos = reset_qpos
+    st.reset_qvel = reset_qvel
+    st.reset_act = reset_act
+    st.reset_ctrl = reset_ctrl
     return st

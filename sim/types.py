@@ -81,8 +81,20 @@ class DataStruct(structref.StructRefProxy):
     """Opaque handle to the jitted data (no Python attribute access)."""
 
 
+@structref.register
+@short_struct_type
+class TaskType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((n, types.unliteral(t)) for n, t in fields)
+
+
+class TaskStruct(structref.StructRefProxy):
+    """Opaque handle to a jitted task program (sim/fields_task.py)."""
+
+
 structref.define_boxing(ModelType, ModelStruct)
 structref.define_boxing(DataType, DataStruct)
+structref.define_boxing(TaskType, TaskStruct)
 
 # --- smooth-core field tables; the other stages declare theirs in sim/fields_*.py (FIELD_MODULES).
 # The struct constructors in sim/structs.py are generated from all tables: python -m sim.gen_structs
@@ -97,7 +109,7 @@ def _arr_type(nd, k):
 # every stage module that declares fields: MODEL_SCALARS, MODEL_ARRAYS, DATA_ARRAYS, model_arrays(m)
 # (derived model arrays/scalars by name; the rest are read from m), data_shapes(m, size) (per-world shapes)
 FIELD_MODULES = ('sim.fields_collision', 'sim.fields_convex', 'sim.fields_constraint', 'sim.fields_solver',
-                 'sim.fields_derivative', 'sim.fields_transmission')
+                 'sim.fields_derivative', 'sim.fields_transmission', 'sim.fields_pipeline')
 SMOOTH_MODEL_SCALARS, SMOOTH_MODEL_ARRAYS, SMOOTH_DATA_ARRAYS = MODEL_SCALARS, MODEL_ARRAYS, DATA_ARRAYS
 
 
@@ -121,6 +133,10 @@ _MODEL_FIELDS = tuple([(n, types.int64) for n in MODEL_SCALARS] +
 _DATA_FIELDS = tuple((n, _arr_type(nd, k)) for n, nd, k in DATA_ARRAYS)
 MODEL_TYPE = ModelType(_MODEL_FIELDS)
 DATA_TYPE = DataType(_DATA_FIELDS)
+
+from sim.fields_task import TASK_SCALARS, TASK_ARRAYS  # noqa: E402
+TASK_TYPE = TaskType(tuple([(n, types.int64) for n in TASK_SCALARS] +
+                           [(n, _arr_type(nd, k)) for n, nd, k in TASK_ARRAYS]))
 
 
 # ------------------------------------------------------------------------------------------
@@ -308,7 +324,7 @@ def make_model_struct(m):
     derived = dict(dof_armature_eff=arm, dof_damping_eff=damp, dof_dampingpoly_eff=dpoly,
                    dof_eulerdamp=eulerdamp, tendon_damping_eff=tdamp, tendon_dampingpoly_eff=tpoly,
                    tendon_armature_eff=_tendon_armature_eff(m),
-                   opt=opt_array(m.opt))
+                   opt=m.opt._arr if hasattr(m.opt, '_arr') else opt_array(m.opt))
     rows = dict(body=nbody, jnt=njnt, dof=nv, geom=ngeom, site=nsite, tendon=ntendon,
                 actuator=nu, wrap=int(m.nwrap), ten=ntendon)
     for name, nd, k in SMOOTH_MODEL_ARRAYS:
