@@ -100,7 +100,8 @@ def _collect(el, rec, frame, ctx, bodies):
             normvec(q)
             _collect(c, rec, Frame(p, q), ctx, bodies)
         elif k == "inertial":
-            if rec.parent is None:
+            if rec.parent is None and c.origin is None:
+                # MJCF refuses it; MuJoCo's URDF import gives the inertial of a link named "world" to the world
                 raise c.error("world body cannot have inertia")
             rec.inertial = c
         elif k in ("joint", "freejoint"):
@@ -490,10 +491,12 @@ def _sameframe_simple(b, B):
     ipos, iquat = B["ipos"][i], B["iquat"][i]
     sf = SAMEFRAME_BODY if (_same_vec(ipos, _ZERO) and _same_quat(iquat, _QUNIT)) else \
         (SAMEFRAME_BODYROT if _same_quat(iquat, _QUNIT) else SAMEFRAME_NONE)
-    B["sameframe"].append(sf)
     if i == 0:
+        # the world's sameframe stays "body" even with an inertial frame (URDF world link); simple does not
+        B["sameframe"].append(SAMEFRAME_BODY)
         B["simple"].append(int(sf == SAMEFRAME_BODY))
         return
+    B["sameframe"].append(sf)
     pid = B["parentid"][i]
     simple = sf == SAMEFRAME_BODY and (B["rootid"][i] == i or (B["parentid"][pid] == 0 and B["dofnum"][pid] == 0))
     if b.el.get("simple") == 0:

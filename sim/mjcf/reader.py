@@ -24,9 +24,9 @@ class Elem:
     (written on the element, or inherited from its default class); children: sub-elements in document order.
     """
 
-    __slots__ = ("tag", "key", "file", "line", "raw", "values", "children", "parent", "dclass")
+    __slots__ = ("tag", "key", "file", "line", "raw", "values", "children", "parent", "dclass", "origin")
 
-    def __init__(self, tag, key, file, line, raw, parent=None):
+    def __init__(self, tag, key, file, line, raw, parent=None, origin=None):
         self.tag = tag
         self.key = key
         self.file = file
@@ -36,9 +36,17 @@ class Elem:
         self.children = []
         self.parent = parent
         self.dclass = None      # name of the default class in effect for this element
+        # elements translated from another format (URDF, see mjcf.urdf): (source tag, {attribute: (source tag,
+        # source attribute, source line)}) so that errors name what the user wrote
+        self.origin = origin
 
     def error(self, message, attribute=None, cls=ModelError):
-        return cls(message, file=self.file, line=self.line, element=self.tag, attribute=attribute)
+        element, line = self.tag, self.line
+        if self.origin is not None:
+            element, amap = self.origin
+            if attribute in amap:
+                element, attribute, line = amap[attribute]
+        return cls(message, file=self.file, line=line, element=element, attribute=attribute)
 
     def has(self, name):
         """True when the attribute is set on the element or by its default class."""
@@ -114,14 +122,11 @@ def _parse_xml(text, filename):
     def end(tag):
         stack.pop()
 
-    def chars(data):
-        if data.strip() and stack:
-            raise ModelError(f"unexpected text '{data.strip()[:40]}'", file=filename,
-                             line=parser.CurrentLineNumber, element=stack[-1][0])
-
     parser.StartElementHandler = start
     parser.EndElementHandler = end
-    parser.CharacterDataHandler = chars
+    # text between elements carries nothing in MJCF/URDF: MuJoCo's parser (tinyxml2) ignores it, and so do we
+    # (no CharacterDataHandler); undefined entities in that text are skipped as tinyxml2 leaves them alone
+    parser.UseForeignDTD(True)
     try:
         parser.Parse(text, True)
     except xml.parsers.expat.ExpatError as e:
@@ -167,23 +172,36 @@ def _tag_file(node, fname):
 
 def _convert(node, key, parent, fname):
     tag, attrs, line, children = node[:4]
-    nfile = node[4] if len(node) == 5 else fname
-    el = Elem(tag, key, nfile, line, attrs, parent)
+    nfile = node[4] if len(node) >= 5 else fname
+    origin = node[5] if len(node) >= 6 else None
     spec = schema.ELEMENTS[key]
     for name in attrs:
         if name not in spec.attrs:
-            raise el.error("unknown or unsupported attribute", name)
+            raise Elem(tag, key, nfile, line, attrs, parent, origin).error("unknown or unsupported attribute",
+                                                                           name)
+    el = Elem(tag, key, nfile, line, drop_empty_numbers(spec, attrs), parent, origin)
     for child in children:
         ctag = child[0]
         ckey = spec.children.get(ctag)
         if ckey is None:
-            probe = Elem(ctag, ctag, child[4] if len(child) == 5 else nfile, child[2], child[1])
+            probe = Elem(ctag, ctag, child[4] if len(child) >= 5 else nfile, child[2], child[1])
             if ctag in MUJOCO_ONLY:
                 raise probe.error(f"<{ctag}> (a MuJoCo feature) is not supported by numjoco yet",
                                   cls=UnsupportedError)
             raise probe.error(f"unknown element inside <{tag}>")
         el.children.append(_convert(child, ckey, el, nfile))
     return el
+
+
+def drop_empty_numbers(spec, attrs):
+    """Attributes without the numeric ones written as an empty (or blank) string: MuJoCo reads a number list
+    with no number as an absent attribute (mjXUtil::ReadAttrVec returns nothing; a required one is then
+    'missing'), so the default / inherited value stays.  Keywords and strings keep '' (an invalid keyword,
+    an empty name)."""
+    empty = [n for n, t in attrs.items() if spec.attrs[n].kind in ("real", "int") and not t.split()]
+    if not empty:
+        return attrs
+    return {n: t for n, t in attrs.items() if n not in empty}
 
 
 def parse_value(el, attr, text):
@@ -357,10 +375,14 @@ def read(text, name="<string>", directory=".", assets=None):
     """Parse MJCF `text` (str or bytes) into a Document; raises ModelError on any malformed input."""
     source = _Source(name, directory, assets)
     node = _parse_xml(text, name)
-    if node[0] != "mujoco":
-        raise ModelError(f"root element must be <mujoco>, found <{node[0]}>", file=name, line=node[2],
-                         element=node[0])
-    node = _expand_includes(node, source, name)
+    if node[0].lower() == "robot":     # a URDF file (MuJoCo compares the root tag case-insensitively)
+        from . import urdf
+        node = urdf.to_mjcf(node, name)
+    elif node[0] != "mujoco":
+        raise ModelError(f"root element must be <mujoco> (MJCF) or <robot> (URDF), found <{node[0]}>",
+                         file=name, line=node[2], element=node[0])
+    else:
+        node = _expand_includes(node, source, name)
     root = _convert(node, "mujoco", None, name)
     classes = _build_defaults(root)
     _apply_defaults(root, classes, "main")
