@@ -438,7 +438,7 @@ def _fuse_static(ctx, b, B, items, bodies, mesh_props, hfield_props):
     pos = np.array(el.get("pos"), dtype=np.float64)
     quat = orientation(el, ctx.degree, ctx.eulerseq)
     geoms, ipos, iquat, mass, inertia = _body_inertia(ctx, b, host.id, pos, quat, B["weldid"][host.id], False,
-                                                      bodies, B, mesh_props, hfield_props)
+                                                      bodies, B, mesh_props, hfield_props, fused=True)
     if b.frame is not None:
         pos, quat = frameaccum(b.frame.pos, b.frame.quat, pos, quat)
     normvec(quat)
@@ -511,10 +511,11 @@ def _sameframe_simple(b, B):
     B["simple"].append(simple)
 
 
-def _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B, mesh_props, hfield_props):
+def _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B, mesh_props, hfield_props, fused=False):
     """Compiled geoms and the body's inertial frame, mass and principal inertia (mjCBody::Compile).
 
     Returns (geoms, ipos, iquat, mass, inertia) in the body frame, before any <frame> accumulation of the body.
+    fused: b is a static body being fused into its host (compiler fusestatic).
     """
     el = b.el
     comp = ctx.comp
@@ -577,6 +578,10 @@ def _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B, mesh_props, hf
             inertia, iquat, err = inr.full_inertia(toti)
             if err:
                 raise el.error(f"error '{err}' in alternative for principal axes")
+        elif fused and ifg == 1:
+            # a fused body whose geoms carry no mass adds nothing to its host under inertiafromgeom="true",
+            # its explicit <inertial> included (measured on 3.17; a kept body keeps that inertial)
+            mass, inertia = 0.0, np.zeros(3)
     if ipos is None:
         ipos, iquat = pos.copy(), quat.copy()
     if i > 0:

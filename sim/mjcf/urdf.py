@@ -16,9 +16,9 @@ What MuJoCo does, and so do we (each rule checked against mujoco 3.17, tests/tes
   <limit lower upper> -> range, not limited when one bound is missing or lower >= upper (else limited by
   autolimits); |effort| > 0 -> actuatorfrcrange (-|effort|, |effort|) (planar: both only on the first joint);
   a joint name already used (planar suffixes included) leaves the later joint unnamed;
-- <inertial>: <origin> -> ipos and the frame, <mass value>, <inertia ixx..iyz> (all six required): the
-  principal frame of the full inertia is composed with the origin's rotation; an all-zero inertia is
-  "undefined" (principal moments 0, the origin's rotation kept);
+- <inertial>: <origin> -> ipos, <mass value>, <inertia ixx..iyz> (all six required): the inertia is rotated
+  into the link frame by the origin's rpy and the body's inertial frame is its principal frame; an all-zero
+  inertia is "undefined" (principal moments 0, the origin's rotation kept);
 - <visual> (skipped with discardvisual) and <collision> children in document order become geoms: box (size
   halved), cylinder and capsule (radius, length halved), sphere, mesh (filename, scale); visual geoms are
   contype = conaffinity = 0, group 1, density 0; the rgba of a visual's material (a <color>, else a named
@@ -36,7 +36,7 @@ import math
 
 import numpy as np
 
-from ..compiler.frames import euler2quat, mulquat, quat2mat, z2quat
+from ..compiler.frames import euler2quat, quat2mat, z2quat
 from ..compiler.inertia import full_inertia
 from ..errors import ModelError
 from . import schema
@@ -291,11 +291,14 @@ class _Reader:
         amap["mass"] = ("mass", "value", mass_el[2])
         amap["diaginertia"] = amap["fullinertia"] = ("inertia", None, inert_el[2])
         if any(v != 0 for v in full):
-            # the principal frame of the full inertia, composed with the origin's rotation; a non-positive
-            # definite inertia keeps the origin's frame and the error is raised by the compiler below
-            inertia, lquat, err = full_inertia(np.array(full))
+            # the inertia rotated into the link frame by the origin's rpy, then its principal frame; a
+            # non-positive-definite inertia is left to the compiler, which refuses it
+            rot = quat2mat(quat)
+            tensor = rot @ np.array([[full[0], full[3], full[4]], [full[3], full[1], full[5]],
+                                     [full[4], full[5], full[2]]]) @ rot.T
+            full = [tensor[0, 0], tensor[1, 1], tensor[2, 2], tensor[0, 1], tensor[0, 2], tensor[1, 2]]
+            inertia, quat, err = full_inertia(np.array(full))
             if err is None:
-                quat = mulquat(quat, lquat)
                 attrs = {"diaginertia": _vec(inertia)}
             else:
                 attrs = {"fullinertia": _vec(full)}

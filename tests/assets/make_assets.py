@@ -1,4 +1,5 @@
-"""Generate the small mesh / height-field files used by tests/test_assets.py (run once; outputs committed).
+"""Generate the small mesh / height-field files used by tests/test_assets.py and the meshes of the URDF robots
+in tests/assets/urdf/ (tests/test_urdf.py) (run once; outputs committed).
 
     python tests/assets/make_assets.py
 """
@@ -63,13 +64,69 @@ def write_stl_ascii(path, v, f):
         fh.write("endsolid box\n")
 
 
-def write_obj(path, v, faces, extra=""):
+def write_obj(path, v, faces, extra="", digits=6):
     with open(path, "w") as fh:
         fh.write("# numjoco test mesh\n" + extra)
         for p in v:
-            fh.write("v %.6f %.6f %.6f\n" % tuple(p))
+            fh.write("v " + " ".join("%.*g" % (digits, x) if digits != 6 else "%.6f" % x for x in p) + "\n")
         for face in faces:
             fh.write("f " + " ".join(str(i + 1) for i in face) + "\n")
+
+
+def _all_triangles(points, faces):
+    """True when MuJoCo's polygon merge (normals binned at 0.01 rad) leaves every hull face a triangle: then
+    the hull's polygons do not depend on the order in which qhull lists its faces (checked with our compiler,
+    whose MakePolygons follows MuJoCo's)."""
+    from sim.compiler import compile_document
+    from sim.mjcf import reader
+    xml = (f'<mujoco><asset><mesh name="m" vertex="{" ".join(map(repr, points.ravel().tolist()))}" '
+           f'face="{" ".join(map(str, faces.ravel().tolist()))}"/></asset>'
+           '<worldbody><geom type="mesh" mesh="m"/></worldbody></mujoco>')
+    num = compile_document(reader.read(xml), set_constants=False).mesh_polyvertnum
+    return bool((num == 3).all())
+
+
+def link_hull(length, radius, seed, n=16):
+    """Points of a rounded, slightly irregular link shape along +z (length, radius in metres) and the
+    outward faces of their convex hull: a closed convex mesh in general position (every point on the hull, no
+    two hull faces with normals in the same 0.01 rad bin), so that MuJoCo's hull of it is unique and its
+    polygons are its triangles."""
+    import sys
+    sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
+    from sim.compiler.mesh import convex_hull
+    for attempt in range(100):
+        rng = np.random.default_rng(seed * 1000 + attempt)
+        p = rng.normal(size=(n, 3))
+        p /= np.linalg.norm(p, axis=1, keepdims=True)
+        p = (p * [radius, radius * 0.9, length / 2] + [0, 0, length / 2]).astype(np.float32).astype(np.float64)
+        faces = convex_hull(p)
+        if len(np.unique(faces)) == n and _all_triangles(p, faces):
+            return p, faces
+    raise RuntimeError(f"no general-position hull found for seed {seed}")
+
+
+# URDF robot meshes: (file, length, radius, seed, unit scale written into the file)
+URDF_MESHES = [("collision/link%d.stl" % i, ln, r, 10 + i, 1.0) for i, (ln, r) in enumerate(
+    [(0.15, 0.06), (0.25, 0.055), (0.12, 0.05), (0.22, 0.05), (0.12, 0.045), (0.2, 0.045), (0.08, 0.04),
+     (0.06, 0.035)])] + [
+    ("collision/hand.stl", 0.06, 0.05, 30, 1.0),
+    ("visual/finger.obj", 0.05, 0.01, 31, 1.0),
+    ("visual/link0.obj", 0.15, 0.06, 32, 1.0),     # same stem as collision/link0.stl (MuJoCo names both 'link0')
+    ("visual/link1.obj", 0.25, 0.055, 33, 1.0),
+    ("trunk_mm.obj", 267.0, 90.0, 40, 1.0),         # millimetres: used with scale 0.001
+]
+
+
+def urdf_meshes():
+    d = os.path.join(HERE, "urdf", "meshes")
+    for rel, length, radius, seed, _ in URDF_MESHES:
+        path = os.path.join(d, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        v, f = link_hull(length, radius, seed)
+        if rel.endswith(".stl"):
+            write_stl_binary(path, v, f)
+        else:
+            write_obj(path, v, f, digits=9)
 
 
 def main():
@@ -95,6 +152,7 @@ def main():
     with open(os.path.join(HERE, "terrain.bin"), "wb") as fh:
         fh.write(struct.pack("<2i", 5, 7))
         fh.write(h.tobytes())
+    urdf_meshes()
 
 
 if __name__ == "__main__":
