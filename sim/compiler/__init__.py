@@ -51,9 +51,7 @@ def _options(ctx):
             enableflags |= 1 << bit
     if enableflags & (1 << schema.ENABLE_FLAGS.index("sleep")):
         raise ctx.unsupported(flags, "the sleep (island deactivation) flag", "sleep")
-    for name in ("timestep",):
-        if g(name) <= 0:
-            raise opt_el.error("timestep must be positive", "timestep")
+    # a zero or negative timestep is accepted as MuJoCo 3.17 accepts it (time stands still or runs backwards)
     return Option(
         timestep=g("timestep"), impratio=g("impratio"), tolerance=g("tolerance"), ls_tolerance=g("ls_tolerance"),
         noslip_tolerance=g("noslip_tolerance"), ccd_tolerance=g("ccd_tolerance"),
