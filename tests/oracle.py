@@ -146,9 +146,16 @@ nbvh nbvhstatic nbvhdynamic bvh_aabb bvh_child bvh_nodeid bvh_depth body_bvhadr 
 mesh_bvhnum noct mesh_octadr mesh_octnum oct_aabb oct_child oct_coeff oct_depth
 """
 
+_SKIN = """
+nskin nskinvert nskintexvert nskinface nskinbone nskinbonevert skin_matid skin_group skin_rgba skin_inflate
+skin_vertadr skin_vertnum skin_texcoordadr skin_faceadr skin_facenum skin_boneadr skin_bonenum skin_vert
+skin_texcoord skin_face skin_bonevertadr skin_bonevertnum skin_bonebindpos skin_bonebindquat skin_bonebodyid
+skin_bonevertid skin_bonevertweight skin_pathadr name_skinadr
+"""
+
 # MjModel fields the numjoco compiler is expected to provide: missing on our Model = a mismatch.
 REQUIRED_FIELDS = tuple(" ".join([_SIZES, _BODY, _JOINT, _DOF, _GEOM, _SITE, _CAM, _LIGHT, _TENDON,
-                                  _ACTUATOR, _SENSOR, _EQ, _CONTACT, _KEY, _MISC, _NAMES, _BVH]).split())
+                                  _ACTUATOR, _SENSOR, _EQ, _CONTACT, _KEY, _MISC, _NAMES, _BVH, _SKIN]).split())
 
 # MjOption / MjStatistic attributes that must exist on ours.opt / ours.stat.
 REQUIRED_OPT = tuple("""

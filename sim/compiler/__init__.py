@@ -20,12 +20,13 @@ from .keyframe import compile_custom, compile_keyframes
 from .mesh import compile_assets, mesh_geom_properties
 from .names import DEFAULT_MODEL_NAME, make_names, make_paths
 from .sensor import compile_sensors
+from .skin import compile_skins
 from .setconst import set_const
 from .sparsity import count_njmom, finalize_simple, make_sparsity, make_tendon_sparse
 from .tendon import compile_tendons
 
 # section containers / elements numjoco parses but cannot simulate: fail loudly at load time
-_UNSUPPORTED_TOP = {"extension": "<extension> (plugins)", "deformable": "<deformable> (flex and skin)"}
+_UNSUPPORTED_TOP = {"extension": "<extension> (plugins)"}
 
 
 def _options(ctx):
@@ -112,6 +113,7 @@ def compile_document(doc, set_constants=True):
     _sizes(ctx)
     compile_assets(ctx)
     compile_bodies(ctx, mesh_geom_properties, hfield_geom_properties)
+    compile_skins(ctx)
     for stage in (compile_tendons, compile_actuators, compile_sensors, compile_equality, compile_contact,
                   compile_keyframes, compile_custom):
         stage(ctx)

@@ -1220,7 +1220,7 @@ def compile_assets(ctx):
     for asset in ctx.root.find("asset"):
         for el in asset.children:
             if el.key == "skin":
-                raise ctx.unsupported(el, "skins (<skin>)")
+                continue        # compiled after the bodies (compiler.skin)
             if el.key == "asset_model":
                 raise ctx.unsupported(el, "sub-models (<model> in <asset>)")
             by[el.key].append(el)

@@ -138,7 +138,7 @@ def make_paths(ctx, f):
     per_kind = (
         ("hfield", [_resolved(ctx, el, "mesh") for el in ctx.elems.get("hfield", [])]),
         ("mesh", [_resolved(ctx, m.el, "mesh") for m in getattr(ctx, "meshes", [])]),
-        ("skin", []),
+        ("skin", [_resolved(ctx, s["el"], "mesh") for s in getattr(ctx, "skins", [])]),
         # file textures are refused by the compiler (sim/compiler/material.py): builtin ones have no path
         ("tex", [None] * int(f.get("ntex", 0))),
     )

@@ -157,7 +157,8 @@ declare("mujoco", "model str", children={
     "compiler": "compiler", "option": "option", "size": "size", "statistic": "statistic",
     "visual": "visual", "default": "default", "asset": "asset", "worldbody": "worldbody",
     "contact": "contact", "tendon": "tendon", "equality": "equality", "actuator": "actuator",
-    "sensor": "sensor", "keyframe": "keyframe", "custom": "custom", "extension": "extension"})
+    "sensor": "sensor", "keyframe": "keyframe", "custom": "custom", "extension": "extension",
+    "deformable": "deformable"})
 
 declare("compiler", """
 autolimits        bool  true

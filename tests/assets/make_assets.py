@@ -129,6 +129,32 @@ def urdf_meshes():
             write_obj(path, v, f, digits=9)
 
 
+def write_skn(path, vert, texcoord, face, bones):
+    """MuJoCo's binary skin format: int32 nvert, ntexcoord, nface, nbone; float32 vertices, texcoords; int32
+    faces; per bone a 40-byte body name, float32 bindpos[3], bindquat[4], int32 count, int32 ids, float32
+    weights."""
+    vert, texcoord, face = (np.asarray(a) for a in (vert, texcoord, face))
+    with open(path, "wb") as fh:
+        fh.write(struct.pack("<4i", len(vert), len(texcoord), len(face), len(bones)))
+        fh.write(np.asarray(vert, "<f4").tobytes() + np.asarray(texcoord, "<f4").tobytes())
+        fh.write(np.asarray(face, "<i4").tobytes())
+        for body, bindpos, bindquat, ids, weights in bones:
+            fh.write(body.encode().ljust(40, b"\0"))
+            fh.write(np.asarray(bindpos, "<f4").tobytes() + np.asarray(bindquat, "<f4").tobytes())
+            fh.write(struct.pack("<i", len(ids)) + np.asarray(ids, "<i4").tobytes())
+            fh.write(np.asarray(weights, "<f4").tobytes())
+
+
+def skin_strip():
+    """A strip of 2 x 4 vertices along x, skinned to two bodies 'upper' and 'lower' (tests/models/skin.xml)."""
+    vert = [[x * 0.1, y * 0.05, 0.0] for x in range(4) for y in (-1, 1)]
+    tex = [[x / 3, (y + 1) / 2] for x in range(4) for y in (-1, 1)]
+    face = [[2 * i, 2 * i + 2, 2 * i + 1] for i in range(3)] + [[2 * i + 1, 2 * i + 2, 2 * i + 3] for i in range(3)]
+    bones = [("upper", [0, 0, 0], [1, 0, 0, 0], [0, 1, 2, 3, 4, 5], [1, 1, 0.7, 0.7, 0.3, 0.3]),
+             ("lower", [0.2, 0, 0], [0.9, 0, 0.1, 0], [2, 3, 4, 5, 6, 7], [0.3, 0.3, 0.7, 0.7, 2, 2])]
+    write_skn(os.path.join(HERE, "strip.skn"), vert, tex, face, bones)
+
+
 def main():
     write_stl_binary(os.path.join(HERE, "tetra.stl"), TETRA_V, TETRA_F)
     write_stl_binary(os.path.join(HERE, "box.stl"), BOX_V, BOX_F)
@@ -153,6 +179,7 @@ def main():
         fh.write(struct.pack("<2i", 5, 7))
         fh.write(h.tobytes())
     urdf_meshes()
+    skin_strip()
 
 
 if __name__ == "__main__":
