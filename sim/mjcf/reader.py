@@ -78,7 +78,7 @@ class Elem:
 # ----------------------------------------------------------------------------------------------- parsing
 
 # MJCF elements MuJoCo has and numjoco does not simulate yet: rejected with UnsupportedError, not "unknown"
-MUJOCO_ONLY = {"composite", "flexcomp", "replicate", "attach", "plugin", "skin", "flex", "deformable", "model",
+MUJOCO_ONLY = {"composite", "flexcomp", "attach", "plugin", "flex", "model",
                "pin", "elasticity", "extension", "instance", "config", "bone"}
 
 
@@ -362,6 +362,15 @@ def _apply_defaults(el, classes, inherited):
         _apply_defaults(c, classes, child_inherited)
 
 
+def _compose(root):
+    """Expand <replicate> / <attach> (mjcf.compose) with the compiler's angle unit and Euler sequence."""
+    raw = {}
+    for c in root.find("compiler"):
+        raw.update(c.raw)
+    from . import compose
+    compose.compose(root, raw.get("angle", "degree").strip() != "radian", raw.get("eulerseq", "xyz"))
+
+
 class Document:
     """A parsed model: the root element, the default classes, and the file source for assets."""
 
@@ -384,6 +393,7 @@ def read(text, name="<string>", directory=".", assets=None):
     else:
         node = _expand_includes(node, source, name)
     root = _convert(node, "mujoco", None, name)
+    _compose(root)
     classes = _build_defaults(root)
     _apply_defaults(root, classes, "main")
     return Document(root, classes, source)

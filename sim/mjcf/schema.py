@@ -304,7 +304,7 @@ declare("default", "class str", children={"default": "default"})
 
 BODY_CHILDREN = {"body": "body", "frame": "frame", "inertial": "inertial", "joint": "joint",
                  "freejoint": "freejoint", "geom": "geom", "site": "site", "camera": "camera",
-                 "light": "light"}
+                 "light": "light", "replicate": "replicate"}
 
 declare("worldbody", "", children=BODY_CHILDREN)
 
@@ -326,6 +326,15 @@ childclass str
 pos        real[3] 0 0 0
 """ + ORIENTATION, children={k: v for k, v in BODY_CHILDREN.items()
                              if k not in ("inertial", "freejoint")})
+
+# <replicate> (model composition, expanded by mjcf.compose before default classes are applied)
+declare("replicate", """
+count      int !required
+sep        str
+offset     real[3] 0 0 0
+euler      real[3] 0 0 0
+childclass str
+""", children={k: v for k, v in BODY_CHILDREN.items() if k not in ("inertial", "freejoint")})
 
 declare("inertial", """
 pos         real[3] !required
