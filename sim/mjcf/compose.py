@@ -279,16 +279,25 @@ class Composer:
             if c.key == "replicate":
                 out.extend(self.replicate(c, el))
                 continue
-            self.register(c)
+            self.register(c, check=True)
             if c.children and c.key in ("body", "frame", "worldbody"):
                 self.walk(c)
             out.append(c)
         el.children = out
 
-    def register(self, el, remove=False):
+    def register(self, el, remove=False, check=False):
         ns = TREE_KINDS.get(el.key)
-        if ns is not None:
-            (self.names.remove if remove else self.names.add)(ns, el.raw.get("name", ""))
+        if ns is None:
+            return
+        name = el.raw.get("name", "")
+        if remove:
+            self.names.remove(ns, name)
+            return
+        if check and name and self.names.has(ns, name):
+            # MuJoCo names objects as it parses them (mjs_setName), so a name that an earlier replica took is
+            # refused there; copies themselves are not checked against the replicate's own content
+            raise el.error(f"repeated name '{name}' in {ns}", "name")
+        self.names.add(ns, name)
 
     def register_tree(self, els, remove=False):
         for e in els:
@@ -297,9 +306,7 @@ class Composer:
                 self.register_tree(e.children, remove)
 
     def replicate(self, rep, parent):
-        count = _int(rep, "count")
-        if count is None or count < 1:
-            raise rep.error("replicate count must be a positive integer", "count")
+        count = _int(rep, "count")       # zero or negative: no replica (MuJoCo accepts it)
         offset = _floats(rep, "offset", 3)
         euler = _floats(rep, "euler", 3)
         sep = rep.raw.get("sep", "")
@@ -360,7 +367,10 @@ def _make_frame(rep, parent, pos, quat):
     raw = {"pos": " ".join(repr(float(x)) for x in pos), "quat": " ".join(repr(float(x)) for x in quat)}
     if "childclass" in rep.raw:
         raw["childclass"] = rep.raw["childclass"]
-    return Elem("frame", "frame", rep.file, rep.line, raw, parent, rep.origin)
+    # errors about the frame name the replicate it stands for
+    origin = rep.origin or ("replicate", {a: ("replicate", a if a in rep.raw else None, rep.line)
+                                          for a in ("pos", "quat", "childclass")})
+    return Elem("frame", "frame", rep.file, rep.line, raw, parent, origin)
 
 
 def _rename_tree(els, prefix, suffix):

@@ -4,6 +4,7 @@ Every element remembers its file and line so that any later error can name them 
 """
 
 import os
+import warnings
 import xml.parsers.expat
 
 import numpy as np
@@ -170,15 +171,23 @@ def _tag_file(node, fname):
     return (node[0], node[1], node[2], node[3], fname)
 
 
-def _convert(node, key, parent, fname):
+def _convert(node, key, parent, fname, lenient=False):
+    """Elem tree of a node; lenient: inside a <replicate>, whose content MuJoCo's schema check skips, so that
+    attributes it does not know are ignored there (with a Python warning) instead of refused."""
     tag, attrs, line, children = node[:4]
     nfile = node[4] if len(node) >= 5 else fname
     origin = node[5] if len(node) >= 6 else None
     spec = schema.ELEMENTS[key]
-    for name in attrs:
-        if name not in spec.attrs:
-            raise Elem(tag, key, nfile, line, attrs, parent, origin).error("unknown or unsupported attribute",
-                                                                           name)
+    lenient = lenient or key == "replicate"
+    unknown = [name for name in attrs if name not in spec.attrs]
+    if unknown:
+        probe = Elem(tag, key, nfile, line, attrs, parent, origin)
+        if not lenient:
+            raise probe.error("unknown or unsupported attribute", unknown[0])
+        for name in unknown:
+            warnings.warn(str(probe.error("unknown attribute in a <replicate>, ignored as MuJoCo ignores it",
+                                          name)), stacklevel=2)
+        attrs = {k: v for k, v in attrs.items() if k not in unknown}
     el = Elem(tag, key, nfile, line, drop_empty_numbers(spec, attrs), parent, origin)
     for child in children:
         ctag = child[0]
@@ -188,8 +197,10 @@ def _convert(node, key, parent, fname):
             if ctag in MUJOCO_ONLY:
                 raise probe.error(f"<{ctag}> (a MuJoCo feature) is not supported by numjoco yet",
                                   cls=UnsupportedError)
+            if key == "replicate" and ctag in ("joint", "freejoint"):
+                raise probe.error("joint cannot be a direct child of replicate")
             raise probe.error(f"unknown element inside <{tag}>")
-        el.children.append(_convert(child, ckey, el, nfile))
+        el.children.append(_convert(child, ckey, el, nfile, lenient))
     return el
 
 

@@ -334,7 +334,7 @@ sep        str
 offset     real[3] 0 0 0
 euler      real[3] 0 0 0
 childclass str
-""", children={k: v for k, v in BODY_CHILDREN.items() if k not in ("inertial", "freejoint")})
+""", children={k: v for k, v in BODY_CHILDREN.items() if k not in ("inertial", "freejoint", "joint")})
 
 declare("inertial", """
 pos         real[3] !required
