@@ -100,11 +100,12 @@ def _check_unsupported(ctx):
             raise ctx.unsupported(el, _UNSUPPORTED_TOP[el.tag])
 
 
-def compile_document(doc, set_constants=True):
+def compile_document(doc, set_constants=True, context=False):
     """Compile a parsed Document into a Model.
 
     set_constants=False skips the mj_setConst stage (it runs the jitted pipeline at qpos0, which refuses
     features the core does not simulate): the static fields are complete, the derived ones are not.
+    context=True returns (Model, Context) (the element behind each object id, for model composition).
     """
     ctx = Context(doc)
     _check_unsupported(ctx)
@@ -135,7 +136,7 @@ def compile_document(doc, set_constants=True):
     model = Model(ctx.f, {k: list(v) for k, v in ctx.names.items()}, opt, stat)
     if set_constants:
         set_const(model, ctx)
-    return model
+    return (model, ctx) if context else model
 
 
 def _defaults_for_missing(ctx):

@@ -93,7 +93,7 @@ def _collect(el, rec, frame, ctx, bodies):
             bodies.append(child)
             rec.children.append(child)
         elif k == "frame":
-            q = orientation(c, ctx.degree, ctx.eulerseq)
+            q = orientation(c, *ctx.angles(c))
             p = np.array(c.get("pos"), dtype=np.float64)
             if frame is not None:
                 p, q = frameaccum(frame.pos, frame.quat, p, q)
@@ -154,7 +154,6 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     for i, b in enumerate(kept):
         b.id = i
         ctx.add("body", b.el if i else None, name="world" if i == 0 else None)
-    comp = ctx.comp
     nuser = _nuser(ctx)
 
     B = {k: [] for k in ("pos", "quat", "ipos", "iquat", "mass", "inertia", "parentid", "weldid", "mocapid",
@@ -189,7 +188,7 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
             pos, quat = np.zeros(3), np.array([1.0, 0, 0, 0])
         else:
             pos = np.array(el.get("pos"), dtype=np.float64)
-            quat = orientation(el, ctx.degree, ctx.eulerseq)
+            quat = orientation(el, *ctx.angles(el))
         mocap = bool(el.get("mocap", 0)) if i else False
         # joints decide the weld structure of this body
         b.has_joints = bool(b.joints)
@@ -206,7 +205,7 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
             jel = b.joints[0][0]
             if jel.key == "freejoint":
                 a_ = jel.get("align")
-                align = a_ == 1 or (a_ == 2 and bool(comp.get("alignfree")))
+                align = a_ == 1 or (a_ == 2 and bool(ctx.comp_of(jel).get("alignfree")))
         inv_pos = inv_quat = None
         if align:
             pos, quat = frameaccum(pos, quat, ipos, iquat)
@@ -436,7 +435,7 @@ def _fuse_static(ctx, b, B, items, bodies, mesh_props, hfield_props):
     el = b.el
     host = b.host
     pos = np.array(el.get("pos"), dtype=np.float64)
-    quat = orientation(el, ctx.degree, ctx.eulerseq)
+    quat = orientation(el, *ctx.angles(el))
     geoms, ipos, iquat, mass, inertia = _body_inertia(ctx, b, host.id, pos, quat, B["weldid"][host.id], False,
                                                       bodies, B, mesh_props, hfield_props, fused=True)
     if b.frame is not None:
@@ -518,7 +517,7 @@ def _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B, mesh_props, hf
     fused: b is a static body being fused into its host (compiler fusestatic).
     """
     el = b.el
-    comp = ctx.comp
+    comp = ctx.comp_of(el)
     boundmass, boundinertia = comp.get("boundmass"), comp.get("boundinertia")
     ifg = comp.get("inertiafromgeom")  # 0 false, 1 true, 2 auto
     grange = comp.get("inertiagrouprange")
@@ -546,7 +545,7 @@ def _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B, mesh_props, hf
             if not ie.has("diaginertia"):
                 raise ie.error("inertial must specify diaginertia or fullinertia", "diaginertia")
             inertia = np.array(ie.get("diaginertia"), dtype=np.float64)
-            iquat = orientation(ie, ctx.degree, ctx.eulerseq)
+            iquat = orientation(ie, *ctx.angles(ie))
     # ---- geoms
     geoms = []
     for gel, gframe in b.geoms:
@@ -678,7 +677,8 @@ def _compile_joint(ctx, el, frame):
                    armature=0.0, damping=np.zeros(3), frictionloss=0.0, solreffriction=np.array([0.02, 1.0]),
                    solimpfriction=np.array([0.9, 0.95, 0.001, 0.5, 2]), user=np.zeros(0))
         return out
-    auto = bool(ctx.comp.get("autolimits"))
+    auto = bool(ctx.comp_of(el).get("autolimits"))
+    degree = ctx.angles(el)[0]
     t = el.get("type")
     rng = np.array(el.get("range"), dtype=np.float64)
     afr = np.array(el.get("actuatorfrcrange"), dtype=np.float64)
@@ -697,7 +697,7 @@ def _compile_joint(ctx, el, frame):
             raise el.error("range[0] should be smaller than range[1] in joint", "range")
         if rng[0] and t == BALL:
             raise el.error("range[0] should be 0 in ball joint", "range")
-        if ctx.degree and t in (HINGE, BALL):
+        if degree and t in (HINGE, BALL):
             rng = np.array([r * math.pi / 180.0 if r else r for r in rng])
     if t in (FREE, BALL):
         actfrclimited = False
@@ -719,7 +719,7 @@ def _compile_joint(ctx, el, frame):
     elif frame is not None:
         pos, _ = frameaccum(frame.pos, frame.quat, pos, _QUNIT)
     ref, springref = el.get("ref"), el.get("springref")
-    if t == HINGE and ctx.degree:
+    if t == HINGE and degree:
         ref = ref * math.pi / 180.0
         springref = springref * math.pi / 180.0
     return dict(type=t, group=el.get("group"), limited=int(limited), actfrclimited=int(actfrclimited),
@@ -783,7 +783,7 @@ def _compile_geom(ctx, el, frame, infer, weldid, bodies, B, mocap, bodyid, mesh_
         pos, quat, size = _fromto(el, gtype, size, "geom")
     else:
         pos = np.array(el.get("pos"), dtype=np.float64)
-        quat = orientation(el, ctx.degree, ctx.eulerseq)
+        quat = orientation(el, *ctx.angles(el))
     shell = bool(el.get("shellinertia"))
     dataid = -1
     mesh_info = None
@@ -901,7 +901,7 @@ def _compile_site(ctx, el, frame):
         pos, quat, size = _fromto(el, gtype, size, "site")
     else:
         pos = np.array(el.get("pos"), dtype=np.float64)
-        quat = orientation(el, ctx.degree, ctx.eulerseq)
+        quat = orientation(el, *ctx.angles(el))
     if frame is not None:
         pos, quat = frameaccum(frame.pos, frame.quat, pos, quat)
     normvec(quat)
@@ -911,7 +911,7 @@ def _compile_site(ctx, el, frame):
 def _compile_camera(ctx, el, frame, bodyid, transforms):
     """One camera (mjCCamera::Compile); transforms: (pos, quat) frame changes applied after its own pose."""
     pos = np.array(el.get("pos"), dtype=np.float64)
-    quat = orientation(el, ctx.degree, ctx.eulerseq)
+    quat = orientation(el, *ctx.angles(el))
     if frame is not None:
         pos, quat = frameaccum(frame.pos, frame.quat, pos, quat)
     normvec(quat)

@@ -69,7 +69,7 @@ def compile_hfield(ctx, el, name):
             raise ctx.unsupported(el, "PNG height fields", "file")
         if ct != "image/vnd.mujoco.hfield":
             raise el.error(f"unsupported content type: '{ct}'", "content_type")
-        path = asset_path(ctx, file, "mesh")       # MuJoCo resolves hfield files against meshdir
+        path = asset_path(ctx, file, "mesh", el)       # MuJoCo resolves hfield files against meshdir
         nrow, ncol, data = load_custom(el, ctx.doc.source.read(path, el), file)
     if nrow < 1 or ncol < 1 or not len(data):
         raise el.error("hfield not specified")

@@ -128,7 +128,7 @@ def _resolved(ctx, el, kind):
     fname = (el.get("file", "") or "") if el is not None else ""
     if not fname:
         return None
-    path = _path_reduce(asset_path(ctx, fname, kind))
+    path = _path_reduce(asset_path(ctx, fname, kind, el))
     return _path_reduce(_combine(_model_file_dir(ctx), path))
 
 

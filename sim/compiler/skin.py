@@ -109,7 +109,7 @@ def _load(ctx, el):
         return _inline(el)
     if any(el.has(a) for a in ("vertex", "texcoord", "face")) or el.find("skin_bone"):
         raise el.error(f"both skin data and file were specified: {file}", "file")
-    path = asset_path(ctx, file, "mesh")
+    path = asset_path(ctx, file, "mesh", el)
     if not path.lower().endswith(".skn"):
         raise el.error(f"unknown skin file type: {file} (MuJoCo reads .skn)", "file")
     return load_skn(el, ctx.doc.source.read(path, el), file)

@@ -16,15 +16,32 @@ names that exist then (MuJoCo's ResolveReferences, with its fall-backs: one of t
 exclude or sensor, and any wrap of a tendon, may keep its plain name); copies go to the end of their lists.
 Finally the original content disappears and the section elements that resolved before but no longer do are
 dropped (tuples stay and fail to compile).  Keyframes are neither copied nor renamed.
+
+<attach body|frame prefix> without `model` (self-attachment): a copy of a body or frame parsed earlier, names
+prefixed, in a frame at the attach's place, keeping the default class it had; section elements copied as above
+(originals stay).
+
+<attach model body|frame prefix> with <asset><model name file>: the model file is read as a model of its own
+(its includes, replicates, attachments and default classes) and compiled without constants (for its keyframes).
+The named body or frame, or (neither given) the content of its worldbody in a new frame, is copied in with every
+name prefixed (and, unlike a self-attachment, material / mesh / height field / texture references and default
+class names, its "main" included); the copies keep the attribute values their own defaults gave them and the
+compiler settings of their model (angle, eulerseq, autolimits, inertia options, asset folders relative to its
+file).  All its assets (meshes, skins, height fields, textures, materials), numeric and text fields are added
+with prefixed names, its section elements are copied when their prefixed references resolve in this model
+(MuJoCo's CopyList), and its keyframes become keyframes of this model: the attached joints, actuators and mocap
+bodies take the keyframe's values, everything else its default (qpos0, zeros, body pose).
 """
 
 import copy
 import math
+import os
+import warnings
 
 import numpy as np
 
 from ..compiler.frames import euler2quat, frameaccum
-from ..errors import ModelError
+from ..errors import ModelError, UnsupportedError
 
 # tree element key -> name space
 TREE_KINDS = {"body": "body", "joint": "joint", "freejoint": "joint", "geom": "geom", "site": "site",
@@ -214,25 +231,130 @@ def _two(names, s1, n1, s2, n2, ns, out, a1, a2):
     return True
 
 
-def _apply(el, changes):
-    """A deep copy of section element `el` with the resolved names written in."""
+def _apply(el, changes, class_prefix=None, comp=None, attach=None):
+    """A deep copy of section element `el` with the resolved names written in; from another model
+    (class_prefix given): its default class renamed and its compiler settings attached."""
     new = deep_copy(el, el.parent)
     for key, value in changes.items():
         if isinstance(key, tuple):
-            new.children[key[0]].raw[key[1]] = value
+            _set(new.children[key[0]], key[1], value)
         else:
-            new.raw[key] = value
+            _set(new, key, value)
+    if class_prefix is not None:
+        _set_comp([new], comp, class_prefix, attach)
     return new
+
+
+def _set(el, attr, value):
+    """Write an attribute as written text and, for an element whose values are already resolved, as value."""
+    el.raw[attr] = value
+    if el.dclass is not None:
+        el.values[attr] = value
 
 
 def deep_copy(el, parent):
-    """A copy of an Elem subtree (raw attributes copied, values not yet filled)."""
+    """A copy of an Elem subtree (raw attributes and any resolved values copied)."""
     new = copy.copy(el)
     new.raw = dict(el.raw)
-    new.values = {}
+    new.values = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in el.values.items()}
     new.parent = parent
     new.children = [deep_copy(c, new) for c in el.children]
     return new
+
+
+def _set_comp(els, comp, class_prefix=None, attach=None):
+    """Mark copies from another model: its compiler settings, its class names prefixed (section elements; tree
+    elements get theirs through merge_classes), and for keyframes the <attach> each copy came with."""
+    for e in els:
+        e.comp = comp
+        if class_prefix is not None and e.dclass is not None:
+            e.dclass = class_prefix + e.dclass
+        if attach is not None and e.extra and "source" in e.extra:
+            e.extra = {"source": e.extra["source"], "attach": attach}
+        _set_comp(e.children, comp, class_prefix, attach)
+
+
+def _identity_frame(att, parent):
+    from .reader import Elem
+    return Elem("frame", "frame", att.file, att.line, {}, parent,
+                att.origin or ("attach", {a: ("attach", None, att.line) for a in ("pos", "quat", "childclass")}))
+
+
+def _class_in_effect(el):
+    """The default class an element of this document inherits (its own childclass or an ancestor's)."""
+    e = el.parent
+    while e is not None:
+        if e.key in ("body", "frame", "replicate") and "childclass" in e.raw:
+            return e.raw["childclass"]
+        e = e.parent
+    return "main"
+
+
+def _find_tree(root, kind, name):
+    """The body or frame called `name` in a (resolved) document."""
+    stack = [c for wb in root.find("worldbody") for c in wb.children]
+    while stack:
+        e = stack.pop(0)
+        if e.key == kind and e.raw.get("name") == name:
+            return e
+        stack = [c for c in e.children if c.key in ("body", "frame")] + stack
+    return None
+
+
+def _authored(root, key):
+    """{attribute: (text, element)} written in a model's <option> (flags as 'flag:<name>') or <size> sections,
+    the last one winning."""
+    out = {}
+    for sec in root.find(key):
+        for a, v in sec.raw.items():
+            out[a] = (v, sec)
+        for fl in sec.children:
+            for a, v in fl.raw.items():
+                out["flag:" + a] = (v, fl)
+    return out
+
+
+def _same_text(a, b):
+    """Two attribute texts with the same meaning (numbers compared as numbers)."""
+    ta, tb = a.split(), b.split()
+    try:
+        return [float(x) for x in ta] == [float(x) for x in tb]
+    except ValueError:
+        return ta == tb
+
+
+def _is_default(key, attr, value):
+    from . import schema
+    if attr.startswith("flag:"):
+        spec, attr = schema.ELEMENTS["flag"], attr[5:]
+    else:
+        spec = schema.ELEMENTS[key]
+    a = spec.attrs.get(attr)
+    if a is None or a.default is None:
+        return False
+    d = a.default
+    if a.enum:
+        return a.enum.get(value.strip()) == d
+    return _same_text(" ".join(str(x) for x in np.atleast_1d(d)), value)
+
+
+def _stem(filename):
+    """File name without folder and extension (the implicit name of a file asset)."""
+    base = filename.replace("\\", "/").rsplit("/", 1)[-1]
+    return base[:base.rfind(".")] if "." in base else base
+
+
+def _sub_compiler(sub, folder):
+    """The merged <compiler> of an attached model, its asset folders made relative to this model's folder."""
+    from ..compiler.context import merge_singletons
+    comp = merge_singletons(sub.root.find("compiler"), "compiler")
+    comp.dclass = "main"
+    assetdir = comp.get("assetdir", "") or ""
+    for attr, own in (("meshdir", comp.get("meshdir", "") or assetdir),
+                      ("texturedir", comp.get("texturedir", "") or assetdir), ("assetdir", assetdir)):
+        value = os.path.join(folder, own) if folder else own
+        comp.raw[attr] = comp.values[attr] = value
+    return comp
 
 
 # ------------------------------------------------------------------------------------------ the walk
@@ -241,12 +363,15 @@ def deep_copy(el, parent):
 class Composer:
     """The state of MuJoCo's worldbody parse: existing names and the section lists."""
 
-    def __init__(self, root, degree, eulerseq):
-        self.root = root
+    def __init__(self, doc, degree, eulerseq, depth=0):
+        self.doc = doc
+        self.root = root = doc.root
         self.degree = degree
         self.eulerseq = eulerseq
+        self.depth = depth
         self.names = Names()
         self.names.add("body", "world")
+        self.tree = {"body": {}, "frame": {}}            # name -> Elem, for self-attachment
         self.lists = {k: [] for k in SECTION_KINDS}       # kind -> [Elem] in list order
         self.originals = set()
         for sec in root.children:
@@ -267,17 +392,32 @@ class Composer:
                 sec.children = [c for c in sec.children if _kind(c) not in kinds]
         for kind in SECTION_KINDS:
             secs = [s for s in self.root.children if kind in _SECTION_OF.get(s.key, ())]
+            if self.lists[kind] and not secs:
+                secs = [self.container(next(k for k, v in _SECTION_OF.items() if kind in v))]
             for e in self.lists[kind]:
                 target = e.parent if id(e) in self.originals else secs[-1]
                 e.parent = target
                 target.children.append(e)
 
+    def container(self, key):
+        """The last top-level section `key` (<asset>, <custom>, <keyframe>, ...), created when missing."""
+        found = self.root.find(key)
+        if found:
+            return found[-1]
+        from .reader import Elem
+        sec = Elem(key, key, self.root.file, None, {}, self.root)
+        self.root.children.append(sec)
+        return sec
+
     def walk(self, el):
-        """Visit el's children in document order, expanding replicates; registers tree names."""
+        """Visit el's children in document order, expanding replicates and attachments; registers tree names."""
         out = []
         for c in el.children:
             if c.key == "replicate":
                 out.extend(self.replicate(c, el))
+                continue
+            if c.key == "attach":
+                out.append(self.attach(c, el))
                 continue
             self.register(c, check=True)
             if c.children and c.key in ("body", "frame", "worldbody"):
@@ -293,6 +433,8 @@ class Composer:
         if remove:
             self.names.remove(ns, name)
             return
+        if check and ns in self.tree and name:
+            self.tree[ns][name] = el
         if check and name and self.names.has(ns, name):
             # MuJoCo names objects as it parses them (mjs_setName), so a name that an earlier replica took is
             # refused there; copies themselves are not checked against the replicate's own content
@@ -338,15 +480,190 @@ class Composer:
         self.prune(old)
         return frames
 
-    def copy_sections(self, prefix, suffix):
-        """mjCModel::operator+= for a self-attachment: namespaced copies of the section elements that resolve."""
+    def copy_sections(self, prefix, suffix, source=None, comp=None, attach=None):
+        """mjCModel::operator+=: namespaced copies of the section elements that resolve here, from this model
+        (self-attachment, replicate) or from the lists of another one (`source`: kind -> [Elem])."""
         for kind in SECTION_KINDS:
-            for el in list(self.lists[kind]):
+            for el in list(self.lists[kind] if source is None else source[kind]):
                 changes = resolve(el, self.names, prefix, suffix)
                 if changes is not None:
-                    new = _apply(el, changes)
+                    new = _apply(el, changes, prefix if source is not None else None, comp, attach)
                     self.lists[kind].append(new)
                     self.names.add(kind, new.raw.get("name", ""))
+
+    # -- <attach> ---------------------------------------------------------------------------------------
+
+    def attach(self, att, parent):
+        """The frame that replaces an <attach> element (mjXReader::Body 'attach' + mjs_attach)."""
+        prefix = att.raw.get("prefix")
+        if prefix is None:
+            raise att.error("missing required attribute", "prefix")
+        kind = "body" if "body" in att.raw else ("frame" if "frame" in att.raw else None)
+        name = att.raw.get(kind, "") if kind else ""
+        frame = _identity_frame(att, parent)
+        if "model" not in att.raw:
+            if kind is None:
+                raise att.error("either 'body' or 'frame' attribute must be specified for self-attach")
+            if self.names.has(kind, prefix + name):
+                raise att.error(f"cannot self-attach: element {prefix + name} already exists", kind)
+            src = self.tree[kind].get(name)
+            if src is None:
+                raise att.error(f"could not find {kind} '{name}' in the current model for self-attachment", kind)
+            cls = _class_in_effect(src)
+            if cls != "main":
+                frame.raw["childclass"] = cls
+            frame.children = [deep_copy(src, frame)]
+            _rename_tree(frame.children, prefix, "")
+            self.register_tree(frame.children)
+            self.copy_sections(prefix, "")
+            return frame
+        if kind is not None and self.names.has(kind, prefix + name):
+            raise att.error(f"cannot attach: element {name} already exists with prefix {prefix}", kind)
+        sub, sub_model, comp = self.submodel(att)
+        if kind is None:
+            src = [c for wb in sub.root.find("worldbody") for c in wb.children]
+        else:
+            src = [_find_tree(sub.root, kind, name)]
+            if src[0] is None:
+                raise att.error(f"could not find {kind} '{name}' in model asset '{att.raw['model']}'", kind)
+        frame.children = [deep_copy(e, frame) for e in src]
+        _rename_tree(frame.children, prefix, "", other=True)
+        _set_comp(frame.children, comp, class_prefix=prefix, attach=att)
+        self.register_tree(frame.children)
+        self.merge_globals(sub, att)
+        self.merge_classes(sub, prefix, att)
+        self.copy_assets(sub, prefix, comp)
+        lists = {k: [] for k in SECTION_KINDS}
+        for sec in sub.root.children:
+            for k in _SECTION_OF.get(sec.key, ()):
+                lists[k] += [e for e in sec.children if _kind(e) == k]
+        self.copy_sections(prefix, "", source=lists, comp=comp, attach=att)
+        self.copy_keys(sub, sub_model, prefix, att)
+        return frame
+
+    def submodel(self, att):
+        """(Document, Model without constants, compiler Elem for its elements) of <asset><model name=...>."""
+        mname = att.raw["model"]
+        if mname in self.doc.submodels:
+            return self.doc.submodels[mname]
+        el = next((m for a in self.root.find("asset") for m in a.children
+                   if m.key == "asset_model" and m.raw.get("name", _stem(m.raw.get("file", ""))) == mname), None)
+        if el is None:
+            raise att.error(f"could not find model '{mname}'", "model")
+        if self.depth > 10:
+            raise el.error("model assets nested too deep (a model that attaches itself?)", "file")
+        file = el.raw.get("file")
+        if not file:
+            raise el.error("missing required attribute", "file")
+        from . import reader
+        from ..compiler import compile_document
+        src = self.doc.source
+        data = src.read(file, el)
+        folder = os.path.dirname(file)
+        sub = reader.read(data, name=file, directory=os.path.join(src.directory, folder), assets=src.assets,
+                          depth=self.depth + 1)
+        model, sctx = compile_document(sub, set_constants=False, context=True)
+        # what keyframes set: each joint, actuator and mocap body remembers its index in the attached model
+        for kind in ("joint", "actuator", "body"):
+            for k, e in enumerate(sctx.elems[kind]):
+                if e is not None:
+                    e.extra = {"source": (kind, k)}
+        comp = _sub_compiler(sub, folder)
+        self.doc.submodels[mname] = (sub, model, comp)
+        return self.doc.submodels[mname]
+
+    def merge_globals(self, sub, att):
+        """<option> (with its flags) and <size> of the attached model against this model's, by the compiler's
+        `conflict` policy (MuJoCo's attribute merging): warning (default) keeps this model's values and warns when
+        the attached model's differ; error refuses values authored in both that differ; merge adopts the values
+        only the attached model authors (values authored in both and different need MuJoCo's per-field merge
+        strategies, which numjoco does not implement: UnsupportedError)."""
+        policy = "warning"
+        for c in self.root.find("compiler"):
+            policy = c.raw.get("conflict", policy).strip()
+        for key in ("option", "size"):
+            mine, theirs = _authored(self.root, key), _authored(sub.root, key)
+            for attr, (value, el) in theirs.items():
+                own = mine.get(attr)
+                same = own is not None and _same_text(own[0], value)
+                if policy == "warning":
+                    if not same and (own is not None or not _is_default(key, attr, value)):
+                        warnings.warn(f"{att.file}:{att.line}: attaching model '{att.raw['model']}': {key} "
+                                      f"{attr} is {value!r} there, this model keeps "
+                                      f"{own[0] if own else 'its default'} (compiler conflict='warning')",
+                                      stacklevel=2)
+                elif policy == "error":
+                    if own is not None and not same:
+                        raise att.error(f"attach conflict with model '{att.raw['model']}' (compiler conflict="
+                                        f"'error'): {key} {attr} is {own[0]!r} here and {value!r} there", "model")
+                elif own is None:
+                    self.adopt(key, attr, value)
+                elif not same:
+                    raise att.error(f"{key} {attr} is {own[0]!r} here and {value!r} in model '{att.raw['model']}':"
+                                    " MuJoCo's per-field merge strategies (compiler conflict='merge') are not "
+                                    "supported by numjoco yet", "model", cls=UnsupportedError)
+
+    def adopt(self, key, attr, value):
+        """Write an <option> / <size> attribute (or option flag 'flag:<name>') into this model."""
+        from .reader import Elem
+        sec = self.container(key)
+        if attr.startswith("flag:"):
+            flags = sec.find("flag")
+            if flags:
+                flag = flags[-1]
+            else:
+                flag = Elem("flag", "flag", sec.file, sec.line, {}, sec)
+                sec.children.append(flag)
+            flag.raw[attr[5:]] = value
+        else:
+            sec.raw[attr] = value
+
+    def merge_classes(self, sub, prefix, att):
+        """The attached model's default classes under prefixed names (its elements keep their class)."""
+        classes = self.doc.classes
+        for name, cls in sub.classes.items():
+            new = copy.copy(cls)
+            new.name = prefix + name
+            if new.name in classes:
+                raise att.error(f"repeated default class name '{new.name}'", "prefix")
+            classes[new.name] = new
+
+    def copy_assets(self, sub, prefix, comp):
+        """Every asset, numeric and text field of the attached model, names (and asset references) prefixed."""
+        groups = (("asset", ("mesh", "skin", "hfield", "texture", "material")), ("custom", ("numeric", "text")))
+        for sec_key, keys in groups:
+            items = [e for s in sub.root.find(sec_key) for e in s.children if e.key in keys]
+            if not items:
+                continue
+            target = self.container(sec_key)
+            for e in items:
+                new = deep_copy(e, target)
+                name = e.get("name", "") or (_stem(e.get("file", "") or "") if e.key != "skin" else "")
+                if name:
+                    _set(new, "name", prefix + name)
+                for attr in ("material", "texture"):
+                    if e.get(attr):
+                        _set(new, attr, prefix + e.get(attr))
+                for b in new.children:
+                    if b.key == "skin_bone" and b.get("body"):
+                        _set(b, "body", prefix + b.get("body"))
+                    if b.key == "material_layer" and b.get("texture"):
+                        _set(b, "texture", prefix + b.get("texture"))
+                _set_comp([new], comp, class_prefix=prefix)
+                target.children.append(new)
+
+    def copy_keys(self, sub, model, prefix, att):
+        """Keyframes of the attached model as pending keys of this one (resolved by compiler.keyframe)."""
+        keys = [e for s in sub.root.find("keyframe") for e in s.children]
+        if not keys:
+            return
+        target = self.container("keyframe")
+        for i, e in enumerate(keys):
+            new = deep_copy(e, target)
+            if e.get("name"):
+                _set(new, "name", prefix + e.get("name"))
+            new.extra = {"attached_key": (model, i, prefix, att)}
+            target.children.append(new)
 
     def prune(self, old_sets):
         """mjCModel::RemoveFromList after a subtree was deleted."""
@@ -373,18 +690,27 @@ def _make_frame(rep, parent, pos, quat):
     return Elem("frame", "frame", rep.file, rep.line, raw, parent, origin)
 
 
-def _rename_tree(els, prefix, suffix):
-    """Namespace the names and intra-tree references of copied tree elements (mjCBase / mjCCamera / mjCLight
-    NameSpace for a self-attachment: materials, meshes and height fields keep their names)."""
+def _rename_tree(els, prefix, suffix, other=False):
+    """Namespace the names and intra-tree references of copied tree elements (mjCBase / mjCGeom / mjCSite /
+    mjCCamera / mjCLight::NameSpace): materials, meshes and height fields are renamed only when the elements come
+    from another model (`other`)."""
     for e in els:
-        raw = e.raw
-        if e.key in TREE_KINDS and raw.get("name"):
-            raw["name"] = prefix + raw["name"] + suffix
-        if e.key in ("camera", "light") and raw.get("target"):
-            raw["target"] = prefix + raw["target"] + suffix
-        if e.key == "light" and raw.get("texture"):
-            raw["texture"] = prefix + raw["texture"] + suffix
-        _rename_tree(e.children, prefix, suffix)
+        def rename(attr):
+            v = e.get(attr) if e.dclass is not None else e.raw.get(attr)
+            if v:
+                _set(e, attr, prefix + v + suffix)
+        if e.key in TREE_KINDS:
+            rename("name")
+        if e.key in ("camera", "light"):
+            rename("target")
+        if e.key == "light":
+            rename("texture")
+        if other and e.key in ("geom", "site"):
+            rename("material")
+        if other and e.key == "geom":
+            rename("mesh")
+            rename("hfield")
+        _rename_tree(e.children, prefix, suffix, other)
 
 
 def _int(el, attr):
@@ -410,7 +736,7 @@ def _floats(el, attr, n):
     return vals
 
 
-def compose(root, degree, eulerseq):
-    """Expand every <replicate> (and <attach>) of a parsed document in place."""
-    Composer(root, degree, eulerseq).run()
-    return root
+def compose(doc, degree, eulerseq, depth=0):
+    """Expand every <replicate> and <attach> of a parsed document in place."""
+    Composer(doc, degree, eulerseq, depth).run()
+    return doc

@@ -25,7 +25,8 @@ class Elem:
     (written on the element, or inherited from its default class); children: sub-elements in document order.
     """
 
-    __slots__ = ("tag", "key", "file", "line", "raw", "values", "children", "parent", "dclass", "origin")
+    __slots__ = ("tag", "key", "file", "line", "raw", "values", "children", "parent", "dclass", "origin", "comp",
+                 "extra")
 
     def __init__(self, tag, key, file, line, raw, parent=None, origin=None):
         self.tag = tag
@@ -40,6 +41,10 @@ class Elem:
         # elements translated from another format (URDF, see mjcf.urdf): (source tag, {attribute: (source tag,
         # source attribute, source line)}) so that errors name what the user wrote
         self.origin = origin
+        # elements attached from another model (<attach model=...>): that model's merged <compiler> element, whose
+        # settings (angle, eulerseq, autolimits, inertia options, asset folders) apply to them; else None
+        self.comp = None
+        self.extra = None       # composition data (see mjcf.compose), e.g. a keyframe of an attached model
 
     def error(self, message, attribute=None, cls=ModelError):
         element, line = self.tag, self.line
@@ -79,7 +84,7 @@ class Elem:
 # ----------------------------------------------------------------------------------------------- parsing
 
 # MJCF elements MuJoCo has and numjoco does not simulate yet: rejected with UnsupportedError, not "unknown"
-MUJOCO_ONLY = {"composite", "flexcomp", "attach", "plugin", "flex", "model",
+MUJOCO_ONLY = {"composite", "flexcomp", "plugin", "flex",
                "pin", "elasticity", "extension", "instance", "config", "bone"}
 
 
@@ -339,9 +344,10 @@ _TREE = {"body", "frame", "worldbody"}
 
 
 def _apply_defaults(el, classes, inherited):
-    """Fill `values` of `el` and its subtree; `inherited` is the class in effect from childclass."""
+    """Fill `values` of `el` and its subtree; `inherited` is the class in effect from childclass.  Elements
+    attached from another model arrive with their values (and their class) already resolved: left alone."""
     spec = schema.ELEMENTS[el.key]
-    if el.key == "default":
+    if el.key == "default" or el.dclass is not None:
         return
     cname = inherited
     if "class" in el.raw and "class" in spec.attrs:
@@ -373,13 +379,13 @@ def _apply_defaults(el, classes, inherited):
         _apply_defaults(c, classes, child_inherited)
 
 
-def _compose(root):
+def _compose(doc, depth):
     """Expand <replicate> / <attach> (mjcf.compose) with the compiler's angle unit and Euler sequence."""
     raw = {}
-    for c in root.find("compiler"):
+    for c in doc.root.find("compiler"):
         raw.update(c.raw)
     from . import compose
-    compose.compose(root, raw.get("angle", "degree").strip() != "radian", raw.get("eulerseq", "xyz"))
+    compose.compose(doc, raw.get("angle", "degree").strip() != "radian", raw.get("eulerseq", "xyz"), depth)
 
 
 class Document:
@@ -389,10 +395,12 @@ class Document:
         self.root = root
         self.classes = classes
         self.source = source
+        self.submodels = {}     # <asset><model> name -> (Document, compiled Model without constants)
 
 
-def read(text, name="<string>", directory=".", assets=None):
-    """Parse MJCF `text` (str or bytes) into a Document; raises ModelError on any malformed input."""
+def read(text, name="<string>", directory=".", assets=None, depth=0):
+    """Parse MJCF `text` (str or bytes) into a Document; raises ModelError on any malformed input.  depth: the
+    nesting of <asset><model> files being read (a model that attaches itself would never end)."""
     source = _Source(name, directory, assets)
     node = _parse_xml(text, name)
     if node[0].lower() == "robot":     # a URDF file (MuJoCo compares the root tag case-insensitively)
@@ -404,10 +412,11 @@ def read(text, name="<string>", directory=".", assets=None):
     else:
         node = _expand_includes(node, source, name)
     root = _convert(node, "mujoco", None, name)
-    _compose(root)
     classes = _build_defaults(root)
+    doc = Document(root, classes, source)
+    _compose(doc, depth)
     _apply_defaults(root, classes, "main")
-    return Document(root, classes, source)
+    return doc
 
 
 def read_file(path, assets=None):

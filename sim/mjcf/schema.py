@@ -35,7 +35,7 @@ ENUMS = {
     "lighttype": {"spot": 0, "directional": 1, "point": 2, "image": 3},
     "fluidshape": {"none": 0, "ellipsoid": 1},
     "bodysleep": {"auto": 0, "never": 1, "allowed": 2, "init": 3},
-    "conflict": {"error": 0, "warning": 1, "overwrite": 2},
+    "conflict": {"warning": 0, "merge": 1, "error": 2},
     "lrmode": {"none": 0, "muscle": 1, "muscleuser": 2, "all": 3},
     "meshinertia": {"convex": 0, "exact": 1, "legacy": 2, "shell": 3},
     "texture": {"2d": 0, "cube": 1, "skybox": 2},
@@ -181,6 +181,7 @@ inertiafromgeom   enum:FalseTrueAuto auto
 inertiagrouprange int[2] 0 5
 saveinertial      bool  false
 alignfree         bool  false
+conflict          enum:conflict warning
 """, children={"lengthrange": "lengthrange"})
 
 declare("lengthrange", """
@@ -304,7 +305,7 @@ declare("default", "class str", children={"default": "default"})
 
 BODY_CHILDREN = {"body": "body", "frame": "frame", "inertial": "inertial", "joint": "joint",
                  "freejoint": "freejoint", "geom": "geom", "site": "site", "camera": "camera",
-                 "light": "light", "replicate": "replicate"}
+                 "light": "light", "replicate": "replicate", "attach": "attach"}
 
 declare("worldbody", "", children=BODY_CHILDREN)
 
@@ -326,6 +327,15 @@ childclass str
 pos        real[3] 0 0 0
 """ + ORIENTATION, children={k: v for k, v in BODY_CHILDREN.items()
                              if k not in ("inertial", "freejoint")})
+
+# <attach> (model composition: a body / frame / world of an <asset><model> or of this model, expanded by
+# mjcf.compose)
+declare("attach", """
+model  str
+body   str
+frame  str
+prefix str !required
+""")
 
 # <replicate> (model composition, expanded by mjcf.compose before default classes are applied)
 declare("replicate", """
