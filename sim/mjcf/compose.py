@@ -314,6 +314,38 @@ def _authored(root, key):
     return out
 
 
+# compiler conflict="merge": MuJoCo's per-field strategy for values authored in both models (modeledit.rst,
+# Attribute Merging); flags are OR-ed (a disable flag set to 'disable', an enable flag to 'enable', on either side)
+_MERGE_MIN = {"timestep", "tolerance", "ls_tolerance", "noslip_tolerance", "ccd_tolerance", "sleep_tolerance"}
+_MERGE_MAX = {"iterations", "ls_iterations", "noslip_iterations", "ccd_iterations", "sdf_iterations",
+              "sdf_initpoints", "nkey", "nuserdata", "nuser_body", "nuser_jnt", "nuser_geom", "nuser_site",
+              "nuser_cam", "nuser_tendon", "nuser_actuator", "nuser_sensor", "memory"}
+
+
+def _merge_value(key, attr, mine, theirs):
+    """Merged attribute text, or None when the field is not mergeable (MuJoCo raises a conflict error)."""
+    if attr.startswith("flag:"):
+        from .schema import ENABLE_FLAGS
+        wanted = "enable" if attr[5:] in ENABLE_FLAGS else "disable"
+        return wanted if wanted in (mine.strip(), theirs.strip()) else mine
+    if attr == "actuatorgroupdisable":
+        groups = sorted({int(x) for x in (mine + " " + theirs).split()})
+        return " ".join(str(g) for g in groups)
+    if attr == "memory":
+        return max(mine, theirs, key=_bytes)
+    if attr in _MERGE_MIN or attr in _MERGE_MAX:
+        a, b = float(mine), float(theirs)
+        return mine if (a <= b) == (attr in _MERGE_MIN) else theirs
+    return None
+
+
+def _bytes(text):
+    """Byte count of a <size memory> value (K/M/G/T/P/E suffixes)."""
+    t = text.strip()
+    scale = 1024 ** ("KMGTPE".index(t[-1]) + 1) if t and t[-1] in "KMGTPE" else 1
+    return int(t.rstrip("KMGTPE").strip() or 0) * scale
+
+
 def _same_text(a, b):
     """Two attribute texts with the same meaning (numbers compared as numbers)."""
     ta, tb = a.split(), b.split()
@@ -383,6 +415,7 @@ class Composer:
                         self.names.add(kind, el.raw.get("name", ""))
 
     def run(self):
+        self.read_submodels()
         for wb in self.root.find("worldbody"):
             self.walk(wb)
         # write the section lists back into their containers (copies at the end of the last container)
@@ -544,12 +577,21 @@ class Composer:
     def submodel(self, att):
         """(Document, Model without constants, compiler Elem for its elements) of <asset><model name=...>."""
         mname = att.raw["model"]
-        if mname in self.doc.submodels:
-            return self.doc.submodels[mname]
-        el = next((m for a in self.root.find("asset") for m in a.children
-                   if m.key == "asset_model" and m.raw.get("name", _stem(m.raw.get("file", ""))) == mname), None)
-        if el is None:
+        if mname not in self.doc.submodels:
             raise att.error(f"could not find model '{mname}'", "model")
+        return self.doc.submodels[mname]
+
+    def read_submodels(self):
+        """Every <asset><model>, read when the assets are (MuJoCo parses them whether attached or not); named by
+        its `name`, else by the model name in its file."""
+        for a in self.root.find("asset"):
+            for el in a.children:
+                if el.key == "asset_model":
+                    sub = self.read_submodel(el)
+                    name = el.raw.get("name") or sub[0].root.raw.get("model", "MuJoCo Model")
+                    self.doc.submodels[name] = sub
+
+    def read_submodel(self, el):
         if self.depth > 10:
             raise el.error("model assets nested too deep (a model that attaches itself?)", "file")
         file = el.raw.get("file")
@@ -568,16 +610,14 @@ class Composer:
             for k, e in enumerate(sctx.elems[kind]):
                 if e is not None:
                     e.extra = {"source": (kind, k)}
-        comp = _sub_compiler(sub, folder)
-        self.doc.submodels[mname] = (sub, model, comp)
-        return self.doc.submodels[mname]
+        return sub, model, _sub_compiler(sub, folder)
 
     def merge_globals(self, sub, att):
         """<option> (with its flags) and <size> of the attached model against this model's, by the compiler's
         `conflict` policy (MuJoCo's attribute merging): warning (default) keeps this model's values and warns when
         the attached model's differ; error refuses values authored in both that differ; merge adopts the values
-        only the attached model authors (values authored in both and different need MuJoCo's per-field merge
-        strategies, which numjoco does not implement: UnsupportedError)."""
+        only the attached model authors and merges the others field by field (_merge_value).  <visual> is not
+        merged (rendering only)."""
         policy = "warning"
         for c in self.root.find("compiler"):
             policy = c.raw.get("conflict", policy).strip()
@@ -599,9 +639,12 @@ class Composer:
                 elif own is None:
                     self.adopt(key, attr, value)
                 elif not same:
-                    raise att.error(f"{key} {attr} is {own[0]!r} here and {value!r} in model '{att.raw['model']}':"
-                                    " MuJoCo's per-field merge strategies (compiler conflict='merge') are not "
-                                    "supported by numjoco yet", "model", cls=UnsupportedError)
+                    merged = _merge_value(key, attr, own[0], value)
+                    if merged is None:
+                        raise att.error(f"attach conflict with model '{att.raw['model']}' (compiler conflict="
+                                        f"'merge'): {key} {attr} is {own[0]!r} here and {value!r} there, and "
+                                        "MuJoCo does not merge this field", "model")
+                    self.adopt(key, attr, merged)
 
     def adopt(self, key, attr, value):
         """Write an <option> / <size> attribute (or option flag 'flag:<name>') into this model."""
