@@ -406,8 +406,6 @@ def test_mesh_errors():
         ours(f'<mesh name="t" vertex="{TETRA}"/><mesh name="t" vertex="{TETRA}"/>')
     with pytest.raises(UnsupportedError):
         ours('<mesh name="s" builtin="sphere" params="2"/>')
-    with pytest.raises(UnsupportedError):
-        ours('<skin name="s" vertex="0 0 0"/>')
     # each of these is also an error in MuJoCo
     for bad in (f'<mesh name="t" vertex="{TETRA}" face="0 1 7 0 1 2"/>',
                 '<mesh name="t" vertex="0 0 0 1 0 0 0 1 0 1 1 0"/>', '<mesh file="missing.stl"/>'):

@@ -362,11 +362,11 @@ MALFORMED = {
                               'ixy="0" ixz="0" iyz="0"/></inertial></link>\n</robot>', "inertial", None, 2),
     "inertia_without_ixy": ('<robot name="r">\n<link name="a"><inertial><mass value="1"/>\n<inertia ixx="1" '
                             'iyy="1" izz="1" ixz="0" iyz="0"/></inertial></link>\n</robot>', "inertia", "ixy", 3),
-    "inertia_not_positive": (f'<robot name="r">\n<link name="base"/>\n<link name="a"><inertial><mass value="1"/>'
+    "inertia_not_positive": ('<robot name="r">\n<link name="base"/>\n<link name="a"><inertial><mass value="1"/>'
                              '\n<inertia ixx="1" iyy="1" izz="1" ixy="2" ixz="0" iyz="0"/></inertial></link>\n'
                              '<joint name="j" type="revolute"><parent link="base"/><child link="a"/></joint>\n'
                              '</robot>', "inertia", None, 4),
-    "inertia_triangle": (f'<robot name="r">\n<link name="base"/>\n<link name="a"><inertial><mass value="1"/>'
+    "inertia_triangle": ('<robot name="r">\n<link name="base"/>\n<link name="a"><inertial><mass value="1"/>'
                          '\n<inertia ixx="1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>\n'
                          '<joint name="j" type="revolute"><parent link="base"/><child link="a"/></joint>\n'
                          '</robot>', "inertia", None, 4),

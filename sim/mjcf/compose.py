@@ -41,7 +41,6 @@ import warnings
 import numpy as np
 
 from ..compiler.frames import euler2quat, frameaccum
-from ..errors import ModelError, UnsupportedError
 
 # tree element key -> name space
 TREE_KINDS = {"body": "body", "joint": "joint", "freejoint": "joint", "geom": "geom", "site": "site",
