@@ -729,6 +729,32 @@ def hull_mismatches(ours, theirs, i, simplicial=None):
     return out
 
 
+def load_pair(text, directory, stem="_pair"):
+    """(ours, theirs) for model text written to a temporary file in `directory` (so that the files it names
+    resolve), loaded by sim.load_model and mujoco.MjModel.from_xml_path; a sim.ModelError / ValueError raised by
+    either is returned in its place.  Warnings from sim are silenced (tests check them where they matter)."""
+    import os
+    import warnings
+    import sim
+    path = os.path.join(directory, f"{stem}_{os.getpid()}.xml")
+    with open(path, "w") as f:
+        f.write(text)
+    try:
+        try:
+            theirs = mujoco.MjModel.from_xml_path(path)
+        except ValueError as e:
+            theirs = e
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ours = sim.load_model(path)
+        except sim.ModelError as e:
+            ours = e
+    finally:
+        os.remove(path)
+    return ours, theirs
+
+
 def mismatch_fields(mismatches):
     """Field names of compare_models messages (the text before the first ':'), for grouping failures."""
     return [m.split(":", 1)[0] for m in mismatches]

@@ -23,21 +23,12 @@ MODELS = os.path.join(HERE, "models")
 def _simulate(path, nstep, key=None, no_contacts=False):
     """Max |qpos - qpos_mj| over nstep steps from the initial state (or keyframe `key`), and the contact counts.
     no_contacts: a copy of the model with contacts disabled, next to it (for its relative files)."""
+    with open(path) as f:
+        text = f.read()
     if no_contacts:
-        with open(path) as f:
-            text = f.read()
         head = text.index(">", text.index("<mujoco")) + 1
-        path = os.path.join(os.path.dirname(path), f"_nocontact_{os.getpid()}.xml")
-        with open(path, "w") as f:
-            f.write(text[:head] + '<option><flag contact="disable"/></option>' + text[head:])
-    try:
-        theirs = mujoco.MjModel.from_xml_path(path)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ours = sim.load_model(path)
-    finally:
-        if no_contacts:
-            os.remove(path)
+        text = text[:head] + '<option><flag contact="disable"/></option>' + text[head:]
+    ours, theirs = oracle.load_pair(text, os.path.dirname(path))
     md = mujoco.MjData(theirs)
     d = sim.Data(ours)
     if key is not None:
@@ -136,21 +127,12 @@ def test_attach_conflict_policies(policy, timestep, tmp_path):
 
 
 @pytest.mark.oracle
-def test_attach_urdf_model(tmp_path):
+def test_attach_urdf_model():
     """A URDF can be an <asset><model> too: whole, and one of its links."""
-    src = os.path.join(HERE, "assets", "urdf")
-    path = os.path.join(src, f"_attach_{os.getpid()}.xml")
-    with open(path, "w") as f:
-        f.write('<mujoco><asset><model name="q" file="quadruped.urdf"/></asset><worldbody>'
-                '<attach model="q" prefix="dog/"/><frame pos="2 0 0"><attach model="q" body="FR_hip" '
-                'prefix="leg/"/></frame></worldbody></mujoco>')
-    try:
-        theirs = mujoco.MjModel.from_xml_path(path)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ours = sim.load_model(path)
-    finally:
-        os.remove(path)
+    ours, theirs = oracle.load_pair(
+        '<mujoco><asset><model name="q" file="quadruped.urdf"/></asset><worldbody><attach model="q" '
+        'prefix="dog/"/><frame pos="2 0 0"><attach model="q" body="FR_hip" prefix="leg/"/></frame></worldbody>'
+        '</mujoco>', os.path.join(HERE, "assets", "urdf"))
     oracle.assert_models_match(ours, theirs, skip=oracle.HULL_ORDER_FIELDS)
     # this model does not fuse static bodies (the URDF's fusestatic stays with the URDF): its feet stay bodies
     assert theirs.nbody == 22 and theirs.njnt == 16

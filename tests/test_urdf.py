@@ -118,29 +118,16 @@ PANDA_VARIANTS = {
 @pytest.mark.compiler
 @pytest.mark.oracle
 @pytest.mark.parametrize("name", sorted(PANDA_VARIANTS))
-def test_panda_extension_variants(name, tmp_path):
+def test_panda_extension_variants(name):
     with open(PANDA) as f:
         text = f.read()
     text = text.replace('<robot name="panda">', f'<robot name="panda"><mujoco>{PANDA_VARIANTS[name]}</mujoco>')
-    path = os.path.join(URDF_DIR, f"_variant_{name}_{os.getpid()}.urdf")   # next to the meshes it names
-    with open(path, "w") as f:
-        f.write(text)
-    try:
-        try:
-            theirs = mujoco.MjModel.from_xml_path(path)
-        except ValueError as e:
-            theirs = e
-        try:
-            ours = sim.load_model(path)
-        except sim.ModelError as e:
-            ours = e
-    finally:
-        os.remove(path)
+    ours, theirs = oracle.load_pair(text, URDF_DIR, f"_variant_{name}")    # next to the meshes it names
     expect_reject = name in ("strippath_meshdir", "autolimits_false")
     assert isinstance(theirs, Exception) == expect_reject, theirs
     if expect_reject:
         assert isinstance(ours, sim.ModelError) and not isinstance(ours, sim.UnsupportedError), ours
-        assert os.path.basename(path) in str(ours)
+        assert f"_variant_{name}" in str(ours)
     else:
         assert not isinstance(ours, Exception), ours
         assert_same(ours, theirs, name)
