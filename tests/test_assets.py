@@ -329,9 +329,13 @@ def test_hfield_errors():
             '<hfield nrow="2" ncol="2" size="1 1 1 1" elevation="1 2 3"/>'))))
     with pytest.raises(ModelError, match="positive"):
         M.compile_assets(Context(reader.read(asset_xml('<hfield nrow="2" ncol="2" size="1 1 0 1"/>'))))
-    with pytest.raises(UnsupportedError):
-        M.compile_assets(Context(reader.read(asset_xml('<hfield file="h.png" size="1 1 1 1"/>'),
-                                             assets={"h.png": b"\x89PNG"})))
+    # a truncated PNG: an error for MuJoCo (lodepng) and for our decoder (tests/models/textures_png.xml: valid ones)
+    truncated = asset_xml('<hfield file="h.png" size="1 1 1 1"/>')
+    with pytest.raises(ValueError):
+        mujoco.MjModel.from_xml_string(truncated, {"h.png": b"\x89PNG"})
+    with pytest.raises(ModelError, match="PNG") as e:
+        M.compile_assets(Context(reader.read(truncated, assets={"h.png": b"\x89PNG"})))
+    assert e.value.element == "hfield" and e.value.attribute == "file"
     bad = struct.pack("<2i", 3, 3) + b"\0" * 8
     with pytest.raises(ModelError, match="file size"):
         M.compile_assets(Context(reader.read(asset_xml('<hfield file="t.bin" size="1 1 1 1"/>'),
@@ -370,8 +374,12 @@ def test_material_defaults_and_errors():
     with pytest.raises(ModelError, match="unknown texture") as e:
         M.compile_assets(Context(reader.read(asset_xml('<material name="a" texture="nope"/>'))))
     assert e.value.attribute == "texture"
-    with pytest.raises(UnsupportedError):
-        M.compile_assets(Context(reader.read(asset_xml('<texture name="t" type="2d" file="t.png"/>'))))
+    missing = asset_xml('<texture name="t" type="2d" file="t.png"/>')
+    with pytest.raises(ValueError):
+        mujoco.MjModel.from_xml_string(missing)
+    with pytest.raises(ModelError) as e:
+        M.compile_assets(Context(reader.read(missing)))
+    assert e.value.element == "texture" and e.value.attribute == "file"
     bad = '<texture name="t" type="2d" builtin="flat" width="4" height="4" nchannel="4"/>'
     with pytest.raises(ValueError, match="3 channels"):
         mujoco.MjModel.from_xml_string(asset_xml(bad))

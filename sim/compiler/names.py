@@ -139,8 +139,7 @@ def make_paths(ctx, f):
         ("hfield", [_resolved(ctx, el, "mesh") for el in ctx.elems.get("hfield", [])]),
         ("mesh", [_resolved(ctx, m.el, "mesh") for m in getattr(ctx, "meshes", [])]),
         ("skin", [_resolved(ctx, s["el"], "mesh") for s in getattr(ctx, "skins", [])]),
-        # file textures are refused by the compiler (sim/compiler/material.py): builtin ones have no path
-        ("tex", [None] * int(f.get("ntex", 0))),
+        ("tex", [_resolved(ctx, t.el, "texture") for t in getattr(ctx, "textures", [])]),
     )
     for kind, files in per_kind:
         adr = []

@@ -6,6 +6,7 @@ in tests/assets/urdf/ (tests/test_urdf.py) (run once; outputs committed).
 
 import os
 import struct
+import zlib
 
 import numpy as np
 
@@ -155,6 +156,108 @@ def skin_strip():
     write_skn(os.path.join(HERE, "strip.skn"), vert, tex, face, bones)
 
 
+def _chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+
+def _pack_bits(values, depth):
+    """One scanline of samples of `depth` < 8 bits, most significant first."""
+    per = 8 // depth
+    out = []
+    for i in range(0, len(values), per):
+        v = 0
+        for k in range(per):
+            v = (v << depth) | (int(values[i + k]) if i + k < len(values) else 0)
+        out.append(v)
+    return bytes(out)
+
+
+def _filtered(rows, bpp, rotate):
+    """Scanlines with PNG filters (None, Sub, Up, Average, Paeth in turn when `rotate`, else None)."""
+    out, prev = [], bytes(len(rows[0]))
+    for k, row in enumerate(rows):
+        ft = k % 5 if rotate else 0
+        a = np.frombuffer(row, np.uint8).astype(int)
+        p = np.frombuffer(prev, np.uint8).astype(int)
+        res = np.zeros_like(a)
+        for i in range(len(a)):
+            left = a[i - bpp] if i >= bpp else 0
+            up, ul = p[i], (p[i - bpp] if i >= bpp else 0)
+            if ft == 0:
+                pred = 0
+            elif ft == 1:
+                pred = left
+            elif ft == 2:
+                pred = up
+            elif ft == 3:
+                pred = (left + up) >> 1
+            else:
+                pp = left + up - ul
+                pa, pb, pc = abs(pp - left), abs(pp - up), abs(pp - ul)
+                pred = left if (pa <= pb and pa <= pc) else (up if pb <= pc else ul)
+            res[i] = (a[i] - pred) & 255
+        out.append(bytes([ft]) + res.astype(np.uint8).tobytes())
+        prev = row
+    return out
+
+
+def write_png(path, pixels, color, depth, extra=b"", rotate_filters=False, interlace=False):
+    """A PNG of `pixels` (h, w, channels) for colour type `color` and bit depth `depth` (our own encoder, for
+    test data: every filter type, Adam7 interlacing, extra chunks such as PLTE / tRNS / sRGB)."""
+    h, w = pixels.shape[:2]
+    channels = pixels.shape[2]
+
+    def rows_of(img):
+        rws = []
+        for r in range(img.shape[0]):
+            line = img[r].reshape(-1)
+            if depth == 16:
+                rws.append(line.astype(">u2").tobytes())
+            elif depth == 8:
+                rws.append(line.astype(np.uint8).tobytes())
+            else:
+                rws.append(_pack_bits(line, depth))
+        return rws
+    bpp = max(1, channels * depth // 8)
+    if not interlace:
+        raw = b"".join(_filtered(rows_of(pixels), bpp, rotate_filters))
+    else:
+        raw = b""
+        for x0, y0, dx, dy in ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2),
+                               (0, 1, 1, 2)):
+            sub = pixels[y0::dy, x0::dx]
+            if sub.size:
+                raw += b"".join(_filtered(rows_of(sub), bpp, rotate_filters))
+    with open(path, "wb") as fh:
+        fh.write(b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, color, 0, 0,
+                                                                     int(interlace)))
+                 + extra + _chunk(b"IDAT", zlib.compress(raw)) + _chunk(b"IEND", b""))
+
+
+def png_textures():
+    """PNG files of every colour type / bit depth, filters, interlacing, palette with tRNS, sRGB chunk, a cube
+    grid and a cube face (tests/models/textures_png.xml), and a height field image."""
+    d = os.path.join(HERE, "textures")
+    os.makedirs(d, exist_ok=True)
+    rng = np.random.default_rng(11)
+    h, w = 5, 7
+    write_png(os.path.join(d, "rgb8.png"), rng.integers(0, 256, (h, w, 3)), 2, 8, rotate_filters=True)
+    write_png(os.path.join(d, "rgba8_srgb.png"), rng.integers(0, 256, (h, w, 4)), 6, 8,
+              extra=_chunk(b"sRGB", b"\x00"))
+    write_png(os.path.join(d, "grey16.png"), rng.integers(0, 65536, (h, w, 1)), 0, 16, rotate_filters=True)
+    write_png(os.path.join(d, "grey2.png"), rng.integers(0, 4, (h, w, 1)), 0, 2)
+    pal = rng.integers(0, 256, (5, 3)).astype(np.uint8)
+    write_png(os.path.join(d, "palette4.png"), rng.integers(0, 5, (h, w, 1)), 3, 4,
+              extra=_chunk(b"PLTE", pal.tobytes()) + _chunk(b"tRNS", b"\x80\x40"))
+    write_png(os.path.join(d, "grey_alpha8.png"), rng.integers(0, 256, (h, w, 2)), 4, 8)
+    write_png(os.path.join(d, "rgb16_interlaced.png"), rng.integers(0, 65536, (11, 13, 3)), 2, 16,
+              rotate_filters=True, interlace=True)
+    face = 4
+    write_png(os.path.join(d, "cube_grid.png"), rng.integers(0, 256, (3 * face, 4 * face, 3)), 2, 8)
+    write_png(os.path.join(d, "cube_face.png"), rng.integers(0, 256, (face, face, 3)), 2, 8)
+    write_png(os.path.join(d, "terrain.png"), rng.integers(0, 256, (6, 9, 1)), 0, 8)
+
+
 def main():
     write_stl_binary(os.path.join(HERE, "tetra.stl"), TETRA_V, TETRA_F)
     write_stl_binary(os.path.join(HERE, "box.stl"), BOX_V, BOX_F)
@@ -180,6 +283,7 @@ def main():
         fh.write(h.tobytes())
     urdf_meshes()
     skin_strip()
+    png_textures()
 
 
 if __name__ == "__main__":
