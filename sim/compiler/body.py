@@ -342,8 +342,10 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
             ctx.add("geom", g["el"])
             if ctx.discardvisual:
                 ctx.geom_inertia_owner.append(g["dv_owner"])
-            g.update(bodyid=i, user=_pad(g["user"], nuser["geom"], g["el"], "geom"), surfacevel=np.zeros(6),
-                     adhesion=0.0, plugin=-1, sameframe=_sameframe(g["pos"], g["quat"], ipos, iquat))
+            g.update(bodyid=i, user=_pad(g["user"], nuser["geom"], g["el"], "geom"),
+                     surfacevel=np.array(g["el"].get("surfacevel"), dtype=np.float64),
+                     adhesion=float(g["el"].get("adhesion")), plugin=-1,
+                     sameframe=_sameframe(g["pos"], g["quat"], ipos, iquat))
             for k, col in G.items():
                 col.append(g[k])
         B["contype"].append(contype)
@@ -866,6 +868,10 @@ def _compile_geom(ctx, el, frame, infer, weldid, bodies, B, mocap, bodyid, mesh_
             bad = "mass" if el.has("mass") and el.get("mass") < 0 else (
                 "density" if el.get("density") < 0 else None)
             raise el.error("mass, inertia or density are negative in geom", bad)
+    if any(el.get("surfacevel")):
+        raise ctx.unsupported(el, "geom surface velocity (a contact velocity term)", "surfacevel")
+    if el.get("adhesion"):
+        raise ctx.unsupported(el, "geom contact adhesion", "adhesion")
     fluid = np.zeros(12)
     if el.get("fluidshape") == 1:
         fluid = inr.fluid_coefs(gtype, size, el.get("fluidcoef"))
@@ -946,10 +952,18 @@ def _compile_camera(ctx, el, frame, bodyid, transforms):
     target = -1
     if el.get("target"):
         target = ctx.lookup("body", el.get("target"), el, "target")
+    output = 0
+    for word in el.get("output").split():
+        if word not in _CAMOUT:
+            raise el.error(f"invalid keyword '{word}', expected some of: {', '.join(_CAMOUT)}", "output")
+        output |= _CAMOUT[word]
     ctx.add("camera", el)
     return dict(bodyid=bodyid, mode=el.get("mode"), targetbodyid=target, pos=pos, quat=quat,
-                projection=el.get("projection"), fovy=fovy, ipd=el.get("ipd"), resolution=res, output=1,
+                projection=el.get("projection"), fovy=fovy, ipd=el.get("ipd"), resolution=res, output=output,
                 sensorsize=ssize, intrinsic=intr, user=el.get("user", np.zeros(0)), el=el)
+
+
+_CAMOUT = {"rgb": 1, "depth": 2, "distance": 4, "normal": 8, "segmentation": 16}   # mjtCamOutBit
 
 
 def _cameras(ctx, cams, nuser):

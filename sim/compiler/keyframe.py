@@ -126,7 +126,8 @@ def _attached_key(ctx, el, spec):
         for i, e in enumerate(ctx.elems[kind]):
             x = getattr(e, "extra", None)
             if x and x.get("attach") is att and x["source"][0] == kind:
-                found[kind][x["source"][1]] = i
+                # a replicated attachment: the keyframe sets the first copy (MuJoCo attaches keyframes once)
+                found[kind].setdefault(x["source"][1], i)
     missing = (sub.njnt - len(found["joint"]) or sub.nu - len(found["actuator"])
                or int(np.sum(sub.body_mocapid >= 0)) - sum(1 for b in found["body"] if sub.body_mocapid[b] >= 0))
     if missing:

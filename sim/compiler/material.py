@@ -320,6 +320,9 @@ def compile_materials(ctx, elems):
     for el in elems:
         ctx.add("material", el)
         texid = [-1] * NTEXROLE
+        cls = ctx.doc.classes.get(el.dclass or "main")
+        for role, (tex, ly) in (cls.layers.items() if cls is not None else ()):
+            texid[role] = ctx.lookup("texture", tex, ly, "texture")
         layers = el.find("material_layer")
         if el.has("texture") and layers:
             raise layers[0].error("A material with a texture attribute cannot have layer sub-elements")

@@ -295,6 +295,7 @@ class DefaultClass:
         self.parent = parent
         self.slots = {} if parent is None else {k: dict(v) for k, v in parent.slots.items()}
         self.actuator = [] if parent is None else list(parent.actuator)
+        self.layers = {} if parent is None else dict(parent.layers)   # default material layers by role
 
 
 def _build_defaults(root):
@@ -325,6 +326,15 @@ def _build_defaults(root):
             slot = cls.slots.setdefault(spec.default_slot, {})
             for k, v in vals.items():
                 slot[k] = merge_value(spec.attrs[k], slot.get(k), v)
+            if child.children:      # a default material's layers: (role, texture) by role, inherited
+                layers = dict(cls.layers)
+                for ly in child.children:
+                    lv = own_values(ly)
+                    for a in ("texture", "role"):
+                        if a not in lv:
+                            raise ly.error("missing required attribute", a)
+                    layers[lv["role"]] = (lv["texture"], ly)
+                cls.layers = layers
         for child in el.children:
             if child.key == "default":
                 visit(child, cls, False)

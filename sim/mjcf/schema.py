@@ -417,6 +417,8 @@ pos          real[3] 0 0 0
 hfield       str
 mesh         str
 fitscale     real 1
+surfacevel   real[1..6] 0 0 0 0 0 0
+adhesion     real 0
 rgba         real[4] 0.5 0.5 0.5 1
 fluidshape   enum:fluidshape none
 fluidcoef    real[1..5] 0.5 0.25 1.5 1.0 1.0
@@ -453,6 +455,7 @@ focalpixel     real[2] 0 0
 principal      real[2] 0 0
 principalpixel real[2] 0 0
 sensorsize     real[2] 0 0
+output         str rgb
 user           real[]
 """, default_slot="camera")
 
@@ -481,6 +484,10 @@ texture     str     !nodefault
 """, default_slot="light")
 
 
+# children a <default> element may have (a default material's texture layers)
+DEFAULT_CHILDREN = {"material": {"layer": "material_layer"}}
+
+
 def finish():
     """Wire <default> children.
 
@@ -493,7 +500,8 @@ def finish():
         if el.default_slot is not None and el.default_slot == el.tag and not key.startswith("default_") \
                 and "default_" + key not in ELEMENTS:
             attrs = {n: a for n, a in el.attrs.items() if not a.nodefault and n not in ("name", "class")}
-            ELEMENTS["default_" + key] = Element("default_" + key, el.tag, attrs, {}, el.default_slot)
+            ELEMENTS["default_" + key] = Element("default_" + key, el.tag, attrs, DEFAULT_CHILDREN.get(key, {}),
+                                                 el.default_slot)
     for key, el in ELEMENTS.items():
         if key.startswith("default_"):
             dflt.children[el.tag] = key
