@@ -33,6 +33,7 @@ The nodes carry their URDF element and line (Elem.origin) so that compiler error
 """
 
 import math
+import warnings
 
 import numpy as np
 
@@ -176,8 +177,13 @@ class _Reader:
         return self.node("mujoco", attrs, root, top)
 
     def _known(self, node, key):
-        """The attributes MJCF knows for `key` (MuJoCo's section readers ignore the others)."""
+        """The attributes MJCF knows for `key`: MuJoCo's section readers ignore the others, and so do we (with
+        a Python warning naming them)."""
         spec = schema.ELEMENTS[key].attrs
+        for k in node[1]:
+            if k not in spec:
+                warnings.warn(str(self.error(node, "attribute ignored (MuJoCo's URDF import ignores it)", k)),
+                              stacklevel=2)
         return {k: v for k, v in node[1].items() if k in spec}
 
     def _materials(self, node):
