@@ -41,9 +41,16 @@ class RewardTermsCallback(BaseCallback):
                 for k, total in acc.items():
                     self.episodes[k].append(total)
                 self._running[i] = defaultdict(float)
-                for k, values in self.episodes.items():
-                    self.logger.record(f"rollout/ep_{k}_mean", float(np.mean(values)))
+                self._record()
         return True
+
+    def _on_rollout_end(self) -> None:
+        # again here: an evaluation in the middle of a PPO rollout dumps (and clears) the logger
+        self._record()
+
+    def _record(self) -> None:
+        for k, values in self.episodes.items():
+            self.logger.record(f"rollout/ep_{k}_mean", float(np.mean(values)))
 
 
 class RunEvalCallback(EvalCallback):

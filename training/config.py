@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from typing import Any
 
 import yaml
@@ -59,6 +60,22 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
+class _Loader(yaml.SafeLoader):
+    """SafeLoader that reads 1e-3 as a float (YAML 1.1 wants 1.0e-3)."""
+
+
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+                |\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$""", re.X),
+    list("-+0123456789."))
+
+
+def yaml_load(text_or_stream):
+    """yaml.safe_load, except that 1e-3 is a float."""
+    return yaml.load(text_or_stream, Loader=_Loader)
+
+
 class ConfigError(ValueError):
     """A bad configuration (unknown key, wrong algo, bad value): raised before any training starts."""
 
@@ -87,7 +104,7 @@ def load_yaml(path: str) -> dict[str, Any]:
         else:
             raise ConfigError(f"config file not found: {path}")
     with open(path) as f:
-        data = yaml.safe_load(f) or {}
+        data = yaml_load(f) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a config is a mapping, got {type(data).__name__}")
     unknown = sorted(set(data) - set(DEFAULTS))
@@ -104,7 +121,7 @@ def parse_assignments(items: list[str] | None, what: str = "--reward") -> dict[s
         if not sep or not key.strip():
             raise ConfigError(f"{what} expects key=value, got {item!r}")
         try:
-            out[key.strip()] = yaml.safe_load(value)
+            out[key.strip()] = yaml_load(value)
         except yaml.YAMLError as exc:
             raise ConfigError(f"{what} {item!r}: cannot parse the value: {exc}") from None
     return out

@@ -120,3 +120,22 @@ def plot_sweep(groups: dict[str, list[dict]], path: str, title: str) -> str:
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+def plot_series(path: str, title: str, series: dict[str, tuple[list, list]]) -> str:
+    """Named (x, y) curves on one axes (the RLlib backend's learning curve)."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
+    for label, (x, y) in series.items():
+        if len(x):
+            ax.plot(x, y, "o-" if len(x) < 30 else "-", ms=3, lw=1.5, label=label)
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("episode return")
+    ax.set_title(title, fontsize=10)
+    ax.grid(alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return path
