@@ -7,6 +7,7 @@ the terms in ``info`` (``reward_dist``, ``reward_ctrl``) and ``info["is_success"
 ``toy/PointReachGoal-v0``: the same task as a goal-conditioned env (Dict observation ``observation`` /
 ``achieved_goal`` / ``desired_goal``, vectorised ``compute_reward``, ``reward_type="sparse"|"dense"``) for HER.
 
+``toy/PointReach-v0`` also has a vector entry point (a SyncVectorEnv), standing in for our native vector envs.
 Both render ``rgb_array`` frames (64 x 64, the point in red, the target in green); ``renderable=False`` makes
 ``render()`` raise, to test how training degrades when an env cannot render. Importing this module registers the
 ids (the training env factory imports it for ``toy/`` ids).
@@ -105,10 +106,19 @@ class PointReachGoalEnv(PointReachEnv):
         return obs, reward, False, False, info
 
 
+def make_point_reach_vec(num_envs: int, max_episode_steps: int = 50, **kwargs) -> gym.vector.VectorEnv:
+    """Vector entry point of toy/PointReach-v0 (a SyncVectorEnv), so that ``gym.make_vec`` takes the
+    ``vector_entry_point`` path that our native vector envs use (RLlib's env runners, for one)."""
+    return gym.vector.SyncVectorEnv([lambda: gym.wrappers.TimeLimit(PointReachEnv(**kwargs), max_episode_steps)
+                                     for _ in range(num_envs)])
+
+
 def _register():
-    for name, cls in (("PointReach-v0", PointReachEnv), ("PointReachGoal-v0", PointReachGoalEnv)):
-        if f"toy/{name}" not in gym.registry:
-            gym.register(f"toy/{name}", entry_point=f"{__name__}:{cls.__name__}", max_episode_steps=50)
+    if "toy/PointReach-v0" not in gym.registry:
+        gym.register("toy/PointReach-v0", entry_point=f"{__name__}:PointReachEnv", max_episode_steps=50,
+                     vector_entry_point=f"{__name__}:make_point_reach_vec")
+    if "toy/PointReachGoal-v0" not in gym.registry:
+        gym.register("toy/PointReachGoal-v0", entry_point=f"{__name__}:PointReachGoalEnv", max_episode_steps=50)
 
 
 _register()
