@@ -12,7 +12,7 @@ def load(pattern):
     out = []
     for path in sorted(glob.glob(pattern)):
         with open(path) as f:
-            out.append(json.load(f))
+            out.append(dict(json.load(f), run_dir=os.path.dirname(path)))
     return out
 
 
@@ -46,7 +46,7 @@ def main(runs):
                   "| seed | steps | success rate (final eval) | first eval step with success >= 0.9 | wall time (s) |",
                   "|---|---|---|---|---|"]
         for r in arm:
-            ev = np.load(os.path.join(os.path.dirname(r["learning_curve"]), "evaluations.npz"))
+            ev = np.load(os.path.join(r["run_dir"], "evaluations.npz"))
             succ = ev["successes"].mean(axis=1) if "successes" in ev else []
             first = next((int(t) for t, s in zip(ev["timesteps"], succ) if s >= 0.9), None)
             lines.append(f"| {r['seed']} | {r['timesteps']} | {r['success_rate']} | {first} | "
