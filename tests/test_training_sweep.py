@@ -35,9 +35,17 @@ def sweep_file(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def local_sweep(sweep_file, tmp_path_factory):
+def small_sweep_file(tmp_path_factory):
+    """The two trials that run (with and without a shaping wrapper), to keep CI fast."""
+    path = tmp_path_factory.mktemp("sweep") / "toy2.yaml"
+    path.write_text(yaml.safe_dump(dict(SWEEP, grid=dict(SWEEP["grid"], reward={"dist_weight": [2.0]}))))
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def local_sweep(small_sweep_file, tmp_path_factory):
     out = str(tmp_path_factory.mktemp("local"))
-    rows = S.run_sweep(sweep_file, jobs=2, backend="local", out=out)
+    rows = S.run_sweep(small_sweep_file, jobs=2, backend="local", out=out)
     return out, rows
 
 
@@ -85,11 +93,10 @@ def test_shipped_sweeps_expand():
 
 def test_local_sweep_table_and_plot(local_sweep):
     out, rows = local_sweep
-    assert [r["status"] for r in rows] == ["ok"] * 4
+    assert [r["status"] for r in rows] == ["ok"] * 2
     with open(os.path.join(out, "results.csv")) as f:
         table = list(csv.DictReader(f))
-    assert [r["group"] for r in table] == ["dist_weight=1, shaping=none", "dist_weight=1, shaping=smooth",
-                                           "dist_weight=2, shaping=none", "dist_weight=2, shaping=smooth"]
+    assert [r["group"] for r in table] == ["dist_weight=2, shaping=none", "dist_weight=2, shaping=smooth"]
     for r, row in zip(table, rows):
         res = json.load(open(os.path.join(row["out_dir"], "result.json")))
         assert float(r["final_return"]) == res["final_return"] and float(r["best_return"]) == res["best_return"]
@@ -98,16 +105,16 @@ def test_local_sweep_table_and_plot(local_sweep):
     md = open(os.path.join(out, "results.md")).read()
     assert "| dist_weight=2, shaping=smooth | 0 | ok | 512 |" in md and "success rate" in md
     png = mpimg.imread(os.path.join(out, "curves.png"))
-    assert png.shape[1] > 3 * png.shape[0]  # four panels side by side
+    assert png.shape[1] > 1.8 * png.shape[0]  # two panels side by side
     # the smooth trials were trained with the penalty, logged as a reward term
     with open(os.path.join(rows[1]["out_dir"], "logs", "progress.csv")) as f:
         assert "rollout/ep_reward_shaping_action_rate_mean" in f.readline()
 
 
-def test_ray_sweep_matches_local(sweep_file, local_sweep, ray_local, tmp_path):
+def test_ray_sweep_matches_local(small_sweep_file, local_sweep, ray_local, tmp_path):
     out = str(tmp_path / "ray")
-    rows = S.run_sweep(sweep_file, jobs=2, backend="ray", out=out)
-    assert [r["status"] for r in rows] == ["ok"] * 4
+    rows = S.run_sweep(small_sweep_file, jobs=2, backend="ray", out=out)
+    assert [r["status"] for r in rows] == ["ok"] * 2
     assert os.path.isdir(os.path.join(out, "ray_results", "tune"))
     for r, ref in zip(rows, local_sweep[1]):
         assert r["name"] == ref["name"]

@@ -80,6 +80,19 @@ class ConfigError(ValueError):
     """A bad configuration (unknown key, wrong algo, bad value): raised before any training starts."""
 
 
+def cli_exit(fn, *args, errors: tuple = (), **kwargs) -> int:
+    """Call `fn` for a command line: a ConfigError (or one of `errors`) prints ``error: ...`` and gives exit code
+    2, success 0."""
+    try:
+        fn(*args, **kwargs)
+    except (ConfigError, *errors) as exc:
+        import sys
+
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def task_name(env_id: str) -> str:
     """'numjoco/Hopper-v0' -> 'hopper', 'Hopper-v5' -> 'hopper', 'mod:toy/PointReach-v0' -> 'pointreach'."""
     name = env_id.split(":")[-1].split("/")[-1]

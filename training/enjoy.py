@@ -85,12 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stochastic", action="store_true", help="sample actions instead of the deterministic policy")
     p.add_argument("--max-frames", type=int, default=5000, help="frames kept for the video")
     args = p.parse_args(argv)
-    try:
-        enjoy(args.run_dir, args.episodes, args.video, args.model, args.seed, not args.stochastic, args.max_frames)
-    except C.ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return C.cli_exit(enjoy, args.run_dir, args.episodes, args.video, args.model, args.seed, not args.stochastic,
+                      args.max_frames)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,10 @@ class _ShapingWrapper(VecEnvWrapper):
 
     key = "reward_shaping"
 
+    def __init__(self, venv: VecEnv, value: float = 0.0):
+        super().__init__(venv)
+        self.value = float(value)  # the wrapper's one coefficient (scale, weight or bonus)
+
     def reset(self):
         return self.venv.reset()
 
@@ -46,11 +50,10 @@ class RewardScale(_ShapingWrapper):
     key = "reward_shaping_scale"
 
     def __init__(self, venv: VecEnv, scale: float):
-        super().__init__(venv)
-        self.scale = float(scale)
+        super().__init__(venv, scale)
 
     def shape(self, rewards, infos, dones):
-        return (self.scale - 1.0) * rewards
+        return (self.value - 1.0) * rewards
 
 
 class TermWeights(_ShapingWrapper):
@@ -83,8 +86,7 @@ class ActionRatePenalty(_ShapingWrapper):
     key = "reward_shaping_action_rate"
 
     def __init__(self, venv: VecEnv, weight: float):
-        super().__init__(venv)
-        self.weight = float(weight)
+        super().__init__(venv, weight)
         self._prev = None
 
     def reset(self):
@@ -93,7 +95,7 @@ class ActionRatePenalty(_ShapingWrapper):
 
     def shape(self, rewards, infos, dones):
         a = self._actions.reshape(len(infos), -1).astype(np.float64)
-        out = np.zeros(len(infos)) if self._prev is None else -self.weight * ((a - self._prev) ** 2).sum(axis=1)
+        out = np.zeros(len(infos)) if self._prev is None else -self.value * ((a - self._prev) ** 2).sum(axis=1)
         self._prev = a.copy()
         self._prev[np.asarray(dones, bool)] = np.nan  # next step starts a new episode
         return np.nan_to_num(out, nan=0.0)
@@ -105,11 +107,10 @@ class AliveBonus(_ShapingWrapper):
     key = "reward_shaping_alive"
 
     def __init__(self, venv: VecEnv, bonus: float):
-        super().__init__(venv)
-        self.bonus = float(bonus)
+        super().__init__(venv, bonus)
 
     def shape(self, rewards, infos, dones):
-        return np.full(len(infos), self.bonus)
+        return np.full(len(infos), self.value)
 
 
 class SuccessBonus(_ShapingWrapper):
@@ -118,11 +119,10 @@ class SuccessBonus(_ShapingWrapper):
     key = "reward_shaping_success"
 
     def __init__(self, venv: VecEnv, bonus: float):
-        super().__init__(venv)
-        self.bonus = float(bonus)
+        super().__init__(venv, bonus)
 
     def shape(self, rewards, infos, dones):
-        return np.array([self.bonus * float(bool(info.get("is_success", False))) for info in infos])
+        return np.array([self.value * float(bool(info.get("is_success", False))) for info in infos])
 
 
 SHAPING_WRAPPERS = {

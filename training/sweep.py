@@ -331,19 +331,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--num-cpus", type=int, default=2, help="ray: CPUs of a local Ray (default 2)")
     p.add_argument("--dry-run", action="store_true", help="list the trials and exit")
     args = p.parse_args(argv)
-    try:
+    rows: list[dict] = []
+
+    def _go():
         if args.dry_run:
             for t in expand(load_sweep(args.config), steps=args.steps):
                 c = t["config"]
                 print(f"{t['name']}: {c['algo']} {c['env']} steps={c['steps']} env_kwargs={c['env_kwargs']} "
                       f"wrappers={c['wrappers']}")
-            return 0
-        rows = run_sweep(args.config, args.jobs, args.backend, args.out, args.steps, args.ray_address,
-                         args.num_cpus)
-    except (C.ConfigError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0 if all(r["status"] == "ok" for r in rows) else 1
+            return
+        rows.extend(run_sweep(args.config, args.jobs, args.backend, args.out, args.steps, args.ray_address,
+                              args.num_cpus))
+
+    rc = C.cli_exit(_go, errors=(ValueError,))
+    return rc or (0 if all(r["status"] == "ok" for r in rows) else 1)
 
 
 if __name__ == "__main__":

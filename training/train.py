@@ -305,29 +305,26 @@ def config_from_args(args) -> tuple[dict, str, ResumePoint | None]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        cfg, out, point = config_from_args(args)
-        if args.backend == "rllib":
-            from training.rllib_backend import train_rllib
+    args = build_parser().parse_args(argv)
+    setup: dict = {}
 
-            train_rllib(cfg, out, num_env_runners=args.num_env_runners, address=args.ray_address,
-                        num_cpus=args.num_cpus, resume=point is not None)
-            return 0
-        # fail on bad env ids / kwargs before anything is written
-        env_spec(cfg["env"])
-        check_env_kwargs(cfg["env"], cfg["env_kwargs"])
-    except (C.ConfigError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        run(cfg, out, resume=point, progress_bar=not args.no_progress, verbose=int(args.verbose),
-            video=not args.no_video)
-    except C.ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    def _prepare():
+        setup["cfg"], setup["out"], setup["point"] = cfg, out, point = config_from_args(args)
+        if args.backend == "sb3":  # fail on bad env ids / kwargs before anything is written
+            env_spec(cfg["env"])
+            check_env_kwargs(cfg["env"], cfg["env_kwargs"])
+
+    rc = C.cli_exit(_prepare, errors=(ValueError,))
+    if rc:
+        return rc
+    cfg, out, point = setup["cfg"], setup["out"], setup["point"]
+    if args.backend == "rllib":
+        from training.rllib_backend import train_rllib
+
+        return C.cli_exit(train_rllib, cfg, out, num_env_runners=args.num_env_runners, address=args.ray_address,
+                          num_cpus=args.num_cpus, resume=point is not None, errors=(ValueError,))
+    return C.cli_exit(run, cfg, out, resume=point, progress_bar=not args.no_progress, verbose=int(args.verbose),
+                      video=not args.no_video)
 
 
 if __name__ == "__main__":
