@@ -149,6 +149,12 @@ def test_rllib_ppo(ray_local, tmp_path, capsys):
     assert venv.num_envs == 3 and venv.spec.kwargs["vectorization_mode"] == "vector_entry_point"
     assert venv.spec.kwargs["dist_weight"] == 2.0
     assert mpimg.imread(os.path.join(out, "learning_curve.png")).ndim == 3
+    # resume from the RLlib checkpoint up to 300 steps: the progress continues
+    assert main(["--resume", out, "--backend", "rllib", "--steps", "300", "--num-env-runners", "1"]) == 0
+    res2 = json.load(open(os.path.join(out, "result.json")))
+    with open(os.path.join(out, "progress.csv")) as f:
+        prog2 = list(csv.DictReader(f))
+    assert res2["timesteps"] >= 300 and prog2[:len(prog)] == prog and len(prog2) > len(prog)
     import gymnasium
     if gymnasium_pin() not in (None, gymnasium.__version__):
         assert f"pins gymnasium=={gymnasium_pin()}" in text

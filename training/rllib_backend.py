@@ -165,8 +165,8 @@ def train_rllib(cfg: dict, out_dir: str, num_env_runners: int = 2, address: str 
         algo.restore_from_path(ckpt)
         if os.path.exists(prog_path):
             with open(prog_path) as f:
-                rows = [{k: float(v) if v not in ("", None) else math.nan for k, v in r.items()}
-                        for r in csv.DictReader(f)]
+                rows = [{k: (int(float(v)) if k == "timesteps" else float(v)) if v not in ("", None) else math.nan
+                         for k, v in r.items()} for r in csv.DictReader(f)]
     print(f"training RLlib PPO on {cfg['env']} for {cfg['steps']} steps: {num_env_runners} env runner(s) x "
           f"{cfg['n_envs']} env(s), batch {batch} -> {out_dir}", flush=True)
     steps = int(rows[-1]["timesteps"]) if rows else 0

@@ -68,6 +68,9 @@ def find_resume_point(path: str) -> ResumePoint:
                            _sibling(os.path.join(d, f"replay_buffer_{n}_steps.pkl")))
     if not os.path.exists(os.path.join(path, "config.yaml")):
         raise C.ConfigError(f"--resume {path}: not a run directory (no config.yaml)")
+    rllib_ckpt = os.path.join(path, "rllib_checkpoint")
+    if os.path.isdir(rllib_ckpt):  # an RLlib run (--backend rllib): its checkpoint directory
+        return ResumePoint(path, -1, rllib_ckpt, None, None)
     points = []
     for n, zip_path in list_checkpoints(os.path.join(path, "checkpoints")):
         d = os.path.dirname(zip_path)
@@ -293,6 +296,9 @@ def config_from_args(args) -> tuple[dict, str, ResumePoint | None]:
         if reward or hps or args.n_envs or args.config:
             raise C.ConfigError("--resume continues a run as configured: --reward, --hp, --n-envs and --config "
                                 "cannot change (start a new run instead)")
+        if (point.steps < 0) != (args.backend == "rllib"):
+            raise C.ConfigError(f"--resume {point.run_dir}: an {'RLlib' if point.steps < 0 else 'SB3'} run; "
+                                f"resume it with --backend {'rllib' if point.steps < 0 else 'sb3'}")
         for k, v in overrides.items():
             if v is not None:
                 saved[k] = v
