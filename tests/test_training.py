@@ -154,6 +154,9 @@ def test_seam_uses_native_factory_for_numjoco_ids(monkeypatch):
     venv = make_vec_env("numjoco/Hopper-v0", 3, seed=7, env_kwargs={"dist_weight": 2.0})
     assert calls == [("numjoco/Hopper-v0", 3, 7, {"dist_weight": 2.0})]
     assert isinstance(venv, VecMonitor) and venv.num_envs == 3
+    monkeypatch.setitem(sys.modules, "envs", None)  # envs not importable: a clear error
+    with pytest.raises(ValueError, match="registered by the 'envs' package, which cannot be imported"):
+        make_vec_env("numjoco/Hopper-v0", 1)
 
 
 def test_seam_gymnasium_env_kwargs_and_seeds():

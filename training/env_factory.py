@@ -35,7 +35,11 @@ def register_env_module(env_id: str) -> str:
         importlib.import_module(module)
     for prefix, module in _REGISTERING_MODULES.items():
         if env_id.startswith(prefix):
-            importlib.import_module(module)
+            try:
+                importlib.import_module(module)
+            except ImportError as exc:
+                raise ValueError(f"{env_id}: ids starting with {prefix!r} are registered by the {module!r} "
+                                 f"package, which cannot be imported here ({exc})") from exc
     return env_id
 
 
