@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 import yaml
 
+import training.toy_envs  # noqa: F401  (registers toy/*)
 from training import config as C
 from training.enjoy import enjoy
 from training.env_factory import make_vec_env, valid_env_kwargs
