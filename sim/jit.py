@@ -11,6 +11,7 @@ helper).  `KernelDispatcher` types every call with literals dropped and integers
 import os
 
 from sim import cache as _cache  # (the cache directory must be chosen before any compile)
+from sim import progress as _progress  # noqa: F401  (first compiles report what they do, sim/progress.py)
 
 from numba.core import config, lowering, sigutils, types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache, NullCache, UserProvidedCacheLocator

@@ -303,6 +303,28 @@ def run_batch(m, d, t, nworld, nstep, mptrs):
 
 
 @njit
+def smooth_position(m, d, w, stage):
+    """Position-dependent smooth quantities of world w for the compiler's mj_setConst (one entry instead of a
+    compiled entry per stage): stage 0 kinematics and com_pos, 1 also tendons, 2 also crb, tendon armature,
+    factor_m and transmission."""
+    kinematics(m, d, w)
+    com_pos(m, d, w)
+    if stage >= 1:
+        tendon(m, d, w)
+    if stage >= 2:
+        crb(m, d, w)
+        tendon_armature(m, d, w)
+        factor_m(m, d, w)
+        transmission(m, d, w)
+
+
+@njit
+def solve_m_world(m, d, w, x):
+    """x (nv,) <- M^-1 x for world w (mj_solveM), from Python."""
+    solve_m(m, d, w, x)
+
+
+@njit
 def reset_all(m, d, nworld):
     """mj_resetData on worlds 0..nworld-1."""
     for w in range(nworld):
