@@ -13,6 +13,7 @@ drawn from `np_random` in Gymnasium's order.  Bad actions raise ValueError and l
 diverged simulation truncates the episode with info["diverged"] = True and a warning.
 """
 import inspect
+import math
 import os
 import warnings
 
@@ -60,12 +61,21 @@ class CompiledTask:
             el = vec.resolve(m)
             self.observation_structure[name] = len(el)
             obs += el
+        if any(e.coef != 1.0 for e in obs):
+            raise ValueError('weighted() applies to term elements, not to observation segments')
         terms, elems, self.term_names = [], [], []
         self.reward_keys, self.info_keys = list(task.reward), list(task.info)
+        self.action_dtype_terms = []    # (term index, action indices, weight, sign, lo, hi): see Term.in_action_dtype
         for key, term in list(task.reward.items()) + list(task.info.items()):
             el = [] if term.vec is None else term.vec.resolve(m)
             if term.kind == TERM_DELTA and len(el) != 1:
                 raise ValueError(f'term {key}: a velocity term needs exactly one element, got {len(el)}')
+            if term.action_dtype:
+                if any(e.src[0] != CODE['action'] or e.src2 is not None or e.off != 0.0 or e.coef != 1.0
+                       or e.lo != -math.inf or e.hi != math.inf for e in el):
+                    raise ValueError(f'term {key}: in_action_dtype() needs plain action elements')
+                self.action_dtype_terms.append((len(terms), np.array([e.src[1] for e in el], np.intp),
+                                                term.weight, term.sign, term.lo, term.hi))
             flags = ((FLAG_REWARD if key in task.reward else 0) | (FLAG_PRE if term.pre else 0)
                      | (FLAG_RESET if key in task.reset_info else 0))
             terms.append((term.kind, len(elems), len(el), flags, term.weight, term.sign, term.lo, term.hi))
@@ -85,7 +95,7 @@ class CompiledTask:
         a['obs_hi'] = np.array([e.hi for e in obs], np.float64)
         a['el_src'] = np.array([src(e.src) for e in elems], np.int32)
         a['el_src2'] = np.array([src(e.src2) for e in elems], np.int32)
-        a['el_coef'] = np.ones(len(elems))
+        a['el_coef'] = np.array([e.coef for e in elems], np.float64)
         a['el_off'] = np.array([e.off for e in elems], np.float64)
         a['el_lo'] = np.array([e.lo for e in elems], np.float64)
         a['el_hi'] = np.array([e.hi for e in elems], np.float64)
@@ -136,13 +146,16 @@ class Params(dict):
 
 class NumjocoEnv(gym.Env):
     """Base class of numjoco's tasks (see module doc).  Subclasses set xml_file, frame_skip, params, and
-    define task(p) -> envs.spec.Task; override reset_state(rng, p) for another initial-state distribution."""
+    define task(p) -> envs.spec.Task; override reset_state(rng, p) for another initial-state distribution, or
+    set reset_noise = (qpos noise, qvel noise), each 'uniform' (U(-s, s)) or 'normal' (s * N(0, 1)), with s
+    = p.reset_noise_scale."""
 
     metadata = {'render_modes': ['rgb_array', 'depth_array', 'rgbd_tuple']}
     xml_file = None
     frame_skip = 1
     default_camera_config = {}
     params = {}
+    reset_noise = ('uniform', 'uniform')
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -157,12 +170,13 @@ class NumjocoEnv(gym.Env):
         bound = {n: p.default for n, p in sig.parameters.items()}
         bound.update(kwargs)
         self._kwargs = dict(kwargs)
+        self._added = []
         self.p = Params({n: bound[n] for n in type(self).params})
         self.fullpath = expand_model_path(bound['xml_file'])
         self.frame_skip = int(bound['frame_skip'])
         if self.frame_skip < 1:
             raise ValueError(f'frame_skip must be >= 1, got {self.frame_skip}')
-        self.model = sim.load_model(self.fullpath)
+        self.model = self.load_model(self.fullpath, self.p)
         self.data = sim.Data(self.model)
         m = self.model
         key = bound['keyframe']
@@ -188,28 +202,46 @@ class NumjocoEnv(gym.Env):
         self.metadata = dict(self.metadata, render_fps=int(np.round(1.0 / self.dt)))
         low, high = np.asarray(m.actuator_ctrlrange, dtype=np.float32).reshape(m.nu, 2).T
         self.action_space = spaces.Box(low=low, high=high, dtype=np.float32)
-        self._spec = self.task(self.p)
-        self._prog = CompiledTask(m, self._spec, 1, self.dt)
-        self.observation_structure = self._prog.observation_structure
-        self.observation_space = spaces.Box(-np.inf, np.inf, (self._prog.nobs,), np.float64)
-        a = self._prog.arrays
-        self._action, self._obs, self._status = a['action'], a['obs'], a['status']
-        self._terms, self._reset_terms, self._reward = a['terms'], a['reset_terms'], a['reward']
         self._act_shape = (m.nu,)
-        self._names = self._prog.term_names
-        self._reset_idx = [k for k, n in enumerate(self._names) if n in self._spec.reset_info]
+        self._compile(self.task(self.p))
+        self.observation_space = self.make_observation_space()
 
     # ------------------------------------------------------------------ what a task declares
     def task(self, p):
         raise NotImplementedError
 
+    def load_model(self, path, p):
+        """The task's Model from its MJCF file (override to edit the model per parameters)."""
+        return sim.load_model(path)
+
+    def make_observation_space(self):
+        return spaces.Box(-np.inf, np.inf, (self._prog.nobs,), np.float64)
+
     def reset_state(self, rng, p):
-        """Initial state of an episode: init_qpos / init_qvel plus uniform noise of p.reset_noise_scale (the
-        Gymnasium default: qpos first, then qvel).  Returns {'qpos': ..., 'qvel': ...} (optionally act, ctrl)."""
+        """Initial state of an episode: init_qpos / init_qvel plus noise of scale p.reset_noise_scale drawn from
+        rng as Gymnasium's v5 envs do (qpos first, then qvel; the kinds in self.reset_noise).
+        Returns {'qpos': ..., 'qvel': ...} (optionally act, ctrl)."""
         s = p.reset_noise_scale
-        qpos = self.init_qpos + rng.uniform(low=-s, high=s, size=self.model.nq)
-        qvel = self.init_qvel + rng.uniform(low=-s, high=s, size=self.model.nv)
+        qpos = self.init_qpos + _noise(rng, self.reset_noise[0], s, self.model.nq)
+        qvel = self.init_qvel + _noise(rng, self.reset_noise[1], s, self.model.nv)
         return {'qpos': qpos, 'qvel': qvel}
+
+    # ------------------------------------------------------------------ reward shaping
+    def add_terms(self, reward=None, info=None):
+        """Add reward terms ({info key: envs.spec Term}, summed into the reward) and info-only terms to the
+        task and recompile its program (arrays only: no numba compile); the env step stays one compiled call.
+
+            env.unwrapped.add_terms({"reward_height": Value(qpos[1]) * 0.1})
+        """
+        clash = sorted(set(reward or {}).union(info or {}) & set(self._prog.term_names))
+        if clash:
+            raise ValueError(f'terms {clash} already exist in the task')
+        old = self._prog.arrays
+        self._compile(self._spec.with_terms(reward, info))
+        new = self._prog.arrays
+        for k in ('action', 'obs', 'final_obs', 'status', 'reset_qpos', 'reset_qvel', 'reset_act', 'reset_ctrl'):
+            new[k][...] = old[k]
+        self._added.append((reward, info))
 
     # ------------------------------------------------------------------ Gymnasium API
     @property
@@ -230,9 +262,13 @@ class NumjocoEnv(gym.Env):
         self._action[0] = a
         if _api.run(self.model, self.data, self.frame_skip, self._prog.struct) < 0:
             raise ValueError(f'action contains NaN or inf: {a}; the simulation state is unchanged')
+        if self._adt and a.dtype != np.float64:
+            self._terms_in_action_dtype(a)
         st = self._status[0]
-        terms = self._terms[0]
-        info = {n: float(terms[k]) for k, n in enumerate(self._names)}
+        terms = self._terms[0].tolist()
+        info = {n: terms[k] for k, n in self._info_idx}
+        for key, field in self._info_arrays:
+            info[key] = getattr(self.data, field).copy()
         if st[ST_DIVERGED]:
             info['diverged'] = True
             warnings.warn(f'{type(self).__name__}: the simulation diverged and was reset; the episode is '
@@ -270,6 +306,33 @@ class NumjocoEnv(gym.Env):
         return self.data.xpos[self.model.body(name).id]
 
     # ------------------------------------------------------------------ internals
+    def _compile(self, spec):
+        """Compile a Task into this env's program and bind its buffers."""
+        self._spec = spec
+        self._prog = CompiledTask(self.model, spec, 1, self.dt)
+        self.observation_structure = self._prog.observation_structure
+        a = self._prog.arrays
+        self._action, self._obs, self._status = a['action'], a['obs'], a['status']
+        self._terms, self._reset_terms, self._reward = a['terms'], a['reset_terms'], a['reward']
+        names = self._prog.term_names
+        self._names = names
+        self._info_idx = [(k, n) for k, n in enumerate(names) if not n.startswith('_')]
+        self._reset_idx = [(k, n) for k, n in enumerate(names) if n in spec.reset_info]
+        self._info_arrays = list(spec.info_arrays.items())
+        flags = a['term_flags']
+        self._adt = [t + (bool(flags[t[0]] & FLAG_REWARD),) for t in self._prog.action_dtype_terms]
+
+    def _terms_in_action_dtype(self, a):
+        """Terms flagged in_action_dtype recomputed as Gymnasium's numpy expression in the action's dtype; the
+        reward moves by the difference."""
+        terms = self._terms[0]
+        for k, idx, w, sign, lo, hi, rew in self._adt:
+            x = a if idx.shape[0] == a.shape[0] else a[idx]
+            v = sign * min(max(float(w * np.sum(np.square(x))), lo), hi)
+            if rew:
+                self._reward[0] += v - terms[k]
+            terms[k] = v
+
     def _load_reset(self, w, state):
         a = self._prog.arrays
         a['reset_qpos'][w] = state['qpos']
@@ -280,7 +343,10 @@ class NumjocoEnv(gym.Env):
 
     def _reset_info(self):
         rt = self._reset_terms[0]
-        return {self._names[k]: float(rt[k]) for k in self._reset_idx}
+        info = {n: float(rt[k]) for k, n in self._reset_idx}
+        for key, field in self._info_arrays:
+            info[key] = getattr(self.data, field).copy()
+        return info
 
     def _make_renderer(self):
         try:
@@ -292,22 +358,36 @@ class NumjocoEnv(gym.Env):
         return EnvRenderer(self)
 
     def __getstate__(self):
-        st = {'kwargs': self._kwargs, 'np_random': self.np_random if self._np_random is not None else None}
+        st = {'kwargs': self._kwargs, 'added': self._added,
+              'np_random': self.np_random if self._np_random is not None else None}
         d = self.data
         st['state'] = {k: np.array(getattr(d, k)) for k in ('qpos', 'qvel', 'act', 'ctrl', 'qacc_warmstart',
                                                             'qfrc_applied', 'xfrc_applied', 'mocap_pos',
                                                             'mocap_quat')}
         st['time'] = d.time
+        st['init_qpos'] = self.init_qpos
         st['task'] = {k: v.copy() for k, v in self._prog.arrays.items()}
         return st
 
     def __setstate__(self, st):
         self.__init__(**st['kwargs'])
+        for reward, info in st.get('added', ()):
+            self.add_terms(reward, info)
         if st['np_random'] is not None:
             self._np_random = st['np_random']
         for k, v in st['state'].items():
             setattr(self.data, k, v)
         self.data.time = st['time']
+        self.init_qpos[...] = st['init_qpos']
         for k, v in st['task'].items():
             self._prog.arrays[k][...] = v
         sim.forward(self.model, self.data)
+
+
+def _noise(rng, kind, s, n):
+    """Reset noise as Gymnasium draws it: 'uniform' U(-s, s) or 'normal' s * N(0, 1), n values."""
+    if kind == 'uniform':
+        return rng.uniform(low=-s, high=s, size=n)
+    if kind == 'normal':
+        return s * rng.standard_normal(n)
+    raise ValueError(f"reset noise kind must be 'uniform' or 'normal', got {kind!r}")

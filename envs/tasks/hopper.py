@@ -22,7 +22,7 @@ class HopperEnv(NumjocoEnv):
             skipped={'skipped_qpos': skip},
             reward={'reward_forward': Velocity(qpos[0]) * p.forward_reward_weight,
                     'reward_survive': Healthy() * p.healthy_reward,
-                    'reward_ctrl': -SumSq(action) * p.ctrl_cost_weight},
+                    'reward_ctrl': -SumSq(action).in_action_dtype() * p.ctrl_cost_weight},
             info={'x_position': Value(qpos[0]), 'z_distance_from_origin': Value(qpos[1] - self.init_qpos[1]),
                   'x_velocity': Velocity(qpos[0])},
             healthy=[Range(state[2:], p.healthy_state_range), Range(qpos[1], p.healthy_z_range),
