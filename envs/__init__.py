@@ -21,6 +21,9 @@ TASKS = {
     'Swimmer-v0': ('envs.tasks.swimmer:SwimmerEnv', 1000, 360.0),
     'InvertedPendulum-v0': ('envs.tasks.inverted_pendulum:InvertedPendulumEnv', 1000, 950.0),
     'InvertedDoublePendulum-v0': ('envs.tasks.inverted_double_pendulum:InvertedDoublePendulumEnv', 1000, 9100.0),
+    # numjoco's own: a 7-dof arm reaching a 3-D target (reward thresholds: none yet)
+    'ArmReach-v0': ('envs.tasks.arm_reach:ArmReachEnv', 100, None),
+    'ArmReachGoal-v0': ('envs.tasks.arm_reach:ArmReachGoalEnv', 50, None),
 }
 
 for _name, (_entry, _steps, _thr) in TASKS.items():

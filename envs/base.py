@@ -23,7 +23,7 @@ from gymnasium import spaces
 
 import sim
 from sim import smooth_api as _api
-from sim.fields_task import (TASK_SCALARS, TASK_ARRAYS, CODE, FLAG_REWARD, FLAG_PRE, FLAG_RESET, TERM_DELTA,
+from sim.fields_task import (TASK_SCALARS, TASK_ARRAYS, CODE, FIELDS, FLAG_REWARD, FLAG_PRE, FLAG_RESET, TERM_DELTA,
                              TERM_HEALTHY, CHK_OBS_FINITE, ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET,
                              NSTATUS)
 
@@ -87,6 +87,8 @@ class CompiledTask:
                 checks.append((-1, c.op, c.lo, c.hi))
             else:
                 checks += [(src(e.src), c.op, c.lo, c.hi) for e in c.vec.resolve(m)]
+        # observation elements reading a post-constraint field (cacc, cfrc_ext, cfrc_int): see NumjocoEnv.reset
+        self.rne_obs = [(i, e.src2, e.lo, e.hi) for i, e in enumerate(obs) if e.src[0] in _RNE_POST]
         a = {}
         a['obs_src'] = np.array([src(e.src) for e in obs], np.int32)
         a['obs_src2'] = np.array([src(e.src2) for e in obs], np.int32)
@@ -121,14 +123,14 @@ class CompiledTask:
         from sim.structs import new_task
         self.arrays = a
         self.struct = new_task(*([scal[n] for n in TASK_SCALARS] + [a[n] for n, _, _ in TASK_ARRAYS]))
-        self.nobs, self.nterm = nobs, nterm
+        self.nobs, self.nterm, self.rne_post = nobs, nterm, bool(scal['rne_post'])
 
 
 def _signature(cls):
     """The constructor signature of a task class: the base keywords and the task's parameters with defaults."""
     base = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=v) for n, v in (
         ('xml_file', cls.xml_file), ('frame_skip', cls.frame_skip),
-        ('default_camera_config', cls.default_camera_config), ('keyframe', None), ('render_mode', None),
+        ('default_camera_config', cls.default_camera_config), ('keyframe', cls.keyframe), ('render_mode', None),
         ('width', 480), ('height', 480), ('camera_id', None), ('camera_name', None))]
     own = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=v) for n, v in cls.params.items()]
     return inspect.Signature(base + own)
@@ -155,7 +157,13 @@ class NumjocoEnv(gym.Env):
     frame_skip = 1
     default_camera_config = {}
     params = {}
+    keyframe = None
     reset_noise = ('uniform', 'uniform')
+    # Gymnasium's MujocoEnv.reset runs mj_resetData then mj_forward and no mj_rnePostConstraint: cacc, cfrc_int
+    # and cfrc_ext stay zero until the first step.  True reproduces that (the reset observation of a task that
+    # observes cfrc_ext, e.g. HumanoidStandup lying on the floor, is Gymnasium's); False keeps the values the
+    # compiled reset computed.
+    zero_post_constraint_at_reset = True
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -252,6 +260,8 @@ class NumjocoEnv(gym.Env):
         super().reset(seed=seed)
         self._load_reset(0, self.reset_state(self.np_random, self.p))
         _api.run(self.model, self.data, 0, self._prog.struct)
+        if self.zero_post_constraint_at_reset and self._prog.rne_post:
+            self._zero_post_constraint()
         return self._obs[0].copy(), self._reset_info()
 
     def step(self, action):
@@ -332,6 +342,18 @@ class NumjocoEnv(gym.Env):
             if rew:
                 self._reward[0] += v - terms[k]
             terms[k] = v
+
+    def _zero_post_constraint(self):
+        """cacc / cfrc_int / cfrc_ext zero, and the observation elements reading them recomputed (reset)."""
+        d = self.data
+        for f in ('cacc', 'cfrc_int', 'cfrc_ext'):
+            getattr(d, f)[...] = 0.0
+        obs = self._obs[0]
+        for i, src2, lo, hi in self._prog.rne_obs:
+            x = 0.0
+            if src2 is not None and FIELDS[src2[0]] not in ('cacc', 'cfrc_int', 'cfrc_ext'):
+                x -= float(np.asarray(getattr(d, FIELDS[src2[0]])).reshape(-1)[src2[1]])
+            obs[i] = min(max(x, lo), hi)
 
     def _load_reset(self, w, state):
         a = self._prog.arrays
