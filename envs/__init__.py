@@ -6,6 +6,7 @@
 from gymnasium.envs.registration import register, registry
 
 from envs.base import NumjocoEnv  # noqa: F401
+from envs.shaping import RewardTerms  # noqa: F401
 
 # id -> (entry point, max_episode_steps, reward_threshold)
 # (Gymnasium's v5 values for the v5 tasks)

@@ -4,29 +4,23 @@ As in v5, reward_linup is qpos[2] / timestep (the model timestep, not dt) and `u
 does not scale it; the reward adds a constant 1 per step that info does not report."""
 import numpy as np
 
-from envs.base import NumjocoEnv
 from envs.spec import Task, qpos, ctrl, cfrc_ext, Value, SumSq, Const
-from envs.tasks.humanoid import com_observation, TENDON_INFO, COM_OBS_PARAMS
+from envs.tasks.humanoid import HumanoidBase
 
 
-class HumanoidStandupEnv(NumjocoEnv):
+class HumanoidStandupEnv(HumanoidBase):
     xml_file = 'humanoidstandup.xml'
-    frame_skip = 5
     default_camera_config = {'trackbodyid': 1, 'distance': 4.0, 'lookat': np.array((0.0, 0.0, 0.8925)),
                              'elevation': -20.0}
     params = dict(uph_cost_weight=1, ctrl_cost_weight=0.1, impact_cost_weight=5e-7,
-                  impact_cost_range=(-np.inf, 10.0), reset_noise_scale=1e-2, **COM_OBS_PARAMS)
+                  impact_cost_range=(-np.inf, 10.0), **HumanoidBase.params)
 
     def task(self, p):
-        skip = 2 * int(p.exclude_current_positions_from_observation)
         return Task(
-            observation=com_observation(p, skip),
-            skipped={'skipped_qpos': skip},
             reward={'reward_linup': Value(qpos[2]) * (1.0 / self.model.opt.timestep),
                     'reward_quadctrl': -SumSq(ctrl) * p.ctrl_cost_weight,
                     'reward_impact': -(SumSq(cfrc_ext) * p.impact_cost_weight).clip(*p.impact_cost_range),
                     '_alive': Const(1.0)},
             info={'x_position': Value(qpos[0]), 'y_position': Value(qpos[1]),
                   'z_distance_from_origin': Value(qpos[2] - self.init_qpos[2])},
-            info_arrays=TENDON_INFO,
-            terminate=False)
+            terminate=False, **self.observation(p))

@@ -1,28 +1,18 @@
-"""Walker2d: Gymnasium's Walker2d-v5 on numjoco (walker2d_v5.xml: both feet with friction 1.9)."""
+"""Walker2d: Gymnasium's Walker2d-v5 on numjoco (walker2d_v5.xml: both feet with friction 1.9).  The task is
+Hopper's with two legs: same observation, reward terms and info; healthy on z and angle only."""
 import numpy as np
 
-from envs.base import NumjocoEnv
-from envs.spec import Task, qpos, qvel, action, Velocity, Value, SumSq, Healthy, Range
+from envs.spec import qpos, Range
+from envs.tasks.hopper import HopperEnv
 
 
-class Walker2dEnv(NumjocoEnv):
+class Walker2dEnv(HopperEnv):
     xml_file = 'walker2d_v5.xml'
-    frame_skip = 4
     default_camera_config = {'trackbodyid': 2, 'distance': 4.0, 'lookat': np.array((0.0, 0.0, 1.15)),
                              'elevation': -20.0}
     params = dict(forward_reward_weight=1.0, ctrl_cost_weight=1e-3, healthy_reward=1.0,
                   terminate_when_unhealthy=True, healthy_z_range=(0.8, 2.0), healthy_angle_range=(-1.0, 1.0),
                   reset_noise_scale=5e-3, exclude_current_positions_from_observation=True)
 
-    def task(self, p):
-        skip = int(p.exclude_current_positions_from_observation)
-        return Task(
-            observation={'qpos': qpos[skip:], 'qvel': qvel.clip(-10, 10)},
-            skipped={'skipped_qpos': skip},
-            reward={'reward_forward': Velocity(qpos[0]) * p.forward_reward_weight,
-                    'reward_survive': Healthy() * p.healthy_reward,
-                    'reward_ctrl': -SumSq(action).in_action_dtype() * p.ctrl_cost_weight},
-            info={'x_position': Value(qpos[0]), 'z_distance_from_origin': Value(qpos[1] - self.init_qpos[1]),
-                  'x_velocity': Velocity(qpos[0])},
-            healthy=[Range(qpos[1], p.healthy_z_range), Range(qpos[2], p.healthy_angle_range)],
-            terminate=p.terminate_when_unhealthy)
+    def healthy(self, p):
+        return [Range(qpos[1], p.healthy_z_range), Range(qpos[2], p.healthy_angle_range)]
