@@ -17,6 +17,7 @@ import math
 import os
 import warnings
 
+import cloudpickle
 import numpy as np
 import gymnasium as gym
 from gymnasium import spaces
@@ -131,7 +132,8 @@ def _signature(cls):
     base = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=v) for n, v in (
         ('xml_file', cls.xml_file), ('frame_skip', cls.frame_skip),
         ('default_camera_config', cls.default_camera_config), ('keyframe', cls.keyframe), ('render_mode', None),
-        ('width', 480), ('height', 480), ('camera_id', None), ('camera_name', None))]
+        ('width', 480), ('height', 480), ('camera_id', None), ('camera_name', None), ('max_geom', 1000),
+        ('visual_options', None))]
     own = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=v) for n, v in cls.params.items()]
     return inspect.Signature(base + own)
 
@@ -206,6 +208,7 @@ class NumjocoEnv(gym.Env):
         if self.camera_id is not None and self.camera_name is not None:
             raise ValueError('camera_id and camera_name cannot both be given')
         self.camera_config = bound['default_camera_config']
+        self.max_geom, self.visual_options = int(bound['max_geom']), bound['visual_options']   # for the renderer
         self._renderer = None
         self.metadata = dict(self.metadata, render_fps=int(np.round(1.0 / self.dt)))
         low, high = np.asarray(m.actuator_ctrlrange, dtype=np.float32).reshape(m.nu, 2).T
@@ -380,7 +383,8 @@ class NumjocoEnv(gym.Env):
         return EnvRenderer(self)
 
     def __getstate__(self):
-        st = {'kwargs': self._kwargs, 'added': self._added,
+        # terms added by add_terms hold closures (envs.spec Vec): pickled by value with cloudpickle
+        st = {'kwargs': self._kwargs, 'added': cloudpickle.dumps(self._added) if self._added else None,
               'np_random': self.np_random if self._np_random is not None else None}
         d = self.data
         st['state'] = {k: np.array(getattr(d, k)) for k in ('qpos', 'qvel', 'act', 'ctrl', 'qacc_warmstart',
@@ -393,7 +397,7 @@ class NumjocoEnv(gym.Env):
 
     def __setstate__(self, st):
         self.__init__(**st['kwargs'])
-        for reward, info in st.get('added', ()):
+        for reward, info in (cloudpickle.loads(st['added']) if st.get('added') else ()):
             self.add_terms(reward, info)
         if st['np_random'] is not None:
             self._np_random = st['np_random']

@@ -138,8 +138,25 @@ def test_add_terms_shapes_the_reward_in_the_compiled_step():
             break
     with pytest.raises(ValueError, match='already exist'):
         env.unwrapped.add_terms({'reward_height': Value(qpos[1])})
-    clone = copy.deepcopy(env)
-    assert 'reward_height' in clone.step(clone.action_space.sample())[4]
+    clones = (copy.deepcopy(env), pickle.loads(pickle.dumps(env)))   # added terms travel (cloudpickle)
+    a = env.action_space.sample()
+    ref = repr(env.step(a))
+    for clone in clones:
+        assert repr(clone.step(a)) == ref
+
+
+def test_divergence_truncates_with_a_warning():
+    """A diverged simulation is reset by the engine: the step is truncated, info['diverged'], a warning, and the
+    observation stays finite."""
+    env = gym.make('numjoco/Hopper-v0').unwrapped
+    env.reset(seed=0)
+    env.set_state(env.init_qpos, np.full(env.model.nv, 1e12))
+    with pytest.warns(RuntimeWarning, match='diverged'):
+        obs, r, term, trunc, info = env.step(np.zeros(3, np.float32))
+    assert trunc and info['diverged'] is True
+    assert np.all(np.isfinite(obs)) and np.isfinite(r)
+    env.reset(seed=1)
+    assert 'diverged' not in env.step(np.zeros(3, np.float32))[4]
 
 
 def test_reward_terms_wrapper():
