@@ -15,7 +15,7 @@ import numpy as np
 import gymnasium as gym
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-import envs  # noqa: E402
+import envs  # noqa: E402,F401  (registers numjoco/*)
 
 TASKS = ['Hopper', 'Walker2d', 'HalfCheetah', 'Ant', 'Humanoid', 'HumanoidStandup', 'Reacher', 'Pusher', 'Swimmer',
          'InvertedPendulum', 'InvertedDoublePendulum']
@@ -63,7 +63,7 @@ def main():
     tasks = args or TASKS + ['ArmReach']
     rounds, nstep = (3, 300) if quick else (7, 1000)
     load0 = os.getloadavg()
-    print(f'| task | numjoco env.step/s | Gymnasium v5 (MuJoCo) env.step/s | ratio |')
+    print('| task | numjoco env.step/s | Gymnasium v5 (MuJoCo) env.step/s | ratio |')
     print('|---|---|---|---|')
     for task in tasks:
         o, g = bench(task, rounds, nstep, raw)

@@ -13,7 +13,7 @@ import gymnasium as gym
 from gymnasium.utils.env_checker import check_env as gym_check_env
 
 import envs
-from envs.spec import Value, SumSq, Norm, qpos, qvel, xpos, action
+from envs.spec import Value, SumSq, qpos, qvel, xpos
 
 ALL = sorted('numjoco/' + k for k in envs.TASKS)
 

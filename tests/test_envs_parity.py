@@ -1,9 +1,9 @@
 """numjoco's tasks side by side with Gymnasium's own v5 envs on MuJoCo (the oracle): same seed, same actions.
 
-For every task: reset observations bitwise equal (reset info to 1e-15: numpy's norm rounds through BLAS); then the same action sequence (float32, from a
-seeded action space) on both: observations, rewards and every info value within 1e-9 relative to max(1, |value|),
-the same info keys, `terminated` at the same step (both envs reset together when an episode ends and the run
-continues), for the first 100 steps; for the tasks without contacts (Reacher, Swimmer, InvertedPendulum,
+For every task: reset observations bitwise equal (reset info to 1e-15: numpy's norm rounds through BLAS); then the
+same action sequence (float32, from a seeded action space) on both: observations, rewards and every info value
+within 1e-9 relative to max(1, |value|), the same info keys, `terminated` at the same step (both envs reset
+together when an episode ends and the run continues), for the first 100 steps; for the tasks without contacts (Reacher, Swimmer, InvertedPendulum,
 InvertedDoublePendulum) for 1000 steps.  Kwarg variations run the same comparison on shorter runs.
 
 Chaotic tasks: MuJoCo itself cannot hold 1e-9 for 100 steps against a 1e-15 change of its own state on HalfCheetah
