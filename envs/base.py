@@ -9,8 +9,12 @@ Conventions follow Gymnasium's v5 MuJoCo envs: float32 Box actions from actuator
 reward terms in `info` under the v5 names, `dt`, `init_qpos` / `init_qvel`, `state_vector()`, `set_state()`,
 `observation_structure`, `xml_file` / `frame_skip` / `default_camera_config` / `render_mode` / `width` / `height` /
 `camera_id` / `camera_name` keyword arguments, reset to the model's qpos0 or to a keyframe (`keyframe=`) plus noise
-drawn from `np_random` in Gymnasium's order.  Bad actions raise ValueError and leave the state unchanged; a
-diverged simulation truncates the episode with info["diverged"] = True and a warning.
+drawn from `np_random` in Gymnasium's order (`reset_noise` kinds), cacc / cfrc_int / cfrc_ext zero at reset as
+Gymnasium leaves them, ctrl costs in the action's dtype (Term.in_action_dtype: float32 for a float32 action, as
+numpy computes Gymnasium's), Humanoid-style info arrays (Task.info_arrays).  Bad actions raise ValueError and
+leave the state unchanged; a diverged simulation truncates the episode with info["diverged"] = True and a
+warning.  Reward shaping: every task parameter is a constructor keyword (gym.make kwargs), and add_terms (or the
+envs.RewardTerms wrapper) compiles extra terms into the same program.
 """
 import inspect
 import math
@@ -348,7 +352,8 @@ class NumjocoEnv(gym.Env):
             terms[k] = v
 
     def _zero_post_constraint(self):
-        """cacc / cfrc_int / cfrc_ext zero, and the observation elements reading them recomputed (reset)."""
+        """cacc / cfrc_int / cfrc_ext zero, and the observation elements reading them recomputed (reset; the
+        reset info terms and health checks of v5 tasks never read these fields)."""
         d = self.data
         for f in ('cacc', 'cfrc_int', 'cfrc_ext'):
             getattr(d, f)[...] = 0.0
