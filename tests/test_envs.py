@@ -245,6 +245,25 @@ def test_arm_reach_targets_are_reachable():
         assert info['is_success'] == 1.0, (seed, env.goal, info['distance'])
 
 
+def test_ee_source_switch_matches_the_kernel():
+    """envs/tasks/arm_reach.py EE_FROM_SENSOR: reads the framepos sensor once the task kernel reads sensordata
+    (then the numbers equal the site's), else the site position.  Fails when the switch is stale."""
+    import envs.tasks.arm_reach as ar
+    old = ar.EE_FROM_SENSOR
+    try:
+        ar.EE_FROM_SENSOR = True
+        env = gym.make('numjoco/ArmReach-v0').unwrapped
+        obs = env.reset(seed=0)[0]
+        obs = np.concatenate([obs, env.step(env.action_space.sample())[0]])
+    finally:
+        ar.EE_FROM_SENSOR = old
+    kernel_reads_sensors = bool(np.all(np.isfinite(obs)))
+    assert old == kernel_reads_sensors, ('the task kernel reads sensordata now: set EE_FROM_SENSOR = True'
+                                         if kernel_reads_sensors else 'EE_FROM_SENSOR needs sensordata in the kernel')
+    if kernel_reads_sensors:
+        np.testing.assert_array_equal(obs[37:40], env.data.site_xpos[env.model.site('ee').id])
+
+
 def test_arm_reach_goal_env_api():
     env = gym.make('numjoco/ArmReachGoal-v0')
     obs, info = env.reset(seed=2)

@@ -133,6 +133,19 @@ def test_arm7_target_stays_put_and_actuator_sets():
     assert names == [f'torque{i}' for i in range(1, 8)] + [f'position{i}' for i in range(1, 8)]
 
 
+def test_arm7_ee_sensor_is_the_site():
+    """MuJoCo: the framepos sensor ee_pos equals the site ee's position after each step (implicitfast: both from
+    the step's forward), so the task reads the same numbers from either (envs/tasks/arm_reach.py)."""
+    m = mujoco.MjModel.from_xml_path(os.path.join(ASSETS, 'arm7.xml'))
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, 0)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        d.ctrl[:] = rng.uniform(-1, 1, m.nu)
+        mujoco.mj_step(m, d, nstep=3)
+        np.testing.assert_array_equal(d.sensordata, d.site_xpos[m.site('ee').id])
+
+
 def test_arm7_position_servo_spans_the_joint_range():
     """ctrl -1 / 0 / 1 of a position actuator is the low end / centre / high end of its joint's range."""
     m = mujoco.MjModel.from_xml_path(os.path.join(ASSETS, 'arm7.xml'))
