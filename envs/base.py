@@ -280,18 +280,19 @@ class NumjocoEnv(gym.Env):
         self._action[0] = a
         if _api.run(self.model, self.data, self.frame_skip, self._prog.struct) < 0:
             raise ValueError(f'action contains NaN or inf: {a}; the simulation state is unchanged')
-        if self._adt and a.dtype != np.float64:
-            self._terms_in_action_dtype(a)
-        st = self._status[0]
         terms = self._terms[0].tolist()
+        reward = self._reward.item()
+        if self._adt and a.dtype != np.float64:
+            reward = self._terms_in_action_dtype(a, terms, reward)
         info = {n: terms[k] for k, n in self._info_idx}
         for key, field in self._info_arrays:
             info[key] = getattr(self.data, field).copy()
+        st = self._status[0].tolist()
         if st[ST_DIVERGED]:
             info['diverged'] = True
             warnings.warn(f'{type(self).__name__}: the simulation diverged and was reset; the episode is '
                           'truncated', RuntimeWarning, stacklevel=2)
-        return self._obs[0].copy(), float(self._reward[0]), bool(st[ST_TERMINATED]), bool(st[ST_TRUNCATED]), info
+        return self._obs[0].copy(), reward, st[ST_TERMINATED] != 0, st[ST_TRUNCATED] != 0, info
 
     def render(self):
         if self.render_mode is None:
@@ -340,16 +341,18 @@ class NumjocoEnv(gym.Env):
         flags = a['term_flags']
         self._adt = [t + (bool(flags[t[0]] & FLAG_REWARD),) for t in self._prog.action_dtype_terms]
 
-    def _terms_in_action_dtype(self, a):
-        """Terms flagged in_action_dtype recomputed as Gymnasium's numpy expression in the action's dtype; the
-        reward moves by the difference."""
-        terms = self._terms[0]
+    def _terms_in_action_dtype(self, a, terms, reward):
+        """Terms flagged in_action_dtype recomputed as Gymnasium's numpy expression in the action's dtype, in
+        `terms` (and the program's buffer); returns the reward moved by the differences."""
+        buf = self._terms[0]
         for k, idx, w, sign, lo, hi, rew in self._adt:
             x = a if idx.shape[0] == a.shape[0] else a[idx]
             v = sign * min(max(float(w * _add_reduce(x * x)), lo), hi)   # == np.sum(np.square(x)), bit for bit
             if rew:
-                self._reward[0] += v - terms[k]
-            terms[k] = v
+                reward += v - terms[k]
+            terms[k] = buf[k] = v
+        self._reward[0] = reward
+        return reward
 
     def _zero_post_constraint(self):
         """cacc / cfrc_int / cfrc_ext zero, and the observation elements reading them recomputed (reset; the
