@@ -1,0 +1,259 @@
+"""Views, binning and ray traversal.
+
+A view (Frame.view[w, v]) is a pinhole or orthographic projection with a grid of cells over its image: the
+camera (cells = screen tiles of O_TILE pixels), the camera's mirror image in the reflecting geom (same tiles:
+a reflected ray of pixel p is the virtual camera's ray through p), and one per shadow-casting light (cells over
+its shadow-map square).  Every frame each object's bounding box is projected into each view and the object is
+listed in the cells it covers (planes, objects crossing the view's eye plane and objects covering more than half
+of the cells go to the view's global list; a cell listing more than the capacity is searched exhaustively).
+A ray then only tests the objects of its cell.
+"""
+import math
+
+from sim.jit import njit
+
+from .geometry import to_local, hit_local
+from .layout import (GEOM_PLANE, OI_TYPE, OF_AABB, OF_RBOUND, FL_TRANSPARENT,
+                     VW_EYE, VW_RIGHT, VW_UP, VW_FWD, VW_X0, VW_Y0, VW_SX, VW_SY, VW_ORTHO, VW_NEAR, VW_FAR,
+                     VW_CELL, VW_NCX, VW_NCY, VW_NPX, VW_NPY)
+
+EPS_Z = 1e-12
+
+
+@njit(cache=True)
+def view_ray(v, px, py):
+    """Ray (origin, direction) of view v through continuous pixel coordinates (px, py) (pixel centres at +0.5;
+    row 0 at the top).  A perspective direction has unit component along the view axis, so the ray parameter
+    is the depth along it."""
+    x = v[VW_X0] + px * v[VW_SX]
+    y = v[VW_Y0] - py * v[VW_SY]
+    if v[VW_ORTHO] != 0:
+        o = (v[VW_EYE] + x * v[VW_RIGHT] + y * v[VW_UP], v[VW_EYE + 1] + x * v[VW_RIGHT + 1] + y * v[VW_UP + 1],
+             v[VW_EYE + 2] + x * v[VW_RIGHT + 2] + y * v[VW_UP + 2])
+        return o, (v[VW_FWD], v[VW_FWD + 1], v[VW_FWD + 2])
+    d = (v[VW_FWD] + x * v[VW_RIGHT] + y * v[VW_UP], v[VW_FWD + 1] + x * v[VW_RIGHT + 1] + y * v[VW_UP + 1],
+         v[VW_FWD + 2] + x * v[VW_RIGHT + 2] + y * v[VW_UP + 2])
+    return (v[VW_EYE], v[VW_EYE + 1], v[VW_EYE + 2]), d
+
+
+@njit(cache=True)
+def project(v, p):
+    """(px, py, depth) of world point p in view v (px, py continuous pixel / cell-space coordinates)."""
+    r0, r1, r2 = p[0] - v[VW_EYE], p[1] - v[VW_EYE + 1], p[2] - v[VW_EYE + 2]
+    x = r0 * v[VW_RIGHT] + r1 * v[VW_RIGHT + 1] + r2 * v[VW_RIGHT + 2]
+    y = r0 * v[VW_UP] + r1 * v[VW_UP + 1] + r2 * v[VW_UP + 2]
+    z = r0 * v[VW_FWD] + r1 * v[VW_FWD + 1] + r2 * v[VW_FWD + 2]
+    if v[VW_ORTHO] == 0:
+        if z <= EPS_Z:
+            return -1e300, -1e300, z
+        x /= z
+        y /= z
+    return (x - v[VW_X0]) / v[VW_SX], (v[VW_Y0] - y) / v[VW_SY], z
+
+
+@njit(cache=True)
+def cell_of(v, px, py):
+    """Cell index of continuous coordinates (px, py) in view v, -1 outside the view."""
+    if px < 0 or py < 0 or px >= v[VW_NPX] or py >= v[VW_NPY]:
+        return -1
+    cell = v[VW_CELL]
+    return int(py // cell) * int(v[VW_NCX]) + int(px // cell)
+
+
+@njit(cache=True)
+def bin_view(rm, fr, w, vi, skip, use_plane, pp, pn):
+    """List the objects of world w in the cells of view vi (skip: an object left out; with use_plane, objects
+    entirely behind the plane (point pp, normal pn) are left out too)."""
+    v = fr.views[w, vi]
+    tc = fr.tcnt[w, vi]
+    to = fr.tobj[w, vi]
+    go = fr.gobj[w, vi]
+    ncx = int(v[VW_NCX])
+    ncy = int(v[VW_NCY])
+    ncell = ncx * ncy
+    cap = to.shape[1]
+    cell = v[VW_CELL]
+    near = v[VW_NEAR]
+    far = v[VW_FAR]
+    ortho = v[VW_ORTHO] != 0
+    for c in range(ncell):
+        tc[c] = 0
+    ng = 0
+    for k in range(rm.nobj):
+        if k == skip:
+            continue
+        pos = fr.obj_pos[w, k]
+        mat = fr.obj_mat[w, k]
+        if use_plane:
+            s = (pos[0] - pp[0]) * pn[0] + (pos[1] - pp[1]) * pn[1] + (pos[2] - pp[2]) * pn[2]
+            if s + rm.obj_f[k, OF_RBOUND] < 0:
+                continue
+        if rm.obj_i[k, OI_TYPE] == GEOM_PLANE:
+            go[ng] = k
+            ng += 1
+            continue
+        ab = rm.obj_f[k, OF_AABB:OF_AABB + 6]
+        xmin, xmax, ymin, ymax = 1e300, -1e300, 1e300, -1e300
+        zmin, zmax = 1e300, -1e300
+        for corner in range(8):
+            l0 = ab[0] + (ab[3] if corner & 1 else -ab[3])
+            l1 = ab[1] + (ab[4] if corner & 2 else -ab[4])
+            l2 = ab[2] + (ab[5] if corner & 4 else -ab[5])
+            p = (pos[0] + mat[0] * l0 + mat[1] * l1 + mat[2] * l2,
+                 pos[1] + mat[3] * l0 + mat[4] * l1 + mat[5] * l2,
+                 pos[2] + mat[6] * l0 + mat[7] * l1 + mat[8] * l2)
+            px, py, z = project(v, p)
+            zmin = min(zmin, z)
+            zmax = max(zmax, z)
+            xmin = min(xmin, px)
+            xmax = max(xmax, px)
+            ymin = min(ymin, py)
+            ymax = max(ymax, py)
+        if zmax < near or zmin > far:
+            continue
+        if not ortho and zmin <= EPS_Z:
+            go[ng] = k
+            ng += 1
+            continue
+        xmin -= 1e-3
+        ymin -= 1e-3
+        xmax += 1e-3
+        ymax += 1e-3
+        if xmax < 0 or ymax < 0 or xmin >= v[VW_NPX] or ymin >= v[VW_NPY]:
+            continue
+        cx0 = max(0, int(xmin // cell))
+        cx1 = min(ncx - 1, int(xmax // cell))
+        cy0 = max(0, int(ymin // cell))
+        cy1 = min(ncy - 1, int(ymax // cell))
+        if 2 * (cx1 - cx0 + 1) * (cy1 - cy0 + 1) > ncell:
+            go[ng] = k
+            ng += 1
+            continue
+        for cy in range(cy0, cy1 + 1):
+            for cx in range(cx0, cx1 + 1):
+                c = cy * ncx + cx
+                n = tc[c]
+                if n < cap:
+                    to[c, n] = k
+                tc[c] = n + 1
+    fr.gcnt[w, vi] = ng
+
+
+@njit(cache=True)
+def _test(rm, fr, w, k, o, d, tmin, tmax, cull, stack):
+    lp, lv = to_local(fr.obj_pos[w, k], fr.obj_mat[w, k], o, d)
+    return hit_local(rm, k, lp, lv, tmin, tmax, cull, stack)
+
+
+@njit(cache=True)
+def nearest(rm, fr, w, vi, cell, o, d, tmin, tmax, skip, opaque_only, stack):
+    """(t, object, part) of the nearest front-face hit with t in [tmin, tmax] among the candidates of `cell` in
+    view vi (object -1: none); opaque_only leaves out objects flagged transparent this frame."""
+    best = tmax
+    bk = -1
+    bp = 0
+    flag = fr.flag[w]
+    go = fr.gobj[w, vi]
+    for i in range(fr.gcnt[w, vi]):
+        k = go[i]
+        if opaque_only and flag[k] & FL_TRANSPARENT:
+            continue
+        t, part = _test(rm, fr, w, k, o, d, tmin, best, True, stack)
+        if t >= 0 and t <= best:
+            best, bk, bp = t, k, part
+    if cell < 0:
+        return best, bk, bp
+    n = fr.tcnt[w, vi, cell]
+    to = fr.tobj[w, vi, cell]
+    exhaustive = n > to.shape[0]
+    m = rm.nobj if exhaustive else n
+    for i in range(m):
+        k = i if exhaustive else to[i]
+        if k == skip or (opaque_only and flag[k] & FL_TRANSPARENT):
+            continue
+        t, part = _test(rm, fr, w, k, o, d, tmin, best, True, stack)
+        if t >= 0 and t <= best:
+            best, bk, bp = t, k, part
+    return best, bk, bp
+
+
+@njit(cache=True)
+def occluded(rm, fr, w, vi, cell, o, d, tmin, tmax, skip, stack):
+    """True when any object of `cell` in view vi but `skip` crosses the ray segment (tmin, tmax) (both faces
+    count)."""
+    go = fr.gobj[w, vi]
+    for i in range(fr.gcnt[w, vi]):
+        if go[i] == skip:
+            continue
+        t, _ = _test(rm, fr, w, go[i], o, d, tmin, tmax, False, stack)
+        if t >= 0:
+            return True
+    n = fr.tcnt[w, vi, cell]
+    to = fr.tobj[w, vi, cell]
+    exhaustive = n > to.shape[0]
+    m = rm.nobj if exhaustive else n
+    for i in range(m):
+        k = i if exhaustive else to[i]
+        if k == skip:
+            continue
+        t, _ = _test(rm, fr, w, k, o, d, tmin, tmax, False, stack)
+        if t >= 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def transparent_hits(rm, fr, w, vi, cell, o, d, tmin, tmax, hk, ht, hp, stack):
+    """Front-face hits of the transparent objects of `cell` with t in [tmin, tmax), at most len(hk) of them,
+    ordered by the objects' camera-distance rank (mjr_render's sort); returns their number."""
+    flag = fr.flag[w]
+    rank = fr.rank[w]
+    cap = hk.shape[0]
+    nh = 0
+    go = fr.gobj[w, vi]
+    ng = fr.gcnt[w, vi]
+    n = fr.tcnt[w, vi, cell] if cell >= 0 else 0
+    to = fr.tobj[w, vi, cell if cell >= 0 else 0]
+    exhaustive = n > to.shape[0]
+    m = rm.nobj if exhaustive else n
+    for i in range(ng + m):
+        if i < ng:
+            k = go[i]
+        else:
+            k = (i - ng) if exhaustive else to[i - ng]
+        if not flag[k] & FL_TRANSPARENT:
+            continue
+        dup = False
+        for j in range(nh):
+            if hk[j] == k:
+                dup = True
+        if dup:
+            continue
+        t, part = _test(rm, fr, w, k, o, d, tmin, tmax, True, stack)
+        if t < 0 or t >= tmax or nh >= cap:
+            continue
+        # insert by rank
+        j = nh
+        while j > 0 and rank[hk[j - 1]] > rank[k]:
+            hk[j] = hk[j - 1]
+            ht[j] = ht[j - 1]
+            hp[j] = hp[j - 1]
+            j -= 1
+        hk[j] = k
+        ht[j] = t
+        hp[j] = part
+        nh += 1
+    return nh
+
+
+@njit(cache=True)
+def sky_distance(d, radius):
+    """Distance along unit direction d from the head to MuJoCo's skybox (a closed cylinder of radius and
+    half-height `radius` centred at the head)."""
+    h = math.sqrt(d[0] * d[0] + d[1] * d[1])
+    s = 1e300
+    if h > 1e-12:
+        s = radius / h
+    if abs(d[2]) > 1e-12:
+        s = min(s, radius / abs(d[2]))
+    return s
