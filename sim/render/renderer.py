@@ -84,6 +84,7 @@ class Renderer:
         self._obj_i = self._obj_f = None
         self._rm = None
         self._frame = None
+        self._fa = None
         self._frame_key = None
         self._nworld = None          # worlds in the last update (None: a single image)
         self._updated = False
@@ -326,6 +327,41 @@ class Renderer:
             out[...] = res
             return out
         return out if direct else res
+
+    def camera(self, world=0):
+        """The camera of the last render of `world` (the mono camera mjr_render uses, like the average of
+        mjvScene.camera): pos, forward, up, right (float64 (3,) each), the frustum at the near plane
+        (frustum_left / right / bottom / top, frustum_near / far, as glFrustum / glOrtho take them) and
+        orthographic."""
+        if self._fa is None or not self._updated:
+            raise RuntimeError("no camera yet: call update_scene and render first")
+        v = self._fa["views"][world, L.VIEW_CAMERA]
+        ortho = bool(v[L.VW_ORTHO])
+        near = v[L.VW_NEAR]
+        s = 1.0 if ortho else near
+        x0, y0 = v[L.VW_X0], v[L.VW_Y0]
+        x1 = x0 + self._width * v[L.VW_SX]
+        y1 = y0 - self._height * v[L.VW_SY]
+        from types import SimpleNamespace
+        return SimpleNamespace(pos=v[L.VW_EYE:L.VW_EYE + 3].copy(), forward=v[L.VW_FWD:L.VW_FWD + 3].copy(),
+                               up=v[L.VW_UP:L.VW_UP + 3].copy(), right=v[L.VW_RIGHT:L.VW_RIGHT + 3].copy(),
+                               frustum_left=x0 * s, frustum_right=x1 * s, frustum_bottom=y1 * s,
+                               frustum_top=y0 * s, frustum_near=near, frustum_far=v[L.VW_FAR],
+                               orthographic=ortho)
+
+    def pixel_rays(self, world=0):
+        """(origin (3,) or (H, W, 3), direction (H, W, 3)) of the rays through the pixel centres of the last
+        render's camera (row 0 at the top); perspective directions have unit component along the camera axis,
+        so depth = ray parameter."""
+        c = self.camera(world)
+        v = self._fa["views"][world, L.VIEW_CAMERA]
+        x = v[L.VW_X0] + (np.arange(self._width) + 0.5) * v[L.VW_SX]
+        y = v[L.VW_Y0] - (np.arange(self._height) + 0.5) * v[L.VW_SY]
+        X, Y = np.meshgrid(x, y)
+        if c.orthographic:
+            o = c.pos + X[..., None] * c.right + Y[..., None] * c.up
+            return o, np.broadcast_to(c.forward, o.shape).copy()
+        return c.pos, c.forward + X[..., None] * c.right + Y[..., None] * c.up
 
     def close(self):
         """Release the buffers (render and update_scene then raise)."""

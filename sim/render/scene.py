@@ -41,7 +41,8 @@ def _downsample(img):
         return wmat
 
     wy, wx = weights(h, nh), weights(w, nw)
-    return np.einsum('ij,jkc,lk->ilc', wy, img, wx)
+    rows = (wy @ img.reshape(h, -1)).reshape(nh, w, img.shape[2])
+    return np.einsum('lk,ikc->ilc', wx, rows)
 
 
 def _mips(img):
@@ -78,7 +79,7 @@ def build_textures(m):
             if h != 6 * w:
                 raise ValueError(f"texture {t}: cube / skybox data must be square or 6 square faces, got {w}x{h}")
             faces = [rgba[i * w:(i + 1) * w] for i in range(6)]
-        pyramids = [_mips(f) for f in faces]
+        pyramids = [_mips(faces[0])] * 6 if len(faces) == 6 and faces[0] is faces[1] else [_mips(f) for f in faces]
         nlev = len(pyramids[0])
         tex_i[t, L.TI_TYPE] = typ
         tex_i[t, L.TI_W] = w
