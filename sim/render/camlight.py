@@ -22,7 +22,7 @@ from .layout import (CAMERA_TRACKING, CAMERA_FIXED, CAMLIGHT_TRACK, CAMLIGHT_TRA
                      L_EXPONENT, L_SUPPORTED, NL)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def cam_pose(rm, fr, w, c, mat):
     """mj_camlight for camera c of world w: writes cam_xmat into mat (9,), returns cam_xpos (3,)."""
     body = rm.cam_i[c, CI_BODY]
@@ -59,7 +59,7 @@ def cam_pose(rm, fr, w, c, mat):
     return p0, p1, p2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def light_pose(rm, fr, w, i):
     """mj_camlight for model light i of world w: (light_xpos, light_xdir) as tuples."""
     body = rm.light_i[i, LI_BODY]
@@ -89,7 +89,7 @@ def light_pose(rm, fr, w, i):
     return (p0, p1, p2), (d0, d1, d2)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _set_basis(v, eye, fwd, up):
     """View rows of gluLookAt (mjr_lookAt): right = f x up, up = right x f, both normalised."""
     f0, f1, f2, _ = normalize3(fwd[0], fwd[1], fwd[2])
@@ -102,7 +102,7 @@ def _set_basis(v, eye, fwd, up):
     v[VW_FWD], v[VW_FWD + 1], v[VW_FWD + 2] = f0, f1, f2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def camera_view(rm, fr, w, v, mat):
     """View 0 of world w from the camera spec fr.camprm (mjv_cameraFrame + mjv_cameraFrustum + setView);
     mat is (9,) scratch.  Also returns the camera frame (headpos, forward, up) for the headlight."""
@@ -183,7 +183,7 @@ def camera_view(rm, fr, w, v, mat):
     return h, fwd
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _ortho_vec(d):
     """mjr_orthoVec: d x (-1, 0, 0), or d x (0, 1, 0) when that is too short; normalised."""
     r0, r1, r2 = 0.0, -d[2], d[1]
@@ -194,7 +194,7 @@ def _ortho_vec(d):
     return x0, x1, x2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def make_lights(rm, fr, w, headpos, headfwd):
     """mjv_makeLights + the light setup of mjr_render for world w: fr.lights[w] rows (headlight first, then the
     active model lights, at most MAXLIGHT), and the shadow view of each shadow-casting light.  Returns the
@@ -260,7 +260,7 @@ def make_lights(rm, fr, w, headpos, headfwd):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def shadow_view(rm, fr, w, vi, typ, pos, d, cutoff):
     """The light's shadow-map projection as a view with a grid of cells: orthographic +-shadowclip for a
     directional light, perspective with fovy = min(2 cutoff shadowscale, 160) for a spot light; depth range

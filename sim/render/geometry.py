@@ -21,7 +21,7 @@ MAXSTACK = 128       # BVH traversal stack (mjMAXTREEDEPTH is 50)
 HF_XNEG, HF_XPOS, HF_YNEG, HF_YPOS, HF_BOTTOM = -1, -2, -3, -4, -5
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def to_local(pos, mat, o, d):
     """Ray origin and direction in the frame (pos, mat (9,) row-major world-from-local)."""
     d0, d1, d2 = o[0] - pos[0], o[1] - pos[1], o[2] - pos[2]
@@ -32,7 +32,7 @@ def to_local(pos, mat, o, d):
     return lp, lv
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _roots(a, b, c):
     """Roots x0 <= x1 of a x^2 + 2 b x + c = 0 (x0 > x1 signals none), as ray_quad."""
     det = b * b - a * c
@@ -42,7 +42,7 @@ def _roots(a, b, c):
     return (-b - det) / a, (-b + det) / a
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _pick(x0, x1, tmin, tmax, cull):
     """Entering root x0 if in range; with cull=False the exiting root x1 otherwise; -1 if neither."""
     if x0 > x1:
@@ -54,7 +54,7 @@ def _pick(x0, x1, tmin, tmax, cull):
     return -1.0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def hit_plane(lp, lv, size, tmin, tmax):
     """Plane z = 0 within |x| <= size[0], |y| <= size[1] (a size <= 0 is infinite); both sides."""
     if abs(lv[2]) < MINVAL:
@@ -69,7 +69,7 @@ def hit_plane(lp, lv, size, tmin, tmax):
     return t, (0 if lv[2] < 0 else 1)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def hit_sphere(lp, lv, r, tmin, tmax, cull):
     a = lv[0] * lv[0] + lv[1] * lv[1] + lv[2] * lv[2]
     b = lv[0] * lp[0] + lv[1] * lp[1] + lv[2] * lp[2]
@@ -78,7 +78,7 @@ def hit_sphere(lp, lv, r, tmin, tmax, cull):
     return _pick(x0, x1, tmin, tmax, cull), 0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def hit_ellipsoid(lp, lv, size, tmin, tmax, cull):
     s0, s1, s2 = 1 / (size[0] * size[0]), 1 / (size[1] * size[1]), 1 / (size[2] * size[2])
     a = s0 * lv[0] * lv[0] + s1 * lv[1] * lv[1] + s2 * lv[2] * lv[2]
@@ -88,12 +88,12 @@ def hit_ellipsoid(lp, lv, size, tmin, tmax, cull):
     return _pick(x0, x1, tmin, tmax, cull), 0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _better(t, best):
     return t >= 0 and (best < 0 or t < best)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def hit_capsule(lp, lv, size, tmin, tmax, cull):
     """Capsule: side (part 0), top cap (1), bottom cap (2)."""
     r, h = size[0], size[1]
@@ -128,7 +128,7 @@ def hit_capsule(lp, lv, size, tmin, tmax, cull):
     return best, part
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def hit_cylinder(lp, lv, size, tmin, tmax, cull):
     """Cylinder: side (part 0), top disk (1), bottom disk (2)."""
     r, h = size[0], size[1]
@@ -158,7 +158,7 @@ def hit_cylinder(lp, lv, size, tmin, tmax, cull):
     return best, part
 
 
-@njit(cache=True, error_model='numpy')
+@njit(cache=True, error_model="numpy", fastmath=True)
 def hit_box(lp, lv, size, tmin, tmax, cull):
     """Box (slab method): part = 2 * axis + (1 if the +side face else 0)."""
     tn, tf = -1e300, 1e300
@@ -188,7 +188,7 @@ def hit_box(lp, lv, size, tmin, tmax, cull):
     return -1.0, 0
 
 
-@njit(cache=True, error_model='numpy')
+@njit(cache=True, error_model="numpy", fastmath=True)
 def _slab(aabb, lp, lv, tmin, tmax):
     """Entry parameter of the ray into the box (centre, half size) clipped to [tmin, tmax], or -1."""
     tn, tf = tmin, tmax
@@ -207,7 +207,7 @@ def _slab(aabb, lp, lv, tmin, tmax):
     return tn
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True, inline="always")
 def tri_hit(v0, v1, v2, lp, lv, tmin, tmax, cull):
     """Moller-Trumbore: (t, u, v) of the ray through triangle (v0, v1, v2), t < 0 if none; with cull only the
     counter-clockwise (front) side."""
@@ -239,7 +239,7 @@ def tri_hit(v0, v1, v2, lp, lv, tmin, tmax, cull):
     return t, u, v
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def mesh_tri(rm, mid, f):
     """Vertices of face f (index within mesh mid) as tuples."""
     vadr = rm.mesh_i[mid, MI_VERTADR]
@@ -249,7 +249,7 @@ def mesh_tri(rm, mid, f):
     return ((V[a, 0], V[a, 1], V[a, 2]), (V[b, 0], V[b, 1], V[b, 2]), (V[c, 0], V[c, 1], V[c, 2]))
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def hit_mesh(rm, mid, lp, lv, tmin, tmax, cull, stack):
     """Nearest triangle through the mesh BVH (near child first, nodes beyond the best hit pruned);
     part = face index within the mesh."""
@@ -293,7 +293,7 @@ def hit_mesh(rm, mid, lp, lv, tmin, tmax, cull, stack):
     return best, part
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def hfield_vertex(rm, hid, r, c):
     """Local position of grid point (row r, column c) of height field hid."""
     nrow = rm.hfield_i[hid, HI_NROW]
@@ -304,7 +304,7 @@ def hfield_vertex(rm, hid, r, c):
     return x, y, rm.hfield_data[rm.hfield_i[hid, HI_ADR] + r * ncol + c] * size[2]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def hfield_triangle(rm, hid, part):
     """Vertices of top triangle `part` (2 * (r * (ncol - 1) + c) + k), counter-clockwise seen from above
     (mj_rayHfield's split of each cell along its (c, r)-(c+1, r+1) diagonal, as mjr_uploadHField)."""
@@ -319,7 +319,7 @@ def hfield_triangle(rm, hid, part):
     return v00, v11, hfield_vertex(rm, hid, r + 1, c)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _hf_profile(rm, hid, side, s):
     """Height of the boundary profile of side (HF_XNEG..HF_YPOS) at coordinate s along it."""
     nrow = rm.hfield_i[hid, HI_NROW]
@@ -342,7 +342,7 @@ def _hf_profile(rm, hid, side, s):
     return (z0 * (1 - f) + z1 * f) * size[2]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def hit_hfield(rm, hid, lp, lv, tmin, tmax, cull):
     """Height field: top triangles (grid cells visited along the ray, 2-D DDA), the four sides below the boundary
     profile and the bottom at -size[3]."""
@@ -425,7 +425,7 @@ def hit_hfield(rm, hid, lp, lv, tmin, tmax, cull):
     return best, part
 
 
-@njit(cache=True, error_model='numpy')
+@njit(cache=True, error_model="numpy", fastmath=True)
 def _slab_exit(aabb, lp, lv, tmin, tmax):
     """Exit parameter of the ray from the box clipped to [tmin, tmax], or -1 when it misses."""
     tn, tf = tmin, tmax
@@ -444,7 +444,7 @@ def _slab_exit(aabb, lp, lv, tmin, tmax):
     return tf
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True, inline="always")
 def hit_local(rm, k, lp, lv, tmin, tmax, cull, stack):
     """(t, part) of object k of the RenderModel for the local ray (lp, lv)."""
     typ = rm.obj_i[k, OI_TYPE]

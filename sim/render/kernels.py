@@ -18,7 +18,7 @@ from .shade import shade_opaque, sky, lit_all, _clamp
 from .trace import bin_view, view_ray, nearest, transparent_hits, sky_distance
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def setup_world(rm, fr, w):
     """Camera, lights, per-object flags (transparent, reflecting), the mirror and shadow views and the bins of
     every view for world w."""
@@ -61,7 +61,7 @@ def setup_world(rm, fr, w):
             bin_view(rm, fr, w, vi, -1, False, head, head)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _rank_transparent(rm, fr, w, head):
     """rank[k]: position of transparent object k in mjr_render's sort by camera distance (distance to the
     head minus the bounding radius; planes last)."""
@@ -81,7 +81,7 @@ def _rank_transparent(rm, fr, w, head):
         rank[k] = r
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _camdist(rm, fr, w, k, head):
     if rm.obj_i[k, OI_TYPE] == GEOM_PLANE:
         return 1e10
@@ -89,7 +89,7 @@ def _camdist(rm, fr, w, k, head):
     return math.sqrt((p[0] - head[0]) ** 2 + (p[1] - head[1]) ** 2 + (p[2] - head[2]) ** 2) - rm.obj_f[k, OF_RBOUND]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _mirror(rm, fr, w, k):
     """Mirror plane of reflecting object k (a plane, or the +Z face of a box) and the camera's mirror image as
     view 1; nothing when the camera is behind the plane."""
@@ -122,7 +122,7 @@ def _mirror(rm, fr, w, k):
     bin_view(rm, fr, w, VIEW_MIRROR, k, True, p, n)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def pixel_rgb(rm, fr, w, px, py, cell, job):
     """(r, g, b) in [0, 1], the object seen (-1: none) and its depth for the ray through continuous pixel
     coordinates (px, py) of world w."""
@@ -177,7 +177,7 @@ def pixel_rgb(rm, fr, w, px, py, cell, job):
     return r, g, b, k, t
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _u8(x):
     if x <= 0:
         return 0
@@ -186,7 +186,7 @@ def _u8(x):
     return int(x * 255.0 + 0.5)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def render_band(rm, fr, job, rgb, depth, seg):
     """Pixels of rows [y0, y1) of world w for job (w, y0, y1)."""
     w = fr.job[job, 0]
@@ -232,7 +232,7 @@ def render_band(rm, fr, job, rgb, depth, seg):
 _AA = ((-0.125, -0.375), (0.375, -0.125), (-0.375, 0.125), (0.125, 0.375))
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def antialias_band(rm, fr, job, rgb):
     """Re-render with 4 samples the pixels of the band whose object differs from a neighbour's (or whose depth
     jumps by more than 2 %): anti-aliased silhouettes at a fraction of full supersampling."""

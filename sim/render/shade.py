@@ -31,19 +31,19 @@ SHADOW_EPS = 1e-4    # shadow-ray start offset along the normal, relative to sta
 
 # ------------------------------------------------------------------------------------------------ surface
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _mv(mat, x, y, z):
     return (mat[0] * x + mat[1] * y + mat[2] * z, mat[3] * x + mat[4] * y + mat[5] * z,
             mat[6] * x + mat[7] * y + mat[8] * z)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _mtv(mat, x, y, z):
     return (mat[0] * x + mat[3] * y + mat[6] * z, mat[1] * x + mat[4] * y + mat[7] * z,
             mat[2] * x + mat[5] * y + mat[8] * z)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _unit(x, y, z):
     n = math.sqrt(x * x + y * y + z * z)
     if n < 1e-300:
@@ -51,7 +51,7 @@ def _unit(x, y, z):
     return x / n, y / n, z / n
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _bary(v0, v1, v2, p):
     """Barycentric weights (of v1, v2) of p projected on the triangle's plane (may be outside [0, 1])."""
     e10, e11, e12 = v1[0] - v0[0], v1[1] - v0[1], v1[2] - v0[2]
@@ -68,7 +68,7 @@ def _bary(v0, v1, v2, p):
     return (d11 * d20 - d01 * d21) / den, (d00 * d21 - d01 * d20) / den
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def local_normal(rm, k, part, lp):
     """Outward unit normal of object k at local point lp on surface `part`."""
     typ = rm.obj_i[k, OI_TYPE]
@@ -121,13 +121,13 @@ def local_normal(rm, k, part, lp):
     return 0.0, 0.0, 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _az(x, y):
     a = math.atan2(y, x) / (2 * PI)
     return a + 1.0 if a < 0 else a
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def tex_coord(rm, k, part, lp):
     """Texture coordinates of local point lp of object k: (u, v, 0) for a 2-D texture, after the texture
     matrix (texrepeat, texuniform); the object-linear lookup vector (s, t, r) for a cube texture."""
@@ -243,7 +243,7 @@ def tex_coord(rm, k, part, lp):
     return u * sc0 + shift, v * sc1 + shift, 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _periodic_u(rm, k, part):
     """True when u is an azimuth (wraps at 0 / 1)."""
     typ = rm.obj_i[k, OI_TYPE]
@@ -254,7 +254,7 @@ def _periodic_u(rm, k, part):
     return typ == GEOM_CYLINDER and part == 0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _plane_hit(o, d, p, n):
     """Point where the ray (o, d) meets the plane (p, n); p itself when the ray is parallel to it."""
     den = d[0] * n[0] + d[1] * n[1] + d[2] * n[2]
@@ -264,7 +264,7 @@ def _plane_hit(o, d, p, n):
     return o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def texture(rm, fr, w, k, part, lp, P, N, vi, px, py):
     """RGBA of object k's texture at local point lp / world point P (normal N) seen through pixel (px, py) of
     view vi; the level of detail from the pixel's neighbours projected on the tangent plane."""
@@ -293,7 +293,7 @@ def texture(rm, fr, w, k, part, lp, P, N, vi, px, py):
     return sample_cube(rm, tid, c, cx, cy)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _plane_texture(rm, k, tid, lp, v, pos, mat, px, py):
     """2-D texture on a plane: u, v are affine in the local x, y, so the footprint of a pixel comes from the
     exact derivative of the local hit point along the view's pixel axes."""
@@ -334,7 +334,7 @@ def _plane_texture(rm, k, tid, lp, v, pos, mat, px, py):
 
 # ------------------------------------------------------------------------------------------------ light
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True, inline="always")
 def light_vec(lt, P):
     """Unit vector from P to the light and the light's attenuation times spot factor there (0 outside a spot
     light's cone); lt[L_DIR] is a unit vector."""
@@ -356,7 +356,7 @@ def light_vec(lt, P):
     return L0, L1, L2, att
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True, inline="always")
 def light_term(lt, P, N, V, rgb, spec, shin):
     """GL fixed-function contribution of one light (ambient + diffuse + specular, attenuation and spot)."""
     L0, L1, L2, att = light_vec(lt, P)
@@ -365,7 +365,7 @@ def light_term(lt, P, N, V, rgb, spec, shin):
     return _term(lt, L0, L1, L2, att, N, V, rgb, spec, shin)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True, inline="always")
 def _term(lt, L0, L1, L2, att, N, V, rgb, spec, shin):
     nl = N[0] * L0 + N[1] * L1 + N[2] * L2
     r = lt[L_AMBIENT] * rgb[0]
@@ -389,12 +389,12 @@ def _term(lt, L0, L1, L2, att, N, V, rgb, spec, shin):
     return att * r, att * g, att * b
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _clamp(x):
     return 0.0 if x < 0 else (1.0 if x > 1 else x)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def material(rm, fr, w, k, part, lp, P, N, vi, px, py, scale):
     """(rgb * scale, texture rgba, specular, shininess exponent, emission) of object k at the hit."""
     f = rm.obj_f[k]
@@ -406,7 +406,7 @@ def material(rm, fr, w, k, part, lp, P, N, vi, px, py, scale):
     return rgb, tex, f[OF_SPECULAR], f[OF_SHININESS] * 128.0, f[OF_EMISSION]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True, inline="always")
 def surface(rm, fr, w, k, part, o, d, t):
     """World point, world unit normal and local point of the hit (t along (o, d)) on object k."""
     P = (o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2])
@@ -418,7 +418,7 @@ def surface(rm, fr, w, k, part, o, d, t):
     return P, _unit(n[0], n[1], n[2]), lp
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def lit_all(rm, fr, w, k, part, o, d, t, vi, px, py, scale, eye):
     """Colour (r, g, b, alpha) of a hit lit by every light without shadows (reflections and transparent geoms),
     rgb scaled by `scale` (the reflectance for mirrored geoms)."""
@@ -444,7 +444,7 @@ def lit_all(rm, fr, w, k, part, o, d, t, vi, px, py, scale, eye):
             rm.obj_f[k, OF_RGBA + 3] * tex[3])
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def shade_opaque(rm, fr, w, k, part, o, d, t, px, py, cell, stack):
     """Final colour of an opaque hit (regular pass, shadow passes, reflection)."""
     P, N, lp = surface(rm, fr, w, k, part, o, d, t)
@@ -499,7 +499,7 @@ def shade_opaque(rm, fr, w, k, part, o, d, t, px, py, cell, stack):
     return r, g, b
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _convex(rm, k):
     """Primitive shapes are convex (a point facing away from a light is in the object's own shadow, and the
     object cannot shadow a point facing the light); meshes and height fields are not assumed to be."""
@@ -507,7 +507,7 @@ def _convex(rm, k):
     return typ != GEOM_MESH and typ != GEOM_HFIELD
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def lit_by(rm, fr, w, vi, P, N, eps, skip, stack):
     """True when the shadow map of the light with view vi does not occlude point P (normal N): outside the
     light's shadow frustum a point is lit; inside, any object (but `skip`) between the point (offset by eps
@@ -530,7 +530,7 @@ def lit_by(rm, fr, w, vi, P, N, eps, skip, stack):
     return not occluded(rm, fr, w, vi, cell, Q, d, 0.0, tmax, skip, stack)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def reflection(rm, fr, w, k, o, d, P, px, py, cell, stack):
     """Colour the reflecting object k adds at P: the first opaque hit of the mirrored ray (the mirror view's
     ray through the same pixel), lit by all lights with its colour times k's reflectance; black if none."""
@@ -546,7 +546,7 @@ def reflection(rm, fr, w, k, o, d, P, px, py, cell, stack):
     return c[0], c[1], c[2]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def sky(rm, fr, w, d, px, py):
     """Skybox colour for view direction d (the first skybox texture on MuJoCo's cylinder around the head,
     lookup vector (x, z, -y), unlit); black without one."""

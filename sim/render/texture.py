@@ -10,7 +10,7 @@ from sim.jit import njit
 from .layout import TI_TYPE, TI_NLEVEL, TI_LEVEL, TEXTURE_2D
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True, inline="always")
 def _bilinear(tx, adr, w, h, u, v, wrap):
     """Bilinear sample of the w x h RGBA image starting at texel adr of the flat texel array tx, coordinates
     (u, v) (row 0 at v = 0), repeated (wrap) or clamped to the edges."""
@@ -52,7 +52,7 @@ def _bilinear(tx, adr, w, h, u, v, wrap):
             w00 * tx[i00 + 3] + w10 * tx[i10 + 3] + w01 * tx[i01 + 3] + w11 * tx[i11 + 3])
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True, inline="always")
 def _level(rm, tid, lev, face, u, v, wrap):
     ti = rm.tex_i[tid]
     adr = ti[TI_LEVEL + 3 * lev]
@@ -61,7 +61,7 @@ def _level(rm, tid, lev, face, u, v, wrap):
     return _bilinear(rm.texel, adr + face * w * h, w, h, u, v, wrap)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _trilinear(rm, tid, face, u, v, lod, wrap):
     nlev = rm.tex_i[tid, TI_NLEVEL]
     if lod <= 0.0:
@@ -79,7 +79,7 @@ def _trilinear(rm, tid, face, u, v, lod, wrap):
     return (a[0] + f * (b[0] - a[0]), a[1] + f * (b[1] - a[1]), a[2] + f * (b[2] - a[2]), a[3] + f * (b[3] - a[3]))
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def cube_face(s, t, r):
     """GL cube-map face (0..5 = +X, -X, +Y, -Y, +Z, -Z), major-axis magnitude and face coordinates (sc, tc)."""
     ax, ay, az = abs(s), abs(t), abs(r)
@@ -96,7 +96,7 @@ def cube_face(s, t, r):
     return 5, az, -s, -t
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _face_uv(face, s, t, r):
     """Face coordinates of (s, t, r) projected on `face` (continuous across its edges)."""
     if face == 0:
@@ -116,7 +116,7 @@ def _face_uv(face, s, t, r):
     return 0.5 * (sc / ma + 1), 0.5 * (tc / ma + 1)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _lod(du0, dv0, du1, dv1, w, h):
     """GL's level of detail: log2 of the longer texel-space footprint of a pixel step along x or y."""
     a = (du0 * w) ** 2 + (dv0 * h) ** 2
@@ -127,13 +127,13 @@ def _lod(du0, dv0, du1, dv1, w, h):
     return 0.5 * math.log2(rho2)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _wrap_diff(x):
     """Difference of a periodic coordinate taken the short way round (azimuth-based u of spheres, cylinders)."""
     return x - math.floor(x + 0.5)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def sample_2d_grad(rm, tid, u, v, du0, dv0, du1, dv1):
     """Trilinear 2-D sample at (u, v) with the coordinate steps of one pixel along x (du0, dv0) and y."""
     w = rm.tex_i[tid, TI_LEVEL + 1]
@@ -141,7 +141,7 @@ def sample_2d_grad(rm, tid, u, v, du0, dv0, du1, dv1):
     return _trilinear(rm, tid, 0, u, v, _lod(du0, dv0, du1, dv1, w, h), True)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def sample_2d(rm, tid, uv, uvx, uvy, periodic_u):
     """Trilinear 2-D sample at uv with the footprint given by the neighbouring pixels' coordinates uvx, uvy."""
     w = rm.tex_i[tid, TI_LEVEL + 1]
@@ -155,7 +155,7 @@ def sample_2d(rm, tid, uv, uvx, uvy, periodic_u):
     return _trilinear(rm, tid, 0, uv[0], uv[1], lod, True)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def sample_cube(rm, tid, c, cx, cy):
     """Trilinear cube-map sample for the lookup vector c with neighbouring pixels' vectors cx, cy."""
     face, _, _, _ = cube_face(c[0], c[1], c[2])
@@ -167,7 +167,7 @@ def sample_cube(rm, tid, c, cx, cy):
     return _trilinear(rm, tid, face, u, v, lod, False)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def sample_cube_base(rm, tid, c):
     """Bilinear cube-map sample of level 0 (a magnified texture)."""
     face, _, _, _ = cube_face(c[0], c[1], c[2])
@@ -175,6 +175,6 @@ def sample_cube_base(rm, tid, c):
     return _level(rm, tid, 0, face, u, v, False)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def is_2d(rm, tid):
     return rm.tex_i[tid, TI_TYPE] == TEXTURE_2D

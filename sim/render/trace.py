@@ -20,7 +20,7 @@ from .layout import (GEOM_PLANE, OI_TYPE, OF_AABB, OF_RBOUND, FL_TRANSPARENT,
 EPS_Z = 1e-12
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def view_ray(v, px, py):
     """Ray (origin, direction) of view v through continuous pixel coordinates (px, py) (pixel centres at +0.5;
     row 0 at the top).  A perspective direction has unit component along the view axis, so the ray parameter
@@ -36,7 +36,7 @@ def view_ray(v, px, py):
     return (v[VW_EYE], v[VW_EYE + 1], v[VW_EYE + 2]), d
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def project(v, p):
     """(px, py, depth) of world point p in view v (px, py continuous pixel / cell-space coordinates)."""
     r0, r1, r2 = p[0] - v[VW_EYE], p[1] - v[VW_EYE + 1], p[2] - v[VW_EYE + 2]
@@ -51,7 +51,7 @@ def project(v, p):
     return (x - v[VW_X0]) / v[VW_SX], (v[VW_Y0] - y) / v[VW_SY], z
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def cell_of(v, px, py):
     """Cell index of continuous coordinates (px, py) in view v, -1 outside the view."""
     if px < 0 or py < 0 or px >= v[VW_NPX] or py >= v[VW_NPY]:
@@ -60,7 +60,7 @@ def cell_of(v, px, py):
     return int(py // cell) * int(v[VW_NCX]) + int(px // cell)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def bin_view(rm, fr, w, vi, skip, use_plane, pp, pn):
     """List the objects of world w in the cells of view vi (skip: an object left out; with use_plane, objects
     entirely behind the plane (point pp, normal pn) are left out too)."""
@@ -139,13 +139,13 @@ def bin_view(rm, fr, w, vi, skip, use_plane, pp, pn):
     fr.gcnt[w, vi] = ng
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True, inline="always")
 def _test(rm, fr, w, k, o, d, tmin, tmax, cull, stack):
     lp, lv = to_local(fr.obj_pos[w, k], fr.obj_mat[w, k], o, d)
     return hit_local(rm, k, lp, lv, tmin, tmax, cull, stack)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def nearest(rm, fr, w, vi, cell, o, d, tmin, tmax, skip, opaque_only, stack):
     """(t, object, part) of the nearest front-face hit with t in [tmin, tmax] among the candidates of `cell` in
     view vi (object -1: none); opaque_only leaves out objects flagged transparent this frame."""
@@ -177,7 +177,7 @@ def nearest(rm, fr, w, vi, cell, o, d, tmin, tmax, skip, opaque_only, stack):
     return best, bk, bp
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def occluded(rm, fr, w, vi, cell, o, d, tmin, tmax, skip, stack):
     """True when any object of `cell` in view vi but `skip` crosses the ray segment (tmin, tmax) (both faces
     count)."""
@@ -202,7 +202,7 @@ def occluded(rm, fr, w, vi, cell, o, d, tmin, tmax, skip, stack):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def transparent_hits(rm, fr, w, vi, cell, o, d, tmin, tmax, hk, ht, hp, stack):
     """Front-face hits of the transparent objects of `cell` with t in [tmin, tmax), at most len(hk) of them,
     ordered by the objects' camera-distance rank (mjr_render's sort); returns their number."""
@@ -246,7 +246,7 @@ def transparent_hits(rm, fr, w, vi, cell, o, d, tmin, tmax, hk, ht, hp, stack):
     return nh
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def sky_distance(d, radius):
     """Distance along unit direction d from the head to MuJoCo's skybox (a closed cylinder of radius and
     half-height `radius` centred at the head)."""
