@@ -10,7 +10,8 @@ from sim.jit import njit
 from .camlight import camera_view, make_lights
 from .layout import (GEOM_PLANE, GEOM_BOX, OI_TYPE, OI_SRC, OI_OBJTYPE, OF_SIZE, OF_RGBA, OF_RBOUND,
                      OF_REFLECTANCE, FL_TRANSPARENT, FL_REFLECTIVE, M_ACTIVE, M_OBJ, M_POS, M_NORMAL, M_SCRATCH,
-                     M_NTRANS, MODE_RGB, MODE_DEPTH, O_MODE, O_REFLECTION, O_SKYBOX, O_AA, O_W,
+                     M_NTRANS, M_HAZE, M_HAZEMAT, M_HAZEELEV, MODE_RGB, MODE_DEPTH, O_HAZE, V_SKYTEX, V_HAZE,
+                     V_HAZERGBA, PI, O_MODE, O_REFLECTION, O_SKYBOX, O_AA, O_W,
                      O_TILE, O_NTX, O_NWORLD, O_NJOB, O_NVIEW, V_ZNEAR, V_ZFAR, VIEW_CAMERA, VIEW_MIRROR,
                      VIEW_SHADOW, VW_EYE, VW_RIGHT, VW_UP, VW_FWD, VW_NEAR, VW_FAR, VW_ACTIVE, NVW,
                      J_STACK, J_HK, J_HP, MAXTRANS)
@@ -50,6 +51,9 @@ def setup_world(rm, fr, w):
                 f |= FL_REFLECTIVE
         flag[k] = f
     mir[M_NTRANS] = ntrans
+    mir[M_HAZE] = 0.0
+    if rgb and fr.opt[O_SKYBOX] != 0 and fr.opt[O_HAZE] != 0 and rm.vis[V_SKYTEX] >= 0:
+        _haze(rm, fr, w, head)
     if ntrans > 0:
         _rank_transparent(rm, fr, w, head)
     bin_view(rm, fr, w, VIEW_CAMERA, -1, False, head, head)
@@ -59,6 +63,55 @@ def setup_world(rm, fr, w):
     for vi in range(VIEW_SHADOW, nview):
         if fr.views[w, vi, VW_ACTIVE] != 0:
             bin_view(rm, fr, w, vi, -1, False, head, head)
+
+
+@njit(cache=True, fastmath=True)
+def _haze(rm, fr, w, head):
+    """mjr_render's haze: over the first infinite plane (both sizes 0) below the head, a truncated cone around
+    the head blends the haze colour into the skybox and the far plane near the horizon."""
+    mir = fr.mirror[w]
+    for k in range(rm.nobj):
+        if rm.obj_i[k, OI_TYPE] != GEOM_PLANE or rm.obj_f[k, OF_SIZE] != 0 or rm.obj_f[k, OF_SIZE + 1] != 0:
+            continue
+        pos = fr.obj_pos[w, k]
+        mat = fr.obj_mat[w, k]
+        dst = 0.7 * rm.vis[V_ZFAR]
+        elev = ((head[0] - pos[0]) * mat[2] + (head[1] - pos[1]) * mat[5] + (head[2] - pos[2]) * mat[8]) / dst
+        if elev >= 0:
+            mir[M_HAZE] = 1.0
+            mir[M_HAZEELEV] = elev
+            for i in range(9):
+                mir[M_HAZEMAT + i] = mat[i]
+        return
+
+
+@njit(cache=True, fastmath=True)
+def haze_over(rm, fr, w, d, dist, r, g, b):
+    """Blend the haze (rgb of vis.rgba.haze, alpha rising from 0 at the plane to 1 at height h* and falling to 0
+    at the head) where the view ray d meets the haze cone nearer than `dist` (the hit's distance)."""
+    mir = fr.mirror[w]
+    mat = mir[M_HAZEMAT:M_HAZEMAT + 9]
+    n = math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+    u0 = (mat[0] * d[0] + mat[3] * d[1] + mat[6] * d[2]) / n
+    u1 = (mat[1] * d[0] + mat[4] * d[1] + mat[7] * d[2]) / n
+    u2 = (mat[2] * d[0] + mat[5] * d[1] + mat[8] * d[2]) / n
+    if u2 >= 0:
+        return r, g, b
+    elev = mir[M_HAZEELEV]
+    rr = rm.vis[V_HAZE]
+    q = math.sqrt(u0 * u0 + u1 * u1)
+    den = q - rr * u2 / elev if elev > 0 else 0.0
+    if den <= 0:
+        return r, g, b
+    s = 1.0 / den                        # distance in units of the skybox radius 0.7 zfar
+    h = 1.0 + s * u2 / elev
+    if h < 0 or s * 0.7 * rm.vis[V_ZFAR] > dist:
+        return r, g, b
+    a0 = math.atan2(1.0, rr)
+    hstar = math.sqrt(0.5) * rr * math.sin(a0) / math.sin(0.75 * PI - a0)
+    a = h / hstar if h < hstar else (1.0 - h) / (1.0 - hstar)
+    c = rm.vis[V_HAZERGBA:V_HAZERGBA + 3]
+    return a * c[0] + (1 - a) * r, a * c[1] + (1 - a) * g, a * c[2] + (1 - a) * b
 
 
 @njit(cache=True, fastmath=True)
@@ -154,6 +207,9 @@ def pixel_rgb(rm, fr, w, px, py, cell, job):
     else:
         r, g, b = shade_opaque(rm, fr, w, k, part, o, d, t, px, py, cell, stack)
         tlim = t
+    if fr.mirror[w, M_HAZE] != 0:
+        r, g, b = _clamp(r), _clamp(g), _clamp(b)
+        r, g, b = haze_over(rm, fr, w, d, tlim * math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), r, g, b)
     if ntrans:
         hk = fr.jscr_i[job, J_HK:J_HK + MAXTRANS]
         hp = fr.jscr_i[job, J_HP:J_HP + MAXTRANS]
