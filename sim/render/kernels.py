@@ -11,7 +11,7 @@ from .camlight import camera_view, make_lights
 from .layout import (GEOM_PLANE, GEOM_BOX, OI_TYPE, OI_SRC, OI_OBJTYPE, OF_SIZE, OF_RGBA, OF_RBOUND,
                      OF_REFLECTANCE, FL_TRANSPARENT, FL_REFLECTIVE, M_ACTIVE, M_OBJ, M_POS, M_NORMAL, M_SCRATCH,
                      M_NTRANS, M_HAZE, M_HAZEMAT, M_HAZEELEV, MODE_RGB, MODE_DEPTH, O_HAZE, V_SKYTEX, V_HAZE,
-                     V_HAZERGBA, PI, O_MODE, O_REFLECTION, O_SKYBOX, O_AA, O_W,
+                     V_HAZERGBA, PI, NSKYKEY, VW_X0, O_MODE, O_REFLECTION, O_SKYBOX, O_AA, O_W,
                      O_TILE, O_NTX, O_NWORLD, O_NJOB, O_NVIEW, V_ZNEAR, V_ZFAR, VIEW_CAMERA, VIEW_MIRROR,
                      VIEW_SHADOW, VW_EYE, VW_RIGHT, VW_UP, VW_FWD, VW_NEAR, VW_FAR, VW_ACTIVE, NVW,
                      J_STACK, J_HK, J_HP, MAXTRANS)
@@ -57,6 +57,8 @@ def setup_world(rm, fr, w):
     if ntrans > 0:
         _rank_transparent(rm, fr, w, head)
     bin_view(rm, fr, w, VIEW_CAMERA, -1, False, head, head)
+    if rgb and fr.opt[O_SKYBOX] != 0:
+        _sky_cache(fr, w, v0)
     mir[M_ACTIVE] = 0.0
     if rgb and refl >= 0 and fr.opt[O_REFLECTION] != 0:
         _mirror(rm, fr, w, refl)
@@ -112,6 +114,26 @@ def haze_over(rm, fr, w, d, dist, r, g, b):
     a = h / hstar if h < hstar else (1.0 - h) / (1.0 - hstar)
     c = rm.vis[V_HAZERGBA:V_HAZERGBA + 3]
     return a * c[0] + (1 - a) * r, a * c[1] + (1 - a) * g, a * c[2] + (1 - a) * b
+
+
+@njit(cache=True, fastmath=True)
+def _sky_cache(fr, w, v0):
+    """Keep the cached skybox colours of world w when the camera's orientation and frustum are those they were
+    made for (the skybox depends on the view direction only: a tracking camera sees the same sky every frame);
+    otherwise mark every pixel uncomputed."""
+    key = fr.skykey[w]
+    same = key[NSKYKEY - 1] == 1.0
+    for i in range(NSKYKEY - 1):
+        x = v0[VW_RIGHT + i] if i < 9 else v0[VW_X0 + i - 9]
+        if key[i] != x:
+            same = False
+            key[i] = x
+    if not same:
+        key[NSKYKEY - 1] = 1.0
+        c = fr.skycache[w]
+        for py in range(c.shape[0]):
+            for px in range(c.shape[1]):
+                c[py, px, 0] = -1.0
 
 
 @njit(cache=True, fastmath=True)
@@ -176,9 +198,9 @@ def _mirror(rm, fr, w, k):
 
 
 @njit(cache=True, fastmath=True)
-def pixel_rgb(rm, fr, w, px, py, cell, job):
+def pixel_rgb(rm, fr, w, px, py, cell, job, cached):
     """(r, g, b) in [0, 1], the object seen (-1: none) and its depth for the ray through continuous pixel
-    coordinates (px, py) of world w."""
+    coordinates (px, py) of world w; cached: (px, py) is a pixel centre whose skybox colour may be cached."""
     v0 = fr.views[w, VIEW_CAMERA]
     o, d = view_ray(v0, px, py)
     stack = fr.jscr_i[job, J_STACK:J_HK]
@@ -201,7 +223,15 @@ def pixel_rgb(rm, fr, w, px, py, cell, job):
     if k < 0:
         t = zfar
         if skybox:
-            r, g, b = sky(rm, fr, w, d, px, py)
+            if cached:
+                c = fr.skycache[w, int(py), int(px)]
+                if c[0] < 0:
+                    r, g, b = sky(rm, fr, w, d, px, py)
+                    c[0], c[1], c[2] = r, g, b
+                else:
+                    r, g, b = c[0], c[1], c[2]
+            else:
+                r, g, b = sky(rm, fr, w, d, px, py)
         else:
             r, g, b = 0.0, 0.0, 0.0
     else:
@@ -261,7 +291,7 @@ def render_band(rm, fr, job, rgb, depth, seg):
         for px in range(width):
             cell = (py // tile) * ntx + px // tile
             if mode == MODE_RGB:
-                r, g, b, k, t = pixel_rgb(rm, fr, w, px + 0.5, py + 0.5, cell, job)
+                r, g, b, k, t = pixel_rgb(rm, fr, w, px + 0.5, py + 0.5, cell, job, True)
                 out = rgb[w, py, px]
                 out[0] = _u8(r)
                 out[1] = _u8(g)
@@ -319,7 +349,7 @@ def antialias_band(rm, fr, job, rgb):
             cell = (py // tile) * ntx + px // tile
             r = g = b = 0.0
             for s in range(4):
-                c = pixel_rgb(rm, fr, w, px + 0.5 + _AA[s][0], py + 0.5 + _AA[s][1], cell, job)
+                c = pixel_rgb(rm, fr, w, px + 0.5 + _AA[s][0], py + 0.5 + _AA[s][1], cell, job, False)
                 r += _clamp(c[0])
                 g += _clamp(c[1])
                 b += _clamp(c[2])

@@ -92,6 +92,8 @@ FL_TRANSPARENT, FL_REFLECTIVE = 1, 2
 M_ACTIVE, M_OBJ, M_POS, M_NORMAL, M_SCRATCH, M_NTRANS = 0, 1, 2, 5, 8, 17
 M_HAZE, M_HAZEMAT, M_HAZEELEV = 18, 19, 28       # haze over the first infinite plane: on, plane axes, elevation
 NM = 29
+# Frame.skykey[w]: the camera orientation and frustum the cached skybox colours (Frame.skycache) were made for
+NSKYKEY = 17
 # --- Frame.jscr_i per job: BVH stack, then transparent-hit objects and parts; Frame.jscr_f: their distances
 J_STACK, J_HK, J_HP, MAXTRANS = 0, 128, 136, 8
 NJI = 144

@@ -191,7 +191,8 @@ class Renderer:
         nobj = len(self._obj_i)
         self._vis[L.V_NSHADOW] = nshadow
         self._vis[L.V_TCAP] = max(1, min(nobj, 32))
-        self._vis[L.V_GRID] = 16
+        # shadow-map cells: finer for large images (fewer false candidates per shadow ray), small for batches
+        self._vis[L.V_GRID] = 16 if max(self._height, self._width) <= 128 else 48
         if self._vis[L.V_ZNEAR] <= 0:
             raise ValueError("vis.map.znear * stat.extent must be positive (mjvScene frustum_near too small)")
         if self._rm is None:
@@ -234,7 +235,8 @@ class Renderer:
             gobj=np.zeros((nw, nview, max(nobj, 1)), np.int32), gcnt=np.zeros((nw, nview), np.int32),
             flag=np.zeros((nw, max(nobj, 1)), np.int32), rank=np.zeros((nw, max(nobj, 1)), np.int32),
             mirror=np.zeros((nw, L.NM)), idbuf=np.zeros(aa, np.int32), zbuf=np.zeros(aa, np.float32), job=job,
-            jscr_i=np.zeros((len(job), L.NJI), np.int32), jscr_f=np.zeros((len(job), L.MAXTRANS)))
+            jscr_i=np.zeros((len(job), L.NJI), np.int32), jscr_f=np.zeros((len(job), L.MAXTRANS)),
+            skycache=np.full((nw, H, W, 3), -1, np.float32), skykey=np.zeros((nw, L.NSKYKEY)))
         fa = self._fa
         opt[L.O_W], opt[L.O_H], opt[L.O_TILE], opt[L.O_NTX], opt[L.O_NTY] = W, H, T, ntx, nty
         opt[L.O_NWORLD], opt[L.O_NJOB], opt[L.O_NVIEW] = nw, len(job), nview
@@ -380,7 +382,7 @@ class Renderer:
 _FRAME_ORDER = (("opt", 0), ("camprm", 0), ("obj_pos", 0), ("obj_mat", 0), ("xpos", 0), ("xquat", 0),
                 ("xmat", 0), ("subtree_com", 0), ("views", 0), ("lights", 0), ("nlight", 0), ("tcnt", 0),
                 ("tobj", 0), ("gobj", 0), ("gcnt", 0), ("flag", 0), ("rank", 0), ("mirror", 0), ("idbuf", 0),
-                ("zbuf", 0), ("job", 0), ("jscr_i", 0), ("jscr_f", 0))
+                ("zbuf", 0), ("job", 0), ("jscr_i", 0), ("jscr_f", 0), ("skycache", 0), ("skykey", 0))
 _DUMMY_RGB = np.zeros((1, 1, 1, 3), np.uint8)
 _DUMMY_DEPTH = np.zeros((1, 1, 1), np.float32)
 _DUMMY_SEG = np.zeros((1, 1, 1, 2), np.int32)

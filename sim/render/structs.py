@@ -34,7 +34,7 @@ FRAME_FIELDS = (
     ('tcnt', _i32(3)), ('tobj', _i32(4)), ('gobj', _i32(3)), ('gcnt', _i32(2)),
     ('flag', _i32(2)), ('rank', _i32(2)), ('mirror', _f64(2)),
     ('idbuf', _i32(3)), ('zbuf', _f32(3)),
-    ('job', _i64(2)), ('jscr_i', _i32(2)), ('jscr_f', _f64(2)),
+    ('job', _i64(2)), ('jscr_i', _i32(2)), ('jscr_f', _f64(2)), ('skycache', _f32(4)), ('skykey', _f64(2)),
 )
 
 
@@ -96,7 +96,7 @@ def new_render_model(nobj, obj_i, obj_f, tex_i, texel, mesh_i, mesh_vert, mesh_f
 
 @njit(cache=True, refcount=True)
 def new_frame(opt, camprm, obj_pos, obj_mat, xpos, xquat, xmat, subtree_com, views, lights, nlight, tcnt, tobj,
-              gobj, gcnt, flag, rank, mirror, idbuf, zbuf, job, jscr_i, jscr_f):
+              gobj, gcnt, flag, rank, mirror, idbuf, zbuf, job, jscr_i, jscr_f, skycache, skykey):
     st = structref.new(FRAME_TYPE)
     st.opt = opt
     st.camprm = camprm
@@ -121,4 +121,6 @@ def new_frame(opt, camprm, obj_pos, obj_mat, xpos, xquat, xmat, subtree_com, vie
     st.job = job
     st.jscr_i = jscr_i
     st.jscr_f = jscr_f
+    st.skycache = skycache
+    st.skykey = skykey
     return st
