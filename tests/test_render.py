@@ -514,3 +514,14 @@ def test_visual_compiled_with_mujoco_values():
         path = _path(name)
         oracle.assert_models_match(sim.load_model(path), mujoco.MjModel.from_xml_path(path), fields=["vis"],
                                    names=False, label=name)
+
+
+def test_what_is_not_drawn_is_said():
+    """Spatial tendons (MuJoCo draws them by default) give a warning; skins an error (not drawn yet)."""
+    m = sim.load_model(os.path.join(MODELS, "tendons_wrap.xml"))
+    with pytest.warns(UserWarning, match="spatial tendons"):
+        sim.Renderer(m, 8, 8)
+    m = sim.load_model(_path("hopper.xml"))
+    m.nskin = 1                   # what a model with a <skin> will carry
+    with pytest.raises(NotImplementedError, match="skins"):
+        sim.Renderer(m, 8, 8)

@@ -65,8 +65,8 @@ NV = 28
 
 # --- Frame.opt entries
 O_MODE, O_SHADOW, O_REFLECTION, O_SKYBOX, O_HAZE, O_AA, O_W, O_H, O_TILE, O_NTX, O_NTY, O_NWORLD = range(12)
-O_NJOB, O_BAND, O_NVIEW, O_DEBUG = 12, 13, 14, 15
-NO = 16
+O_NJOB, O_NVIEW = 12, 13
+NO = 14
 MODE_RGB, MODE_DEPTH, MODE_SEG = 0, 1, 2
 
 # --- Frame.camprm (the mjvCamera in use)

@@ -36,6 +36,22 @@ class RenderScene:
         self.ngeom = 0
 
 
+def _not_drawn(m):
+    """What mjv_addGeoms draws by default for this model that the renderer does not: spatial tendons in groups
+    0-2 (capsules along the tendon path) and rangefinder rays (lines)."""
+    out = []
+    nten = int(getattr(m, "ntendon", 0) or 0)
+    if nten:
+        adr = np.asarray(m.tendon_adr).reshape(-1)
+        wtype = np.asarray(m.wrap_type).reshape(-1)
+        group = np.asarray(getattr(m, "tendon_group", np.zeros(nten))).reshape(-1)
+        if any(wtype[adr[i]] != 1 and 0 <= group[i] <= 2 for i in range(nten)):   # not mjWRAP_JOINT: spatial
+            out.append("spatial tendons")
+    if int(getattr(m, "nsensor", 0) or 0) and np.any(np.asarray(m.sensor_type) == 7):      # mjSENS_RANGEFINDER
+        out.append("rangefinder rays")
+    return out
+
+
 def _static(m):
     ent = _STATIC.get(m)
     if ent is None:
@@ -60,6 +76,14 @@ class Renderer:
                  skybox=True, antialias=False):
         if getattr(model, "vis", None) is None:
             raise ValueError("the model has no <visual> settings (Model.vis); compile it with sim.load_model")
+        if int(getattr(model, "nskin", 0) or 0) > 0:
+            raise NotImplementedError("the numjoco renderer does not draw skins yet (the model has "
+                                      f"{int(model.nskin)}); geoms and sites are drawn")
+        missing = _not_drawn(model)
+        if missing:
+            import warnings
+            warnings.warn("the numjoco renderer does not draw " + " and ".join(missing) + ", which MuJoCo shows "
+                          "by default", stacklevel=2)
         height, width = int(height), int(width)
         if height < 1 or width < 1:
             raise ValueError(f"image size must be positive, got {height}x{width}")

@@ -269,11 +269,6 @@ def texture(rm, fr, w, k, part, lp, P, N, vi, px, py):
     """RGBA of object k's texture at local point lp / world point P (normal N) seen through pixel (px, py) of
     view vi; the level of detail from the pixel's neighbours projected on the tangent plane."""
     tid = rm.obj_i[k, OI_TEXID]
-    if fr.opt[15] & 2:
-        c = tex_coord(rm, k, part, lp)
-        if rm.obj_i[k, OI_TEXTYPE] == TEXTURE_2D:
-            return sample_2d(rm, tid, c, c, c, False)
-        return sample_cube(rm, tid, c, c, c)
     v = fr.views[w, vi]
     pos = fr.obj_pos[w, k]
     mat = fr.obj_mat[w, k]
@@ -399,7 +394,7 @@ def material(rm, fr, w, k, part, lp, P, N, vi, px, py, scale):
     """(rgb * scale, texture rgba, specular, shininess exponent, emission) of object k at the hit."""
     f = rm.obj_f[k]
     rgb = (f[OF_RGBA] * scale, f[OF_RGBA + 1] * scale, f[OF_RGBA + 2] * scale)
-    if rm.obj_i[k, OI_TEXID] >= 0 and not fr.opt[15] & 1:
+    if rm.obj_i[k, OI_TEXID] >= 0:
         tex = texture(rm, fr, w, k, part, lp, P, N, vi, px, py)
     else:
         tex = (1.0, 1.0, 1.0, 1.0)
@@ -458,8 +453,6 @@ def shade_opaque(rm, fr, w, k, part, o, d, t, px, py, cell, stack):
         lt = fr.lights[w, j]
         if lt[L_SUPPORTED] != 0:
             amb = 0.0
-            if fr.opt[15] & 4:
-                continue
             if lt[L_SHADOWVIEW] < 0:
                 c = light_term(lt, P, N, V, rgb, spec, shin)
                 r += c[0]
@@ -474,7 +467,7 @@ def shade_opaque(rm, fr, w, k, part, o, d, t, px, py, cell, stack):
     for j in range(nl):
         lt = fr.lights[w, j]
         vi = int(lt[L_SHADOWVIEW])
-        if vi < 0 or fr.opt[15] & 8:
+        if vi < 0:
             continue
         L0, L1, L2, att = light_vec(lt, P)
         if att == 0:
