@@ -31,7 +31,7 @@ OF_TEXUNIFORM = 20
 NOF = 21
 
 # --- RenderModel.tex_i columns: type, width, height of one face (level 0), nlevel, then per level adr, w, h
-TI_TYPE, TI_W, TI_H, TI_NLEVEL, TI_LEVEL = 0, 1, 2, 3, 4
+TI_TYPE, TI_W, TI_H, TI_NLEVEL, TI_ALPHA, TI_LEVEL = 0, 1, 2, 3, 4, 5   # TI_ALPHA: 4 channels
 MAXLEVEL = 16
 NTI = TI_LEVEL + 3 * MAXLEVEL
 

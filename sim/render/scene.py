@@ -85,6 +85,7 @@ def build_textures(m):
         tex_i[t, L.TI_W] = w
         tex_i[t, L.TI_H] = faces[0].shape[0]
         tex_i[t, L.TI_NLEVEL] = nlev
+        tex_i[t, L.TI_ALPHA] = int(nc == 4)
         for lev in range(nlev):
             lh, lw = pyramids[0][lev].shape[:2]
             tex_i[t, L.TI_LEVEL + 3 * lev] = adr

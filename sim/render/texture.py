@@ -7,13 +7,14 @@ import math
 
 from sim.jit import njit
 
-from .layout import TI_TYPE, TI_NLEVEL, TI_LEVEL, TEXTURE_2D
+from .layout import TI_TYPE, TI_NLEVEL, TI_LEVEL, TI_ALPHA, TEXTURE_2D
 
 
 @njit(cache=True, fastmath=True, inline="always")
-def _bilinear(tx, adr, w, h, u, v, wrap):
+def _bilinear(tx, adr, w, h, u, v, wrap, alpha):
     """Bilinear sample of the w x h RGBA image starting at texel adr of the flat texel array tx, coordinates
-    (u, v) (row 0 at v = 0), repeated (wrap) or clamped to the edges."""
+    (u, v) (row 0 at v = 0), repeated (wrap) or clamped to the edges; alpha False: an opaque texture (alpha 1,
+    not read)."""
     if wrap:
         x = (u - math.floor(u)) * w - 0.5
         y = (v - math.floor(v)) * h - 0.5
@@ -46,10 +47,10 @@ def _bilinear(tx, adr, w, h, u, v, wrap):
     w10 = ax * (1 - ay)
     w01 = (1 - ax) * ay
     w11 = ax * ay
+    a = w00 * tx[i00 + 3] + w10 * tx[i10 + 3] + w01 * tx[i01 + 3] + w11 * tx[i11 + 3] if alpha else 1.0
     return (w00 * tx[i00] + w10 * tx[i10] + w01 * tx[i01] + w11 * tx[i11],
             w00 * tx[i00 + 1] + w10 * tx[i10 + 1] + w01 * tx[i01 + 1] + w11 * tx[i11 + 1],
-            w00 * tx[i00 + 2] + w10 * tx[i10 + 2] + w01 * tx[i01 + 2] + w11 * tx[i11 + 2],
-            w00 * tx[i00 + 3] + w10 * tx[i10 + 3] + w01 * tx[i01 + 3] + w11 * tx[i11 + 3])
+            w00 * tx[i00 + 2] + w10 * tx[i10 + 2] + w01 * tx[i01 + 2] + w11 * tx[i11 + 2], a)
 
 
 @njit(cache=True, fastmath=True, inline="always")
@@ -58,7 +59,7 @@ def _level(rm, tid, lev, face, u, v, wrap):
     adr = ti[TI_LEVEL + 3 * lev]
     w = ti[TI_LEVEL + 3 * lev + 1]
     h = ti[TI_LEVEL + 3 * lev + 2]
-    return _bilinear(rm.texel, adr + face * w * h, w, h, u, v, wrap)
+    return _bilinear(rm.texel, adr + face * w * h, w, h, u, v, wrap, ti[TI_ALPHA] != 0)
 
 
 @njit(cache=True, fastmath=True)

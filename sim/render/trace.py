@@ -57,7 +57,7 @@ def cell_of(v, px, py):
     if px < 0 or py < 0 or px >= v[VW_NPX] or py >= v[VW_NPY]:
         return -1
     cell = v[VW_CELL]
-    return int(py // cell) * int(v[VW_NCX]) + int(px // cell)
+    return int(py / cell) * int(v[VW_NCX]) + int(px / cell)    # both >= 0: truncation is floor
 
 
 @njit(cache=True, fastmath=True)
@@ -121,10 +121,10 @@ def bin_view(rm, fr, w, vi, skip, use_plane, pp, pn):
         ymax += 1e-3
         if xmax < 0 or ymax < 0 or xmin >= v[VW_NPX] or ymin >= v[VW_NPY]:
             continue
-        cx0 = max(0, int(xmin // cell))
-        cx1 = min(ncx - 1, int(xmax // cell))
-        cy0 = max(0, int(ymin // cell))
-        cy1 = min(ncy - 1, int(ymax // cell))
+        cx0 = max(0, int(math.floor(xmin / cell)))
+        cx1 = min(ncx - 1, int(math.floor(xmax / cell)))
+        cy0 = max(0, int(math.floor(ymin / cell)))
+        cy1 = min(ncy - 1, int(math.floor(ymax / cell)))
         if 2 * (cx1 - cx0 + 1) * (cy1 - cy0 + 1) > ncell:
             go[ng] = k
             ng += 1
