@@ -54,17 +54,10 @@ def _state(m, d, seed, spread):
 
 def _scene(name):
     """(image uint8, reference file name) of the named reference scene."""
-    if name == "hopper":
-        m = sim.load_model(_gym("hopper.xml"))
+    if name in ("hopper", "humanoid"):
+        m = sim.load_model(_gym(name + ".xml"))
         d = sim.Data(m)
-        _state(m, d, 0, 0.05)
-        with sim.Renderer(m, 96, 96) as r:
-            r.update_scene(d, camera="track")
-            return r.render()
-    if name == "humanoid":
-        m = sim.load_model(_gym("humanoid.xml"))
-        d = sim.Data(m)
-        _state(m, d, 1, 0.1)
+        _state(m, d, *((0, 0.05) if name == "hopper" else (1, 0.1)))
         with sim.Renderer(m, 96, 96) as r:
             r.update_scene(d, camera="track")
             return r.render()

@@ -23,28 +23,40 @@ from .layout import (CAMERA_TRACKING, CAMERA_FIXED, CAMLIGHT_TRACK, CAMLIGHT_TRA
 
 
 @njit(cache=True, fastmath=True)
+def _local2global(fr, w, body, f, col):
+    """Position f[col:col+3] given in the frame of `body` of world w, in the world frame (mj_local2Global)."""
+    bx = fr.xpos[w, body]
+    bm = fr.xmat[w, body]
+    return (bm[0] * f[col] + bm[1] * f[col + 1] + bm[2] * f[col + 2] + bx[0],
+            bm[3] * f[col] + bm[4] * f[col + 1] + bm[5] * f[col + 2] + bx[1],
+            bm[6] * f[col] + bm[7] * f[col + 1] + bm[8] * f[col + 2] + bx[2])
+
+
+@njit(cache=True, fastmath=True)
+def _tracked(fr, w, body, mode, f, col_pos0, col_poscom0):
+    """Position of a track / trackcom camera or light: the body position or subtree centre of mass plus the
+    offset it had at qpos0."""
+    if mode == CAMLIGHT_TRACK:
+        b, c = fr.xpos[w, body], col_pos0
+    else:
+        b, c = fr.subtree_com[w, body], col_poscom0
+    return b[0] + f[c], b[1] + f[c + 1], b[2] + f[c + 2]
+
+
+@njit(cache=True, fastmath=True)
 def cam_pose(rm, fr, w, c, mat):
     """mj_camlight for camera c of world w: writes cam_xmat into mat (9,), returns cam_xpos (3,)."""
     body = rm.cam_i[c, CI_BODY]
     mode = rm.cam_i[c, CI_MODE]
     cf = rm.cam_f[c]
-    bx = fr.xpos[w, body]
-    bm = fr.xmat[w, body]
     bq = fr.xquat[w, body]
-    # mj_local2Global
-    p0 = bm[0] * cf[CF_POS] + bm[1] * cf[CF_POS + 1] + bm[2] * cf[CF_POS + 2] + bx[0]
-    p1 = bm[3] * cf[CF_POS] + bm[4] * cf[CF_POS + 1] + bm[5] * cf[CF_POS + 2] + bx[1]
-    p2 = bm[6] * cf[CF_POS] + bm[7] * cf[CF_POS + 1] + bm[8] * cf[CF_POS + 2] + bx[2]
+    p0, p1, p2 = _local2global(fr, w, body, cf, CF_POS)
     q = mul_quat(bq[0], bq[1], bq[2], bq[3], cf[CF_QUAT], cf[CF_QUAT + 1], cf[CF_QUAT + 2], cf[CF_QUAT + 3])
     quat2mat(mat, q[0], q[1], q[2], q[3])
     if mode == CAMLIGHT_TRACK or mode == CAMLIGHT_TRACKCOM:
         for i in range(9):
             mat[i] = cf[CF_MAT0 + i]
-        if mode == CAMLIGHT_TRACK:
-            p0, p1, p2 = bx[0] + cf[CF_POS0], bx[1] + cf[CF_POS0 + 1], bx[2] + cf[CF_POS0 + 2]
-        else:
-            sc = fr.subtree_com[w, body]
-            p0, p1, p2 = sc[0] + cf[CF_POSCOM0], sc[1] + cf[CF_POSCOM0 + 1], sc[2] + cf[CF_POSCOM0 + 2]
+        p0, p1, p2 = _tracked(fr, w, body, mode, cf, CF_POS0, CF_POSCOM0)
     elif mode == CAMLIGHT_TARGETBODY or mode == CAMLIGHT_TARGETBODYCOM:
         tb = rm.cam_i[c, CI_TARGET]
         if tb >= 0:
@@ -65,21 +77,13 @@ def light_pose(rm, fr, w, i):
     body = rm.light_i[i, LI_BODY]
     mode = rm.light_i[i, LI_MODE]
     lf = rm.light_f[i]
-    bx = fr.xpos[w, body]
-    bm = fr.xmat[w, body]
     bq = fr.xquat[w, body]
-    p0 = bm[0] * lf[LF_POS] + bm[1] * lf[LF_POS + 1] + bm[2] * lf[LF_POS + 2] + bx[0]
-    p1 = bm[3] * lf[LF_POS] + bm[4] * lf[LF_POS + 1] + bm[5] * lf[LF_POS + 2] + bx[1]
-    p2 = bm[6] * lf[LF_POS] + bm[7] * lf[LF_POS + 1] + bm[8] * lf[LF_POS + 2] + bx[2]
+    p0, p1, p2 = _local2global(fr, w, body, lf, LF_POS)
     d = rot_vec_quat(lf[LF_DIR], lf[LF_DIR + 1], lf[LF_DIR + 2], bq[0], bq[1], bq[2], bq[3])
     d0, d1, d2 = d[0], d[1], d[2]
     if mode == CAMLIGHT_TRACK or mode == CAMLIGHT_TRACKCOM:
         d0, d1, d2 = lf[LF_DIR0], lf[LF_DIR0 + 1], lf[LF_DIR0 + 2]
-        if mode == CAMLIGHT_TRACK:
-            p0, p1, p2 = bx[0] + lf[LF_POS0], bx[1] + lf[LF_POS0 + 1], bx[2] + lf[LF_POS0 + 2]
-        else:
-            sc = fr.subtree_com[w, body]
-            p0, p1, p2 = sc[0] + lf[LF_POSCOM0], sc[1] + lf[LF_POSCOM0 + 1], sc[2] + lf[LF_POSCOM0 + 2]
+        p0, p1, p2 = _tracked(fr, w, body, mode, lf, LF_POS0, LF_POSCOM0)
     elif mode == CAMLIGHT_TARGETBODY or mode == CAMLIGHT_TARGETBODYCOM:
         tb = rm.light_i[i, LI_TARGET]
         if tb >= 0:

@@ -11,6 +11,7 @@ Planes are seen from both sides (mjr_render flips the culled face for a plane se
 import math
 
 from sim.jit import njit
+from sim.raycast import _map as to_local  # noqa: F401  (ray origin and direction in a geom frame, ray_map)
 
 from .layout import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER,
                      GEOM_BOX, GEOM_MESH, MINVAL, MI_VERTADR, MI_FACEADR, MI_BVHADR, HI_NROW, HI_NCOL, HI_ADR,
@@ -19,17 +20,6 @@ from .layout import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_EL
 MAXSTACK = 128       # BVH traversal stack (mjMAXTREEDEPTH is 50)
 # height-field parts (negative): sides x-, x+, y-, y+ and the bottom; top triangles are 2 * cell + (0 | 1)
 HF_XNEG, HF_XPOS, HF_YNEG, HF_YPOS, HF_BOTTOM = -1, -2, -3, -4, -5
-
-
-@njit(cache=True, fastmath=True)
-def to_local(pos, mat, o, d):
-    """Ray origin and direction in the frame (pos, mat (9,) row-major world-from-local)."""
-    d0, d1, d2 = o[0] - pos[0], o[1] - pos[1], o[2] - pos[2]
-    lp = (mat[0] * d0 + mat[3] * d1 + mat[6] * d2, mat[1] * d0 + mat[4] * d1 + mat[7] * d2,
-          mat[2] * d0 + mat[5] * d1 + mat[8] * d2)
-    lv = (mat[0] * d[0] + mat[3] * d[1] + mat[6] * d[2], mat[1] * d[0] + mat[4] * d[1] + mat[7] * d[2],
-          mat[2] * d[0] + mat[5] * d[1] + mat[8] * d[2])
-    return lp, lv
 
 
 @njit(cache=True, fastmath=True)
@@ -94,21 +84,29 @@ def _better(t, best):
 
 
 @njit(cache=True, fastmath=True)
-def hit_capsule(lp, lv, size, tmin, tmax, cull):
-    """Capsule: side (part 0), top cap (1), bottom cap (2)."""
-    r, h = size[0], size[1]
-    best, part = -1.0, 0
+def _tube(lp, lv, r, h, tmin, tmax, cull):
+    """The round side of radius r between z = -h and h of a capsule or cylinder (part 0), or -1."""
     a = lv[0] * lv[0] + lv[1] * lv[1]
     b = lv[0] * lp[0] + lv[1] * lp[1]
     c = lp[0] * lp[0] + lp[1] * lp[1] - r * r
     x0, x1 = _roots(a, b, c)
-    if x0 <= x1:
-        for k in range(2):
-            x = x0 if k == 0 else x1
-            if k == 1 and cull:
-                break
-            if tmin <= x <= tmax and abs(lp[2] + x * lv[2]) <= h and _better(x, best):
-                best, part = x, 0
+    if x0 > x1:
+        return -1.0
+    if tmin <= x0 <= tmax and abs(lp[2] + x0 * lv[2]) <= h:
+        return x0
+    if not cull and tmin <= x1 <= tmax and abs(lp[2] + x1 * lv[2]) <= h:
+        return x1
+    return -1.0
+
+
+@njit(cache=True, fastmath=True)
+def hit_capsule(lp, lv, size, tmin, tmax, cull):
+    """Capsule: side (part 0), top cap (1), bottom cap (2)."""
+    r, h = size[0], size[1]
+    best, part = -1.0, 0
+    t = _tube(lp, lv, r, h, tmin, tmax, cull)
+    if _better(t, best):
+        best, part = t, 0
     a = lv[0] * lv[0] + lv[1] * lv[1] + lv[2] * lv[2]
     for side in range(2):
         sgn = 1.0 if side == 0 else -1.0
@@ -144,17 +142,9 @@ def hit_cylinder(lp, lv, size, tmin, tmax, cull):
                 p1 = lp[1] + x * lv[1]
                 if p0 * p0 + p1 * p1 <= r * r and _better(x, best):
                     best, part = x, 1 + side
-    a = lv[0] * lv[0] + lv[1] * lv[1]
-    b = lv[0] * lp[0] + lv[1] * lp[1]
-    c = lp[0] * lp[0] + lp[1] * lp[1] - r * r
-    x0, x1 = _roots(a, b, c)
-    if x0 <= x1:
-        for k in range(2):
-            x = x0 if k == 0 else x1
-            if k == 1 and cull:
-                break
-            if tmin <= x <= tmax and abs(lp[2] + x * lv[2]) <= h and _better(x, best):
-                best, part = x, 0
+    t = _tube(lp, lv, r, h, tmin, tmax, cull)
+    if _better(t, best):
+        best, part = t, 0
     return best, part
 
 
@@ -189,8 +179,9 @@ def hit_box(lp, lv, size, tmin, tmax, cull):
 
 
 @njit(cache=True, error_model="numpy", fastmath=True)
-def _slab(aabb, lp, lv, tmin, tmax):
-    """Entry parameter of the ray into the box (centre, half size) clipped to [tmin, tmax], or -1."""
+def _slab_range(aabb, lp, lv, tmin, tmax):
+    """(entry, exit) parameters of the ray in the box (centre, half size) clipped to [tmin, tmax]; entry > exit
+    when the ray misses it."""
     tn, tf = tmin, tmax
     for k in range(3):
         inv = 1.0 / lv[k] if lv[k] != 0.0 else math.copysign(1e300, lv[k])
@@ -203,8 +194,15 @@ def _slab(aabb, lp, lv, tmin, tmax):
         if t2 < tf:
             tf = t2
         if tn > tf:
-            return -1.0
-    return tn
+            return 1.0, -1.0
+    return tn, tf
+
+
+@njit(cache=True, fastmath=True)
+def _slab(aabb, lp, lv, tmin, tmax):
+    """Entry parameter of the ray into the box clipped to [tmin, tmax], or -1."""
+    tn, tf = _slab_range(aabb, lp, lv, tmin, tmax)
+    return tn if tn <= tf else -1.0
 
 
 @njit(cache=True, fastmath=True, inline="always")
@@ -379,8 +377,8 @@ def hit_hfield(rm, hid, lp, lv, tmin, tmax, cull):
             if abs(u) <= size[1 - ax] and -size[3] <= z <= _hf_profile(rm, hid, side, u):
                 best, part = t, side
     # top surface: walk the cells the ray crosses between entering and leaving the bounding box
-    t1 = _slab_exit(box, lp, lv, tmin, tmax if best < 0 else best)
-    if t1 < 0:
+    _, t1 = _slab_range(box, lp, lv, tmin, tmax if best < 0 else best)
+    if t1 < t0:
         return best, part
     dx = 2 * size[0] / (ncol - 1)
     dy = 2 * size[1] / (nrow - 1)
@@ -423,25 +421,6 @@ def hit_hfield(rm, hid, lp, lv, tmin, tmax, cull):
             if cy < 0 or cy > nrow - 2:
                 break
     return best, part
-
-
-@njit(cache=True, error_model="numpy", fastmath=True)
-def _slab_exit(aabb, lp, lv, tmin, tmax):
-    """Exit parameter of the ray from the box clipped to [tmin, tmax], or -1 when it misses."""
-    tn, tf = tmin, tmax
-    for k in range(3):
-        inv = 1.0 / lv[k] if lv[k] != 0.0 else math.copysign(1e300, lv[k])
-        t1 = (aabb[k] - aabb[3 + k] - lp[k]) * inv
-        t2 = (aabb[k] + aabb[3 + k] - lp[k]) * inv
-        if t1 > t2:
-            t1, t2 = t2, t1
-        if t1 > tn:
-            tn = t1
-        if t2 < tf:
-            tf = t2
-        if tn > tf:
-            return -1.0
-    return tf
 
 
 @njit(cache=True, fastmath=True, inline="always")

@@ -128,6 +128,22 @@ def _az(x, y):
 
 
 @njit(cache=True, fastmath=True)
+def _tex_scale(rm, k, s):
+    """The texture matrix scale of settexture for explicit UVs: texrepeat (1 where <= 0), times the geom size
+    with texuniform."""
+    r0 = rm.obj_f[k, OF_TEXREPEAT]
+    r1 = rm.obj_f[k, OF_TEXREPEAT + 1]
+    sc0 = r0 if r0 > 0 else 1.0
+    sc1 = r1 if r1 > 0 else 1.0
+    if rm.obj_f[k, OF_TEXUNIFORM] != 0:
+        if s[0] > 0:
+            sc0 *= s[0]
+        if s[1] > 0:
+            sc1 *= s[1]
+    return sc0, sc1
+
+
+@njit(cache=True, fastmath=True)
 def tex_coord(rm, k, part, lp):
     """Texture coordinates of local point lp of object k: (u, v, 0) for a 2-D texture, after the texture
     matrix (texrepeat, texuniform); the object-linear lookup vector (s, t, r) for a cube texture."""
@@ -174,13 +190,7 @@ def tex_coord(rm, k, part, lp):
         b0 = 1 - b1 - b2
         u = b0 * T[ta + row[6], 0] + b1 * T[ta + row[7], 0] + b2 * T[ta + row[8], 0]
         v = b0 * T[ta + row[6], 1] + b1 * T[ta + row[7], 1] + b2 * T[ta + row[8], 1]
-        sc0 = r0 if r0 > 0 else 1.0
-        sc1 = r1 if r1 > 0 else 1.0
-        if uniform:
-            if s[0] > 0:
-                sc0 *= s[0]
-            if s[1] > 0:
-                sc1 *= s[1]
+        sc0, sc1 = _tex_scale(rm, k, s)
         return u * sc0, v * sc1, 0.0
     if typ == GEOM_MESH or typ == GEOM_HFIELD:
         # object-linear texgen: s = 0.5 scl0 x - 0.5, t = -0.5 scl1 y - 0.5, scl = texrepeat / size
@@ -233,13 +243,7 @@ def tex_coord(rm, k, part, lp):
             v = -math.asin(max(-1.0, min(1.0, (lp[2] + s[1]) / s[0]))) / (PI / 2)
     else:
         u, v = 0.0, 0.0
-    sc0 = r0 if r0 > 0 else 1.0
-    sc1 = r1 if r1 > 0 else 1.0
-    if uniform:
-        if s[0] > 0:
-            sc0 *= s[0]
-        if s[1] > 0:
-            sc1 *= s[1]
+    sc0, sc1 = _tex_scale(rm, k, s)
     return u * sc0 + shift, v * sc1 + shift, 0.0
 
 
@@ -313,15 +317,7 @@ def _plane_texture(rm, k, tid, lp, v, pos, mat, px, py):
     s = (fk[OF_SIZE], fk[OF_SIZE + 1], fk[OF_SIZE + 2])
     c = tex_coord(rm, k, 0, lp)
     # du/dx and dv/dy of tex_coord's plane mapping (texture matrix included)
-    r0 = rm.obj_f[k, OF_TEXREPEAT]
-    r1 = rm.obj_f[k, OF_TEXREPEAT + 1]
-    sc0 = r0 if r0 > 0 else 1.0
-    sc1 = r1 if r1 > 0 else 1.0
-    if rm.obj_f[k, OF_TEXUNIFORM] != 0:
-        if s[0] > 0:
-            sc0 *= s[0]
-        if s[1] > 0:
-            sc1 *= s[1]
+    sc0, sc1 = _tex_scale(rm, k, s)
     a0 = sc0 / (2 * s[0]) if s[0] > 0 else 0.5 * sc0
     a1 = -sc1 / (2 * s[1]) if s[1] > 0 else -0.5 * sc1
     return sample_2d_grad(rm, tid, c[0], c[1], a0 * dx0, a1 * dx1, a0 * dy0, a1 * dy1)
