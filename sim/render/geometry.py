@@ -15,7 +15,7 @@ from sim.raycast import _map as to_local  # noqa: F401  (ray origin and directio
 
 from .layout import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER,
                      GEOM_BOX, GEOM_MESH, MINVAL, MI_VERTADR, MI_FACEADR, MI_BVHADR, HI_NROW, HI_NCOL, HI_ADR,
-                     OI_TYPE, OI_DATAID, OF_SIZE)
+                     OI_TYPE, OI_DATAID)
 
 MAXSTACK = 128       # BVH traversal stack (mjMAXTREEDEPTH is 50)
 # height-field parts (negative): sides x-, x+, y-, y+ and the bottom; top triangles are 2 * cell + (0 | 1)
@@ -424,11 +424,9 @@ def hit_hfield(rm, hid, lp, lv, tmin, tmax, cull):
 
 
 @njit(cache=True, fastmath=True, inline="always")
-def hit_local(rm, k, lp, lv, tmin, tmax, cull, stack):
-    """(t, part) of object k of the RenderModel for the local ray (lp, lv)."""
+def hit_local(rm, k, size, lp, lv, tmin, tmax, cull, stack):
+    """(t, part) of object k of the RenderModel (of that size) for the local ray (lp, lv)."""
     typ = rm.obj_i[k, OI_TYPE]
-    f = rm.obj_f[k]
-    size = (f[OF_SIZE], f[OF_SIZE + 1], f[OF_SIZE + 2])
     if typ == GEOM_PLANE:
         return hit_plane(lp, lv, size, tmin, tmax)
     if typ == GEOM_SPHERE:

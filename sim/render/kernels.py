@@ -8,8 +8,8 @@ from numba import prange
 from sim.jit import njit
 
 from .camlight import camera_view, make_lights
-from .layout import (GEOM_PLANE, GEOM_BOX, OI_TYPE, OI_SRC, OI_OBJTYPE, OF_SIZE, OF_RGBA, OF_RBOUND,
-                     OF_REFLECTANCE, FL_TRANSPARENT, FL_REFLECTIVE, M_ACTIVE, M_OBJ, M_POS, M_NORMAL, M_SCRATCH,
+from .layout import (GEOM_PLANE, GEOM_BOX, OI_TYPE, OI_SRC, OI_OBJTYPE, G_SIZE, G_RGBA, G_RBOUND,
+                     OF_REFLECTANCE, FL_TRANSPARENT, FL_REFLECTIVE, FL_HIDDEN, M_ACTIVE, M_OBJ, M_POS, M_NORMAL, M_SCRATCH,
                      M_NTRANS, M_HAZE, M_HAZEMAT, M_HAZEELEV, MODE_RGB, MODE_DEPTH, O_HAZE, V_SKYTEX, V_HAZE,
                      V_HAZERGBA, PI, NSKYKEY, VW_X0, O_MODE, O_REFLECTION, O_SKYBOX, O_AA, O_W,
                      O_TILE, O_NTX, O_NWORLD, O_NJOB, O_NVIEW, V_ZNEAR, V_ZFAR, VIEW_CAMERA, VIEW_MIRROR,
@@ -37,13 +37,15 @@ def setup_world(rm, fr, w):
     refl = -1
     for k in range(rm.nobj):
         f = 0
-        if rgb:
+        if fr.obj_g[w, k, G_RGBA + 3] == 0:
+            f = FL_HIDDEN
+        elif rgb:
             pos = fr.obj_pos[w, k]
             mat = fr.obj_mat[w, k]
             typ = rm.obj_i[k, OI_TYPE]
             behind = typ == GEOM_PLANE and ((head[0] - pos[0]) * mat[2] + (head[1] - pos[1]) * mat[5]
                                             + (head[2] - pos[2]) * mat[8]) < 0
-            if rm.obj_f[k, OF_RGBA + 3] < 0.995 or behind:
+            if fr.obj_g[w, k, G_RGBA + 3] < 0.995 or behind:
                 f |= FL_TRANSPARENT
                 ntrans += 1
             elif refl < 0 and (typ == GEOM_PLANE or typ == GEOM_BOX) and rm.obj_f[k, OF_REFLECTANCE] > 0:
@@ -73,7 +75,8 @@ def _haze(rm, fr, w, head):
     the head blends the haze colour into the skybox and the far plane near the horizon."""
     mir = fr.mirror[w]
     for k in range(rm.nobj):
-        if rm.obj_i[k, OI_TYPE] != GEOM_PLANE or rm.obj_f[k, OF_SIZE] != 0 or rm.obj_f[k, OF_SIZE + 1] != 0:
+        g = fr.obj_g[w, k]
+        if rm.obj_i[k, OI_TYPE] != GEOM_PLANE or g[G_SIZE] != 0 or g[G_SIZE + 1] != 0 or g[G_RGBA + 3] == 0:
             continue
         pos = fr.obj_pos[w, k]
         mat = fr.obj_mat[w, k]
@@ -161,7 +164,7 @@ def _camdist(rm, fr, w, k, head):
     if rm.obj_i[k, OI_TYPE] == GEOM_PLANE:
         return 1e10
     p = fr.obj_pos[w, k]
-    return math.sqrt((p[0] - head[0]) ** 2 + (p[1] - head[1]) ** 2 + (p[2] - head[2]) ** 2) - rm.obj_f[k, OF_RBOUND]
+    return math.sqrt((p[0] - head[0]) ** 2 + (p[1] - head[1]) ** 2 + (p[2] - head[2]) ** 2) - fr.obj_g[w, k, G_RBOUND]
 
 
 @njit(cache=True, fastmath=True)
@@ -171,7 +174,7 @@ def _mirror(rm, fr, w, k):
     pos = fr.obj_pos[w, k]
     mat = fr.obj_mat[w, k]
     n = (mat[2], mat[5], mat[8])
-    off = rm.obj_f[k, OF_SIZE + 2] if rm.obj_i[k, OI_TYPE] == GEOM_BOX else 0.0
+    off = fr.obj_g[w, k, G_SIZE + 2] if rm.obj_i[k, OI_TYPE] == GEOM_BOX else 0.0
     p = (pos[0] + off * n[0], pos[1] + off * n[1], pos[2] + off * n[2])
     v0 = fr.views[w, VIEW_CAMERA]
     v1 = fr.views[w, VIEW_MIRROR]

@@ -87,8 +87,12 @@ L_TYPE, L_SHADOWVIEW, L_POS, L_DIR, L_AMBIENT, L_DIFFUSE, L_SPECULAR, L_ATTEN = 
 L_COSCUT, L_EXPONENT, L_SUPPORTED = 20, 21, 22
 NL = 23
 
+# --- Frame.obj_g[w, k]: per-world geometry and colour of the objects (static objects copy RenderModel.obj_f;
+# tendon segments and skin triangles change every update)
+G_SIZE, G_AABB, G_RBOUND, G_RGBA = 0, 3, 9, 10
+NG = 14
 # --- Frame.flag[w, k] bits per object and Frame.mirror[w] entries
-FL_TRANSPARENT, FL_REFLECTIVE = 1, 2
+FL_TRANSPARENT, FL_REFLECTIVE, FL_HIDDEN = 1, 2, 4     # hidden: alpha 0 this frame (unused dynamic slot)
 M_ACTIVE, M_OBJ, M_POS, M_NORMAL, M_SCRATCH, M_NTRANS = 0, 1, 2, 5, 8, 17
 M_HAZE, M_HAZEMAT, M_HAZEELEV = 18, 19, 28       # haze over the first infinite plane: on, plane axes, elevation
 NM = 29

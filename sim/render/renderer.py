@@ -214,7 +214,6 @@ class Renderer:
         _, nshadow = S.scene_lights(m)
         nobj = len(self._obj_i)
         self._vis[L.V_NSHADOW] = nshadow
-        self._vis[L.V_TCAP] = max(1, min(nobj, 32))
         # shadow-map cells: finer for large images (fewer false candidates per shadow ray), small for batches
         self._vis[L.V_GRID] = 16 if max(self._height, self._width) <= 128 else 48
         if self._vis[L.V_ZNEAR] <= 0:
@@ -237,13 +236,13 @@ class Renderer:
         H, W, T = self._height, self._width, self._tile
         ntx, nty = -(-W // T), -(-H // T)
         grid = int(self._vis[L.V_GRID])
-        cap = int(self._vis[L.V_TCAP])
         nthread = numba.get_num_threads()
         nband = max(1, min(nty, -(-4 * nthread // nw)))
-        key = (nw, nobj, nview, H, W, T, cap, nband, int(self._model.nbody))
+        key = (nw, nobj, nview, H, W, T, nband, int(self._model.nbody))
         if key == self._frame_key:
             return
         ncell = max(ntx * nty, grid * grid)
+        cap = max(2 * ncell, 16 * nobj, 64)      # cell-list entries per view (more: every cell searches all)
         nb = int(self._model.nbody)
         rows = -(-nty // nband) * T
         jobs = [(w, y, min(H, y + rows)) for w in range(nw) for y in range(0, H, rows)]
@@ -252,10 +251,12 @@ class Renderer:
         opt = np.zeros(L.NO, dtype=np.int64)
         self._fa = dict(
             opt=opt, camprm=np.zeros(L.NCP), obj_pos=np.zeros((nw, nobj, 3)), obj_mat=np.zeros((nw, nobj, 9)),
+            obj_g=np.zeros((nw, nobj, L.NG)),
             xpos=np.zeros((nw, nb, 3)), xquat=np.zeros((nw, nb, 4)), xmat=np.zeros((nw, nb, 9)),
             subtree_com=np.zeros((nw, nb, 3)), views=np.zeros((nw, nview, L.NVW)),
             lights=np.zeros((nw, L.MAXLIGHT, L.NL)), nlight=np.zeros(nw, np.int64),
-            tcnt=np.zeros((nw, nview, ncell), np.int32), tobj=np.zeros((nw, nview, ncell, cap), np.int32),
+            tcnt=np.zeros((nw, nview, ncell), np.int32), tstart=np.zeros((nw, nview, ncell + 1), np.int32),
+            tobj=np.zeros((nw, nview, cap), np.int32), objcell=np.zeros((nw, max(nobj, 1), 4), np.int32),
             gobj=np.zeros((nw, nview, max(nobj, 1)), np.int32), gcnt=np.zeros((nw, nview), np.int32),
             flag=np.zeros((nw, max(nobj, 1)), np.int32), rank=np.zeros((nw, max(nobj, 1)), np.int32),
             mirror=np.zeros((nw, L.NM)), idbuf=np.zeros(aa, np.int32), zbuf=np.zeros(aa, np.float32), job=job,
@@ -302,6 +303,12 @@ class Renderer:
         if s.any():
             fa["obj_pos"][:, s] = arrays["site_xpos"][worlds][:, src[s]]
             fa["obj_mat"][:, s] = arrays["site_xmat"][worlds][:, src[s]]
+        og = fa["obj_g"]
+        of = self._obj_f
+        og[:, :, L.G_SIZE:L.G_SIZE + 3] = of[:, L.OF_SIZE:L.OF_SIZE + 3]
+        og[:, :, L.G_AABB:L.G_AABB + 6] = of[:, L.OF_AABB:L.OF_AABB + 6]
+        og[:, :, L.G_RBOUND] = of[:, L.OF_RBOUND]
+        og[:, :, L.G_RGBA:L.G_RGBA + 4] = of[:, L.OF_RGBA:L.OF_RGBA + 4]
         for name in ("xpos", "xquat", "xmat", "subtree_com"):
             fa[name][...] = arrays[name][worlds]
         self._nworld = None if (sel is not None) else nw
@@ -403,10 +410,10 @@ class Renderer:
         self.close()
 
 
-_FRAME_ORDER = (("opt", 0), ("camprm", 0), ("obj_pos", 0), ("obj_mat", 0), ("xpos", 0), ("xquat", 0),
-                ("xmat", 0), ("subtree_com", 0), ("views", 0), ("lights", 0), ("nlight", 0), ("tcnt", 0),
-                ("tobj", 0), ("gobj", 0), ("gcnt", 0), ("flag", 0), ("rank", 0), ("mirror", 0), ("idbuf", 0),
-                ("zbuf", 0), ("job", 0), ("jscr_i", 0), ("jscr_f", 0), ("skycache", 0), ("skykey", 0))
+_FRAME_ORDER = tuple((n, 0) for n in (
+    "opt", "camprm", "obj_pos", "obj_mat", "obj_g", "xpos", "xquat", "xmat", "subtree_com", "views", "lights",
+    "nlight", "tcnt", "tstart", "tobj", "objcell", "gobj", "gcnt", "flag", "rank", "mirror", "idbuf", "zbuf", "job",
+    "jscr_i", "jscr_f", "skycache", "skykey"))
 _DUMMY_RGB = np.zeros((1, 1, 1, 3), np.uint8)
 _DUMMY_DEPTH = np.zeros((1, 1, 1), np.float32)
 _DUMMY_SEG = np.zeros((1, 1, 1, 2), np.int32)

@@ -18,7 +18,7 @@ from sim.jit import njit
 from .geometry import (to_local, mesh_tri, hfield_triangle, HF_XNEG, HF_XPOS, HF_YNEG, HF_YPOS, HF_BOTTOM)
 from .layout import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER,
                      GEOM_BOX, GEOM_MESH, PI, OI_TYPE, OI_DATAID, OI_TEXID, OI_TEXCOORD, OI_TEXTYPE,
-                     OF_SIZE, OF_RGBA, OF_EMISSION, OF_SPECULAR, OF_SHININESS, OF_REFLECTANCE, OF_TEXREPEAT,
+                     G_SIZE, G_RGBA, OF_EMISSION, OF_SPECULAR, OF_SHININESS, OF_REFLECTANCE, OF_TEXREPEAT,
                      OF_TEXUNIFORM, TEXTURE_2D, TI_W, MI_NORMALADR, MI_TEXCOORDADR, MI_FACEADR, LIGHT_DIRECTIONAL,
                      L_TYPE, L_SHADOWVIEW, L_POS, L_DIR, L_AMBIENT, L_DIFFUSE, L_SPECULAR, L_ATTEN, L_COSCUT,
                      L_EXPONENT, L_SUPPORTED, VW_EYE, VW_ORTHO, VW_FWD, VW_NEAR, VW_RIGHT, VW_UP, VW_SX, VW_SY,
@@ -30,6 +30,13 @@ SHADOW_EPS = 1e-4    # shadow-ray start offset along the normal, relative to sta
 
 
 # ------------------------------------------------------------------------------------------------ surface
+
+@njit(cache=True, fastmath=True)
+def obj_size(fr, w, k):
+    """Size (3,) of object k in world w (geom_size, or a tendon segment's radius and half length)."""
+    g = fr.obj_g[w, k]
+    return g[G_SIZE], g[G_SIZE + 1], g[G_SIZE + 2]
+
 
 @njit(cache=True, fastmath=True)
 def _mv(mat, x, y, z):
@@ -69,11 +76,9 @@ def _bary(v0, v1, v2, p):
 
 
 @njit(cache=True, fastmath=True)
-def local_normal(rm, k, part, lp):
-    """Outward unit normal of object k at local point lp on surface `part`."""
+def local_normal(rm, k, s, part, lp):
+    """Outward unit normal of object k (of size s) at local point lp on surface `part`."""
     typ = rm.obj_i[k, OI_TYPE]
-    fk = rm.obj_f[k]
-    s = (fk[OF_SIZE], fk[OF_SIZE + 1], fk[OF_SIZE + 2])
     if typ == GEOM_PLANE:
         return 0.0, 0.0, 1.0
     if typ == GEOM_SPHERE:
@@ -144,12 +149,10 @@ def _tex_scale(rm, k, s):
 
 
 @njit(cache=True, fastmath=True)
-def tex_coord(rm, k, part, lp):
+def tex_coord(rm, k, s, part, lp):
     """Texture coordinates of local point lp of object k: (u, v, 0) for a 2-D texture, after the texture
     matrix (texrepeat, texuniform); the object-linear lookup vector (s, t, r) for a cube texture."""
     typ = rm.obj_i[k, OI_TYPE]
-    fk = rm.obj_f[k]
-    s = (fk[OF_SIZE], fk[OF_SIZE + 1], fk[OF_SIZE + 2])
     uniform = rm.obj_f[k, OF_TEXUNIFORM] != 0
     if rm.obj_i[k, OI_TEXTYPE] != TEXTURE_2D:
         # cube: display-list object coordinates, times the size with texuniform
@@ -276,24 +279,25 @@ def texture(rm, fr, w, k, part, lp, P, N, vi, px, py):
     v = fr.views[w, vi]
     pos = fr.obj_pos[w, k]
     mat = fr.obj_mat[w, k]
+    s = obj_size(fr, w, k)
     if rm.obj_i[k, OI_TYPE] == GEOM_PLANE and rm.obj_i[k, OI_TEXTYPE] == TEXTURE_2D:
-        return _plane_texture(rm, k, tid, lp, v, pos, mat, px, py)
+        return _plane_texture(rm, k, s, tid, lp, v, pos, mat, px, py)
     ox, dx = view_ray(v, px + 1.0, py)
     oy, dy = view_ray(v, px, py + 1.0)
     Px = _plane_hit(ox, dx, P, N)
     Py = _plane_hit(oy, dy, P, N)
     lpx = _mtv(mat, Px[0] - pos[0], Px[1] - pos[1], Px[2] - pos[2])
     lpy = _mtv(mat, Py[0] - pos[0], Py[1] - pos[1], Py[2] - pos[2])
-    c = tex_coord(rm, k, part, lp)
-    cx = tex_coord(rm, k, part, lpx)
-    cy = tex_coord(rm, k, part, lpy)
+    c = tex_coord(rm, k, s, part, lp)
+    cx = tex_coord(rm, k, s, part, lpx)
+    cy = tex_coord(rm, k, s, part, lpy)
     if rm.obj_i[k, OI_TEXTYPE] == TEXTURE_2D:
         return sample_2d(rm, tid, c, cx, cy, _periodic_u(rm, k, part))
     return sample_cube(rm, tid, c, cx, cy)
 
 
 @njit(cache=True, fastmath=True)
-def _plane_texture(rm, k, tid, lp, v, pos, mat, px, py):
+def _plane_texture(rm, k, s, tid, lp, v, pos, mat, px, py):
     """2-D texture on a plane: u, v are affine in the local x, y, so the footprint of a pixel comes from the
     exact derivative of the local hit point along the view's pixel axes."""
     o, d = view_ray(v, px, py)
@@ -313,9 +317,7 @@ def _plane_texture(rm, k, tid, lp, v, pos, mat, px, py):
         fy = ey[2] / ld[2]
         dx0, dx1 = t * (ex[0] - ld[0] * fx), t * (ex[1] - ld[1] * fx)
         dy0, dy1 = t * (ey[0] - ld[0] * fy), t * (ey[1] - ld[1] * fy)
-    fk = rm.obj_f[k]
-    s = (fk[OF_SIZE], fk[OF_SIZE + 1], fk[OF_SIZE + 2])
-    c = tex_coord(rm, k, 0, lp)
+    c = tex_coord(rm, k, s, 0, lp)
     # du/dx and dv/dy of tex_coord's plane mapping (texture matrix included)
     sc0, sc1 = _tex_scale(rm, k, s)
     a0 = sc0 / (2 * s[0]) if s[0] > 0 else 0.5 * sc0
@@ -389,7 +391,8 @@ def _clamp(x):
 def material(rm, fr, w, k, part, lp, P, N, vi, px, py, scale):
     """(rgb * scale, texture rgba, specular, shininess exponent, emission) of object k at the hit."""
     f = rm.obj_f[k]
-    rgb = (f[OF_RGBA] * scale, f[OF_RGBA + 1] * scale, f[OF_RGBA + 2] * scale)
+    g = fr.obj_g[w, k]
+    rgb = (g[G_RGBA] * scale, g[G_RGBA + 1] * scale, g[G_RGBA + 2] * scale)
     if rm.obj_i[k, OI_TEXID] >= 0:
         tex = texture(rm, fr, w, k, part, lp, P, N, vi, px, py)
     else:
@@ -404,7 +407,7 @@ def surface(rm, fr, w, k, part, o, d, t):
     pos = fr.obj_pos[w, k]
     mat = fr.obj_mat[w, k]
     lp = _mtv(mat, P[0] - pos[0], P[1] - pos[1], P[2] - pos[2])
-    nl = local_normal(rm, k, part, lp)
+    nl = local_normal(rm, k, obj_size(fr, w, k), part, lp)
     n = _mv(mat, nl[0], nl[1], nl[2])
     return P, _unit(n[0], n[1], n[2]), lp
 
@@ -432,7 +435,7 @@ def lit_all(rm, fr, w, k, part, o, d, t, vi, px, py, scale, eye):
     g += amb * rgb[1]
     b += amb * rgb[2]
     return (_clamp(r) * tex[0], _clamp(g) * tex[1], _clamp(b) * tex[2],
-            rm.obj_f[k, OF_RGBA + 3] * tex[3])
+            fr.obj_g[w, k, G_RGBA + 3] * tex[3])
 
 
 @njit(cache=True, fastmath=True)

@@ -28,10 +28,11 @@ RENDER_MODEL_FIELDS = (
 
 FRAME_FIELDS = (
     ('opt', _i64(1)), ('camprm', _f64(1)),
-    ('obj_pos', _f64(3)), ('obj_mat', _f64(3)),
+    ('obj_pos', _f64(3)), ('obj_mat', _f64(3)), ('obj_g', _f64(3)),
     ('xpos', _f64(3)), ('xquat', _f64(3)), ('xmat', _f64(3)), ('subtree_com', _f64(3)),
     ('views', _f64(3)), ('lights', _f64(3)), ('nlight', _i64(1)),
-    ('tcnt', _i32(3)), ('tobj', _i32(4)), ('gobj', _i32(3)), ('gcnt', _i32(2)),
+    ('tcnt', _i32(3)), ('tstart', _i32(3)), ('tobj', _i32(3)), ('objcell', _i32(3)), ('gobj', _i32(3)),
+    ('gcnt', _i32(2)),
     ('flag', _i32(2)), ('rank', _i32(2)), ('mirror', _f64(2)),
     ('idbuf', _i32(3)), ('zbuf', _f32(3)),
     ('job', _i64(2)), ('jscr_i', _i32(2)), ('jscr_f', _f64(2)), ('skycache', _f32(4)), ('skykey', _f64(2)),
@@ -95,13 +96,14 @@ def new_render_model(nobj, obj_i, obj_f, tex_i, texel, mesh_i, mesh_vert, mesh_f
 
 
 @njit(cache=True, refcount=True)
-def new_frame(opt, camprm, obj_pos, obj_mat, xpos, xquat, xmat, subtree_com, views, lights, nlight, tcnt, tobj,
-              gobj, gcnt, flag, rank, mirror, idbuf, zbuf, job, jscr_i, jscr_f, skycache, skykey):
+def new_frame(opt, camprm, obj_pos, obj_mat, obj_g, xpos, xquat, xmat, subtree_com, views, lights, nlight, tcnt, tstart, tobj,
+              objcell, gobj, gcnt, flag, rank, mirror, idbuf, zbuf, job, jscr_i, jscr_f, skycache, skykey):
     st = structref.new(FRAME_TYPE)
     st.opt = opt
     st.camprm = camprm
     st.obj_pos = obj_pos
     st.obj_mat = obj_mat
+    st.obj_g = obj_g
     st.xpos = xpos
     st.xquat = xquat
     st.xmat = xmat
@@ -110,7 +112,9 @@ def new_frame(opt, camprm, obj_pos, obj_mat, xpos, xquat, xmat, subtree_com, vie
     st.lights = lights
     st.nlight = nlight
     st.tcnt = tcnt
+    st.tstart = tstart
     st.tobj = tobj
+    st.objcell = objcell
     st.gobj = gobj
     st.gcnt = gcnt
     st.flag = flag

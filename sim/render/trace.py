@@ -13,7 +13,7 @@ import math
 from sim.jit import njit
 
 from .geometry import to_local, hit_local
-from .layout import (GEOM_PLANE, OI_TYPE, OF_AABB, OF_RBOUND, FL_TRANSPARENT,
+from .layout import (GEOM_PLANE, OI_TYPE, G_SIZE, G_AABB, G_RBOUND, G_RGBA, FL_TRANSPARENT, FL_HIDDEN,
                      VW_EYE, VW_RIGHT, VW_UP, VW_FWD, VW_X0, VW_Y0, VW_SX, VW_SY, VW_ORTHO, VW_NEAR, VW_FAR,
                      VW_CELL, VW_NCX, VW_NCY, VW_NPX, VW_NPY)
 
@@ -63,15 +63,18 @@ def cell_of(v, px, py):
 @njit(cache=True, fastmath=True)
 def bin_view(rm, fr, w, vi, skip, use_plane, pp, pn):
     """List the objects of world w in the cells of view vi (skip: an object left out; with use_plane, objects
-    entirely behind the plane (point pp, normal pn) are left out too)."""
+    entirely behind the plane (point pp, normal pn) are left out too).  The cell lists are compressed rows:
+    cell c lists tobj[tstart[c]:tstart[c + 1]]; tstart[0] = -1 when they do not fit (every cell then searches
+    all objects)."""
     v = fr.views[w, vi]
     tc = fr.tcnt[w, vi]
+    ts = fr.tstart[w, vi]
     to = fr.tobj[w, vi]
     go = fr.gobj[w, vi]
+    rect = fr.objcell[w]
     ncx = int(v[VW_NCX])
     ncy = int(v[VW_NCY])
     ncell = ncx * ncy
-    cap = to.shape[1]
     cell = v[VW_CELL]
     near = v[VW_NEAR]
     far = v[VW_FAR]
@@ -80,19 +83,20 @@ def bin_view(rm, fr, w, vi, skip, use_plane, pp, pn):
         tc[c] = 0
     ng = 0
     for k in range(rm.nobj):
-        if k == skip:
+        rect[k, 0] = -1
+        if k == skip or fr.obj_g[w, k, G_RGBA + 3] == 0:      # alpha 0: not drawn (MuJoCo skips it)
             continue
         pos = fr.obj_pos[w, k]
         mat = fr.obj_mat[w, k]
         if use_plane:
             s = (pos[0] - pp[0]) * pn[0] + (pos[1] - pp[1]) * pn[1] + (pos[2] - pp[2]) * pn[2]
-            if s + rm.obj_f[k, OF_RBOUND] < 0:
+            if s + fr.obj_g[w, k, G_RBOUND] < 0:
                 continue
         if rm.obj_i[k, OI_TYPE] == GEOM_PLANE:
             go[ng] = k
             ng += 1
             continue
-        ab = rm.obj_f[k, OF_AABB:OF_AABB + 6]
+        ab = fr.obj_g[w, k, G_AABB:G_AABB + 6]
         xmin, xmax, ymin, ymax = 1e300, -1e300, 1e300, -1e300
         zmin, zmax = 1e300, -1e300
         for corner in range(8):
@@ -129,20 +133,46 @@ def bin_view(rm, fr, w, vi, skip, use_plane, pp, pn):
             go[ng] = k
             ng += 1
             continue
+        rect[k, 0], rect[k, 1], rect[k, 2], rect[k, 3] = cx0, cx1, cy0, cy1
         for cy in range(cy0, cy1 + 1):
             for cx in range(cx0, cx1 + 1):
-                c = cy * ncx + cx
-                n = tc[c]
-                if n < cap:
-                    to[c, n] = k
-                tc[c] = n + 1
+                tc[cy * ncx + cx] += 1
     fr.gcnt[w, vi] = ng
+    total = 0
+    for c in range(ncell):
+        ts[c] = total
+        total += tc[c]
+        tc[c] = ts[c]            # from here on: the fill cursor of cell c
+    ts[ncell] = total
+    if total > to.shape[0]:
+        ts[0] = -1
+        return
+    for k in range(rm.nobj):
+        if rect[k, 0] < 0:
+            continue
+        for cy in range(rect[k, 2], rect[k, 3] + 1):
+            for cx in range(rect[k, 0], rect[k, 1] + 1):
+                c = cy * ncx + cx
+                to[tc[c]] = k
+                tc[c] += 1
+
+
+@njit(cache=True, fastmath=True)
+def cell_range(fr, w, vi, cell):
+    """(start, end) of cell's object list in fr.tobj[w, vi]; (-1, nobj) when every object must be searched."""
+    ts = fr.tstart[w, vi]
+    if cell < 0:
+        return 0, 0
+    if ts[0] < 0:
+        return -1, 0
+    return ts[cell], ts[cell + 1]
 
 
 @njit(cache=True, fastmath=True, inline="always")
 def _test(rm, fr, w, k, o, d, tmin, tmax, cull, stack):
     lp, lv = to_local(fr.obj_pos[w, k], fr.obj_mat[w, k], o, d)
-    return hit_local(rm, k, lp, lv, tmin, tmax, cull, stack)
+    g = fr.obj_g[w, k]
+    return hit_local(rm, k, (g[G_SIZE], g[G_SIZE + 1], g[G_SIZE + 2]), lp, lv, tmin, tmax, cull, stack)
 
 
 @njit(cache=True, fastmath=True)
@@ -161,15 +191,12 @@ def nearest(rm, fr, w, vi, cell, o, d, tmin, tmax, skip, opaque_only, stack):
         t, part = _test(rm, fr, w, k, o, d, tmin, best, True, stack)
         if t >= 0 and t <= best:
             best, bk, bp = t, k, part
-    if cell < 0:
-        return best, bk, bp
-    n = fr.tcnt[w, vi, cell]
-    to = fr.tobj[w, vi, cell]
-    exhaustive = n > to.shape[0]
-    m = rm.nobj if exhaustive else n
-    for i in range(m):
-        k = i if exhaustive else to[i]
-        if k == skip or (opaque_only and flag[k] & FL_TRANSPARENT):
+    a, b = cell_range(fr, w, vi, cell)
+    exhaustive = a < 0
+    to = fr.tobj[w, vi]
+    for i in range(rm.nobj if exhaustive else b - a):
+        k = i if exhaustive else to[a + i]
+        if k == skip or (opaque_only and flag[k] & FL_TRANSPARENT) or flag[k] & FL_HIDDEN:
             continue
         t, part = _test(rm, fr, w, k, o, d, tmin, best, True, stack)
         if t >= 0 and t <= best:
@@ -188,13 +215,12 @@ def occluded(rm, fr, w, vi, cell, o, d, tmin, tmax, skip, stack):
         t, _ = _test(rm, fr, w, go[i], o, d, tmin, tmax, False, stack)
         if t >= 0:
             return True
-    n = fr.tcnt[w, vi, cell]
-    to = fr.tobj[w, vi, cell]
-    exhaustive = n > to.shape[0]
-    m = rm.nobj if exhaustive else n
-    for i in range(m):
-        k = i if exhaustive else to[i]
-        if k == skip:
+    a, b = cell_range(fr, w, vi, cell)
+    exhaustive = a < 0
+    to = fr.tobj[w, vi]
+    for i in range(rm.nobj if exhaustive else b - a):
+        k = i if exhaustive else to[a + i]
+        if k == skip or fr.flag[w, k] & FL_HIDDEN:
             continue
         t, _ = _test(rm, fr, w, k, o, d, tmin, tmax, False, stack)
         if t >= 0:
@@ -212,16 +238,16 @@ def transparent_hits(rm, fr, w, vi, cell, o, d, tmin, tmax, hk, ht, hp, stack):
     nh = 0
     go = fr.gobj[w, vi]
     ng = fr.gcnt[w, vi]
-    n = fr.tcnt[w, vi, cell] if cell >= 0 else 0
-    to = fr.tobj[w, vi, cell if cell >= 0 else 0]
-    exhaustive = n > to.shape[0]
-    m = rm.nobj if exhaustive else n
+    a, b = cell_range(fr, w, vi, cell)
+    exhaustive = a < 0
+    to = fr.tobj[w, vi]
+    m = rm.nobj if exhaustive else b - a
     for i in range(ng + m):
         if i < ng:
             k = go[i]
         else:
-            k = (i - ng) if exhaustive else to[i - ng]
-        if not flag[k] & FL_TRANSPARENT:
+            k = (i - ng) if exhaustive else to[a + i - ng]
+        if not flag[k] & FL_TRANSPARENT or flag[k] & FL_HIDDEN:
             continue
         dup = False
         for j in range(nh):
