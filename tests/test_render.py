@@ -517,11 +517,97 @@ def test_visual_compiled_with_mujoco_values():
 
 
 def test_what_is_not_drawn_is_said():
-    """Spatial tendons (MuJoCo draws them by default) give a warning; skins an error (not drawn yet)."""
-    m = sim.load_model(os.path.join(MODELS, "tendons_wrap.xml"))
-    with pytest.warns(UserWarning, match="spatial tendons"):
+    """Rangefinder rays (lines MuJoCo draws by default) give a warning; skins an error (not drawn yet)."""
+    m = sim.load_model(os.path.join(MODELS, "sensors_many.xml"))
+    with pytest.warns(UserWarning, match="rangefinder"):
         sim.Renderer(m, 8, 8)
     m = sim.load_model(_path("hopper.xml"))
     m.nskin = 1                   # what a model with a <skin> will carry
     with pytest.raises(NotImplementedError, match="skins"):
         sim.Renderer(m, 8, 8)
+
+
+# ------------------------------------------------------------------------------------------------ tendons
+
+TENDONS = os.path.join(MODELS, "render_tendons.xml")
+
+
+@pytest.mark.parametrize("name,q", [("render_tendons.xml", 0.3), ("render_tendons.xml", -0.6),
+                                    ("tendons.xml", None), ("tendons_wrap.xml", None),
+                                    ("render_tendon_arcs.xml", 0.0), ("render_tendon_arcs.xml", 0.15)])
+def test_tendon_segments_match_mjv_update_scene(name, q):
+    """Spatial tendons drawn as MuJoCo does: one capsule per segment between wrap points (half width inside a
+    wrapping geom, none across a pulley), catenaries for slack strings, the limit colour, hidden groups."""
+    path = os.path.join(MODELS, name)
+    m, d, mm, md = _pair(path, seed=6)
+    if q is not None:
+        md.qpos[0] = q
+        mujoco.mj_forward(mm, md)
+        d.qpos = md.qpos.copy()
+        sim.forward(m, d)
+    scn = _mj_scene(mm, md, _mj_camera(mm, -1))
+    theirs = [scn.geoms[i] for i in range(scn.ngeom) if scn.geoms[i].objtype == mujoco.mjtObj.mjOBJ_TENDON]
+    r = sim.Renderer(m, 8, 8)
+    r.update_scene(d)
+    from sim.render import layout as L
+    g = r._fa["obj_g"][0]
+    rows = [k for k in range(len(r._obj_i)) if r._obj_i[k, L.OI_OBJTYPE] == mujoco.mjtObj.mjOBJ_TENDON
+            and g[k, L.G_RGBA + 3] > 0]
+    assert len(rows) == len(theirs) > 0
+    for k, t in zip(rows, theirs):
+        assert r._obj_i[k, L.OI_SRC] == t.objid
+        # mjvGeom holds float32: size (radius, radius, half length) of the capsule, pos, mat, rgba
+        np.testing.assert_allclose(r._fa["obj_pos"][0, k], t.pos, rtol=0, atol=2e-6)
+        np.testing.assert_allclose(r._fa["obj_mat"][0, k], t.mat.reshape(-1), rtol=0, atol=2e-6)
+        np.testing.assert_allclose(g[k, [L.G_SIZE, L.G_SIZE, L.G_SIZE + 1]], t.size, rtol=2e-6, atol=1e-7)
+        np.testing.assert_allclose(g[k, L.G_RGBA:L.G_RGBA + 4], t.rgba, rtol=0, atol=1e-6)
+    if name == "render_tendons.xml":
+        ids = {t.objid for t in theirs}
+        assert mm.tendon("hidden").id not in ids
+        assert sum(t.objid == mm.tendon("string").id for t in theirs) > 10      # a catenary
+
+
+def test_tendon_depth_and_segmentation():
+    """Tendon pixels against the oracle: the nearest of mj_ray (geoms) and mju_rayGeom on MuJoCo's own tendon
+    capsules (mjv_updateScene), cast through our pixel centres."""
+    m, d, mm, md = _pair(TENDONS, seed=0, spread=0.0)
+    md.qpos[0] = 0.3
+    mujoco.mj_forward(mm, md)
+    d.qpos = md.qpos.copy()
+    sim.forward(m, d)
+    cam = Camera.default_free(m)
+    cam.elevation, cam.distance = -10.0, 2.5
+    cam.lookat[:] = (0.0, 0.0, 1.2)
+    r = sim.Renderer(m, 60, 80)
+    r.update_scene(d, camera=cam, scene_option=_no_sites())
+    r.enable_segmentation_rendering()
+    seg = r.render().reshape(-1, 2)
+    r.enable_depth_rendering()
+    depth = r.render().reshape(-1).astype(np.float64)
+    c = r.camera()
+    _, dirs = r.pixel_rays()
+    unit = dirs.reshape(-1, 3) / np.linalg.norm(dirs.reshape(-1, 3), axis=1, keepdims=True)
+    mcam = mujoco.MjvCamera()
+    scn = _mj_scene(mm, md, mcam)
+    caps = [scn.geoms[i] for i in range(scn.ngeom) if scn.geoms[i].objtype == mujoco.mjtObj.mjOBJ_TENDON]
+    agree, hits, worst = 0, 0, 0.0
+    for i, u in enumerate(unit):
+        dist, gid = _mj_ray(mm, md, c.pos, u)
+        best = (dist if gid >= 0 else np.inf, gid, mujoco.mjtObj.mjOBJ_GEOM)
+        for t in caps:
+            size = np.array([t.size[0], t.size[2], 0.0])
+            dd = mujoco.mju_rayGeom(t.pos.astype(np.float64), t.mat.astype(np.float64).reshape(-1), size, c.pos, u,
+                                   mujoco.mjtGeom.mjGEOM_CAPSULE)
+            if 0 <= dd < best[0]:
+                best = (dd, t.objid, mujoco.mjtObj.mjOBJ_TENDON)
+        want = (best[1], best[2]) if best[1] >= 0 else (-1, -1)
+        if tuple(seg[i]) == want:
+            agree += 1
+            if want[1] == mujoco.mjtObj.mjOBJ_TENDON:
+                hits += 1
+                theirs = best[0] * (u @ c.forward)
+                # MuJoCo's tendon capsules are float32 (mjvGeom): compare at that precision
+                worst = max(worst, abs(depth[i] - theirs) / theirs)
+    assert hits > 30
+    assert agree / len(unit) >= 0.995, f"agreement {agree / len(unit):.4f}"
+    assert worst <= 1e-5

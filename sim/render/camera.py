@@ -81,16 +81,18 @@ def gymnasium_free_camera(m, d, world=None):
 
 
 class SceneOption:
-    """Visualisation options (mjvOption subset used by the renderer): geomgroup, sitegroup, skingroup (groups
-    0-2 visible, as mjv_defaultOption) and flags indexed by mjtVisFlag (texture, transparent, static, skin)."""
+    """Visualisation options (mjvOption subset used by the renderer): geomgroup, sitegroup, skingroup,
+    tendongroup (groups 0-2 visible, as mjv_defaultOption) and flags indexed by mjtVisFlag (texture, tendon,
+    transparent, static, skin)."""
 
-    VIS_TEXTURE, VIS_TRANSPARENT, VIS_STATIC, VIS_SKIN = 1, 18, 22, 23
+    VIS_TEXTURE, VIS_TENDON, VIS_TRANSPARENT, VIS_STATIC, VIS_SKIN = 1, 7, 18, 22, 23
     NVISFLAG = 31
 
     def __init__(self):
         self.geomgroup = np.array([1, 1, 1, 0, 0, 0], dtype=np.uint8)
         self.sitegroup = np.array([1, 1, 1, 0, 0, 0], dtype=np.uint8)
         self.skingroup = np.array([1, 1, 1, 0, 0, 0], dtype=np.uint8)
+        self.tendongroup = np.array([1, 1, 1, 0, 0, 0], dtype=np.uint8)
         # mjv_defaultOption flags (mjVISSTRING defaults)
         self.flags = np.zeros(self.NVISFLAG, dtype=np.uint8)
         for i in (1, 7, 8, 13, 22, 23, 25, 27):
@@ -99,11 +101,13 @@ class SceneOption:
 
 def option_key(opt):
     """Hashable summary of the options that change which objects are drawn and how (geomgroup, sitegroup,
-    skingroup, texture / transparent / static / skin flags), for any mjvOption-like object."""
+    skingroup, tendongroup, texture / tendon / transparent / static / skin flags), for any mjvOption-like
+    object."""
     def grp(name):
         v = getattr(opt, name, None)
         return tuple(int(x) for x in (np.ones(6) if v is None else np.asarray(v).reshape(-1)[:L.NGROUP]))
     flags = np.asarray(getattr(opt, "flags", SceneOption().flags)).reshape(-1)
-    return (grp("geomgroup"), grp("sitegroup"), grp("skingroup"),
-            tuple(int(flags[i]) for i in (SceneOption.VIS_TEXTURE, SceneOption.VIS_TRANSPARENT,
-                                          SceneOption.VIS_STATIC, SceneOption.VIS_SKIN)))
+    return (grp("geomgroup"), grp("sitegroup"), grp("skingroup"), grp("tendongroup"),
+            tuple(int(flags[i]) for i in (SceneOption.VIS_TEXTURE, SceneOption.VIS_TENDON,
+                                          SceneOption.VIS_TRANSPARENT, SceneOption.VIS_STATIC,
+                                          SceneOption.VIS_SKIN)))

@@ -4,7 +4,7 @@ and the renderer's constants (MuJoCo's enum values where they exist)."""
 # mjtGeom / mjtObj / mjtCamera / mjtCamLight / mjtLightType / mjtTexture / mjtRndFlag values
 GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID = 0, 1, 2, 3, 4
 GEOM_CYLINDER, GEOM_BOX, GEOM_MESH, GEOM_SDF = 5, 6, 7, 8
-OBJ_GEOM, OBJ_SITE, OBJ_SKIN = 5, 6, 11
+OBJ_GEOM, OBJ_SITE, OBJ_SKIN, OBJ_TENDON = 5, 6, 11, 18
 CAMERA_FREE, CAMERA_TRACKING, CAMERA_FIXED, CAMERA_USER = 0, 1, 2, 3
 CAMLIGHT_FIXED, CAMLIGHT_TRACK, CAMLIGHT_TRACKCOM, CAMLIGHT_TARGETBODY, CAMLIGHT_TARGETBODYCOM = 0, 1, 2, 3, 4
 LIGHT_SPOT, LIGHT_DIRECTIONAL, LIGHT_POINT, LIGHT_IMAGE = 0, 1, 2, 3
@@ -19,7 +19,7 @@ PI = 3.141592653589793
 # --- RenderModel.obj_i columns (one row per rendered object: visible geoms, then visible sites)
 OI_SRC, OI_KIND, OI_OBJTYPE, OI_TYPE, OI_DATAID, OI_TEXID, OI_TEXCOORD, OI_TEXTYPE, OI_BODY = range(9)
 NOI = 9
-KIND_GEOM, KIND_SITE = 0, 1
+KIND_GEOM, KIND_SITE, KIND_TENDON, KIND_SKIN = 0, 1, 2, 3
 # --- RenderModel.obj_f columns
 OF_SIZE = 0              # 3: geom_size (MuJoCo meaning per type)
 OF_AABB = 3              # 6: local bounding box, centre then half sizes (geom_aabb)

@@ -12,6 +12,7 @@ import numpy as np
 
 from . import layout as L
 from . import scene as S
+from . import tendon as T
 from .camera import Camera, SceneOption, option_key
 from .structs import new_frame, new_render_model
 
@@ -37,16 +38,9 @@ class RenderScene:
 
 
 def _not_drawn(m):
-    """What mjv_addGeoms draws by default for this model that the renderer does not: spatial tendons in groups
-    0-2 (capsules along the tendon path) and rangefinder rays (lines)."""
+    """What mjv_addGeoms draws by default for this model that the renderer does not: rangefinder rays
+    (lines)."""
     out = []
-    nten = int(getattr(m, "ntendon", 0) or 0)
-    if nten:
-        adr = np.asarray(m.tendon_adr).reshape(-1)
-        wtype = np.asarray(m.wrap_type).reshape(-1)
-        group = np.asarray(getattr(m, "tendon_group", np.zeros(nten))).reshape(-1)
-        if any(wtype[adr[i]] != 1 and 0 <= group[i] <= 2 for i in range(nten)):   # not mjWRAP_JOINT: spatial
-            out.append("spatial tendons")
     if int(getattr(m, "nsensor", 0) or 0) and np.any(np.asarray(m.sensor_type) == 7):      # mjSENS_RANGEFINDER
         out.append("rangefinder rays")
     return out
@@ -105,6 +99,7 @@ class Renderer:
         self._light_i, self._light_f = S.build_lights(model)
         self._vis = np.zeros(L.NV)
         self._objkey = None
+        self._tendon_rows = {}
         self._obj_i = self._obj_f = None
         self._rm = None
         self._frame = None
@@ -205,6 +200,9 @@ class Renderer:
                 obj_i, obj_f = obj_i[:self._max_geom].copy(), obj_f[:self._max_geom].copy()
             self._objkey = key
             self._obj_i, self._obj_f = np.ascontiguousarray(obj_i), np.ascontiguousarray(obj_f)
+            self._tendon_rows = {}
+            for r in np.flatnonzero(obj_i[:, L.OI_KIND] == L.KIND_TENDON):
+                self._tendon_rows.setdefault(int(obj_i[r, L.OI_SRC]), []).append(int(r))
             self._rm = None
         ci, cf = S.build_cameras(m)
         li, lf = S.build_lights(m)
@@ -309,10 +307,42 @@ class Renderer:
         og[:, :, L.G_AABB:L.G_AABB + 6] = of[:, L.OF_AABB:L.OF_AABB + 6]
         og[:, :, L.G_RBOUND] = of[:, L.OF_RBOUND]
         og[:, :, L.G_RGBA:L.G_RGBA + 4] = of[:, L.OF_RGBA:L.OF_RGBA + 4]
+        if self._tendon_rows:
+            self._place_tendons(arrays, range(nw) if sel is None else [sel])
         for name in ("xpos", "xquat", "xmat", "subtree_com"):
             fa[name][...] = arrays[name][worlds]
         self._nworld = None if (sel is not None) else nw
         self._updated = True
+
+    def _place_tendons(self, arrays, worlds):
+        """Segments of the spatial tendons in every world of the frame (capsules between wrap points, or along
+        the catenary), unused slots hidden, colours mixed with the limit impedance (addSpatialTendonGeoms)."""
+        m, fa = self._model, self._fa
+        gray = (np.float32(0.5), np.float32(0.5), np.float32(0.5), np.float32(1.0))
+        constraint = np.asarray(m.vis.rgba.constraint, np.float64)[:3]
+        for i, rows in self._tendon_rows.items():
+            recolor = int(m.tendon_matid[i]) == -1 and \
+                tuple(np.asarray(m.tendon_rgba, np.float32).reshape(-1, 4)[i]) == gray
+            base = self._obj_f[rows[0], L.OF_RGBA:L.OF_RGBA + 3]
+            for slot, w in enumerate(worlds):
+                segs = T.segments(m, arrays, w, i)
+                g = fa["obj_g"][slot]
+                if segs:
+                    a = np.array([s[0] for s in segs])
+                    b = np.array([s[1] for s in segs])
+                    width = np.array([s[2] for s in segs])
+                    r = rows[:len(segs)]
+                    half = 0.5 * np.linalg.norm(b - a, axis=1)
+                    fa["obj_pos"][slot, r] = 0.5 * (a + b)
+                    fa["obj_mat"][slot, r] = T.quat2mat(T.quat_z2vec(b - a))
+                    g[r, L.G_SIZE:L.G_SIZE + 3] = np.stack([width, half, np.zeros_like(half)], axis=1)   # geom_size
+                    g[r, L.G_AABB:L.G_AABB + 3] = 0.0
+                    g[r, L.G_AABB + 3:L.G_AABB + 6] = np.stack([width, width, half + width], axis=1)
+                    g[r, L.G_RBOUND] = half + width
+                g[rows[len(segs):], L.G_RGBA + 3] = 0.0            # unused slots: not drawn
+                if recolor:
+                    imp = T.limit_impedance(m, arrays, w, i)
+                    g[rows, L.G_RGBA:L.G_RGBA + 3] = (1 - imp) * base + imp * constraint
 
     # -------------------------------------------------------------------------------------------- render
     def render(self, *, out=None):

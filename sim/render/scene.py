@@ -8,6 +8,7 @@ import numpy as np
 
 from . import layout as L
 from .camera import SceneOption
+from .tendon import spatial_tendons
 
 
 def _arr(m, name, shape_tail, dtype, n):
@@ -166,6 +167,38 @@ def _site_aabb(stype, size):
     return half, r
 
 
+def _material(m, matid, rgba_in, use_tex):
+    """(obj_i row, obj_f row) with setMaterial's colour, material and texture (mjv_addGeoms)."""
+    fi = np.zeros(L.NOF)
+    ii = np.zeros(L.NOI, dtype=np.int32)
+    rgba = np.asarray(rgba_in, np.float32).astype(np.float64)
+    emission, specular, shininess, reflectance = 0.0, 0.5, 0.5, 0.0
+    texid, texuniform, texrepeat = -1, 0, (0.0, 0.0)
+    if matid >= 0:
+        emission = float(np.asarray(m.mat_emission).reshape(-1)[matid])
+        specular = float(np.asarray(m.mat_specular).reshape(-1)[matid])
+        shininess = float(np.asarray(m.mat_shininess).reshape(-1)[matid])
+        reflectance = float(np.asarray(m.mat_reflectance).reshape(-1)[matid])
+        # the geom's own rgba wins unless it is the default grey
+        if tuple(np.asarray(rgba_in, np.float32)) == (np.float32(0.5), np.float32(0.5), np.float32(0.5),
+                                                      np.float32(1.0)):
+            rgba = np.asarray(m.mat_rgba, dtype=np.float32).reshape(-1, 4)[matid].astype(np.float64)
+        if use_tex:
+            texid = int(np.asarray(m.mat_texid).reshape(int(m.nmat), -1)[matid, 1])   # mjTEXROLE_RGB
+            texuniform = int(np.asarray(m.mat_texuniform).reshape(-1)[matid])
+            texrepeat = tuple(np.asarray(m.mat_texrepeat, dtype=np.float32).reshape(-1, 2)[matid])
+    ii[L.OI_TEXID] = texid
+    ii[L.OI_TEXTYPE] = -1 if texid < 0 else int(m.tex_type[texid])
+    fi[L.OF_RGBA:L.OF_RGBA + 4] = rgba
+    fi[L.OF_EMISSION] = emission
+    fi[L.OF_SPECULAR] = specular
+    fi[L.OF_SHININESS] = shininess
+    fi[L.OF_REFLECTANCE] = reflectance
+    fi[L.OF_TEXREPEAT:L.OF_TEXREPEAT + 2] = texrepeat
+    fi[L.OF_TEXUNIFORM] = texuniform
+    return ii, fi
+
+
 def build_objects(m, opt):
     """(obj_i (nobj, NOI) int32, obj_f (nobj, NOF) float64): the geoms and sites mjv_addGeoms puts in the scene
     for mjvOption `opt` (groups, static flag, zero alpha skipped), with setMaterial's colour and material."""
@@ -207,50 +240,40 @@ def build_objects(m, opt):
                 continue
             if not groups[max(0, min(L.NGROUP - 1, group[i]))]:
                 continue
-            fi = np.zeros(L.NOF)
-            ii = np.zeros(L.NOI, dtype=np.int32)
-            rgba = rgba_in[i].astype(np.float64)
-            emission, specular, shininess, reflectance = 0.0, 0.5, 0.5, 0.0
-            texid, texuniform, texrepeat = -1, 0, (0.0, 0.0)
-            mid = matid[i]
-            if mid >= 0:   # setMaterial
-                mat_rgba = np.asarray(m.mat_rgba, dtype=np.float32).reshape(-1, 4)[mid].astype(np.float64)
-                emission = float(np.asarray(m.mat_emission).reshape(-1)[mid])
-                specular = float(np.asarray(m.mat_specular).reshape(-1)[mid])
-                shininess = float(np.asarray(m.mat_shininess).reshape(-1)[mid])
-                reflectance = float(np.asarray(m.mat_reflectance).reshape(-1)[mid])
-                if tuple(rgba_in[i]) == (np.float32(0.5), np.float32(0.5), np.float32(0.5), np.float32(1.0)):
-                    rgba = mat_rgba
-                if use_tex:
-                    texid = int(np.asarray(m.mat_texid).reshape(int(m.nmat), -1)[mid, 1])   # mjTEXROLE_RGB
-                    texuniform = int(np.asarray(m.mat_texuniform).reshape(-1)[mid])
-                    texrepeat = tuple(np.asarray(m.mat_texrepeat, dtype=np.float32).reshape(-1, 2)[mid])
+            ii, fi = _material(m, matid[i], rgba_in[i], use_tex)
             if transparent and not static:
-                rgba[3] *= alpha_scale
-            if rgba[3] == 0:
+                fi[L.OF_RGBA + 3] *= alpha_scale
+            if fi[L.OF_RGBA + 3] == 0:
                 continue
             ii[L.OI_SRC] = i
             ii[L.OI_KIND] = kind
             ii[L.OI_OBJTYPE] = objtype
             ii[L.OI_TYPE] = typ[i]
             ii[L.OI_DATAID] = dataid[i]
-            ii[L.OI_TEXID] = texid
-            ii[L.OI_TEXTYPE] = -1 if texid < 0 else int(m.tex_type[texid])
             ii[L.OI_TEXCOORD] = int(typ[i] == L.GEOM_MESH and dataid[i] >= 0
                                     and int(np.asarray(m.mesh_texcoordadr).reshape(-1)[dataid[i]]) >= 0)
             ii[L.OI_BODY] = body[i]
             fi[L.OF_SIZE:L.OF_SIZE + 3] = size[i]
             fi[L.OF_AABB:L.OF_AABB + 6] = aabb[i]
             fi[L.OF_RBOUND] = rbound[i]
-            fi[L.OF_RGBA:L.OF_RGBA + 4] = rgba
-            fi[L.OF_EMISSION] = emission
-            fi[L.OF_SPECULAR] = specular
-            fi[L.OF_SHININESS] = shininess
-            fi[L.OF_REFLECTANCE] = reflectance
-            fi[L.OF_TEXREPEAT:L.OF_TEXREPEAT + 2] = texrepeat
-            fi[L.OF_TEXUNIFORM] = texuniform
             rows_i.append(ii)
             rows_f.append(fi)
+    # spatial tendons: slots for their segments (capsules placed every update), tendon objects (mjOBJ_TENDON)
+    tgroups = np.asarray(getattr(opt, "tendongroup", SceneOption().tendongroup)).reshape(-1)
+    for i, nseg in spatial_tendons(m, tgroups, bool(flags[SceneOption.VIS_TENDON])):
+        ii, fi = _material(m, int(m.tendon_matid[i]), np.asarray(m.tendon_rgba, np.float32).reshape(-1, 4)[i],
+                           use_tex)
+        if transparent:
+            fi[L.OF_RGBA + 3] *= alpha_scale
+        ii[L.OI_SRC] = i
+        ii[L.OI_KIND] = L.KIND_TENDON
+        ii[L.OI_OBJTYPE] = L.OBJ_TENDON
+        ii[L.OI_TYPE] = L.GEOM_CAPSULE
+        ii[L.OI_DATAID] = -1
+        ii[L.OI_BODY] = -1
+        for slot in range(nseg):
+            rows_i.append(ii.copy())
+            rows_f.append(fi.copy())
     if not rows_i:
         return np.zeros((0, L.NOI), np.int32), np.zeros((0, L.NOF))
     return np.ascontiguousarray(np.array(rows_i, dtype=np.int32)), np.ascontiguousarray(np.array(rows_f))
