@@ -611,3 +611,90 @@ def test_tendon_depth_and_segmentation():
     assert hits > 30
     assert agree / len(unit) >= 0.995, f"agreement {agree / len(unit):.4f}"
     assert worst <= 1e-5
+
+
+# ------------------------------------------------------------------------------------------------ skins
+
+SKIN = os.path.join(MODELS, "render_skin.xml")
+
+
+def _skin_pair(bend):
+    """Our model of render_skin.xml without its skin (numjoco's compiler does not parse <skin> yet) plus
+    MuJoCo's compiled skin fields, and MuJoCo's model; both at hinge angle `bend`."""
+    import re
+    with open(SKIN) as f:
+        xml = f.read()
+    m = sim.load_model(re.sub(r"\n\s*<deformable>.*?</deformable>", "", xml, flags=re.S))
+    mm = mujoco.MjModel.from_xml_path(SKIN)
+    m.nskin = int(mm.nskin)
+    for name in dir(mm):
+        if name.startswith("skin_"):
+            setattr(m, name, np.array(getattr(mm, name)))
+    md = mujoco.MjData(mm)
+    md.qpos[0] = bend
+    mujoco.mj_forward(mm, md)
+    d = sim.Data(m)
+    d.qpos = md.qpos.copy()
+    sim.forward(m, d)
+    return m, d, mm, md
+
+
+@pytest.mark.parametrize("bend", [0.0, 0.7, -1.2])
+def test_skin_vertices_match_mjv_update_active_skin(bend):
+    """Linear blend skinning, vertex normals and inflation as mjv_updateActiveSkin (MuJoCo keeps float32)."""
+    m, d, mm, md = _skin_pair(bend)
+    scn = _mj_scene(mm, md, _mj_camera(mm, -1))
+    r = sim.Renderer(m, 8, 8)
+    r.update_scene(d)
+    r.render()
+    np.testing.assert_allclose(r._fa["skinvert"][0], np.asarray(scn.skinvert).reshape(-1, 3), rtol=0, atol=2e-6)
+    np.testing.assert_allclose(r._fa["skinnorm"][0], np.asarray(scn.skinnormal).reshape(-1, 3), rtol=0,
+                               atol=2e-6)
+
+
+def test_skin_depth_and_segmentation():
+    """Skin pixels against MuJoCo's skin vertices (mjv_updateScene) intersected by each pixel ray (Moller-
+    Trumbore in numpy) together with mj_ray for the geoms: object ids and types (mjOBJ_SKIN) and depths."""
+    m, d, mm, md = _skin_pair(0.7)
+    scn = _mj_scene(mm, md, _mj_camera(mm, -1))
+    vert = np.asarray(scn.skinvert, np.float64).reshape(-1, 3)
+    face = np.asarray(mm.skin_face).reshape(-1, 3)
+    cam = Camera.default_free(m)
+    cam.lookat[:] = (0.0, 0.0, 0.6)
+    cam.distance, cam.elevation, cam.azimuth = 2.0, -20.0, 60.0
+    r = sim.Renderer(m, 48, 64)
+    r.update_scene(d, camera=cam, scene_option=_no_sites())
+    r.enable_segmentation_rendering()
+    seg = r.render().reshape(-1, 2)
+    r.enable_depth_rendering()
+    depth = r.render().reshape(-1).astype(np.float64)
+    c = r.camera()
+    _, dirs = r.pixel_rays()
+    unit = dirs.reshape(-1, 3) / np.linalg.norm(dirs.reshape(-1, 3), axis=1, keepdims=True)
+    v0, v1, v2 = vert[face[:, 0]], vert[face[:, 1]], vert[face[:, 2]]
+    e1, e2 = v1 - v0, v2 - v0
+    agree, nskin, worst = 0, 0, 0.0
+    for i, u in enumerate(unit):
+        dist, gid = _mj_ray(mm, md, c.pos, u)
+        best = (dist if gid >= 0 else np.inf, gid, mujoco.mjtObj.mjOBJ_GEOM)
+        p = np.cross(u, e2)
+        det = np.einsum("ij,ij->i", e1, p)
+        s = c.pos - v0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a = np.einsum("ij,ij->i", s, p) / det
+            q = np.cross(s, e1)
+            b = (q @ u) / det
+            t = np.einsum("ij,ij->i", e2, q) / det
+        ok = (det > 0) & (a >= 0) & (b >= 0) & (a + b <= 1) & (t > 0)      # front faces, as OpenGL culls
+        if ok.any() and t[ok].min() < best[0]:
+            best = (t[ok].min(), 0, mujoco.mjtObj.mjOBJ_SKIN)
+        want = (best[1], best[2]) if best[1] >= 0 else (-1, -1)
+        if tuple(seg[i]) == want:
+            agree += 1
+            if want[1] == mujoco.mjtObj.mjOBJ_SKIN:
+                nskin += 1
+                theirs = best[0] * (u @ c.forward)
+                worst = max(worst, abs(depth[i] - theirs) / theirs)
+    assert nskin > 100
+    assert agree / len(unit) >= ID_AGREEMENT, f"agreement {agree / len(unit):.4f}"
+    assert worst <= 1e-5          # MuJoCo's skin vertices are float32

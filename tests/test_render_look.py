@@ -88,10 +88,31 @@ def _scene(name):
         with sim.Renderer(m, 64, 64) as r:
             r.update_scene(d, camera="track")
             return np.concatenate(list(r.render()), axis=1)
+    if name == "skin_tendons":
+        from test_render import _skin_pair
+        m, d, _, _ = _skin_pair(0.7)
+        cam = sim.render.Camera.default_free(m)
+        cam.lookat[:] = (0.0, 0.0, 0.5)
+        cam.distance, cam.elevation, cam.azimuth = 2.0, -20.0, 60.0
+        with sim.Renderer(m, 72, 96) as r:
+            r.update_scene(d, camera=cam)
+            a = r.render()
+        m = sim.load_model(_model("render_tendons.xml"))
+        d = sim.Data(m)
+        q = np.array(m.qpos0, dtype=np.float64)
+        q[0] = 0.3
+        d.qpos = q
+        sim.forward(m, d)
+        cam = sim.render.Camera.default_free(m)
+        cam.elevation, cam.distance = -10.0, 3.0
+        cam.lookat[2] = 1.0
+        with sim.Renderer(m, 72, 96) as r:
+            r.update_scene(d, camera=cam)
+            return np.concatenate([a, r.render()], axis=1)
     raise KeyError(name)
 
 
-SCENES = ["hopper", "humanoid", "scene", "infinite", "cheetah_batch"]
+SCENES = ["hopper", "humanoid", "scene", "infinite", "cheetah_batch", "skin_tendons"]
 
 
 # ------------------------------------------------------------------------------------------------ PNG

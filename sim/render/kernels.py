@@ -8,6 +8,7 @@ from numba import prange
 from sim.jit import njit
 
 from .camlight import camera_view, make_lights
+from .skin import update_skins
 from .layout import (GEOM_PLANE, GEOM_BOX, OI_TYPE, OI_SRC, OI_OBJTYPE, G_SIZE, G_RGBA, G_RBOUND,
                      OF_REFLECTANCE, FL_TRANSPARENT, FL_REFLECTIVE, FL_HIDDEN, M_ACTIVE, M_OBJ, M_POS, M_NORMAL, M_SCRATCH,
                      M_NTRANS, M_HAZE, M_HAZEMAT, M_HAZEELEV, MODE_RGB, MODE_DEPTH, O_HAZE, V_SKYTEX, V_HAZE,
@@ -31,6 +32,8 @@ def setup_world(rm, fr, w):
     for vi in range(1, nview):
         fr.views[w, vi, VW_ACTIVE] = 0.0
     fr.nlight[w] = make_lights(rm, fr, w, head, fwd)
+    if rm.skin_i.shape[0] > 0:
+        update_skins(rm, fr, w)
     # transparency (alpha < 0.995, or a plane seen from behind) and the one reflecting geom (mjr_render)
     flag = fr.flag[w]
     ntrans = 0

@@ -52,7 +52,7 @@ def _static(m):
         tex_i, texel = S.build_textures(m)
         meshes = S.build_meshes(m)
         hfields = S.build_hfields(m)
-        ent = (tex_i, texel, meshes, hfields)
+        ent = (tex_i, texel, meshes, hfields, S.build_skins(m))
         _STATIC[m] = ent
     return ent
 
@@ -70,9 +70,6 @@ class Renderer:
                  skybox=True, antialias=False):
         if getattr(model, "vis", None) is None:
             raise ValueError("the model has no <visual> settings (Model.vis); compile it with sim.load_model")
-        if int(getattr(model, "nskin", 0) or 0) > 0:
-            raise NotImplementedError("the numjoco renderer does not draw skins yet (the model has "
-                                      f"{int(model.nskin)}); geoms and sites are drawn")
         missing = _not_drawn(model)
         if missing:
             import warnings
@@ -217,13 +214,13 @@ class Renderer:
         if self._vis[L.V_ZNEAR] <= 0:
             raise ValueError("vis.map.znear * stat.extent must be positive (mjvScene frustum_near too small)")
         if self._rm is None:
-            tex_i, texel, meshes, hfields = self._static
+            tex_i, texel, meshes, hfields, skins = self._static
             mesh_i, mesh_vert, mesh_face, mesh_normal, mesh_tc, bvh_aabb, bvh_child, bvh_nodeid = meshes
             hi, hsize, hdata = hfields
             self._rm = new_render_model(nobj, self._obj_i, self._obj_f, tex_i, texel, mesh_i, mesh_vert,
                                         mesh_face, mesh_normal, mesh_tc, bvh_aabb, bvh_child, bvh_nodeid, hi,
                                         hsize, hdata, self._cam_i, self._cam_f, self._light_i, self._light_f,
-                                        self._vis)
+                                        self._vis, *skins)
         self._scene.ngeom = nobj
 
     def _alloc_frame(self, nw):
@@ -240,6 +237,7 @@ class Renderer:
         if key == self._frame_key:
             return
         ncell = max(ntx * nty, grid * grid)
+        nskv = max(1, len(self._static[4][2]))
         cap = max(2 * ncell, 16 * nobj, 64)      # cell-list entries per view (more: every cell searches all)
         nb = int(self._model.nbody)
         rows = -(-nty // nband) * T
@@ -259,7 +257,8 @@ class Renderer:
             flag=np.zeros((nw, max(nobj, 1)), np.int32), rank=np.zeros((nw, max(nobj, 1)), np.int32),
             mirror=np.zeros((nw, L.NM)), idbuf=np.zeros(aa, np.int32), zbuf=np.zeros(aa, np.float32), job=job,
             jscr_i=np.zeros((len(job), L.NJI), np.int32), jscr_f=np.zeros((len(job), L.MAXTRANS)),
-            skycache=np.full((nw, H, W, 3), -1, np.float32), skykey=np.zeros((nw, L.NSKYKEY)))
+            skycache=np.full((nw, H, W, 3), -1, np.float32), skykey=np.zeros((nw, L.NSKYKEY)),
+            skinvert=np.zeros((nw, nskv, 3)), skinnorm=np.zeros((nw, nskv, 3)))
         fa = self._fa
         opt[L.O_W], opt[L.O_H], opt[L.O_TILE], opt[L.O_NTX], opt[L.O_NTY] = W, H, T, ntx, nty
         opt[L.O_NWORLD], opt[L.O_NJOB], opt[L.O_NVIEW] = nw, len(job), nview
@@ -294,7 +293,7 @@ class Renderer:
         kind = self._obj_i[:, L.OI_KIND]
         src = self._obj_i[:, L.OI_SRC]
         g = kind == L.KIND_GEOM
-        s = ~g
+        s = kind == L.KIND_SITE
         if g.any():
             fa["obj_pos"][:, g] = arrays["geom_xpos"][worlds][:, src[g]]
             fa["obj_mat"][:, g] = arrays["geom_xmat"][worlds][:, src[g]]
@@ -307,6 +306,10 @@ class Renderer:
         og[:, :, L.G_AABB:L.G_AABB + 6] = of[:, L.OF_AABB:L.OF_AABB + 6]
         og[:, :, L.G_RBOUND] = of[:, L.OF_RBOUND]
         og[:, :, L.G_RGBA:L.G_RGBA + 4] = of[:, L.OF_RGBA:L.OF_RGBA + 4]
+        sk = kind == L.KIND_SKIN
+        if sk.any():                   # skin triangles are given in world coordinates
+            fa["obj_pos"][:, sk] = 0.0
+            fa["obj_mat"][:, sk] = np.eye(3).reshape(-1)
         if self._tendon_rows:
             self._place_tendons(arrays, range(nw) if sel is None else [sel])
         for name in ("xpos", "xquat", "xmat", "subtree_com"):
@@ -443,7 +446,7 @@ class Renderer:
 _FRAME_ORDER = tuple((n, 0) for n in (
     "opt", "camprm", "obj_pos", "obj_mat", "obj_g", "xpos", "xquat", "xmat", "subtree_com", "views", "lights",
     "nlight", "tcnt", "tstart", "tobj", "objcell", "gobj", "gcnt", "flag", "rank", "mirror", "idbuf", "zbuf", "job",
-    "jscr_i", "jscr_f", "skycache", "skykey"))
+    "jscr_i", "jscr_f", "skycache", "skykey", "skinvert", "skinnorm"))
 _DUMMY_RGB = np.zeros((1, 1, 1, 3), np.uint8)
 _DUMMY_DEPTH = np.zeros((1, 1, 1), np.float32)
 _DUMMY_SEG = np.zeros((1, 1, 1, 2), np.int32)

@@ -145,6 +145,37 @@ def build_hfields(m):
             np.ascontiguousarray(np.asarray(m.hfield_data, dtype=np.float64).reshape(-1)))
 
 
+def build_skins(m):
+    """(skin_i, skin_inflate, skin_vert, skin_face, skin_texcoord, bone_i, bone_f, bonevert_id, bonevert_w) of
+    the model's skins (one-row placeholders when it has none)."""
+    nskin = int(getattr(m, "nskin", 0) or 0)
+    if nskin == 0:
+        return (np.zeros((0, L.NSI), np.int32), np.zeros(0), np.zeros((1, 3)), np.zeros((1, 3), np.int32),
+                np.zeros((1, 2)), np.zeros((1, 3), np.int32), np.zeros((1, 7)), np.zeros(1, np.int32), np.zeros(1))
+    si = np.zeros((nskin, L.NSI), np.int32)
+    for col, name in ((L.SI_VERTADR, "vertadr"), (L.SI_VERTNUM, "vertnum"), (L.SI_FACEADR, "faceadr"),
+                      (L.SI_FACENUM, "facenum"), (L.SI_BONEADR, "boneadr"), (L.SI_BONENUM, "bonenum"),
+                      (L.SI_TEXCOORDADR, "texcoordadr")):
+        si[:, col] = np.asarray(getattr(m, "skin_" + name)).reshape(-1)
+    nbone = len(np.asarray(m.skin_bonebodyid).reshape(-1))
+    bi = np.zeros((max(nbone, 1), 3), np.int32)
+    bi[:nbone, L.BI_BODY] = np.asarray(m.skin_bonebodyid).reshape(-1)
+    bi[:nbone, L.BI_VERTADR] = np.asarray(m.skin_bonevertadr).reshape(-1)
+    bi[:nbone, L.BI_VERTNUM] = np.asarray(m.skin_bonevertnum).reshape(-1)
+    bf = np.zeros((max(nbone, 1), 7))
+    bf[:nbone, L.BF_BINDPOS:L.BF_BINDPOS + 3] = np.asarray(m.skin_bonebindpos, np.float32).reshape(-1, 3)
+    bf[:nbone, L.BF_BINDQUAT:L.BF_BINDQUAT + 4] = np.asarray(m.skin_bonebindquat, np.float32).reshape(-1, 4)
+    tc = np.asarray(getattr(m, "skin_texcoord", np.zeros((0, 2))), np.float32).reshape(-1, 2).astype(np.float64)
+
+    def c(x, dt, shape):
+        a = np.ascontiguousarray(np.asarray(x, dt).reshape(shape))
+        return a if a.size else np.zeros((1,) + shape[1:], dt)
+    return (si, np.asarray(m.skin_inflate, np.float32).astype(np.float64).reshape(-1),
+            c(np.asarray(m.skin_vert, np.float32), np.float64, (-1, 3)), c(m.skin_face, np.int32, (-1, 3)),
+            c(tc, np.float64, (-1, 2)), bi, bf, c(m.skin_bonevertid, np.int32, (-1,)),
+            c(np.asarray(m.skin_bonevertweight, np.float32), np.float64, (-1,)))
+
+
 # ------------------------------------------------------------------------------------------------ objects
 
 def _site_aabb(stype, size):
@@ -258,6 +289,30 @@ def build_objects(m, opt):
             fi[L.OF_RBOUND] = rbound[i]
             rows_i.append(ii)
             rows_f.append(fi)
+    # skins: one object per face (a triangle in world coordinates, placed every frame)
+    if bool(flags[SceneOption.VIS_SKIN]):
+        sgroups = np.asarray(getattr(opt, "skingroup", SceneOption().skingroup)).reshape(-1)
+        for i in range(int(getattr(m, "nskin", 0) or 0)):
+            if not sgroups[max(0, min(L.NGROUP - 1, int(m.skin_group[i])))]:
+                continue
+            ii, fi = _material(m, int(m.skin_matid[i]), np.asarray(m.skin_rgba, np.float32).reshape(-1, 4)[i],
+                               use_tex)
+            if transparent:
+                fi[L.OF_RGBA + 3] *= alpha_scale
+            if fi[L.OF_RGBA + 3] == 0:
+                continue
+            ii[L.OI_SRC] = i
+            ii[L.OI_KIND] = L.KIND_SKIN
+            ii[L.OI_OBJTYPE] = L.OBJ_SKIN
+            ii[L.OI_TYPE] = L.GEOM_SKIN
+            ii[L.OI_TEXCOORD] = int(int(m.skin_texcoordadr[i]) >= 0)
+            ii[L.OI_BODY] = -1
+            fi[L.OF_SIZE:L.OF_SIZE + 3] = L.SKIN_SIZE
+            adr = int(m.skin_faceadr[i])
+            for f in range(adr, adr + int(m.skin_facenum[i])):
+                ii[L.OI_DATAID] = f
+                rows_i.append(ii.copy())
+                rows_f.append(fi.copy())
     # spatial tendons: slots for their segments (capsules placed every update), tendon objects (mjOBJ_TENDON)
     tgroups = np.asarray(getattr(opt, "tendongroup", SceneOption().tendongroup)).reshape(-1)
     for i, nseg in spatial_tendons(m, tgroups, bool(flags[SceneOption.VIS_TENDON])):

@@ -17,12 +17,14 @@ from sim.jit import njit
 
 from .geometry import (to_local, mesh_tri, hfield_triangle, HF_XNEG, HF_XPOS, HF_YNEG, HF_YPOS, HF_BOTTOM)
 from .layout import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER,
-                     GEOM_BOX, GEOM_MESH, PI, OI_TYPE, OI_DATAID, OI_TEXID, OI_TEXCOORD, OI_TEXTYPE,
+                     GEOM_BOX, GEOM_MESH, GEOM_SKIN, SI_TEXCOORDADR, SI_VERTADR, PI, OI_TYPE, OI_SRC, OI_DATAID,
+                     OI_TEXID, OI_TEXCOORD, OI_TEXTYPE,
                      G_SIZE, G_RGBA, OF_EMISSION, OF_SPECULAR, OF_SHININESS, OF_REFLECTANCE, OF_TEXREPEAT,
                      OF_TEXUNIFORM, TEXTURE_2D, TI_W, MI_NORMALADR, MI_TEXCOORDADR, MI_FACEADR, LIGHT_DIRECTIONAL,
                      L_TYPE, L_SHADOWVIEW, L_POS, L_DIR, L_AMBIENT, L_DIFFUSE, L_SPECULAR, L_ATTEN, L_COSCUT,
                      L_EXPONENT, L_SUPPORTED, VW_EYE, VW_ORTHO, VW_FWD, VW_NEAR, VW_RIGHT, VW_UP, VW_SX, VW_SY,
                      V_SKYTEX, V_EXTENT, FL_REFLECTIVE, M_ACTIVE, M_NORMAL, VIEW_MIRROR)
+from .skin import skin_tri, skin_face_vertices
 from .texture import sample_2d, sample_2d_grad, sample_cube, sample_cube_base
 from .trace import view_ray, project, cell_of, nearest, occluded
 
@@ -286,11 +288,16 @@ def texture(rm, fr, w, k, part, lp, P, N, vi, px, py):
     oy, dy = view_ray(v, px, py + 1.0)
     Px = _plane_hit(ox, dx, P, N)
     Py = _plane_hit(oy, dy, P, N)
-    lpx = _mtv(mat, Px[0] - pos[0], Px[1] - pos[1], Px[2] - pos[2])
-    lpy = _mtv(mat, Py[0] - pos[0], Py[1] - pos[1], Py[2] - pos[2])
-    c = tex_coord(rm, k, s, part, lp)
-    cx = tex_coord(rm, k, s, part, lpx)
-    cy = tex_coord(rm, k, s, part, lpy)
+    if rm.obj_i[k, OI_TYPE] == GEOM_SKIN:
+        c = _skin_coord(rm, fr, w, k, s, P)
+        cx = _skin_coord(rm, fr, w, k, s, Px)
+        cy = _skin_coord(rm, fr, w, k, s, Py)
+    else:
+        lpx = _mtv(mat, Px[0] - pos[0], Px[1] - pos[1], Px[2] - pos[2])
+        lpy = _mtv(mat, Py[0] - pos[0], Py[1] - pos[1], Py[2] - pos[2])
+        c = tex_coord(rm, k, s, part, lp)
+        cx = tex_coord(rm, k, s, part, lpx)
+        cy = tex_coord(rm, k, s, part, lpy)
     if rm.obj_i[k, OI_TEXTYPE] == TEXTURE_2D:
         return sample_2d(rm, tid, c, cx, cy, _periodic_u(rm, k, part))
     return sample_cube(rm, tid, c, cx, cy)
@@ -407,9 +414,53 @@ def surface(rm, fr, w, k, part, o, d, t):
     pos = fr.obj_pos[w, k]
     mat = fr.obj_mat[w, k]
     lp = _mtv(mat, P[0] - pos[0], P[1] - pos[1], P[2] - pos[2])
+    if rm.obj_i[k, OI_TYPE] == GEOM_SKIN:
+        return P, _skin_normal(rm, fr, w, k, P), lp
     nl = local_normal(rm, k, obj_size(fr, w, k), part, lp)
     n = _mv(mat, nl[0], nl[1], nl[2])
     return P, _unit(n[0], n[1], n[2]), lp
+
+
+@njit(cache=True, fastmath=True)
+def _skin_normal(rm, fr, w, k, P):
+    """Smooth normal of skin triangle k at P (its vertex normals, barycentric weights)."""
+    v0, v1, v2 = skin_tri(rm, fr, w, k)
+    b1, b2 = _bary(v0, v1, v2, P)
+    b0 = 1 - b1 - b2
+    a, b, c = skin_face_vertices(rm, k)
+    N = fr.skinnorm[w]
+    return _unit(b0 * N[a, 0] + b1 * N[b, 0] + b2 * N[c, 0], b0 * N[a, 1] + b1 * N[b, 1] + b2 * N[c, 1],
+                 b0 * N[a, 2] + b1 * N[b, 2] + b2 * N[c, 2])
+
+
+@njit(cache=True, fastmath=True)
+def _skin_coord(rm, fr, w, k, s, P):
+    """Texture coordinates of world point P on skin triangle k: the skin's UVs (texture matrix applied) when it
+    has them, else object-linear coordinates of the world position (a skin is drawn untransformed)."""
+    r0 = rm.obj_f[k, OF_TEXREPEAT]
+    r1 = rm.obj_f[k, OF_TEXREPEAT + 1]
+    uniform = rm.obj_f[k, OF_TEXUNIFORM] != 0
+    if rm.obj_i[k, OI_TEXTYPE] != TEXTURE_2D:
+        if uniform:
+            return P[0] * s[0], P[1] * s[1], P[2] * s[2]
+        return P[0], P[1], P[2]
+    ta = rm.skin_i[rm.obj_i[k, OI_SRC], SI_TEXCOORDADR]
+    if ta >= 0:
+        v0, v1, v2 = skin_tri(rm, fr, w, k)
+        b1, b2 = _bary(v0, v1, v2, P)
+        b0 = 1 - b1 - b2
+        a, b, c = skin_face_vertices(rm, k)
+        vadr = rm.skin_i[rm.obj_i[k, OI_SRC], SI_VERTADR]
+        T = rm.skin_texcoord
+        ia, ib, ic = ta + a - vadr, ta + b - vadr, ta + c - vadr
+        sc0, sc1 = _tex_scale(rm, k, s)
+        return ((b0 * T[ia, 0] + b1 * T[ib, 0] + b2 * T[ic, 0]) * sc0,
+                (b0 * T[ia, 1] + b1 * T[ib, 1] + b2 * T[ic, 1]) * sc1, 0.0)
+    sc0, sc1 = r0, r1
+    if uniform:
+        sc0 *= s[0]
+        sc1 *= s[1]
+    return 0.5 * sc0 * P[0] - 0.5, -0.5 * sc1 * P[1] - 0.5, 0.0
 
 
 @njit(cache=True, fastmath=True)
@@ -494,9 +545,9 @@ def shade_opaque(rm, fr, w, k, part, o, d, t, px, py, cell, stack):
 @njit(cache=True, fastmath=True)
 def _convex(rm, k):
     """Primitive shapes are convex (a point facing away from a light is in the object's own shadow, and the
-    object cannot shadow a point facing the light); meshes and height fields are not assumed to be."""
+    object cannot shadow a point facing the light); meshes, height fields and skins are not assumed to be."""
     typ = rm.obj_i[k, OI_TYPE]
-    return typ != GEOM_MESH and typ != GEOM_HFIELD
+    return typ != GEOM_MESH and typ != GEOM_HFIELD and typ != GEOM_SKIN
 
 
 @njit(cache=True, fastmath=True)

@@ -24,6 +24,9 @@ RENDER_MODEL_FIELDS = (
     ('cam_i', _i32(2)), ('cam_f', _f64(2)),
     ('light_i', _i32(2)), ('light_f', _f64(2)),
     ('vis', _f64(1)),
+    ('skin_i', _i32(2)), ('skin_inflate', _f64(1)), ('skin_vert', _f64(2)), ('skin_face', _i32(2)),
+    ('skin_texcoord', _f64(2)), ('bone_i', _i32(2)), ('bone_f', _f64(2)), ('bonevert_id', _i32(1)),
+    ('bonevert_w', _f64(1)),
 )
 
 FRAME_FIELDS = (
@@ -36,6 +39,7 @@ FRAME_FIELDS = (
     ('flag', _i32(2)), ('rank', _i32(2)), ('mirror', _f64(2)),
     ('idbuf', _i32(3)), ('zbuf', _f32(3)),
     ('job', _i64(2)), ('jscr_i', _i32(2)), ('jscr_f', _f64(2)), ('skycache', _f32(4)), ('skykey', _f64(2)),
+    ('skinvert', _f64(3)), ('skinnorm', _f64(3)),
 )
 
 
@@ -69,7 +73,8 @@ FRAME_TYPE = FrameType(FRAME_FIELDS)
 @njit(cache=True, refcount=True)
 def new_render_model(nobj, obj_i, obj_f, tex_i, texel, mesh_i, mesh_vert, mesh_face, mesh_normal, mesh_texcoord,
                      bvh_aabb, bvh_child, bvh_nodeid, hfield_i, hfield_size, hfield_data, cam_i, cam_f, light_i,
-                     light_f, vis):
+                     light_f, vis, skin_i, skin_inflate, skin_vert, skin_face, skin_texcoord, bone_i, bone_f,
+                     bonevert_id, bonevert_w):
     st = structref.new(RENDER_MODEL_TYPE)
     st.nobj = nobj
     st.obj_i = obj_i
@@ -92,12 +97,21 @@ def new_render_model(nobj, obj_i, obj_f, tex_i, texel, mesh_i, mesh_vert, mesh_f
     st.light_i = light_i
     st.light_f = light_f
     st.vis = vis
+    st.skin_i = skin_i
+    st.skin_inflate = skin_inflate
+    st.skin_vert = skin_vert
+    st.skin_face = skin_face
+    st.skin_texcoord = skin_texcoord
+    st.bone_i = bone_i
+    st.bone_f = bone_f
+    st.bonevert_id = bonevert_id
+    st.bonevert_w = bonevert_w
     return st
 
 
 @njit(cache=True, refcount=True)
 def new_frame(opt, camprm, obj_pos, obj_mat, obj_g, xpos, xquat, xmat, subtree_com, views, lights, nlight, tcnt, tstart, tobj,
-              objcell, gobj, gcnt, flag, rank, mirror, idbuf, zbuf, job, jscr_i, jscr_f, skycache, skykey):
+              objcell, gobj, gcnt, flag, rank, mirror, idbuf, zbuf, job, jscr_i, jscr_f, skycache, skykey, skinvert, skinnorm):
     st = structref.new(FRAME_TYPE)
     st.opt = opt
     st.camprm = camprm
@@ -127,4 +141,6 @@ def new_frame(opt, camprm, obj_pos, obj_mat, obj_g, xpos, xquat, xmat, subtree_c
     st.jscr_f = jscr_f
     st.skycache = skycache
     st.skykey = skykey
+    st.skinvert = skinvert
+    st.skinnorm = skinnorm
     return st

@@ -13,7 +13,8 @@ import math
 from sim.jit import njit
 
 from .geometry import to_local, hit_local
-from .layout import (GEOM_PLANE, OI_TYPE, G_SIZE, G_AABB, G_RBOUND, G_RGBA, FL_TRANSPARENT, FL_HIDDEN,
+from .skin import hit_skin
+from .layout import (GEOM_PLANE, GEOM_SKIN, OI_TYPE, G_SIZE, G_AABB, G_RBOUND, G_RGBA, FL_TRANSPARENT, FL_HIDDEN,
                      VW_EYE, VW_RIGHT, VW_UP, VW_FWD, VW_X0, VW_Y0, VW_SX, VW_SY, VW_ORTHO, VW_NEAR, VW_FAR,
                      VW_CELL, VW_NCX, VW_NCY, VW_NPX, VW_NPY)
 
@@ -170,6 +171,8 @@ def cell_range(fr, w, vi, cell):
 
 @njit(cache=True, fastmath=True, inline="always")
 def _test(rm, fr, w, k, o, d, tmin, tmax, cull, stack):
+    if rm.obj_i[k, OI_TYPE] == GEOM_SKIN:
+        return hit_skin(rm, fr, w, k, o, d, tmin, tmax, cull)
     lp, lv = to_local(fr.obj_pos[w, k], fr.obj_mat[w, k], o, d)
     g = fr.obj_g[w, k]
     return hit_local(rm, k, (g[G_SIZE], g[G_SIZE + 1], g[G_SIZE + 2]), lp, lv, tmin, tmax, cull, stack)
