@@ -517,13 +517,9 @@ def test_visual_compiled_with_mujoco_values():
 
 
 def test_what_is_not_drawn_is_said():
-    """Rangefinder rays (lines MuJoCo draws by default) give a warning; skins an error (not drawn yet)."""
+    """Rangefinder rays (lines MuJoCo draws by default) are not drawn: a warning says so."""
     m = sim.load_model(os.path.join(MODELS, "sensors_many.xml"))
     with pytest.warns(UserWarning, match="rangefinder"):
-        sim.Renderer(m, 8, 8)
-    m = sim.load_model(_path("hopper.xml"))
-    m.nskin = 1                   # what a model with a <skin> will carry
-    with pytest.raises(NotImplementedError, match="skins"):
         sim.Renderer(m, 8, 8)
 
 
