@@ -507,6 +507,27 @@ def test_unsupported_flags_raise():
         r.render()
 
 
+def test_depth_buffer_inverts_mujoco_renderer_conversion():
+    """depth_buffer gives the reverse-Z buffer values (Gymnasium's depth_array) that mujoco.Renderer's
+    conversion maps back to the metric depth."""
+    from sim.render import depth_buffer
+    m, d, mm, md = _pair(_path("hopper.xml"))
+    r = sim.Renderer(m, 24, 24)
+    r.update_scene(d, camera="track")
+    r.enable_depth_rendering()
+    depth = r.render()
+    buf = depth_buffer(depth, m)
+    assert buf.dtype == np.float32 and buf.min() >= 0 and buf.max() <= 1
+    # mujoco.Renderer's conversion (rendering/classic/renderer.py), applied to our buffer
+    far = np.float32(mm.vis.map.zfar * mm.stat.extent)
+    near = np.float32(mm.vis.map.znear * mm.stat.extent)
+    c = np.float32(-0.5) * (-(far + near) / (far - near)) - np.float32(0.5)
+    dc = np.float32(-0.5) * (-(np.float32(2) * far * near) / (far - near))
+    back = (dc / (buf.astype(np.float64) + c)).astype(np.float32)
+    np.testing.assert_allclose(back, depth, rtol=2e-5)
+    assert np.all(buf[depth == far] == 0)
+
+
 def test_visual_compiled_with_mujoco_values():
     """Model.vis holds mjVisual (the renderer reads znear / zfar / headlight / fovy / haze from it)."""
     import oracle

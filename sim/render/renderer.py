@@ -26,6 +26,27 @@ _MATERIAL_FIELDS = ("geom_rgba", "geom_matid", "geom_group", "geom_size", "geom_
                     "mat_shininess", "mat_reflectance", "mat_texid", "mat_texrepeat", "mat_texuniform")
 
 
+def depth_buffer(depth, model, orthographic=False):
+    """The OpenGL depth-buffer values (reverse Z: 1 at znear, 0 at zfar, float32) that give `depth` (metres
+    along the camera axis, what Renderer returns with depth rendering on) under mujoco.Renderer's conversion:
+    what Gymnasium's MujocoRenderer returns for render_mode="depth_array"."""
+    extent = float(model.stat.extent)
+    far = np.float32(model.vis.map.zfar * extent)
+    near = np.float32(model.vis.map.znear * extent)
+    depth = np.asarray(depth, dtype=np.float64)
+    if orthographic:
+        z = (far - depth) / (far - near)
+        return np.clip(z, 0.0, 1.0).astype(np.float32)
+    else:
+        c = -(far + near) / (far - near)
+        dc = -(np.float32(2) * far * near) / (far - near)
+        c = np.float32(-0.5) * c - np.float32(0.5)
+        dc = np.float32(-0.5) * dc
+        z = dc / depth - c
+    # nothing drawn: the cleared buffer (0); elsewhere within [0, 1] like any depth buffer
+    return np.where(depth >= far, 0.0, np.clip(z, 0.0, 1.0)).astype(np.float32)
+
+
 class RenderScene:
     """What mujoco.Renderer.scene offers that applies here: `flags` (uint8, indexed by mjtRndFlag: shadow,
     reflection, skybox, haze, ...) and `ngeom` (objects in the scene after the last update_scene)."""
