@@ -108,6 +108,17 @@ def _mj_ray(mm, md, o, u):
     return dist, gid[0]
 
 
+def _background(mm, c):
+    """The depth mujoco.Renderer reports where nothing is drawn: its conversion of a cleared buffer (0)."""
+    if c.orthographic:
+        return np.float32(mm.vis.map.zfar * mm.stat.extent)
+    far = np.float32(mm.vis.map.zfar * mm.stat.extent)
+    near = np.float32(mm.vis.map.znear * mm.stat.extent)
+    cc = np.float32(-0.5) * (-(far + near) / (far - near)) - np.float32(0.5)
+    dc = np.float32(-0.5) * (-(np.float32(2) * far * near) / (far - near))
+    return np.float32(np.float64(dc) / np.float64(cc))
+
+
 def compare_rays(m, d, mm, md, camera, height=48, width=64, world=None):
     """(fraction of pixels whose geom agrees with mj_multiRay cast through our pixel centres, max relative
     depth error where they agree, number of such pixels that hit a geom)."""
@@ -168,7 +179,7 @@ def compare_rays(m, d, mm, md, camera, height=48, width=64, world=None):
     rel = np.abs(ours_depth[hit] - theirs[hit]) / theirs[hit] if hit.any() else np.zeros(1)
     # float32 output: allow its rounding on top of the tolerance
     rel = np.maximum(rel - 2 ** -24, 0)
-    assert np.all(ours_depth[~(ours_id >= 0)] == np.float32(c.frustum_far))
+    assert np.all(ours_depth[~(ours_id >= 0)] == _background(mm, c))
     return agree.mean(), rel.max(), hit.sum()
 
 
@@ -223,8 +234,7 @@ def test_depth_is_along_the_camera_axis():
     sky_dir.elevation = 60.0      # high above the scene, looking up: nothing but the skybox
     r.update_scene(d, camera=sky_dir)
     depth = r.render()
-    far = np.float32(mm.vis.map.zfar * mm.stat.extent)
-    assert np.all(depth == far)
+    assert np.all(depth == _background(mm, r.camera()))
     r.enable_segmentation_rendering()
     seg = r.render()
     assert seg.dtype == np.int32 and seg.shape == (30, 40, 2) and np.all(seg == -1)
@@ -525,7 +535,7 @@ def test_depth_buffer_inverts_mujoco_renderer_conversion():
     dc = np.float32(-0.5) * (-(np.float32(2) * far * near) / (far - near))
     back = (dc / (buf.astype(np.float64) + c)).astype(np.float32)
     np.testing.assert_allclose(back, depth, rtol=2e-5)
-    assert np.all(buf[depth == far] == 0)
+    assert np.all(buf[depth == _background(mm, r.camera())] == 0)
 
 
 def test_visual_compiled_with_mujoco_values():

@@ -12,9 +12,9 @@ from .skin import update_skins
 from .layout import (GEOM_PLANE, GEOM_BOX, OI_TYPE, OI_SRC, OI_OBJTYPE, G_SIZE, G_RGBA, G_RBOUND,
                      OF_REFLECTANCE, FL_TRANSPARENT, FL_REFLECTIVE, FL_HIDDEN, M_ACTIVE, M_OBJ, M_POS, M_NORMAL, M_SCRATCH,
                      M_NTRANS, M_HAZE, M_HAZEMAT, M_HAZEELEV, MODE_RGB, MODE_DEPTH, O_HAZE, V_SKYTEX, V_HAZE,
-                     V_HAZERGBA, PI, NSKYKEY, VW_X0, O_MODE, O_REFLECTION, O_SKYBOX, O_AA, O_W,
+                     V_HAZERGBA, V_ZBG, PI, NSKYKEY, VW_X0, O_MODE, O_REFLECTION, O_SKYBOX, O_AA, O_W,
                      O_TILE, O_NTX, O_NWORLD, O_NJOB, O_NVIEW, V_ZNEAR, V_ZFAR, VIEW_CAMERA, VIEW_MIRROR,
-                     VIEW_SHADOW, VW_EYE, VW_RIGHT, VW_UP, VW_FWD, VW_NEAR, VW_FAR, VW_ACTIVE, NVW,
+                     VIEW_SHADOW, VW_EYE, VW_RIGHT, VW_UP, VW_FWD, VW_ORTHO, VW_NEAR, VW_FAR, VW_ACTIVE, NVW,
                      J_STACK, J_HK, J_HP, MAXTRANS)
 from .shade import shade_opaque, sky, lit_all, _clamp
 from .trace import bin_view, view_ray, nearest, transparent_hits, sky_distance
@@ -309,7 +309,7 @@ def render_band(rm, fr, job, rgb, depth, seg):
             o, d = view_ray(v0, px + 0.5, py + 0.5)
             t, k, part = nearest(rm, fr, w, VIEW_CAMERA, cell, o, d, znear, zfar, -1, False, stack)
             if mode == MODE_DEPTH:
-                depth[w, py, px] = t if k >= 0 else zfar
+                depth[w, py, px] = t if k >= 0 else (zfar if v0[VW_ORTHO] != 0 else rm.vis[V_ZBG])
             else:
                 s = seg[w, py, px]
                 if k >= 0:

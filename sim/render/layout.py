@@ -68,7 +68,7 @@ NLF = 29
 V_ZNEAR, V_ZFAR, V_EXTENT, V_FOVY, V_IPD, V_ORTHO = 0, 1, 2, 3, 4, 5
 V_HEADACTIVE, V_HEADAMBIENT, V_HEADDIFFUSE, V_HEADSPECULAR = 6, 7, 10, 13
 V_SHADOWCLIP, V_SHADOWSCALE, V_HAZE, V_HAZERGBA, V_SKYTEX, V_NSHADOW, V_NOBJ_GEOM = 16, 17, 18, 19, 23, 24, 25
-V_TCAP, V_GRID = 26, 27
+V_ZBG, V_GRID = 26, 27        # V_ZBG: depth reported where nothing is drawn (mujoco.Renderer's, from a 0 buffer)
 NV = 28
 
 # --- Frame.opt entries

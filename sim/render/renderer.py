@@ -43,8 +43,9 @@ def depth_buffer(depth, model, orthographic=False):
         c = np.float32(-0.5) * c - np.float32(0.5)
         dc = np.float32(-0.5) * dc
         z = dc / depth - c
-    # nothing drawn: the cleared buffer (0); elsewhere within [0, 1] like any depth buffer
-    return np.where(depth >= far, 0.0, np.clip(z, 0.0, 1.0)).astype(np.float32)
+    # nothing drawn (the depth Renderer reports there, dc / c): the cleared buffer, 0
+    bg = np.float32(np.float64(dc) / np.float64(c))
+    return np.where(depth >= bg, 0.0, np.clip(z, 0.0, 1.0)).astype(np.float32)
 
 
 class RenderScene:

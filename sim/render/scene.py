@@ -396,8 +396,8 @@ def build_vis(m, out=None):
     v = np.zeros(L.NV) if out is None else out
     ext = float(m.stat.extent)
     g, mp, hl = m.vis.global_, m.vis.map, m.vis.headlight
-    v[L.V_ZNEAR] = np.float32(mp.znear * np.float32(ext))
-    v[L.V_ZFAR] = np.float32(mp.zfar * np.float32(ext))
+    v[L.V_ZNEAR] = np.float32(mp.znear * ext)
+    v[L.V_ZFAR] = np.float32(mp.zfar * ext)
     v[L.V_EXTENT] = ext
     v[L.V_FOVY] = g.fovy
     v[L.V_IPD] = g.ipd
@@ -410,6 +410,11 @@ def build_vis(m, out=None):
     v[L.V_SHADOWSCALE] = mp.shadowscale
     v[L.V_HAZE] = mp.haze
     v[L.V_HAZERGBA:L.V_HAZERGBA + 4] = m.vis.rgba.haze
+    # mujoco.Renderer converts the cleared depth buffer (0) to d / c with float32 coefficients: not quite zfar
+    far, near = np.float32(v[L.V_ZFAR]), np.float32(v[L.V_ZNEAR])
+    c = np.float32(-0.5) * (-(far + near) / (far - near)) - np.float32(0.5)
+    dc = np.float32(-0.5) * (-(np.float32(2) * far * near) / (far - near))
+    v[L.V_ZBG] = np.float32(np.float64(dc) / np.float64(c))        # (orthographic cameras report zfar)
     sky = [t for t in range(int(getattr(m, "ntex", 0))) if int(m.tex_type[t]) == L.TEXTURE_SKYBOX]
     v[L.V_SKYTEX] = sky[0] if sky else -1
     return v
