@@ -725,3 +725,24 @@ def test_skin_depth_and_segmentation():
     assert nskin > 100
     assert agree / len(unit) >= ID_AGREEMENT, f"agreement {agree / len(unit):.4f}"
     assert worst <= 1e-5          # MuJoCo's skin vertices are float32
+
+
+def test_model_changes_between_frames_are_drawn():
+    """Colours, groups and lights set on the model at run time (domain randomisation) show in the next frame,
+    as mjv_updateScene reads them every update."""
+    m, d, mm, md = _pair(_path("hopper.xml"))
+    r = sim.Renderer(m, 24, 24)
+    r.update_scene(d, camera="track")
+    a = r.render()
+    torso = m.geom("torso_geom").id
+    m.geom_rgba[torso] = (0.1, 0.9, 0.1, 1.0)
+    r.update_scene(d, camera="track")
+    b = r.render()
+    assert not np.array_equal(a, b)
+    from sim.render import layout as L
+    k = int(np.flatnonzero((r._obj_i[:, L.OI_SRC] == torso) & (r._obj_i[:, L.OI_KIND] == L.KIND_GEOM))[0])
+    np.testing.assert_allclose(r._obj_f[k, L.OF_RGBA:L.OF_RGBA + 4], (0.1, 0.9, 0.1, 1.0), rtol=1e-6)
+    m.light_diffuse[0] = (0.2, 0.2, 0.2)
+    r.update_scene(d, camera="track")
+    c = r.render()
+    assert c.mean() < b.mean()

@@ -21,9 +21,12 @@ _STATIC = weakref.WeakKeyDictionary()    # model -> static arrays (textures, mes
 _DEFAULT_FLAGS = {L.RND_SHADOW: 1, L.RND_REFLECTION: 1, L.RND_SKYBOX: 1, L.RND_HAZE: 1, L.RND_CULL_FACE: 1}
 _UNSUPPORTED_FLAGS = {L.RND_WIREFRAME: "wireframe", L.RND_ADDITIVE: "additive transparency",
                       L.RND_FOG: "fog", L.RND_DEPTH: "the depth-map overlay (mjRND_DEPTH)"}
+# model fields the object table depends on: it is rebuilt when one of them changes (colours set at run time, ...)
 _MATERIAL_FIELDS = ("geom_rgba", "geom_matid", "geom_group", "geom_size", "geom_type", "site_rgba", "site_matid",
                     "site_group", "site_size", "site_type", "mat_rgba", "mat_emission", "mat_specular",
-                    "mat_shininess", "mat_reflectance", "mat_texid", "mat_texrepeat", "mat_texuniform")
+                    "mat_shininess", "mat_reflectance", "mat_texid", "mat_texrepeat", "mat_texuniform",
+                    "tendon_rgba", "tendon_matid", "tendon_group", "tendon_width", "skin_rgba", "skin_matid",
+                    "skin_group")
 
 
 def depth_buffer(depth, model, orthographic=False):
@@ -64,7 +67,7 @@ def _not_drawn(m):
     (lines)."""
     out = []
     if int(getattr(m, "nsensor", 0) or 0) and np.any(np.asarray(m.sensor_type) == 7):      # mjSENS_RANGEFINDER
-        out.append("rangefinder rays")
+        out.append("rangefinder rays (numjoco does not compute sensordata)")
     return out
 
 
