@@ -642,7 +642,7 @@ def test_tendon_depth_and_segmentation():
 
 # ------------------------------------------------------------------------------------------------ skins
 
-SKIN = os.path.join(MODELS, "render_skin.xml")
+SKIN = os.path.join(MODELS, "render", "render_skin.xml")
 
 
 def _skin_pair(bend):
