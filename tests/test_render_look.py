@@ -109,10 +109,23 @@ def _scene(name):
         with sim.Renderer(m, 72, 96) as r:
             r.update_scene(d, camera=cam)
             return np.concatenate([a, r.render()], axis=1)
+    if name == "readme":
+        # the README's frame: Hopper, Humanoid (Gymnasium's models, their "track" cameras) and the test scene,
+        # MuJoCo's default look with anti-aliasing, as env.render() shows them
+        out = []
+        for path, cam in ((_gym("hopper.xml"), "track"), (_gym("humanoid.xml"), "track"),
+                          (_model("render_scene.xml"), "fixed")):
+            m = sim.load_model(path)
+            d = sim.Data(m)
+            sim.forward(m, d)                   # the models' initial state
+            with sim.Renderer(m, 240, 240, antialias=True) as r:
+                r.update_scene(d, camera=cam)
+                out.append(r.render())
+        return np.concatenate(out, axis=1)
     raise KeyError(name)
 
 
-SCENES = ["hopper", "humanoid", "scene", "infinite", "cheetah_batch", "skin_tendons"]
+SCENES = ["hopper", "humanoid", "scene", "infinite", "cheetah_batch", "skin_tendons", "readme"]
 
 
 # ------------------------------------------------------------------------------------------------ PNG

@@ -412,7 +412,13 @@ class Renderer:
         rgb = buf if mode == L.MODE_RGB else _DUMMY_RGB
         depth = buf if mode == L.MODE_DEPTH else _DUMMY_DEPTH
         seg = buf if mode == L.MODE_SEG else _DUMMY_SEG
-        render_frames(self._rm, self._frame, rgb, depth, seg)
+        # bands differ in cost (sky against floor): hand them to the threads one at a time, not in equal slices
+        import numba
+        prev = numba.set_parallel_chunksize(1)
+        try:
+            render_frames(self._rm, self._frame, rgb, depth, seg)
+        finally:
+            numba.set_parallel_chunksize(prev)
         res = buf if self._nworld is not None else buf[0]
         if out is not None and not direct:
             out[...] = res
