@@ -279,6 +279,7 @@ class Renderer:
             tcnt=np.zeros((nw, nview, ncell), np.int32), tstart=np.zeros((nw, nview, ncell + 1), np.int32),
             tobj=np.zeros((nw, nview, cap), np.int32), objcell=np.zeros((nw, max(nobj, 1), 4), np.int32),
             gobj=np.zeros((nw, nview, max(nobj, 1)), np.int32), gcnt=np.zeros((nw, nview), np.int32),
+            gmask=np.full((nw, 2, ncell), -1, np.int64),
             flag=np.zeros((nw, max(nobj, 1)), np.int32), rank=np.zeros((nw, max(nobj, 1)), np.int32),
             mirror=np.zeros((nw, L.NM)), idbuf=np.zeros(aa, np.int32), zbuf=np.zeros(aa, np.float32), job=job,
             jscr_i=np.zeros((len(job), L.NJI), np.int32), jscr_f=np.zeros((len(job), L.MAXTRANS)),
@@ -476,7 +477,7 @@ class Renderer:
 
 _FRAME_ORDER = tuple((n, 0) for n in (
     "opt", "camprm", "obj_pos", "obj_mat", "obj_g", "xpos", "xquat", "xmat", "subtree_com", "views", "lights",
-    "nlight", "tcnt", "tstart", "tobj", "objcell", "gobj", "gcnt", "flag", "rank", "mirror", "idbuf", "zbuf", "job",
+    "nlight", "tcnt", "tstart", "tobj", "objcell", "gobj", "gcnt", "gmask", "flag", "rank", "mirror", "idbuf", "zbuf", "job",
     "jscr_i", "jscr_f", "skycache", "skykey", "skinvert", "skinnorm"))
 _DUMMY_RGB = np.zeros((1, 1, 1, 3), np.uint8)
 _DUMMY_DEPTH = np.zeros((1, 1, 1), np.float32)

@@ -35,7 +35,7 @@ FRAME_FIELDS = (
     ('xpos', _f64(3)), ('xquat', _f64(3)), ('xmat', _f64(3)), ('subtree_com', _f64(3)),
     ('views', _f64(3)), ('lights', _f64(3)), ('nlight', _i64(1)),
     ('tcnt', _i32(3)), ('tstart', _i32(3)), ('tobj', _i32(3)), ('objcell', _i32(3)), ('gobj', _i32(3)),
-    ('gcnt', _i32(2)),
+    ('gcnt', _i32(2)), ('gmask', _i64(3)),
     ('flag', _i32(2)), ('rank', _i32(2)), ('mirror', _f64(2)),
     ('idbuf', _i32(3)), ('zbuf', _f32(3)),
     ('job', _i64(2)), ('jscr_i', _i32(2)), ('jscr_f', _f64(2)), ('skycache', _f32(4)), ('skykey', _f64(2)),
@@ -111,7 +111,7 @@ def new_render_model(nobj, obj_i, obj_f, tex_i, texel, mesh_i, mesh_vert, mesh_f
 
 @njit(cache=True, refcount=True)
 def new_frame(opt, camprm, obj_pos, obj_mat, obj_g, xpos, xquat, xmat, subtree_com, views, lights, nlight, tcnt, tstart, tobj,
-              objcell, gobj, gcnt, flag, rank, mirror, idbuf, zbuf, job, jscr_i, jscr_f, skycache, skykey, skinvert, skinnorm):
+              objcell, gobj, gcnt, gmask, flag, rank, mirror, idbuf, zbuf, job, jscr_i, jscr_f, skycache, skykey, skinvert, skinnorm):
     st = structref.new(FRAME_TYPE)
     st.opt = opt
     st.camprm = camprm
@@ -131,6 +131,7 @@ def new_frame(opt, camprm, obj_pos, obj_mat, obj_g, xpos, xquat, xmat, subtree_c
     st.objcell = objcell
     st.gobj = gobj
     st.gcnt = gcnt
+    st.gmask = gmask
     st.flag = flag
     st.rank = rank
     st.mirror = mirror

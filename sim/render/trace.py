@@ -139,6 +139,8 @@ def bin_view(rm, fr, w, vi, skip, use_plane, pp, pn):
             for cx in range(cx0, cx1 + 1):
                 tc[cy * ncx + cx] += 1
     fr.gcnt[w, vi] = ng
+    if vi <= 1:
+        _plane_masks(rm, fr, w, vi, ng)
     total = 0
     for c in range(ncell):
         ts[c] = total
@@ -156,6 +158,48 @@ def bin_view(rm, fr, w, vi, skip, use_plane, pp, pn):
                 c = cy * ncx + cx
                 to[tc[c]] = k
                 tc[c] += 1
+
+
+@njit(cache=True, fastmath=True)
+def _plane_masks(rm, fr, w, vi, ng):
+    """fr.gmask[w, vi, c]: bit i set when global object i (of the first 62) may be hit in pixel tile c.  A plane
+    is hit along d from the eye when n.d and n.(eye - p) have opposite signs; n.d is linear in d, so a tile
+    whose four corner rays all fail that cannot see the plane (the sky above a floor)."""
+    v = fr.views[w, vi]
+    mask = fr.gmask[w, vi]
+    ncx = int(v[VW_NCX])
+    ncy = int(v[VW_NCY])
+    cell = v[VW_CELL]
+    for c in range(ncx * ncy):
+        mask[c] = -1
+    if v[VW_ORTHO] != 0:
+        return
+    go = fr.gobj[w, vi]
+    for i in range(min(ng, 62)):
+        k = go[i]
+        if rm.obj_i[k, OI_TYPE] != GEOM_PLANE:
+            continue
+        pos = fr.obj_pos[w, k]
+        mat = fr.obj_mat[w, k]
+        n = (mat[2], mat[5], mat[8])
+        side = (v[VW_EYE] - pos[0]) * n[0] + (v[VW_EYE + 1] - pos[1]) * n[1] + (v[VW_EYE + 2] - pos[2]) * n[2]
+        # n.d = n.fwd + x n.right + y n.up at unit depth
+        nf = n[0] * v[VW_FWD] + n[1] * v[VW_FWD + 1] + n[2] * v[VW_FWD + 2]
+        nr = n[0] * v[VW_RIGHT] + n[1] * v[VW_RIGHT + 1] + n[2] * v[VW_RIGHT + 2]
+        nu = n[0] * v[VW_UP] + n[1] * v[VW_UP + 1] + n[2] * v[VW_UP + 2]
+        for cy in range(ncy):
+            for cx in range(ncx):
+                hit = False
+                for corner in range(4):
+                    px = (cx + (corner & 1)) * cell
+                    py = (cy + (corner >> 1)) * cell
+                    x = v[VW_X0] + px * v[VW_SX]
+                    y = v[VW_Y0] - py * v[VW_SY]
+                    if (nf + x * nr + y * nu) * side < 0:
+                        hit = True
+                        break
+                if not hit:
+                    mask[cy * ncx + cx] &= ~(1 << i)
 
 
 @njit(cache=True, fastmath=True)
@@ -187,9 +231,10 @@ def nearest(rm, fr, w, vi, cell, o, d, tmin, tmax, skip, opaque_only, stack):
     bp = 0
     flag = fr.flag[w]
     go = fr.gobj[w, vi]
+    mask = fr.gmask[w, vi, cell] if vi <= 1 and cell >= 0 else -1
     for i in range(fr.gcnt[w, vi]):
         k = go[i]
-        if opaque_only and flag[k] & FL_TRANSPARENT:
+        if (opaque_only and flag[k] & FL_TRANSPARENT) or (i < 62 and not (mask >> i) & 1):
             continue
         t, part = _test(rm, fr, w, k, o, d, tmin, best, True, stack)
         if t >= 0 and t <= best:
