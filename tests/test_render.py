@@ -508,6 +508,16 @@ def test_scene_is_a_snapshot():
     assert not np.array_equal(r.render(), a)
 
 
+def test_decor_options_raise():
+    """mjvOption flags for decor the renderer does not draw (contact points, joints, ...) raise, not ignored."""
+    m, d, mm, md = _pair(_path("hopper.xml"))
+    r = sim.Renderer(m, 8, 8)
+    opt = mujoco.MjvOption()
+    opt.flags[mujoco.mjtVisFlag.mjVIS_CONTACTPOINT] = 1
+    with pytest.raises(NotImplementedError, match="contact points"):
+        r.update_scene(d, scene_option=opt)
+
+
 def test_unsupported_flags_raise():
     m, d, mm, md = _pair(_path("hopper.xml"))
     r = sim.Renderer(m, 8, 8)

@@ -198,6 +198,14 @@ def _site_aabb(stype, size):
     return half, r
 
 
+# mjtVisFlag entries that add decor MuJoCo draws only on request (off by default): refused when set
+_DECOR_FLAGS = {2: "joints", 3: "cameras", 4: "actuators", 5: "activations", 6: "lights", 9: "constraints",
+                10: "inertia boxes", 11: "scaled inertia", 12: "perturbation forces", 14: "contact points",
+                15: "island colours", 16: "contact forces", 17: "split contact forces", 19: "auto connect",
+                20: "centres of mass", 21: "selection points", 24: "flex vertices", 26: "flex faces",
+                28: "body BVHs", 29: "mesh BVHs", 30: "SDF iterations"}
+
+
 def _material(m, matid, rgba_in, use_tex):
     """(obj_i row, obj_f row) with setMaterial's colour, material and texture (mjv_addGeoms)."""
     fi = np.zeros(L.NOF)
@@ -238,6 +246,10 @@ def build_objects(m, opt):
     flags = np.asarray(getattr(opt, "flags", SceneOption().flags)).reshape(-1)
     if len(flags) > 0 and flags[0]:
         raise ValueError("the renderer does not draw convex hulls (mjVIS_CONVEXHULL); turn that flag off")
+    decor = [name for i, name in _DECOR_FLAGS.items() if i < len(flags) and flags[i]]
+    if decor:
+        raise NotImplementedError("the renderer does not draw " + ", ".join(decor) + " (mjvOption flags); turn "
+                                  "them off")
     use_tex = bool(flags[SceneOption.VIS_TEXTURE])
     transparent = bool(flags[SceneOption.VIS_TRANSPARENT])
     show_static = bool(flags[SceneOption.VIS_STATIC])

@@ -1,12 +1,13 @@
 """Views, binning and ray traversal.
 
-A view (Frame.view[w, v]) is a pinhole or orthographic projection with a grid of cells over its image: the
+A view (Frame.views[w, v]) is a pinhole or orthographic projection with a grid of cells over its image: the
 camera (cells = screen tiles of O_TILE pixels), the camera's mirror image in the reflecting geom (same tiles:
 a reflected ray of pixel p is the virtual camera's ray through p), and one per shadow-casting light (cells over
 its shadow-map square).  Every frame each object's bounding box is projected into each view and the object is
-listed in the cells it covers (planes, objects crossing the view's eye plane and objects covering more than half
-of the cells go to the view's global list; a cell listing more than the capacity is searched exhaustively).
-A ray then only tests the objects of its cell.
+listed in the cells it covers, as compressed rows (planes, objects crossing the view's eye plane and objects
+covering more than half of the cells go to the view's global list, which per-tile masks thin out for planes;
+when the lists outgrow their buffer every cell searches all objects).  A ray then only tests the objects of its
+cell.
 """
 import math
 
