@@ -566,6 +566,20 @@ def test_what_is_not_drawn_is_said():
 
 # ------------------------------------------------------------------------------------------------ tendons
 
+def _seg_depth_rays(m, d, cam, height, width):
+    """(segmentation (n, 2), depth (n,) float64, camera, unit pixel-ray directions (n, 3)) of one frame with
+    the sites hidden."""
+    r = sim.Renderer(m, height, width)
+    r.update_scene(d, camera=cam, scene_option=_no_sites())
+    r.enable_segmentation_rendering()
+    seg = r.render().reshape(-1, 2)
+    r.enable_depth_rendering()
+    depth = r.render().reshape(-1).astype(np.float64)
+    _, dirs = r.pixel_rays()
+    dirs = dirs.reshape(-1, 3)
+    return seg, depth, r.camera(), dirs / np.linalg.norm(dirs, axis=1, keepdims=True)
+
+
 TENDONS = os.path.join(MODELS, "render_tendons.xml")
 
 
@@ -615,15 +629,7 @@ def test_tendon_depth_and_segmentation():
     cam = Camera.default_free(m)
     cam.elevation, cam.distance = -10.0, 2.5
     cam.lookat[:] = (0.0, 0.0, 1.2)
-    r = sim.Renderer(m, 60, 80)
-    r.update_scene(d, camera=cam, scene_option=_no_sites())
-    r.enable_segmentation_rendering()
-    seg = r.render().reshape(-1, 2)
-    r.enable_depth_rendering()
-    depth = r.render().reshape(-1).astype(np.float64)
-    c = r.camera()
-    _, dirs = r.pixel_rays()
-    unit = dirs.reshape(-1, 3) / np.linalg.norm(dirs.reshape(-1, 3), axis=1, keepdims=True)
+    seg, depth, c, unit = _seg_depth_rays(m, d, cam, 60, 80)
     mcam = mujoco.MjvCamera()
     scn = _mj_scene(mm, md, mcam)
     caps = [scn.geoms[i] for i in range(scn.ngeom) if scn.geoms[i].objtype == mujoco.mjtObj.mjOBJ_TENDON]
@@ -699,15 +705,7 @@ def test_skin_depth_and_segmentation():
     cam = Camera.default_free(m)
     cam.lookat[:] = (0.0, 0.0, 0.6)
     cam.distance, cam.elevation, cam.azimuth = 2.0, -20.0, 60.0
-    r = sim.Renderer(m, 48, 64)
-    r.update_scene(d, camera=cam, scene_option=_no_sites())
-    r.enable_segmentation_rendering()
-    seg = r.render().reshape(-1, 2)
-    r.enable_depth_rendering()
-    depth = r.render().reshape(-1).astype(np.float64)
-    c = r.camera()
-    _, dirs = r.pixel_rays()
-    unit = dirs.reshape(-1, 3) / np.linalg.norm(dirs.reshape(-1, 3), axis=1, keepdims=True)
+    seg, depth, c, unit = _seg_depth_rays(m, d, cam, 48, 64)
     v0, v1, v2 = vert[face[:, 0]], vert[face[:, 1]], vert[face[:, 2]]
     e1, e2 = v1 - v0, v2 - v0
     agree, nskin, worst = 0, 0, 0.0
