@@ -17,6 +17,7 @@ Where the image differs from mjr_render's by design (depth and segmentation are 
 * shadows come from exact shadow rays, not a 4096^2 shadow map (no acne, no texel steps); the shadow frustum,
   its +-shadowclip extent and its near / far planes are MuJoCo's;
 * 4x MSAA is replaced by the optional 4-sample anti-aliasing of silhouette pixels (off by default);
+* a reflecting floor mirrors the opaque objects only (mjr_render also blends the transparent ones into it);
 * not drawn: rangefinder rays (lines), fog, wireframe, additive blending, stereo, labels and the decor
   elements that MuJoCo draws only when asked (frames, contacts, joints, ...).
 """
