@@ -28,13 +28,12 @@ from gymnasium import spaces
 
 import sim
 from sim import smooth_api as _api
-from sim.fields_task import (TASK_SCALARS, TASK_ARRAYS, CODE, FIELDS, FLAG_REWARD, FLAG_PRE, FLAG_RESET, TERM_DELTA,
-                             CHK_OBS_FINITE, ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET,
-                             NSTATUS)
+from sim.fields_task import (TASK_SCALARS, TASK_ARRAYS, CODE, FLAG_REWARD, FLAG_PRE, FLAG_RESET, TERM_DELTA,
+                             CHK_OBS_FINITE, ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET, NSTATUS,
+                             FLAG_F32, ST_F32)
 
 ASSETS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'assets')
 _RNE_POST = {CODE['cacc'], CODE['cfrc_ext'], CODE['cfrc_int']}
-_add_reduce = np.add.reduce
 
 
 def expand_model_path(path):
@@ -71,19 +70,15 @@ class CompiledTask:
             raise ValueError('weighted() applies to term elements, not to observation segments')
         terms, elems, self.term_names = [], [], []
         self.reward_keys, self.info_keys = list(task.reward), list(task.info)
-        self.action_dtype_terms = []    # (term index, action indices, weight, sign, lo, hi): see Term.in_action_dtype
         for key, term in list(task.reward.items()) + list(task.info.items()):
             el = [] if term.vec is None else term.vec.resolve(m)
             if term.kind == TERM_DELTA and len(el) != 1:
                 raise ValueError(f'term {key}: a velocity term needs exactly one element, got {len(el)}')
-            if term.action_dtype:
-                if any(e.src[0] != CODE['action'] or e.src2 is not None or e.off != 0.0 or e.coef != 1.0
-                       or e.lo != -math.inf or e.hi != math.inf for e in el):
-                    raise ValueError(f'term {key}: in_action_dtype() needs plain action elements')
-                self.action_dtype_terms.append((len(terms), np.array([e.src[1] for e in el], np.intp),
-                                                term.weight, term.sign, term.lo, term.hi))
+            if term.action_dtype and any(e.src[0] != CODE['action'] or e.src2 is not None or e.off != 0.0
+                                         or e.coef != 1.0 or e.lo != -math.inf or e.hi != math.inf for e in el):
+                raise ValueError(f'term {key}: in_action_dtype() needs plain action elements')
             flags = ((FLAG_REWARD if key in task.reward else 0) | (FLAG_PRE if term.pre else 0)
-                     | (FLAG_RESET if key in task.reset_info else 0))
+                     | (FLAG_RESET if key in task.reset_info else 0) | (FLAG_F32 if term.action_dtype else 0))
             terms.append((term.kind, len(elems), len(el), flags, term.weight, term.sign, term.lo, term.hi))
             elems += el
             self.term_names.append(key)
@@ -93,8 +88,6 @@ class CompiledTask:
                 checks.append((-1, c.op, c.lo, c.hi))
             else:
                 checks += [(src(e.src), c.op, c.lo, c.hi) for e in c.vec.resolve(m)]
-        # observation elements reading a post-constraint field (cacc, cfrc_ext, cfrc_int): see NumjocoEnv.reset
-        self.rne_obs = [(i, e.src2, e.lo, e.hi) for i, e in enumerate(obs) if e.src[0] in _RNE_POST]
         a = {}
         a['obs_src'] = np.array([src(e.src) for e in obs], np.int32)
         a['obs_src2'] = np.array([src(e.src2) for e in obs], np.int32)
@@ -166,11 +159,6 @@ class NumjocoEnv(gym.Env):
     params = {}
     keyframe = None
     reset_noise = ('uniform', 'uniform')
-    # Gymnasium's MujocoEnv.reset runs mj_resetData then mj_forward and no mj_rnePostConstraint: cacc, cfrc_int
-    # and cfrc_ext stay zero until the first step.  True reproduces that (the reset observation of a task that
-    # observes cfrc_ext, e.g. HumanoidStandup lying on the floor, is Gymnasium's); False keeps the values the
-    # compiled reset computed.
-    zero_post_constraint_at_reset = True
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -268,8 +256,6 @@ class NumjocoEnv(gym.Env):
         super().reset(seed=seed)
         self._load_reset(0, self.reset_state(self.np_random, self.p))
         _api.run(self.model, self.data, 0, self._prog.struct)
-        if self.zero_post_constraint_at_reset and self._prog.rne_post:
-            self._zero_post_constraint()
         return self._obs[0].copy(), self._reset_info()
 
     def step(self, action):
@@ -278,12 +264,11 @@ class NumjocoEnv(gym.Env):
             raise ValueError(f'action has shape {a.shape}, expected {self._act_shape} (the action space is '
                              f'{self.action_space})')
         self._action[0] = a
+        self._status[0, ST_F32] = a.dtype == np.float32
         if _api.run(self.model, self.data, self.frame_skip, self._prog.struct) < 0:
             raise ValueError(f'action contains NaN or inf: {a}; the simulation state is unchanged')
         terms = self._terms[0].tolist()
         reward = self._reward.item()
-        if self._adt and a.dtype != np.float64:
-            reward = self._terms_in_action_dtype(a, terms, reward)
         info = {n: terms[k] for k, n in self._info_idx}
         for key, field in self._info_arrays:
             info[key] = getattr(self.data, field).copy()
@@ -338,34 +323,6 @@ class NumjocoEnv(gym.Env):
         self._info_idx = [(k, n) for k, n in enumerate(names) if not n.startswith('_')]
         self._reset_idx = [(k, n) for k, n in enumerate(names) if n in spec.reset_info]
         self._info_arrays = list(spec.info_arrays.items())
-        flags = a['term_flags']
-        self._adt = [t + (bool(flags[t[0]] & FLAG_REWARD),) for t in self._prog.action_dtype_terms]
-
-    def _terms_in_action_dtype(self, a, terms, reward):
-        """Terms flagged in_action_dtype recomputed as Gymnasium's numpy expression in the action's dtype, in
-        `terms` (and the program's buffer); returns the reward moved by the differences."""
-        buf = self._terms[0]
-        for k, idx, w, sign, lo, hi, rew in self._adt:
-            x = a if idx.shape[0] == a.shape[0] else a[idx]
-            v = sign * min(max(float(w * _add_reduce(x * x)), lo), hi)   # == np.sum(np.square(x)), bit for bit
-            if rew:
-                reward += v - terms[k]
-            terms[k] = buf[k] = v
-        self._reward[0] = reward
-        return reward
-
-    def _zero_post_constraint(self):
-        """cacc / cfrc_int / cfrc_ext zero, and the observation elements reading them recomputed (reset; the
-        reset info terms and health checks of v5 tasks never read these fields)."""
-        d = self.data
-        for f in ('cacc', 'cfrc_int', 'cfrc_ext'):
-            getattr(d, f)[...] = 0.0
-        obs = self._obs[0]
-        for i, src2, lo, hi in self._prog.rne_obs:
-            x = 0.0
-            if src2 is not None and FIELDS[src2[0]] not in ('cacc', 'cfrc_int', 'cfrc_ext'):
-                x -= float(np.asarray(getattr(d, FIELDS[src2[0]])).reshape(-1)[src2[1]])
-            obs[i] = min(max(x, lo), hi)
 
     def _load_reset(self, w, state):
         a = self._prog.arrays

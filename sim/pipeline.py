@@ -98,6 +98,9 @@ def reset_world(m, d, w):
     d.qacc_warmstart[w][:] = 0.0
     d.act_dot[w][:] = 0.0
     d.time[w] = 0.0
+    d.cacc[w][:, :] = 0.0
+    d.cfrc_int[w][:, :] = 0.0
+    d.cfrc_ext[w][:, :] = 0.0
     for i in range(m.nbody):
         mid = m.body_mocapid[i]
         if mid >= 0:
@@ -225,12 +228,11 @@ def step_world(m, d, w, F):
 
 @njit
 def _restart(m, d, t, w, final, F):
-    """Reset world w to its pending task state and recompute everything the task observes."""
+    """Reset world w to its pending task state and observe it: mj_resetData then mj_forward, as Gymnasium's reset
+    (no mj_rnePostConstraint: cacc, cfrc_int and cfrc_ext stay zero until the first step)."""
     reset_world(m, d, w)
     task_reset(m, d, t, w, final)
     forward_world(m, d, w, F)
-    if t.rne_post:
-        rne_post_constraint(m, d, w)
     task_observe_reset(d, t, w)
 
 
