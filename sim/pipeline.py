@@ -15,8 +15,10 @@ from sim.integrate import euler, implicit_fast, integrate_pos, advance
 from sim.collision.driver import collision
 from sim.constraint import make_constraint, project_constraint, reference_constraint
 from sim.solver import fwd_constraint
-from sim.types import (OPT_INTEGRATOR, OPT_DISABLE, OPT_TIMESTEP, INT_RK4, INT_IMPLICITFAST,
-                       INT_IMPLICIT, DSBL_AUTORESET, MAXVAL, WARN_BADQPOS, WARN_BADQVEL,
+from sim.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage
+from sim.inverse import compare_fwd_inv
+from sim.types import (OPT_INTEGRATOR, OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, INT_RK4, INT_IMPLICITFAST,
+                       INT_IMPLICIT, DSBL_AUTORESET, ENBL_FWDINV, MAXVAL, WARN_BADQPOS, WARN_BADQVEL,
                        WARN_BADQACC, NWARNING)
 
 # index of the numjoco-only cumulative divergence counter in warning_number (never cleared by reset)
@@ -24,8 +26,9 @@ WARN_DIVERGED = NWARNING
 
 
 @njit(inline='always')
-def fwd_position(m, d, w):
-    """Position stage: kinematics .. factor_m, collision, make_constraint, transmission, project (mj_fwdPosition)."""
+def fwd_position(m, d, w, skipsensor):
+    """Position stage: kinematics .. factor_m, collision, make_constraint, transmission, project (mj_fwdPosition),
+    then cameras, position sensors and potential energy (mj_forwardSkip)."""
     kinematics(m, d, w)
     com_pos(m, d, w)
     tendon(m, d, w)
@@ -36,11 +39,13 @@ def fwd_position(m, d, w):
     make_constraint(m, d, w)
     transmission(m, d, w)
     project_constraint(m, d, w)
+    sensor_pos_stage(m, d, w, skipsensor, True)
 
 
 @njit(inline='always')
-def fwd_velocity(m, d, w):
-    """Velocity stage: ten/actuator velocity, com_vel, passive, rne bias (mj_fwdVelocity)."""
+def fwd_velocity(m, d, w, skipsensor):
+    """Velocity stage: ten/actuator velocity, com_vel, passive, rne bias (mj_fwdVelocity), then velocity sensors
+    and kinetic energy (mj_forwardSkip)."""
     tendon_velocity(m, d, w)
     actuator_velocity(m, d, w)
     com_vel(m, d, w)
@@ -48,6 +53,7 @@ def fwd_velocity(m, d, w):
     reference_constraint(m, d, w)
     rne(m, d, w)
     tendon_bias(m, d, w)
+    sensor_vel_stage(m, d, w, skipsensor)
 
 
 @njit(inline='always')
@@ -68,13 +74,21 @@ def fwd_acceleration(m, d, w):
 
 
 @njit(inline='always')
-def forward_world(m, d, w):
-    """Full forward dynamics of world w (mj_forward without sensors/collision/constraints)."""
-    fwd_position(m, d, w)
-    fwd_velocity(m, d, w)
+def forward_skip(m, d, w, skipsensor):
+    """Forward dynamics of world w, sensors skipped if skipsensor (mj_forwardSkip(m, d, mjSTAGE_NONE, skipsensor))."""
+    fwd_position(m, d, w, skipsensor)
+    fwd_velocity(m, d, w, skipsensor)
     actuation(m, d, w)
     fwd_acceleration(m, d, w)
     fwd_constraint(m, d, w)
+    if not skipsensor:
+        sensor_acc_stage(m, d, w)
+
+
+@njit(inline='always')
+def forward_world(m, d, w):
+    """Full forward dynamics of world w with sensors (mj_forward)."""
+    forward_skip(m, d, w, False)
 
 
 @njit(cache=True)
@@ -106,6 +120,9 @@ def reset_world(m, d, w):
     d.nl[w] = 0
     d.nefc[w] = 0
     d.solver_niter[w] = 0
+    d.sensordata[w][:] = 0.0
+    d.energy[w][:] = 0.0
+    d.userdata[w][:] = 0.0
 
 
 @njit(cache=True)
@@ -170,7 +187,7 @@ def runge_kutta4(m, d, w):
         if na:
             act[:] = X[i, nq + nv:]
         d.time[w] = t0 + (1.0 if i == 3 else 0.5) * h
-        forward_world(m, d, w)
+        forward_skip(m, d, w, True)
         F[i, :nv] = d.qacc[w]
         if na:
             F[i, nv:] = d.act_dot[w]
@@ -198,6 +215,8 @@ def step_world(m, d, w):
     if _check(m, d, w, d.qacc[w], m.nv, WARN_BADQACC):
         if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
             forward_world(m, d, w)
+    if int(m.opt[OPT_ENABLE]) & ENBL_FWDINV:
+        compare_fwd_inv(m, d, w)
     integ = int(m.opt[OPT_INTEGRATOR])
     if integ == INT_RK4:
         runge_kutta4(m, d, w)

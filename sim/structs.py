@@ -5,7 +5,7 @@ from numba.experimental import structref
 from sim.types import MODEL_TYPE, DATA_TYPE
 
 @njit(cache=True, refcount=True)
-def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, nmocap, nC, nJten, nJmom, nflg_gravcomp, npair, nexclude, nmesh, nhfield, neq, ntree, nD, nB, opt, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_geomnum, body_geomadr, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_actfrclimited, jnt_actfrcrange, jnt_actgravcomp, dof_bodyid, dof_jntid, dof_parentid, dof_simplenum, dof_M0, dof_damping, dof_dampingpoly, dof_armature_eff, dof_damping_eff, dof_dampingpoly_eff, dof_eulerdamp, M_rownnz, M_rowadr, M_colind, geom_bodyid, geom_sameframe, geom_pos, geom_quat, site_bodyid, site_sameframe, site_pos, site_quat, tendon_adr, tendon_num, tendon_stiffness, tendon_stiffnesspoly, tendon_damping_eff, tendon_dampingpoly_eff, tendon_armature_eff, tendon_lengthspring, tendon_actfrclimited, tendon_actfrcrange, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_lengthrange, actuator_acc0, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_priority, geom_dataid, geom_solmix, geom_solref, geom_solimp, geom_friction, geom_margin, geom_gap, geom_size, geom_rbound, geom_aabb, geom_adhesion, body_contype, body_conaffinity, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, pair_adhesion, exclude_signature, mesh_vertadr, mesh_vertnum, mesh_vert, mesh_faceadr, mesh_facenum, mesh_face, mesh_graphadr, mesh_graph, mesh_extrema, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, dof_frictionloss, dof_solref, dof_solimp, dof_invweight0, jnt_limited, jnt_range, jnt_margin, jnt_solref, jnt_solimp, tendon_limited, tendon_range, tendon_margin, tendon_solref_lim, tendon_solimp_lim, tendon_frictionloss, tendon_solref_fri, tendon_solimp_fri, tendon_invweight0, body_invweight0, tendon_length0, body_treeid, tree_dofadr, D_rownnz, D_rowadr, D_colind, D_diag, B_rownnz, B_rowadr, B_colind, mapM2D, mapD2M, tree_dofnum, dof_treeid, actuator_cranklength, geom_fluid):
+def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, nmocap, nC, nJten, nJmom, nflg_gravcomp, npair, nexclude, nmesh, nhfield, neq, ntree, nD, nB, nsensor, nsensordata, ncam, nuserdata, opt, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_geomnum, body_geomadr, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_gravcomp, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_actfrclimited, jnt_actfrcrange, jnt_actgravcomp, dof_bodyid, dof_jntid, dof_parentid, dof_simplenum, dof_M0, dof_damping, dof_dampingpoly, dof_armature_eff, dof_damping_eff, dof_dampingpoly_eff, dof_eulerdamp, M_rownnz, M_rowadr, M_colind, geom_bodyid, geom_sameframe, geom_pos, geom_quat, site_bodyid, site_sameframe, site_pos, site_quat, tendon_adr, tendon_num, tendon_stiffness, tendon_stiffnesspoly, tendon_damping_eff, tendon_dampingpoly_eff, tendon_armature_eff, tendon_lengthspring, tendon_actfrclimited, tendon_actfrcrange, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_lengthrange, actuator_acc0, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_priority, geom_dataid, geom_solmix, geom_solref, geom_solimp, geom_friction, geom_margin, geom_gap, geom_size, geom_rbound, geom_aabb, geom_adhesion, body_contype, body_conaffinity, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, pair_adhesion, exclude_signature, mesh_vertadr, mesh_vertnum, mesh_vert, mesh_faceadr, mesh_facenum, mesh_face, mesh_graphadr, mesh_graph, mesh_extrema, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, dof_frictionloss, dof_solref, dof_solimp, dof_invweight0, jnt_limited, jnt_range, jnt_margin, jnt_solref, jnt_solimp, tendon_limited, tendon_range, tendon_margin, tendon_solref_lim, tendon_solimp_lim, tendon_frictionloss, tendon_solref_fri, tendon_solimp_fri, tendon_invweight0, body_invweight0, tendon_length0, body_treeid, tree_dofadr, D_rownnz, D_rowadr, D_colind, D_diag, B_rownnz, B_rowadr, B_colind, mapM2D, mapD2M, tree_dofnum, dof_treeid, actuator_cranklength, geom_fluid, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, actuator_outadr, jnt_actuatorid, site_type, site_size, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_resolution, cam_fovy, cam_intrinsic, cam_sensorsize, cam_projection, geom_matid, geom_group, ray_geom_alpha, ray_mat_alpha, bvh_aabb, bvh_child, bvh_nodeid, mesh_bvhadr):
     st = structref.new(MODEL_TYPE)
     st.nq = nq
     st.nv = nv
@@ -30,6 +30,10 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, nmocap,
     st.ntree = ntree
     st.nD = nD
     st.nB = nB
+    st.nsensor = nsensor
+    st.nsensordata = nsensordata
+    st.ncam = ncam
+    st.nuserdata = nuserdata
     st.opt = opt
     st.qpos0 = qpos0
     st.qpos_spring = qpos_spring
@@ -218,11 +222,47 @@ def new_model(nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, nmocap,
     st.dof_treeid = dof_treeid
     st.actuator_cranklength = actuator_cranklength
     st.geom_fluid = geom_fluid
+    st.sensor_type = sensor_type
+    st.sensor_datatype = sensor_datatype
+    st.sensor_needstage = sensor_needstage
+    st.sensor_objtype = sensor_objtype
+    st.sensor_objid = sensor_objid
+    st.sensor_reftype = sensor_reftype
+    st.sensor_refid = sensor_refid
+    st.sensor_intprm = sensor_intprm
+    st.sensor_dim = sensor_dim
+    st.sensor_adr = sensor_adr
+    st.sensor_cutoff = sensor_cutoff
+    st.actuator_outadr = actuator_outadr
+    st.jnt_actuatorid = jnt_actuatorid
+    st.site_type = site_type
+    st.site_size = site_size
+    st.cam_mode = cam_mode
+    st.cam_bodyid = cam_bodyid
+    st.cam_targetbodyid = cam_targetbodyid
+    st.cam_pos = cam_pos
+    st.cam_quat = cam_quat
+    st.cam_poscom0 = cam_poscom0
+    st.cam_pos0 = cam_pos0
+    st.cam_mat0 = cam_mat0
+    st.cam_resolution = cam_resolution
+    st.cam_fovy = cam_fovy
+    st.cam_intrinsic = cam_intrinsic
+    st.cam_sensorsize = cam_sensorsize
+    st.cam_projection = cam_projection
+    st.geom_matid = geom_matid
+    st.geom_group = geom_group
+    st.ray_geom_alpha = ray_geom_alpha
+    st.ray_mat_alpha = ray_mat_alpha
+    st.bvh_aabb = bvh_aabb
+    st.bvh_child = bvh_child
+    st.bvh_nodeid = bvh_nodeid
+    st.mesh_bvhadr = mesh_bvhadr
     return st
 
 
 @njit(cache=True, refcount=True)
-def new_data(time, qpos, qvel, act, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, qacc_warmstart, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, subtree_com, cinert, crb, cdof, cvel, cdof_dot, ten_length, ten_J, ten_velocity, wrap_xpos, wrap_obj, ten_wrapadr, ten_wrapnum, actuator_length, actuator_moment, moment_rownnz, moment_rowadr, moment_colind, actuator_velocity, actuator_force, qfrc_actuator, M, qLD, qLDiagInv, qH, qHDiagInv, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, qfrc_bias, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, warning_number, warning_lastinfo, scr_body6a, scr_body6b, scr_nv, scr_ctrl, scr_rk_x, scr_rk_f, scr_rk_dx, scr_deriv, scr_tenjac, ncon, scr_con_dist, scr_con_pos, scr_con_normal, scr_con_tangent, scr_boxpoly, scr_boxdist, scr_aamm, scr_sapval, scr_sapid, scr_sapbufval, scr_sapbufid, scr_sapactive, scr_bfid, scr_bfkey, scr_bfbuf, scr_bfpay, scr_bfpaybuf, scr_leafpair, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_adhesion, contact_dim, contact_geom1, contact_geom2, contact_geom, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, scr_ccd_f, scr_ccd_i, scr_prism, scr_simplex, scr_simplex_i, scr_simplex2, scr_simplex2_i, scr_gjk_x1, scr_gjk_x2, scr_gjk_dist, scr_gjk_st, scr_gjk_lam, scr_gjk_tmp, scr_gjk_nrm, scr_gjk_s, scr_pt_v, scr_pt_vi, scr_pt_fi, scr_pt_ff, scr_pt_map, scr_pt_hzn, scr_pt_stk, scr_pt_n, scr_pt_c, scr_mc_vi, scr_mc_vv, scr_mc_n, scr_mc_idx, scr_mc_end, scr_mc_face, scr_mc_poly, scr_mc_pn, scr_mc_pd, scr_mc_tmp, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, tendon_efcadr, scr_cjac, scr_cframe, scr_cnstr_nv, solver_niter, solver_fwdinv, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, scr_slv_nv, scr_slv_efc, scr_slv_quad, scr_slv_int, scr_slv_H, scr_slv_small, scr_slv_AR, solver_niter_island, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, island_nv, island_idofadr, island_dofadr, island_ne, island_nf, island_nefc, island_iefcadr, dof_island, map_dof2idof, map_idof2dof, efc_island, map_efc2iefc, map_iefc2efc, scr_isl_int, qDeriv, qLU, scr_dcdofdot, scr_dcvel, scr_dcacc, scr_dcfrc, scr_mat6, scr_fjac, scr_fjacind, scr_luint, scr_impvec, scr_trnjac, scr_trnrow, scr_trnexcl):
+def new_data(time, qpos, qvel, act, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, qacc_warmstart, xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos, geom_xmat, site_xpos, site_xmat, subtree_com, cinert, crb, cdof, cvel, cdof_dot, ten_length, ten_J, ten_velocity, wrap_xpos, wrap_obj, ten_wrapadr, ten_wrapnum, actuator_length, actuator_moment, moment_rownnz, moment_rowadr, moment_colind, actuator_velocity, actuator_force, qfrc_actuator, M, qLD, qLDiagInv, qH, qHDiagInv, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, qfrc_bias, qfrc_smooth, qacc_smooth, qfrc_constraint, cacc, cfrc_int, cfrc_ext, warning_number, warning_lastinfo, scr_body6a, scr_body6b, scr_nv, scr_ctrl, scr_rk_x, scr_rk_f, scr_rk_dx, scr_deriv, scr_tenjac, ncon, scr_con_dist, scr_con_pos, scr_con_normal, scr_con_tangent, scr_boxpoly, scr_boxdist, scr_aamm, scr_sapval, scr_sapid, scr_sapbufval, scr_sapbufid, scr_sapactive, scr_bfid, scr_bfkey, scr_bfbuf, scr_bfpay, scr_bfpaybuf, scr_leafpair, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_adhesion, contact_dim, contact_geom1, contact_geom2, contact_geom, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, scr_ccd_f, scr_ccd_i, scr_prism, scr_simplex, scr_simplex_i, scr_simplex2, scr_simplex2_i, scr_gjk_x1, scr_gjk_x2, scr_gjk_dist, scr_gjk_st, scr_gjk_lam, scr_gjk_tmp, scr_gjk_nrm, scr_gjk_s, scr_pt_v, scr_pt_vi, scr_pt_fi, scr_pt_ff, scr_pt_map, scr_pt_hzn, scr_pt_stk, scr_pt_n, scr_pt_c, scr_mc_vi, scr_mc_vv, scr_mc_n, scr_mc_idx, scr_mc_end, scr_mc_face, scr_mc_poly, scr_mc_pn, scr_mc_pd, scr_mc_tmp, eq_active, ne, nf, nl, nefc, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, tendon_efcadr, scr_cjac, scr_cframe, scr_cnstr_nv, solver_niter, solver_fwdinv, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, scr_slv_nv, scr_slv_efc, scr_slv_quad, scr_slv_int, scr_slv_H, scr_slv_small, scr_slv_AR, solver_niter_island, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, island_nv, island_idofadr, island_dofadr, island_ne, island_nf, island_nefc, island_iefcadr, dof_island, map_dof2idof, map_idof2dof, efc_island, map_efc2iefc, map_iefc2efc, scr_isl_int, qDeriv, qLU, scr_dcdofdot, scr_dcvel, scr_dcacc, scr_dcfrc, scr_mat6, scr_fjac, scr_fjacind, scr_luint, scr_impvec, scr_trnjac, scr_trnrow, scr_trnexcl, sensordata, energy, subtree_linvel, subtree_angmom, cam_xpos, cam_xmat, qfrc_inverse, userdata, flg_energypos, flg_energyvel, flg_subtreevel, flg_rnepost, scr_sens_body, scr_sens_nv, scr_sens_vec, scr_sens_match, scr_sens_mid, scr_sens_ft, scr_sens_stack, scr_sens_group, scr_inv_nv, scr_inv_efc):
     st = structref.new(DATA_TYPE)
     st.time = time
     st.qpos = qpos
@@ -444,4 +484,26 @@ def new_data(time, qpos, qvel, act, ctrl, qfrc_applied, xfrc_applied, mocap_pos,
     st.scr_trnjac = scr_trnjac
     st.scr_trnrow = scr_trnrow
     st.scr_trnexcl = scr_trnexcl
+    st.sensordata = sensordata
+    st.energy = energy
+    st.subtree_linvel = subtree_linvel
+    st.subtree_angmom = subtree_angmom
+    st.cam_xpos = cam_xpos
+    st.cam_xmat = cam_xmat
+    st.qfrc_inverse = qfrc_inverse
+    st.userdata = userdata
+    st.flg_energypos = flg_energypos
+    st.flg_energyvel = flg_energyvel
+    st.flg_subtreevel = flg_subtreevel
+    st.flg_rnepost = flg_rnepost
+    st.scr_sens_body = scr_sens_body
+    st.scr_sens_nv = scr_sens_nv
+    st.scr_sens_vec = scr_sens_vec
+    st.scr_sens_match = scr_sens_match
+    st.scr_sens_mid = scr_sens_mid
+    st.scr_sens_ft = scr_sens_ft
+    st.scr_sens_stack = scr_sens_stack
+    st.scr_sens_group = scr_sens_group
+    st.scr_inv_nv = scr_inv_nv
+    st.scr_inv_efc = scr_inv_efc
     return st
