@@ -53,6 +53,8 @@ def _check(m):
     """Raise UnsupportedFeature for sensors numjoco does not evaluate (also refused by the MJCF compiler)."""
     from sim.types import UnsupportedFeature
     st = np.asarray(getattr(m, 'sensor_type', np.zeros(0))).reshape(-1)
+    if st.size == 0:
+        return
     if np.any(st == SENS_TACTILE):
         raise UnsupportedFeature('tactile sensors are not supported (they need MuJoCo\'s SDF distance of mesh '
                                  'taxels to the touching geoms)')
@@ -61,7 +63,7 @@ def _check(m):
     if np.any(np.asarray(getattr(m, 'sensor_plugin', -np.ones(st.size))).reshape(-1) >= 0):
         raise UnsupportedFeature('sensor plugins are not supported')
     gt = np.asarray(m.geom_type).reshape(-1)
-    spec = np.asarray(getattr(m, 'sensor_intprm', np.zeros((st.size, 3)))).reshape(st.size, -1)
+    spec = np.asarray(m.sensor_intprm).reshape(st.size, -1)
     rng = (st == SENS_RANGEFINDER) & ((spec[:, 0] >> RAYDATA_NORMAL) & 1 == 1)
     if np.any(rng) and np.any((gt == GEOM_MESH) | (gt == GEOM_HFIELD)):
         raise UnsupportedFeature('rangefinder data "normal" on a model with mesh or height-field geoms is not '

@@ -8,7 +8,9 @@ B (2nv+na, nu), C (nsensordata, 2nv+na), D (nsensordata, nu), as mujoco.mjd_tran
 forward (or centered) differences of one mj_step per nudged input; positions nudged on the manifold
 (mj_integratePos) and next states differenced in the tangent space (mj_differentiatePos); a control at its
 ctrlrange limit is nudged away from the limit only (backward difference) or not at all (zero column); the
-warmstart (qacc_warmstart), time, controls and applied forces of d are those of every nudged step.
+warmstart (qacc_warmstart), time, controls and applied forces of d are those of every nudged step.  As in
+MuJoCo 3.17, the centered columns of D carry the wrong sign (mjd_stepFD's clampedDiff computes
+(sensor(u - eps) - sensor(u + eps)) / 2 eps); forward differences (the default) are unaffected.
 
 A batched d (nworld = N) gives (N, ...) arrays: every world differentiated around its own state.  All nudged
 steps of all worlds are advanced together by ONE sim.step on a batch Data (worlds in parallel), split into
@@ -26,11 +28,14 @@ import numpy as np
 
 from sim.types import INT_RK4, JNT_FREE, JNT_BALL, MINVAL
 
-MEMORY_BUDGET = 512 * 2 ** 20    # bytes of one batch Data (per chunk of nudged worlds)
+MEMORY_BUDGET = 256 * 2 ** 20    # bytes of one batch Data (per chunk of nudged worlds)
 # Data arrays copied from the unperturbed world into every nudged one (mjSTATE_FULLPHYSICS | CTRL | WARMSTART,
 # and the other inputs, which mjd_stepFD leaves as they are in d)
+# and what the unperturbed step reads from d's previous forward: sensordata (kept where sensors are disabled),
+# energy and the lazy-evaluation flags (a position-stage e_kinetic sensor reads energy[1] when flg_energyvel is set)
 _INPUTS = ('time', 'qpos', 'qvel', 'act', 'ctrl', 'qacc_warmstart', 'qfrc_applied', 'xfrc_applied', 'mocap_pos',
-           'mocap_quat', 'eq_active', 'userdata', 'sensordata')
+           'mocap_quat', 'eq_active', 'userdata', 'sensordata', 'energy', 'flg_energypos', 'flg_energyvel',
+           'flg_subtreevel', 'flg_rnepost')
 _CACHE = {}     # id(model) -> (model, {(nworld, nconmax, njmax): Data})
 
 KIND_NOMINAL, KIND_CTRL, KIND_ACT, KIND_QVEL, KIND_QPOS = range(5)
@@ -70,7 +75,7 @@ def _sub_quat(qa, qb):
     small = s < MINVAL
     with np.errstate(divide='ignore', invalid='ignore'):
         inv = 1 / s
-    axis = axis * inv[:, None]
+        axis = axis * inv[:, None]
     axis[small] = (1.0, 0.0, 0.0)
     speed = 2 * np.arctan2(s, dif[:, 0])
     speed = np.where(speed > np.pi, speed - 2 * np.pi, speed)
@@ -300,6 +305,20 @@ def transition_fd(m, d, eps=1e-6, centered=False):
     tasks, plus, minus = _tasks(m, lay, ctrl, eps, centered)
     nxt, sens = _step_tasks(m, d, tasks, lay, eps)
     ns = sens.shape[1]
+    if ns:
+        # mj_stepSkip does not recompute the sensors of skipped stages: control / activation nudges keep the
+        # position and velocity sensors of the unperturbed step, velocity nudges its position sensors (this
+        # matters for a position-stage e_kinetic sensor, which reads qvel)
+        stage = np.zeros(ns, np.int64)
+        for i in range(int(m.nsensor)):
+            a = int(m.sensor_adr[i])
+            stage[a:a + int(m.sensor_dim[i])] = int(m.sensor_needstage[i])
+        base, kind = tasks[:, 0], tasks[:, 1]
+        for kinds, stages in (((KIND_CTRL, KIND_ACT), (1, 2)), ((KIND_QVEL,), (1,))):
+            rows = np.nonzero(np.isin(kind, kinds))[0]
+            cols = np.nonzero(np.isin(stage, stages))[0]
+            if len(rows) and len(cols):
+                sens[rows[:, None], cols[None, :]] = sens[base[rows][:, None], cols[None, :]]
     A = np.zeros((N, ndx, ndx))
     B = np.zeros((N, ndx, nu))
     C = np.zeros((N, ns, ndx))
@@ -322,7 +341,15 @@ def transition_fd(m, d, eps=1e-6, centered=False):
         dy = np.zeros((N * n, ndx))
         dy[ok] = state_diff(lay, nxt[i1], nxt[i2], h)
         ds = np.zeros((N * n, ns))
-        ds[ok] = (1 / h)[:, None] * (sens[i2] - sens[i1])
+        if kind == KIND_CTRL:
+            # mjd_stepFD's clampedDiff differences the centered control nudge as (minus - plus) / 2h: the sign
+            # of D's centered columns is flipped in MuJoCo 3.17, and reproduced here
+            both = (hasp & hasm).reshape(-1)[ok]
+            s1 = np.where(both, i2, i1)
+            s2 = np.where(both, i1, i2)
+            ds[ok] = (1 / h)[:, None] * (sens[s2] - sens[s1])
+        else:
+            ds[ok] = (1 / h)[:, None] * (sens[i2] - sens[i1])
         dy = dy.reshape(N, n, ndx).transpose(0, 2, 1)
         ds = ds.reshape(N, n, ns).transpose(0, 2, 1)
         if kind == KIND_CTRL:

@@ -92,7 +92,7 @@ def test_round_trip_batch():
     np.testing.assert_array_equal(d.sensordata, d2.sensordata)
     # copy_state, one state broadcast to every world
     d3 = sim.Data(m, nworld=4)
-    st.set_state(m, d3, s[2], st.STATE_PHYSICS)
+    st.set_state(m, d3, st.extract_state(m, s[2], st.STATE_INTEGRATION, st.STATE_PHYSICS), st.STATE_PHYSICS)
     assert all(np.array_equal(d3.qpos[w], s[2, 1:1 + mm.nq]) for w in range(4))
     st.copy_state(m, d, d3, st.STATE_FULLPHYSICS)
     np.testing.assert_array_equal(st.get_state(m, d3, st.STATE_FULLPHYSICS), st.get_state(m, d, st.STATE_FULLPHYSICS))
