@@ -221,9 +221,9 @@ def step_world(m, d, w):
     if integ == INT_RK4:
         runge_kutta4(m, d, w)
     elif integ == INT_IMPLICITFAST or integ == INT_IMPLICIT:
-        implicit_fast(m, d, w)
+        implicit_fast(m, d, w, False)
     else:
-        euler(m, d, w)
+        euler(m, d, w, False)
 
 
 # ------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import numpy as np
 from sim.jit import njit
 from sim.math import normalize3, mul_quat, cross, sub_quat, mat_vec3, mat_t_vec3
 from sim.kinematics import local_to_global
+from sim.solver import _dot as dot
 from sim.rne import rne_post_constraint, contact_force
 from sim.raycast import (ray_kernel, ray_plane, ray_sphere, ray_capsule, ray_ellipsoid, ray_cylinder, ray_box,
                          _map)
@@ -69,26 +70,6 @@ def mul_sym(res, mat, vec, n, rownnz, rowadr, colind):
             val = mat[adr + k]
             res[i] += val * vec[j]
             res[j] += val * vec[i]
-
-
-@njit(cache=True)
-def dot(a, b, n):
-    """a[:n] . b[:n] in mju_dot's order (four interleaved partial sums, then the tail)."""
-    r0 = 0.0
-    r1 = 0.0
-    r2 = 0.0
-    r3 = 0.0
-    i = 0
-    while i <= n - 4:
-        r0 += a[i] * b[i]
-        r1 += a[i + 1] * b[i + 1]
-        r2 += a[i + 2] * b[i + 2]
-        r3 += a[i + 3] * b[i + 3]
-        i += 4
-    res = (r0 + r2) + (r1 + r3)
-    for k in range(i, n):
-        res += a[k] * b[k]
-    return res
 
 
 @njit(cache=True)
