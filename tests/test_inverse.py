@@ -12,6 +12,7 @@ import mujoco
 import numpy as np
 import pytest
 
+from conftest import gymnasium_assets_dir
 import sim
 from sim import smooth_api as api
 from sim.inverse import inverse
@@ -19,11 +20,7 @@ from sim.inverse import inverse
 MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'models')
 TOL = 1e-8
 
-try:
-    import gymnasium
-    ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), 'envs/mujoco/assets')
-except ImportError:  # pragma: no cover
-    ASSETS = None
+ASSETS = gymnasium_assets_dir()
 
 
 def load(name):

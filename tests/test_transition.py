@@ -12,17 +12,14 @@ import mujoco
 import numpy as np
 import pytest
 
+from conftest import gymnasium_assets_dir
 import sim
 from sim.transition import transition_fd
 
 MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'models')
 TOL = 1e-6
 
-try:
-    import gymnasium
-    ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), 'envs/mujoco/assets')
-except ImportError:  # pragma: no cover
-    ASSETS = None
+ASSETS = gymnasium_assets_dir()
 
 ARM = """
 <mujoco model="arm">
