@@ -16,10 +16,9 @@ difference) or not at all (zero column).  As in MuJoCo 3.17, the centered column
 default) are unaffected.  RK4 is refused, as by MuJoCo.
 
 A batched d (nworld = N) gives (N, ...) arrays, every world differentiated around its own state.  The nudged
-steps run in a compiled kernel on a scratch batch Data (d itself is left untouched, where MuJoCo leaves the
-results of its last nudged step in d): one row per world, or several rows per world (each repeating the
-unperturbed step, then taking a contiguous part of the nudges) so that a single world keeps every thread busy;
-rows run in parallel.
+steps run in a compiled kernel (fd_rows) on a scratch batch Data, one row per world, the rows in parallel
+(one world runs on the calling thread); d itself is left untouched (MuJoCo leaves the results of its last nudged
+step in d).  The differences are formed in a second compiled loop (fd_columns).
 """
 import numba
 import numpy as np
@@ -33,7 +32,8 @@ from sim.solver import fwd_constraint
 from sim.sensor import sensor_acc_stage
 from sim.inverse import compare_fwd_inv
 from sim.integrate import euler, implicit_fast, integrate_pos
-from sim.types import (INT_RK4, INT_IMPLICIT, INT_IMPLICITFAST, JNT_FREE, JNT_BALL, MINVAL, OPT_DISABLE, OPT_ENABLE,
+from sim.math import sub_quat
+from sim.types import (INT_RK4, INT_IMPLICIT, INT_IMPLICITFAST, JNT_FREE, JNT_BALL, OPT_DISABLE, OPT_ENABLE,
                        OPT_INTEGRATOR, DSBL_AUTORESET, DSBL_WARMSTART, ENBL_FWDINV, WARN_BADQPOS, WARN_BADQVEL,
                        WARN_BADQACC)
 
@@ -116,9 +116,9 @@ def _record(m, d, w, nxt, sens):
 
 @njit(cache=True)
 def fd_row(m, d, r, b, t0, t1, tasks, eps, skipsensor, save, nxt, sens, dpos):
-    """Row r of the scratch Data holds world b's inputs: the unperturbed step (recorded at slot 0 by the row
-    that starts at task 0), then nudges t0..t1-1 of tasks[b] (kind, index, sign), each from the saved state,
-    recorded at slot t + 1 (the nudge loop of mjd_stepFD)."""
+    """Row r of the scratch Data holds world b's inputs: the unperturbed step (recorded at slot 0 when t0 is
+    0), then nudges t0..t1-1 of tasks[b] (kind, index, sign), each from the saved state, recorded at slot t + 1
+    (the nudge loop of mjd_stepFD; a row starting at t0 > 0 repeats the unperturbed step first)."""
     s = save[r]
     _save(m, d, r, s)
     step_skip(m, d, r, STAGE_NONE, skipsensor)
@@ -155,86 +155,98 @@ def fd_rows(m, d, nrow, row_base, row_t0, row_t1, tasks, eps, skipsensor, save, 
         fd_row(m, d, r, row_base[r], row_t0[r], row_t1[r], tasks, eps, skipsensor, save, nxt, sens, dpos[r])
 
 
+@njit(cache=True)
+def _state_diff(m, x1, x2, h, out, col):
+    """out[:, col] = (x2 - x1) / h for states (qpos, qvel, act), the qpos part in the tangent space
+    (stateDiff of mjd_stepFD: mj_differentiatePos, or plain differences when nq == nv)."""
+    nq, nv = m.nq, m.nv
+    if nq == nv:
+        inv_h = 1 / h
+        for k in range(nq + nv + m.na):
+            out[k, col] = inv_h * (x2[k] - x1[k])
+        return
+    for j in range(m.njnt):
+        pa = m.jnt_qposadr[j]
+        va = m.jnt_dofadr[j]
+        jt = m.jnt_type[j]
+        if jt == JNT_FREE or jt == JNT_BALL:
+            if jt == JNT_FREE:
+                for k in range(3):
+                    out[va + k, col] = (x2[pa + k] - x1[pa + k]) / h
+                pa += 3
+                va += 3
+            v0, v1, v2 = sub_quat(x2[pa], x2[pa + 1], x2[pa + 2], x2[pa + 3], x1[pa], x1[pa + 1], x1[pa + 2],
+                                  x1[pa + 3])
+            s = 1 / h
+            out[va, col] = v0 * s
+            out[va + 1, col] = v1 * s
+            out[va + 2, col] = v2 * s
+        else:
+            out[va, col] = (x2[pa] - x1[pa]) / h
+    inv_h = 1 / h
+    for k in range(nv + m.na):
+        out[nv + k, col] = inv_h * (x2[nq + k] - x1[nq + k])
+
+
+@njit(cache=True)
+def fd_columns(m, nxt, sens, slots, eps, A, B, C, D):
+    """A, B, C, D (N, ...) from the recorded steps: column c of world b differences the plus / minus nudge
+    slots[b, c] (-1: none) against each other (centered, 2 eps), or against the unperturbed step (slot 0);
+    neither: zero column (clampedStateDiff / clampedDiff).  Columns: qpos (nv), qvel (nv), act (na), ctrl."""
+    nx = 2 * m.nv + m.na
+    ns = sens.shape[2]
+    for b in range(slots.shape[0]):
+        for c in range(slots.shape[1]):
+            p = slots[b, c, 0]
+            q = slots[b, c, 1]
+            if p < 0 and q < 0:
+                continue
+            if p >= 0 and q >= 0:
+                i1, i2, h = q, p, 2 * eps
+            elif p >= 0:
+                i1, i2, h = 0, p, eps
+            else:
+                i1, i2, h = q, 0, eps
+            ctrl = c >= nx
+            Y = B[b] if ctrl else A[b]
+            S = D[b] if ctrl else C[b]
+            col = c - nx if ctrl else c
+            _state_diff(m, nxt[b, i1], nxt[b, i2], h, Y, col)
+            if ctrl and p >= 0 and q >= 0:
+                # MuJoCo's clampedDiff: centered control columns as (minus - plus) / 2h (sign flipped)
+                i1, i2 = i2, i1
+            inv_h = 1 / h
+            for k in range(ns):
+                S[k, col] = inv_h * (sens[b, i2, k] - sens[b, i1, k])
+
+
 # ------------------------------------------------------------------------------------------------------------
-# quaternion helpers on (n, 4) arrays, in MuJoCo's operation order (state differences)
+# Python side: the nudge plan (cached per model), scratch rows, chunks
 
-def _mul_quat(a, b):
-    a0, a1, a2, a3 = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
-    b0, b1, b2, b3 = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    return np.stack([a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3,
-                     a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
-                     a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
-                     a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0], axis=-1)
-
-
-def _sub_quat(qa, qb):
-    """mju_subQuat rows: 3D velocity res with qb * quat(res) = qa."""
-    neg = qb * np.array([1.0, -1.0, -1.0, -1.0])
-    dif = _mul_quat(neg, qa)
-    axis = dif[:, 1:4].copy()
-    s = np.sqrt(axis[:, 0] * axis[:, 0] + axis[:, 1] * axis[:, 1] + axis[:, 2] * axis[:, 2])
-    small = s < MINVAL
-    with np.errstate(divide='ignore', invalid='ignore'):
-        inv = 1 / s
-        axis = axis * inv[:, None]
-    axis[small] = (1.0, 0.0, 0.0)
-    speed = 2 * np.arctan2(s, dif[:, 0])
-    speed = np.where(speed > np.pi, speed - 2 * np.pi, speed)
-    return axis * speed[:, None]
-
-
-class _Layout:
-    """Per-model constants: sizes, the scalar and quaternion coordinates of qpos, sensor stages."""
+class _Cache:
+    """Per model: scratch Data by (rows, nconmax, njmax), nudge plans, bytes per world."""
 
     def __init__(self, m):
-        nq, nv = int(m.nq), int(m.nv)
-        self.nq, self.nv, self.na, self.nu = nq, nv, int(m.na), int(m.nu)
-        self.ns = int(getattr(m, 'nsensordata', 0))
-        jt = np.asarray(m.jnt_type).reshape(-1)
-        qa = np.asarray(m.jnt_qposadr).reshape(-1)
-        va = np.asarray(m.jnt_dofadr).reshape(-1)
-        quat, scalar = [], []
-        for j in range(int(m.njnt)):
-            a, v = int(qa[j]), int(va[j])
-            if jt[j] == JNT_FREE:
-                scalar += [(a + k, v + k) for k in range(3)]
-                quat.append((a + 3, v + 3))
-            elif jt[j] == JNT_BALL:
-                quat.append((a, v))
-            else:
-                scalar.append((a, v))
-        self.quat = quat
-        sq = np.array(scalar, np.int64).reshape(-1, 2)
-        self.scalar_qadr, self.scalar_dof = sq[:, 0], sq[:, 1]
-        self.world_bytes = None
+        self.m = m
+        self.data = {}
+        self.plans = {}
+        self.world_bytes = {}
 
 
-def state_diff(lay, s1, s2, h):
-    """(s2 - s1) / h for rows of states (qpos, qvel, act) in the tangent space (stateDiff of mjd_stepFD):
-    (n, 2nv+na); h (n,)."""
-    nq, nv = lay.nq, lay.nv
-    out = np.empty((len(s1), 2 * nv + lay.na))
-    inv_h = 1 / h
-    if nq == nv:
-        out[:] = inv_h[:, None] * (s2 - s1)
-        return out
-    # mj_differentiatePos: scalar coordinates divided by h, quaternions via mju_subQuat scaled by 1/h
-    out[:, lay.scalar_dof] = (s2[:, lay.scalar_qadr] - s1[:, lay.scalar_qadr]) / h[:, None]
-    for a, v in lay.quat:
-        out[:, v:v + 3] = _sub_quat(s2[:, a:a + 4], s1[:, a:a + 4]) * inv_h[:, None]
-    out[:, nv:] = inv_h[:, None] * (s2[:, nq:] - s1[:, nq:])
-    return out
+def _cache(m):
+    ent = _CACHE.get(id(m))
+    if ent is None or ent.m is not m:
+        ent = _Cache(m)
+        _CACHE[id(m)] = ent
+    return ent
 
 
-# ------------------------------------------------------------------------------------------------------------
-
-def _plan(m, lay, ctrl, eps, centered):
-    """Nudges of N worlds in mjd_stepFD's order: tasks (N, T, 3) = (kind, index, sign), padded with kind -1;
-    ntask (N,); and per kind the (N, n) slots (task index + 1) of the plus / minus nudge of each column (-1:
-    none)."""
+def _plan(m, cache, ctrl, eps, centered):
+    """Nudges of N worlds in mjd_stepFD's order: tasks (N, T, 3) = (kind, index, sign) padded with kind -1,
+    ntask (N,), slots (N, 2nv+na+nu, 2): the task slot (task index + 1) of the plus / minus nudge of each
+    column (-1: none).  Cached on the control-limit pattern."""
     N = len(ctrl)
-    nu, na, nv = lay.nu, lay.na, lay.nv
-    parts = []
+    nv, na, nu = int(m.nv), int(m.na), int(m.nu)
     if nu:
         limited = np.asarray(m.actuator_ctrllimited).reshape(nu).astype(bool)[None, :]
         rng = np.asarray(m.actuator_ctrlrange, dtype=np.float64).reshape(nu, 2)
@@ -244,169 +256,111 @@ def _plan(m, lay, ctrl, eps, centered):
             return (x1 >= lo) & (x1 <= hi) & (x2 >= lo) & (x2 <= hi)
         fwd = ~limited | inrange(ctrl, ctrl + eps)
         back = (centered | ~fwd) & (~limited | inrange(ctrl - eps, ctrl))
-        valid = np.stack([fwd, back], 2).reshape(N, 2 * nu)
-        idx = np.repeat(np.arange(nu), 2)[None, :].repeat(N, 0)
-        sign = np.tile([1, -1], nu)[None, :].repeat(N, 0)
-        parts.append((KIND_CTRL, valid, idx, sign))
+    else:
+        fwd = back = np.zeros((N, 0), bool)
+    key = (N, centered, fwd.tobytes(), back.tobytes())
+    plan = cache.plans.get(key)
+    if plan is not None:
+        return plan
+    # every candidate nudge in order: ctrl (fwd, back per control), then act, qvel, qpos (fwd[, back])
+    cand = [(KIND_CTRL, i, sg) for i in range(nu) for sg in (1, -1)]
+    valid = [np.stack([fwd, back], 2).reshape(N, 2 * nu)]
     for kind, n in ((KIND_ACT, na), (KIND_QVEL, nv), (KIND_QPOS, nv)):
-        if n:
-            valid = np.ones((N, n, 2 if centered else 1), bool).reshape(N, -1)
-            idx = np.repeat(np.arange(n), 2 if centered else 1)[None, :].repeat(N, 0)
-            sign = np.tile([1, -1] if centered else [1], n)[None, :].repeat(N, 0)
-            parts.append((kind, valid, idx, sign))
-    if not parts:
-        return np.zeros((N, 0, 3), np.int64), np.zeros(N, np.int64), {}
-    valid = np.concatenate([p[1] for p in parts], 1)
-    kinds = np.concatenate([np.full(p[1].shape, p[0]) for p in parts], 1)
-    idx = np.concatenate([p[2] for p in parts], 1)
-    sign = np.concatenate([p[3] for p in parts], 1)
-    # compact each world's valid nudges to the front, keeping their order
-    order = np.argsort(~valid, axis=1, kind='stable')
-    take = lambda a: np.take_along_axis(a, order, 1)   # noqa: E731
-    valid, kinds, idx, sign = take(valid), take(kinds), take(idx), take(sign)
-    ntask = valid.sum(1)
-    T = int(ntask.max())
-    tasks = np.stack([np.where(valid, kinds, KIND_NONE), idx, sign], 2)[:, :T].astype(np.int64)
-    slots = {}
-    b, t = np.nonzero(valid[:, :T])
-    for kind, n in ((KIND_CTRL, nu), (KIND_ACT, na), (KIND_QVEL, nv), (KIND_QPOS, nv)):
-        if not n:
-            continue
-        P = np.full((N, n), -1, np.int64)
-        Mn = np.full((N, n), -1, np.int64)
-        sel = tasks[b, t, 0] == kind
-        for arr, sg in ((P, 1), (Mn, -1)):
-            s2 = sel & (tasks[b, t, 2] == sg)
-            arr[b[s2], tasks[b[s2], t[s2], 1]] = t[s2] + 1
-        slots[kind] = (P, Mn)
-    return tasks, ntask, slots
+        cand += [(kind, i, sg) for i in range(n) for sg in ((1, -1) if centered else (1,))]
+        valid.append(np.ones((N, n * (2 if centered else 1)), bool))
+    cand = np.array(cand, np.int64).reshape(-1, 3)
+    valid = np.concatenate(valid, 1)
+    ntask = valid.sum(1).astype(np.int64)
+    T = int(ntask.max()) if N else 0
+    tasks = np.full((N, T, 3), KIND_NONE, np.int64)
+    col0 = {KIND_QPOS: 0, KIND_QVEL: nv, KIND_ACT: 2 * nv, KIND_CTRL: 2 * nv + na}
+    slots = np.full((N, 2 * nv + na + nu, 2), -1, np.int64)
+    for b in range(N):
+        sel = cand[valid[b]]
+        tasks[b, :len(sel)] = sel
+        cols = np.array([col0[k] for k in sel[:, 0]], np.int64).reshape(-1) + sel[:, 1]
+        slots[b, cols, (sel[:, 2] < 0).astype(np.int64)] = np.arange(1, len(sel) + 1)
+    plan = (tasks, ntask, slots)
+    if len(cache.plans) > 16:
+        cache.plans.clear()
+    cache.plans[key] = plan
+    return plan
 
 
-def _scratch(m, nrow, nconmax, njmax):
+def _scratch(m, cache, nrow, nconmax, njmax):
     from sim.data import Data
-    ent = _CACHE.get(id(m))
-    if ent is None or ent[0] is not m:
-        ent = (m, {}, _Layout(m))
-        _CACHE[id(m)] = ent
     key = (nrow, nconmax, njmax)
-    d = ent[1].get(key)
+    d = cache.data.get(key)
     if d is None:
-        if len(ent[1]) >= 2:
-            ent[1].clear()
+        if len(cache.data) >= 2:
+            cache.data.clear()
         d = Data(m, nworld=nrow, nconmax=nconmax, njmax=njmax)
-        ent[1][key] = d
+        cache.data[key] = d
     return d
 
 
-def _layout(m):
-    ent = _CACHE.get(id(m))
-    if ent is None or ent[0] is not m:
-        ent = (m, {}, _Layout(m))
-        _CACHE[id(m)] = ent
-    return ent[2]
-
-
-def _world_bytes(m, lay, nconmax, njmax):
-    if lay.world_bytes is None or lay.world_bytes[0] != (nconmax, njmax):
+def _world_bytes(m, cache, nconmax, njmax):
+    key = (nconmax, njmax)
+    if key not in cache.world_bytes:
         from sim import types as t
         size = t.data_sizes(m, nconmax, njmax)
         shapes = t.data_shapes(m)
         for mod in t._field_modules():
             shapes.update(mod.data_shapes(m, size))
-        lay.world_bytes = ((nconmax, njmax), sum(8 * int(np.prod(s)) for s in shapes.values()))
-    return lay.world_bytes[1]
-
-
-def _run(m, d, lay, tasks, ntask, eps):
-    """Unperturbed and nudged steps of every world: (next states (N, T+1, nq+nv+na), sensordata (N, T+1, ns))."""
-    from sim.smooth_api import model_struct
-    N, T = tasks.shape[0], tasks.shape[1]
-    nq, nv, na, nu = lay.nq, lay.nv, lay.na, lay.nu
-    nthread = numba.get_num_threads()
-    per_base = max(1, min(T, -(-nthread // N))) if T else 1      # rows per world
-    nxt = np.zeros((N, T + 1, nq + nv + na))
-    sens = np.zeros((N, T + 1, lay.ns))
-    max_rows = max(1, MEMORY_BUDGET // max(1, _world_bytes(m, lay, d.nconmax, d.njmax)))
-    bases_per_chunk = max(1, min(N, max_rows // per_base))
-    nchunk = -(-N // bases_per_chunk)
-    bases_per_chunk = -(-N // nchunk)
-    nrow = bases_per_chunk * per_base
-    scratch = _scratch(m, nrow, d.nconmax, d.njmax)
-    sa = scratch._arrays
-    src = d._arrays
-    ms = model_struct(m)
-    save = np.zeros((nrow, nq + 2 * nv + na + nu + 1))
-    dpos = np.zeros((nrow, nv))
-    for c in range(nchunk):
-        bases = np.arange(c * bases_per_chunk, min(N, (c + 1) * bases_per_chunk))
-        nb = len(bases)
-        row_base = np.repeat(bases, per_base)
-        part = np.tile(np.arange(per_base), nb)
-        n = ntask[row_base]
-        row_t0 = (part * n) // per_base
-        row_t1 = ((part + 1) * n) // per_base
-        rows = nb * per_base
-        for name in _INPUTS:
-            sa[name][:rows] = src[name][row_base]
-        nt = min(nthread, rows)
-        numba.set_num_threads(nt)
-        try:
-            fd_rows(ms, scratch._struct, rows, row_base, row_t0, row_t1, tasks, eps, lay.ns == 0, save, nxt,
-                    sens, dpos)
-        finally:
-            numba.set_num_threads(nthread)
-    return nxt, sens
+        cache.world_bytes[key] = sum(8 * int(np.prod(s)) for s in shapes.values())
+    return cache.world_bytes[key]
 
 
 def transition_fd(m, d, eps=1e-6, centered=False):
     """(A, B, C, D) of mujoco.mjd_transitionFD at the state of d (see the module doc); (N, ...) arrays for a
     batched d."""
+    from sim.smooth_api import model_struct
     if int(m.opt.integrator) == INT_RK4:
         raise ValueError('RK4 integrator is not supported by transition_fd (as mjd_transitionFD)')
     if int(getattr(m, 'nhistory', 0)):
         raise ValueError('delays (history buffers) are not supported by transition_fd (as mjd_transitionFD)')
     eps = float(eps)
     centered = bool(centered)
-    lay = _layout(m)
-    nv, na, nu, ns = lay.nv, lay.na, lay.nu, lay.ns
+    ms = model_struct(m)
+    cache = _cache(m)
+    nq, nv, na, nu = int(m.nq), int(m.nv), int(m.na), int(m.nu)
+    ns = int(getattr(m, 'nsensordata', 0))
     ndx = 2 * nv + na
     N = 1 if d.nworld is None else d.nworld
-    tasks, ntask, slots = _plan(m, lay, d._arrays['ctrl'].reshape(N, nu), eps, centered)
-    nxt, sens = _run(m, d, lay, tasks, ntask, eps)
+    tasks, ntask, slots = _plan(m, cache, d._arrays['ctrl'].reshape(N, nu), eps, centered)
+    T = tasks.shape[1]
+    nxt = np.zeros((N, T + 1, nq + nv + na))
+    sens = np.zeros((N, T + 1, ns))
+    # rows: one per world, chunked to the memory budget; one world runs serially (no thread start-up)
+    nthread = numba.get_num_threads()
+    max_rows = max(1, MEMORY_BUDGET // max(1, _world_bytes(m, cache, d.nconmax, d.njmax)))
+    nchunk = -(-N // max_rows)
+    rows = -(-N // nchunk)
+    scratch = _scratch(m, cache, rows, d.nconmax, d.njmax)
+    sa = scratch._arrays
+    src = d._arrays
+    save = np.zeros((rows, nq + 2 * nv + na + nu + 1))
+    dpos = np.zeros((rows, nv))
+    zero = np.zeros(rows, np.int64)
+    for c in range(nchunk):
+        b0, b1 = c * rows, min(N, (c + 1) * rows)
+        n = b1 - b0
+        for name in _INPUTS:
+            sa[name][:n] = src[name][b0:b1]
+        nt = min(nthread, n)
+        if nt != nthread:
+            numba.set_num_threads(nt)
+        try:
+            fd_rows(ms, scratch._struct, n, np.arange(b0, b1), zero, ntask[b0:b1], tasks, eps, ns == 0, save, nxt,
+                    sens, dpos)
+        finally:
+            if nt != nthread:
+                numba.set_num_threads(nthread)
     A = np.zeros((N, ndx, ndx))
     B = np.zeros((N, ndx, nu))
     C = np.zeros((N, ns, ndx))
     D = np.zeros((N, ns, nu))
-    rows = np.arange(N)[:, None]
-    for kind, off, n in ((KIND_QPOS, 0, nv), (KIND_QVEL, nv, nv), (KIND_ACT, 2 * nv, na), (KIND_CTRL, 0, nu)):
-        if not n:
-            continue
-        P, Mn = slots[kind]
-        hasp, hasm = P >= 0, Mn >= 0
-        # clampedStateDiff / clampedDiff: forward (nominal, plus, h), backward (minus, nominal, h),
-        # centered (minus, plus, 2h), none: zero column
-        i1 = np.where(hasm, Mn, 0)
-        i2 = np.where(hasp, P, 0)
-        both = hasp & hasm
-        h = np.where(both, 2 * eps, eps)
-        ok = hasp | hasm
-        bb = np.broadcast_to(rows, ok.shape)[ok]
-        i1, i2, h, both = i1[ok], i2[ok], h[ok], both[ok]
-        dy = np.zeros((N, n, ndx))
-        dy[ok] = state_diff(lay, nxt[bb, i1], nxt[bb, i2], h)
-        ds = np.zeros((N, n, ns))
-        if kind == KIND_CTRL:
-            # MuJoCo's clampedDiff: centered control columns as (minus - plus) / 2h (sign flipped)
-            s1, s2 = np.where(both, i2, i1), np.where(both, i1, i2)
-        else:
-            s1, s2 = i1, i2
-        ds[ok] = (1 / h)[:, None] * (sens[bb, s2] - sens[bb, s1])
-        if kind == KIND_CTRL:
-            B[:] = dy.transpose(0, 2, 1)
-            D[:] = ds.transpose(0, 2, 1)
-        else:
-            A[:, :, off:off + n] = dy.transpose(0, 2, 1)
-            C[:, :, off:off + n] = ds.transpose(0, 2, 1)
+    fd_columns(ms, nxt, sens, slots, eps, A, B, C, D)
     if d.nworld is None:
         return A[0], B[0], C[0], D[0]
     return A, B, C, D
