@@ -258,3 +258,30 @@ def test_no_sensors_no_fields():
     api.forward(m, d)
     assert d.sensordata.shape == (0,)
     assert np.all(d.energy == 0)
+
+
+@pytest.mark.oracle
+def test_random_models():
+    """Sensors of the random models of tests/mjcf_gen.py (those with a <sensor> section, first 200 seeds) at a
+    random state after mj_forward; models our pipeline refuses (sim.UnsupportedError) are counted apart, and at
+    least 30 models must be compared."""
+    import mjcf_gen
+    compared = refused = 0
+    for seed in range(200):
+        xml, features = mjcf_gen.generate_with_features(seed)
+        if 'sensor' not in features:
+            continue
+        mm = mujoco.MjModel.from_xml_string(xml)
+        m = sim.load_model(xml)
+        md, d = mujoco.MjData(mm), sim.Data(m)
+        rng = np.random.default_rng(seed)
+        set_both(md, d, random_qpos(mm, rng, 0.2), rng.standard_normal(mm.nv), rng.uniform(-1, 1, mm.nu))
+        try:
+            api.forward(m, d)
+        except sim.UnsupportedError:
+            refused += 1
+            continue
+        mujoco.mj_forward(mm, md)
+        check_sensors(mm, d.sensordata, md.sensordata, 'seed %d' % seed)
+        compared += 1
+    assert compared >= 30, (compared, refused)
