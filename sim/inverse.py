@@ -6,10 +6,11 @@ solver_fwdinv statistics, called by the pipeline after forward in mj_step).
     qfrc_inverse = M qacc + qfrc_bias - qfrc_passive - qfrc_constraint(qacc)
 
 `inverse(m, d)` is the Python entry (one world or a batch, worlds in parallel); it has its own compiled
-entry points (inverse_serial / inverse_batch), compiled on first use.
+entry point (inverse_batch), compiled on first use.
 """
 import math
 
+import numba
 from numba import prange
 
 from sim.jit import njit
@@ -209,15 +210,10 @@ def inverse_world(m, d, w):
     inverse_acc(m, d, w, False)
 
 
-@njit
-def inverse_serial(m, d, w):
-    """mj_inverse of the single world w."""
-    inverse_world(m, d, w)
-
-
 @njit(parallel=True, refcount=True)
 def inverse_batch(m, d, nworld):
-    """mj_inverse of worlds 0..nworld-1 in parallel."""
+    """mj_inverse of worlds 0..nworld-1 in parallel (the only compiled entry: a single world runs it on one
+    thread, which saves compiling a serial copy of the whole tree)."""
     for w in prange(nworld):
         inverse_world(m, d, w)
 
@@ -230,10 +226,16 @@ def inverse(m, d):
     if int(m.opt.enableflags) & ENBL_INVDISCRETE and int(m.opt.integrator) == INT_RK4:
         raise ValueError('discrete inverse dynamics (enable flag invdiscrete) is not supported by the RK4 '
                          'integrator (as mj_inverse)')
-    if d.nworld is None:
-        inverse_serial(ms, d._struct, 0)
-    else:
-        inverse_batch(ms, d._struct, d.nworld)
+    n = 1 if d.nworld is None else d.nworld
+    nthread = numba.get_num_threads()
+    nt = min(n, nthread)
+    if nt != nthread:
+        numba.set_num_threads(nt)
+    try:
+        inverse_batch(ms, d._struct, n)
+    finally:
+        if nt != nthread:
+            numba.set_num_threads(nthread)
 
 
 __all__ = ['inverse']

@@ -73,6 +73,14 @@ def mul_sym(res, mat, vec, n, rownnz, rowadr, colind):
 
 
 @njit(cache=True)
+def _put3(out, k, a0, a1, a2):
+    """out[k:k+3] = (a0, a1, a2)."""
+    out[k] = a0
+    out[k + 1] = a1
+    out[k + 2] = a2
+
+
+@njit(cache=True)
 def transform_motion(v, n0, n1, n2, o0, o1, o2):
     """Motion vector v (6,) moved from point o to point n, world orientation (mju_transformSpatial)."""
     x0, x1, x2 = cross(n0 - o0, n1 - o1, n2 - o2, v[0], v[1], v[2])
@@ -128,14 +136,13 @@ def obj_quat(m, d, w, objtype, objid):
 
 
 @njit(cache=True)
-def object_velocity(m, d, w, objtype, objid, local):
-    """6D velocity (rot:lin) of an object at its origin, world or local orientation (mj_objectVelocity)."""
+def _motion_at(m, d, w, src, objtype, objid, local):
+    """Motion vector src[w, body] (cvel or cacc, com-based) of an object's body moved to the object's origin,
+    world or local orientation (the mju_transformSpatial of mj_objectVelocity / mj_objectAcceleration)."""
     b = obj_body(m, objtype, objid)
-    if m.body_dofnum[m.body_weldid[b]] == 0:
-        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
     pos, rot = obj_frame(d, w, objtype, objid)
     sc = d.subtree_com[w, m.body_rootid[b]]
-    v = transform_motion(d.cvel[w, b], pos[0], pos[1], pos[2], sc[0], sc[1], sc[2])
+    v = transform_motion(src[w, b], pos[0], pos[1], pos[2], sc[0], sc[1], sc[2])
     if not local:
         return v
     a0, a1, a2 = mat_t_vec3(rot, v[0], v[1], v[2])
@@ -144,25 +151,22 @@ def object_velocity(m, d, w, objtype, objid, local):
 
 
 @njit(cache=True)
+def object_velocity(m, d, w, objtype, objid, local):
+    """6D velocity (rot:lin) of an object at its origin, world or local orientation (mj_objectVelocity)."""
+    if m.body_dofnum[m.body_weldid[obj_body(m, objtype, objid)]] == 0:
+        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    return _motion_at(m, d, w, d.cvel, objtype, objid, local)
+
+
+@njit(cache=True)
 def object_acceleration(m, d, w, objtype, objid, local):
     """6D acceleration (rot:lin) of an object at its origin incl. the Coriolis term (mj_objectAcceleration)."""
-    b = obj_body(m, objtype, objid)
-    if m.body_dofnum[m.body_weldid[b]] == 0:
+    if m.body_dofnum[m.body_weldid[obj_body(m, objtype, objid)]] == 0:
         return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-    pos, rot = obj_frame(d, w, objtype, objid)
-    sc = d.subtree_com[w, m.body_rootid[b]]
-    a = transform_motion(d.cacc[w, b], pos[0], pos[1], pos[2], sc[0], sc[1], sc[2])
-    v = transform_motion(d.cvel[w, b], pos[0], pos[1], pos[2], sc[0], sc[1], sc[2])
-    if local:
-        a0, a1, a2 = mat_t_vec3(rot, a[0], a[1], a[2])
-        a3, a4, a5 = mat_t_vec3(rot, a[3], a[4], a[5])
-        v0, v1, v2 = mat_t_vec3(rot, v[0], v[1], v[2])
-        v3, v4, v5 = mat_t_vec3(rot, v[3], v[4], v[5])
-    else:
-        a0, a1, a2, a3, a4, a5 = a
-        v0, v1, v2, v3, v4, v5 = v
-    c0, c1, c2 = cross(v0, v1, v2, v3, v4, v5)
-    return a0, a1, a2, a3 + c0, a4 + c1, a5 + c2
+    a = _motion_at(m, d, w, d.cacc, objtype, objid, local)
+    v = _motion_at(m, d, w, d.cvel, objtype, objid, local)
+    c0, c1, c2 = cross(v[0], v[1], v[2], v[3], v[4], v[5])
+    return a[0], a[1], a[2], a[3] + c0, a[4] + c1, a[5] + c2
 
 
 @njit(cache=True)
@@ -784,21 +788,15 @@ def contact_sensor(m, d, w, i, out, k0):
             out[k] = nmatch
             k += 1
         if spec & (1 << CON_FORCE):
-            out[k] = F0
-            out[k + 1] = F1
-            out[k + 2] = F2
+            _put3(out, k, F0, F1, F2)
             k += 3
         if spec & (1 << CON_TORQUE):
-            out[k] = T0
-            out[k + 1] = T1
-            out[k + 2] = T2
+            _put3(out, k, T0, T1, T2)
             k += 3
         if spec & (1 << CON_DIST):
             k += 1
         if spec & (1 << CON_POS):
-            out[k] = q0
-            out[k + 1] = q1
-            out[k + 2] = q2
+            _put3(out, k, q0, q1, q2)
             k += 3
         if spec & (1 << CON_NORMAL):
             out[k] = 1.0
@@ -835,14 +833,10 @@ def contact_sensor(m, d, w, i, out, k0):
         if spec & ((1 << CON_FORCE) | (1 << CON_TORQUE)):
             f = contact_force(m, d, w, c)
             if spec & (1 << CON_FORCE):
-                out[k] = f[0]
-                out[k + 1] = f[1]
-                out[k + 2] = -f[2] if flip else f[2]
+                _put3(out, k, f[0], f[1], -f[2] if flip else f[2])
                 k += 3
             if spec & (1 << CON_TORQUE):
-                out[k] = f[3]
-                out[k + 1] = f[4]
-                out[k + 2] = -f[5] if flip else f[5]
+                _put3(out, k, f[3], f[4], -f[5] if flip else f[5])
                 k += 3
         if spec & (1 << CON_DIST):
             out[k] = d.contact_dist[w, c]
@@ -862,14 +856,10 @@ def contact_sensor(m, d, w, i, out, k0):
         if spec & ((1 << CON_LINVEL) | (1 << CON_ANGVEL)):
             v = contact_velocity(m, d, w, c)
             if spec & (1 << CON_LINVEL):
-                out[k] = v[0]
-                out[k + 1] = v[1]
-                out[k + 2] = -v[2] if flip else v[2]
+                _put3(out, k, v[0], v[1], -v[2] if flip else v[2])
                 k += 3
             if spec & (1 << CON_ANGVEL):
-                out[k] = v[3]
-                out[k + 1] = v[4]
-                out[k + 2] = -v[5] if flip else v[5]
+                _put3(out, k, v[3], v[4], -v[5] if flip else v[5])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -882,13 +872,6 @@ def _limit_row(d, w, typ, oid):
         if d.efc_type[w, j] == typ and d.efc_id[w, j] == oid:
             return j
     return -1
-
-
-@njit(cache=True)
-def _put3(out, k, a0, a1, a2):
-    out[k] = a0
-    out[k + 1] = a1
-    out[k + 2] = a2
 
 
 @njit(cache=True)
