@@ -12,7 +12,7 @@ from .model import Model
 
 _SMOOTH = {"Data": "sim.data", "forward": "sim.smooth_api", "step": "sim.smooth_api",
            "reset": "sim.smooth_api", "full_inertia": "sim.smooth_api", "rne_post_constraint": "sim.smooth_api",
-           "ray": "sim.raycast", "inverse": "sim.inverse", "transition_fd": "sim.transition",
+           "ray": "sim.raycast", "Renderer": "sim.render", "inverse": "sim.inverse", "transition_fd": "sim.transition",
            "get_state": "sim.state", "set_state": "sim.state", "state_size": "sim.state",
            "extract_state": "sim.state", "copy_state": "sim.state"}
 _SMOOTH.update({_n: "sim.state" for _n in (
@@ -26,7 +26,9 @@ def __getattr__(name):
     # the jitted pipeline is imported on first use so that compiling models stays cheap
     if name in _SMOOTH:
         import importlib
-        return getattr(importlib.import_module(_SMOOTH[name]), name)
+        value = getattr(importlib.import_module(_SMOOTH[name]), name)
+        globals()[name] = value     # later lookups skip this function (sim.step is called per env step)
+        return value
     raise AttributeError(f"module 'sim' has no attribute '{name}'")
 
 

@@ -15,8 +15,11 @@ import tempfile
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
-# pure-Python subpackages with no jitted code: editing them must not invalidate the compiled kernels
+# pure-Python subpackages and top-level modules with no jitted code that no kernel imports: editing them must not
+# invalidate the compiled kernels
 NO_JIT_DIRS = ('compiler', 'mjcf')
+NO_JIT_FILES = ('__init__.py', 'loader.py', 'model.py', 'errors.py', 'data.py', 'smooth_api.py', 'demo.py',
+                'progress.py')
 # subpackages whose kernels are cached on their own (module prefix -> folder under sim/)
 GROUPS = {'sim.render': 'render'}
 
@@ -29,7 +32,7 @@ def source_hash(root=PACKAGE_DIR, skip=NO_JIT_DIRS + tuple(GROUPS.values()), see
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(('.', '__'))
                              and not (dirpath == root and d in skip))
         for fn in sorted(filenames):
-            if fn.endswith('.py'):
+            if fn.endswith('.py') and not (dirpath == root and root == PACKAGE_DIR and fn in NO_JIT_FILES):
                 p = os.path.join(dirpath, fn)
                 h.update(os.path.relpath(p, root).encode())
                 with open(p, 'rb') as f:

@@ -11,6 +11,7 @@ entry point (inverse_batch), compiled on first use.
 import math
 
 import numba
+import numpy as np
 from numba import prange
 
 from sim.jit import njit
@@ -27,6 +28,7 @@ from sim.solver import constraint_update, mul_j, mul_jt
 from sim.derivative import smooth_vel, free_mhat, is_free_body
 from sim.math import d_poly_force
 from sim.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage, mul_sym, dot
+from sim.features import call_if, F_IMPLICIT
 from sim.types import (OPT_DISABLE, OPT_ENABLE, OPT_INTEGRATOR, OPT_TIMESTEP, DSBL_EULERDAMP,
                        ENBL_INVDISCRETE, INT_EULER, INT_RK4, INT_IMPLICIT, JNT_FREE)
 
@@ -35,10 +37,55 @@ _QACC, _MA, _QFRC, _QFORCE, _QFRC_C = range(5)
 
 
 @njit(cache=True)
-def discrete_acc(m, d, w):
+def discrete_implicit(m, d, w, qfrc):
+    """qfrc (nv,) = (M - h qDeriv) qacc for implicit (sparse LU pattern) or implicitfast (symmetric, with the
+    free-body blocks of mj_implicit), qDeriv / qLU / qH recomputed as mj_discreteAcc does."""
+    nv = m.nv
+    h = m.opt[OPT_TIMESTEP]
+    qacc = d.qacc[w]
+    M = d.M[w]
+    qd = d.qDeriv[w]
+    if int(m.opt[OPT_INTEGRATOR]) == INT_IMPLICIT:
+        smooth_vel(m, d, w, True)
+        qlu = d.qLU[w]
+        for k in range(m.nD):
+            a = m.mapM2D[k]
+            qlu[k] = M[a] if a >= 0 else 0.0
+        for k in range(m.nD):
+            qlu[k] += qd[k] * -h
+        for i in range(nv):
+            adr = m.D_rowadr[i]
+            s = 0.0
+            for k in range(m.D_rownnz[i]):
+                s += qlu[adr + k] * qacc[m.D_colind[adr + k]]
+            qfrc[i] = s
+    else:
+        smooth_vel(m, d, w, False)
+        qH = d.qH[w]
+        for k in range(m.nC):
+            qH[k] = M[k] + qd[m.mapD2M[k]] * -h
+        mul_sym(qfrc, qH, qacc, nv, m.M_rownnz, m.M_rowadr, m.M_colind)
+        A = d.scr_mat6[w][0]
+        for j in range(m.njnt):
+            if m.jnt_type[j] == JNT_FREE and is_free_body(m, m.jnt_bodyid[j]):
+                free_mhat(m, d, w, j, h, A)
+                a = m.jnt_dofadr[j]
+                for r in range(6):
+                    s = 0.0
+                    for c in range(6):
+                        s += A[6 * r + c] * qacc[a + c]
+                    qfrc[a + r] = s
+
+
+# the implicit integrators' derivatives are compiled only for feature sets that use them (sim/features.py)
+_discrete_implicit = call_if(F_IMPLICIT, discrete_implicit)
+
+
+@njit(cache=True)
+def discrete_acc(m, d, w, F):
     """Replace qacc by the continuous-time acceleration whose integrator step reproduces the discrete-time
     qacc (mj_discreteAcc): qacc <- M^-1 (M + h B) qacc (Euler with dof damping), M^-1 (M - h qDeriv) qacc
-    (implicit, implicitfast with the free-body blocks of mj_implicit)."""
+    (implicit, implicitfast)."""
     nv = m.nv
     h = m.opt[OPT_TIMESTEP]
     qacc = d.qacc[w]
@@ -62,40 +109,8 @@ def discrete_acc(m, d, w):
             dd = d_poly_force(m.dof_damping_eff[i], m.dof_dampingpoly_eff[i, 0], m.dof_dampingpoly_eff[i, 1],
                               qvel[i], True)
             qfrc[i] += h * dd * qacc[i]
-    elif integ == INT_IMPLICIT:
-        smooth_vel(m, d, w, True)
-        M = d.M[w]
-        qd = d.qDeriv[w]
-        qlu = d.qLU[w]
-        for k in range(m.nD):
-            a = m.mapM2D[k]
-            qlu[k] = M[a] if a >= 0 else 0.0
-        for k in range(m.nD):
-            qlu[k] += qd[k] * -h
-        for i in range(nv):
-            adr = m.D_rowadr[i]
-            s = 0.0
-            for k in range(m.D_rownnz[i]):
-                s += qlu[adr + k] * qacc[m.D_colind[adr + k]]
-            qfrc[i] = s
     else:
-        smooth_vel(m, d, w, False)
-        M = d.M[w]
-        qd = d.qDeriv[w]
-        qH = d.qH[w]
-        for k in range(m.nC):
-            qH[k] = M[k] + qd[m.mapD2M[k]] * -h
-        mul_sym(qfrc, qH, qacc, nv, m.M_rownnz, m.M_rowadr, m.M_colind)
-        A = d.scr_mat6[w][0]
-        for j in range(m.njnt):
-            if m.jnt_type[j] == JNT_FREE and is_free_body(m, m.jnt_bodyid[j]):
-                free_mhat(m, d, w, j, h, A)
-                a = m.jnt_dofadr[j]
-                for r in range(6):
-                    s = 0.0
-                    for c in range(6):
-                        s += A[6 * r + c] * qacc[a + c]
-                    qfrc[a + r] = s
+        _discrete_implicit(F, m, d, w, qfrc)
     for i in range(nv):
         qacc[i] = qfrc[i]
     solve_m(m, d, w, qacc)
@@ -121,7 +136,7 @@ def inv_constraint(m, d, w):
 
 
 @njit(cache=True)
-def inverse_acc(m, d, w, skipsensor):
+def inverse_acc(m, d, w, F, skipsensor):
     """Acceleration part of mj_inverseSkip: qfrc_inverse = M qacc + bias - passive - constraint (qacc made
     continuous-time first under invdiscrete, then restored); acceleration sensors unless skipsensor."""
     nv = m.nv
@@ -131,14 +146,14 @@ def inverse_acc(m, d, w, skipsensor):
     if disc:
         for i in range(nv):
             iv[_QACC, i] = qacc[i]
-        discrete_acc(m, d, w)
+        discrete_acc(m, d, w, F)
     inv_constraint(m, d, w)
     # mj_rne(flg_acc=0) + mj_tendonBias: the velocity stage's qfrc_bias
     qi = d.qfrc_inverse[w]
     for i in range(nv):
         qi[i] = d.qfrc_bias[w, i]
     if not skipsensor:
-        sensor_acc_stage(m, d, w)
+        sensor_acc_stage(m, d, w, F)
     Ma = iv[_MA]
     mul_sym(Ma, d.M[w], qacc, nv, m.M_rownnz, m.M_rowadr, m.M_colind)
     for i in range(nv):
@@ -149,7 +164,7 @@ def inverse_acc(m, d, w, skipsensor):
 
 
 @njit(cache=True)
-def compare_fwd_inv(m, d, w):
+def compare_fwd_inv(m, d, w, F):
     """solver_fwdinv = (|qfrc_constraint(forward) - qfrc_constraint(inverse)|, |qfrc_applied + J'xfrc +
     qfrc_actuator - qfrc_inverse|), forward results kept (mj_compareFwdInv)."""
     nv, nefc = m.nv, d.nefc[w]
@@ -170,7 +185,7 @@ def compare_fwd_inv(m, d, w):
         saved[i] = qc[i]
     for i in range(nefc):
         saved_f[i] = ef[i]
-    inverse_acc(m, d, w, True)
+    inverse_acc(m, d, w, F, True)
     dif = iv[_QFRC]
     for i in range(nv):
         dif[i] = saved[i] - qc[i]
@@ -185,7 +200,7 @@ def compare_fwd_inv(m, d, w):
 
 
 @njit(cache=True)
-def inverse_world(m, d, w):
+def inverse_world(m, d, w, F):
     """mj_inverse of world w: position (mj_invPosition), velocity (mj_invVelocity = mj_fwdVelocity) and
     acceleration parts, with sensors and energy as mj_inverseSkip."""
     kinematics(m, d, w)
@@ -194,11 +209,11 @@ def inverse_world(m, d, w):
     crb(m, d, w)
     tendon_armature(m, d, w)
     factor_m(m, d, w)
-    collision(m, d, w)
+    collision(m, d, w, F)
     make_constraint(m, d, w)
     project_constraint(m, d, w)
     transmission(m, d, w)
-    sensor_pos_stage(m, d, w, False, False)
+    sensor_pos_stage(m, d, w, F, False, False)
     tendon_velocity(m, d, w)
     actuator_velocity(m, d, w)
     com_vel(m, d, w)
@@ -206,23 +221,24 @@ def inverse_world(m, d, w):
     reference_constraint(m, d, w)
     rne(m, d, w)
     tendon_bias(m, d, w)
-    sensor_vel_stage(m, d, w, False)
-    inverse_acc(m, d, w, False)
+    sensor_vel_stage(m, d, w, F, False)
+    inverse_acc(m, d, w, F, False)
 
 
 @njit(parallel=True, refcount=True)
-def inverse_batch(m, d, nworld):
-    """mj_inverse of worlds 0..nworld-1 in parallel (the only compiled entry: a single world runs it on one
-    thread, which saves compiling a serial copy of the whole tree)."""
-    for w in prange(nworld):
-        inverse_world(m, d, w)
+def inverse_batch(m, d, nworld, F):
+    """mj_inverse of worlds 0..nworld-1 in parallel (the only compiled entry per feature set F: a single world
+    runs it on one thread, which saves compiling a serial copy of the whole tree)."""
+    for i in prange(nworld):
+        inverse_world(m, d, np.int64(i), F)    # the prange index is unsigned: one signature for the world
 
 
 def inverse(m, d):
     """Inverse dynamics (mj_inverse) of one world or a batch: d.qfrc_inverse (nv,) / (nworld, nv) from
     d.qpos, d.qvel, d.qacc (and act, ctrl, applied forces); sensors and energy as MuJoCo's mj_inverse."""
-    from sim.smooth_api import model_struct
+    from sim.smooth_api import model_struct, model_features
     ms = model_struct(m)
+    F = model_features(m)
     if int(m.opt.enableflags) & ENBL_INVDISCRETE and int(m.opt.integrator) == INT_RK4:
         raise ValueError('discrete inverse dynamics (enable flag invdiscrete) is not supported by the RK4 '
                          'integrator (as mj_inverse)')
@@ -232,7 +248,7 @@ def inverse(m, d):
     if nt != nthread:
         numba.set_num_threads(nt)
     try:
-        inverse_batch(ms, d._struct, n)
+        inverse_batch(ms, d._struct, n, F)
     finally:
         if nt != nthread:
             numba.set_num_threads(nthread)

@@ -4,31 +4,35 @@ numba's own dispatcher compiles a separate copy of a jitted callee (and of its w
 distinct argument type seen at a call site inside jitted code: `f(m, d, 0)` and `f(m, d, i)` give one copy for
 `Literal[int](0)` and one for `int64`, an index read from an int32 array a third.  Measured on the full
 pipeline (hopper, empty cache): 28 % of the cold compile time went to such duplicates (up to 14 copies of one
-helper).  `KernelDispatcher` types every call with literals dropped and signed integers widened to int64
+helper).  `KernelDispatcher` types every call with literals dropped and integers widened to int64 (uint64 if unsigned)
 (tuples element-wise), so each kernel compiles once.  numba already computes integer arithmetic in int64
 (intp), so the widening changes no result; the caller casts its arguments at the call.
 """
 import os
 
 from sim import cache as _cache  # (the cache directory must be chosen before any compile)
+from sim import progress as _progress  # noqa: F401  (first compiles report what they do, sim/progress.py)
 
 from numba.core import config, lowering, sigutils, types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache, NullCache, UserProvidedCacheLocator
-from numba.core.codegen import JITCodeLibrary
+from numba.core.codegen import JITCodeLibrary, JITCPUCodegen
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_lock import global_compiler_lock, require_global_compiler_lock
 from numba.core.compiler_machinery import register_pass
 from numba.core.cpu import CPUContext
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime.context import NRTContext
-from numba.core.typed_passes import NativeLowering
+from numba.core.typed_passes import NativeLowering, NativeParforLowering
 
 
 def canonical(t):
-    """The argument type a kernel is compiled for: literal -> its type, signed int -> int64, tuples per item."""
+    """The argument type a kernel is compiled for: literal -> its type, signed int -> int64, unsigned -> uint64,
+    tuples per item."""
     t = types.unliteral(t)
-    if isinstance(t, types.Integer) and t.signed:
-        return types.int64
+    if isinstance(t, types.Integer):
+        # unsigned stays unsigned (uint64 arithmetic, e.g. the PGS shuffle's PCG32, depends on it); a prange
+        # index is uint64, so parallel entries cast it to int64 before calling kernels (sim/pipeline.py)
+        return types.int64 if t.signed else types.uint64
     if isinstance(t, types.UniTuple):
         return types.UniTuple(canonical(t.dtype), t.count)
     if isinstance(t, types.Tuple):
@@ -262,6 +266,46 @@ class LazyNativeLowering(NativeLowering):
         return NativeLowering.run_pass(self, state)
 
 
+_HELPERS_LAZY = []   # set while an entry with parallel loops is lowered: its gufunc libraries are lazy too
+
+
+@register_pass(mutates_CFG=True, analysis_only=False)
+class ParallelEntryLowering(NativeParforLowering):
+    """numba's native lowering for a parallel entry (reference counted): the entry's own library is eager, the
+    libraries numba creates while lowering its parallel loops (the gufunc body and its two wrappers, each of
+    which would run O3 and machine code over the whole linked call tree) are _LazyLibrary, so the tree is
+    optimised once, in the entry."""
+    _name = "numjoco_parallel_entry_lowering"
+
+    def run_pass(self, state):
+        _lazy_library(state)
+        if state.library is None:
+            state.library = state.targetctx.codegen().create_library(state.func_id.func_qualname)
+            state.library.enable_object_caching()
+        _HELPERS_LAZY.append(True)
+        try:
+            return NativeParforLowering.run_pass(self, state)
+        finally:
+            _HELPERS_LAZY.pop()
+
+
+_create_library = JITCPUCodegen.create_library
+
+
+# names numba gives the libraries of a parallel loop (parfor_lowering / np.ufunc.wrappers / np.ufunc.parallel);
+# other libraries created meanwhile (numba's own overloads) stay eager: their dispatchers need real entry points
+_GUFUNC_LIBRARIES = ('__numba_parfor_gufunc', 'parallelgufuncwrapper', '<numba.np.ufunc.wrappers._GufuncWrapper')
+
+
+def _create_library_lazy(self, name, **kwargs):
+    if _HELPERS_LAZY and str(name).startswith(_GUFUNC_LIBRARIES):
+        return _LazyLibrary(self, name)
+    return _create_library(self, name, **kwargs)
+
+
+JITCPUCodegen.create_library = _create_library_lazy
+
+
 def _lazy_library(state):
     """Give a kernel compiled as a callee a _LazyLibrary (before numba's lowering pass creates its library)."""
     if state.library is None and _current_mode() == 'lazy':
@@ -274,7 +318,7 @@ def _compiler_class(lowering):
         def define_pipelines(self):
             pm = DefaultPassBuilder.define_nopython_pipeline(self.state)
             for i, (cls, desc) in enumerate(pm.passes):
-                if cls is NativeLowering:
+                if cls is NativeLowering or cls is NativeParforLowering:
                     pm.passes[i] = (lowering, desc)
             pm.finalize()
             return [pm]
@@ -283,6 +327,7 @@ def _compiler_class(lowering):
 
 NoRefCompiler = _compiler_class(NoRefNativeLowering)    # no refcounts, lazy as a callee
 LazyCompiler = _compiler_class(LazyNativeLowering)      # refcounts, lazy as a callee
+ParallelCompiler = _compiler_class(ParallelEntryLowering)  # refcounts, parallel loops with lazy gufuncs
 
 
 def njit(func=None, cache=True, refcount=False, **options):
@@ -293,11 +338,14 @@ def njit(func=None, cache=True, refcount=False, **options):
     def wrap(f):
         if config.DISABLE_JIT:
             return f
-        pipeline = NoRefCompiler if not refcount else (None if options.get('parallel') else LazyCompiler)
+        pipeline = NoRefCompiler if not refcount else (ParallelCompiler if options.get('parallel') else LazyCompiler)
         extra = {} if pipeline is None else {'pipeline_class': pipeline}
         disp = KernelDispatcher(py_func=f, locals={}, targetoptions=targetoptions, **extra)
         if cache and _cache.CACHE_DIR is not None:
-            disp._cache = _GroupCache(f)
+            try:
+                disp._cache = _GroupCache(f)
+            except RuntimeError:        # no source file (interactive definition): not cached
+                pass
         return disp
 
     return wrap if func is None else wrap(func)
@@ -382,3 +430,68 @@ class _NamedPayloadModel(_models.StructModel):
         if self._data_type is None:
             self._data_type = self._named('d', super().get_data_type())
         return self._data_type
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Structs by address: a batch entry takes one Model struct per world (per-world model fields for domain
+# randomisation share every other array) as an int64 array of meminfo addresses; the Python side keeps the
+# structs alive for the call.
+
+from numba.core import cgutils as _cgutils
+from numba.core.extending import intrinsic as _intrinsic
+
+
+@_intrinsic
+def struct_at(typingctx, ptr, like):
+    """The struct of `like`'s type whose meminfo is at address `ptr` (a new reference)."""
+    def codegen(context, builder, sig, args):
+        st = _cgutils.create_struct_proxy(like)(context, builder)
+        st.meminfo = builder.inttoptr(args[0], st.meminfo.type)
+        val = st._getvalue()
+        context.nrt.incref(builder, like, val)
+        return val
+    return like(ptr, like), codegen
+
+
+@_intrinsic
+def struct_address(typingctx, st):
+    """The meminfo address of a struct (int64)."""
+    def codegen(context, builder, sig, args):
+        s = _cgutils.create_struct_proxy(st)(context, builder, value=args[0])
+        return builder.ptrtoint(s.meminfo, _cgutils.intp_t)
+    return types.intp(st), codegen
+
+
+@_intrinsic
+def struct_from_tuple(typingctx, struct_type, values):
+    """A new struct of struct_type (a StructRef type reference) with its fields set from the tuple `values`, in
+    field order (the types must match exactly): one intrinsic instead of a constructor with hundreds of
+    arguments and statements (which took numba 3-7 s to compile per struct type)."""
+    from numba.experimental.jitclass.base import imp_dtor
+    from numba.experimental.structref import _Utils
+    inst_type = struct_type.instance_type
+    fields = inst_type._fields
+    if not isinstance(values, types.BaseTuple) or len(values) != len(fields):
+        return None
+    for (name, ftype), vtype in zip(fields, values):
+        if ftype != vtype:
+            raise TypeError('struct_from_tuple: field %s is %s, got %s' % (name, ftype, vtype))
+
+    def codegen(context, builder, sig, args):
+        model = context.data_model_manager[inst_type.get_data_type()]
+        alloc_type = model.get_value_type()
+        meminfo = context.nrt.meminfo_alloc_dtor(
+            builder, context.get_constant(types.uintp, context.get_abi_sizeof(alloc_type)),
+            imp_dtor(context, builder.module, inst_type))
+        data_pointer = builder.bitcast(context.nrt.meminfo_data(builder, meminfo), alloc_type.as_pointer())
+        builder.store(_cgutils.get_null_value(alloc_type), data_pointer)
+        inst = context.make_helper(builder, inst_type)
+        inst.meminfo = meminfo
+        value = inst._getvalue()
+        dataval = _Utils(context, builder, inst_type).get_data_struct(value)
+        for i, (name, ftype) in enumerate(fields):
+            v = builder.extract_value(args[1], i)
+            context.nrt.incref(builder, ftype, v)
+            setattr(dataval, name, v)
+        return value
+    return inst_type(struct_type, values), codegen

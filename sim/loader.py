@@ -1,4 +1,4 @@
-"""`load_model`: MJCF file path or XML string (plus optional in-memory assets) -> compiled Model."""
+"""`load_model`: MJCF or URDF file path or XML string (plus optional in-memory assets) -> compiled Model."""
 
 import os
 
@@ -7,9 +7,10 @@ from .mjcf import reader
 
 
 def load_model(source, assets=None):
-    """Compile an MJCF model.
+    """Compile an MJCF model, or a URDF robot as MuJoCo's URDF import does (a <robot> root element).
 
-    source: a path to an .xml file, or the XML text itself (anything that starts with '<' after whitespace).
+    source: a path to an .xml / .urdf file, or the XML text itself (anything that starts with '<' after
+    whitespace).
     assets: optional {filename: bytes} for meshes, height fields, textures and included files, looked up
     before the file system (like mujoco.MjModel.from_xml_string(xml, assets)).
     Raises sim.ModelError naming the file, line, element and attribute on malformed input, and

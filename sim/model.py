@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from sim import constants as C
+
 # MjModel fields MuJoCo stores in single precision or as bytes/bools; every other float field is float64 and
 # every other integer field int32.
 FLOAT32 = {"cam_intrinsic", "cam_sensorsize", "geom_rgba", "hfield_data", "light_ambient", "light_attenuation",
@@ -62,8 +64,67 @@ class _Struct:
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.__dict__.items())})"
 
 
-class Option(_Struct):
-    """Simulation options (mjOption): timestep, gravity, integrator, solver, flags, ..."""
+class Option:
+    """Simulation options (mjOption): timestep, gravity, integrator, solver, flags, ...
+
+    Backed by the packed float64 array the kernels read (sim/types.py OPT_* layout): array options are views into
+    it (``m.opt.gravity[2] = -1`` writes through), scalar options convert on access, and a change to a scalar
+    option bumps ``_version`` so that the API re-checks the options (sim.types.check_opt) before the next step.
+    Options the kernels do not read (sleep_tolerance, sdf_*) are plain attributes.
+    """
+
+    _ARRAYS = {"gravity": (C.OPT_GRAVITY, 3), "wind": (C.OPT_WIND, 3), "magnetic": (C.OPT_MAGNETIC, 3),
+               "o_solref": (C.OPT_O_SOLREF, 2), "o_solimp": (C.OPT_O_SOLIMP, 5), "o_friction": (C.OPT_O_FRICTION, 5)}
+    _INTS = {"integrator": C.OPT_INTEGRATOR, "disableflags": C.OPT_DISABLE, "enableflags": C.OPT_ENABLE,
+             "disableactuator": C.OPT_DISABLEACT, "cone": C.OPT_CONE, "jacobian": C.OPT_JACOBIAN,
+             "solver": C.OPT_SOLVER, "iterations": C.OPT_ITERATIONS, "ls_iterations": C.OPT_LS_ITERATIONS,
+             "noslip_iterations": C.OPT_NOSLIP_ITERATIONS, "ccd_iterations": C.OPT_CCD_ITERATIONS}
+    _FLOATS = {"timestep": C.OPT_TIMESTEP, "density": C.OPT_DENSITY, "viscosity": C.OPT_VISCOSITY,
+               "impratio": C.OPT_IMPRATIO, "tolerance": C.OPT_TOLERANCE, "ls_tolerance": C.OPT_LS_TOLERANCE,
+               "noslip_tolerance": C.OPT_NOSLIP_TOLERANCE, "ccd_tolerance": C.OPT_CCD_TOLERANCE,
+               "o_margin": C.OPT_O_MARGIN}
+    SIZE = C.OPT_SIZE
+
+    def __init__(self, **kw):
+        object.__setattr__(self, "_arr", np.zeros(self.SIZE))
+        object.__setattr__(self, "_version", 0)
+        for k, v in kw.items():
+            self._set(k, v)
+
+    def _set(self, name, value):
+        if name in self._ARRAYS:
+            a, n = self._ARRAYS[name]
+            self._arr[a:a + n] = value
+        elif name in self._INTS:
+            self._arr[self._INTS[name]] = int(value)
+        elif name in self._FLOATS:
+            self._arr[self._FLOATS[name]] = float(value)
+        else:
+            object.__setattr__(self, name, value)
+            return
+        object.__setattr__(self, "_version", self._version + 1)
+
+    def __setattr__(self, name, value):
+        self._set(name, value)
+
+    def __getattr__(self, name):
+        arr = self.__dict__.get("_arr")
+        if arr is not None:
+            if name in self._ARRAYS:
+                a, n = self._ARRAYS[name]
+                return arr[a:a + n]
+            if name in self._INTS:
+                return int(arr[self._INTS[name]])
+            if name in self._FLOATS:
+                return float(arr[self._FLOATS[name]])
+        raise AttributeError(f"'Option' object has no attribute '{name}'")
+
+    def __dir__(self):
+        return sorted(set(self._ARRAYS) | set(self._INTS) | set(self._FLOATS)
+                      | {k for k in self.__dict__ if not k.startswith("_")})
+
+    def __repr__(self):
+        return f"Option({', '.join(f'{k}={getattr(self, k)!r}' for k in self.__dir__())})"
 
 
 class Statistic(_Struct):
@@ -128,6 +189,10 @@ class Model:
         self.opt = opt
         self.stat = stat
         self.vis = vis
+
+    def __getstate__(self):
+        # the jitted struct cached by the API (sim.smooth_api) is rebuilt after unpickling
+        return {k: v for k, v in self.__dict__.items() if k != "_sim"}
 
     def _lookup(self, kind, key):
         ns = _NAMESPACE.get(kind, kind)

@@ -1,4 +1,5 @@
 """Pipeline drivers: forward / step / reset per world, with serial (one world) and parallel (batch) entries."""
+import numpy as np
 from numba import prange
 
 from sim.jit import njit
@@ -15,18 +16,25 @@ from sim.integrate import euler, implicit_fast, integrate_pos, advance
 from sim.collision.driver import collision
 from sim.constraint import make_constraint, project_constraint, reference_constraint
 from sim.solver import fwd_constraint
+from sim.task import task_pre, task_post, task_reset, task_observe_reset, action_ok
+from sim.fields_task import ST_RESET, ST_TERMINATED, ST_TRUNCATED, ST_BADACTION
+from sim.jit import struct_at
+from sim.features import call_if, F_IMPLICIT
 from sim.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage
 from sim.inverse import compare_fwd_inv
 from sim.types import (OPT_INTEGRATOR, OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, INT_RK4, INT_IMPLICITFAST,
                        INT_IMPLICIT, DSBL_AUTORESET, ENBL_FWDINV, MAXVAL, WARN_BADQPOS, WARN_BADQVEL,
-                       WARN_BADQACC, NWARNING)
+                       WARN_BADQACC, WARN_CONTACTFULL, WARN_CNSTRFULL, NWARNING)
+
+# the implicit integrators' derivatives are compiled only for feature sets that use them (sim/features.py)
+_implicit_fast = call_if(F_IMPLICIT, implicit_fast)
 
 # index of the numjoco-only cumulative divergence counter in warning_number (never cleared by reset)
 WARN_DIVERGED = NWARNING
 
 
-@njit(inline='always')
-def fwd_position(m, d, w, skipsensor):
+@njit
+def fwd_position(m, d, w, F, skipsensor):
     """Position stage: kinematics .. factor_m, collision, make_constraint, transmission, project (mj_fwdPosition),
     then cameras, position sensors and potential energy (mj_forwardSkip)."""
     kinematics(m, d, w)
@@ -35,15 +43,15 @@ def fwd_position(m, d, w, skipsensor):
     crb(m, d, w)
     tendon_armature(m, d, w)
     factor_m(m, d, w)
-    collision(m, d, w)
+    collision(m, d, w, F)
     make_constraint(m, d, w)
     transmission(m, d, w)
     project_constraint(m, d, w)
-    sensor_pos_stage(m, d, w, skipsensor, True)
+    sensor_pos_stage(m, d, w, F, skipsensor, True)
 
 
-@njit(inline='always')
-def fwd_velocity(m, d, w, skipsensor):
+@njit
+def fwd_velocity(m, d, w, F, skipsensor):
     """Velocity stage: ten/actuator velocity, com_vel, passive, rne bias (mj_fwdVelocity), then velocity sensors
     and kinetic energy (mj_forwardSkip)."""
     tendon_velocity(m, d, w)
@@ -53,10 +61,10 @@ def fwd_velocity(m, d, w, skipsensor):
     reference_constraint(m, d, w)
     rne(m, d, w)
     tendon_bias(m, d, w)
-    sensor_vel_stage(m, d, w, skipsensor)
+    sensor_vel_stage(m, d, w, F, skipsensor)
 
 
-@njit(inline='always')
+@njit
 def fwd_acceleration(m, d, w):
     """qfrc_smooth (nv,) = passive - bias + applied + actuator + J'xfrc; qacc_smooth = M^-1 qfrc_smooth."""
     fs = d.qfrc_smooth[w]
@@ -73,22 +81,22 @@ def fwd_acceleration(m, d, w):
     solve_m(m, d, w, qs)
 
 
-@njit(inline='always')
-def forward_skip(m, d, w, skipsensor):
+@njit
+def forward_skip(m, d, w, F, skipsensor):
     """Forward dynamics of world w, sensors skipped if skipsensor (mj_forwardSkip(m, d, mjSTAGE_NONE, skipsensor))."""
-    fwd_position(m, d, w, skipsensor)
-    fwd_velocity(m, d, w, skipsensor)
+    fwd_position(m, d, w, F, skipsensor)
+    fwd_velocity(m, d, w, F, skipsensor)
     actuation(m, d, w)
     fwd_acceleration(m, d, w)
-    fwd_constraint(m, d, w)
+    fwd_constraint(m, d, w, F)
     if not skipsensor:
-        sensor_acc_stage(m, d, w)
+        sensor_acc_stage(m, d, w, F)
 
 
-@njit(inline='always')
-def forward_world(m, d, w):
+@njit
+def forward_world(m, d, w, F):
     """Full forward dynamics of world w with sensors (mj_forward)."""
-    forward_skip(m, d, w, False)
+    forward_skip(m, d, w, F, False)
 
 
 @njit(cache=True)
@@ -146,15 +154,15 @@ def _check(m, d, w, arr, n, kind):
     return 0
 
 
-@njit(inline='always')
-def runge_kutta4(m, d, w):
+@njit
+def runge_kutta4(m, d, w, F):
     """Classic RK4 step over (qpos, qvel, act), as mj_RungeKutta(N=4); forward already called."""
     nq = m.nq
     nv = m.nv
     na = m.na
     h = m.opt[OPT_TIMESTEP]
     X = d.scr_rk_x[w]
-    F = d.scr_rk_f[w]
+    K = d.scr_rk_f[w]
     dX = d.scr_rk_dx[w]
     qpos = d.qpos[w]
     qvel = d.qvel[w]
@@ -162,10 +170,10 @@ def runge_kutta4(m, d, w):
     t0 = d.time[w]
     X[0, :nq] = qpos
     X[0, nq:nq + nv] = qvel
-    F[0, :nv] = d.qacc[w]
+    K[0, :nv] = d.qacc[w]
     if na:
         X[0, nq + nv:] = act
-        F[0, nv:] = d.act_dot[w]
+        K[0, nv:] = d.act_dot[w]
     # Butcher tableau rows A = [[.5], [0, .5], [0, 0, 1]], C = [.5, .5, 1]
     for i in range(1, 4):
         dX[:] = 0.0
@@ -177,7 +185,7 @@ def runge_kutta4(m, d, w):
             for k in range(nv):
                 dX[k] += X[j, nq + k] * a
             for k in range(nv + na):
-                dX[nv + k] += F[j, k] * a
+                dX[nv + k] += K[j, k] * a
         X[i, :] = X[0, :]
         integrate_pos(m, X[i, :nq], dX[:nv], h)
         for k in range(nv + na):
@@ -187,17 +195,17 @@ def runge_kutta4(m, d, w):
         if na:
             act[:] = X[i, nq + nv:]
         d.time[w] = t0 + (1.0 if i == 3 else 0.5) * h
-        forward_skip(m, d, w, True)
-        F[i, :nv] = d.qacc[w]
+        forward_skip(m, d, w, F, True)
+        K[i, :nv] = d.qacc[w]
         if na:
-            F[i, nv:] = d.act_dot[w]
+            K[i, nv:] = d.act_dot[w]
     dX[:] = 0.0
     for j in range(4):
         b = 1.0 / 6.0 if (j == 0 or j == 3) else 1.0 / 3.0
         for k in range(nv):
             dX[k] += X[j, nq + k] * b
         for k in range(nv + na):
-            dX[nv + k] += F[j, k] * b
+            dX[nv + k] += K[j, k] * b
     d.time[w] = t0
     qpos[:] = X[0, :nq]
     qvel[:] = X[0, nq:nq + nv]
@@ -206,64 +214,143 @@ def runge_kutta4(m, d, w):
     advance(m, d, w, dX[2 * nv:], dX[nv:2 * nv], dX[:nv], True)
 
 
-@njit(inline='always')
-def step_world(m, d, w):
+@njit
+def step_world(m, d, w, F):
     """One mj_step of world w: checks, forward, autoreset on bad acc, integrate."""
     _check(m, d, w, d.qpos[w], m.nq, WARN_BADQPOS)
     _check(m, d, w, d.qvel[w], m.nv, WARN_BADQVEL)
-    forward_world(m, d, w)
+    forward_world(m, d, w, F)
     if _check(m, d, w, d.qacc[w], m.nv, WARN_BADQACC):
         if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
-            forward_world(m, d, w)
+            forward_world(m, d, w, F)
     if int(m.opt[OPT_ENABLE]) & ENBL_FWDINV:
-        compare_fwd_inv(m, d, w)
+        compare_fwd_inv(m, d, w, F)
     integ = int(m.opt[OPT_INTEGRATOR])
     if integ == INT_RK4:
-        runge_kutta4(m, d, w)
+        runge_kutta4(m, d, w, F)
     elif integ == INT_IMPLICITFAST or integ == INT_IMPLICIT:
-        implicit_fast(m, d, w, False)
+        _implicit_fast(F, m, d, w, False)
     else:
         euler(m, d, w, False)
 
 
 # ------------------------------------------------------------------------------------------
 # entry points: serial for one world, prange for a batch.  nstep == 0 means forward only (mj_forward), so one
-# compiled call tree serves both sim.forward and sim.step; the layers above the stages (step_world,
-# forward_world, runge_kutta4, fwd_*) are inlined into these two entries instead of being compiled (and their
-# whole call trees re-optimised by LLVM) as separate functions.
+# compiled call tree serves sim.forward, sim.step and every environment (the task program t, sim/task.py; an
+# empty task for plain simulation).  Each returns how many worlds moved a watched warning counter (d.warn_moved
+# has which), or -1 when an env action was not finite (then no world was touched).  The layers (run_world,
+# step_world, forward_world, fwd_*) are ordinary kernels: sim/jit.py generates machine code once per entry, so
+# they cost no extra LLVM work, and inlining them (typed again at every call site) only slowed the compile.
 
-@njit(inline='always')
-def run_world(m, d, w, nstep):
-    """forward (nstep == 0) or nstep steps of world w."""
-    if nstep == 0:
-        forward_world(m, d, w)
-    for _ in range(nstep):
-        step_world(m, d, w)
+@njit
+def _restart(m, d, t, w, final, F):
+    """Reset world w to its pending task state and recompute everything the task observes."""
+    reset_world(m, d, w)
+    task_reset(m, d, t, w, final)
+    forward_world(m, d, w, F)
+    if t.rne_post:
+        rne_post_constraint(m, d, w)
+    task_observe_reset(d, t, w)
 
 
 @njit
-def run_serial(m, d, w, nstep):
+def run_world(m, d, t, w, nstep, F):
+    """forward (nstep == 0) or nstep steps of world w, with the task program when t.enabled; returns the
+    watched-warning bitmask (also stored in d.warn_moved[w])."""
+    wn = d.warning_number[w]
+    c0 = wn[WARN_CONTACTFULL]
+    c1 = wn[WARN_CNSTRFULL]
+    c2 = wn[WARN_DIVERGED]
+    if t.enabled == 0:
+        if nstep == 0:
+            forward_world(m, d, w, F)
+        for _ in range(nstep):
+            step_world(m, d, w, F)
+    elif t.status[w, ST_RESET]:
+        _restart(m, d, t, w, False, F)
+    else:
+        div = task_pre(m, d, t, w)
+        if nstep == 0:
+            forward_world(m, d, w, F)
+        for _ in range(nstep):
+            step_world(m, d, w, F)
+        if t.rne_post:
+            rne_post_constraint(m, d, w)
+        task_post(m, d, t, w, div)
+        if t.same_step and (t.status[w, ST_TERMINATED] or t.status[w, ST_TRUNCATED]):
+            for i in range(t.nobs):
+                t.final_obs[w, i] = t.obs[w, i]
+            _restart(m, d, t, w, True, F)
+    mv = ((1 if wn[WARN_CONTACTFULL] != c0 else 0) | (2 if wn[WARN_CNSTRFULL] != c1 else 0)
+          | (4 if wn[WARN_DIVERGED] != c2 else 0))
+    d.warn_moved[w] = mv
+    return mv
+
+
+@njit
+def _actions_ok(m, t, nworld):
+    """Every world that steps (not being reset) has a finite action; bad ones are flagged in t.status."""
+    ok = True
+    if t.enabled:
+        for w in range(nworld):
+            if not t.status[w, ST_RESET] and not action_ok(m, t, w):
+                t.status[w, ST_BADACTION] = 1
+                ok = False
+    return ok
+
+
+@njit
+def run_serial(m, d, t, w, nstep, F):
     """forward (nstep == 0) or nstep steps of the single world w."""
-    run_world(m, d, w, nstep)
+    if not _actions_ok(m, t, 1):
+        return -1
+    return 1 if run_world(m, d, t, w, nstep, F) else 0
 
 
 @njit(parallel=True, refcount=True)
-def run_batch(m, d, nworld, nstep):
-    """forward (nstep == 0) or nstep steps of worlds 0..nworld-1 in parallel, each world independently."""
-    for w in prange(nworld):
-        run_world(m, d, w, nstep)
+def run_batch(m, d, t, nworld, nstep, mptrs, F):
+    """forward (nstep == 0) or nstep steps of worlds 0..nworld-1 in parallel, each independently; world w uses
+    the Model struct at address mptrs[w] when mptrs is not empty (per-world model fields), else m."""
+    if not _actions_ok(m, t, nworld):
+        return -1
+    moved = 0
+    for i in prange(nworld):
+        w = np.int64(i)          # the prange index is unsigned: one signature for run_world (sim/jit.py)
+        if mptrs.shape[0] == 0:
+            mw = m
+        else:
+            mw = struct_at(mptrs[w], m)
+        if run_world(mw, d, t, w, nstep, F):
+            moved += 1
+    return moved
 
 
-@njit(cache=True)
-def reset_serial(m, d, w):
-    """mj_resetData of world w followed by forward (kinematics etc. consistent with the reset state)."""
-    reset_world(m, d, w)
+@njit
+def smooth_position(m, d, w, stage):
+    """Position-dependent smooth quantities of world w for the compiler's mj_setConst (one entry instead of a
+    compiled entry per stage): stage 0 kinematics and com_pos, 1 also tendons, 2 also crb, tendon armature,
+    factor_m and transmission."""
+    kinematics(m, d, w)
+    com_pos(m, d, w)
+    if stage >= 1:
+        tendon(m, d, w)
+    if stage >= 2:
+        crb(m, d, w)
+        tendon_armature(m, d, w)
+        factor_m(m, d, w)
+        transmission(m, d, w)
 
 
-@njit(cache=True, parallel=True, refcount=True)
-def reset_batch(m, d, nworld):
-    """mj_resetData on all worlds."""
-    for w in prange(nworld):
+@njit
+def solve_m_world(m, d, w, x):
+    """x (nv,) <- M^-1 x for world w (mj_solveM), from Python."""
+    solve_m(m, d, w, x)
+
+
+@njit
+def reset_all(m, d, nworld):
+    """mj_resetData on worlds 0..nworld-1."""
+    for w in range(nworld):
         reset_world(m, d, w)
 
 

@@ -21,6 +21,7 @@ from sim.rne import rne_post_constraint, contact_force
 from sim.raycast import (ray_kernel, ray_plane, ray_sphere, ray_capsule, ray_ellipsoid, ray_cylinder, ray_box,
                          _map)
 from sim.collision.driver import narrowphase, has_collider
+from sim.features import call_if, F_COLLIDE2
 from sim.collision.support import init_obj
 from sim.collision.gjk import ccd, ST_NX
 from sim.collision.convex import check_nativeccd
@@ -438,7 +439,26 @@ def _ccd_pair(t1, t2):
 
 
 @njit(cache=True)
-def geom_distance(m, d, w, geom1, geom2, distmax, fromto):
+def ccd_distance(m, d, w, geom1, geom2, distmax, fromto):
+    """Native-ccd distance of two convex geoms capped at distmax, witness segment into fromto
+    (mj_geomDistanceCCD)."""
+    check_nativeccd(m)
+    init_obj(m, d, w, 0, geom1, 0.0)
+    init_obj(m, d, w, 1, geom2, 0.0)
+    res = ccd(m, d, w, m.opt[OPT_CCD_TOLERANCE], int(m.opt[OPT_CCD_ITERATIONS]), 1, distmax)
+    if d.scr_gjk_st[w, ST_NX] > 0:
+        for k in range(3):
+            fromto[k] = d.scr_gjk_x1[w, 0, k]
+            fromto[3 + k] = d.scr_gjk_x2[w, 0, k]
+    return res if res < distmax else distmax
+
+
+# compiled only for feature sets with the general colliders (a model with such a geom pair has them)
+_ccd_distance = call_if(F_COLLIDE2, ccd_distance, 0.0)
+
+
+@njit(cache=True)
+def geom_distance(m, d, w, geom1, geom2, distmax, fromto, F):
     """Smallest signed distance between two geoms capped at distmax, and fromto (6,) the segment between
     their nearest points (mj_geomDistance)."""
     for k in range(6):
@@ -452,16 +472,8 @@ def geom_distance(m, d, w, geom1, geom2, distmax, fromto):
     if not has_collider(t1, t2):
         return dist
     if _ccd_pair(t1, t2):
-        check_nativeccd(m)
-        init_obj(m, d, w, 0, geom1, 0.0)
-        init_obj(m, d, w, 1, geom2, 0.0)
-        res = ccd(m, d, w, m.opt[OPT_CCD_TOLERANCE], int(m.opt[OPT_CCD_ITERATIONS]), 1, distmax)
-        if d.scr_gjk_st[w, ST_NX] > 0:
-            for k in range(3):
-                fromto[k] = d.scr_gjk_x1[w, 0, k]
-                fromto[3 + k] = d.scr_gjk_x2[w, 0, k]
-        return res if res < distmax else distmax
-    n = narrowphase(m, d, w, g1, g2, distmax)
+        return _ccd_distance(F, m, d, w, geom1, geom2, distmax, fromto)
+    n = narrowphase(m, d, w, g1, g2, distmax, F)
     smallest = -1
     for i in range(n):
         if d.scr_con_dist[w, i] < dist:
@@ -875,7 +887,7 @@ def _limit_row(d, w, typ, oid):
 
 
 @njit(cache=True)
-def compute_sensor(m, d, w, i, out):
+def compute_sensor(m, d, w, i, out, F):
     """Evaluate sensor i into out[sensor_adr[i]:] (mj_computeSensorPos / Vel / Acc)."""
     t = m.sensor_type[i]
     k = m.sensor_adr[i]
@@ -1005,7 +1017,7 @@ def compute_sensor(m, d, w, i, out):
             fr[j] = 0.0
         for g1 in range(id1, id1 + n1):
             for g2 in range(id2, id2 + n2):
-                dn = geom_distance(m, d, w, g1, g2, cutoff, tmp)
+                dn = geom_distance(m, d, w, g1, g2, cutoff, tmp, F)
                 if dn < dist:
                     dist = dn
                     for j in range(6):
@@ -1125,24 +1137,24 @@ def compute_sensor(m, d, w, i, out):
 
 
 @njit(cache=True)
-def sensor_stage(m, d, w, stage):
+def sensor_stage(m, d, w, stage, F):
     """Every sensor of needstage `stage` (mj_sensorPos / mj_sensorVel / mj_sensorAcc)."""
     if m.nsensor == 0 or int(m.opt[OPT_DISABLE]) & DSBL_SENSOR:
         return
     out = d.sensordata[w]
     for i in range(m.nsensor):
         if m.sensor_needstage[i] == stage:
-            compute_sensor(m, d, w, i, out)
+            compute_sensor(m, d, w, i, out, F)
 
 
 @njit(cache=True)
-def sensor_pos_stage(m, d, w, skipsensor, zero_energy):
+def sensor_pos_stage(m, d, w, F, skipsensor, zero_energy):
     """Position stage of mj_forwardSkip (zero_energy) / mj_inverseSkip: cameras, position sensors, then
     mj_energyPos if the energy flag is on (energy zeroed otherwise in forward)."""
     camlight(m, d, w)
     d.flg_energypos[w] = 0
     if not skipsensor:
-        sensor_stage(m, d, w, STAGE_POS)
+        sensor_stage(m, d, w, STAGE_POS, F)
     if not d.flg_energypos[w]:
         if int(m.opt[OPT_ENABLE]) & ENBL_ENERGY:
             energy_pos(m, d, w)
@@ -1152,18 +1164,18 @@ def sensor_pos_stage(m, d, w, skipsensor, zero_energy):
 
 
 @njit(cache=True)
-def sensor_vel_stage(m, d, w, skipsensor):
+def sensor_vel_stage(m, d, w, F, skipsensor):
     """Velocity stage: velocity sensors, then mj_energyVel if the energy flag is on."""
     d.flg_subtreevel[w] = 0
     d.flg_energyvel[w] = 0
     if not skipsensor:
-        sensor_stage(m, d, w, STAGE_VEL)
+        sensor_stage(m, d, w, STAGE_VEL, F)
     if int(m.opt[OPT_ENABLE]) & ENBL_ENERGY and not d.flg_energyvel[w]:
         energy_vel(m, d, w)
 
 
 @njit(cache=True)
-def sensor_acc_stage(m, d, w):
+def sensor_acc_stage(m, d, w, F):
     """Acceleration stage: acceleration sensors (mj_rnePostConstraint on demand)."""
     d.flg_rnepost[w] = 0
-    sensor_stage(m, d, w, STAGE_ACC)
+    sensor_stage(m, d, w, STAGE_ACC, F)

@@ -1,106 +1,158 @@
 """Python API of the smooth core: forward, step, reset, full_inertia, rne_post_constraint.
 
-Each call accepts a single-world Data or a batched Data; the model may be any object with
-MjModel attribute names (a mujoco.MjModel or the numjoco compiler's Model).
+Each call accepts a single-world Data or a batched Data; the model may be any object with MjModel attribute names
+(a mujoco.MjModel or the numjoco compiler's Model).  A call costs one compiled call plus ~1 us of Python: the
+Model struct is built once and kept on the Model, a numjoco Model's options are the packed array the kernels
+read (sim/model.py Option), and warnings are looked at only when the kernels report that a watched counter moved.
 """
 import warnings
 
+import numba
 import numpy as np
 
+from sim import features
 from sim import types as _t
 from sim import pipeline as _fw
 from sim.collision.check import check_collision
 from sim.data import Data
+from sim.model import Model
 
 _MODEL_CACHE = {}
+_NOPTRS = np.zeros(0, np.int64)
+_EMPTY = []
+
+
+def empty_task():
+    """The task struct of plain simulation (built once)."""
+    if not _EMPTY:
+        from sim.task import empty_task as _new
+        _EMPTY.append(_new())
+    return _EMPTY[0]
+
+
+def _entry(m, collision=True):
+    """[model, struct, arrays, options version checked, collision checked, collide2, F] for m, built once per
+    model object and re-checked when its options change (a numjoco Model's options carry a version; a foreign
+    model's options are repacked on every call)."""
+    own = type(m) is Model
+    ent = m.__dict__.get('_sim') if own else _MODEL_CACHE.get(id(m))
+    if ent is None or ent[0] is not m:
+        st, arrs = _t.make_model_struct(m)
+        ent = [m, st, arrs, -1, False, features.needs_collide2(m), None]
+        if own:
+            m.__dict__['_sim'] = ent
+        else:
+            _MODEL_CACHE[id(m)] = ent
+    opt = m.opt
+    if not own or ent[3] != opt._version:
+        _t.check_opt(opt)
+        if not own:
+            _t.opt_array(opt, out=ent[2]['opt'])
+        ent[3] = opt._version if own else -1
+        ent[4] = False
+        ent[6] = features.features(m, ent[5])
+    if collision and not ent[4]:
+        check_collision(m)
+        ent[4] = True
+    return ent
 
 
 def model_struct(m, collision=True):
-    """Jitted Model struct for m, built once per model object; opt refreshed from m.opt on every call.
+    """Jitted Model struct for m (see _entry).  collision=True (every simulation entry) also refuses, once per
+    model, the collision cases numjoco does not reproduce (sim.collision.check); tests that inject MuJoCo's
+    contacts and never run our collision pass False."""
+    return _entry(m, collision)[1]
 
-    collision=True (every simulation entry) also refuses, once per model, the collision cases numjoco does not
-    reproduce (sim.collision.check).  Tests that inject MuJoCo's contacts and never run our collision pass False.
-    """
-    ent = _MODEL_CACHE.get(id(m))
-    if ent is None or ent[0] is not m:
-        st, arrs = _t.make_model_struct(m)
-        ent = [m, st, arrs, False]
-        _MODEL_CACHE[id(m)] = ent
-    if collision and not ent[3]:
-        check_collision(m)
-        ent[3] = True
-    opt = m.opt
-    _t.check_opt(opt)
-    _t.opt_array(opt, out=ent[2]['opt'])
-    return ent[1]
+
+def model_features(m):
+    """The feature set the entries are compiled for when simulating m (sim/features.py)."""
+    return _entry(m)[6]
 
 
 def _nworld(d):
     return 1 if d.nworld is None else d.nworld
 
 
-# warning counters watched around forward/step: (index in warning_number, message; %s = world list)
+# watched warning bits of d.warn_moved (sim/pipeline.py run_world) and their messages (%s = world list)
 _WATCHED = (
-    (_fw.WARN_DIVERGED, 'numjoco: simulation diverged (NaN/inf or |value| > 1e10) in world(s) %s; reset per '
-                        'autoreset'),
-    (_t.WARN_CONTACTFULL, 'numjoco: contact buffer full in world(s) %s; contacts were dropped (raise nconmax: '
-                          'sim.Data(m, nconmax=...))'),
-    (_t.WARN_CNSTRFULL, 'numjoco: constraint buffer full in world(s) %s; all constraints were dropped for that '
-                        'step (raise njmax: sim.Data(m, njmax=...))'),
+    (1, 'numjoco: contact buffer full in world(s) %s; contacts were dropped (raise nconmax: '
+        'sim.Data(m, nconmax=...))'),
+    (2, 'numjoco: constraint buffer full in world(s) %s; all constraints were dropped for that step (raise '
+        'njmax: sim.Data(m, njmax=...))'),
+    (4, 'numjoco: simulation diverged (NaN/inf or |value| > 1e10) in world(s) %s; reset per autoreset'),
 )
 
 
-_WATCHED_IDX = np.array([k for k, _ in _WATCHED])
+def warn_moved(d, stacklevel=3):
+    """Python warnings for the watched counters that moved during the last call (per world)."""
+    moved = d._arrays['warn_moved']
+    for bit, msg in _WATCHED:
+        worlds = np.nonzero(moved & bit)[0]
+        if worlds.size:
+            warnings.warn(msg % worlds.tolist(), RuntimeWarning, stacklevel=stacklevel)
 
 
-def _counters(d):
-    """Copy (nworld, len(_WATCHED)) of the watched warning counters."""
-    return d._arrays['warning_number'][:, _WATCHED_IDX]
+class _Entry:
+    """A pipeline entry called from Python: through numba's dispatcher the first time for a feature set
+    (compiling or loading it), then straight through its compiled wrapper (the argument types of a feature set
+    never change), which skips numba's per-call type dispatch (~1.4 us)."""
+
+    def __init__(self, disp):
+        self.disp = disp
+        self.cfuncs = {}
+
+    def __call__(self, F, *args):
+        f = self.cfuncs.get(F)
+        if f is not None:
+            return f(*args, F)
+        r = self.disp(*args, F)
+        ftype = numba.typeof(F)
+        for sig, cres in self.disp.overloads.items():
+            if sig[-1] == ftype:
+                self.cfuncs[F] = cres.entry_point
+        return r
 
 
-def _warn_changes(d, before):
-    """Python warnings for every watched counter that moved during the call (per world)."""
-    moved = _counters(d) != before
-    if moved.any():
-        for j, (_, msg) in enumerate(_WATCHED):
-            if moved[:, j].any():
-                warnings.warn(msg % np.nonzero(moved[:, j])[0].tolist(), RuntimeWarning, stacklevel=3)
+_SERIAL = _Entry(_fw.run_serial)
+_BATCH = _Entry(_fw.run_batch)
+
+
+def run(m, d, nstep, task=None, mptrs=_NOPTRS):
+    """One compiled call: forward (nstep=0) or nstep steps of every world of d, with an env task program.
+    Returns the number of worlds whose watched warnings moved (already warned), or -1 for a non-finite action."""
+    ent = m.__dict__.get('_sim') if type(m) is Model else None
+    if ent is None or not ent[4] or ent[3] != m.opt._version or ent[0] is not m:
+        ent = _entry(m)
+    if task is None:
+        task = _EMPTY[0] if _EMPTY else empty_task()
+    if d.nworld is None:
+        r = _SERIAL(ent[6], ent[1], d._struct, task, 0, nstep)
+    else:
+        r = _BATCH(ent[6], ent[1], d._struct, task, d.nworld, nstep, mptrs)
+    if r > 0:
+        warn_moved(d)
+    return r
 
 
 def forward(m, d):
     """Forward dynamics (mj_forward without sensors) for one world or a batch."""
-    ms = model_struct(m)
-    before = _counters(d)
-    if d.nworld is None:
-        _fw.run_serial(ms, d._struct, 0, 0)
-    else:
-        _fw.run_batch(ms, d._struct, d.nworld, 0)
-    _warn_changes(d, before)
+    run(m, d, 0)
 
 
 def step(m, d, nstep=1):
     """Advance nstep steps (mj_step); diverged worlds are reset and counted in d.warning (and warned)."""
-    nstep = int(nstep)
-    if nstep < 0:
-        raise ValueError('nstep must be >= 0, got %d' % nstep)
-    if nstep == 0:
+    if nstep.__class__ is not int:
+        nstep = int(nstep)
+    if nstep <= 0:
+        if nstep < 0:
+            raise ValueError('nstep must be >= 0, got %d' % nstep)
         return
-    ms = model_struct(m)
-    before = _counters(d)
-    if d.nworld is None:
-        _fw.run_serial(ms, d._struct, 0, nstep)
-    else:
-        _fw.run_batch(ms, d._struct, d.nworld, nstep)
-    _warn_changes(d, before)
+    run(m, d, nstep)
 
 
 def reset(m, d, keyframe=None):
     """mj_resetData (or mj_resetDataKeyframe if keyframe is given) on every world."""
-    ms = model_struct(m)
-    if d.nworld is None:
-        _fw.reset_serial(ms, d._struct, 0)
-    else:
-        _fw.reset_batch(ms, d._struct, d.nworld)
+    _fw.reset_all(model_struct(m), d._struct, _nworld(d))
     if keyframe is not None:
         k = int(keyframe)
         a = d._arrays
@@ -131,4 +183,4 @@ def rne_post_constraint(m, d):
     _fw.rne_post_constraint_all(ms, d._struct, _nworld(d))
 
 
-__all__ = ['Data', 'forward', 'step', 'reset', 'full_inertia', 'rne_post_constraint', 'model_struct']
+__all__ = ['Data', 'forward', 'step', 'reset', 'full_inertia', 'rne_post_constraint', 'model_struct', 'run']

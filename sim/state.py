@@ -182,12 +182,8 @@ def reset(m, d, key=None, keyframe=None):
     if key is not None and keyframe is not None:
         raise TypeError('give key or keyframe, not both')
     key = keyframe if key is None else key
-    ms = api.model_struct(m)
     n = _nworld(d)
-    if d.nworld is None:
-        fw.reset_serial(ms, d._struct, 0)
-    else:
-        fw.reset_batch(ms, d._struct, d.nworld)
+    fw.reset_all(api.model_struct(m), d._struct, n)
     a = d._arrays
     for name in ('qfrc_inverse', 'energy', 'sensordata', 'userdata', 'solver_fwdinv'):
         a[name][:] = 0.0

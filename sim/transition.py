@@ -25,13 +25,12 @@ import numpy as np
 from numba import prange
 
 from sim.jit import njit
-from sim.pipeline import fwd_position, fwd_velocity, forward_world, _check
+from sim.pipeline import fwd_position, fwd_velocity, fwd_acceleration, forward_world, _check, _implicit_fast
 from sim.actuation import actuation
-from sim.pipeline import fwd_acceleration
 from sim.solver import fwd_constraint
 from sim.sensor import sensor_acc_stage
 from sim.inverse import compare_fwd_inv
-from sim.integrate import euler, implicit_fast, integrate_pos
+from sim.integrate import euler, integrate_pos
 from sim.math import sub_quat
 from sim.types import (INT_RK4, INT_IMPLICIT, INT_IMPLICITFAST, JNT_FREE, JNT_BALL, OPT_DISABLE, OPT_ENABLE,
                        OPT_INTEGRATOR, DSBL_AUTORESET, DSBL_WARMSTART, ENBL_FWDINV, WARN_BADQPOS, WARN_BADQVEL,
@@ -54,27 +53,27 @@ STAGE_NONE, STAGE_POS, STAGE_VEL = 0, 1, 2
 # compiled part: mj_stepSkip and the nudge loop of mjd_stepFD
 
 @njit(cache=True)
-def step_skip(m, d, w, skipstage, skipsensor):
+def step_skip(m, d, w, skipstage, skipsensor, F):
     """mj_stepSkip of world w (skipstage: 0 none, 1 position, 2 velocity; not RK4)."""
     _check(m, d, w, d.qpos[w], m.nq, WARN_BADQPOS)
     _check(m, d, w, d.qvel[w], m.nv, WARN_BADQVEL)
     if skipstage < STAGE_POS:
-        fwd_position(m, d, w, skipsensor)
+        fwd_position(m, d, w, F, skipsensor)
     if skipstage < STAGE_VEL:
-        fwd_velocity(m, d, w, skipsensor)
+        fwd_velocity(m, d, w, F, skipsensor)
     actuation(m, d, w)
     fwd_acceleration(m, d, w)
-    fwd_constraint(m, d, w)
+    fwd_constraint(m, d, w, F)
     if not skipsensor:
-        sensor_acc_stage(m, d, w)
+        sensor_acc_stage(m, d, w, F)
     if _check(m, d, w, d.qacc[w], m.nv, WARN_BADQACC):
         if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
-            forward_world(m, d, w)
+            forward_world(m, d, w, F)
     if int(m.opt[OPT_ENABLE]) & ENBL_FWDINV:
-        compare_fwd_inv(m, d, w)
+        compare_fwd_inv(m, d, w, F)
     integ = int(m.opt[OPT_INTEGRATOR])
     if integ == INT_IMPLICIT or integ == INT_IMPLICITFAST:
-        implicit_fast(m, d, w, skipstage >= STAGE_VEL)
+        _implicit_fast(F, m, d, w, skipstage >= STAGE_VEL)
     else:
         euler(m, d, w, skipstage >= STAGE_POS)
 
@@ -115,13 +114,13 @@ def _record(m, d, w, nxt, sens):
 
 
 @njit(cache=True)
-def fd_row(m, d, r, b, t0, t1, tasks, eps, skipsensor, save, nxt, sens, dpos):
+def fd_row(m, d, r, b, t0, t1, tasks, eps, skipsensor, save, nxt, sens, dpos, F):
     """Row r of the scratch Data holds world b's inputs: the unperturbed step (recorded at slot 0 when t0 is
     0), then nudges t0..t1-1 of tasks[b] (kind, index, sign), each from the saved state, recorded at slot t + 1
     (the nudge loop of mjd_stepFD; a row starting at t0 > 0 repeats the unperturbed step first)."""
     s = save[r]
     _save(m, d, r, s)
-    step_skip(m, d, r, STAGE_NONE, skipsensor)
+    step_skip(m, d, r, STAGE_NONE, skipsensor, F)
     if t0 == 0:
         _record(m, d, r, nxt[b, 0], sens[b, 0])
     for t in range(t0, t1):
@@ -143,16 +142,17 @@ def fd_row(m, d, r, b, t0, t1, tasks, eps, skipsensor, save, nxt, sens, dpos):
             dpos[i] = 1.0
             integrate_pos(m, d.qpos[r], dpos, h)
             stage = STAGE_NONE
-        step_skip(m, d, r, stage, skipsensor)
+        step_skip(m, d, r, stage, skipsensor, F)
         _record(m, d, r, nxt[b, t + 1], sens[b, t + 1])
     _restore(m, d, r, s)
 
 
 @njit(parallel=True, refcount=True)
-def fd_rows(m, d, nrow, row_base, row_t0, row_t1, tasks, eps, skipsensor, save, nxt, sens, dpos):
-    """fd_row for rows 0..nrow-1 in parallel."""
-    for r in prange(nrow):
-        fd_row(m, d, r, row_base[r], row_t0[r], row_t1[r], tasks, eps, skipsensor, save, nxt, sens, dpos[r])
+def fd_rows(m, d, nrow, row_base, row_t0, row_t1, tasks, eps, skipsensor, save, nxt, sens, dpos, F):
+    """fd_row for rows 0..nrow-1 in parallel (compiled per feature set F, sim/features.py)."""
+    for i in prange(nrow):
+        r = np.int64(i)          # the prange index is unsigned: one signature for fd_row
+        fd_row(m, d, r, row_base[r], row_t0[r], row_t1[r], tasks, eps, skipsensor, save, nxt, sens, dpos[r], F)
 
 
 @njit(cache=True)
@@ -314,7 +314,7 @@ def _world_bytes(m, cache, nconmax, njmax):
 def transition_fd(m, d, eps=1e-6, centered=False):
     """(A, B, C, D) of mujoco.mjd_transitionFD at the state of d (see the module doc); (N, ...) arrays for a
     batched d."""
-    from sim.smooth_api import model_struct
+    from sim.smooth_api import model_struct, model_features
     if int(m.opt.integrator) == INT_RK4:
         raise ValueError('RK4 integrator is not supported by transition_fd (as mjd_transitionFD)')
     if int(getattr(m, 'nhistory', 0)):
@@ -322,6 +322,7 @@ def transition_fd(m, d, eps=1e-6, centered=False):
     eps = float(eps)
     centered = bool(centered)
     ms = model_struct(m)
+    F = model_features(m)
     cache = _cache(m)
     nq, nv, na, nu = int(m.nq), int(m.nv), int(m.na), int(m.nu)
     ns = int(getattr(m, 'nsensordata', 0))
@@ -352,7 +353,7 @@ def transition_fd(m, d, eps=1e-6, centered=False):
             numba.set_num_threads(nt)
         try:
             fd_rows(ms, scratch._struct, n, np.arange(b0, b1), zero, ntask[b0:b1], tasks, eps, ns == 0, save, nxt,
-                    sens, dpos)
+                    sens, dpos, F)
         finally:
             if nt != nthread:
                 numba.set_num_threads(nthread)

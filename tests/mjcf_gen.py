@@ -43,8 +43,11 @@ def _v(xs):
 
 
 class _Gen:
-    def __init__(self, seed, max_bodies=10, max_depth=5):
+    def __init__(self, seed, max_bodies=10, max_depth=5, replicate=False):
         self.seed = seed
+        # <replicate> around world children (replicate=True): its own stream, so the other models stay as they were
+        self.replicate = replicate
+        self.rp = random.Random(f"replicate-{seed}")
         self.r = random.Random(seed)
         self.max_bodies = max_bodies
         self.max_depth = max_depth
@@ -481,7 +484,17 @@ class _Gen:
         for _ in range(nroot):
             if self.nbody >= self.max_bodies:
                 break
-            self.body(2, 1, "main", True)
+            wraps = []
+            if self.replicate and self.rp.random() < 0.7:
+                nested = self.rp.random() < 0.3
+                wraps.append(self.replicate_tag((1, 2, 3) if nested else (1, 2, 3, 11)))
+                if nested:
+                    wraps.append(self.replicate_tag((1, 2)))
+            for k, tag in enumerate(wraps):
+                self.emit(2 + k, tag)
+            self.body(2 + len(wraps), 1, "main", True)
+            for k in reversed(range(len(wraps))):
+                self.emit(2 + k, "</replicate>")
         if self.chance(0.1):
             self.features.add("mocap")
             self.nbody += 1
@@ -491,6 +504,19 @@ class _Gen:
             self.emit(3, f'<geom type="box" size="0.05 0.05 0.05" contype="0" conaffinity="0"/>')
             self.emit(2, "</body>")
         self.emit(1, "</worldbody>")
+
+    def replicate_tag(self, counts):
+        """A <replicate> start tag: count, separator, offset and Euler step drawn from the replicate stream."""
+        rp = self.rp
+        self.features.add("replicate")
+        attrs = [f'count="{rp.choice(counts)}"']
+        if rp.random() < 0.5:
+            attrs.append(f'sep="{rp.choice(["_", "-", "/", "r"])}"')
+        if rp.random() < 0.8:
+            attrs.append(f'offset="{_v([rp.uniform(-0.5, 0.5) for _ in range(3)])}"')
+        if rp.random() < 0.6:
+            attrs.append(f'euler="{_v([self.angle(rp.uniform(-40, 40)) for _ in range(3)])}"')
+        return f"<replicate {' '.join(attrs)}>"
 
     def tendons_(self):
         cand = [n for n, t in self.joints if t in ("hinge", "slide")]
@@ -630,7 +656,7 @@ class _Gen:
         self.emit(1, "</actuator>")
 
     def keyframe(self):
-        if not self.joints or not self.chance(0.2):
+        if not self.joints or not self.chance(0.2) or self.replicate:
             return
         self.features.add("keyframe")
         qpos = []
@@ -665,14 +691,15 @@ class _Gen:
         return "\n".join(self.lines) + "\n"
 
 
-def generate(seed, max_bodies=10, max_depth=5):
-    """MJCF text of random model `seed` (deterministic)."""
-    return _Gen(seed, max_bodies, max_depth).run()
+def generate(seed, max_bodies=10, max_depth=5, replicate=False):
+    """MJCF text of random model `seed` (deterministic); replicate=True wraps world children in <replicate>
+    (section elements naming them are then replicated or, as in MuJoCo, left referring to missing names)."""
+    return _Gen(seed, max_bodies, max_depth, replicate).run()
 
 
-def generate_with_features(seed, max_bodies=10, max_depth=5):
+def generate_with_features(seed, max_bodies=10, max_depth=5, replicate=False):
     """(xml, set of feature tags the model exercises), for coverage checks."""
-    g = _Gen(seed, max_bodies, max_depth)
+    g = _Gen(seed, max_bodies, max_depth, replicate)
     xml = g.run()
     return xml, g.features
 

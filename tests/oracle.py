@@ -13,6 +13,8 @@ What is compared
 * shapes exactly, dtype kind (integer-like: int/uint/bool  vs  float), values: integers exactly, floats to
   |ours - theirs| <= ATOL + RTOL * |theirs| (FLOAT_RTOL / FLOAT_ATOL below);
 * m.opt (every numeric attribute of MjOption; REQUIRED_OPT must exist) and m.stat (REQUIRED_STAT);
+* m.vis (mjVisual, section by section: vis.global_, vis.quality, vis.headlight, vis.map, vis.scale, vis.rgba;
+  every attribute of each section must exist on ours, except IGNORED_VIS);
 * names: mujoco.mj_id2name(theirs, type, i) against our named access ``ours.<kind>(i).name`` and the
   reverse lookup ``ours.<kind>(name).id``.
 
@@ -146,9 +148,16 @@ nbvh nbvhstatic nbvhdynamic bvh_aabb bvh_child bvh_nodeid bvh_depth body_bvhadr 
 mesh_bvhnum noct mesh_octadr mesh_octnum oct_aabb oct_child oct_coeff oct_depth
 """
 
+_SKIN = """
+nskin nskinvert nskintexvert nskinface nskinbone nskinbonevert skin_matid skin_group skin_rgba skin_inflate
+skin_vertadr skin_vertnum skin_texcoordadr skin_faceadr skin_facenum skin_boneadr skin_bonenum skin_vert
+skin_texcoord skin_face skin_bonevertadr skin_bonevertnum skin_bonebindpos skin_bonebindquat skin_bonebodyid
+skin_bonevertid skin_bonevertweight skin_pathadr name_skinadr
+"""
+
 # MjModel fields the numjoco compiler is expected to provide: missing on our Model = a mismatch.
 REQUIRED_FIELDS = tuple(" ".join([_SIZES, _BODY, _JOINT, _DOF, _GEOM, _SITE, _CAM, _LIGHT, _TENDON,
-                                  _ACTUATOR, _SENSOR, _EQ, _CONTACT, _KEY, _MISC, _NAMES, _BVH]).split())
+                                  _ACTUATOR, _SENSOR, _EQ, _CONTACT, _KEY, _MISC, _NAMES, _BVH, _SKIN]).split())
 
 # MjOption / MjStatistic attributes that must exist on ours.opt / ours.stat.
 REQUIRED_OPT = tuple("""
@@ -157,6 +166,13 @@ viscosity o_margin o_solref o_solimp o_friction integrator cone jacobian solver 
 noslip_iterations ccd_iterations disableflags enableflags disableactuator
 """.split())
 REQUIRED_STAT = ("meaninertia", "meanmass", "meansize", "extent", "center")
+# mjVisual sections (Python attribute names of MjVisual); every attribute of each must exist on ours.vis.<section>
+VIS_SECTIONS = ("global_", "quality", "headlight", "map", "scale", "rgba")
+# mjVisual attributes never compared (with the reason)
+IGNORED_VIS = {
+    "rgba.bv": "mujoco 3.17's bindings expose vis.rgba.bv as an empty array (the C struct holds 4 floats)",
+    "rgba.bvactive": "mujoco 3.17's bindings expose vis.rgba.bvactive as an empty array (4 floats in C)",
+}
 
 # Object kinds whose names are compared: (mjtObj, size attribute, accessor names tried on our Model, required)
 NAMED_OBJECTS = (
@@ -503,6 +519,37 @@ def _compare_struct(label, ostruct, tstruct, required, rtol, atol, out, fields=N
                 out.append(f"{full}: ours={_fmt(ov)} mujoco={_fmt(tv)}")
 
 
+def _compare_vis(ours, theirs, rtol, atol, out, fields=None):
+    """m.vis against MjModel.vis, one section at a time (labels vis.<section>.<attribute>)."""
+    ovis = _get(ours, "vis")
+    if ovis is _MISSING or ovis is None or isinstance(ovis, Exception):
+        out.append("vis: missing on our Model (required)")
+        return
+    for sec in VIS_SECTIONS:
+        tsec = getattr(theirs.vis, sec)
+        names = set(n for n in dir(tsec) if not n.startswith("_"))
+        names -= set(k.split(".", 1)[1] for k in IGNORED_VIS if k.startswith(sec + "."))
+        label = "vis." + sec
+        sub = fields
+        if fields is not None and ("vis" in fields or label in fields):
+            sub = None
+        osec = _get(ovis, sec)
+        _compare_struct(label, osec, _Only(tsec, names), names, rtol, atol, out, sub)
+
+
+class _Only:
+    """Attribute view of an mjVisual section restricted to `names` (IGNORED_VIS left out)."""
+
+    def __init__(self, obj, names):
+        self._obj, self._names = obj, names
+
+    def __dir__(self):
+        return sorted(self._names)
+
+    def __getattr__(self, name):
+        return getattr(self._obj, name)
+
+
 def _compare_names(ours, theirs, out):
     for objtype, nattr, accessors, required in NAMED_OBJECTS:
         n = getattr(theirs, nattr)
@@ -543,20 +590,22 @@ def _compare_names(ours, theirs, out):
             out.append(f"names of {kind}: {len(bad)} problem(s); " + "; ".join(bad[:_MAX_REPORTED]))
 
 
-def compare_models(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=None, names=True):
+def compare_models(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=None, names=True, skip=()):
     """Every difference between our Model and a mujoco.MjModel, as a list of strings ([] when they match).
 
     ours: a numjoco Model (or anything with MjModel-named attributes, e.g. another mujoco.MjModel);
     theirs: the mujoco.MjModel oracle; rtol/atol: float tolerance (see FLOAT_RTOL); fields: optional
     iterable restricting the comparison to these MjModel attribute names (also 'opt', 'stat', 'opt.<name>',
-    'stat.<name>', 'names'); names: compare names through named access.
+    'stat.<name>', 'vis', 'vis.<section>', 'vis.<section>.<name>', 'names'); names: compare names through named
+    access; skip: field names left out (e.g. HULL_ORDER_FIELDS, compared by hull_mismatches instead).
     """
     fields = None if fields is None else set(fields)
+    skip = set(skip)
     out = []
     arrays, sizes = _all_fields()
 
     def wanted(name):
-        return fields is None or name in fields
+        return (fields is None or name in fields) and name not in skip
 
     required = set(REQUIRED_FIELDS)
     inertia_special = wanted("body_inertia") or wanted("body_iquat")
@@ -604,17 +653,148 @@ def compare_models(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=None, 
         if fields is None or label in fields or any(f.startswith(label + ".") for f in fields):
             _compare_struct(label, _get(ours, label), getattr(theirs, label), set(req), rtol, atol, out,
                             fields)
+    if fields is None or "vis" in fields or any(f.startswith("vis.") for f in fields):
+        _compare_vis(ours, theirs, rtol, atol, out, fields)
     if names and wanted("names"):
         _compare_names(ours, theirs, out)
     return out
 
 
-def assert_models_match(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=None, names=True, label=""):
+def assert_models_match(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=None, names=True, label="",
+                        skip=()):
     """AssertionError listing every mismatch (compare_models) when the models differ."""
-    mism = compare_models(ours, theirs, rtol=rtol, atol=atol, fields=fields, names=names)
+    mism = compare_models(ours, theirs, rtol=rtol, atol=atol, fields=fields, names=names, skip=skip)
     if mism:
         head = f"{label}: " if label else ""
         raise AssertionError(f"{head}{len(mism)} field mismatch(es) against mujoco:\n  " + "\n  ".join(mism))
+
+
+# ------------------------------------------------------------------------------------- convex hulls of meshes
+
+# Mesh fields laid out in qhull's order (MuJoCo builds the convex hull of a colliding mesh with qhull; numjoco's
+# own hull lists vertices, faces and neighbours in another order, and may triangulate coplanar facets
+# differently): compare_models(..., skip=HULL_ORDER_FIELDS) leaves them out and hull_mismatches compares their
+# content order-free.
+HULL_ORDER_FIELDS = frozenset({"mesh_graph", "mesh_extrema", "mesh_polyvert", "mesh_polymap", "mesh_polynormal",
+                               "mesh_polyvertadr", "mesh_polyvertnum"})
+
+
+def _field(obj, name):
+    return obj[name] if isinstance(obj, dict) else getattr(obj, name)
+
+
+def hull_of(obj, i):
+    """(global vertex ids, faces as canonical rotations, neighbour sets, numvert, numface) of mesh i's convex
+    hull graph; obj: a Model / MjModel or a dict of its fields."""
+    adr = _field(obj, "mesh_graphadr")[i]
+    g = np.asarray(_field(obj, "mesh_graph"))[adr:]
+    nv, nf = int(g[0]), int(g[1])
+    gid = g[2 + nv:2 + 2 * nv]
+    edges = g[2 + 2 * nv:2 + 3 * nv + 3 * nf]
+    faces = g[2 + 3 * nv + 3 * nf:2 + 3 * nv + 6 * nf].reshape(-1, 3)
+    nbrs, cur, k = {}, [], 0
+    for e in edges:
+        if e == -1:
+            nbrs[int(gid[k])] = frozenset(int(gid[x]) for x in cur)
+            cur, k = [], k + 1
+        else:
+            cur.append(int(e))
+
+    def canon(t):
+        t = [int(x) for x in t]
+        r = t.index(min(t))
+        return tuple(t[r:] + t[:r])
+    return set(int(x) for x in gid), {canon(t) for t in faces}, nbrs, nv, nf
+
+
+def polygons_of(obj, i):
+    """{canonical vertex cycle: normal} of mesh i's polygons (coplanar hull faces merged)."""
+    adr, num = _field(obj, "mesh_polyadr")[i], _field(obj, "mesh_polynum")[i]
+    out = {}
+    for p in range(adr, adr + num):
+        a, n = _field(obj, "mesh_polyvertadr")[p], _field(obj, "mesh_polyvertnum")[p]
+        cyc = [int(x) for x in np.asarray(_field(obj, "mesh_polyvert"))[a:a + n]]
+        r = cyc.index(min(cyc))
+        out[tuple(cyc[r:] + cyc[:r])] = np.asarray(_field(obj, "mesh_polynormal"))[p]
+    return out
+
+
+def hull_mismatches(ours, theirs, i, simplicial=None):
+    """Order-free comparison of mesh i's hull (HULL_ORDER_FIELDS) against MuJoCo's, as a list of strings:
+    vertex set, vertex and face counts, polygons and their normals (<= 1e-6: normals from float vertices), the
+    polygons around every vertex, and the extreme vertex in each of the 27 directions (its projection, ties
+    being broken by hull order).  Faces and neighbours are compared when the hull is simplicial (no coplanar
+    facets, so the triangulation is unique); simplicial=None decides from MuJoCo's polygons (all triangles)."""
+    out = []
+    if _field(theirs, "mesh_graphadr")[i] < 0 or _field(ours, "mesh_graphadr")[i] < 0:
+        if _field(theirs, "mesh_graphadr")[i] != _field(ours, "mesh_graphadr")[i]:
+            out.append(f"mesh {i}: hull present in only one model")
+        return out
+    ho, ht = hull_of(ours, i), hull_of(theirs, i)
+    if ho[0] != ht[0]:
+        out.append(f"mesh {i}: hull vertex sets differ")
+    if ho[3:] != ht[3:]:
+        out.append(f"mesh {i}: hull (numvert, numface) ours={ho[3:]} mujoco={ht[3:]}")
+    po, pt = polygons_of(ours, i), polygons_of(theirs, i)
+    if simplicial is None:
+        simplicial = all(len(c) == 3 for c in pt)
+    if simplicial and (ho[1] != ht[1] or ho[2] != ht[2]):
+        out.append(f"mesh {i}: faces or vertex neighbours of a simplicial hull differ")
+    if set(po) != set(pt):
+        out.append(f"mesh {i}: polygons differ")
+        return out
+    for key in po:
+        if np.max(np.abs(po[key] - pt[key])) >= 1e-6:
+            out.append(f"mesh {i}: normal of polygon {key} differs")
+    va, vn = _field(theirs, "mesh_vertadr")[i], _field(theirs, "mesh_vertnum")[i]
+    cyc_o, cyc_t = list(po), list(pt)
+    for v in range(va, va + vn):
+        around = []
+        for obj, cyc in ((ours, cyc_o), (theirs, cyc_t)):
+            a, n = _field(obj, "mesh_polymapadr")[v], _field(obj, "mesh_polymapnum")[v]
+            around.append({cyc[int(j)] for j in np.asarray(_field(obj, "mesh_polymap"))[a:a + n]})
+        if around[0] != around[1]:
+            out.append(f"mesh {i}: polygons around vertex {v} differ")
+            break
+    ex_o, ex_t = np.asarray(_field(ours, "mesh_extrema"))[i], np.asarray(_field(theirs, "mesh_extrema"))[i]
+    gid_o = np.asarray(_field(ours, "mesh_graph"))[_field(ours, "mesh_graphadr")[i]:][2 + ho[3]:2 + 2 * ho[3]]
+    gid_t = np.asarray(_field(theirs, "mesh_graph"))[_field(theirs, "mesh_graphadr")[i]:][2 + ht[3]:2 + 2 * ht[3]]
+    vert = np.asarray(_field(theirs, "mesh_vert"))[va:va + vn]
+    k = 0
+    for cx in (-1, 0, 1):
+        for cy in (-1, 0, 1):
+            for cz in (-1, 0, 1):
+                d = np.array([cx, cy, cz], np.float32)
+                if abs(float(vert[gid_o[ex_o[k]]] @ d) - float(vert[gid_t[ex_t[k]]] @ d)) >= 1e-6:
+                    out.append(f"mesh {i}: extreme vertex in direction {(cx, cy, cz)} differs")
+                k += 1
+    return out
+
+
+def load_pair(text, directory, stem="_pair"):
+    """(ours, theirs) for model text written to a temporary file in `directory` (so that the files it names
+    resolve), loaded by sim.load_model and mujoco.MjModel.from_xml_path; a sim.ModelError / ValueError raised by
+    either is returned in its place.  Warnings from sim are silenced (tests check them where they matter)."""
+    import os
+    import warnings
+    import sim
+    path = os.path.join(directory, f"{stem}_{os.getpid()}.xml")
+    with open(path, "w") as f:
+        f.write(text)
+    try:
+        try:
+            theirs = mujoco.MjModel.from_xml_path(path)
+        except ValueError as e:
+            theirs = e
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ours = sim.load_model(path)
+        except sim.ModelError as e:
+            ours = e
+    finally:
+        os.remove(path)
+    return ours, theirs
 
 
 def mismatch_fields(mismatches):

@@ -20,13 +20,14 @@ from sim.compiler.hfield import hfield_geom_properties
 from sim.errors import ModelError, UnsupportedError
 from sim.mjcf import reader
 
+import oracle
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ASSETS = os.path.join(HERE, "assets")
 TOL = 1e-10
 
 # fields whose content depends on qhull's ordering: compared by dedicated, order-free checks
-HULL_ORDER_FIELDS = {"mesh_graph", "mesh_extrema", "mesh_polyvert", "mesh_polymap", "mesh_polynormal",
-                     "mesh_polyvertadr", "mesh_polyvertnum"}
+HULL_ORDER_FIELDS = oracle.HULL_ORDER_FIELDS
 
 
 def files(*names):
@@ -66,80 +67,9 @@ def compare(ctx, m, skip=(), tol=None):
     return errs
 
 
-def hull_of(f, i):
-    """(global vertex ids, faces as sorted-rotation tuples, neighbour sets) of mesh i's graph."""
-    adr = f["mesh_graphadr"][i]
-    g = np.asarray(f["mesh_graph"])[adr:]
-    nv, nf = int(g[0]), int(g[1])
-    gid = g[2 + nv:2 + 2 * nv]
-    edges = g[2 + 2 * nv:2 + 3 * nv + 3 * nf]
-    faces = g[2 + 3 * nv + 3 * nf:2 + 3 * nv + 6 * nf].reshape(-1, 3)
-    nbrs, cur, k = {}, [], 0
-    for e in edges:
-        if e == -1:
-            nbrs[int(gid[k])] = frozenset(int(gid[x]) for x in cur)
-            cur, k = [], k + 1
-        else:
-            cur.append(int(e))
-
-    def canon(t):
-        t = [int(x) for x in t]
-        r = t.index(min(t))
-        return tuple(t[r:] + t[:r])
-    return set(int(x) for x in gid), {canon(t) for t in faces}, nbrs, nv, nf
-
-
-def polygons_of(f, i, nvert_before=0):
-    """Set of polygons (canonical rotation of their vertex cycle) and their normals of mesh i."""
-    adr, num = f["mesh_polyadr"][i], f["mesh_polynum"][i]
-    out = {}
-    for p in range(adr, adr + num):
-        a, n = f["mesh_polyvertadr"][p], f["mesh_polyvertnum"][p]
-        cyc = [int(x) for x in np.asarray(f["mesh_polyvert"])[a:a + n]]
-        r = cyc.index(min(cyc))
-        out[tuple(cyc[r:] + cyc[:r])] = np.asarray(f["mesh_polynormal"])[p]
-    return out
-
-
 def check_hull_matches(ctx, m, i, simplicial):
-    ours = hull_of(ctx.f, i)
-    theirs = hull_of({k: getattr(m, k) for k in ("mesh_graphadr", "mesh_graph")}, i)
-    assert ours[0] == theirs[0]                       # hull vertex set
-    assert ours[3:] == theirs[3:]                     # numvert, numface
-    if simplicial:                                    # no coplanar facets: triangulation is unique
-        assert ours[1] == theirs[1]
-        assert ours[2] == theirs[2]
-    # polygons (coplanar hull faces merged) do not depend on the triangulation
-    fm = {k: getattr(m, k) for k in ("mesh_polyadr", "mesh_polynum", "mesh_polyvertadr", "mesh_polyvertnum",
-                                     "mesh_polyvert", "mesh_polynormal")}
-    po, pt = polygons_of(ctx.f, i), polygons_of(fm, i)
-    assert set(po) == set(pt)
-    for key in po:
-        assert np.max(np.abs(po[key] - pt[key])) < 1e-6   # normals from float vertices, start may differ
-    # per vertex: the same polygons around it (mesh_polymap), compared as sets of canonical cycles
-    va, vn = m.mesh_vertadr[i], m.mesh_vertnum[i]
-    fo = {k: ctx.f[k] for k in ("mesh_polymap", "mesh_polymapadr", "mesh_polymapnum")}
-    ft = {k: getattr(m, k) for k in ("mesh_polymap", "mesh_polymapadr", "mesh_polymapnum")}
-    cyc_o, cyc_t = list(po), list(pt)
-    for v in range(va, va + vn):
-        around = []
-        for ff, cyc in ((fo, cyc_o), (ft, cyc_t)):
-            a, n = ff["mesh_polymapadr"][v], ff["mesh_polymapnum"][v]
-            around.append({cyc[int(j)] for j in np.asarray(ff["mesh_polymap"])[a:a + n]})
-        assert around[0] == around[1]
-    # extrema: the chosen hull vertex attains the maximal projection in each of the 27 directions
-    ex_o, ex_t = ctx.f["mesh_extrema"][i], m.mesh_extrema[i]
-    gid_o = np.asarray(ctx.f["mesh_graph"])[ctx.f["mesh_graphadr"][i]:][2 + ours[3]:2 + 2 * ours[3]]
-    gid_t = m.mesh_graph[m.mesh_graphadr[i]:][2 + theirs[3]:2 + 2 * theirs[3]]
-    vert = m.mesh_vert[va:va + vn]
-    k = 0
-    for cx in (-1, 0, 1):
-        for cy in (-1, 0, 1):
-            for cz in (-1, 0, 1):
-                d = np.array([cx, cy, cz], np.float32)
-                # ties (equal in exact arithmetic) are broken by float32 rounding and hull order
-                assert abs(float(vert[gid_o[ex_o[k]]] @ d) - float(vert[gid_t[ex_t[k]]] @ d)) < 1e-6
-                k += 1
+    mism = oracle.hull_mismatches(ctx.f, m, i, simplicial=simplicial)
+    assert not mism, mism
 
 
 def world_vertices(f, i):
@@ -399,9 +329,13 @@ def test_hfield_errors():
             '<hfield nrow="2" ncol="2" size="1 1 1 1" elevation="1 2 3"/>'))))
     with pytest.raises(ModelError, match="positive"):
         M.compile_assets(Context(reader.read(asset_xml('<hfield nrow="2" ncol="2" size="1 1 0 1"/>'))))
-    with pytest.raises(UnsupportedError):
-        M.compile_assets(Context(reader.read(asset_xml('<hfield file="h.png" size="1 1 1 1"/>'),
-                                             assets={"h.png": b"\x89PNG"})))
+    # a truncated PNG: an error for MuJoCo (lodepng) and for our decoder (tests/models/textures_png.xml: valid ones)
+    truncated = asset_xml('<hfield file="h.png" size="1 1 1 1"/>')
+    with pytest.raises(ValueError):
+        mujoco.MjModel.from_xml_string(truncated, {"h.png": b"\x89PNG"})
+    with pytest.raises(ModelError, match="PNG") as e:
+        M.compile_assets(Context(reader.read(truncated, assets={"h.png": b"\x89PNG"})))
+    assert e.value.element == "hfield" and e.value.attribute == "file"
     bad = struct.pack("<2i", 3, 3) + b"\0" * 8
     with pytest.raises(ModelError, match="file size"):
         M.compile_assets(Context(reader.read(asset_xml('<hfield file="t.bin" size="1 1 1 1"/>'),
@@ -440,8 +374,12 @@ def test_material_defaults_and_errors():
     with pytest.raises(ModelError, match="unknown texture") as e:
         M.compile_assets(Context(reader.read(asset_xml('<material name="a" texture="nope"/>'))))
     assert e.value.attribute == "texture"
-    with pytest.raises(UnsupportedError):
-        M.compile_assets(Context(reader.read(asset_xml('<texture name="t" type="2d" file="t.png"/>'))))
+    missing = asset_xml('<texture name="t" type="2d" file="t.png"/>')
+    with pytest.raises(ValueError):
+        mujoco.MjModel.from_xml_string(missing)
+    with pytest.raises(ModelError) as e:
+        M.compile_assets(Context(reader.read(missing)))
+    assert e.value.element == "texture" and e.value.attribute == "file"
     bad = '<texture name="t" type="2d" builtin="flat" width="4" height="4" nchannel="4"/>'
     with pytest.raises(ValueError, match="3 channels"):
         mujoco.MjModel.from_xml_string(asset_xml(bad))
@@ -476,8 +414,6 @@ def test_mesh_errors():
         ours(f'<mesh name="t" vertex="{TETRA}"/><mesh name="t" vertex="{TETRA}"/>')
     with pytest.raises(UnsupportedError):
         ours('<mesh name="s" builtin="sphere" params="2"/>')
-    with pytest.raises(UnsupportedError):
-        ours('<skin name="s" vertex="0 0 0"/>')
     # each of these is also an error in MuJoCo
     for bad in (f'<mesh name="t" vertex="{TETRA}" face="0 1 7 0 1 2"/>',
                 '<mesh name="t" vertex="0 0 0 1 0 0 0 1 0 1 1 0"/>', '<mesh file="missing.stl"/>'):

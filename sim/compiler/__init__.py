@@ -20,12 +20,14 @@ from .keyframe import compile_custom, compile_keyframes
 from .mesh import compile_assets, mesh_geom_properties
 from .names import DEFAULT_MODEL_NAME, make_names, make_paths
 from .sensor import compile_sensors
+from .skin import compile_skins
 from .setconst import set_const
 from .sparsity import count_njmom, finalize_simple, make_sparsity, make_tendon_sparse
 from .tendon import compile_tendons
+from .visual import compile_visual
 
 # section containers / elements numjoco parses but cannot simulate: fail loudly at load time
-_UNSUPPORTED_TOP = {"extension": "<extension> (plugins)", "deformable": "<deformable> (flex and skin)"}
+_UNSUPPORTED_TOP = {"extension": "<extension> (plugins)"}
 
 
 def _options(ctx):
@@ -51,9 +53,7 @@ def _options(ctx):
             enableflags |= 1 << bit
     if enableflags & (1 << schema.ENABLE_FLAGS.index("sleep")):
         raise ctx.unsupported(flags, "the sleep (island deactivation) flag", "sleep")
-    for name in ("timestep",):
-        if g(name) <= 0:
-            raise opt_el.error("timestep must be positive", "timestep")
+    # a zero or negative timestep is accepted as MuJoCo 3.17 accepts it (time stands still or runs backwards)
     return Option(
         timestep=g("timestep"), impratio=g("impratio"), tolerance=g("tolerance"), ls_tolerance=g("ls_tolerance"),
         noslip_tolerance=g("noslip_tolerance"), ccd_tolerance=g("ccd_tolerance"),
@@ -101,11 +101,12 @@ def _check_unsupported(ctx):
             raise ctx.unsupported(el, _UNSUPPORTED_TOP[el.tag])
 
 
-def compile_document(doc, set_constants=True):
+def compile_document(doc, set_constants=True, context=False):
     """Compile a parsed Document into a Model.
 
     set_constants=False skips the mj_setConst stage (it runs the jitted pipeline at qpos0, which refuses
     features the core does not simulate): the static fields are complete, the derived ones are not.
+    context=True returns (Model, Context) (the element behind each object id, for model composition).
     """
     ctx = Context(doc)
     _check_unsupported(ctx)
@@ -114,6 +115,7 @@ def compile_document(doc, set_constants=True):
     _sizes(ctx)
     compile_assets(ctx)
     compile_bodies(ctx, mesh_geom_properties, hfield_geom_properties)
+    compile_skins(ctx)
     for stage in (compile_tendons, compile_actuators, compile_sensors, compile_equality, compile_contact,
                   compile_keyframes, compile_custom):
         stage(ctx)
@@ -132,10 +134,10 @@ def compile_document(doc, set_constants=True):
     if total > 0:
         _set_total_mass(ctx.f, total)
     stat = Statistic(meaninertia=1.0, meanmass=1.0, meansize=0.2, extent=2.0, center=np.zeros(3))
-    model = Model(ctx.f, {k: list(v) for k, v in ctx.names.items()}, opt, stat)
+    model = Model(ctx.f, {k: list(v) for k, v in ctx.names.items()}, opt, stat, compile_visual(ctx))
     if set_constants:
         set_const(model, ctx)
-    return model
+    return (model, ctx) if context else model
 
 
 def _defaults_for_missing(ctx):

@@ -93,14 +93,15 @@ def _collect(el, rec, frame, ctx, bodies):
             bodies.append(child)
             rec.children.append(child)
         elif k == "frame":
-            q = orientation(c, ctx.degree, ctx.eulerseq)
+            q = orientation(c, *ctx.angles(c))
             p = np.array(c.get("pos"), dtype=np.float64)
             if frame is not None:
                 p, q = frameaccum(frame.pos, frame.quat, p, q)
             normvec(q)
             _collect(c, rec, Frame(p, q), ctx, bodies)
         elif k == "inertial":
-            if rec.parent is None:
+            if rec.parent is None and c.origin is None:
+                # MJCF refuses it; MuJoCo's URDF import gives the inertial of a link named "world" to the world
                 raise c.error("world body cannot have inertia")
             rec.inertial = c
         elif k in ("joint", "freejoint"):
@@ -153,7 +154,6 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     for i, b in enumerate(kept):
         b.id = i
         ctx.add("body", b.el if i else None, name="world" if i == 0 else None)
-    comp = ctx.comp
     nuser = _nuser(ctx)
 
     B = {k: [] for k in ("pos", "quat", "ipos", "iquat", "mass", "inertia", "parentid", "weldid", "mocapid",
@@ -188,7 +188,7 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
             pos, quat = np.zeros(3), np.array([1.0, 0, 0, 0])
         else:
             pos = np.array(el.get("pos"), dtype=np.float64)
-            quat = orientation(el, ctx.degree, ctx.eulerseq)
+            quat = orientation(el, *ctx.angles(el))
         mocap = bool(el.get("mocap", 0)) if i else False
         # joints decide the weld structure of this body
         b.has_joints = bool(b.joints)
@@ -205,7 +205,7 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
             jel = b.joints[0][0]
             if jel.key == "freejoint":
                 a_ = jel.get("align")
-                align = a_ == 1 or (a_ == 2 and bool(comp.get("alignfree")))
+                align = a_ == 1 or (a_ == 2 and bool(ctx.comp_of(jel).get("alignfree")))
         inv_pos = inv_quat = None
         if align:
             pos, quat = frameaccum(pos, quat, ipos, iquat)
@@ -342,8 +342,10 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
             ctx.add("geom", g["el"])
             if ctx.discardvisual:
                 ctx.geom_inertia_owner.append(g["dv_owner"])
-            g.update(bodyid=i, user=_pad(g["user"], nuser["geom"], g["el"], "geom"), surfacevel=np.zeros(6),
-                     adhesion=0.0, plugin=-1, sameframe=_sameframe(g["pos"], g["quat"], ipos, iquat))
+            g.update(bodyid=i, user=_pad(g["user"], nuser["geom"], g["el"], "geom"),
+                     surfacevel=np.array(g["el"].get("surfacevel"), dtype=np.float64),
+                     adhesion=float(g["el"].get("adhesion")), plugin=-1,
+                     sameframe=_sameframe(g["pos"], g["quat"], ipos, iquat))
             for k, col in G.items():
                 col.append(g[k])
         B["contype"].append(contype)
@@ -435,9 +437,9 @@ def _fuse_static(ctx, b, B, items, bodies, mesh_props, hfield_props):
     el = b.el
     host = b.host
     pos = np.array(el.get("pos"), dtype=np.float64)
-    quat = orientation(el, ctx.degree, ctx.eulerseq)
+    quat = orientation(el, *ctx.angles(el))
     geoms, ipos, iquat, mass, inertia = _body_inertia(ctx, b, host.id, pos, quat, B["weldid"][host.id], False,
-                                                      bodies, B, mesh_props, hfield_props)
+                                                      bodies, B, mesh_props, hfield_props, fused=True)
     if b.frame is not None:
         pos, quat = frameaccum(b.frame.pos, b.frame.quat, pos, quat)
     normvec(quat)
@@ -490,10 +492,12 @@ def _sameframe_simple(b, B):
     ipos, iquat = B["ipos"][i], B["iquat"][i]
     sf = SAMEFRAME_BODY if (_same_vec(ipos, _ZERO) and _same_quat(iquat, _QUNIT)) else \
         (SAMEFRAME_BODYROT if _same_quat(iquat, _QUNIT) else SAMEFRAME_NONE)
-    B["sameframe"].append(sf)
     if i == 0:
+        # the world's sameframe stays "body" even with an inertial frame (URDF world link); simple does not
+        B["sameframe"].append(SAMEFRAME_BODY)
         B["simple"].append(int(sf == SAMEFRAME_BODY))
         return
+    B["sameframe"].append(sf)
     pid = B["parentid"][i]
     simple = sf == SAMEFRAME_BODY and (B["rootid"][i] == i or (B["parentid"][pid] == 0 and B["dofnum"][pid] == 0))
     if b.el.get("simple") == 0:
@@ -508,13 +512,14 @@ def _sameframe_simple(b, B):
     B["simple"].append(simple)
 
 
-def _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B, mesh_props, hfield_props):
+def _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B, mesh_props, hfield_props, fused=False):
     """Compiled geoms and the body's inertial frame, mass and principal inertia (mjCBody::Compile).
 
     Returns (geoms, ipos, iquat, mass, inertia) in the body frame, before any <frame> accumulation of the body.
+    fused: b is a static body being fused into its host (compiler fusestatic).
     """
     el = b.el
-    comp = ctx.comp
+    comp = ctx.comp_of(el)
     boundmass, boundinertia = comp.get("boundmass"), comp.get("boundinertia")
     ifg = comp.get("inertiafromgeom")  # 0 false, 1 true, 2 auto
     grange = comp.get("inertiagrouprange")
@@ -542,7 +547,7 @@ def _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B, mesh_props, hf
             if not ie.has("diaginertia"):
                 raise ie.error("inertial must specify diaginertia or fullinertia", "diaginertia")
             inertia = np.array(ie.get("diaginertia"), dtype=np.float64)
-            iquat = orientation(ie, ctx.degree, ctx.eulerseq)
+            iquat = orientation(ie, *ctx.angles(ie))
     # ---- geoms
     geoms = []
     for gel, gframe in b.geoms:
@@ -574,6 +579,10 @@ def _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B, mesh_props, hf
             inertia, iquat, err = inr.full_inertia(toti)
             if err:
                 raise el.error(f"error '{err}' in alternative for principal axes")
+        elif fused and ifg == 1:
+            # a fused body whose geoms carry no mass adds nothing to its host under inertiafromgeom="true",
+            # its explicit <inertial> included (measured on 3.17; a kept body keeps that inertial)
+            mass, inertia = 0.0, np.zeros(3)
     if ipos is None:
         ipos, iquat = pos.copy(), quat.copy()
     if i > 0:
@@ -670,7 +679,8 @@ def _compile_joint(ctx, el, frame):
                    armature=0.0, damping=np.zeros(3), frictionloss=0.0, solreffriction=np.array([0.02, 1.0]),
                    solimpfriction=np.array([0.9, 0.95, 0.001, 0.5, 2]), user=np.zeros(0))
         return out
-    auto = bool(ctx.comp.get("autolimits"))
+    auto = bool(ctx.comp_of(el).get("autolimits"))
+    degree = ctx.angles(el)[0]
     t = el.get("type")
     rng = np.array(el.get("range"), dtype=np.float64)
     afr = np.array(el.get("actuatorfrcrange"), dtype=np.float64)
@@ -689,7 +699,7 @@ def _compile_joint(ctx, el, frame):
             raise el.error("range[0] should be smaller than range[1] in joint", "range")
         if rng[0] and t == BALL:
             raise el.error("range[0] should be 0 in ball joint", "range")
-        if ctx.degree and t in (HINGE, BALL):
+        if degree and t in (HINGE, BALL):
             rng = np.array([r * math.pi / 180.0 if r else r for r in rng])
     if t in (FREE, BALL):
         actfrclimited = False
@@ -711,7 +721,7 @@ def _compile_joint(ctx, el, frame):
     elif frame is not None:
         pos, _ = frameaccum(frame.pos, frame.quat, pos, _QUNIT)
     ref, springref = el.get("ref"), el.get("springref")
-    if t == HINGE and ctx.degree:
+    if t == HINGE and degree:
         ref = ref * math.pi / 180.0
         springref = springref * math.pi / 180.0
     return dict(type=t, group=el.get("group"), limited=int(limited), actfrclimited=int(actfrclimited),
@@ -775,7 +785,7 @@ def _compile_geom(ctx, el, frame, infer, weldid, bodies, B, mocap, bodyid, mesh_
         pos, quat, size = _fromto(el, gtype, size, "geom")
     else:
         pos = np.array(el.get("pos"), dtype=np.float64)
-        quat = orientation(el, ctx.degree, ctx.eulerseq)
+        quat = orientation(el, *ctx.angles(el))
     shell = bool(el.get("shellinertia"))
     dataid = -1
     mesh_info = None
@@ -858,6 +868,10 @@ def _compile_geom(ctx, el, frame, infer, weldid, bodies, B, mocap, bodyid, mesh_
             bad = "mass" if el.has("mass") and el.get("mass") < 0 else (
                 "density" if el.get("density") < 0 else None)
             raise el.error("mass, inertia or density are negative in geom", bad)
+    if any(el.get("surfacevel")):
+        raise ctx.unsupported(el, "geom surface velocity (a contact velocity term)", "surfacevel")
+    if el.get("adhesion"):
+        raise ctx.unsupported(el, "geom contact adhesion", "adhesion")
     fluid = np.zeros(12)
     if el.get("fluidshape") == 1:
         fluid = inr.fluid_coefs(gtype, size, el.get("fluidcoef"))
@@ -893,7 +907,7 @@ def _compile_site(ctx, el, frame):
         pos, quat, size = _fromto(el, gtype, size, "site")
     else:
         pos = np.array(el.get("pos"), dtype=np.float64)
-        quat = orientation(el, ctx.degree, ctx.eulerseq)
+        quat = orientation(el, *ctx.angles(el))
     if frame is not None:
         pos, quat = frameaccum(frame.pos, frame.quat, pos, quat)
     normvec(quat)
@@ -903,7 +917,7 @@ def _compile_site(ctx, el, frame):
 def _compile_camera(ctx, el, frame, bodyid, transforms):
     """One camera (mjCCamera::Compile); transforms: (pos, quat) frame changes applied after its own pose."""
     pos = np.array(el.get("pos"), dtype=np.float64)
-    quat = orientation(el, ctx.degree, ctx.eulerseq)
+    quat = orientation(el, *ctx.angles(el))
     if frame is not None:
         pos, quat = frameaccum(frame.pos, frame.quat, pos, quat)
     normvec(quat)
@@ -938,10 +952,18 @@ def _compile_camera(ctx, el, frame, bodyid, transforms):
     target = -1
     if el.get("target"):
         target = ctx.lookup("body", el.get("target"), el, "target")
+    output = 0
+    for word in el.get("output").split():
+        if word not in _CAMOUT:
+            raise el.error(f"invalid keyword '{word}', expected some of: {', '.join(_CAMOUT)}", "output")
+        output |= _CAMOUT[word]
     ctx.add("camera", el)
     return dict(bodyid=bodyid, mode=el.get("mode"), targetbodyid=target, pos=pos, quat=quat,
-                projection=el.get("projection"), fovy=fovy, ipd=el.get("ipd"), resolution=res, output=1,
+                projection=el.get("projection"), fovy=fovy, ipd=el.get("ipd"), resolution=res, output=output,
                 sensorsize=ssize, intrinsic=intr, user=el.get("user", np.zeros(0)), el=el)
+
+
+_CAMOUT = {"rgb": 1, "depth": 2, "distance": 4, "normal": 8, "segmentation": 16}   # mjtCamOutBit
 
 
 def _cameras(ctx, cams, nuser):

@@ -62,6 +62,19 @@ class Context:
             raise el.error(f"unknown {objtype} '{name}'", attr)
         return oid
 
+    def comp_of(self, el):
+        """The <compiler> settings that govern element `el`: those of the model it was attached from, else this
+        document's."""
+        comp = getattr(el, "comp", None) if el is not None else None
+        return comp if comp is not None else self.comp
+
+    def angles(self, el):
+        """(degree, eulerseq) in effect for element `el`."""
+        comp = self.comp_of(el)
+        if comp is self.comp:
+            return self.degree, self.eulerseq
+        return bool(comp.get("angle")), comp.get("eulerseq")
+
     def unsupported(self, el, what, attr=None):
         """Error for a MuJoCo feature numjoco parses but does not simulate."""
         return el.error(f"{what} is not supported by numjoco yet", attr, cls=UnsupportedError)

@@ -180,6 +180,12 @@ def orientation(el, degree, eulerseq, names=ALTERNATIVES):
     eul = np.array(el.get(kind), dtype=np.float64)
     if degree:
         eul = eul / 180.0 * math.pi
+    return euler2quat(eul, eulerseq)
+
+
+def euler2quat(eul, eulerseq):
+    """Unit quaternion of Euler angles in radians; eulerseq: lower case axes rotate with the frame (intrinsic),
+    upper case axes stay fixed (extrinsic), as MuJoCo's ResolveOrientation."""
     q = np.array([1.0, 0, 0, 0])
     for i in range(3):
         c = eulerseq[i]

@@ -36,6 +36,17 @@ def load_custom(el, data, fname):
     return nrow, ncol, np.frombuffer(data, "<f4", nrow * ncol, 8).astype(np.float32)
 
 
+def load_png(el, data, fname):
+    """mjCHField::LoadPNG: grey levels (lodepng's 8-bit grey), rows reversed so that the first row is the
+    image's bottom one."""
+    from .png import PNGError, read_png
+    try:
+        ncol, nrow, grey, _ = read_png(data, 1)
+    except PNGError as e:
+        raise el.error(f"error decoding PNG file '{fname}': {e}", "file") from None
+    return nrow, ncol, grey.reshape(nrow, ncol)[::-1].reshape(-1).astype(np.float32)
+
+
 def compile_hfield(ctx, el, name):
     """Load one <hfield>: inline elevation (rows flipped so the XML reads top to bottom), zeros, or a file;
     then normalise the elevation to [0, 1] in float32 as MuJoCo does."""
@@ -65,12 +76,13 @@ def compile_hfield(ctx, el, name):
             ct = "image/png" if ext == ".png" else ""
         if not ct:
             ct = "image/vnd.mujoco.hfield"
-        if ct == "image/png":
-            raise ctx.unsupported(el, "PNG height fields", "file")
-        if ct != "image/vnd.mujoco.hfield":
+        if ct not in ("image/png", "image/vnd.mujoco.hfield"):
             raise el.error(f"unsupported content type: '{ct}'", "content_type")
-        path = asset_path(ctx, file, "mesh")       # MuJoCo resolves hfield files against meshdir
-        nrow, ncol, data = load_custom(el, ctx.doc.source.read(path, el), file)
+        path = asset_path(ctx, file, "mesh", el)       # MuJoCo resolves hfield files against meshdir
+        if ct == "image/png":
+            nrow, ncol, data = load_png(el, ctx.doc.source.read(path, el), file)
+        else:
+            nrow, ncol, data = load_custom(el, ctx.doc.source.read(path, el), file)
     if nrow < 1 or ncol < 1 or not len(data):
         raise el.error("hfield not specified")
     emin = np.float32(min(np.float32(1e10), data.min()))

@@ -9,6 +9,7 @@ actuator (na, nu) stages.
 
 import numpy as np
 
+from ..errors import UnsupportedError
 from .context import farr, iarr
 from .sensor import OBJ, _NAMESPACE
 from .tendon import size_elem
@@ -65,6 +66,12 @@ def compile_keyframes(ctx):
             ctx.add("key", el)
         else:
             ctx.add("key", None, name="")
+        if el is not None and el.extra and "attached_key" in el.extra:
+            row = _attached_key(ctx, el, spec)
+            rows["time"].append(row.pop("time"))
+            for attr, v in row.items():
+                rows[attr].append(v)
+            continue
         label = (el.get("name") or f"#{len(rows['time'])}") if el is not None else ""
         rows["time"].append(el.get("time") if el is not None else 0.0)
         for attr, n, default, what in spec:
@@ -101,6 +108,58 @@ def compile_keyframes(ctx):
 
 
 compile_keyframe = compile_keyframes
+
+
+def _attached_key(ctx, el, spec):
+    """A keyframe of a model attached with <attach model=...> (mjcf.compose): this model's defaults (qpos0,
+    zeros, mocap body poses), overwritten for the attached joints, actuators and mocap bodies by the values the
+    keyframe has in its own (compiled) model.  A keyframe that sets objects the attachment left out (a body or
+    frame attached alone) is refused: MuJoCo 3.17 re-indexes such keyframes in a way that depends on later
+    attachments of the same model."""
+    sub, k, prefix, att = el.extra["attached_key"]
+    f = ctx.f
+    row = {attr: (np.zeros(n) if default is None else np.array(default, dtype=np.float64))
+           for attr, n, default, _ in spec}
+    row["time"] = float(sub.key_time[k])
+    found = {"joint": {}, "actuator": {}, "body": {}}
+    for kind in found:
+        for i, e in enumerate(ctx.elems[kind]):
+            x = getattr(e, "extra", None)
+            if x and x.get("attach") is att and x["source"][0] == kind:
+                # a replicated attachment: the keyframe sets the first copy (MuJoCo attaches keyframes once)
+                found[kind].setdefault(x["source"][1], i)
+    missing = (sub.njnt - len(found["joint"]) or sub.nu - len(found["actuator"])
+               or int(np.sum(sub.body_mocapid >= 0)) - sum(1 for b in found["body"] if sub.body_mocapid[b] >= 0))
+    if missing:
+        raise att.error(f"keyframe '{el.get('name', '')}' of model '{att.raw.get('model')}' sets joints, "
+                        "actuators or mocap bodies this attachment leaves out: MuJoCo re-indexes such keyframes in "
+                        "an order-dependent way that numjoco does not reproduce", "model", cls=UnsupportedError)
+    # only the values the keyframe writes move over (a shorter array writes its start; mocap arrays all or
+    # nothing); the others keep this model's defaults
+    given = {a: (len(el.get(a)) if el.has(a) else 0) for a in ("qpos", "qvel", "act", "ctrl", "mpos", "mquat")}
+    nmocap_sub = int(np.sum(sub.body_mocapid >= 0))
+    for a, w in (("mpos", 3), ("mquat", 4)):
+        given[a] = given[a] if given[a] == w * nmocap_sub else 0
+
+    def move(attr, src, dst, n):
+        for i in range(n):
+            if src + i < given[attr]:
+                row[attr][dst + i] = getattr(sub, "key_" + attr)[k][src + i]
+    nqj = {0: 7, 1: 4, 2: 1, 3: 1}
+    nvj = {0: 6, 1: 3, 2: 1, 3: 1}
+    for j, p in found["joint"].items():
+        t = int(sub.jnt_type[j])
+        move("qpos", int(sub.jnt_qposadr[j]), int(f["jnt_qposadr"][p]), nqj[t])
+        move("qvel", int(sub.jnt_dofadr[j]), int(f["jnt_dofadr"][p]), nvj[t])
+    for u, p in found["actuator"].items():
+        move("ctrl", u, p, 1)
+        move("act", int(sub.actuator_actadr[u]), int(f["actuator_actadr"][p]), int(sub.actuator_actnum[u]))
+    for bsub, p in found["body"].items():
+        m, mp = int(sub.body_mocapid[bsub]), int(f["body_mocapid"][p])
+        if m >= 0 and mp >= 0:
+            move("mpos", 3 * m, 3 * mp, 3)
+            move("mquat", 4 * m, 4 * mp, 4)
+    return row
 
 
 def compile_custom(ctx):

@@ -1,9 +1,9 @@
 """Textures and materials: the tex_* and mat_* Model fields (mjCTexture / mjCMaterial).
 
 Builtin textures (gradient, checker, flat, with edge/cross/random marks) are generated exactly as MuJoCo
-does. Textures from image files (PNG/KTX, single or per-face cube files) and user buffers raise
-UnsupportedError: they only matter for rendering, and numjoco has no image decoder (runtime deps are
-numpy + numba only).
+does; PNG files are decoded (compiler.png) into 2D textures, cube / skybox textures from one file (repeated or a
+grid of faces) or from one file per face, with hflip / vflip and the sRGB colour space detection of
+mjCTexture::Load2D / LoadCubeSingle / LoadCubeSeparate.  KTX files raise UnsupportedError.
 """
 
 import math
@@ -167,7 +167,7 @@ def builtin_cube(t, rgb1, rgb2, markrgb, builtin, mark, random):
 
 
 def compile_texture(ctx, el, name):
-    """mjCTexture::Compile for builtin textures; file-based textures raise UnsupportedError."""
+    """mjCTexture::Compile: builtin textures, PNG files (2D, cube / skybox from one file or one per face)."""
     t = Texture(name, el)
     t.type = int(el.get("type"))
     t.colorspace = int(el.get("colorspace"))
@@ -196,13 +196,98 @@ def compile_texture(ctx, el, name):
         data[:n] = rgb.reshape(-1)[:n].astype(np.uint8)
         t.data = data
         return t
-    files = [a for a in ("file", "fileright", "fileleft", "fileup", "filedown", "filefront", "fileback")
-             if el.get(a, "")]
-    if files:
-        raise ctx.unsupported(el, "textures loaded from image files (no image decoder)", files[0])
+    if el.get("file", ""):
+        attr = "file"
+        w, h, img = _load_image(ctx, el, t, attr)
+        if t.type == TEX_2D:
+            t.width, t.height, t.data = w, h, img
+            return t
+        gs = [int(x) for x in el.get("gridsize")]
+        if gs[0] < 1 or gs[1] < 1 or gs[0] * gs[1] > 12:
+            raise el.error("gridsize must be non-zero and no more than 12 squares in texture", "gridsize")
+        if w // gs[1] != h // gs[0] or w % gs[1] or h % gs[0]:
+            raise el.error("PNG size must be integer multiple of gridsize in texture", "gridsize")
+        if gs == [1, 1]:
+            t.width = t.height = w
+            t.data = img[:3 * w * w].copy()
+            return t
+        t.width = w // gs[1]
+        t.height = 6 * t.width
+        faces = _cube_faces(t, el)
+        layout = gl or ""
+        image = img.reshape(h, w, 3)
+        for k in range(gs[0] * gs[1]):
+            sym = layout[k] if k < len(layout) else "."
+            if sym == ".":
+                continue
+            if sym not in _FACES:
+                raise el.error("gridlayout symbol is not among '.RLUDFB' in texture", "gridlayout")
+            r0, c0 = t.width * (k // gs[1]), t.width * (k % gs[1])
+            faces[_FACES.index(sym)] = image[r0:r0 + t.width, c0:c0 + t.width].reshape(-1)
+        t.data = np.concatenate(faces)
+        return t
+    files = [a for a in _CUBE_FILES if el.get(a, "")]
+    if not files:
+        if t.type == TEX_2D:
+            raise el.error("Cannot load 2D texture from separate files, texture")
+        raise el.error("No cubefiles_ defined in cube or skybox texture")
     if t.type == TEX_2D:
-        raise el.error("Cannot load 2D texture from separate files, texture")
-    raise el.error("No cubefiles_ defined in cube or skybox texture")
+        raise el.error("Cannot load 2D texture from separate files, texture", files[0])
+    faces = [None] * 6
+    for i, attr in enumerate(_CUBE_FILES):
+        if not el.get(attr, ""):
+            continue
+        w, h, img = _load_image(ctx, el, t, attr)
+        if w != h:
+            raise el.error("non-square PNG file in cube or skybox texture", attr)
+        if t.width == 0:
+            t.width, t.height = w, 6 * w
+        elif t.width != w:
+            raise el.error("PNG file has an incompatible size in cube or skybox texture", attr)
+        faces[i] = img[:3 * w * w]
+    rest = _cube_faces(t, el)
+    t.data = np.concatenate([f if f is not None else rest[i] for i, f in enumerate(faces)])
+    return t
+
+
+_FACES = "RLUDFB"
+_CUBE_FILES = ("fileright", "fileleft", "fileup", "filedown", "filefront", "fileback")
+
+
+def _cube_faces(t, el):
+    """Six faces of rgb1 (the colour of faces a cube texture leaves undefined)."""
+    face = np.tile(_byte(np.asarray(el.get("rgb1"), dtype=np.float64)).astype(np.uint8), t.width * t.width)
+    return [face.copy() for _ in range(6)]
+
+
+def _load_image(ctx, el, t, attr):
+    """(width, height, pixels) of a PNG texture file, flipped as asked (mjCTexture::LoadFlip); sets the colour
+    space when it is auto."""
+    from .mesh import asset_path
+    from .png import PNGError, read_png
+    file = el.get(attr)
+    path = asset_path(ctx, file, "texture", el)
+    ct = el.get("content_type", "") or ""
+    if not ct:
+        ext = path.rsplit(".", 1)[-1].lower() if "." in path else ""
+        ct = {"png": "image/png", "ktx": "image/ktx"}.get(ext, "")
+    if ct == "image/ktx":
+        raise ctx.unsupported(el, "KTX textures", attr)
+    if ct != "image/png":
+        raise el.error(f"unsupported content type: '{ct}'", attr)
+    if t.type != TEX_2D and t.nchannel != 3:
+        raise el.error("cube and skybox textures must have 3 channels", "nchannel")
+    try:
+        w, h, img, srgb = read_png(ctx.doc.source.read(path, el), t.nchannel)
+    except PNGError as e:
+        raise el.error(f"error decoding PNG file '{file}': {e}", attr) from None
+    if el.get("hflip"):
+        img = img.reshape(h, w, -1)[:, ::-1].reshape(-1).copy()
+    if el.get("vflip"):
+        img = img.reshape(h, w, -1)[::-1].reshape(-1).copy()
+    if t.colorspace == 0:
+        t.colorspace = 2 if srgb else 1
+    return w, h, img
 
 
 def compile_textures(ctx, elems):
@@ -235,6 +320,9 @@ def compile_materials(ctx, elems):
     for el in elems:
         ctx.add("material", el)
         texid = [-1] * NTEXROLE
+        cls = ctx.doc.classes.get(el.dclass or "main")
+        for role, (tex, ly) in (cls.layers.items() if cls is not None else ()):
+            texid[role] = ctx.lookup("texture", tex, ly, "texture")
         layers = el.find("material_layer")
         if el.has("texture") and layers:
             raise layers[0].error("A material with a texture attribute cannot have layer sub-elements")

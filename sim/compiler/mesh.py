@@ -179,18 +179,20 @@ def stripext(filename):
     return filename if i < 0 else filename[:i]
 
 
-def asset_path(ctx, filename, kind):
-    """Path of an asset file: compiler strippath, then meshdir / texturedir / assetdir as MuJoCo resolves them."""
-    if ctx.comp.get("strippath"):
+def asset_path(ctx, filename, kind, el=None):
+    """Path of an asset file: compiler strippath, then meshdir / texturedir / assetdir as MuJoCo resolves them
+    (those of the model the asset element `el` comes from, for an attached model)."""
+    comp = ctx.comp_of(el)
+    if comp.get("strippath"):
         filename = strippath(filename)
     if os.path.isabs(filename):
         return filename
-    assetdir = ctx.comp.get("assetdir", "") or ""
+    assetdir = comp.get("assetdir", "") or ""
     d = ""
     if kind == "mesh":
-        d = ctx.comp.get("meshdir", "") or assetdir
+        d = comp.get("meshdir", "") or assetdir
     elif kind == "texture":
-        d = ctx.comp.get("texturedir", "") or assetdir
+        d = comp.get("texturedir", "") or assetdir
     else:
         d = assetdir
     return os.path.join(d, filename) if d else filename
@@ -397,7 +399,7 @@ def load_mesh_data(ctx, el):
     if not file:
         spec["content_type"] = el.get("content_type", "") or ""
         return spec
-    path = asset_path(ctx, file, "mesh")
+    path = asset_path(ctx, file, "mesh", el)
     ct = content_type(el, path)
     data = ctx.doc.source.read(path, el)
     scale = el.get("scale")
@@ -1175,7 +1177,7 @@ def fit_geom(ctx, m, geom_el, geom_type, fitscale):
         size[:] = np.asarray(geom_el.get("size"), dtype=np.float64)[:3] if len(geom_el.get("size")) >= 3 else \
             np.r_[geom_el.get("size"), np.zeros(3 - len(geom_el.get("size")))]
     center = np.zeros(3)
-    if not ctx.comp.get("fitaabb"):
+    if not ctx.comp_of(geom_el).get("fitaabb"):
         b = m.boxsz
         if geom_type == GEOM_SPHERE:
             size[0] = (b[0] + b[1] + b[2]) / 3
@@ -1220,9 +1222,9 @@ def compile_assets(ctx):
     for asset in ctx.root.find("asset"):
         for el in asset.children:
             if el.key == "skin":
-                raise ctx.unsupported(el, "skins (<skin>)")
+                continue        # compiled after the bodies (compiler.skin)
             if el.key == "asset_model":
-                raise ctx.unsupported(el, "sub-models (<model> in <asset>)")
+                continue        # read by mjcf.compose for <attach model=...>
             by[el.key].append(el)
     if ctx.discardvisual:
         # mjCModel::TryCompile deletes every material and texture before compiling (see compiler.discard)

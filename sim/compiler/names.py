@@ -128,7 +128,7 @@ def _resolved(ctx, el, kind):
     fname = (el.get("file", "") or "") if el is not None else ""
     if not fname:
         return None
-    path = _path_reduce(asset_path(ctx, fname, kind))
+    path = _path_reduce(asset_path(ctx, fname, kind, el))
     return _path_reduce(_combine(_model_file_dir(ctx), path))
 
 
@@ -138,9 +138,8 @@ def make_paths(ctx, f):
     per_kind = (
         ("hfield", [_resolved(ctx, el, "mesh") for el in ctx.elems.get("hfield", [])]),
         ("mesh", [_resolved(ctx, m.el, "mesh") for m in getattr(ctx, "meshes", [])]),
-        ("skin", []),
-        # file textures are refused by the compiler (sim/compiler/material.py): builtin ones have no path
-        ("tex", [None] * int(f.get("ntex", 0))),
+        ("skin", [_resolved(ctx, s["el"], "mesh") for s in getattr(ctx, "skins", [])]),
+        ("tex", [_resolved(ctx, t.el, "texture") for t in getattr(ctx, "textures", [])]),
     )
     for kind, files in per_kind:
         adr = []

@@ -52,7 +52,7 @@ def user_rows(ctx, elems, what):
 
 def check_autolimits(ctx, el, limited, rng, attr_prefix, range_attr):
     """MuJoCo's check for a `*limited="auto"` attribute with a range when compiler autolimits is false."""
-    if limited == LIMITED_AUTO and not ctx.comp.get("autolimits") and not (rng[0] == 0 and rng[1] == 0):
+    if limited == LIMITED_AUTO and not ctx.comp_of(el).get("autolimits") and not (rng[0] == 0 and rng[1] == 0):
         raise el.error(f"has `{range_attr}` but not `{attr_prefix}limited`; set the autolimits=\"true\" "
                        f"compiler option, specify `{attr_prefix}limited` explicitly (\"true\" or \"false\"), "
                        f"or remove the `{range_attr}` attribute", range_attr)

@@ -4,6 +4,7 @@ Every element remembers its file and line so that any later error can name them 
 """
 
 import os
+import warnings
 import xml.parsers.expat
 
 import numpy as np
@@ -24,9 +25,10 @@ class Elem:
     (written on the element, or inherited from its default class); children: sub-elements in document order.
     """
 
-    __slots__ = ("tag", "key", "file", "line", "raw", "values", "children", "parent", "dclass")
+    __slots__ = ("tag", "key", "file", "line", "raw", "values", "children", "parent", "dclass", "origin", "comp",
+                 "extra")
 
-    def __init__(self, tag, key, file, line, raw, parent=None):
+    def __init__(self, tag, key, file, line, raw, parent=None, origin=None):
         self.tag = tag
         self.key = key
         self.file = file
@@ -36,9 +38,21 @@ class Elem:
         self.children = []
         self.parent = parent
         self.dclass = None      # name of the default class in effect for this element
+        # elements translated from another format (URDF, see mjcf.urdf): (source tag, {attribute: (source tag,
+        # source attribute, source line)}) so that errors name what the user wrote
+        self.origin = origin
+        # elements attached from another model (<attach model=...>): that model's merged <compiler> element, whose
+        # settings (angle, eulerseq, autolimits, inertia options, asset folders) apply to them; else None
+        self.comp = None
+        self.extra = None       # composition data (see mjcf.compose), e.g. a keyframe of an attached model
 
     def error(self, message, attribute=None, cls=ModelError):
-        return cls(message, file=self.file, line=self.line, element=self.tag, attribute=attribute)
+        element, line = self.tag, self.line
+        if self.origin is not None:
+            element, amap = self.origin
+            if attribute in amap:
+                element, attribute, line = amap[attribute]
+        return cls(message, file=self.file, line=line, element=element, attribute=attribute)
 
     def has(self, name):
         """True when the attribute is set on the element or by its default class."""
@@ -70,7 +84,7 @@ class Elem:
 # ----------------------------------------------------------------------------------------------- parsing
 
 # MJCF elements MuJoCo has and numjoco does not simulate yet: rejected with UnsupportedError, not "unknown"
-MUJOCO_ONLY = {"composite", "flexcomp", "replicate", "attach", "plugin", "skin", "flex", "deformable", "model",
+MUJOCO_ONLY = {"composite", "flexcomp", "plugin", "flex",
                "pin", "elasticity", "extension", "instance", "config", "bone"}
 
 
@@ -114,14 +128,11 @@ def _parse_xml(text, filename):
     def end(tag):
         stack.pop()
 
-    def chars(data):
-        if data.strip() and stack:
-            raise ModelError(f"unexpected text '{data.strip()[:40]}'", file=filename,
-                             line=parser.CurrentLineNumber, element=stack[-1][0])
-
     parser.StartElementHandler = start
     parser.EndElementHandler = end
-    parser.CharacterDataHandler = chars
+    # text between elements carries nothing in MJCF/URDF: MuJoCo's parser (tinyxml2) ignores it, and so do we
+    # (no CharacterDataHandler); undefined entities in that text are skipped as tinyxml2 leaves them alone
+    parser.UseForeignDTD(True)
     try:
         parser.Parse(text, True)
     except xml.parsers.expat.ExpatError as e:
@@ -165,25 +176,48 @@ def _tag_file(node, fname):
     return (node[0], node[1], node[2], node[3], fname)
 
 
-def _convert(node, key, parent, fname):
+def _convert(node, key, parent, fname, lenient=False):
+    """Elem tree of a node; lenient: inside a <replicate>, whose content MuJoCo's schema check skips, so that
+    attributes it does not know are ignored there (with a Python warning) instead of refused."""
     tag, attrs, line, children = node[:4]
-    nfile = node[4] if len(node) == 5 else fname
-    el = Elem(tag, key, nfile, line, attrs, parent)
+    nfile = node[4] if len(node) >= 5 else fname
+    origin = node[5] if len(node) >= 6 else None
     spec = schema.ELEMENTS[key]
-    for name in attrs:
-        if name not in spec.attrs:
-            raise el.error("unknown or unsupported attribute", name)
+    lenient = lenient or key == "replicate"
+    unknown = [name for name in attrs if name not in spec.attrs]
+    if unknown:
+        probe = Elem(tag, key, nfile, line, attrs, parent, origin)
+        if not lenient:
+            raise probe.error("unknown or unsupported attribute", unknown[0])
+        for name in unknown:
+            warnings.warn(str(probe.error("unknown attribute in a <replicate>, ignored as MuJoCo ignores it",
+                                          name)), stacklevel=2)
+        attrs = {k: v for k, v in attrs.items() if k not in unknown}
+    el = Elem(tag, key, nfile, line, drop_empty_numbers(spec, attrs), parent, origin)
     for child in children:
         ctag = child[0]
         ckey = spec.children.get(ctag)
         if ckey is None:
-            probe = Elem(ctag, ctag, child[4] if len(child) == 5 else nfile, child[2], child[1])
+            probe = Elem(ctag, ctag, child[4] if len(child) >= 5 else nfile, child[2], child[1])
             if ctag in MUJOCO_ONLY:
                 raise probe.error(f"<{ctag}> (a MuJoCo feature) is not supported by numjoco yet",
                                   cls=UnsupportedError)
+            if key == "replicate" and ctag in ("joint", "freejoint"):
+                raise probe.error("joint cannot be a direct child of replicate")
             raise probe.error(f"unknown element inside <{tag}>")
-        el.children.append(_convert(child, ckey, el, nfile))
+        el.children.append(_convert(child, ckey, el, nfile, lenient))
     return el
+
+
+def drop_empty_numbers(spec, attrs):
+    """Attributes without the numeric ones written as an empty (or blank) string: MuJoCo reads a number list
+    with no number as an absent attribute (mjXUtil::ReadAttrVec returns nothing; a required one is then
+    'missing'), so the default / inherited value stays.  Keywords and strings keep '' (an invalid keyword,
+    an empty name)."""
+    empty = [n for n, t in attrs.items() if spec.attrs[n].kind in ("real", "int") and not t.split()]
+    if not empty:
+        return attrs
+    return {n: t for n, t in attrs.items() if n not in empty}
 
 
 def parse_value(el, attr, text):
@@ -261,6 +295,7 @@ class DefaultClass:
         self.parent = parent
         self.slots = {} if parent is None else {k: dict(v) for k, v in parent.slots.items()}
         self.actuator = [] if parent is None else list(parent.actuator)
+        self.layers = {} if parent is None else dict(parent.layers)   # default material layers by role
 
 
 def _build_defaults(root):
@@ -291,6 +326,15 @@ def _build_defaults(root):
             slot = cls.slots.setdefault(spec.default_slot, {})
             for k, v in vals.items():
                 slot[k] = merge_value(spec.attrs[k], slot.get(k), v)
+            if child.children:      # a default material's layers: (role, texture) by role, inherited
+                layers = dict(cls.layers)
+                for ly in child.children:
+                    lv = own_values(ly)
+                    for a in ("texture", "role"):
+                        if a not in lv:
+                            raise ly.error("missing required attribute", a)
+                    layers[lv["role"]] = (lv["texture"], ly)
+                cls.layers = layers
         for child in el.children:
             if child.key == "default":
                 visit(child, cls, False)
@@ -310,9 +354,10 @@ _TREE = {"body", "frame", "worldbody"}
 
 
 def _apply_defaults(el, classes, inherited):
-    """Fill `values` of `el` and its subtree; `inherited` is the class in effect from childclass."""
+    """Fill `values` of `el` and its subtree; `inherited` is the class in effect from childclass.  Elements
+    attached from another model arrive with their values (and their class) already resolved: left alone."""
     spec = schema.ELEMENTS[el.key]
-    if el.key == "default":
+    if el.key == "default" or el.dclass is not None:
         return
     cname = inherited
     if "class" in el.raw and "class" in spec.attrs:
@@ -344,6 +389,15 @@ def _apply_defaults(el, classes, inherited):
         _apply_defaults(c, classes, child_inherited)
 
 
+def _compose(doc, depth):
+    """Expand <replicate> / <attach> (mjcf.compose) with the compiler's angle unit and Euler sequence."""
+    raw = {}
+    for c in doc.root.find("compiler"):
+        raw.update(c.raw)
+    from . import compose
+    compose.compose(doc, raw.get("angle", "degree").strip() != "radian", raw.get("eulerseq", "xyz"), depth)
+
+
 class Document:
     """A parsed model: the root element, the default classes, and the file source for assets."""
 
@@ -351,20 +405,28 @@ class Document:
         self.root = root
         self.classes = classes
         self.source = source
+        self.submodels = {}     # <asset><model> name -> (Document, compiled Model without constants)
 
 
-def read(text, name="<string>", directory=".", assets=None):
-    """Parse MJCF `text` (str or bytes) into a Document; raises ModelError on any malformed input."""
+def read(text, name="<string>", directory=".", assets=None, depth=0):
+    """Parse MJCF `text` (str or bytes) into a Document; raises ModelError on any malformed input.  depth: the
+    nesting of <asset><model> files being read (a model that attaches itself would never end)."""
     source = _Source(name, directory, assets)
     node = _parse_xml(text, name)
-    if node[0] != "mujoco":
-        raise ModelError(f"root element must be <mujoco>, found <{node[0]}>", file=name, line=node[2],
-                         element=node[0])
-    node = _expand_includes(node, source, name)
+    if node[0].lower() == "robot":     # a URDF file (MuJoCo compares the root tag case-insensitively)
+        from . import urdf
+        node = urdf.to_mjcf(node, name)
+    elif node[0] != "mujoco":
+        raise ModelError(f"root element must be <mujoco> (MJCF) or <robot> (URDF), found <{node[0]}>",
+                         file=name, line=node[2], element=node[0])
+    else:
+        node = _expand_includes(node, source, name)
     root = _convert(node, "mujoco", None, name)
     classes = _build_defaults(root)
+    doc = Document(root, classes, source)
+    _compose(doc, depth)
     _apply_defaults(root, classes, "main")
-    return Document(root, classes, source)
+    return doc
 
 
 def read_file(path, assets=None):

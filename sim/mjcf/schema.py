@@ -35,7 +35,7 @@ ENUMS = {
     "lighttype": {"spot": 0, "directional": 1, "point": 2, "image": 3},
     "fluidshape": {"none": 0, "ellipsoid": 1},
     "bodysleep": {"auto": 0, "never": 1, "allowed": 2, "init": 3},
-    "conflict": {"error": 0, "warning": 1, "overwrite": 2},
+    "conflict": {"warning": 0, "merge": 1, "error": 2},
     "lrmode": {"none": 0, "muscle": 1, "muscleuser": 2, "all": 3},
     "meshinertia": {"convex": 0, "exact": 1, "legacy": 2, "shell": 3},
     "texture": {"2d": 0, "cube": 1, "skybox": 2},
@@ -157,7 +157,8 @@ declare("mujoco", "model str", children={
     "compiler": "compiler", "option": "option", "size": "size", "statistic": "statistic",
     "visual": "visual", "default": "default", "asset": "asset", "worldbody": "worldbody",
     "contact": "contact", "tendon": "tendon", "equality": "equality", "actuator": "actuator",
-    "sensor": "sensor", "keyframe": "keyframe", "custom": "custom", "extension": "extension"})
+    "sensor": "sensor", "keyframe": "keyframe", "custom": "custom", "extension": "extension",
+    "deformable": "deformable"})
 
 declare("compiler", """
 autolimits        bool  true
@@ -180,6 +181,7 @@ inertiafromgeom   enum:FalseTrueAuto auto
 inertiagrouprange int[2] 0 5
 saveinertial      bool  false
 alignfree         bool  false
+conflict          enum:conflict warning
 """, children={"lengthrange": "lengthrange"})
 
 declare("lengthrange", """
@@ -303,7 +305,7 @@ declare("default", "class str", children={"default": "default"})
 
 BODY_CHILDREN = {"body": "body", "frame": "frame", "inertial": "inertial", "joint": "joint",
                  "freejoint": "freejoint", "geom": "geom", "site": "site", "camera": "camera",
-                 "light": "light"}
+                 "light": "light", "replicate": "replicate", "attach": "attach"}
 
 declare("worldbody", "", children=BODY_CHILDREN)
 
@@ -325,6 +327,24 @@ childclass str
 pos        real[3] 0 0 0
 """ + ORIENTATION, children={k: v for k, v in BODY_CHILDREN.items()
                              if k not in ("inertial", "freejoint")})
+
+# <attach> (model composition: a body / frame / world of an <asset><model> or of this model, expanded by
+# mjcf.compose)
+declare("attach", """
+model  str
+body   str
+frame  str
+prefix str !required
+""")
+
+# <replicate> (model composition, expanded by mjcf.compose before default classes are applied)
+declare("replicate", """
+count      int !required
+sep        str
+offset     real[3] 0 0 0
+euler      real[3] 0 0 0
+childclass str
+""", children={k: v for k, v in BODY_CHILDREN.items() if k not in ("inertial", "freejoint", "joint")})
 
 declare("inertial", """
 pos         real[3] !required
@@ -397,6 +417,8 @@ pos          real[3] 0 0 0
 hfield       str
 mesh         str
 fitscale     real 1
+surfacevel   real[1..6] 0 0 0 0 0 0
+adhesion     real 0
 rgba         real[4] 0.5 0.5 0.5 1
 fluidshape   enum:fluidshape none
 fluidcoef    real[1..5] 0.5 0.25 1.5 1.0 1.0
@@ -433,6 +455,7 @@ focalpixel     real[2] 0 0
 principal      real[2] 0 0
 principalpixel real[2] 0 0
 sensorsize     real[2] 0 0
+output         str rgb
 user           real[]
 """, default_slot="camera")
 
@@ -461,6 +484,10 @@ texture     str     !nodefault
 """, default_slot="light")
 
 
+# children a <default> element may have (a default material's texture layers)
+DEFAULT_CHILDREN = {"material": {"layer": "material_layer"}}
+
+
 def finish():
     """Wire <default> children.
 
@@ -473,7 +500,8 @@ def finish():
         if el.default_slot is not None and el.default_slot == el.tag and not key.startswith("default_") \
                 and "default_" + key not in ELEMENTS:
             attrs = {n: a for n, a in el.attrs.items() if not a.nodefault and n not in ("name", "class")}
-            ELEMENTS["default_" + key] = Element("default_" + key, el.tag, attrs, {}, el.default_slot)
+            ELEMENTS["default_" + key] = Element("default_" + key, el.tag, attrs, DEFAULT_CHILDREN.get(key, {}),
+                                                 el.default_slot)
     for key, el in ELEMENTS.items():
         if key.startswith("default_"):
             dflt.children[el.tag] = key

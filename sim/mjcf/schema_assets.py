@@ -1,7 +1,8 @@
 """MJCF grammar of <asset> (MuJoCo 3.17 mjcf.schema): mesh, hfield, texture, material, skin, model.
 
 Every element of the grammar is declared so that models parse; what numjoco does not compile raises
-UnsupportedError in the asset compiler (skin, model, mesh builtin/params and mesh plugins).
+UnsupportedError in the asset compiler (mesh builtin/params and mesh plugins).  Skins (here or in
+<deformable>) are compiled into the Model for rendering (compiler.skin).
 """
 
 from .schema import ENUMS, declare
@@ -64,11 +65,15 @@ group    int 0
 """, children={"bone": "skin_bone"})
 declare("skin_bone", """
 body       str !required
-bindpos    real[3]
-bindquat   real[4]
-vertid     int[]
-vertweight real[]
+bindpos    real[3] !required
+bindquat   real[4] !required
+vertid     int[] !required
+vertweight real[] !required
 """, tag="bone")
+
+# <deformable>: skins (kept for rendering); flex and flexcomp are not declared, so the reader refuses them with
+# UnsupportedError (they change the simulation)
+declare("deformable", "", children={"skin": "skin"})
 
 declare("texture", """
 name         str

@@ -286,10 +286,18 @@ for _tag, _table in ACTUATOR_TABLES.items():
                         if line.split() and line.split()[0] not in ("name", "class") and "!nodefault" not in line)
     declare("default_" + _tag, _dtable, tag=_tag, default_slot="actuator")
 
-# plugins are declared so that the error says "not supported" rather than "unknown element"
-declare("actuator_plugin", _ACT_BASE + """
+# plugins are declared (with every attribute MuJoCo's schema gives them) so that the error says "not supported"
+# rather than "unknown element"
+declare("actuator_plugin", _ACT_BASE + _LIM["ctrllimited"] + _LIM["forcelimited"] + _LIM["actlimited"] + """
+forcerange real[2]
+actrange   real[2]
+""" + _ACT_DYN + _TRANSMISSION + """
 plugin   str
 instance str
+actdim   int
+dyntype  enum:dyn
+dynprm   real[1..10]
+actearly bool
 """, tag="plugin", children={"config": "config"})
 declare("config", "key str !required\nvalue str")
 

@@ -1,0 +1,1 @@
+"""numjoco's tasks: one short declarative file each on envs.base.NumjocoEnv."""

@@ -1,0 +1,192 @@
+"""Inputs on which the MJCF reader used to disagree with MuJoCo 3.17 (issue 16's fuzzing): attributes written as
+empty strings, text between elements, repeated names, non-positive timesteps.  Every case is decided by the
+oracle: what mujoco accepts we accept and compile to the same Model (tests/oracle.py); what it rejects we reject
+with a sim.ModelError naming the file, line, element and attribute.
+"""
+
+import mujoco
+import pytest
+
+import oracle
+
+import sim
+
+BODY = "<body name='b' pos='0 0 1'><joint name='j'/><geom name='g' size='.1'/></body>"
+
+
+def model(world=BODY, extra="", head=""):
+    return f"<mujoco>{head}<worldbody>{world}</worldbody>{extra}</mujoco>"
+
+
+def assert_same(xml):
+    theirs = mujoco.MjModel.from_xml_string(xml)
+    ours = sim.load_model(xml)
+    oracle.assert_models_match(ours, theirs)
+    return ours, theirs
+
+
+def assert_rejected(xml, element, attribute, line=1):
+    with pytest.raises(ValueError):
+        mujoco.MjModel.from_xml_string(xml)
+    with pytest.raises(sim.ModelError) as e:
+        sim.load_model(xml)
+    assert not isinstance(e.value, sim.UnsupportedError), e.value
+    assert (e.value.element, e.value.attribute, e.value.line) == (element, attribute, line), str(e.value)
+    assert "<string>" in str(e.value)
+
+
+# --------------------------------------------------------------------------------------- empty attributes
+
+# MuJoCo reads a number list with no number as an absent attribute: the default (or inherited) value stays
+EMPTY_ACCEPTED = {
+    "joint_axis": model("<body><joint axis=''/><geom size='.1'/></body>"),
+    "body_pos": model("<body pos=''><joint/><geom size='.1'/></body>"),
+    "option_timestep": model(head="<option timestep=''/>"),
+    "option_gravity_blank": model(head="<option gravity='   '/>"),
+    "body_quat": model("<body quat=''><joint/><geom size='.1'/></body>"),
+    "euler_next_to_quat": model("<body quat='0 1 0 0' euler=''><joint/><geom size='.1'/></body>"),
+    "geom_fromto": model("<body><joint/><geom type='capsule' size='.1 .2' fromto=''/></body>"),
+    "fromto_next_to_pos": model("<body><joint/><geom type='capsule' pos='0 0 1' size='.1 .2' fromto=''/></body>"),
+    "geom_condim": model("<body><joint/><geom size='.1' condim=''/></body>"),
+    "motor_gear": model(extra="<actuator><motor joint='j' gear=''/></actuator>"),
+    "default_geom_pos": model(extra="", head="<default><geom pos='' size='.2'/></default>"),
+    "default_keeps_class_value": model("<body><joint class='c' damping=''/><geom size='.1'/></body>",
+                                       head="<default><default class='c'><joint damping='3'/></default></default>"),
+    "key_qpos": model(extra="<keyframe><key qpos=''/></keyframe>"),
+    "body_user": model("<body user=''><joint/><geom size='.1'/></body>"),
+    "empty_name": model("<body name=''><joint/><geom size='.1'/></body>"),
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", sorted(EMPTY_ACCEPTED))
+def test_empty_attribute_accepted(name):
+    ours, theirs = assert_same(EMPTY_ACCEPTED[name])
+    if name == "option_timestep":
+        assert ours.opt.timestep == theirs.opt.timestep == 0.002
+    if name == "joint_axis":
+        assert list(ours.jnt_axis[0]) == [0, 0, 1]
+
+
+# (xml, element, attribute): a required number left empty is missing; an empty keyword or class name is invalid
+EMPTY_REJECTED = {
+    "required_mass": (model("<body><inertial pos='0 0 0' mass=''/><joint/></body>"), "inertial", "mass"),
+    "joint_type": (model("<body><joint type=''/><geom size='.1'/></body>"), "joint", "type"),
+    "joint_limited": (model("<body><joint limited=''/><geom size='.1'/></body>"), "joint", "limited"),
+    "option_integrator": (model(head="<option integrator=''/>"), "option", "integrator"),
+    "geom_class": (model("<body><joint/><geom class='' size='.1'/></body>"), "geom", "class"),
+    "geom_size_blank": (model("<body><joint/><geom size='  '/></body>"), "geom", "size"),
+    "replicate_count": (model("<replicate count=''><geom size='.1'/></replicate>"), "replicate", "count"),
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", sorted(EMPTY_REJECTED))
+def test_empty_attribute_rejected(name):
+    xml, element, attribute = EMPTY_REJECTED[name]
+    assert_rejected(xml, element, attribute)
+
+
+# ------------------------------------------------------------------------------------------- stray text
+
+STRAY_TEXT = {
+    "between_sections": "<mujoco>hello<worldbody>abc" + BODY + "def</worldbody>tail</mujoco>",
+    "inside_elements": "<mujoco><worldbody><body>x<joint/>y<geom size='.1'>inside</geom>z</body></worldbody>"
+                       "<option>text<flag gravity='disable'>more</flag></option></mujoco>",
+    "cdata_and_entities": "<mujoco><![CDATA[ a < b ]]>&amp;&lt;<worldbody>" + BODY + "</worldbody></mujoco>",
+    "undefined_entity": "<mujoco>&nbsp;<worldbody>" + BODY + "</worldbody></mujoco>",
+    "multiline_notes": "<mujoco>\n  Notes: this model is a pendulum.\n  <worldbody>\n" + BODY + "\n  </worldbody>\n</mujoco>",
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", sorted(STRAY_TEXT))
+def test_text_between_elements_is_ignored(name):
+    assert_same(STRAY_TEXT[name])
+
+
+# -------------------------------------------------------------------------------------------- repeated names
+
+# kind -> model with two objects of that kind called 'x' (the second on line 2)
+B2 = ("<body name='a'><joint name='ja'/><geom name='ga' size='.1'/><site name='sa'/></body>"
+      "<body name='c'><joint name='jc'/><geom name='gc' size='.1'/><site name='sc'/></body>")
+REPEATED = {
+    "body": ("<mujoco><worldbody><body name='x'><geom size='.1'/></body>\n<body name='x'><geom size='.1'/></body>"
+             "</worldbody></mujoco>", "body"),
+    "joint": ("<mujoco><worldbody><body><joint name='x'/><geom size='.1'/>\n<body><joint name='x'/>"
+              "<geom size='.1'/></body></body></worldbody></mujoco>", "joint"),
+    "joint_and_freejoint": ("<mujoco><worldbody><body><freejoint name='x'/><geom size='.1'/></body>\n<body>"
+                            "<joint name='x'/><geom size='.1'/></body></worldbody></mujoco>", "joint"),
+    "joint_in_frame": ("<mujoco><worldbody><body><frame><joint name='x'/></frame>\n<joint name='x' axis='1 0 0'/>"
+                       "<geom size='.1'/></body></worldbody></mujoco>", "joint"),
+    "geom": ("<mujoco><worldbody><geom name='x' size='.1'/>\n<geom name='x' size='.1'/></worldbody></mujoco>",
+             "geom"),
+    "site": ("<mujoco><worldbody><site name='x'/>\n<site name='x'/></worldbody></mujoco>", "site"),
+    "camera": ("<mujoco><worldbody><camera name='x'/>\n<camera name='x'/></worldbody></mujoco>", "camera"),
+    "light": ("<mujoco><worldbody><light name='x'/>\n<light name='x'/></worldbody></mujoco>", "light"),
+    "world_body_name": ("<mujoco><worldbody>\n<body name='world'><geom size='.1'/></body></worldbody></mujoco>",
+                        "body"),
+    "mesh": ("<mujoco><asset><mesh name='x' vertex='0 0 0 1 0 0 0 1 0 0 0 1'/>\n<mesh name='x' "
+             "vertex='0 0 0 1 0 0 0 1 0 0 0 1'/></asset></mujoco>", "mesh"),
+    "material": ("<mujoco><asset><material name='x'/>\n<material name='x'/></asset></mujoco>", "material"),
+    "texture": ("<mujoco><asset><texture name='x' builtin='flat' width='8' height='8'/>\n<texture name='x' "
+                "builtin='flat' width='8' height='8'/></asset></mujoco>", "texture"),
+    "hfield": ("<mujoco><asset><hfield name='x' nrow='2' ncol='2' size='1 1 1 1'/>\n<hfield name='x' nrow='2' "
+               "ncol='2' size='1 1 1 1'/></asset></mujoco>", "hfield"),
+    "pair": (f"<mujoco><worldbody>{B2}</worldbody><contact><pair name='x' geom1='ga' geom2='gc'/>\n<pair name='x' "
+             "geom1='ga' geom2='gc'/></contact></mujoco>", "pair"),
+    "exclude": (f"<mujoco><worldbody>{B2}</worldbody><contact><exclude name='x' body1='a' body2='c'/>\n<exclude "
+                "name='x' body1='a' body2='c'/></contact></mujoco>", "exclude"),
+    "equality": (f"<mujoco><worldbody>{B2}</worldbody><equality><joint name='x' joint1='ja'/>\n<joint name='x' "
+                 "joint1='jc'/></equality></mujoco>", "joint"),
+    "tendon": (f"<mujoco><worldbody>{B2}</worldbody><tendon><fixed name='x'><joint joint='ja' coef='1'/></fixed>\n"
+               "<fixed name='x'><joint joint='jc' coef='1'/></fixed></tendon></mujoco>", "fixed"),
+    "actuator": (f"<mujoco><worldbody>{B2}</worldbody><actuator><motor name='x' joint='ja'/>\n<motor name='x' "
+                 "joint='jc'/></actuator></mujoco>", "motor"),
+    "sensor": (f"<mujoco><worldbody>{B2}</worldbody><sensor><jointpos name='x' joint='ja'/>\n<jointpos name='x' "
+               "joint='jc'/></sensor></mujoco>", "jointpos"),
+    "numeric": ("<mujoco><custom><numeric name='x' data='1'/>\n<numeric name='x' data='1'/></custom></mujoco>",
+                "numeric"),
+    "text": ("<mujoco><custom><text name='x' data='a'/>\n<text name='x' data='a'/></custom></mujoco>", "text"),
+    "tuple": ("<mujoco><custom><tuple name='x'/>\n<tuple name='x'/></custom></mujoco>", "tuple"),
+    "key": (f"<mujoco><worldbody>{B2}</worldbody><keyframe><key name='x'/>\n<key name='x'/></keyframe></mujoco>",
+            "key"),
+    "skin": ("<mujoco><worldbody><body name='a'/></worldbody><deformable>" + "\n".join(
+        "<skin name='x' vertex='0 0 0 1 0 0 0 1 0' face='0 1 2'><bone body='a' bindpos='0 0 0' bindquat='1 0 0 0' "
+        "vertid='0 1 2' vertweight='1 1 1'/></skin>" for _ in range(2)) + "</deformable></mujoco>", "skin"),
+    "replicated_name_taken_later": ("<mujoco><worldbody><replicate count='2'><body name='b'><joint name='j1'/>"
+                                    "<geom size='.1'/></body></replicate>\n<body><joint name='j10'/>"
+                                    "<geom size='.1'/></body></worldbody></mujoco>", "joint"),
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("kind", sorted(REPEATED))
+def test_repeated_name_rejected(kind):
+    xml, element = REPEATED[kind]
+    assert_rejected(xml, element, "name", line=2)
+
+
+def test_same_name_in_different_kinds_accepted():
+    assert_same("<mujoco><worldbody><body name='x'><joint name='x'/><geom name='x' size='.1'/><site name='x'/>"
+                "</body></worldbody><actuator><motor name='x' joint='x'/></actuator><sensor><jointpos name='x' "
+                "joint='x'/></sensor></mujoco>")
+
+
+# ------------------------------------------------------------------------------------------ other values
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("timestep", ["0", "-0.002"])
+def test_non_positive_timestep_accepted(timestep):
+    """MuJoCo loads it (time stands still or runs backwards); so do we, and the simulation agrees."""
+    xml = model(head=f"<option timestep='{timestep}'/>")
+    ours, theirs = assert_same(xml)
+    md = mujoco.MjData(theirs)
+    d = sim.Data(ours)
+    md.qvel[:] = 0.5
+    d.qvel = md.qvel.copy()
+    for _ in range(20):
+        mujoco.mj_step(theirs, md)
+        sim.step(ours, d)
+    assert abs(float(d.qpos.ravel()[0]) - md.qpos[0]) <= 1e-12
+    assert float(d.time) == md.time

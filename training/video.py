@@ -1,0 +1,126 @@
+"""Replaying a policy on a single env: returns, success, and rgb frames written to an MP4 (imageio-ffmpeg)."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+class RenderUnavailable(RuntimeError):
+    """The env cannot produce rgb_array frames here (no render mode, no GL context, renderer missing, ...)."""
+
+
+@dataclass
+class Rollout:
+    returns: list[float] = field(default_factory=list)
+    lengths: list[int] = field(default_factory=list)
+    successes: list[bool] = field(default_factory=list)
+    frames: list[np.ndarray] = field(default_factory=list)
+    fps: int = 30
+
+    @property
+    def success_rate(self) -> float | None:
+        return float(np.mean(self.successes)) if self.successes else None
+
+
+def load_obs_normalizer(path: str | None):
+    """The pickled VecNormalize of a run (its `normalize_obs` works without a venv), or None."""
+    if not path or not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        return pickle.load(f)
+
+
+def _check_frame(frame, env_id: str) -> np.ndarray:
+    if frame is None:
+        raise RenderUnavailable(f"{env_id}: render() returned None in rgb_array mode")
+    frame = np.asarray(frame)
+    if frame.ndim != 3 or frame.shape[2] not in (3, 4):
+        raise RenderUnavailable(f"{env_id}: render() returned an array of shape {frame.shape}, not H x W x 3")
+    frame = frame[..., :3]
+    if frame.dtype != np.uint8:
+        frame = np.clip(frame * (255 if frame.max() <= 1.0 else 1), 0, 255).astype(np.uint8)
+    # libx264 / yuv420p want even sizes
+    h, w = frame.shape[:2]
+    return np.pad(frame, ((0, h % 2), (0, w % 2), (0, 0)), mode="edge")
+
+
+def rollout(model, env_id: str, env_kwargs: dict, episodes: int = 1, seed: int = 0, deterministic: bool = True,
+            obs_normalizer=None, render: bool = False, max_frames: int = 1000) -> Rollout:
+    """Run `episodes` episodes of `model` on one ``gym.make(env_id, **env_kwargs)``; frames when `render`.
+
+    Raises RenderUnavailable (with the reason) when `render` is set and the env cannot render rgb_array frames.
+    """
+    from training.env_factory import make_env
+
+    try:
+        env = make_env(env_id, env_kwargs, render_mode="rgb_array" if render else None)
+    except Exception as exc:  # a renderer that cannot start fails in the constructor
+        if render:
+            raise RenderUnavailable(f"{env_id} cannot be created with render_mode='rgb_array': "
+                                    f"{type(exc).__name__}: {exc}") from exc
+        raise
+    out = Rollout(fps=int(env.metadata.get("render_fps") or 30))
+    try:
+        for ep in range(episodes):
+            obs, info = env.reset(seed=seed + ep)
+            if render and len(out.frames) < max_frames:
+                out.frames.append(_render(env, env_id))
+            total, length, done = 0.0, 0, False
+            while not done:
+                x = obs_normalizer.normalize_obs(obs) if obs_normalizer is not None else obs
+                action, _ = model.predict(x, deterministic=deterministic)
+                obs, reward, terminated, truncated, info = env.step(action)
+                total += float(reward)
+                length += 1
+                done = terminated or truncated
+                if render and len(out.frames) < max_frames:
+                    out.frames.append(_render(env, env_id))
+            out.returns.append(total)
+            out.lengths.append(length)
+            if "is_success" in info:
+                out.successes.append(bool(info["is_success"]))
+    finally:
+        env.close()
+    return out
+
+
+def _render(env, env_id: str) -> np.ndarray:
+    try:
+        frame = env.render()
+    except RenderUnavailable:
+        raise
+    except Exception as exc:
+        raise RenderUnavailable(f"{env_id}: render() failed in rgb_array mode: {type(exc).__name__}: "
+                                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}") from exc
+    return _check_frame(frame, env_id)
+
+
+def write_video(frames: list[np.ndarray], path: str, fps: int = 30) -> str:
+    """Write rgb frames to an H.264 MP4 with imageio-ffmpeg."""
+    import imageio.v2 as imageio
+
+    if not frames:
+        raise RenderUnavailable("no frames to write")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with imageio.get_writer(path, fps=fps, codec="libx264", macro_block_size=2, quality=7) as writer:
+        for frame in frames:
+            writer.append_data(frame)
+    return path
+
+
+def record_video(model, env_id: str, env_kwargs: dict, path: str, episodes: int = 1, seed: int = 0,
+                 obs_normalizer=None, max_frames: int = 1000, deterministic: bool = True) -> tuple[str | None, str]:
+    """Record the policy to `path`. Returns (path or None, message); never raises for an env that cannot render."""
+    try:
+        ro = rollout(model, env_id, env_kwargs, episodes=episodes, seed=seed, deterministic=deterministic,
+                     obs_normalizer=obs_normalizer, render=True, max_frames=max_frames)
+        write_video(ro.frames, path, fps=ro.fps)
+    except RenderUnavailable as exc:
+        return None, (f"no video: {exc}. The model is saved; replay it where the env can render with "
+                      f"`python -m training.enjoy RUN_DIR --video out.mp4`.")
+    return path, (f"video: {path} ({len(ro.frames)} frames, return "
+                  f"{', '.join(f'{r:.1f}' for r in ro.returns)})")
