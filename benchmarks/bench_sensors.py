@@ -3,7 +3,7 @@
 Run: python benchmarks/bench_sensors.py [--quick]
 Prints markdown tables:
 * µs per step of models with many sensors (tests/models/sensors_contact.xml: 72 sensors incl. three camera
-  rangefinders (92 rays), contact, touch, force/torque, distance sensors; sensors_many.xml: 42 kinematic
+  rangefinders (80 rays), contact, touch, force/torque, distance sensors; sensors_many.xml: 42 kinematic
   sensors) and of the same models with sensors disabled, ours vs mujoco.mj_step alternating in one process;
 * sim.transition_fd vs mujoco.mjd_transitionFD (forward differences, eps 1e-6) for hopper and humanoid
   (integrator switched to Euler: mjd_transitionFD refuses RK4), one world, and 64 worlds in one batched call
