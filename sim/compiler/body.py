@@ -14,6 +14,7 @@ from .context import farr, iarr, store_columns
 from .frames import EPS, frameaccum, frameinvert, normvec, orientation, rotvec, z2quat
 
 MINVAL = 1e-15     # mjMINVAL
+_DEG2RAD = math.pi / 180.0   # MuJoCo converts joint range / ref with x *= mjPI/180.0 (one rounded factor)
 FRAME_EPS = 1e-6   # kFrameEps: poses closer than this are "the same frame"
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 NQ = {FREE: 7, BALL: 4, SLIDE: 1, HINGE: 1}
@@ -176,7 +177,7 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     bodies = []
     _order(world, bodies)
     _mark_fused(ctx, bodies)
-    _fusion_modes(ctx, bodies)
+    _fusion_frames(ctx, bodies)
     kept = [b for b in bodies if not b.fused]
     for i, b in enumerate(kept):
         b.id = i
@@ -351,7 +352,7 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
         items[i]["cams"].extend((cel, _frame_pose(cframe, b), tr) for cel, cframe in b.cameras)
         items[i]["lights"].extend((lel, _frame_pose(lframe, b), tr) for lel, lframe in b.lights)
 
-    _infer_host_inertia(ctx, kept, B, items)
+    _fuse_inertia(ctx, kept, B, items)
     # objects per final body (own first, then those of fused descendants), frames and flags after fusion
     for b in kept:
         i = b.id
@@ -417,10 +418,11 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     _lights(ctx, lights)
 
 
-def _fusion_blockers(ctx):
-    """Names of bodies referenced anywhere in the model, and sites used by force/torque sensors: such bodies are
-    never fused (mjCModel::FuseStatic tries to resolve every reference without the body's name)."""
-    refs, ftsites = set(), set()
+def _references(ctx):
+    """Names of bodies referenced anywhere in the model, of sites used by force/torque sensors (such bodies are
+    never fused: mjCModel::FuseStatic tries to resolve every reference without the body's name) and of geoms
+    referenced by contact pairs, tendons, sensors and tuples (never discarded by compiler discardvisual)."""
+    refs, ftsites, geomrefs = set(), set(), set()
     stack = [ctx.root]
     while stack:
         el = stack.pop()
@@ -437,8 +439,15 @@ def _fusion_blockers(ctx):
                 refs.add(raw["refname"])
             if c.tag in ("force", "torque") and "site" in raw:
                 ftsites.add(raw["site"])
+            for a in ("geom1", "geom2", "geom"):
+                if a in raw:
+                    geomrefs.add(raw[a])
+            if "objname" in raw and raw.get("objtype") == "geom":
+                geomrefs.add(raw["objname"])
+            if "refname" in raw and raw.get("reftype") == "geom":
+                geomrefs.add(raw["refname"])
             stack.append(c)
-    return refs, ftsites
+    return refs, ftsites, geomrefs
 
 
 def _mark_fused(ctx, bodies):
@@ -447,7 +456,9 @@ def _mark_fused(ctx, bodies):
     fuse = bool(ctx.comp.get("fusestatic"))
     # while fluid forces are on (they act on each body's inertia box), MuJoCo 3.17 fuses only into the world
     fluid = ctx.opt.density != 0 or ctx.opt.viscosity != 0
-    refs, ftsites = _fusion_blockers(ctx) if fuse else (set(), set())
+    refs, ftsites, ctx.geom_refs = _references(ctx)
+    if not fuse:
+        refs, ftsites = set(), set()
     for b in bodies:
         name = b.el.raw.get("name", "") if b.parent is not None else "world"
         b.fused = (fuse and b.parent is not None and not b.joints and not b.el.get("mocap", 0)
@@ -458,22 +469,19 @@ def _mark_fused(ctx, bodies):
 
 
 def _fuse_static(ctx, b, B, items, bodies, mesh_props, hfield_props):
-    """Fuse joint-less body b into its host (compiler fusestatic, as MuJoCo 3.17's mjs_fuseStatic): b becomes a
-    frame of its parent (b.fframe) holding its geoms, sites, cameras, lights and child bodies; in a host that
-    accumulates (see _fusion_modes) b's own inertia, inferred as compilation would (mjs_adoptInertial), is
-    added to the host's (mjCBody::AccumulateInertia); otherwise b's geoms just join the host's, whose inertia
-    is then inferred from all of them (_infer_host_inertia)."""
+    """Fuse joint-less body b into its host (compiler fusestatic, as MuJoCo 3.17's mjs_fuseStatic on the spec):
+    b becomes a frame of its parent (b.fframe) holding its geoms, sites, cameras, lights and child bodies.  Its
+    own inertia, as compilation would infer it (mjs_adoptInertial), is kept in b.adopted for _fuse_inertia."""
     el = b.el
     host = b.host
     geoms = _body_geoms(ctx, b, host.id, B["weldid"][host.id], False, bodies, B, mesh_props, hfield_props)
     pos, quat = np.array(el.get("pos"), dtype=np.float64), orientation(el, *ctx.angles(el))
     ipos, iquat, mass, inertia = _inertial(ctx, b, host.id, pos, quat, geoms)
-    if host.id != 0 and host.accumulate and mass >= MINVAL:
-        # b's pose in the host as a compiled body's: its normalised quat composed with its frame's pose
-        fpose = _frame_pose(b.frame, b.parent)
-        if fpose is not None:
-            pos, quat = frameaccum(*fpose, pos, quat)
-        _accumulate_inertia(B, host.id, pos, quat, ipos, iquat, mass, inertia, el)
+    # b's pose in the host as a compiled body's: its normalised quat composed with its frame's pose
+    fpose = _frame_pose(b.frame, b.parent)
+    if fpose is not None:
+        pos, quat = frameaccum(*fpose, pos, quat)
+    b.adopted = (pos, quat, ipos, iquat, mass, inertia)
     for g in geoms:
         _place_geom(g, _frame_pose(g["frame"], b))
     it = items[host.id]
@@ -484,11 +492,8 @@ def _fuse_static(ctx, b, B, items, bodies, mesh_props, hfield_props):
     it["lights"].extend((lel, _frame_pose(lframe, b), []) for lel, lframe in b.lights)
 
 
-def _fusion_modes(ctx, bodies):
-    """Per kept body h: h.fused_into (bodies fused into h, in body order) and h.accumulate.  MuJoCo 3.17 fuses
-    on the spec before compiling: with inertiafromgeom="true", or "auto" when neither h nor any body fused into
-    it has an <inertial>, the fused geoms simply join h's and h's inertia is inferred from all its geoms at
-    once; otherwise h's own inertia is made explicit first and each fused body's is accumulated in turn."""
+def _fusion_frames(ctx, bodies):
+    """b.fused_into (bodies fused into b, in body order) for every body, b.fframe for fused ones."""
     for b in bodies:
         b.fused_into = []
     for b in bodies:
@@ -496,21 +501,45 @@ def _fusion_modes(ctx, bodies):
             b.host.fused_into.append(b)
             b.fframe = Frame(np.array(b.el.get("pos"), dtype=np.float64),
                              orientation(b.el, *ctx.angles(b.el), normalize=False), b.frame, b.parent)
-    for b in bodies:
-        if not b.fused:
-            ifg = ctx.comp_of(b.el).get("inertiafromgeom") if b.parent is not None else 1
-            b.accumulate = ifg == 0 or (ifg == 2 and (b.inertial is not None or
-                                                      any(f.inertial is not None for f in b.fused_into)))
 
 
-def _infer_host_inertia(ctx, kept, B, items):
-    """Hosts that do not accumulate (see _fusion_modes) and received fused bodies: inertia inferred from all
-    their geoms, the fused ones included."""
-    for b in kept[1:]:
-        if b.fused_into and not b.accumulate:
-            i = b.id
-            B["ipos"][i], B["iquat"][i], B["mass"][i], B["inertia"][i] = _inertial(ctx, b, i, *b.own_pose,
+def _fuse_inertia(ctx, kept, B, items):
+    """Inertia of the kept bodies that received fused ones, as MuJoCo 3.17 fuses on the spec before compiling.
+
+    With inertiafromgeom="true", or "auto" when fusing is exact (neither the host nor any body fused into it
+    has an explicit inertial, see _explicit, and boundmass / boundinertia change neither the host's own inferred
+    inertia nor that of a fused body with mass), the fused geoms simply join the host's and its inertia is
+    inferred from all of them at once.  Otherwise the host's own inertia is made explicit and the inertia of
+    each fused body (b.adopted) is accumulated in turn (mjCBody::AccumulateInertia)."""
+    for h in kept[1:]:
+        if not h.fused_into:
+            continue
+        i = h.id
+        ifg = ctx.comp_of(h.el).get("inertiafromgeom")
+        accumulate = ifg == 0 or (ifg == 2 and (
+            _explicit(ctx, h) or h.bounded or
+            any(_explicit(ctx, f) or (f.bounded and f.adopted[4] >= MINVAL) for f in h.fused_into)))
+        if accumulate:
+            for f in h.fused_into:
+                if f.adopted[4] >= MINVAL:
+                    _accumulate_inertia(B, i, *f.adopted, f.el)
+        else:
+            B["ipos"][i], B["iquat"][i], B["mass"][i], B["inertia"][i] = _inertial(ctx, h, i, *h.own_pose,
                                                                                    items[i]["geoms"])
+
+
+def _explicit(ctx, b):
+    """Whether body b has an explicit inertial when static bodies are fused: its own <inertial>, or the one
+    compiler discardvisual gives a body that loses a visual geom (MuJoCo 3.17 discards visual geoms on the spec
+    first, making the inertia such a body infers from all its geoms explicit, mjs_adoptInertial)."""
+    if b.inertial is not None:
+        return True
+    if not ctx.discardvisual:
+        return False
+    for gel, _ in b.geoms:
+        if gel.get("contype") == 0 and gel.get("conaffinity") == 0 and gel.raw.get("name") not in ctx.geom_refs:
+            return True
+    return False
 
 
 def _accumulate_inertia(B, h, pos, quat, ipos, iquat, mass, inertia, el):
@@ -653,7 +682,9 @@ def _inertial(ctx, b, i, pos, quat, geoms):
                 raise el.error(f"error '{err}' in alternative for principal axes")
     if ipos is None:
         ipos, iquat = pos.copy(), quat.copy()
+    b.bounded = False
     if i > 0:
+        b.bounded = mass < boundmass or bool((inertia < boundinertia).any())
         mass = max(mass, boundmass)
         inertia = np.maximum(inertia, boundinertia)
         where = b.inertial if explicit else el
@@ -770,7 +801,7 @@ def _compile_joint(ctx, el, fpose):
         if rng[0] and t == BALL:
             raise el.error("range[0] should be 0 in ball joint", "range")
         if degree and t in (HINGE, BALL):
-            rng = np.array([r * math.pi / 180.0 if r else r for r in rng])
+            rng = np.array([r * _DEG2RAD if r else r for r in rng])
     if t in (FREE, BALL):
         actfrclimited = False
     else:
@@ -792,8 +823,8 @@ def _compile_joint(ctx, el, fpose):
         pos, _ = frameaccum(*fpose, pos, _QUNIT)
     ref, springref = el.get("ref"), el.get("springref")
     if t == HINGE and degree:
-        ref = ref * math.pi / 180.0
-        springref = springref * math.pi / 180.0
+        ref = ref * _DEG2RAD
+        springref = springref * _DEG2RAD
     return dict(type=t, group=el.get("group"), limited=int(limited), actfrclimited=int(actfrclimited),
                 actgravcomp=el.get("actuatorgravcomp"), pos=pos, axis=axis, stiffness=el.get("stiffness"),
                 range=rng, actfrcrange=afr, solreflimit=el.get("solreflimit"), solimplimit=el.get("solimplimit"),
