@@ -918,11 +918,11 @@ def _compile_geom(ctx, el, fpose, infer, weldid, bodies, B, mocap, bodyid, mesh_
     # aabb and rbound
     if gtype == inr.HFIELD:
         aamm = np.array([-hs[0], -hs[1], -hs[3], hs[0], hs[1], hs[2]])
-        rbound = math.sqrt(hs[0] ** 2 + hs[1] ** 2 + max(hs[2] ** 2, hs[3] ** 2))
+        rbound = math.sqrt(hs[0] * hs[0] + hs[1] * hs[1] + max(hs[2] * hs[2], hs[3] * hs[3]))
     elif gtype == inr.MESH:
         aamm = np.array(mesh_info["aamm"], dtype=np.float64)
         h = np.maximum(np.abs(aamm[:3]), np.abs(aamm[3:]))
-        rbound = math.sqrt(h[0] ** 2 + h[1] ** 2 + h[2] ** 2)
+        rbound = math.sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2])
     elif gtype == inr.PLANE:
         aamm = np.array([-1e10, -1e10, -1e10, 1e10, 1e10, 0.0])
         rbound = 0.0
@@ -935,13 +935,13 @@ def _compile_geom(ctx, el, fpose, infer, weldid, bodies, B, mocap, bodyid, mesh_
             rbound = size[0] + size[1]
         elif gtype == inr.CYLINDER:
             hi = np.array([size[0], size[0], size[1]])
-            rbound = math.sqrt(size[0] ** 2 + size[1] ** 2)
+            rbound = math.sqrt(size[0] * size[0] + size[1] * size[1])
         elif gtype == inr.ELLIPSOID:
             hi = size.copy()
             rbound = max(size[0], size[1], size[2])
         else:
             hi = size.copy()
-            rbound = math.sqrt(size[0] ** 2 + size[1] ** 2 + size[2] ** 2)
+            rbound = math.sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2])
         aamm = np.concatenate([-hi, hi])
     aabb = np.concatenate([(aamm[3:] + aamm[:3]) / 2, (aamm[3:] - aamm[:3]) / 2])
     # mass and inertia
@@ -1004,8 +1004,8 @@ def _place_geom(g, fpose):
 def _geom_inertia(gtype, size, mass, shell, mesh_info):
     if gtype == inr.MESH:
         box = mesh_info["inertia_box"]
-        return np.array([mass * (box[1] ** 2 + box[2] ** 2) / 3, mass * (box[0] ** 2 + box[2] ** 2) / 3,
-                         mass * (box[0] ** 2 + box[1] ** 2) / 3])
+        return np.array([mass * (box[1] * box[1] + box[2] * box[2]) / 3, mass * (box[0] * box[0] + box[2] * box[2]) / 3,
+                         mass * (box[0] * box[0] + box[1] * box[1]) / 3])
     return inr.geom_inertia(gtype, size, mass, shell)
 
 
