@@ -108,10 +108,43 @@ class CompiledTask:
         uses = {c for c, _ in srcs}
         scal = dict(enabled=1, nobs=nobs, nterm=nterm, nchk=len(checks), same_step=int(same_step),
                     rne_post=int(bool(uses & _RNE_POST)), max_steps=int(max_steps), terminate=int(task.terminate))
-        from sim.structs import new_task
-        self.arrays = a
-        self.struct = new_task(*([scal[n] for n in TASK_SCALARS] + [a[n] for n, _, _ in TASK_ARRAYS]))
+        self.arrays, self.scalars = a, scal
+        self.struct = self.variant()
         self.nobs, self.nterm = nobs, nterm
+        # flat observation offsets of the segments of task.observation (in order)
+        self.segments, off = {}, 0
+        for name in task.observation:
+            self.segments[name] = slice(off, off + self.observation_structure[name])
+            off += self.observation_structure[name]
+
+    def variant(self, **scalars):
+        """A task struct sharing every array with this one, with some scalars changed (e.g. same_step=0)."""
+        from sim.structs import new_task
+        scal = dict(self.scalars, **scalars)
+        return new_task(*([scal[n] for n in TASK_SCALARS] + [self.arrays[n] for n, _, _ in TASK_ARRAYS]))
+
+
+def make_observation_space(prog, keys=None):
+    """Box(nobs) float64, or a Dict of Boxes of the segments grouped by `keys` ({key: [segment, ...]})."""
+    if keys is None:
+        return spaces.Box(-np.inf, np.inf, (prog.nobs,), np.float64)
+    unknown = sorted({s for segs in keys.values() for s in segs} - set(prog.segments))
+    if unknown:
+        raise ValueError(f'observation_keys name unknown segments {unknown}; segments: {list(prog.segments)}')
+    return spaces.Dict({k: spaces.Box(-np.inf, np.inf, (sum(prog.segments[s].stop - prog.segments[s].start
+                                                             for s in segs),), np.float64)
+                        for k, segs in keys.items()})
+
+
+def split_observation(prog, keys, flat):
+    """Copy of the flat observation(s) `flat` (..., nobs), or {key: its segments concatenated} for `keys`."""
+    if keys is None:
+        return flat.copy()
+    out = {}
+    for k, segs in keys.items():
+        parts = [flat[..., prog.segments[s]] for s in segs]
+        out[k] = parts[0].copy() if len(parts) == 1 else np.concatenate(parts, axis=-1)
+    return out
 
 
 def _signature(cls):
@@ -136,13 +169,16 @@ class Params(dict):
 
 class NumjocoEnv(gym.Env):
     """Base class of numjoco's tasks (see module doc).  Subclasses set xml_file, frame_skip, params, and
-    define task(p) -> envs.spec.Task; override reset_state(rng, p) for another initial-state distribution."""
+    define task(p) -> envs.spec.Task; override reset_state(rng, p) for another initial-state distribution.
+    observation_keys = {key: [segment, ...]} makes the observation a Dict of the named segments (goal envs:
+    'observation', 'achieved_goal', 'desired_goal')."""
 
     metadata = {'render_modes': ['rgb_array', 'depth_array', 'rgbd_tuple']}
     xml_file = None
     frame_skip = 1
     default_camera_config = {}
     params = {}
+    observation_keys = None
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -191,7 +227,7 @@ class NumjocoEnv(gym.Env):
         self._spec = self.task(self.p)
         self._prog = CompiledTask(m, self._spec, 1, self.dt)
         self.observation_structure = self._prog.observation_structure
-        self.observation_space = spaces.Box(-np.inf, np.inf, (self._prog.nobs,), np.float64)
+        self.observation_space = make_observation_space(self._prog, self.observation_keys)
         a = self._prog.arrays
         self._action, self._obs, self._status = a['action'], a['obs'], a['status']
         self._terms, self._reset_terms, self._reward = a['terms'], a['reset_terms'], a['reward']
@@ -220,7 +256,7 @@ class NumjocoEnv(gym.Env):
         super().reset(seed=seed)
         self._load_reset(0, self.reset_state(self.np_random, self.p))
         _api.run(self.model, self.data, 0, self._prog.struct)
-        return self._obs[0].copy(), self._reset_info()
+        return self._observation(self._obs[0]), self._reset_info()
 
     def step(self, action):
         a = np.asarray(action)
@@ -237,7 +273,8 @@ class NumjocoEnv(gym.Env):
             info['diverged'] = True
             warnings.warn(f'{type(self).__name__}: the simulation diverged and was reset; the episode is '
                           'truncated', RuntimeWarning, stacklevel=2)
-        return self._obs[0].copy(), float(self._reward[0]), bool(st[ST_TERMINATED]), bool(st[ST_TRUNCATED]), info
+        return (self._observation(self._obs[0]), float(self._reward[0]), bool(st[ST_TERMINATED]),
+                bool(st[ST_TRUNCATED]), info)
 
     def render(self):
         if self.render_mode is None:
@@ -270,6 +307,11 @@ class NumjocoEnv(gym.Env):
         return self.data.xpos[self.model.body(name).id]
 
     # ------------------------------------------------------------------ internals
+    def _observation(self, flat):
+        """The observation from the compiled flat one (nobs,) or a batch (n, nobs): a copy, or a Dict of copies
+        of segments when observation_keys is set."""
+        return split_observation(self._prog, self.observation_keys, flat)
+
     def _load_reset(self, w, state):
         a = self._prog.arrays
         a['reset_qpos'][w] = state['qpos']

@@ -1,0 +1,549 @@
+"""Native vector environments: N worlds of one numjoco task in one batched Data, stepped by one compiled call.
+
+    import gymnasium as gym, envs
+    venv = gym.make_vec("numjoco/Hopper-v0", num_envs=256)                  # the task's vector_entry_point
+    venv = gym.make_vec("numjoco/Hopper-v0", num_envs=256, num_threads=2,
+                        autoreset_mode=gym.vector.AutoresetMode.SAME_STEP, randomization={...})
+    obs, info = venv.reset(seed=0)                                          # world i seeded 0 + i
+    obs, reward, terminated, truncated, info = venv.step(actions)           # (256, ...) arrays, info of arrays
+
+One call of the physics entry (sim.smooth_api.run) applies every world's action, runs frame_skip steps, computes
+the observations, reward terms, health, termination, truncation at max_episode_steps and, per autoreset mode,
+resets the worlds whose episode ended (their next initial state is drawn beforehand, in Python, with that world's
+own generator, right after its previous reset).  So a vector env and N single envs seeded seed + i give identical
+trajectories, bit for bit.  Python loops only over the worlds that reset.
+
+BatchEngine is the engine (shared with the SB3 VecEnv of envs/sb3.py); NumjocoVectorEnv is Gymnasium's VectorEnv
+on it.  Domain randomisation per world and per episode: envs/randomize.py.
+"""
+import importlib
+
+import numba
+import numpy as np
+import gymnasium as gym
+from gymnasium.utils import seeding
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from envs.base import NumjocoEnv
+from sim import smooth_api as _api
+from sim.fields_task import ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET, ST_FINAL, ST_BADACTION
+
+_EMPTY = np.zeros(0, np.int64)
+
+
+def resolve_task(task, kwargs):
+    """(task class, constructor kwargs, the spec's max_episode_steps or None) for a registered id, a
+    'module:Class' entry point or a NumjocoEnv subclass; kwargs override the registered ones."""
+    spec_steps = None
+    if isinstance(task, str):
+        mod, _, rest = task.rpartition(':')
+        if '/' in rest or '-v' in rest:          # an id, optionally 'module:id' (the module registers it)
+            if mod:
+                importlib.import_module(mod)
+            task = gym.spec(rest)
+    if isinstance(task, gym.envs.registration.EnvSpec):
+        task, kwargs, spec_steps = task.entry_point, dict(task.kwargs, **kwargs), task.max_episode_steps
+    if isinstance(task, str):
+        mod, _, attr = task.partition(':')
+        task = getattr(importlib.import_module(mod), attr)
+    if not (isinstance(task, type) and issubclass(task, NumjocoEnv)):
+        raise TypeError(f'a numjoco vector env needs a NumjocoEnv task class, got {task!r}')
+    return task, dict(kwargs), spec_steps
+
+
+class BatchEngine:
+    """N worlds of a numjoco task: the template env (one world, for spaces, parameters, reset_state, rendering),
+    one batched sim.Data, the task program compiled for N worlds, one generator per world, optional per-world
+    models (domain randomisation).
+
+    same_step=True: a world whose episode ends is reset inside the same call (its last observation goes to
+    final_obs); else it waits for reset(mask) or for the next step (autoreset at the next step).
+    """
+
+    def __init__(self, task, num_envs, *, max_episode_steps=None, same_step=False, num_threads=None,
+                 randomization=None, **kwargs):
+        cls, kwargs, spec_steps = resolve_task(task, kwargs)
+        n = int(num_envs)
+        if n < 1:
+            raise ValueError(f'num_envs must be >= 1, got {num_envs}')
+        if num_threads is not None:
+            num_threads = int(num_threads)
+            if not 1 <= num_threads <= numba.config.NUMBA_NUM_THREADS:
+                raise ValueError(f'num_threads must be in [1, {numba.config.NUMBA_NUM_THREADS}] (numba\'s thread '
+                                 f'pool, NUMBA_NUM_THREADS), got {num_threads}')
+        self.num_threads = num_threads
+        self.task_class, self.kwargs = cls, kwargs
+        self.template = tpl = cls(**kwargs)
+        self.model, self.nworld = tpl.model, n
+        self.max_episode_steps = spec_steps if max_episode_steps is None else max_episode_steps
+        self.max_episode_steps = int(self.max_episode_steps or 0)
+        import sim
+        from envs.base import CompiledTask
+        self.data = sim.Data(self.model, nworld=n)
+        self.prog = CompiledTask(self.model, tpl._spec, n, tpl.dt, max_steps=self.max_episode_steps,
+                                 same_step=same_step)
+        self.same_step = bool(same_step)
+        a = self.prog.arrays
+        self.arrays = a
+        self.status, self.obs, self.terms, self.reset_terms = a['status'], a['obs'], a['terms'], a['reset_terms']
+        self.reward, self.final_obs, self.action = a['reward'], a['final_obs'], a['action']
+        self.names = list(self.prog.term_names)
+        self.reset_keys = [k for k, nm in enumerate(self.names) if nm in tpl._spec.reset_info]
+        self.step_only = np.array([nm not in tpl._spec.reset_info for nm in self.names])
+        self.rngs = [None] * n
+        self.needs_reset = np.ones(n, bool)       # before the first reset, or ended with autoreset disabled
+        self.randomizer = None
+        self.mptrs = _EMPTY
+        self.struct = self.prog.struct
+        if randomization is not None:
+            from envs.randomize import WorldModels
+            self.randomizer = WorldModels(self.model, n, randomization)
+            self.mptrs = self.randomizer.mptrs
+            # a world that ends is reset by reset_worlds once its new model is in place (not inside the step)
+            self.struct = self.prog.variant(same_step=0) if same_step else self.prog.struct
+
+    # ------------------------------------------------------------------ calls into the compiled code
+    def _call(self, fn, *args):
+        if self.num_threads is None:
+            return fn(*args)
+        old = numba.get_num_threads()
+        numba.set_num_threads(self.num_threads)
+        try:
+            return fn(*args)
+        finally:
+            numba.set_num_threads(old)
+
+    def _run(self, nstep):
+        return self._call(_api.run, self.model, self.data, nstep, self.struct, self.mptrs)
+
+    def _reset_worlds(self, worlds, flags):
+        from envs.kernels import reset_worlds
+        body_simple = self._body_simple()
+        self._call(reset_worlds, _api.model_struct(self.model), self.data._struct, self.struct,
+                   np.ascontiguousarray(worlds, np.int64), self.mptrs, flags, body_simple)
+        if self.data._arrays['warn_moved'][worlds].any():
+            _api.warn_moved(self.data)
+
+    def _body_simple(self):
+        bs = getattr(self, '_bs', None)
+        if bs is None:
+            bs = self._bs = np.ascontiguousarray(np.asarray(self.model.body_simple).reshape(-1), np.int32)
+        return bs
+
+    # ------------------------------------------------------------------ resets
+    def draw(self, worlds):
+        """Draw the next initial state of each listed world from its own generator into its pending rows."""
+        a, tpl = self.arrays, self.template
+        for w in worlds:
+            s = tpl.reset_state(self.rngs[w], tpl.p)
+            a['reset_qpos'][w] = s['qpos']
+            a['reset_qvel'][w] = s['qvel']
+            a['reset_act'][w] = s.get('act', tpl.init_act)
+            a['reset_ctrl'][w] = s.get('ctrl', tpl.init_ctrl)
+
+    def seed_worlds(self, worlds, seeds):
+        """New generators for the listed worlds from seeds: None (keep existing ones), an int (world w gets
+        seed + w, as Gymnasium's vector envs) or one seed (or None) per listed world.  Returns the worlds that got
+        a new generator."""
+        n = len(worlds)
+        if seeds is None:
+            seeds = [None] * n
+        elif isinstance(seeds, (int, np.integer)):
+            seeds = [int(seeds) + int(w) for w in worlds]
+        else:
+            seeds = list(seeds)
+            if len(seeds) != n:
+                raise ValueError(f'{len(seeds)} seeds for {n} environments')
+        fresh = []
+        for w, s in zip(worlds, seeds):
+            if s is not None or self.rngs[w] is None:
+                self.rngs[w], _ = seeding.np_random(s)
+                if self.randomizer is not None:
+                    self.randomizer.seed(w, s)
+                fresh.append(w)
+        return fresh
+
+    def reset(self, worlds, seeds=None):
+        """Reset the listed worlds (a full reset when all): new generators from seeds, initial states drawn,
+        randomised models resampled, the reset run, the next initial states drawn.  A world keeping its
+        generator starts from its pending state (drawn after its previous reset, as a single env would draw it
+        at this reset)."""
+        worlds = np.asarray(worlds, np.int64)
+        self.draw(self.seed_worlds(worlds, seeds))
+        full = worlds.size == self.nworld
+        flags = self._resample(worlds)
+        from envs.kernels import RESTART
+        if full and not flags:
+            self.status[:, ST_RESET] = 1
+            self._run(0)
+        else:
+            self._reset_worlds(worlds, flags | RESTART)
+        self.needs_reset[worlds] = False
+        self.draw(worlds)
+
+    def _resample(self, worlds):
+        """New randomised model values for the listed worlds; the kernel flags their reset needs."""
+        if self.randomizer is None or worlds.size == 0:
+            return 0
+        return self.randomizer.resample(worlds)
+
+    # ------------------------------------------------------------------ step
+    def set_actions(self, actions):
+        a = np.asarray(actions)
+        if a.shape != self.action.shape:
+            raise ValueError(f'actions have shape {a.shape}, expected {self.action.shape} (num_envs, nu)')
+        self.action[...] = a
+
+    def step(self, autoreset=None):
+        """One env step of every world (the actions already in place); `autoreset` (bool mask or None): worlds
+        reset by this call instead of stepping (the next-step autoreset).  Returns the mask of the worlds that
+        were reset at the end of their episode within this call (same-step autoreset), or None."""
+        if autoreset is not None and autoreset.any():
+            worlds = np.flatnonzero(autoreset)
+            flags = self._resample(worlds)
+            if flags:
+                from envs.kernels import SET_CONST
+                self._reset_worlds(worlds, SET_CONST)
+            self.status[worlds, ST_RESET] = 1
+        else:
+            autoreset = None
+        if self._run(self.template.frame_skip) < 0:
+            bad = np.flatnonzero(self.status[:, ST_BADACTION])
+            self.status[:, ST_BADACTION] = 0
+            raise ValueError(f'the actions of environment(s) {bad.tolist()} contain NaN or inf: '
+                             f'{self.action[bad].tolist()}; no environment was stepped')
+        st = self.status
+        final = None
+        if self.same_step:
+            if self.randomizer is None:
+                final = st[:, ST_FINAL] != 0
+            else:
+                final = (st[:, ST_TERMINATED] != 0) | (st[:, ST_TRUNCATED] != 0)
+                if final.any():
+                    worlds = np.flatnonzero(final)
+                    self.final_obs[worlds] = self.obs[worlds]
+                    from envs.kernels import RESTART, FINAL
+                    self._reset_worlds(worlds, self._resample(worlds) | RESTART | FINAL)
+            if final.any():
+                self.draw(np.flatnonzero(final))
+        if autoreset is not None:
+            self.draw(np.flatnonzero(autoreset))
+        return final
+
+    # ------------------------------------------------------------------ info
+    def step_info(self, reset_now=None):
+        """info of a step as a dict of arrays with `_key` masks (Gymnasium's vector info): the reward terms of
+        the worlds that stepped; the reset terms of the worlds reset in this step (`reset_now`)."""
+        info = {}
+        n = self.nworld
+        terms, names = self.terms, self.names
+        stepped = None if reset_now is None else ~reset_now
+        for k, nm in enumerate(names):
+            v = terms[:, k].copy()
+            if stepped is None:
+                mask = np.ones(n, bool)
+            elif self.step_only[k]:
+                if not stepped.any():
+                    continue
+                v[reset_now] = 0.0
+                mask = stepped.copy()
+            else:
+                v[reset_now] = self.reset_terms[reset_now, k]
+                mask = np.ones(n, bool)
+            info[nm] = v
+            info['_' + nm] = mask
+        div = self.status[:, ST_DIVERGED] != 0
+        if stepped is not None:
+            div &= stepped
+        if div.any():
+            info['diverged'] = div.copy()
+            info['_diverged'] = div
+        return info
+
+    def final_info(self, done):
+        """The step info of the worlds that ended (final_info of a same-step autoreset)."""
+        info = {}
+        for k, nm in enumerate(self.names):
+            v = np.where(done, self.terms[:, k], 0.0)
+            info[nm] = v
+            info['_' + nm] = done.copy()
+        div = (self.status[:, ST_DIVERGED] != 0) & done
+        if div.any():
+            info['diverged'] = div.copy()
+            info['_diverged'] = div
+        return info
+
+    def reset_info(self, worlds):
+        """The reset info of the listed worlds (others masked out)."""
+        mask = np.zeros(self.nworld, bool)
+        mask[worlds] = True
+        info = {}
+        for k in self.reset_keys:
+            nm = self.names[k]
+            info[nm] = np.where(mask, self.reset_terms[:, k], 0.0)
+            info['_' + nm] = mask.copy()
+        self.add_randomization(info, mask)
+        return info
+
+    def add_randomization(self, info, mask):
+        """info['randomization'] = {field: (N, ...) values of each world's current episode} for the worlds in
+        mask (those just reset)."""
+        if self.randomizer is not None and mask.any():
+            vals = self.randomizer.values()
+            info['randomization'] = {k: v.copy() for k, v in vals.items()}
+            info['randomization'].update({'_' + k: mask.copy() for k in vals})
+            info['_randomization'] = mask.copy()
+
+    # ------------------------------------------------------------------ observations
+    def observation(self, flat=None):
+        return self.template._observation(self.obs if flat is None else flat)
+
+    def world_observation(self, flat_row):
+        return self.template._observation(flat_row)
+
+
+def _autoreset_mode(mode):
+    if mode is None:
+        return AutoresetMode.NEXT_STEP
+    if isinstance(mode, AutoresetMode):
+        return mode
+    try:
+        return AutoresetMode(mode)
+    except ValueError:
+        try:
+            return AutoresetMode[str(mode).upper()]
+        except KeyError:
+            raise ValueError(f'autoreset_mode must be one of {[m.value for m in AutoresetMode]}, got {mode!r}') \
+                from None
+
+
+class NumjocoVectorEnv(VectorEnv):
+    """Gymnasium VectorEnv of a numjoco task (see the module doc).
+
+    task: registered id, 'module:Class' or NumjocoEnv subclass; num_envs; max_episode_steps (default: the
+    spec's; 0 = no truncation); autoreset_mode (AutoresetMode or its value, default NEXT_STEP); num_threads
+    (numba threads for the calls of this env, default numba's setting); randomization (envs/randomize.py);
+    other keywords go to the task (ctrl_cost_weight=..., xml_file=..., ...).
+    """
+
+    def __init__(self, task, num_envs=1, *, max_episode_steps=None, autoreset_mode=None, num_threads=None,
+                 randomization=None, render_mode=None, **kwargs):
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        if render_mode is not None:
+            kwargs['render_mode'] = render_mode
+        self.engine = eng = BatchEngine(task, num_envs, max_episode_steps=max_episode_steps,
+                                        same_step=self.autoreset_mode == AutoresetMode.SAME_STEP,
+                                        num_threads=num_threads, randomization=randomization, **kwargs)
+        tpl = eng.template
+        self.num_envs = eng.nworld
+        self.single_observation_space = tpl.observation_space
+        self.single_action_space = tpl.action_space
+        self.observation_space = batch_space(tpl.observation_space, self.num_envs)
+        self.action_space = batch_space(tpl.action_space, self.num_envs)
+        self.render_mode = tpl.render_mode
+        self.metadata = dict(tpl.metadata, autoreset_mode=self.autoreset_mode)
+        self._autoreset = np.zeros(self.num_envs, bool)
+
+    # ------------------------------------------------------------------ Gymnasium API
+    @property
+    def num_threads(self):
+        return self.engine.num_threads
+
+    @property
+    def model(self):
+        return self.engine.model
+
+    @property
+    def data(self):
+        return self.engine.data
+
+    @property
+    def dt(self):
+        return self.engine.template.dt
+
+    def reset(self, *, seed=None, options=None):
+        eng = self.engine
+        if isinstance(seed, (int, np.integer)):
+            super().reset(seed=int(seed))
+        mask = None if options is None else options.get('reset_mask')
+        if mask is not None:
+            mask = np.asarray(mask)
+            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
+                raise ValueError(f'options["reset_mask"] must be a bool array of shape ({self.num_envs},), got '
+                                 f'{mask.dtype} {mask.shape}')
+            if not mask.any():
+                raise ValueError('options["reset_mask"] resets no environment')
+            worlds = np.flatnonzero(mask)
+            if isinstance(seed, (int, np.integer)):
+                seed = [int(seed) + int(w) for w in worlds]
+            elif seed is not None:
+                seed = [s for s, m in zip(seed, mask) if m] if len(seed) == self.num_envs else seed
+        else:
+            worlds = np.arange(self.num_envs)
+        eng.reset(worlds, seed)
+        self._autoreset[worlds] = False
+        return eng.observation(), eng.reset_info(worlds)
+
+    def step(self, actions):
+        eng = self.engine
+        if eng.needs_reset.all() and eng.rngs[0] is None:
+            raise gym.error.ResetNeeded('Cannot call step() before calling reset()')
+        mode = self.autoreset_mode
+        if mode == AutoresetMode.DISABLED and eng.needs_reset.any():
+            raise gym.error.ResetNeeded(
+                f'environment(s) {np.flatnonzero(eng.needs_reset).tolist()} ended and the autoreset is disabled: '
+                'reset them with reset(options={"reset_mask": mask}) before stepping')
+        eng.set_actions(actions)
+        autoreset = self._autoreset if mode == AutoresetMode.NEXT_STEP else None
+        final = eng.step(autoreset)
+        st = eng.status
+        terminated = st[:, ST_TERMINATED] != 0
+        truncated = st[:, ST_TRUNCATED] != 0
+        reward = eng.reward.copy()
+        if mode == AutoresetMode.NEXT_STEP:
+            reset_now = autoreset.copy()
+            self._autoreset = terminated | truncated
+        elif mode == AutoresetMode.SAME_STEP:
+            reset_now = final
+        else:
+            reset_now = None
+            eng.needs_reset |= terminated | truncated
+        info = eng.step_info(None if reset_now is None or not reset_now.any() else reset_now)
+        if mode == AutoresetMode.SAME_STEP and final.any():
+            fo = np.full(self.num_envs, None, dtype=object)
+            for w in np.flatnonzero(final):
+                fo[w] = eng.world_observation(eng.final_obs[w])
+            info['final_obs'] = fo
+            info['_final_obs'] = final.copy()
+            info['final_info'] = eng.final_info(final)
+            info['_final_info'] = final.copy()
+        if reset_now is not None:
+            eng.add_randomization(info, reset_now)
+        return eng.observation(), reward, terminated, truncated, info
+
+    def render(self):
+        """A frame per world (the template env rendering each world's state in turn)."""
+        if self.render_mode is None:
+            gym.logger.warn('render() called without a render_mode: pass render_mode="rgb_array"')
+            return None
+        return tuple(WorldView(self.engine, w).render() for w in range(self.num_envs))
+
+    def close_extras(self, **kwargs):
+        self.engine.template.close()
+
+    # ------------------------------------------------------------------ per-environment access
+    def get_attr(self, name):
+        """getattr of every sub-environment (a world seen as a single env: see WorldView)."""
+        return tuple(getattr(WorldView(self.engine, w), name) for w in range(self.num_envs))
+
+    def set_attr(self, name, values):
+        if not isinstance(values, (list, tuple)):
+            values = [values] * self.num_envs
+        if len(values) != self.num_envs:
+            raise ValueError(f'{len(values)} values for {self.num_envs} environments')
+        for w, v in enumerate(values):
+            setattr(WorldView(self.engine, w), name, v)
+
+    def call(self, name, *args, **kwargs):
+        out = []
+        for w in range(self.num_envs):
+            f = getattr(WorldView(self.engine, w), name)
+            out.append(f(*args, **kwargs) if callable(f) else f)
+        return tuple(out)
+
+    def __repr__(self):
+        sid = self.spec.id if self.spec is not None else self.engine.task_class.__name__
+        return f'NumjocoVectorEnv({sid}, num_envs={self.num_envs})'
+
+
+class _WorldData:
+    """Data of one world of a batch (d.qpos -> the world's row)."""
+
+    def __init__(self, data, w):
+        object.__setattr__(self, '_d', data)
+        object.__setattr__(self, '_w', w)
+
+    def __getattr__(self, name):
+        v = getattr(self._d, name)
+        return v[self._w] if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == self._d.nworld else v
+
+    def __setattr__(self, name, value):
+        raise AttributeError('the data of a vector env world is read-only here; write env.data (all worlds)')
+
+
+class WorldView:
+    """One world of a vector env seen as a single env (SB3's get_attr / env_method, Gymnasium's call):
+    per-world np_random, data (its rows), randomised model values; everything else from the template env
+    (task parameters, spaces, model, dt, compute_reward, ...).  Methods of the template that read the state
+    (render, state_vector, get_body_com, ...) see this world's state; set_state is refused (it would need a
+    forward of one world of the batch)."""
+
+    _OWN = ('np_random', 'data', 'randomization', 'world')
+
+    def __init__(self, engine, w):
+        object.__setattr__(self, '_e', engine)
+        object.__setattr__(self, 'world', int(w))
+
+    @property
+    def np_random(self):
+        return self._e.rngs[self.world]
+
+    @property
+    def data(self):
+        return _WorldData(self._e.data, self.world)
+
+    @property
+    def randomization(self):
+        r = self._e.randomizer
+        return None if r is None else {k: v[self.world].copy() for k, v in r.values().items()}
+
+    def state_vector(self):
+        d = self.data
+        return np.concatenate([d.qpos, d.qvel])
+
+    def get_body_com(self, name):
+        return self.data.xpos[self._e.model.body(name).id]
+
+    def set_state(self, qpos, qvel):
+        raise NotImplementedError('set_state on one world of a vector env is not supported: set the pending reset '
+                                  'state instead, or use a single env')
+
+    def render(self):
+        tpl = self._e.template
+        d, w = self._e.data, self.world
+        for k in ('qpos', 'qvel', 'act', 'ctrl', 'mocap_pos', 'mocap_quat', 'time'):
+            setattr(tpl.data, k, getattr(d, k)[w])
+        import sim
+        sim.forward(tpl.model, tpl.data)
+        return tpl.render()
+
+    def __getattr__(self, name):
+        extra = self._e.__dict__.get('_attrs', {}).get(name)
+        if extra is not None and self.world in extra:
+            return extra[self.world]
+        return getattr(self._e.template, name)
+
+    def __setattr__(self, name, value):
+        tpl = self._e.template
+        if name in self._OWN or name in tpl.p or name in ('model', 'frame_skip', 'dt', 'observation_space',
+                                                        'action_space'):
+            raise AttributeError(f'{name!r} is compiled into the vector env (or owned by it) and cannot be set per '
+                                 'environment; create the env with the value instead')
+        self._e.__dict__.setdefault('_attrs', {}).setdefault(name, {})[self.world] = value
+
+
+class VectorEntryPoint:
+    """The vector_entry_point of a registered numjoco task: gym.make_vec(id, num_envs=N, **kwargs) calls it."""
+
+    def __init__(self, entry_point):
+        self.entry_point = entry_point
+
+    def __call__(self, num_envs=1, **kwargs):
+        return NumjocoVectorEnv(self.entry_point, num_envs, **kwargs)
+
+    def __repr__(self):
+        return f'VectorEntryPoint({self.entry_point!r})'
+
+    def __eq__(self, other):
+        return isinstance(other, VectorEntryPoint) and other.entry_point == self.entry_point
