@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import prange
 
-from sim.jit import njit, struct_at
+from sim.jit import njit, struct_at, struct_address
 from sim.pipeline import _restart
 from sim.kinematics import kinematics
 from sim.com import com_pos
@@ -180,3 +180,9 @@ def reset_worlds(m, d, t, worlds, mptrs, flags, body_simple):
             set_const_world(mw, d, w, body_simple, (flags & OWN_BIAS) != 0)
         if flags & RESTART:
             _restart(mw, d, t, w, (flags & FINAL) != 0)
+
+
+@njit
+def model_address(st):
+    """The address of a Model struct (the mptrs entry of a world that uses it; sim/jit.py struct_at)."""
+    return struct_address(st)

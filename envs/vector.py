@@ -171,22 +171,25 @@ class BatchEngine:
         at this reset)."""
         worlds = np.asarray(worlds, np.int64)
         self.draw(self.seed_worlds(worlds, seeds))
-        full = worlds.size == self.nworld
-        flags = self._resample(worlds)
-        from envs.kernels import RESTART
-        if full and not flags:
+        self._resample(worlds)
+        if worlds.size == self.nworld:
             self.status[:, ST_RESET] = 1
             self._run(0)
         else:
-            self._reset_worlds(worlds, flags | RESTART)
+            from envs.kernels import RESTART
+            self._reset_worlds(worlds, RESTART)
         self.needs_reset[worlds] = False
         self.draw(worlds)
 
     def _resample(self, worlds):
-        """New randomised model values for the listed worlds; the kernel flags their reset needs."""
-        if self.randomizer is None or worlds.size == 0:
-            return 0
-        return self.randomizer.resample(worlds)
+        """New randomised model values for the listed worlds and their mj_setConst constants (before their
+        reset: the constants use the world's Data as scratch)."""
+        if self.randomizer is None or len(worlds) == 0:
+            return
+        needy = self.randomizer.resample(worlds)
+        if needy.size:
+            from envs.kernels import SET_CONST, OWN_BIAS
+            self._reset_worlds(needy, SET_CONST | (OWN_BIAS if self.randomizer.own_bias else 0))
 
     # ------------------------------------------------------------------ step
     def set_actions(self, actions):
@@ -201,10 +204,7 @@ class BatchEngine:
         were reset at the end of their episode within this call (same-step autoreset), or None."""
         if autoreset is not None and autoreset.any():
             worlds = np.flatnonzero(autoreset)
-            flags = self._resample(worlds)
-            if flags:
-                from envs.kernels import SET_CONST
-                self._reset_worlds(worlds, SET_CONST)
+            self._resample(worlds)
             self.status[worlds, ST_RESET] = 1
         else:
             autoreset = None
@@ -223,8 +223,9 @@ class BatchEngine:
                 if final.any():
                     worlds = np.flatnonzero(final)
                     self.final_obs[worlds] = self.obs[worlds]
+                    self._resample(worlds)
                     from envs.kernels import RESTART, FINAL
-                    self._reset_worlds(worlds, self._resample(worlds) | RESTART | FINAL)
+                    self._reset_worlds(worlds, RESTART | FINAL)
             if final.any():
                 self.draw(np.flatnonzero(final))
         if autoreset is not None:
@@ -290,7 +291,7 @@ class BatchEngine:
         """info['randomization'] = {field: (N, ...) values of each world's current episode} for the worlds in
         mask (those just reset)."""
         if self.randomizer is not None and mask.any():
-            vals = self.randomizer.values()
+            vals = self.randomizer.values
             info['randomization'] = {k: v.copy() for k, v in vals.items()}
             info['randomization'].update({'_' + k: mask.copy() for k in vals})
             info['_randomization'] = mask.copy()
@@ -496,7 +497,7 @@ class WorldView:
     @property
     def randomization(self):
         r = self._e.randomizer
-        return None if r is None else {k: v[self.world].copy() for k, v in r.values().items()}
+        return None if r is None else {k: v[self.world].copy() for k, v in r.values.items()}
 
     def state_vector(self):
         d = self.data

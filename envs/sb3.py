@@ -1,0 +1,127 @@
+"""Stable-Baselines3 VecEnv on the batched engine of envs/vector.py (one compiled call steps every world).
+
+    import envs
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.vec_env import VecMonitor, VecNormalize
+    venv = VecNormalize(VecMonitor(envs.make_sb3_vec_env("numjoco/Hopper-v0", 16, seed=0)))
+    PPO("MlpPolicy", venv).learn(100_000)
+
+Semantics are DummyVecEnv's over gym.make(id) envs seeded seed + i (and the same numbers, bit for bit): done =
+terminated or truncated with an immediate reset, info["terminal_observation"] the last observation,
+info["TimeLimit.truncated"] = truncated and not terminated, the reset info in reset_infos, rewards float32;
+seed() / set_options() apply at the next reset(); get_attr / set_attr / env_method act on each world seen as a
+single env (envs.vector.WorldView; compute_reward of goal envs for HerReplayBuffer).  Keywords of the task,
+max_episode_steps, num_threads and randomization (envs/randomize.py) are accepted by make_sb3_vec_env.
+SB3's API wants a list of info dicts: building them is the one Python loop over the worlds per step.
+"""
+import numpy as np
+from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+from envs.vector import BatchEngine, WorldView
+from sim.fields_task import ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED
+
+
+class NumjocoSB3VecEnv(VecEnv):
+    """SB3 VecEnv of n_envs worlds of a numjoco task (see the module doc)."""
+
+    def __init__(self, task, n_envs, *, max_episode_steps=None, num_threads=None, randomization=None, **kwargs):
+        self.engine = eng = BatchEngine(task, n_envs, max_episode_steps=max_episode_steps, same_step=True,
+                                        num_threads=num_threads, randomization=randomization, **kwargs)
+        self._dict_obs = eng.template.observation_keys is not None
+        super().__init__(eng.nworld, eng.template.observation_space, eng.template.action_space)
+        self._actions = None
+
+    # ------------------------------------------------------------------ VecEnv API
+    def reset(self):
+        eng = self.engine
+        if any(self._options):
+            raise ValueError(f'numjoco tasks take no reset options, got {self._options}')
+        seeds = self._seeds if any(s is not None for s in self._seeds) else None
+        eng.reset(np.arange(self.num_envs), seeds)
+        info = eng.reset_info(np.arange(self.num_envs))
+        self.reset_infos = _split_info(info, self.num_envs)
+        self._reset_seeds()
+        self._reset_options()
+        return eng.observation()
+
+    def step_async(self, actions):
+        self._actions = actions
+
+    def step_wait(self):
+        eng = self.engine
+        if eng.rngs[0] is None:
+            raise RuntimeError('reset() must be called before step()')
+        eng.set_actions(self._actions)
+        final = eng.step(None)
+        st = eng.status
+        term = st[:, ST_TERMINATED] != 0
+        trunc = st[:, ST_TRUNCATED] != 0
+        done = term | trunc
+        rewards = eng.reward.astype(np.float32)
+        infos = [dict(zip(eng.names, row)) for row in eng.terms.tolist()]
+        tl = (trunc & ~term).tolist()
+        for i, info in enumerate(infos):
+            info['TimeLimit.truncated'] = tl[i]
+        for w in np.flatnonzero(st[:, ST_DIVERGED]):
+            infos[w]['diverged'] = True
+        if done.any():
+            worlds = np.flatnonzero(done)
+            rinfo = _split_info(eng.reset_info(worlds), self.num_envs)
+            for w in worlds:
+                infos[w]['terminal_observation'] = eng.world_observation(eng.final_obs[w])
+                self.reset_infos[w] = rinfo[w]
+        self._actions = None
+        return eng.observation(), rewards, done, infos
+
+    def close(self):
+        self.engine.template.close()
+
+    def get_attr(self, attr_name, indices=None):
+        return [getattr(WorldView(self.engine, i), attr_name) for i in self._get_indices(indices)]
+
+    def set_attr(self, attr_name, value, indices=None):
+        for i in self._get_indices(indices):
+            setattr(WorldView(self.engine, i), attr_name, value)
+
+    def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+        return [getattr(WorldView(self.engine, i), method_name)(*method_args, **method_kwargs)
+                for i in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class, indices=None):
+        """No world is wrapped by a Gymnasium wrapper (monitor with VecMonitor)."""
+        return [False for _ in self._get_indices(indices)]
+
+    def get_images(self):
+        return [WorldView(self.engine, i).render() for i in range(self.num_envs)]
+
+    def seed(self, seed=None):
+        return super().seed(seed)
+
+
+def _split_info(info, n):
+    """Gymnasium's vector info (dict of arrays with _masks) -> one dict per world."""
+    out = [{} for _ in range(n)]
+    for k, v in info.items():
+        if k.startswith('_'):
+            continue
+        mask = info.get('_' + k)
+        if isinstance(v, dict):
+            sub = _split_info(v, n)
+            for w in np.flatnonzero(mask):
+                out[w][k] = sub[w]
+            continue
+        vals = v.tolist() if v.ndim == 1 and v.dtype != object else [np.copy(x) if isinstance(x, np.ndarray) else x
+                                                                     for x in v]
+        for w in np.flatnonzero(mask):
+            out[w][k] = vals[w]
+    return out
+
+
+def make_sb3_vec_env(env_id, n_envs, seed=None, **env_kwargs):
+    """NumjocoSB3VecEnv of n_envs worlds of env_id (a registered numjoco id, 'module:id' or a task class);
+    world i seeded seed + i at the first reset when seed is given (the action space seeded with seed)."""
+    venv = NumjocoSB3VecEnv(env_id, n_envs, **env_kwargs)
+    if seed is not None:
+        venv.seed(seed)
+        venv.action_space.seed(seed)
+    return venv
