@@ -523,7 +523,10 @@ class WorldView:
         extra = self._e.__dict__.get('_attrs', {}).get(name)
         if extra is not None and self.world in extra:
             return extra[self.world]
-        return getattr(self._e.template, name)
+        tpl = self._e.template
+        if name in tpl.p:                       # task parameters by name (ctrl_cost_weight, ...)
+            return tpl.p[name]
+        return getattr(tpl, name)
 
     def __setattr__(self, name, value):
         tpl = self._e.template
