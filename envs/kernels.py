@@ -61,16 +61,8 @@ def set_const_world(m, d, w, body_simple, own_bias):
         qpos[i] = m.qpos0[i]
     kinematics(m, d, w)
     com_pos(m, d, w)
+    crb(m, d, w)           # for its composite inertias d.crb (M is rebuilt below with the new dof_M0)
     c = d.crb[w]
-    cin = d.cinert[w]
-    for i in range(m.nbody):
-        for k in range(10):
-            c[i, k] = cin[i, k]
-    for i in range(m.nbody - 1, 0, -1):
-        p = m.body_parentid[i]
-        if p > 0:
-            for k in range(10):
-                c[p, k] += c[i, k]
     cdof = d.cdof[w]
     for i in range(nv):
         cd = cdof[i]
