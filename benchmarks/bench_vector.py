@@ -109,7 +109,7 @@ def overhead(task, n, threads, min_time, acts):
         t0 = time.perf_counter()
         env.step(a)
         t1 = time.perf_counter()
-        numba.set_num_threads(threads)
+        numba.set_num_threads(min(threads, n))       # as the env does (envs/vector.py BatchEngine._call)
         raw.ctrl = a
         api.run(m, raw, fs)
         numba.set_num_threads(old)
