@@ -92,10 +92,9 @@ CFG = {'body_mass': {'scale': (0.6, 1.6), 'scale_inertia': True},
        'opt.gravity': {'add': ([-1, -1, -2], [1, 1, 2]), 'per': 'field'}}
 
 
-def _single_with_world_model(vec, w):
-    """A single Hopper env whose model holds world w's randomised values and constants."""
-    env = gym.make(ID, terminate_when_unhealthy=False).unwrapped
-    m, r = env.model, vec.engine.randomizer
+def _set_world_model(env, vec, w):
+    """Give the single env's model the randomised values and constants of world w of vec."""
+    m, r = env.unwrapped.model, vec.engine.randomizer
     for f, v in r.values.items():
         if f.startswith('opt.'):
             setattr(m.opt, f[4:], v[w])
@@ -104,29 +103,61 @@ def _single_with_world_model(vec, w):
     for k, v in r.derived(w).items():
         getattr(m, k)[...] = v.reshape(getattr(m, k).shape)
     m.__dict__.pop('_sim', None)          # rebuild the struct (effective damping / armature)
+
+
+def _single_with_world_model(vec, w, **kw):
+    """A single Hopper env whose model holds world w's randomised values and constants."""
+    env = gym.make(ID, **kw)
+    _set_world_model(env, vec, w)
     return env
 
 
-def test_randomised_world_equals_single_env_with_its_model():
-    n = 3
-    vec = gym.make_vec(ID, num_envs=n, terminate_when_unhealthy=False, randomization=CFG)
-    obs, info = vec.reset(seed=4)
-    singles = [_single_with_world_model(vec, w) for w in range(n)]
+@pytest.mark.parametrize('mode', list(AutoresetMode))
+def test_randomised_world_equals_single_env_with_its_model(mode):
+    """Each world of a randomised vector env, across its resets (new values each episode), is bit for bit a
+    single env whose model is given that world's values (and mj_setConst constants) at each reset."""
+    n, steps, kw = 4, 20, {'healthy_angle_range': (-0.1, 0.1)}      # (early terminations: staggered resets)
+    vec = gym.make_vec(ID, num_envs=n, max_episode_steps=steps, randomization=CFG, autoreset_mode=mode, **kw)
+    obs, _ = vec.reset(seed=4)
+    singles = [_single_with_world_model(vec, w, max_episode_steps=steps, **kw) for w in range(n)]
     for w, env in enumerate(singles):
-        o, _ = env.reset(seed=4 + w)
-        assert_same(o, obs[w])
+        assert_same(env.reset(seed=4 + w)[0], obs[w])
+    nominal = gym.make_vec(ID, num_envs=n, max_episode_steps=steps, autoreset_mode=mode, **kw)
+    nominal.reset(seed=4)                                    # (for the first steps: randomisation matters)
     rng = np.random.default_rng(3)
-    nominal = gym.make_vec(ID, num_envs=n, terminate_when_unhealthy=False)
-    nominal.reset(seed=4)
-    for t in range(40):
+    pending = np.zeros(n, bool)
+    resets = partial = 0
+    differs = np.zeros(n, bool)
+    for t in range(60):
         a = rng.uniform(-1, 1, (n, 3)).astype(np.float32)
-        obs, rew, _, _, _ = vec.step(a)
-        onom = nominal.step(a)[0]
+        obs, rew, term, trunc, info = vec.step(a)
+        if t < 3:
+            differs |= np.abs(obs - nominal.step(a)[0]).max(axis=1) > 1e-6
         for w, env in enumerate(singles):
-            o, r, _, _, _ = env.step(a[w])
-            assert_same(o, obs[w], f'step {t} world {w}')
-            assert r == rew[w]
-    assert np.all(np.abs(obs - onom).max(axis=1) > 1e-3)       # randomisation changed every trajectory
+            if pending[w]:                                   # NEXT_STEP: this step reset world w
+                _set_world_model(env, vec, w)
+                assert_same(env.reset()[0], obs[w], f'step {t} world {w} reset')
+                continue
+            o, r, te, tr, _ = env.step(a[w])
+            assert r == rew[w] and te == term[w] and tr == trunc[w], (t, w)
+            if mode == AutoresetMode.SAME_STEP and (te or tr):
+                assert_same(o, info['final_obs'][w], f'step {t} world {w} final')
+                _set_world_model(env, vec, w)
+                assert_same(env.reset()[0], obs[w], f'step {t} world {w} reset')
+            else:
+                assert_same(o, obs[w], f'step {t} world {w}')
+        done = term | trunc
+        resets += int(done.sum())
+        pending = done.copy() if mode == AutoresetMode.NEXT_STEP else pending & False
+        if mode == AutoresetMode.DISABLED and done.any():
+            partial += int(not done.all())
+            o_r, _ = vec.reset(options={'reset_mask': done.copy()})
+            for w in np.flatnonzero(done):
+                _set_world_model(singles[w], vec, w)
+                assert_same(singles[w].reset()[0], o_r[w], f'step {t} world {w} partial reset')
+    assert resets >= n and differs.all()
+    if mode == AutoresetMode.DISABLED:
+        assert partial >= 1
 
 
 def test_statistics_and_resampling():

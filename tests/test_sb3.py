@@ -133,3 +133,20 @@ def test_her_with_the_goal_env():
     des = samples.observations['desired_goal'].numpy()
     want = venv.env_method('compute_reward', ach, des, [{}] * len(ach), indices=[0])[0]
     assert np.allclose(samples.rewards.numpy().ravel(), want, atol=1e-6)
+
+
+def test_randomisation_in_sb3_vec_env():
+    """Randomised values reach reset_infos (first reset and autoresets), terminal observations stay."""
+    cfg = {'body_mass': {'scale': (0.5, 1.5)}, 'opt.gravity': {'add': (-1.0, 1.0), 'columns': [2]}}
+    vec = envs.make_sb3_vec_env(ID, 3, seed=0, max_episode_steps=10, randomization=cfg)
+    vec.reset()
+    r = vec.engine.randomizer
+    for w in range(3):
+        assert np.array_equal(vec.reset_infos[w]['randomization']['body_mass'], r.values['body_mass'][w])
+    first = r.values['body_mass'].copy()
+    for _ in range(10):
+        obs, rew, done, infos = vec.step(np.zeros((3, 3), np.float32))
+    assert done.all() and all('terminal_observation' in i for i in infos)
+    assert not np.array_equal(first, r.values['body_mass'])
+    for w in range(3):
+        assert np.array_equal(vec.reset_infos[w]['randomization']['body_mass'], r.values['body_mass'][w])
