@@ -5,7 +5,7 @@ Run: python benchmarks/bench_vector.py [--quick] [--tasks hopper,ant] [--n 1,16,
 For Hopper and Ant, N worlds and 1 / 2 threads, in one process (same machine state), env-steps/s of:
   ours      gym.make_vec("numjoco/<Task>-v0", num_envs=N, num_threads=t), random actions, autoreset on
   sync      gym.make_vec("<Task>-v5", num_envs=N, vectorization_mode="sync") (Gymnasium's own MuJoCo env; one
-            thread whatever t)
+            thread whatever t); sync-nj: SyncVectorEnv over numjoco's single envs (one world per call)
   envpool   envpool.make_gymnasium("<Task>-v5", num_envs=N, batch_size=N, num_threads=t)  (pip install envpool)
   rollout   mujoco.rollout of the same model, frame_skip physics steps per env step, random controls,
             nthread=t: MuJoCo's raw batched physics, no env logic
@@ -123,7 +123,10 @@ def overhead(task, n, threads, min_time, acts):
 
 
 def sync_rate(gid, n, min_time, acts):
-    env = gym.make_vec(gid, num_envs=n, vectorization_mode='sync')
+    if isinstance(gid, str):
+        env = gym.make_vec(gid, num_envs=n, vectorization_mode='sync')
+    else:
+        env = gym.vector.SyncVectorEnv([lambda: gym.wrappers.TimeLimit(gid(), 1000) for _ in range(n)])
     env.reset(seed=0)
     it = iter(range(10 ** 9))
     k, el = timed(lambda: env.step(acts[next(it) % len(acts)]), min_time, min_steps=2)
@@ -174,9 +177,9 @@ def main():
         task, gid, xml, fs = TASKS[name]
         label = task if isinstance(task, str) else f'{task.__name__} (benchmark-local task)'
         print(f'\n### {name}: ours = {label}, reference = {gid}; env-steps/s\n')
-        print('| N | threads | ours | SyncVectorEnv | EnvPool | mujoco.rollout | ours/EnvPool | ours/Sync | '
+        print('| N | threads | ours | SyncVectorEnv | sync-nj | EnvPool | mujoco.rollout | ours/EnvPool | ours/Sync | '
               'env logic over raw physics | memory/world |')
-        print('|---|---|---|---|---|---|---|---|---|---|')
+        print('|---|---|---|---|---|---|---|---|---|---|---|')
         rng = np.random.default_rng(0)
         sync_cache = {}
         for n in ns:
@@ -185,13 +188,14 @@ def main():
                 ours, mem = ours_rate(task, n, t, min_time, acts)
                 te, tp, _, same = overhead(task, n, t, min_time, acts)
                 if n not in sync_cache:
-                    sync_cache[n] = None if args.no_sync else sync_rate(gid, n, min_time, acts)
-                sync = sync_cache[n]
+                    sync_cache[n] = (None, None) if args.no_sync else (
+                        sync_rate(gid, n, min_time, acts), sync_rate(task, n, min_time, acts))
+                sync, sync_nj = sync_cache[n]
                 ep = envpool_rate(gid, n, t, min_time, acts)
                 ro = rollout_rate(xml, n, t, fs, min_time, rng)
                 f = lambda x: '-' if x is None else f'{x:,.0f}'  # noqa: E731
                 r = lambda a, b: '-' if b is None else f'{a / b:.2f}'  # noqa: E731
-                print(f'| {n} | {t} | {ours:,.0f} | {f(sync)} | {f(ep)} | {ro:,.0f} | {r(ours, ep)} | '
+                print(f'| {n} | {t} | {ours:,.0f} | {f(sync)} | {f(sync_nj)} | {f(ep)} | {ro:,.0f} | {r(ours, ep)} | '
                       f'{r(ours, sync)} | {100 * (te / tp - 1):+.1f} %{"" if same else " (trajectories differ!)"} | '
                       f'{mem / 1024:.1f} kB |', flush=True)
     print(f'\nload average after: {os.getloadavg()[0]:.2f}')

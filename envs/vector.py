@@ -244,10 +244,12 @@ class BatchEngine:
         n = self.nworld
         terms, names = self.terms, self.names
         stepped = None if reset_now is None else ~reset_now
+        vals = terms.T.copy()                    # one copy; each key gets a row (a fresh array for the caller)
+        ones = np.ones((len(names), n), bool)
         for k, nm in enumerate(names):
-            v = terms[:, k].copy()
+            v = vals[k]
             if stepped is None:
-                mask = np.ones(n, bool)
+                mask = ones[k]
             elif self.step_only[k]:
                 if not stepped.any():
                     continue
@@ -255,7 +257,7 @@ class BatchEngine:
                 mask = stepped.copy()
             else:
                 v[reset_now] = self.reset_terms[reset_now, k]
-                mask = np.ones(n, bool)
+                mask = ones[k]
             info[nm] = v
             info['_' + nm] = mask
         div = self.status[:, ST_DIVERGED] != 0
