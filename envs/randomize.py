@@ -25,7 +25,6 @@ f(rng, nominal) -> {field: values of the field's shape}, nominal a dict of the m
 """
 import numpy as np
 
-from sim import smooth_api as _api
 from sim import types as _t
 
 # randomisable field -> (row kind for names, struct arrays it lives in, inertial: changes mj_setConst outputs)

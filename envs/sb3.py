@@ -52,7 +52,7 @@ class NumjocoSB3VecEnv(VecEnv):
         if eng.rngs[0] is None:
             raise RuntimeError('reset() must be called before step()')
         eng.set_actions(self._actions)
-        final = eng.step(None)
+        eng.step(None)
         st = eng.status
         term = st[:, ST_TERMINATED] != 0
         trunc = st[:, ST_TRUNCATED] != 0

@@ -25,7 +25,9 @@ from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from envs.base import NumjocoEnv
+import sim
+from envs.base import NumjocoEnv, CompiledTask
+from envs.kernels import reset_worlds, SET_CONST, RESTART, FINAL, OWN_BIAS
 from sim import smooth_api as _api
 from sim.fields_task import ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET, ST_FINAL, ST_BADACTION
 
@@ -78,8 +80,6 @@ class BatchEngine:
         self.model, self.nworld = tpl.model, n
         self.max_episode_steps = spec_steps if max_episode_steps is None else max_episode_steps
         self.max_episode_steps = int(self.max_episode_steps or 0)
-        import sim
-        from envs.base import CompiledTask
         self.data = sim.Data(self.model, nworld=n)
         self.prog = CompiledTask(self.model, tpl._spec, n, tpl.dt, max_steps=self.max_episode_steps,
                                  same_step=same_step)
@@ -93,6 +93,7 @@ class BatchEngine:
         self.step_only = np.array([nm not in tpl._spec.reset_info for nm in self.names])
         self.rngs = [None] * n
         self.needs_reset = np.ones(n, bool)       # before the first reset, or ended with autoreset disabled
+        self.body_simple = np.ascontiguousarray(np.asarray(self.model.body_simple).reshape(-1), np.int32)
         self.randomizer = None
         self.mptrs = _EMPTY
         self.struct = self.prog.struct
@@ -122,18 +123,11 @@ class BatchEngine:
         return self._call(self.nworld, _api.run, self.model, self.data, nstep, self.struct, self.mptrs)
 
     def _reset_worlds(self, worlds, flags):
-        from envs.kernels import reset_worlds
-        body_simple = self._body_simple()
+        """envs/kernels.py reset_worlds on the listed worlds (flags SET_CONST | RESTART | FINAL | OWN_BIAS)."""
         self._call(len(worlds), reset_worlds, _api.model_struct(self.model), self.data._struct, self.struct,
-                   np.ascontiguousarray(worlds, np.int64), self.mptrs, flags, body_simple)
+                   np.ascontiguousarray(worlds, np.int64), self.mptrs, flags, self.body_simple)
         if self.data._arrays['warn_moved'][worlds].any():
             _api.warn_moved(self.data)
-
-    def _body_simple(self):
-        bs = getattr(self, '_bs', None)
-        if bs is None:
-            bs = self._bs = np.ascontiguousarray(np.asarray(self.model.body_simple).reshape(-1), np.int32)
-        return bs
 
     # ------------------------------------------------------------------ resets
     def draw(self, worlds):
@@ -180,7 +174,6 @@ class BatchEngine:
             self.status[:, ST_RESET] = 1
             self._run(0)
         else:
-            from envs.kernels import RESTART
             self._reset_worlds(worlds, RESTART)
         self.needs_reset[worlds] = False
         self.draw(worlds)
@@ -192,7 +185,6 @@ class BatchEngine:
             return
         needy = self.randomizer.resample(worlds)
         if needy.size:
-            from envs.kernels import SET_CONST, OWN_BIAS
             self._reset_worlds(needy, SET_CONST | (OWN_BIAS if self.randomizer.own_bias else 0))
 
     # ------------------------------------------------------------------ step
@@ -228,7 +220,6 @@ class BatchEngine:
                     worlds = np.flatnonzero(final)
                     self.final_obs[worlds] = self.obs[worlds]
                     self._resample(worlds)
-                    from envs.kernels import RESTART, FINAL
                     self._reset_worlds(worlds, RESTART | FINAL)
             if final.any():
                 self.draw(np.flatnonzero(final))
@@ -521,7 +512,6 @@ class WorldView:
         d, w = self._e.data, self.world
         for k in ('qpos', 'qvel', 'act', 'ctrl', 'mocap_pos', 'mocap_quat', 'time'):
             setattr(tpl.data, k, getattr(d, k)[w])
-        import sim
         sim.forward(tpl.model, tpl.data)
         return tpl.render()
 

@@ -11,7 +11,7 @@ import pytest
 import gymnasium as gym
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
-import envs
+import envs  # noqa: F401  (registers the numjoco/ ids)
 from envs.vector import NumjocoVectorEnv
 
 ID = 'numjoco/Hopper-v0'

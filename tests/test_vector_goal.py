@@ -14,7 +14,7 @@ import envs
 from envs.base import NumjocoEnv
 from envs.spec import Task, qpos, qvel, xpos, Norm
 from envs.vector import NumjocoVectorEnv
-from test_vector import assert_same, run_pair
+from test_vector import run_pair
 
 REACHER = os.path.join(os.path.dirname(gym.__file__), 'envs', 'mujoco', 'assets', 'reacher.xml')
 
