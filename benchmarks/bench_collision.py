@@ -15,13 +15,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from sim.smooth_api import Data as SimData, forward as sim_forward, model_struct  # noqa: E402
 from sim.collision.driver import collision  # noqa: E402
+from sim.features import FULL  # noqa: E402
 from sim.collision.broadphase import broadphase  # noqa: E402
 
 
 @njit(cache=True)
 def _loop(m, d, n):
     for _ in range(n):
-        collision(m, d, 0)
+        collision(m, d, 0, FULL)
 
 
 @njit(cache=True)

@@ -13,7 +13,7 @@ from numba import njit
 
 import mujoco
 import sim
-from sim.smooth_api import empty_task, model_struct
+from sim.smooth_api import empty_task, model_features, model_struct
 from sim import pipeline as P
 from sim.kinematics import kinematics
 from sim.com import com_pos, com_vel
@@ -26,6 +26,15 @@ from sim.actuation import actuation
 from sim.collision.driver import collision
 from sim.constraint import make_constraint, project_constraint, reference_constraint
 from sim.solver import fwd_constraint
+from sim.features import FULL
+
+
+def lambda_F(fn):
+    """A stage that takes the feature set, called with every feature on."""
+    @njit
+    def stage(m, d, w):
+        fn(m, d, w, FULL)
+    return stage
 
 
 def _loop(fn):
@@ -42,7 +51,7 @@ STAGES = [
     ('tendon', tendon, 'mj_tendon'),
     ('crb', crb, 'mj_crb'),
     ('factor_m', factor_m, 'mj_factorM'),
-    ('collision', collision, 'mj_collision'),
+    ('collision', lambda_F(collision), 'mj_collision'),
     ('make_constraint', make_constraint, 'mj_makeConstraint'),
     ('transmission', transmission, 'mj_transmission'),
     ('project_constraint', project_constraint, 'mj_projectConstraint'),
@@ -51,7 +60,7 @@ STAGES = [
     ('reference_constraint', reference_constraint, 'mj_referenceConstraint'),
     ('rne', rne, None),
     ('actuation', actuation, 'mj_fwdActuation'),
-    ('fwd_constraint', fwd_constraint, 'mj_fwdConstraint'),
+    ('fwd_constraint', lambda_F(fwd_constraint), 'mj_fwdConstraint'),
     ('forward (run_serial 0)', None, 'mj_forward'),
     ('step (run_serial 1)', None, 'mj_step'),
 ]
@@ -93,10 +102,11 @@ def main():
             # the API entry point itself, called n times from Python (dispatch cost included)
             ns = 0 if 'forward' in name else 1
             task = empty_task()
-            P.run_serial(ms, d._struct, task, 0, ns)
+            F = model_features(m)
+            P.run_serial(ms, d._struct, task, 0, ns, F)
             t = time.perf_counter()
             for _ in range(n):
-                P.run_serial(ms, d._struct, task, 0, ns)
+                P.run_serial(ms, d._struct, task, 0, ns, F)
         else:
             run = _loop(fn)
             run(ms, d._struct, 1)

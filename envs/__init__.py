@@ -8,11 +8,26 @@
 from gymnasium.envs.registration import register, registry
 
 from envs.base import NumjocoEnv  # noqa: F401
+from envs.shaping import RewardTerms  # noqa: F401
 from envs.vector import NumjocoVectorEnv, VectorEntryPoint  # noqa: F401
 
 # id -> (entry point, max_episode_steps, reward_threshold)
+# (Gymnasium's v5 values for the v5 tasks)
 TASKS = {
     'Hopper-v0': ('envs.tasks.hopper:HopperEnv', 1000, 3800.0),
+    'Walker2d-v0': ('envs.tasks.walker2d:Walker2dEnv', 1000, None),
+    'HalfCheetah-v0': ('envs.tasks.half_cheetah:HalfCheetahEnv', 1000, 4800.0),
+    'Ant-v0': ('envs.tasks.ant:AntEnv', 1000, 6000.0),
+    'Humanoid-v0': ('envs.tasks.humanoid:HumanoidEnv', 1000, None),
+    'HumanoidStandup-v0': ('envs.tasks.humanoidstandup:HumanoidStandupEnv', 1000, None),
+    'Reacher-v0': ('envs.tasks.reacher:ReacherEnv', 50, -3.75),
+    'Pusher-v0': ('envs.tasks.pusher:PusherEnv', 100, 0.0),
+    'Swimmer-v0': ('envs.tasks.swimmer:SwimmerEnv', 1000, 360.0),
+    'InvertedPendulum-v0': ('envs.tasks.inverted_pendulum:InvertedPendulumEnv', 1000, 950.0),
+    'InvertedDoublePendulum-v0': ('envs.tasks.inverted_double_pendulum:InvertedDoublePendulumEnv', 1000, 9100.0),
+    # numjoco's own: a 7-dof arm reaching a 3-D target (reward thresholds: none yet)
+    'ArmReach-v0': ('envs.tasks.arm_reach:ArmReachEnv', 100, None),
+    'ArmReachGoal-v0': ('envs.tasks.arm_reach:ArmReachGoalEnv', 50, None),
 }
 
 for _name, (_entry, _steps, _thr) in TASKS.items():

@@ -9,13 +9,19 @@ Conventions follow Gymnasium's v5 MuJoCo envs: float32 Box actions from actuator
 reward terms in `info` under the v5 names, `dt`, `init_qpos` / `init_qvel`, `state_vector()`, `set_state()`,
 `observation_structure`, `xml_file` / `frame_skip` / `default_camera_config` / `render_mode` / `width` / `height` /
 `camera_id` / `camera_name` keyword arguments, reset to the model's qpos0 or to a keyframe (`keyframe=`) plus noise
-drawn from `np_random` in Gymnasium's order.  Bad actions raise ValueError and leave the state unchanged; a
-diverged simulation truncates the episode with info["diverged"] = True and a warning.
+drawn from `np_random` in Gymnasium's order (`reset_noise` kinds), cacc / cfrc_int / cfrc_ext zero at reset as
+Gymnasium leaves them, ctrl costs in the action's dtype (Term.in_action_dtype: float32 for a float32 action, as
+numpy computes Gymnasium's), Humanoid-style info arrays (Task.info_arrays).  Bad actions raise ValueError and
+leave the state unchanged; a diverged simulation truncates the episode with info["diverged"] = True and a
+warning.  Reward shaping: every task parameter is a constructor keyword (gym.make kwargs), and add_terms (or the
+envs.RewardTerms wrapper) compiles extra terms into the same program.
 """
 import inspect
+import math
 import os
 import warnings
 
+import cloudpickle
 import numpy as np
 import gymnasium as gym
 from gymnasium import spaces
@@ -23,8 +29,8 @@ from gymnasium import spaces
 import sim
 from sim import smooth_api as _api
 from sim.fields_task import (TASK_SCALARS, TASK_ARRAYS, CODE, FLAG_REWARD, FLAG_PRE, FLAG_RESET, TERM_DELTA,
-                             TERM_HEALTHY, CHK_OBS_FINITE, ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET,
-                             NSTATUS)
+                             CHK_OBS_FINITE, ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET, NSTATUS,
+                             FLAG_F32, ST_F32)
 
 ASSETS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'assets')
 _RNE_POST = {CODE['cacc'], CODE['cfrc_ext'], CODE['cfrc_int']}
@@ -60,14 +66,19 @@ class CompiledTask:
             el = vec.resolve(m)
             self.observation_structure[name] = len(el)
             obs += el
+        if any(e.coef != 1.0 for e in obs):
+            raise ValueError('weighted() applies to term elements, not to observation segments')
         terms, elems, self.term_names = [], [], []
         self.reward_keys, self.info_keys = list(task.reward), list(task.info)
         for key, term in list(task.reward.items()) + list(task.info.items()):
             el = [] if term.vec is None else term.vec.resolve(m)
             if term.kind == TERM_DELTA and len(el) != 1:
                 raise ValueError(f'term {key}: a velocity term needs exactly one element, got {len(el)}')
+            if term.action_dtype and any(e.src[0] != CODE['action'] or e.src2 is not None or e.off != 0.0
+                                         or e.coef != 1.0 or e.lo != -math.inf or e.hi != math.inf for e in el):
+                raise ValueError(f'term {key}: in_action_dtype() needs plain action elements')
             flags = ((FLAG_REWARD if key in task.reward else 0) | (FLAG_PRE if term.pre else 0)
-                     | (FLAG_RESET if key in task.reset_info else 0))
+                     | (FLAG_RESET if key in task.reset_info else 0) | (FLAG_F32 if term.action_dtype else 0))
             terms.append((term.kind, len(elems), len(el), flags, term.weight, term.sign, term.lo, term.hi))
             elems += el
             self.term_names.append(key)
@@ -85,7 +96,7 @@ class CompiledTask:
         a['obs_hi'] = np.array([e.hi for e in obs], np.float64)
         a['el_src'] = np.array([src(e.src) for e in elems], np.int32)
         a['el_src2'] = np.array([src(e.src2) for e in elems], np.int32)
-        a['el_coef'] = np.ones(len(elems))
+        a['el_coef'] = np.array([e.coef for e in elems], np.float64)
         a['el_off'] = np.array([e.off for e in elems], np.float64)
         a['el_lo'] = np.array([e.lo for e in elems], np.float64)
         a['el_hi'] = np.array([e.hi for e in elems], np.float64)
@@ -108,51 +119,19 @@ class CompiledTask:
         uses = {c for c, _ in srcs}
         scal = dict(enabled=1, nobs=nobs, nterm=nterm, nchk=len(checks), same_step=int(same_step),
                     rne_post=int(bool(uses & _RNE_POST)), max_steps=int(max_steps), terminate=int(task.terminate))
-        self.arrays, self.scalars = a, scal
-        self.struct = self.variant()
-        self.nobs, self.nterm = nobs, nterm
-        # flat observation offsets of the segments of task.observation (in order)
-        self.segments, off = {}, 0
-        for name in task.observation:
-            self.segments[name] = slice(off, off + self.observation_structure[name])
-            off += self.observation_structure[name]
-
-    def variant(self, **scalars):
-        """A task struct sharing every array with this one, with some scalars changed (e.g. same_step=0)."""
         from sim.structs import new_task
-        scal = dict(self.scalars, **scalars)
-        return new_task(*([scal[n] for n in TASK_SCALARS] + [self.arrays[n] for n, _, _ in TASK_ARRAYS]))
-
-
-def make_observation_space(prog, keys=None):
-    """Box(nobs) float64, or a Dict of Boxes of the segments grouped by `keys` ({key: [segment, ...]})."""
-    if keys is None:
-        return spaces.Box(-np.inf, np.inf, (prog.nobs,), np.float64)
-    unknown = sorted({s for segs in keys.values() for s in segs} - set(prog.segments))
-    if unknown:
-        raise ValueError(f'observation_keys name unknown segments {unknown}; segments: {list(prog.segments)}')
-    return spaces.Dict({k: spaces.Box(-np.inf, np.inf, (sum(prog.segments[s].stop - prog.segments[s].start
-                                                             for s in segs),), np.float64)
-                        for k, segs in keys.items()})
-
-
-def split_observation(prog, keys, flat):
-    """Copy of the flat observation(s) `flat` (..., nobs), or {key: its segments concatenated} for `keys`."""
-    if keys is None:
-        return flat.copy()
-    out = {}
-    for k, segs in keys.items():
-        parts = [flat[..., prog.segments[s]] for s in segs]
-        out[k] = parts[0].copy() if len(parts) == 1 else np.concatenate(parts, axis=-1)
-    return out
+        self.arrays = a
+        self.struct = new_task(*([scal[n] for n in TASK_SCALARS] + [a[n] for n, _, _ in TASK_ARRAYS]))
+        self.nobs, self.nterm, self.rne_post = nobs, nterm, bool(scal['rne_post'])
 
 
 def _signature(cls):
     """The constructor signature of a task class: the base keywords and the task's parameters with defaults."""
     base = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=v) for n, v in (
         ('xml_file', cls.xml_file), ('frame_skip', cls.frame_skip),
-        ('default_camera_config', cls.default_camera_config), ('keyframe', None), ('render_mode', None),
-        ('width', 480), ('height', 480), ('camera_id', None), ('camera_name', None))]
+        ('default_camera_config', cls.default_camera_config), ('keyframe', cls.keyframe), ('render_mode', None),
+        ('width', 480), ('height', 480), ('camera_id', None), ('camera_name', None), ('max_geom', 1000),
+        ('visual_options', None))]
     own = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=v) for n, v in cls.params.items()]
     return inspect.Signature(base + own)
 
@@ -169,16 +148,18 @@ class Params(dict):
 
 class NumjocoEnv(gym.Env):
     """Base class of numjoco's tasks (see module doc).  Subclasses set xml_file, frame_skip, params, and
-    define task(p) -> envs.spec.Task; override reset_state(rng, p) for another initial-state distribution.
-    observation_keys = {key: [segment, ...]} makes the observation a Dict of the named segments (goal envs:
-    'observation', 'achieved_goal', 'desired_goal')."""
+    define task(p) -> envs.spec.Task; override reset_state(rng, p) for another initial-state distribution, or
+    set reset_noise = (qpos noise, qvel noise), each 'uniform' (U(-s, s)) or 'normal' (s * N(0, 1)), with s
+    = p.reset_noise_scale."""
 
     metadata = {'render_modes': ['rgb_array', 'depth_array', 'rgbd_tuple']}
     xml_file = None
     frame_skip = 1
     default_camera_config = {}
     params = {}
-    observation_keys = None
+    keyframe = None
+    reset_noise = ('uniform', 'uniform')
+    _feed = None        # the result of the next reset / step, computed by a vector env (envs/vector.py)
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -193,12 +174,13 @@ class NumjocoEnv(gym.Env):
         bound = {n: p.default for n, p in sig.parameters.items()}
         bound.update(kwargs)
         self._kwargs = dict(kwargs)
+        self._added = []
         self.p = Params({n: bound[n] for n in type(self).params})
         self.fullpath = expand_model_path(bound['xml_file'])
         self.frame_skip = int(bound['frame_skip'])
         if self.frame_skip < 1:
             raise ValueError(f'frame_skip must be >= 1, got {self.frame_skip}')
-        self.model = sim.load_model(self.fullpath)
+        self.model = self.load_model(self.fullpath, self.p)
         self.data = sim.Data(self.model)
         m = self.model
         key = bound['keyframe']
@@ -220,32 +202,51 @@ class NumjocoEnv(gym.Env):
         if self.camera_id is not None and self.camera_name is not None:
             raise ValueError('camera_id and camera_name cannot both be given')
         self.camera_config = bound['default_camera_config']
+        self.max_geom, self.visual_options = int(bound['max_geom']), bound['visual_options']   # for the renderer
         self._renderer = None
         self.metadata = dict(self.metadata, render_fps=int(np.round(1.0 / self.dt)))
         low, high = np.asarray(m.actuator_ctrlrange, dtype=np.float32).reshape(m.nu, 2).T
         self.action_space = spaces.Box(low=low, high=high, dtype=np.float32)
-        self._spec = self.task(self.p)
-        self._prog = CompiledTask(m, self._spec, 1, self.dt)
-        self.observation_structure = self._prog.observation_structure
-        self.observation_space = make_observation_space(self._prog, self.observation_keys)
-        a = self._prog.arrays
-        self._action, self._obs, self._status = a['action'], a['obs'], a['status']
-        self._terms, self._reset_terms, self._reward = a['terms'], a['reset_terms'], a['reward']
         self._act_shape = (m.nu,)
-        self._names = self._prog.term_names
-        self._reset_idx = [k for k, n in enumerate(self._names) if n in self._spec.reset_info]
+        self._compile(self.task(self.p))
+        self.observation_space = self.make_observation_space()
 
     # ------------------------------------------------------------------ what a task declares
     def task(self, p):
         raise NotImplementedError
 
+    def load_model(self, path, p):
+        """The task's Model from its MJCF file (override to edit the model per parameters)."""
+        return sim.load_model(path)
+
+    def make_observation_space(self):
+        return spaces.Box(-np.inf, np.inf, (self._prog.nobs,), np.float64)
+
     def reset_state(self, rng, p):
-        """Initial state of an episode: init_qpos / init_qvel plus uniform noise of p.reset_noise_scale (the
-        Gymnasium default: qpos first, then qvel).  Returns {'qpos': ..., 'qvel': ...} (optionally act, ctrl)."""
+        """Initial state of an episode: init_qpos / init_qvel plus noise of scale p.reset_noise_scale drawn from
+        rng as Gymnasium's v5 envs do (qpos first, then qvel; the kinds in self.reset_noise).
+        Returns {'qpos': ..., 'qvel': ...} (optionally act, ctrl)."""
         s = p.reset_noise_scale
-        qpos = self.init_qpos + rng.uniform(low=-s, high=s, size=self.model.nq)
-        qvel = self.init_qvel + rng.uniform(low=-s, high=s, size=self.model.nv)
+        qpos = self.init_qpos + _noise(rng, self.reset_noise[0], s, self.model.nq)
+        qvel = self.init_qvel + _noise(rng, self.reset_noise[1], s, self.model.nv)
         return {'qpos': qpos, 'qvel': qvel}
+
+    # ------------------------------------------------------------------ reward shaping
+    def add_terms(self, reward=None, info=None):
+        """Add reward terms ({info key: envs.spec Term}, summed into the reward) and info-only terms to the
+        task and recompile its program (arrays only: no numba compile); the env step stays one compiled call.
+
+            env.unwrapped.add_terms({"reward_height": Value(qpos[1]) * 0.1})
+        """
+        clash = sorted(set(reward or {}).union(info or {}) & set(self._prog.term_names))
+        if clash:
+            raise ValueError(f'terms {clash} already exist in the task')
+        old = self._prog.arrays
+        self._compile(self._spec.with_terms(reward, info))
+        new = self._prog.arrays
+        for k in ('action', 'obs', 'final_obs', 'status', 'reset_qpos', 'reset_qvel', 'reset_act', 'reset_ctrl'):
+            new[k][...] = old[k]
+        self._added.append((reward, info))
 
     # ------------------------------------------------------------------ Gymnasium API
     @property
@@ -253,28 +254,37 @@ class NumjocoEnv(gym.Env):
         return self.model.opt.timestep * self.frame_skip
 
     def reset(self, *, seed=None, options=None):
+        if self._feed is not None:      # a world of a vector env, reset in its batch: the task's Python layers only
+            r, self._feed = self._feed, None
+            return r
         super().reset(seed=seed)
         self._load_reset(0, self.reset_state(self.np_random, self.p))
         _api.run(self.model, self.data, 0, self._prog.struct)
-        return self._observation(self._obs[0]), self._reset_info()
+        return self._obs[0].copy(), self._reset_info()
 
     def step(self, action):
+        if self._feed is not None:      # (as in reset)
+            r, self._feed = self._feed, None
+            return r
         a = np.asarray(action)
         if a.shape != self._act_shape:
             raise ValueError(f'action has shape {a.shape}, expected {self._act_shape} (the action space is '
                              f'{self.action_space})')
         self._action[0] = a
+        self._status[0, ST_F32] = a.dtype == np.float32
         if _api.run(self.model, self.data, self.frame_skip, self._prog.struct) < 0:
             raise ValueError(f'action contains NaN or inf: {a}; the simulation state is unchanged')
-        st = self._status[0]
-        terms = self._terms[0]
-        info = {n: float(terms[k]) for k, n in enumerate(self._names)}
+        terms = self._terms[0].tolist()
+        reward = self._reward.item()
+        info = {n: terms[k] for k, n in self._info_idx}
+        for key, field in self._info_arrays:
+            info[key] = getattr(self.data, field).copy()
+        st = self._status[0].tolist()
         if st[ST_DIVERGED]:
             info['diverged'] = True
             warnings.warn(f'{type(self).__name__}: the simulation diverged and was reset; the episode is '
                           'truncated', RuntimeWarning, stacklevel=2)
-        return (self._observation(self._obs[0]), float(self._reward[0]), bool(st[ST_TERMINATED]),
-                bool(st[ST_TRUNCATED]), info)
+        return self._obs[0].copy(), reward, st[ST_TERMINATED] != 0, st[ST_TRUNCATED] != 0, info
 
     def render(self):
         if self.render_mode is None:
@@ -307,10 +317,19 @@ class NumjocoEnv(gym.Env):
         return self.data.xpos[self.model.body(name).id]
 
     # ------------------------------------------------------------------ internals
-    def _observation(self, flat):
-        """The observation from the compiled flat one (nobs,) or a batch (n, nobs): a copy, or a Dict of copies
-        of segments when observation_keys is set."""
-        return split_observation(self._prog, self.observation_keys, flat)
+    def _compile(self, spec):
+        """Compile a Task into this env's program and bind its buffers."""
+        self._spec = spec
+        self._prog = CompiledTask(self.model, spec, 1, self.dt)
+        self.observation_structure = self._prog.observation_structure
+        a = self._prog.arrays
+        self._action, self._obs, self._status = a['action'], a['obs'], a['status']
+        self._terms, self._reset_terms, self._reward = a['terms'], a['reset_terms'], a['reward']
+        names = self._prog.term_names
+        self._names = names
+        self._info_idx = [(k, n) for k, n in enumerate(names) if not n.startswith('_')]
+        self._reset_idx = [(k, n) for k, n in enumerate(names) if n in spec.reset_info]
+        self._info_arrays = list(spec.info_arrays.items())
 
     def _load_reset(self, w, state):
         a = self._prog.arrays
@@ -322,7 +341,10 @@ class NumjocoEnv(gym.Env):
 
     def _reset_info(self):
         rt = self._reset_terms[0]
-        return {self._names[k]: float(rt[k]) for k in self._reset_idx}
+        info = {n: float(rt[k]) for k, n in self._reset_idx}
+        for key, field in self._info_arrays:
+            info[key] = getattr(self.data, field).copy()
+        return info
 
     def _make_renderer(self):
         try:
@@ -334,22 +356,37 @@ class NumjocoEnv(gym.Env):
         return EnvRenderer(self)
 
     def __getstate__(self):
-        st = {'kwargs': self._kwargs, 'np_random': self.np_random if self._np_random is not None else None}
+        # terms added by add_terms hold closures (envs.spec Vec): pickled by value with cloudpickle
+        st = {'kwargs': self._kwargs, 'added': cloudpickle.dumps(self._added) if self._added else None,
+              'np_random': self.np_random if self._np_random is not None else None}
         d = self.data
         st['state'] = {k: np.array(getattr(d, k)) for k in ('qpos', 'qvel', 'act', 'ctrl', 'qacc_warmstart',
                                                             'qfrc_applied', 'xfrc_applied', 'mocap_pos',
                                                             'mocap_quat')}
         st['time'] = d.time
+        st['init_qpos'] = self.init_qpos
         st['task'] = {k: v.copy() for k, v in self._prog.arrays.items()}
         return st
 
     def __setstate__(self, st):
         self.__init__(**st['kwargs'])
+        for reward, info in (cloudpickle.loads(st['added']) if st.get('added') else ()):
+            self.add_terms(reward, info)
         if st['np_random'] is not None:
             self._np_random = st['np_random']
         for k, v in st['state'].items():
             setattr(self.data, k, v)
         self.data.time = st['time']
+        self.init_qpos[...] = st['init_qpos']
         for k, v in st['task'].items():
             self._prog.arrays[k][...] = v
         sim.forward(self.model, self.data)
+
+
+def _noise(rng, kind, s, n):
+    """Reset noise as Gymnasium draws it: 'uniform' U(-s, s) or 'normal' s * N(0, 1), n values."""
+    if kind == 'uniform':
+        return rng.uniform(low=-s, high=s, size=n)
+    if kind == 'normal':
+        return s * rng.standard_normal(n)
+    raise ValueError(f"reset noise kind must be 'uniform' or 'normal', got {kind!r}")

@@ -8,12 +8,16 @@ the physics entry runs after the frame_skip steps (sim/task.py), so an env step 
     qvel.clip(-10, 10)          element-wise clip;  qpos[:2].cos() / .sin()
     xpos["a"] - xpos["b"]       element-wise difference;  qpos[1] - 1.25   (a constant offset)
 
+    xpos.row("torso"), xpos.row(1) a body / site / geom row by name or id (Ant's main_body)
+    (site_xpos["tip"][[0, 2]] - (0, 2)).weighted((0.01, 1))   per-element coefficients of a sum / sum of squares
+
     Velocity(qpos[0])           (after - before) / dt over the env step
-    SumSq(action), SumSq(cfrc_ext, clip=(-1, 1)), Sum(x), Norm(a - b), Healthy(), Value(x)
-    term * w, -term, term.clip(lo, hi), term.before_step()
+    SumSq(action), SumSq(cfrc_ext, clip=(-1, 1)), Sum(x), Norm(a - b), Healthy(), Value(x), Const(1.0)
+    term * w, -term, term.clip(lo, hi), term.before_step(), term.in_action_dtype()
 
     Range(qpos[1], (0.7, inf)), Range(x, (lo, hi), closed=True), Finite(x), FiniteObs()
 """
+import copy
 import math
 from collections import namedtuple
 
@@ -24,8 +28,9 @@ from sim.fields_task import CODE, OBS_VALUE, OBS_SIN, OBS_COS, TERM_SUM, TERM_SQ
 
 INF = math.inf
 
-# element of an observation or a term: sources (code, flat index) and how to combine them
-Elem = namedtuple('Elem', 'src src2 op lo hi off')
+# element of an observation or a term: sources (code, flat index) and how to combine them; coef weighs the
+# element in a term's sum (1 in observations)
+Elem = namedtuple('Elem', 'src src2 op lo hi off coef', defaults=(1.0,))
 
 # Data field -> (object kind whose names index its rows, row-size attribute or int); 1-D fields by dof/joint etc.
 _ROWS = {
@@ -122,6 +127,16 @@ class Vec:
             return [x._replace(off=x.off + float(v)) for x, v in zip(a, o)]
         return Vec(build_off)
 
+    def weighted(self, coef):
+        """Per-element coefficients (a scalar or one per element) of a Sum / SumSq / Norm term."""
+        c = np.asarray(coef, dtype=np.float64)
+
+        def build(m):
+            a = self._build(m)
+            w = np.broadcast_to(c, (len(a),))
+            return [x._replace(coef=x.coef * float(v)) for x, v in zip(a, w)]
+        return Vec(build)
+
     def __len__(self):
         raise TypeError('the size of a Vec is known once compiled against a model')
 
@@ -152,6 +167,23 @@ class Field(Vec):
                                   for i in _named_range(m, field, name)])
         return super().__getitem__(key)
 
+    def row(self, key):
+        """Row `key` (a name or an id) of a per-object field: xpos.row("torso") == xpos["torso"],
+        xpos.row(1) is body 1's row (a plain integer index selects one flat element)."""
+        if isinstance(key, str):
+            return self[key]
+        if self.name not in _ROWS:
+            raise KeyError(f'field {self.name} has no rows')
+        kind, k = _ROWS[self.name]
+        code, i = CODE[self.name], int(key)
+
+        def build(m):
+            n = int(getattr(m, 'n' + kind))
+            if not 0 <= i < n:
+                raise KeyError(f'{kind} id {i} out of range (n{kind} = {n}, field {self.name})')
+            return [Elem((code, j), None, OBS_VALUE, -INF, INF, 0.0) for j in range(i * k, (i + 1) * k)]
+        return Vec(build)
+
 
 qpos, qvel, act, ctrl, qacc = Field('qpos'), Field('qvel'), Field('act'), Field('ctrl'), Field('qacc')
 xpos, xquat, xipos, xmat = Field('xpos'), Field('xquat'), Field('xipos'), Field('xmat')
@@ -178,15 +210,18 @@ state = _State()
 class Term:
     """A reward / info term: sign * clip(weight * v, lo, hi), v by kind (see module doc)."""
 
-    def __init__(self, kind, vec=None, weight=1.0, sign=1.0, lo=-INF, hi=INF, pre=False):
+    def __init__(self, kind, vec=None, weight=1.0, sign=1.0, lo=-INF, hi=INF, pre=False, action_dtype=False):
         self.kind, self.vec, self.weight, self.sign, self.lo, self.hi, self.pre = kind, vec, weight, sign, lo, hi, pre
+        self.action_dtype = action_dtype
 
     def _copy(self, **kw):
-        t = Term(self.kind, self.vec, self.weight, self.sign, self.lo, self.hi, self.pre)
+        t = Term(self.kind, self.vec, self.weight, self.sign, self.lo, self.hi, self.pre, self.action_dtype)
         t.__dict__.update(kw)
         return t
 
     def __mul__(self, w):
+        if self.kind == TERM_SUM and self.vec is None:       # Const(c) * w
+            return self._copy(lo=self.lo * float(w), hi=self.hi * float(w))
         return self._copy(weight=self.weight * float(w))
 
     __rmul__ = __mul__
@@ -199,8 +234,17 @@ class Term:
         return self._copy(lo=float(lo), hi=float(hi))
 
     def before_step(self):
-        """Evaluate on the state before the physics steps (Gymnasium's Reacher and Pusher do)."""
+        """Evaluate on the state before the physics steps (Gymnasium's v4 Reacher and Pusher do)."""
         return self._copy(pre=True)
+
+    def in_action_dtype(self):
+        """A SumSq of action elements computed as Gymnasium's `w * np.sum(np.square(action))`: in the action's
+        dtype (float32 squares, sum and weight for a float32 action), not in float64.  The compiled program has
+        no float32 arithmetic: envs/base.py recomputes these terms with numpy after the compiled call when the
+        action is not float64 (a few microseconds)."""
+        if self.kind != TERM_SQ:
+            raise ValueError('in_action_dtype() applies to SumSq(action) terms')
+        return self._copy(action_dtype=True)
 
 
 def Velocity(x):
@@ -232,6 +276,11 @@ def Healthy():
     return Term(TERM_HEALTHY)
 
 
+def Const(c):
+    """A constant c (e.g. HumanoidStandup's +1 per step); Const(c) * w == Const(c * w)."""
+    return Term(TERM_SUM, None, lo=float(c), hi=float(c))
+
+
 class Check:
     def __init__(self, op, vec=None, lo=-INF, hi=INF):
         self.op, self.vec, self.lo, self.hi = op, vec, lo, hi
@@ -255,14 +304,17 @@ class Task:
     """What one env step computes.
 
     observation: {segment name: Vec} in order (observation_structure gives each segment's size);
-    reward: {info key: Term} summed into the reward as Gymnasium does (positive terms minus costs);
+    reward: {info key: Term} summed into the reward as Gymnasium does (positive terms minus costs); a key
+    starting with '_' counts in the reward but is not reported in info (HumanoidStandup's constant +1);
     info: {info key: Term} reported in info only; reset_info: keys of info also reported by reset (default: all
     info terms that are not velocities); healthy: checks; terminate: end the episode when unhealthy;
-    skipped: extra observation_structure entries (e.g. {"skipped_qpos": 1}).
+    skipped: extra observation_structure entries (e.g. {"skipped_qpos": 1});
+    info_arrays: {info key: Data field name} whole per-world rows copied into info after each step and reset
+    (Humanoid's tendon_length / tendon_velocity).
     """
 
     def __init__(self, observation, reward, info=None, healthy=(), terminate=True, reset_info=None,
-                 skipped=None):
+                 skipped=None, info_arrays=None):
         self.observation = dict(observation)
         self.reward = dict(reward)
         self.info = dict(info or {})
@@ -271,3 +323,11 @@ class Task:
         self.reset_info = (list(reset_info) if reset_info is not None else
                            [k for k, t in self.info.items() if t.kind != TERM_DELTA])
         self.skipped = dict(skipped or {})
+        self.info_arrays = dict(info_arrays or {})
+
+    def with_terms(self, reward=None, info=None):
+        """A copy with extra reward / info terms appended (env.add_terms)."""
+        t = copy.copy(self)
+        t.reward = dict(self.reward, **(reward or {}))
+        t.info = dict(self.info, **(info or {}))
+        return t

@@ -12,7 +12,7 @@ from .model import Model
 
 _SMOOTH = {"Data": "sim.data", "forward": "sim.smooth_api", "step": "sim.smooth_api",
            "reset": "sim.smooth_api", "full_inertia": "sim.smooth_api", "rne_post_constraint": "sim.smooth_api",
-           "ray": "sim.raycast"}
+           "ray": "sim.raycast", "Renderer": "sim.render"}
 
 
 def __getattr__(name):
@@ -26,4 +26,4 @@ def __getattr__(name):
 
 
 __all__ = ["load_model", "Model", "ModelError", "UnsupportedError", "Data", "forward", "step", "reset",
-           "full_inertia", "rne_post_constraint", "ray"]
+           "full_inertia", "rne_post_constraint", "ray", "Renderer"]

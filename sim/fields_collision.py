@@ -6,7 +6,7 @@ Declares the Model arrays the collision kernels read and the per-world contact b
 """
 import numpy as np
 
-from sim.types import MAXCONPAIR
+from sim.constants import MAXCONPAIR
 
 BOXBOX_MAXVERT = 12   # clipped polygon capacity of the box-box collider (sim/collision/box.py)
 

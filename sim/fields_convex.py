@@ -7,7 +7,7 @@ and vertex degree).
 """
 import numpy as np
 
-from sim.types import MAXCONPAIR, OPT_CCD_ITERATIONS
+from sim.constants import MAXCONPAIR, OPT_CCD_ITERATIONS
 
 MODEL_SCALARS = ['nmesh', 'nhfield']
 MODEL_ARRAYS = [

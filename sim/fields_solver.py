@@ -12,7 +12,7 @@ map_efc2iefc / map_iefc2efc (njmax,); solver_niter_island (NISLAND,) iterations 
 is island 0, MuJoCo's d.solver_niter[0]); statistics of island k, iteration t at k*MJ_NSOLVER + t.
 scr_isl_int (4, L), L = max(njmax, nv, ntree, 1): identity list, saved efc_state, efc_tree, union-find parents.
 """
-from sim.types import NSOLVER
+from sim.constants import NSOLVER
 
 AR_CAP = 1500   # largest njmax for which the dense PGS matrix AR (njmax^2 float64 per world) is allocated
 NV_ROWS = 10    # Ma, Mv, grad, Mgrad, search, gradold, Mgradold, graddif, Mgraddif, tmp

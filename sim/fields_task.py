@@ -14,8 +14,8 @@ Program (no world axis):
   fprm (4,): dt (the env step's duration, for velocity terms)
 Per world (leading world axis): action (nu,), obs / final_obs (nobs,), terms / reset_terms (the terms flagged
   FLAG_RESET, evaluated by a reset) / before (nterm,), reward,
-  status (8,) int: terminated, truncated, diverged, healthy, elapsed, reset_mask, final (same-step reset done),
-  bad action; reset_qpos (nq,), reset_qvel (nv,), reset_act (na,), reset_ctrl (nu,): the state the next reset of
+  status (9,) int: terminated, truncated, diverged, healthy, elapsed, reset_mask, final (same-step reset done),
+  bad action, action given as float32; reset_qpos (nq,), reset_qvel (nv,), reset_act (na,), reset_ctrl (nu,): the state the next reset of
   that world starts from (drawn by the env beforehand).
 """
 
@@ -29,10 +29,13 @@ CODE = {n: i for i, n in enumerate(FIELDS)}
 # observation element ops; term kinds and flags; health check ops; status columns
 OBS_VALUE, OBS_SIN, OBS_COS = 0, 1, 2
 TERM_SUM, TERM_SQ, TERM_NORM, TERM_DELTA, TERM_HEALTHY = 0, 1, 2, 3, 4
-FLAG_REWARD, FLAG_PRE, FLAG_RESET = 1, 2, 4   # counts in the reward; evaluated before the physics steps; at reset
+# term flags: counts in the reward; evaluated before the physics steps; evaluated at reset; a sum of squares of
+# action elements computed in float32 (numpy's pairwise order, Gymnasium's np.sum(np.square(action))) when the
+# world's action came as float32 (status ST_F32)
+FLAG_REWARD, FLAG_PRE, FLAG_RESET, FLAG_F32 = 1, 2, 4, 8
 CHK_OPEN, CHK_CLOSED, CHK_FINITE, CHK_OBS_FINITE = 0, 1, 2, 3
-ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_HEALTHY, ST_ELAPSED, ST_RESET, ST_FINAL, ST_BADACTION = range(8)
-NSTATUS = 8
+ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_HEALTHY, ST_ELAPSED, ST_RESET, ST_FINAL, ST_BADACTION, ST_F32 = range(9)
+NSTATUS = 9
 
 TASK_SCALARS = ['enabled', 'nobs', 'nterm', 'nchk', 'same_step', 'rne_post', 'max_steps', 'terminate']
 TASK_ARRAYS = [

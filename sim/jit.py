@@ -11,6 +11,7 @@ helper).  `KernelDispatcher` types every call with literals dropped and integers
 import os
 
 from sim import cache as _cache  # (the cache directory must be chosen before any compile)
+from sim import progress as _progress  # noqa: F401  (first compiles report what they do, sim/progress.py)
 
 from numba.core import config, lowering, sigutils, types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache, NullCache, UserProvidedCacheLocator
@@ -459,3 +460,38 @@ def struct_address(typingctx, st):
         s = _cgutils.create_struct_proxy(st)(context, builder, value=args[0])
         return builder.ptrtoint(s.meminfo, _cgutils.intp_t)
     return types.intp(st), codegen
+
+
+@_intrinsic
+def struct_from_tuple(typingctx, struct_type, values):
+    """A new struct of struct_type (a StructRef type reference) with its fields set from the tuple `values`, in
+    field order (the types must match exactly): one intrinsic instead of a constructor with hundreds of
+    arguments and statements (which took numba 3-7 s to compile per struct type)."""
+    from numba.experimental.jitclass.base import imp_dtor
+    from numba.experimental.structref import _Utils
+    inst_type = struct_type.instance_type
+    fields = inst_type._fields
+    if not isinstance(values, types.BaseTuple) or len(values) != len(fields):
+        return None
+    for (name, ftype), vtype in zip(fields, values):
+        if ftype != vtype:
+            raise TypeError('struct_from_tuple: field %s is %s, got %s' % (name, ftype, vtype))
+
+    def codegen(context, builder, sig, args):
+        model = context.data_model_manager[inst_type.get_data_type()]
+        alloc_type = model.get_value_type()
+        meminfo = context.nrt.meminfo_alloc_dtor(
+            builder, context.get_constant(types.uintp, context.get_abi_sizeof(alloc_type)),
+            imp_dtor(context, builder.module, inst_type))
+        data_pointer = builder.bitcast(context.nrt.meminfo_data(builder, meminfo), alloc_type.as_pointer())
+        builder.store(_cgutils.get_null_value(alloc_type), data_pointer)
+        inst = context.make_helper(builder, inst_type)
+        inst.meminfo = meminfo
+        value = inst._getvalue()
+        dataval = _Utils(context, builder, inst_type).get_data_struct(value)
+        for i, (name, ftype) in enumerate(fields):
+            v = builder.extract_value(args[1], i)
+            context.nrt.incref(builder, ftype, v)
+            setattr(dataval, name, v)
+        return value
+    return inst_type(struct_type, values), codegen

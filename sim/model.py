@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from sim import constants as C
+
 # MjModel fields MuJoCo stores in single precision or as bytes/bools; every other float field is float64 and
 # every other integer field int32.
 FLOAT32 = {"cam_intrinsic", "cam_sensorsize", "geom_rgba", "hfield_data", "light_ambient", "light_attenuation",
@@ -71,14 +73,17 @@ class Option:
     Options the kernels do not read (sleep_tolerance, sdf_*) are plain attributes.
     """
 
-    _ARRAYS = {"gravity": (1, 3), "wind": (4, 3), "magnetic": (38, 3), "o_solref": (19, 2), "o_solimp": (21, 5),
-               "o_friction": (26, 5)}
-    _INTS = {"integrator": 9, "disableflags": 10, "enableflags": 11, "disableactuator": 12, "cone": 31,
-             "jacobian": 32, "solver": 33, "iterations": 34, "ls_iterations": 35, "noslip_iterations": 36,
-             "ccd_iterations": 37}
-    _FLOATS = {"timestep": 0, "density": 7, "viscosity": 8, "impratio": 13, "tolerance": 14, "ls_tolerance": 15,
-               "noslip_tolerance": 16, "ccd_tolerance": 17, "o_margin": 18}
-    SIZE = 41
+    _ARRAYS = {"gravity": (C.OPT_GRAVITY, 3), "wind": (C.OPT_WIND, 3), "magnetic": (C.OPT_MAGNETIC, 3),
+               "o_solref": (C.OPT_O_SOLREF, 2), "o_solimp": (C.OPT_O_SOLIMP, 5), "o_friction": (C.OPT_O_FRICTION, 5)}
+    _INTS = {"integrator": C.OPT_INTEGRATOR, "disableflags": C.OPT_DISABLE, "enableflags": C.OPT_ENABLE,
+             "disableactuator": C.OPT_DISABLEACT, "cone": C.OPT_CONE, "jacobian": C.OPT_JACOBIAN,
+             "solver": C.OPT_SOLVER, "iterations": C.OPT_ITERATIONS, "ls_iterations": C.OPT_LS_ITERATIONS,
+             "noslip_iterations": C.OPT_NOSLIP_ITERATIONS, "ccd_iterations": C.OPT_CCD_ITERATIONS}
+    _FLOATS = {"timestep": C.OPT_TIMESTEP, "density": C.OPT_DENSITY, "viscosity": C.OPT_VISCOSITY,
+               "impratio": C.OPT_IMPRATIO, "tolerance": C.OPT_TOLERANCE, "ls_tolerance": C.OPT_LS_TOLERANCE,
+               "noslip_tolerance": C.OPT_NOSLIP_TOLERANCE, "ccd_tolerance": C.OPT_CCD_TOLERANCE,
+               "o_margin": C.OPT_O_MARGIN}
+    SIZE = C.OPT_SIZE
 
     def __init__(self, **kw):
         object.__setattr__(self, "_arr", np.zeros(self.SIZE))

@@ -19,16 +19,20 @@ from sim.solver import fwd_constraint
 from sim.task import task_pre, task_post, task_reset, task_observe_reset, action_ok
 from sim.fields_task import ST_RESET, ST_TERMINATED, ST_TRUNCATED, ST_BADACTION
 from sim.jit import struct_at
+from sim.features import call_if, F_IMPLICIT
 from sim.types import (OPT_INTEGRATOR, OPT_DISABLE, OPT_TIMESTEP, INT_RK4, INT_IMPLICITFAST,
                        INT_IMPLICIT, DSBL_AUTORESET, MAXVAL, WARN_BADQPOS, WARN_BADQVEL,
                        WARN_BADQACC, WARN_CONTACTFULL, WARN_CNSTRFULL, NWARNING)
+
+# the implicit integrators' derivatives are compiled only for feature sets that use them (sim/features.py)
+_implicit_fast = call_if(F_IMPLICIT, implicit_fast)
 
 # index of the numjoco-only cumulative divergence counter in warning_number (never cleared by reset)
 WARN_DIVERGED = NWARNING
 
 
 @njit
-def fwd_position(m, d, w):
+def fwd_position(m, d, w, F):
     """Position stage: kinematics .. factor_m, collision, make_constraint, transmission, project (mj_fwdPosition)."""
     kinematics(m, d, w)
     com_pos(m, d, w)
@@ -36,7 +40,7 @@ def fwd_position(m, d, w):
     crb(m, d, w)
     tendon_armature(m, d, w)
     factor_m(m, d, w)
-    collision(m, d, w)
+    collision(m, d, w, F)
     make_constraint(m, d, w)
     transmission(m, d, w)
     project_constraint(m, d, w)
@@ -72,13 +76,13 @@ def fwd_acceleration(m, d, w):
 
 
 @njit
-def forward_world(m, d, w):
+def forward_world(m, d, w, F):
     """Full forward dynamics of world w (mj_forward without sensors/collision/constraints)."""
-    fwd_position(m, d, w)
+    fwd_position(m, d, w, F)
     fwd_velocity(m, d, w)
     actuation(m, d, w)
     fwd_acceleration(m, d, w)
-    fwd_constraint(m, d, w)
+    fwd_constraint(m, d, w, F)
 
 
 @njit(cache=True)
@@ -94,6 +98,9 @@ def reset_world(m, d, w):
     d.qacc_warmstart[w][:] = 0.0
     d.act_dot[w][:] = 0.0
     d.time[w] = 0.0
+    d.cacc[w][:, :] = 0.0
+    d.cfrc_int[w][:, :] = 0.0
+    d.cfrc_ext[w][:, :] = 0.0
     for i in range(m.nbody):
         mid = m.body_mocapid[i]
         if mid >= 0:
@@ -134,14 +141,14 @@ def _check(m, d, w, arr, n, kind):
 
 
 @njit
-def runge_kutta4(m, d, w):
+def runge_kutta4(m, d, w, F):
     """Classic RK4 step over (qpos, qvel, act), as mj_RungeKutta(N=4); forward already called."""
     nq = m.nq
     nv = m.nv
     na = m.na
     h = m.opt[OPT_TIMESTEP]
     X = d.scr_rk_x[w]
-    F = d.scr_rk_f[w]
+    K = d.scr_rk_f[w]
     dX = d.scr_rk_dx[w]
     qpos = d.qpos[w]
     qvel = d.qvel[w]
@@ -149,10 +156,10 @@ def runge_kutta4(m, d, w):
     t0 = d.time[w]
     X[0, :nq] = qpos
     X[0, nq:nq + nv] = qvel
-    F[0, :nv] = d.qacc[w]
+    K[0, :nv] = d.qacc[w]
     if na:
         X[0, nq + nv:] = act
-        F[0, nv:] = d.act_dot[w]
+        K[0, nv:] = d.act_dot[w]
     # Butcher tableau rows A = [[.5], [0, .5], [0, 0, 1]], C = [.5, .5, 1]
     for i in range(1, 4):
         dX[:] = 0.0
@@ -164,7 +171,7 @@ def runge_kutta4(m, d, w):
             for k in range(nv):
                 dX[k] += X[j, nq + k] * a
             for k in range(nv + na):
-                dX[nv + k] += F[j, k] * a
+                dX[nv + k] += K[j, k] * a
         X[i, :] = X[0, :]
         integrate_pos(m, X[i, :nq], dX[:nv], h)
         for k in range(nv + na):
@@ -174,17 +181,17 @@ def runge_kutta4(m, d, w):
         if na:
             act[:] = X[i, nq + nv:]
         d.time[w] = t0 + (1.0 if i == 3 else 0.5) * h
-        forward_world(m, d, w)
-        F[i, :nv] = d.qacc[w]
+        forward_world(m, d, w, F)
+        K[i, :nv] = d.qacc[w]
         if na:
-            F[i, nv:] = d.act_dot[w]
+            K[i, nv:] = d.act_dot[w]
     dX[:] = 0.0
     for j in range(4):
         b = 1.0 / 6.0 if (j == 0 or j == 3) else 1.0 / 3.0
         for k in range(nv):
             dX[k] += X[j, nq + k] * b
         for k in range(nv + na):
-            dX[nv + k] += F[j, k] * b
+            dX[nv + k] += K[j, k] * b
     d.time[w] = t0
     qpos[:] = X[0, :nq]
     qvel[:] = X[0, nq:nq + nv]
@@ -194,19 +201,19 @@ def runge_kutta4(m, d, w):
 
 
 @njit
-def step_world(m, d, w):
+def step_world(m, d, w, F):
     """One mj_step of world w: checks, forward, autoreset on bad acc, integrate."""
     _check(m, d, w, d.qpos[w], m.nq, WARN_BADQPOS)
     _check(m, d, w, d.qvel[w], m.nv, WARN_BADQVEL)
-    forward_world(m, d, w)
+    forward_world(m, d, w, F)
     if _check(m, d, w, d.qacc[w], m.nv, WARN_BADQACC):
         if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
-            forward_world(m, d, w)
+            forward_world(m, d, w, F)
     integ = int(m.opt[OPT_INTEGRATOR])
     if integ == INT_RK4:
-        runge_kutta4(m, d, w)
+        runge_kutta4(m, d, w, F)
     elif integ == INT_IMPLICITFAST or integ == INT_IMPLICIT:
-        implicit_fast(m, d, w)
+        _implicit_fast(F, m, d, w)
     else:
         euler(m, d, w)
 
@@ -220,18 +227,17 @@ def step_world(m, d, w):
 # they cost no extra LLVM work, and inlining them (typed again at every call site) only slowed the compile.
 
 @njit
-def _restart(m, d, t, w, final):
-    """Reset world w to its pending task state and recompute everything the task observes."""
+def _restart(m, d, t, w, final, F):
+    """Reset world w to its pending task state and observe it: mj_resetData then mj_forward, as Gymnasium's reset
+    (no mj_rnePostConstraint: cacc, cfrc_int and cfrc_ext stay zero until the first step)."""
     reset_world(m, d, w)
     task_reset(m, d, t, w, final)
-    forward_world(m, d, w)
-    if t.rne_post:
-        rne_post_constraint(m, d, w)
+    forward_world(m, d, w, F)
     task_observe_reset(d, t, w)
 
 
 @njit
-def run_world(m, d, t, w, nstep):
+def run_world(m, d, t, w, nstep, F):
     """forward (nstep == 0) or nstep steps of world w, with the task program when t.enabled; returns the
     watched-warning bitmask (also stored in d.warn_moved[w])."""
     wn = d.warning_number[w]
@@ -240,24 +246,24 @@ def run_world(m, d, t, w, nstep):
     c2 = wn[WARN_DIVERGED]
     if t.enabled == 0:
         if nstep == 0:
-            forward_world(m, d, w)
+            forward_world(m, d, w, F)
         for _ in range(nstep):
-            step_world(m, d, w)
+            step_world(m, d, w, F)
     elif t.status[w, ST_RESET]:
-        _restart(m, d, t, w, False)
+        _restart(m, d, t, w, False, F)
     else:
         div = task_pre(m, d, t, w)
         if nstep == 0:
-            forward_world(m, d, w)
+            forward_world(m, d, w, F)
         for _ in range(nstep):
-            step_world(m, d, w)
+            step_world(m, d, w, F)
         if t.rne_post:
             rne_post_constraint(m, d, w)
         task_post(m, d, t, w, div)
         if t.same_step and (t.status[w, ST_TERMINATED] or t.status[w, ST_TRUNCATED]):
             for i in range(t.nobs):
                 t.final_obs[w, i] = t.obs[w, i]
-            _restart(m, d, t, w, True)
+            _restart(m, d, t, w, True, F)
     mv = ((1 if wn[WARN_CONTACTFULL] != c0 else 0) | (2 if wn[WARN_CNSTRFULL] != c1 else 0)
           | (4 if wn[WARN_DIVERGED] != c2 else 0))
     d.warn_moved[w] = mv
@@ -277,15 +283,15 @@ def _actions_ok(m, t, nworld):
 
 
 @njit
-def run_serial(m, d, t, w, nstep):
+def run_serial(m, d, t, w, nstep, F):
     """forward (nstep == 0) or nstep steps of the single world w."""
     if not _actions_ok(m, t, 1):
         return -1
-    return 1 if run_world(m, d, t, w, nstep) else 0
+    return 1 if run_world(m, d, t, w, nstep, F) else 0
 
 
 @njit(parallel=True, refcount=True)
-def run_batch(m, d, t, nworld, nstep, mptrs):
+def run_batch(m, d, t, nworld, nstep, mptrs, F):
     """forward (nstep == 0) or nstep steps of worlds 0..nworld-1 in parallel, each independently; world w uses
     the Model struct at address mptrs[w] when mptrs is not empty (per-world model fields), else m."""
     if not _actions_ok(m, t, nworld):
@@ -297,9 +303,31 @@ def run_batch(m, d, t, nworld, nstep, mptrs):
             mw = m
         else:
             mw = struct_at(mptrs[w], m)
-        if run_world(mw, d, t, w, nstep):
+        if run_world(mw, d, t, w, nstep, F):
             moved += 1
     return moved
+
+
+@njit
+def smooth_position(m, d, w, stage):
+    """Position-dependent smooth quantities of world w for the compiler's mj_setConst (one entry instead of a
+    compiled entry per stage): stage 0 kinematics and com_pos, 1 also tendons, 2 also crb, tendon armature,
+    factor_m and transmission."""
+    kinematics(m, d, w)
+    com_pos(m, d, w)
+    if stage >= 1:
+        tendon(m, d, w)
+    if stage >= 2:
+        crb(m, d, w)
+        tendon_armature(m, d, w)
+        factor_m(m, d, w)
+        transmission(m, d, w)
+
+
+@njit
+def solve_m_world(m, d, w, x):
+    """x (nv,) <- M^-1 x for world w (mj_solveM), from Python."""
+    solve_m(m, d, w, x)
 
 
 @njit

@@ -16,7 +16,7 @@ from numba.core import event
 QUIET = os.environ.get('NUMJOCO_QUIET', '') not in ('', '0')
 DELAY = 1.0         # seconds of compiling before the first word
 EVERY = 10.0        # seconds between progress lines
-TYPICAL = {'run_serial': 70, 'run_batch': 10, 'setconst_smooth': 15}   # s on a 2-core machine, no record yet
+TYPICAL = {'run_serial': 75, 'run_batch': 10, 'smooth_position': 12, 'new_model': 3, 'new_data': 4}  # s, 2 cores
 
 
 def _record_path():
@@ -67,7 +67,7 @@ class _Listener(event.Listener):
             if self.depth > 1:
                 return
             self.entry = disp.py_func.__name__
-            self.module = disp.py_func.__module__
+            self.doc = disp.py_func.__doc__
             self.count = 1
             self.t0 = time.perf_counter()
             self.stop = threading.Event()
@@ -90,7 +90,7 @@ class _Listener(event.Listener):
             rec[entry] = {'seconds': round(dt, 1), 'kernels': count}
             _save(rec)
         if spoke:
-            _say('numjoco: compiled %s in %.0f s (%d kernels); cached for later runs' % (entry, dt, count))
+            _say('numjoco: compiled %s in %.0f s (%d kernels)' % (entry, dt, count))
 
     def _tick(self, stop, entry):
         if stop.wait(DELAY):
@@ -98,16 +98,28 @@ class _Listener(event.Listener):
         rec = _load().get(entry, {})
         est = rec.get('seconds', TYPICAL.get(entry))
         total = rec.get('kernels')
-        from sim import cache
-        _say('numjoco: compiling %s with numba (first use after install or upgrade; %s; cached in %s) ...'
-             % (entry, ('about %.0f s last time on this machine' % est if 'seconds' in rec else
-                        'typically %d-%d s on 2 cores' % (est * 0.7, est * 1.5)) if est else 'a minute or more',
-                cache.CACHE_ROOT))
+        global _HEADER
+        if not _HEADER:
+            _HEADER = True
+            from sim import cache
+            _say('numjoco: first use after install or upgrade: compiling kernels with numba, cached in %s for '
+                 'later runs (NUMJOCO_QUIET=1 hides these lines)' % cache.CACHE_ROOT)
+        what = (self.doc or '').strip().split('\n')[0].split('(')[0].strip().rstrip('.:;,')
+        if len(what) > 60:
+            what = what[:60].rsplit(' ', 1)[0] + '...'
+
+        _say('numjoco: compiling %s%s, %s ...' % (entry, ' (%s)' % what if what else '',
+                                                   ('about %.0f s last time' % est if 'seconds' in rec else
+                                                    'typically %.0f-%.0f s on 2 cores' % (est * 0.7, est * 1.5))
+                                                   if est else 'up to a few minutes'))
         stop.spoke = True
         while not stop.wait(EVERY):
             with self.lock:
                 n, dt = self.count, time.perf_counter() - self.t0
             _say('numjoco:   ... %s kernels compiled, %.0f s' % ('%d/%d' % (n, total) if total else n, dt))
+
+
+_HEADER = False
 
 
 def _say(msg):

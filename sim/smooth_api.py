@@ -7,8 +7,10 @@ read (sim/model.py Option), and warnings are looked at only when the kernels rep
 """
 import warnings
 
+import numba
 import numpy as np
 
+from sim import features
 from sim import types as _t
 from sim import pipeline as _fw
 from sim.collision.check import check_collision
@@ -28,18 +30,15 @@ def empty_task():
     return _EMPTY[0]
 
 
-def model_struct(m, collision=True):
-    """Jitted Model struct for m, built once per model object and re-checked when its options change.
-
-    collision=True (every simulation entry) also refuses, once per model, the collision cases numjoco does not
-    reproduce (sim.collision.check).  Tests that inject MuJoCo's contacts and never run our collision pass False.
-    """
+def _entry(m, collision=True):
+    """[model, struct, arrays, options version checked, collision checked, collide2, F] for m, built once per
+    model object and re-checked when its options change (a numjoco Model's options carry a version; a foreign
+    model's options are repacked on every call)."""
     own = type(m) is Model
     ent = m.__dict__.get('_sim') if own else _MODEL_CACHE.get(id(m))
     if ent is None or ent[0] is not m:
         st, arrs = _t.make_model_struct(m)
-        # [model, struct, arrays, options version checked (-1: none), collision checked]
-        ent = [m, st, arrs, -1, False]
+        ent = [m, st, arrs, -1, False, features.needs_collide2(m), None]
         if own:
             m.__dict__['_sim'] = ent
         else:
@@ -51,10 +50,23 @@ def model_struct(m, collision=True):
             _t.opt_array(opt, out=ent[2]['opt'])
         ent[3] = opt._version if own else -1
         ent[4] = False
+        ent[6] = features.features(m, ent[5])
     if collision and not ent[4]:
         check_collision(m)
         ent[4] = True
-    return ent[1]
+    return ent
+
+
+def model_struct(m, collision=True):
+    """Jitted Model struct for m (see _entry).  collision=True (every simulation entry) also refuses, once per
+    model, the collision cases numjoco does not reproduce (sim.collision.check); tests that inject MuJoCo's
+    contacts and never run our collision pass False."""
+    return _entry(m, collision)[1]
+
+
+def model_features(m):
+    """The feature set the entries are compiled for when simulating m (sim/features.py)."""
+    return _entry(m)[6]
 
 
 def _nworld(d):
@@ -81,20 +93,23 @@ def warn_moved(d, stacklevel=3):
 
 
 class _Entry:
-    """A pipeline entry called from Python: through numba's dispatcher the first time (compiling or loading
-    it), then straight through its compiled wrapper (the argument types never change: one Model, Data and
-    Task type), which skips numba's per-call type dispatch (~1.4 us)."""
+    """A pipeline entry called from Python: through numba's dispatcher the first time for a feature set
+    (compiling or loading it), then straight through its compiled wrapper (the argument types of a feature set
+    never change), which skips numba's per-call type dispatch (~1.4 us)."""
 
     def __init__(self, disp):
         self.disp = disp
-        self.cfunc = None
+        self.cfuncs = {}
 
-    def __call__(self, *args):
-        if self.cfunc is not None:
-            return self.cfunc(*args)
-        r = self.disp(*args)
-        if len(self.disp.overloads) == 1:
-            self.cfunc = next(iter(self.disp.overloads.values())).entry_point
+    def __call__(self, F, *args):
+        f = self.cfuncs.get(F)
+        if f is not None:
+            return f(*args, F)
+        r = self.disp(*args, F)
+        ftype = numba.typeof(F)
+        for sig, cres in self.disp.overloads.items():
+            if sig[-1] == ftype:
+                self.cfuncs[F] = cres.entry_point
         return r
 
 
@@ -106,13 +121,14 @@ def run(m, d, nstep, task=None, mptrs=_NOPTRS):
     """One compiled call: forward (nstep=0) or nstep steps of every world of d, with an env task program.
     Returns the number of worlds whose watched warnings moved (already warned), or -1 for a non-finite action."""
     ent = m.__dict__.get('_sim') if type(m) is Model else None
-    ms = ent[1] if ent is not None and ent[4] and ent[3] == m.opt._version and ent[0] is m else model_struct(m)
+    if ent is None or not ent[4] or ent[3] != m.opt._version or ent[0] is not m:
+        ent = _entry(m)
     if task is None:
         task = _EMPTY[0] if _EMPTY else empty_task()
     if d.nworld is None:
-        r = _SERIAL(ms, d._struct, task, 0, nstep)
+        r = _SERIAL(ent[6], ent[1], d._struct, task, 0, nstep)
     else:
-        r = _BATCH(ms, d._struct, task, d.nworld, nstep, mptrs)
+        r = _BATCH(ent[6], ent[1], d._struct, task, d.nworld, nstep, mptrs)
     if r > 0:
         warn_moved(d)
     return r

@@ -18,6 +18,7 @@ from sim.jit import njit
 from sim.crb import solve_m
 from sim.fields_solver import NISLAND, MJ_NSOLVER
 from sim.island import island
+from sim.features import call_if, F_PGS, F_PRIMAL
 from sim.types import (OPT_DISABLE, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATIONS, OPT_TOLERANCE,
                        OPT_LS_TOLERANCE, OPT_CONE, DSBL_WARMSTART, SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC,
                        CNSTR_CONTACT_ELLIPTIC, CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC,
@@ -330,70 +331,6 @@ def warmstart(m, d, w, iota):
         for i in range(d.nidof[w], nv):
             dof = d.map_idof2dof[w, i]
             qacc[dof] = qs[dof]
-
-
-@njit(cache=True)
-def fwd_constraint(m, d, w):
-    """qacc, efc_force, efc_state, qfrc_constraint of world w (mj_fwdConstraint).
-
-    Islands (sim/island.py) are discovered here and solved one by one on their row / dof lists
-    (mj_sol*_island); with DSBL_ISLAND or no island the problem is solved monolithically."""
-    nv, nefc = m.nv, d.nefc[w]
-    d.qfrc_constraint[w][:] = 0.0
-    d.solver_niter[w] = 0
-    d.solver_niter_island[w][:] = 0
-    if nefc == 0:
-        d.nisland[w] = 0
-        d.nidof[w] = 0
-        d.qacc[w][:] = d.qacc_smooth[w]
-        return
-    iota = d.scr_isl_int[w, 0]
-    for i in range(max(nv, nefc)):
-        iota[i] = i
-    island(m, d, w)
-    # efc_b = J qacc_smooth - aref
-    mul_j(d.efc_J[w], d.qacc_smooth[w], d.efc_b[w], iota, nefc, iota, nv)
-    for i in range(nefc):
-        d.efc_b[w, i] -= d.efc_aref[w, i]
-    solver = int(m.opt[OPT_SOLVER])
-    if solver == SOL_PGS:
-        make_ar(m, d, w)
-    warmstart(m, d, w, iota)
-    maxiter = int(m.opt[OPT_ITERATIONS])
-    nisland = d.nisland[w]
-    if nisland > 0:
-        # per-island solves on the island's row / dof lists; the primal island solvers keep their
-        # constraint states island-local (MuJoCo's iefc_state): efc_state keeps the warmstart's states
-        saved = d.scr_isl_int[w, 1]
-        for i in range(nefc):
-            saved[i] = d.efc_state[w, i]
-        for k in range(nisland):
-            ea = d.island_iefcadr[w, k]
-            da = d.island_idofadr[w, k]
-            rows = d.map_iefc2efc[w, ea:ea + d.island_nefc[w, k]]
-            dofs = d.map_idof2dof[w, da:da + d.island_nv[w, k]]
-            lst = (rows, d.island_ne[w, k], d.island_nf[w, k], d.island_nefc[w, k], dofs, d.island_nv[w, k])
-            if solver == SOL_PGS:
-                sol_pgs(m, d, w, maxiter, True, k, lst)
-            else:
-                sol_primal(m, d, w, maxiter, solver == SOL_NEWTON, k, lst)
-        if solver != SOL_PGS:
-            for i in range(nefc):
-                d.efc_state[w, i] = saved[i]
-    else:
-        lst0 = (iota[:nefc], d.ne[w], d.nf[w], nefc, iota[:nv], nv)
-        if solver == SOL_PGS:
-            sol_pgs(m, d, w, maxiter, True, -1, lst0)
-        else:
-            sol_primal(m, d, w, maxiter, solver == SOL_NEWTON, -1, lst0)
-    if solver == SOL_PGS:
-        # dualFinish: qfrc_constraint = J'f, qacc = qacc_smooth + M^-1 qfrc_constraint
-        qa = d.qacc[w]
-        mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], iota, nefc, iota, nv)
-        qa[:] = d.qfrc_constraint[w]
-        solve_m(m, d, w, qa)
-        for i in range(nv):
-            qa[i] += d.qacc_smooth[w, i]
 
 
 @njit(cache=True)
@@ -1346,3 +1283,74 @@ def sol_primal(m, d, w, maxiter, newton, isl, lst):
                 i = dofs[ii]
                 search[i] = -Mgrad[i] + beta * search[i]
     _add_niter(d, w, isl, it)
+
+
+# the solvers a feature set does not use are not compiled (sim/features.py)
+_make_ar = call_if(F_PGS, make_ar)
+_sol_pgs = call_if(F_PGS, sol_pgs)
+_sol_primal = call_if(F_PRIMAL, sol_primal)
+
+
+@njit(cache=True)
+def fwd_constraint(m, d, w, F):
+    """qacc, efc_force, efc_state, qfrc_constraint of world w (mj_fwdConstraint); the PGS and the CG/Newton
+    solvers are compiled only for feature sets that use them (F, sim/features.py).
+
+    Islands (sim/island.py) are discovered here and solved one by one on their row / dof lists
+    (mj_sol*_island); with DSBL_ISLAND or no island the problem is solved monolithically."""
+    nv, nefc = m.nv, d.nefc[w]
+    d.qfrc_constraint[w][:] = 0.0
+    d.solver_niter[w] = 0
+    d.solver_niter_island[w][:] = 0
+    if nefc == 0:
+        d.nisland[w] = 0
+        d.nidof[w] = 0
+        d.qacc[w][:] = d.qacc_smooth[w]
+        return
+    iota = d.scr_isl_int[w, 0]
+    for i in range(max(nv, nefc)):
+        iota[i] = i
+    island(m, d, w)
+    # efc_b = J qacc_smooth - aref
+    mul_j(d.efc_J[w], d.qacc_smooth[w], d.efc_b[w], iota, nefc, iota, nv)
+    for i in range(nefc):
+        d.efc_b[w, i] -= d.efc_aref[w, i]
+    solver = int(m.opt[OPT_SOLVER])
+    if solver == SOL_PGS:
+        _make_ar(F, m, d, w)
+    warmstart(m, d, w, iota)
+    maxiter = int(m.opt[OPT_ITERATIONS])
+    nisland = d.nisland[w]
+    if nisland > 0:
+        # per-island solves on the island's row / dof lists; the primal island solvers keep their
+        # constraint states island-local (MuJoCo's iefc_state): efc_state keeps the warmstart's states
+        saved = d.scr_isl_int[w, 1]
+        for i in range(nefc):
+            saved[i] = d.efc_state[w, i]
+        for k in range(nisland):
+            ea = d.island_iefcadr[w, k]
+            da = d.island_idofadr[w, k]
+            rows = d.map_iefc2efc[w, ea:ea + d.island_nefc[w, k]]
+            dofs = d.map_idof2dof[w, da:da + d.island_nv[w, k]]
+            lst = (rows, d.island_ne[w, k], d.island_nf[w, k], d.island_nefc[w, k], dofs, d.island_nv[w, k])
+            if solver == SOL_PGS:
+                _sol_pgs(F, m, d, w, maxiter, True, k, lst)
+            else:
+                _sol_primal(F, m, d, w, maxiter, solver == SOL_NEWTON, k, lst)
+        if solver != SOL_PGS:
+            for i in range(nefc):
+                d.efc_state[w, i] = saved[i]
+    else:
+        lst0 = (iota[:nefc], d.ne[w], d.nf[w], nefc, iota[:nv], nv)
+        if solver == SOL_PGS:
+            _sol_pgs(F, m, d, w, maxiter, True, -1, lst0)
+        else:
+            _sol_primal(F, m, d, w, maxiter, solver == SOL_NEWTON, -1, lst0)
+    if solver == SOL_PGS:
+        # dualFinish: qfrc_constraint = J'f, qacc = qacc_smooth + M^-1 qfrc_constraint
+        qa = d.qacc[w]
+        mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], iota, nefc, iota, nv)
+        qa[:] = d.qfrc_constraint[w]
+        solve_m(m, d, w, qa)
+        for i in range(nv):
+            qa[i] += d.qacc_smooth[w, i]

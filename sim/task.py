@@ -12,9 +12,9 @@ import numpy as np
 from sim.jit import njit
 from sim.types import NWARNING
 from sim.fields_task import (OBS_SIN, OBS_COS, TERM_SUM, TERM_SQ, TERM_NORM, TERM_DELTA, TERM_HEALTHY,
-                             FLAG_REWARD, FLAG_PRE, FLAG_RESET, CHK_OPEN, CHK_CLOSED, CHK_FINITE, CHK_OBS_FINITE,
+                             FLAG_REWARD, FLAG_PRE, FLAG_RESET, FLAG_F32, CHK_OPEN, CHK_CLOSED, CHK_FINITE, CHK_OBS_FINITE,
                              ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_HEALTHY, ST_ELAPSED, ST_RESET,
-                             ST_FINAL, ST_BADACTION)
+                             ST_FINAL, ST_BADACTION, ST_F32)
 
 WARN_DIVERGED = NWARNING   # numjoco's cumulative divergence counter in warning_number (sim/pipeline.py)
 
@@ -100,11 +100,59 @@ def _element(d, t, w, e):
 
 
 @njit
+def _sq32(d, t, w, e):
+    x = np.float32(_element(d, t, w, e))
+    return x * x
+
+
+@njit
+def _sumsq32(d, t, w, e0, n):
+    """Sum of squares of elements e0..e0+n in float32 as numpy's pairwise_sum does it for a float32 array of
+    n <= 128 (np.sum(np.square(a))): sequential below 8, else eight accumulators, combined pairwise, then the
+    remainder; longer vectors fall back to float64."""
+    if n < 8:
+        res = np.float32(0.0)
+        for i in range(n):
+            res += _sq32(d, t, w, e0 + i)
+        return float(res)
+    if n > 128:
+        return -1.0
+    r0 = _sq32(d, t, w, e0)
+    r1 = _sq32(d, t, w, e0 + 1)
+    r2 = _sq32(d, t, w, e0 + 2)
+    r3 = _sq32(d, t, w, e0 + 3)
+    r4 = _sq32(d, t, w, e0 + 4)
+    r5 = _sq32(d, t, w, e0 + 5)
+    r6 = _sq32(d, t, w, e0 + 6)
+    r7 = _sq32(d, t, w, e0 + 7)
+    i = 8
+    while i < n - n % 8:
+        r0 += _sq32(d, t, w, e0 + i)
+        r1 += _sq32(d, t, w, e0 + i + 1)
+        r2 += _sq32(d, t, w, e0 + i + 2)
+        r3 += _sq32(d, t, w, e0 + i + 3)
+        r4 += _sq32(d, t, w, e0 + i + 4)
+        r5 += _sq32(d, t, w, e0 + i + 5)
+        r6 += _sq32(d, t, w, e0 + i + 6)
+        r7 += _sq32(d, t, w, e0 + i + 7)
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += _sq32(d, t, w, e0 + i)
+        i += 1
+    return float(res)
+
+
+@njit
 def _term(d, t, w, k, healthy):
     """Value of term k: sign * clip(w * v, rlo, rhi) with v by kind (sim/fields_task.py)."""
     kind = t.term_kind[k]
     e0 = t.term_el0[k]
     n = t.term_nel[k]
+    if (t.term_flags[k] & FLAG_F32) and t.status[w, ST_F32] and n <= 128:
+        # Gymnasium's ctrl cost of a float32 action: float32(w) * float32 sum (numpy's weak Python scalars)
+        v32 = np.float32(t.term_w[k]) * np.float32(_sumsq32(d, t, w, e0, n))
+        return t.term_sign[k] * min(max(float(v32), t.term_rlo[k]), t.term_rhi[k])
     if kind == TERM_HEALTHY:
         v = 1.0 if healthy else 0.0
     elif kind == TERM_DELTA:

@@ -17,43 +17,8 @@ except ImportError:  # pragma: no cover
     class UnsupportedFeature(Exception):
         """Model uses a MuJoCo feature the smooth core does not simulate yet."""
 
-# opt array layout (float64); integer flags are stored exactly as floats
-OPT_TIMESTEP, OPT_GRAVITY, OPT_WIND, OPT_DENSITY, OPT_VISCOSITY = 0, 1, 4, 7, 8
-OPT_INTEGRATOR, OPT_DISABLE, OPT_ENABLE, OPT_DISABLEACT = 9, 10, 11, 12
-OPT_IMPRATIO, OPT_TOLERANCE, OPT_LS_TOLERANCE, OPT_NOSLIP_TOLERANCE, OPT_CCD_TOLERANCE = 13, 14, 15, 16, 17
-OPT_O_MARGIN, OPT_O_SOLREF, OPT_O_SOLIMP, OPT_O_FRICTION = 18, 19, 21, 26   # widths 1, 2, 5, 5
-OPT_CONE, OPT_JACOBIAN, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATIONS = 31, 32, 33, 34, 35
-OPT_NOSLIP_ITERATIONS, OPT_CCD_ITERATIONS, OPT_MAGNETIC = 36, 37, 38           # magnetic width 3
-OPT_SIZE = 41
+from sim.constants import *  # noqa: F401,F403  (the enums and layout constants live there)
 
-# MuJoCo enum values (mujoco 3.17)
-JNT_FREE, JNT_BALL, JNT_SLIDE, JNT_HINGE = 0, 1, 2, 3
-DSBL_CONSTRAINT, DSBL_EQUALITY, DSBL_FRICTIONLOSS, DSBL_LIMIT, DSBL_CONTACT = 1, 2, 4, 8, 16
-DSBL_SPRING, DSBL_DAMPER, DSBL_GRAVITY, DSBL_CLAMPCTRL, DSBL_WARMSTART = 32, 64, 128, 256, 512
-DSBL_FILTERPARENT, DSBL_ACTUATION, DSBL_REFSAFE, DSBL_SENSOR, DSBL_MIDPHASE = 1024, 2048, 4096, 8192, 16384
-DSBL_EULERDAMP, DSBL_AUTORESET, DSBL_NATIVECCD, DSBL_ISLAND, DSBL_MULTICCD = 32768, 65536, 131072, 262144, 524288
-ENBL_OVERRIDE, ENBL_ENERGY, ENBL_FWDINV, ENBL_INVDISCRETE, ENBL_SLEEP, ENBL_DIAGEXACT = 1, 2, 4, 8, 16, 32
-INT_EULER, INT_RK4, INT_IMPLICIT, INT_IMPLICITFAST = 0, 1, 2, 3
-TRN_JOINT, TRN_JOINTINPARENT, TRN_SLIDERCRANK, TRN_TENDON, TRN_SITE, TRN_BODY = 0, 1, 2, 3, 4, 5
-DYN_NONE, DYN_INTEGRATOR, DYN_FILTER, DYN_FILTEREXACT, DYN_MUSCLE = 0, 1, 2, 3, 4
-GAIN_FIXED, GAIN_AFFINE, GAIN_MUSCLE = 0, 1, 2
-BIAS_NONE, BIAS_AFFINE, BIAS_MUSCLE = 0, 1, 2
-WRAP_NONE, WRAP_JOINT, WRAP_PULLEY, WRAP_SITE, WRAP_SPHERE, WRAP_CYLINDER = 0, 1, 2, 3, 4, 5
-WARN_INERTIA, WARN_CONTACTFULL, WARN_CNSTRFULL = 0, 1, 2
-WARN_BADQPOS, WARN_BADQVEL, WARN_BADQACC, WARN_BADCTRL, NWARNING = 3, 4, 5, 6, 7
-GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID = 0, 1, 2, 3, 4
-GEOM_CYLINDER, GEOM_BOX, GEOM_MESH, NGEOMTYPES = 5, 6, 7, 8
-EQ_CONNECT, EQ_WELD, EQ_JOINT, EQ_TENDON = 0, 1, 2, 3
-CNSTR_EQUALITY, CNSTR_FRICTION_DOF, CNSTR_FRICTION_TENDON, CNSTR_LIMIT_JOINT = 0, 1, 2, 3
-CNSTR_LIMIT_TENDON, CNSTR_CONTACT_FRICTIONLESS, CNSTR_CONTACT_PYRAMIDAL, CNSTR_CONTACT_ELLIPTIC = 4, 5, 6, 7
-CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC, CNSTRSTATE_LINEARNEG = 0, 1, 2
-CNSTRSTATE_LINEARPOS, CNSTRSTATE_CONE = 3, 4
-CONE_PYRAMIDAL, CONE_ELLIPTIC = 0, 1
-SOL_PGS, SOL_CG, SOL_NEWTON = 0, 1, 2
-MAXCONPAIR = 50  # most contacts one narrowphase call may return (mjMAXCONPAIR)
-NSOLVER = 4000   # length of d.solver (mjNSOLVER * mjNISLAND in 3.17); we fill island 0
-MINVAL = 1e-15
-MAXVAL = 1e10
 
 
 from sim.jit import short_struct_type
@@ -97,7 +62,7 @@ structref.define_boxing(DataType, DataStruct)
 structref.define_boxing(TaskType, TaskStruct)
 
 # --- smooth-core field tables; the other stages declare theirs in sim/fields_*.py (FIELD_MODULES).
-# The struct constructors in sim/structs.py are generated from all tables: python -m sim.gen_structs
+# The struct constructors in sim/structs.py take the field values in the order of these tables
 MODEL_SCALARS = ['nq', 'nv', 'nu', 'na', 'nbody', 'njnt', 'ngeom', 'nsite', 'ntendon', 'nwrap', 'nmocap', 'nC', 'nJten', 'nJmom', 'nflg_gravcomp']
 MODEL_ARRAYS = [('opt', 1, 'f'), ('qpos0', 1, 'f'), ('qpos_spring', 1, 'f'), ('body_parentid', 1, 'i'), ('body_rootid', 1, 'i'), ('body_weldid', 1, 'i'), ('body_mocapid', 1, 'i'), ('body_jntnum', 1, 'i'), ('body_jntadr', 1, 'i'), ('body_dofnum', 1, 'i'), ('body_dofadr', 1, 'i'), ('body_geomnum', 1, 'i'), ('body_geomadr', 1, 'i'), ('body_sameframe', 1, 'i'), ('body_pos', 2, 'f'), ('body_quat', 2, 'f'), ('body_ipos', 2, 'f'), ('body_iquat', 2, 'f'), ('body_mass', 1, 'f'), ('body_subtreemass', 1, 'f'), ('body_inertia', 2, 'f'), ('body_gravcomp', 1, 'f'), ('jnt_type', 1, 'i'), ('jnt_qposadr', 1, 'i'), ('jnt_dofadr', 1, 'i'), ('jnt_bodyid', 1, 'i'), ('jnt_pos', 2, 'f'), ('jnt_axis', 2, 'f'), ('jnt_stiffness', 1, 'f'), ('jnt_stiffnesspoly', 2, 'f'), ('jnt_actfrclimited', 1, 'i'), ('jnt_actfrcrange', 2, 'f'), ('jnt_actgravcomp', 1, 'i'), ('dof_bodyid', 1, 'i'), ('dof_jntid', 1, 'i'), ('dof_parentid', 1, 'i'), ('dof_simplenum', 1, 'i'), ('dof_M0', 1, 'f'), ('dof_damping', 1, 'f'), ('dof_dampingpoly', 2, 'f'), ('dof_armature_eff', 1, 'f'), ('dof_damping_eff', 1, 'f'), ('dof_dampingpoly_eff', 2, 'f'), ('dof_eulerdamp', 1, 'i'), ('M_rownnz', 1, 'i'), ('M_rowadr', 1, 'i'), ('M_colind', 1, 'i'), ('geom_bodyid', 1, 'i'), ('geom_sameframe', 1, 'i'), ('geom_pos', 2, 'f'), ('geom_quat', 2, 'f'), ('site_bodyid', 1, 'i'), ('site_sameframe', 1, 'i'), ('site_pos', 2, 'f'), ('site_quat', 2, 'f'), ('tendon_adr', 1, 'i'), ('tendon_num', 1, 'i'), ('tendon_stiffness', 1, 'f'), ('tendon_stiffnesspoly', 2, 'f'), ('tendon_damping_eff', 1, 'f'), ('tendon_dampingpoly_eff', 2, 'f'), ('tendon_armature_eff', 1, 'f'), ('tendon_lengthspring', 2, 'f'), ('tendon_actfrclimited', 1, 'i'), ('tendon_actfrcrange', 2, 'f'), ('ten_J_rownnz', 1, 'i'), ('ten_J_rowadr', 1, 'i'), ('ten_J_colind', 1, 'i'), ('wrap_type', 1, 'i'), ('wrap_objid', 1, 'i'), ('wrap_prm', 1, 'f'), ('actuator_trntype', 1, 'i'), ('actuator_dyntype', 1, 'i'), ('actuator_gaintype', 1, 'i'), ('actuator_biastype', 1, 'i'), ('actuator_trnid', 2, 'i'), ('actuator_actadr', 1, 'i'), ('actuator_actnum', 1, 'i'), ('actuator_group', 1, 'i'), ('actuator_ctrllimited', 1, 'i'), ('actuator_forcelimited', 1, 'i'), ('actuator_actlimited', 1, 'i'), ('actuator_ctrlrange', 2, 'f'), ('actuator_forcerange', 2, 'f'), ('actuator_actrange', 2, 'f'), ('actuator_gear', 2, 'f'), ('actuator_dynprm', 2, 'f'), ('actuator_gainprm', 2, 'f'), ('actuator_biasprm', 2, 'f'), ('actuator_actearly', 1, 'i'), ('actuator_lengthrange', 2, 'f'), ('actuator_acc0', 1, 'f')]
 DATA_ARRAYS = [('time', 1, 'f'), ('qpos', 2, 'f'), ('qvel', 2, 'f'), ('act', 2, 'f'), ('ctrl', 2, 'f'), ('qfrc_applied', 2, 'f'), ('xfrc_applied', 3, 'f'), ('mocap_pos', 3, 'f'), ('mocap_quat', 3, 'f'), ('qacc', 2, 'f'), ('act_dot', 2, 'f'), ('qacc_warmstart', 2, 'f'), ('xpos', 3, 'f'), ('xquat', 3, 'f'), ('xmat', 3, 'f'), ('xipos', 3, 'f'), ('ximat', 3, 'f'), ('xanchor', 3, 'f'), ('xaxis', 3, 'f'), ('geom_xpos', 3, 'f'), ('geom_xmat', 3, 'f'), ('site_xpos', 3, 'f'), ('site_xmat', 3, 'f'), ('subtree_com', 3, 'f'), ('cinert', 3, 'f'), ('crb', 3, 'f'), ('cdof', 3, 'f'), ('cvel', 3, 'f'), ('cdof_dot', 3, 'f'), ('ten_length', 2, 'f'), ('ten_J', 2, 'f'), ('ten_velocity', 2, 'f'), ('wrap_xpos', 3, 'f'), ('wrap_obj', 2, 'i'), ('ten_wrapadr', 2, 'i'), ('ten_wrapnum', 2, 'i'), ('actuator_length', 2, 'f'), ('actuator_moment', 2, 'f'), ('moment_rownnz', 2, 'i'), ('moment_rowadr', 2, 'i'), ('moment_colind', 2, 'i'), ('actuator_velocity', 2, 'f'), ('actuator_force', 2, 'f'), ('qfrc_actuator', 2, 'f'), ('M', 2, 'f'), ('qLD', 2, 'f'), ('qLDiagInv', 2, 'f'), ('qH', 2, 'f'), ('qHDiagInv', 2, 'f'), ('qfrc_spring', 2, 'f'), ('qfrc_damper', 2, 'f'), ('qfrc_gravcomp', 2, 'f'), ('qfrc_fluid', 2, 'f'), ('qfrc_passive', 2, 'f'), ('qfrc_bias', 2, 'f'), ('qfrc_smooth', 2, 'f'), ('qacc_smooth', 2, 'f'), ('qfrc_constraint', 2, 'f'), ('cacc', 3, 'f'), ('cfrc_int', 3, 'f'), ('cfrc_ext', 3, 'f'), ('warning_number', 2, 'i'), ('warning_lastinfo', 2, 'i'), ('scr_body6a', 3, 'f'), ('scr_body6b', 3, 'f'), ('scr_nv', 3, 'f'), ('scr_ctrl', 2, 'f'), ('scr_rk_x', 3, 'f'), ('scr_rk_f', 3, 'f'), ('scr_rk_dx', 2, 'f'), ('scr_deriv', 3, 'f'), ('scr_tenjac', 4, 'f')]

@@ -13,6 +13,8 @@ What is compared
 * shapes exactly, dtype kind (integer-like: int/uint/bool  vs  float), values: integers exactly, floats to
   |ours - theirs| <= ATOL + RTOL * |theirs| (FLOAT_RTOL / FLOAT_ATOL below);
 * m.opt (every numeric attribute of MjOption; REQUIRED_OPT must exist) and m.stat (REQUIRED_STAT);
+* m.vis (mjVisual, section by section: vis.global_, vis.quality, vis.headlight, vis.map, vis.scale, vis.rgba;
+  every attribute of each section must exist on ours, except IGNORED_VIS);
 * names: mujoco.mj_id2name(theirs, type, i) against our named access ``ours.<kind>(i).name`` and the
   reverse lookup ``ours.<kind>(name).id``.
 
@@ -164,6 +166,13 @@ viscosity o_margin o_solref o_solimp o_friction integrator cone jacobian solver 
 noslip_iterations ccd_iterations disableflags enableflags disableactuator
 """.split())
 REQUIRED_STAT = ("meaninertia", "meanmass", "meansize", "extent", "center")
+# mjVisual sections (Python attribute names of MjVisual); every attribute of each must exist on ours.vis.<section>
+VIS_SECTIONS = ("global_", "quality", "headlight", "map", "scale", "rgba")
+# mjVisual attributes never compared (with the reason)
+IGNORED_VIS = {
+    "rgba.bv": "mujoco 3.17's bindings expose vis.rgba.bv as an empty array (the C struct holds 4 floats)",
+    "rgba.bvactive": "mujoco 3.17's bindings expose vis.rgba.bvactive as an empty array (4 floats in C)",
+}
 
 # Object kinds whose names are compared: (mjtObj, size attribute, accessor names tried on our Model, required)
 NAMED_OBJECTS = (
@@ -510,6 +519,37 @@ def _compare_struct(label, ostruct, tstruct, required, rtol, atol, out, fields=N
                 out.append(f"{full}: ours={_fmt(ov)} mujoco={_fmt(tv)}")
 
 
+def _compare_vis(ours, theirs, rtol, atol, out, fields=None):
+    """m.vis against MjModel.vis, one section at a time (labels vis.<section>.<attribute>)."""
+    ovis = _get(ours, "vis")
+    if ovis is _MISSING or ovis is None or isinstance(ovis, Exception):
+        out.append("vis: missing on our Model (required)")
+        return
+    for sec in VIS_SECTIONS:
+        tsec = getattr(theirs.vis, sec)
+        names = set(n for n in dir(tsec) if not n.startswith("_"))
+        names -= set(k.split(".", 1)[1] for k in IGNORED_VIS if k.startswith(sec + "."))
+        label = "vis." + sec
+        sub = fields
+        if fields is not None and ("vis" in fields or label in fields):
+            sub = None
+        osec = _get(ovis, sec)
+        _compare_struct(label, osec, _Only(tsec, names), names, rtol, atol, out, sub)
+
+
+class _Only:
+    """Attribute view of an mjVisual section restricted to `names` (IGNORED_VIS left out)."""
+
+    def __init__(self, obj, names):
+        self._obj, self._names = obj, names
+
+    def __dir__(self):
+        return sorted(self._names)
+
+    def __getattr__(self, name):
+        return getattr(self._obj, name)
+
+
 def _compare_names(ours, theirs, out):
     for objtype, nattr, accessors, required in NAMED_OBJECTS:
         n = getattr(theirs, nattr)
@@ -556,8 +596,8 @@ def compare_models(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=None, 
     ours: a numjoco Model (or anything with MjModel-named attributes, e.g. another mujoco.MjModel);
     theirs: the mujoco.MjModel oracle; rtol/atol: float tolerance (see FLOAT_RTOL); fields: optional
     iterable restricting the comparison to these MjModel attribute names (also 'opt', 'stat', 'opt.<name>',
-    'stat.<name>', 'names'); names: compare names through named access; skip: field names left out (e.g.
-    HULL_ORDER_FIELDS, compared by hull_mismatches instead).
+    'stat.<name>', 'vis', 'vis.<section>', 'vis.<section>.<name>', 'names'); names: compare names through named
+    access; skip: field names left out (e.g. HULL_ORDER_FIELDS, compared by hull_mismatches instead).
     """
     fields = None if fields is None else set(fields)
     skip = set(skip)
@@ -613,6 +653,8 @@ def compare_models(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=None, 
         if fields is None or label in fields or any(f.startswith(label + ".") for f in fields):
             _compare_struct(label, _get(ours, label), getattr(theirs, label), set(req), rtol, atol, out,
                             fields)
+    if fields is None or "vis" in fields or any(f.startswith("vis.") for f in fields):
+        _compare_vis(ours, theirs, rtol, atol, out, fields)
     if names and wanted("names"):
         _compare_names(ours, theirs, out)
     return out

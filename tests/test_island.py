@@ -17,6 +17,7 @@ from numba import njit
 from oracle import dense_efc_J as dense_J
 import sim.cache  # noqa: F401  (must precede jitted modules)
 from sim import smooth_api as api
+from sim.features import FULL
 from sim.solver import fwd_constraint
 
 # Newton refactorises its Hessian where MuJoCo rank-1 updates it (rounding only); CG / PGS follow MuJoCo's
@@ -120,7 +121,7 @@ def states(m, n, seed):
 
 @njit(cache=True)
 def _drive(m, d):
-    fwd_constraint(m, d, 0)
+    fwd_constraint(m, d, 0, FULL)
 
 
 def run(m, st):

@@ -24,6 +24,7 @@ from numba import njit
 from oracle import dense_efc_J as dense_J
 import sim.cache  # noqa: F401  (must precede jitted modules)
 from sim import smooth_api as api
+from sim.features import FULL
 from sim.solver import fwd_constraint
 
 RTOL_CONVERGED = 1e-6
@@ -148,7 +149,7 @@ def run_oracle(m, st):
 
 @njit(cache=True)
 def _drive(m, d):
-    fwd_constraint(m, d, 0)
+    fwd_constraint(m, d, 0, FULL)
 
 
 def copy_inputs(m, md, d):

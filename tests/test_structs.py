@@ -1,13 +1,7 @@
-"""The generated struct constructors (sim/structs.py) match the field tables; Data shapes and capacities."""
+"""Data shapes and capacities."""
 import numpy as np
 
 import sim
-from sim import gen_structs
-
-
-def test_structs_file_is_current():
-    with open(gen_structs.PATH) as f:
-        assert f.read() == gen_structs.render(), 'run: python -m sim.gen_structs'
 
 
 def test_data_capacities_and_views():

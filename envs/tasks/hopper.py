@@ -15,6 +15,11 @@ class HopperEnv(NumjocoEnv):
                   healthy_z_range=(0.7, float('inf')), healthy_angle_range=(-0.2, 0.2), reset_noise_scale=5e-3,
                   exclude_current_positions_from_observation=True)
 
+    def healthy(self, p):
+        """Health checks (strict bounds): z = qpos[1], angle = qpos[2], and the rest of the state."""
+        return [Range(state[2:], p.healthy_state_range), Range(qpos[1], p.healthy_z_range),
+                Range(qpos[2], p.healthy_angle_range)]
+
     def task(self, p):
         skip = int(p.exclude_current_positions_from_observation)
         return Task(
@@ -22,9 +27,8 @@ class HopperEnv(NumjocoEnv):
             skipped={'skipped_qpos': skip},
             reward={'reward_forward': Velocity(qpos[0]) * p.forward_reward_weight,
                     'reward_survive': Healthy() * p.healthy_reward,
-                    'reward_ctrl': -SumSq(action) * p.ctrl_cost_weight},
+                    'reward_ctrl': -SumSq(action).in_action_dtype() * p.ctrl_cost_weight},
             info={'x_position': Value(qpos[0]), 'z_distance_from_origin': Value(qpos[1] - self.init_qpos[1]),
                   'x_velocity': Velocity(qpos[0])},
-            healthy=[Range(state[2:], p.healthy_state_range), Range(qpos[1], p.healthy_z_range),
-                     Range(qpos[2], p.healthy_angle_range)],
+            healthy=self.healthy(p),
             terminate=p.terminate_when_unhealthy)

@@ -19,8 +19,17 @@ from sim.collision import primitive as P
 from sim.collision import box as B
 from sim.collision.convex import convex, plane_convex
 from sim.collision.hfield import convex_hfield
+from sim.features import call_if, F_COLLIDE2
 
 MINMU = 1e-5   # mjMINMU: smallest friction coefficient
+
+# colliders beyond the primitive pairs, compiled only when the model needs them (sim/features.py)
+_plane_convex = call_if(F_COLLIDE2, plane_convex, 0)
+_convex_hfield = call_if(F_COLLIDE2, convex_hfield, 0)
+_sphere_box = call_if(F_COLLIDE2, B.sphere_box, 0)
+_capsule_box = call_if(F_COLLIDE2, B.capsule_box, 0)
+_box_box = call_if(F_COLLIDE2, B.box_box, 0)
+_convex = call_if(F_COLLIDE2, convex, 0)
 
 
 @njit(cache=True)
@@ -32,8 +41,9 @@ def has_collider(t1, t2):
 
 
 @njit(cache=True)
-def narrowphase(m, d, w, g1, g2, margin):
-    """Dispatch geom pair (type[g1] <= type[g2]) to its collider (mjCOLLISIONFUNC); returns #contacts."""
+def narrowphase(m, d, w, g1, g2, margin, F):
+    """Dispatch geom pair (type[g1] <= type[g2]) to its collider (mjCOLLISIONFUNC); returns #contacts.  The
+    colliders outside primitive.py are compiled only for feature sets with F_COLLIDE2 (sim/features.py)."""
     t1 = m.geom_type[g1]
     t2 = m.geom_type[g2]
     if t1 == GEOM_PLANE:
@@ -46,12 +56,12 @@ def narrowphase(m, d, w, g1, g2, margin):
         if t2 == GEOM_BOX:
             return P.plane_box(m, d, w, g1, g2, margin)
         if t2 == GEOM_ELLIPSOID or t2 == GEOM_MESH:
-            return plane_convex(m, d, w, g1, g2, margin)
+            return _plane_convex(F, m, d, w, g1, g2, margin)
         return 0
     if t1 == GEOM_HFIELD:
         if t2 == GEOM_HFIELD:
             return 0
-        return convex_hfield(m, d, w, g1, g2, margin)
+        return _convex_hfield(F, m, d, w, g1, g2, margin)
     if t1 == GEOM_SPHERE:
         if t2 == GEOM_SPHERE:
             return P.sphere_sphere(m, d, w, g1, g2, margin)
@@ -60,17 +70,17 @@ def narrowphase(m, d, w, g1, g2, margin):
         if t2 == GEOM_CYLINDER:
             return P.sphere_cylinder(m, d, w, g1, g2, margin)
         if t2 == GEOM_BOX:
-            return B.sphere_box(m, d, w, g1, g2, margin)
-        return convex(m, d, w, g1, g2, margin)
+            return _sphere_box(F, m, d, w, g1, g2, margin)
+        return _convex(F, m, d, w, g1, g2, margin)
     if t1 == GEOM_CAPSULE:
         if t2 == GEOM_CAPSULE:
             return P.capsule_capsule(m, d, w, g1, g2, margin)
         if t2 == GEOM_BOX:
-            return B.capsule_box(m, d, w, g1, g2, margin)
-        return convex(m, d, w, g1, g2, margin)
+            return _capsule_box(F, m, d, w, g1, g2, margin)
+        return _convex(F, m, d, w, g1, g2, margin)
     if t1 == GEOM_BOX and t2 == GEOM_BOX:
-        return B.box_box(m, d, w, g1, g2, margin)
-    return convex(m, d, w, g1, g2, margin)
+        return _box_box(F, m, d, w, g1, g2, margin)
+    return _convex(F, m, d, w, g1, g2, margin)
 
 
 @njit(cache=True)
@@ -322,18 +332,18 @@ def make_frame(fr):
 
 
 @njit(cache=True)
-def collide_geoms(m, d, w, g1, g2, ipair):
+def collide_geoms(m, d, w, g1, g2, ipair, F):
     """Narrowphase of one geom pair (swapped so type[g1] <= type[g2]) and contact creation."""
     if m.geom_type[g1] > m.geom_type[g2]:
         g1, g2 = g2, g1
     margin, gap = pair_margin_gap(m, g1, g2, ipair)
-    n = narrowphase(m, d, w, g1, g2, margin + gap)
+    n = narrowphase(m, d, w, g1, g2, margin + gap, F)
     if n > 0:
         add_contacts(m, d, w, g1, g2, ipair, n, margin)
 
 
 @njit(cache=True)
-def _midphase(m, d, w, b1, b2, merged, startadr, pairadr):
+def _midphase(m, d, w, b1, b2, merged, startadr, pairadr, F):
     """Leaf pairs of two multi-geom bodies passing sphere + OBB tests, collided in (geom1, geom2) order."""
     lp = d.scr_leafpair[w]
     nleaf = 0
@@ -358,12 +368,12 @@ def _midphase(m, d, w, b1, b2, merged, startadr, pairadr):
             lp[k, 1] = n2
             nleaf += 1
     for k in range(nleaf):
-        collide_geoms(m, d, w, lp[k, 0], lp[k, 1], -1)
+        collide_geoms(m, d, w, lp[k, 0], lp[k, 1], -1, F)
 
 
 @njit(cache=True)
-def collision(m, d, w):
-    """Fill d.ncon[w] and d.contact_*[w, :ncon] for world w (mj_collision)."""
+def collision(m, d, w, F):
+    """Fill d.ncon[w] and d.contact_*[w, :ncon] for world w (mj_collision); F: feature set (sim/features.py)."""
     d.ncon[w] = 0
     dsbl = int(m.opt[OPT_DISABLE])
     if (dsbl & DSBL_CONSTRAINT) or (dsbl & DSBL_CONTACT) or m.nbody < 2:
@@ -389,7 +399,7 @@ def collision(m, d, w):
             g1 = m.pair_geom1[pairadr]
             g2 = m.pair_geom2[pairadr]
             if filter_pair(m, d, w, g1, g2, pairadr, False, 0, 0):
-                collide_geoms(m, d, w, g1, g2, pairadr)
+                collide_geoms(m, d, w, g1, g2, pairadr, F)
             pairadr += 1
         if not ((m.body_contype[b1] & m.body_conaffinity[b2]) or (m.body_contype[b2] & m.body_conaffinity[b1])):
             continue
@@ -403,17 +413,17 @@ def collision(m, d, w):
         adr2 = m.body_geomadr[b2]
         if m.body_geomnum[b1] == 1 and m.body_geomnum[b2] == 1:
             if filter_pair(m, d, w, adr1, adr2, -1, merged, startadr, pairadr):
-                collide_geoms(m, d, w, adr1, adr2, -1)
+                collide_geoms(m, d, w, adr1, adr2, -1, F)
         elif midphase and m.body_geomnum[b1] > 0 and m.body_geomnum[b2] > 0:
-            _midphase(m, d, w, b1, b2, merged, startadr, pairadr)
+            _midphase(m, d, w, b1, b2, merged, startadr, pairadr, F)
         else:
             for g1 in range(adr1, adr1 + m.body_geomnum[b1]):
                 for g2 in range(adr2, adr2 + m.body_geomnum[b2]):
                     if filter_pair(m, d, w, g1, g2, -1, merged, startadr, pairadr):
-                        collide_geoms(m, d, w, g1, g2, -1)
+                        collide_geoms(m, d, w, g1, g2, -1, F)
     while pairadr < npair:
         g1 = m.pair_geom1[pairadr]
         g2 = m.pair_geom2[pairadr]
         if filter_pair(m, d, w, g1, g2, pairadr, False, 0, 0):
-            collide_geoms(m, d, w, g1, g2, pairadr)
+            collide_geoms(m, d, w, g1, g2, pairadr, F)
         pairadr += 1

@@ -24,6 +24,7 @@ from .skin import compile_skins
 from .setconst import set_const
 from .sparsity import count_njmom, finalize_simple, make_sparsity, make_tendon_sparse
 from .tendon import compile_tendons
+from .visual import compile_visual
 
 # section containers / elements numjoco parses but cannot simulate: fail loudly at load time
 _UNSUPPORTED_TOP = {"extension": "<extension> (plugins)"}
@@ -133,7 +134,7 @@ def compile_document(doc, set_constants=True, context=False):
     if total > 0:
         _set_total_mass(ctx.f, total)
     stat = Statistic(meaninertia=1.0, meanmass=1.0, meansize=0.2, extent=2.0, center=np.zeros(3))
-    model = Model(ctx.f, {k: list(v) for k, v in ctx.names.items()}, opt, stat)
+    model = Model(ctx.f, {k: list(v) for k, v in ctx.names.items()}, opt, stat, compile_visual(ctx))
     if set_constants:
         set_const(model, ctx)
     return (model, ctx) if context else model

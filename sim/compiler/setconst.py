@@ -97,11 +97,7 @@ def _jac_body_com(m, d, body):
 
 def set_const(model, ctx):
     """Fill the derived constants of a freshly compiled `model` (mj_setConst)."""
-    from .. import crb as _crb
-    from .. import com as _com
-    from .. import kinematics as _kin
-    from .. import tendon as _ten
-    from .. import transmission as _trn
+    from .. import pipeline as _fw
     from ..data import Data
     from ..math import mul_inert_vec
     from ..types import make_model_struct
@@ -122,8 +118,7 @@ def set_const(model, ctx):
     d = Data(m)
     ds = d._struct
     d.qpos = m.qpos0
-    _kin.kinematics(ms, ds, 0)
-    _com.com_pos(ms, ds, 0)
+    _fw.smooth_position(ms, ds, 0, 0)
     # dof_M0: composite rigid-body inertia seen by each dof at qpos0, plus armature (mj_setM0)
     crb = np.array(d.cinert, dtype=np.float64).copy()
     for i in range(m.nbody - 1, 0, -1):
@@ -135,19 +130,13 @@ def set_const(model, ctx):
         buf = np.array(mul_inert_vec(np.ascontiguousarray(crb[m.dof_bodyid[i]]), cd))
         m.dof_M0[i] = m.dof_armature[i] + arm_extra[m.dof_jntid[i]] + float(np.dot(cd, buf))
     ms, _ = make_model_struct(m)
-    _kin.kinematics(ms, ds, 0)
-    _com.com_pos(ms, ds, 0)
-    _ten.tendon(ms, ds, 0)
-    _crb.crb(ms, ds, 0)
-    _crb.tendon_armature(ms, ds, 0)
-    _crb.factor_m(ms, ds, 0)
-    _trn.transmission(ms, ds, 0)
+    _fw.smooth_position(ms, ds, 0, 2)
     m.tendon_length0 = np.array(d.ten_length, dtype=np.float64).copy()
     m.actuator_length0 = np.array(d.actuator_length, dtype=np.float64).copy()
 
     def solve(vec):
         x = np.ascontiguousarray(vec, dtype=np.float64).copy()
-        _crb.solve_m(ms, ds, 0, x)
+        _fw.solve_m_world(ms, ds, 0, x)
         return x
 
     # body_invweight0: mean diagonal of J M^-1 J' (translation, rotation) at the body COM
@@ -376,14 +365,9 @@ def _spring(m, ms, d):
     """Tendon spring lengths of -1 become the tendon length at qpos_spring (setSpring)."""
     if not m.ntendon:
         return
-    from .. import com as _com
-    from .. import kinematics as _kin
-    from .. import tendon as _ten
+    from .. import pipeline as _fw
     d.qpos = m.qpos_spring
-    ds = d._struct
-    _kin.kinematics(ms, ds, 0)
-    _com.com_pos(ms, ds, 0)
-    _ten.tendon(ms, ds, 0)
+    _fw.smooth_position(ms, d._struct, 0, 1)
     ls = m.tendon_lengthspring
     for i in range(m.ntendon):
         if ls[i, 0] == -1 and ls[i, 1] == -1:

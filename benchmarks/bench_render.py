@@ -1,0 +1,207 @@
+"""Rendering benchmark: sim.Renderer (numba ray caster, no OpenGL) side by side with mujoco.Renderer.
+
+Run: python benchmarks/bench_render.py [--quick] [--compare]
+
+Prints markdown tables (frames/s; each frame = update_scene + render, as an environment's render() does):
+  * single images 480x480 rgb with the default look (shadows, reflection, skybox) on Hopper and Humanoid,
+    1 and 2 threads, and depth / segmentation;
+  * batched 64x64 frames (256 worlds of Hopper and HalfCheetah in one call), frames/s with 1 and 2 threads
+    (per thread: divide by the thread count);
+  * mujoco.Renderer in the same process where an OpenGL context can be made without a display.  On a headless
+    Linux machine that is OSMesa (software, llvmpipe):  apt-get install -y libosmesa6  (the benchmark sets
+    MUJOCO_GL=osmesa unless MUJOCO_GL is set, and LP_NUM_THREADS=1 so llvmpipe uses one thread like the
+    single-thread column; export LP_NUM_THREADS yourself to change that).  Without it that column says
+    "n/a" and everything else still runs.
+  --compare also writes side-by-side images (ours | MuJoCo's) to benchmarks/out/ and prints their mean
+  absolute difference.
+Single-thread figures also give frames per CPU-second (process time), which is less sensitive to a busy machine;
+the load average is printed before and after.
+"""
+import os
+import sys
+import time
+
+os.environ.setdefault("MUJOCO_GL", "osmesa")
+os.environ.setdefault("LP_NUM_THREADS", "1")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import numpy as np  # noqa: E402
+import numba  # noqa: E402
+
+import sim  # noqa: E402
+
+
+def _gym(name):
+    import gymnasium
+    return os.path.join(os.path.dirname(gymnasium.__file__), "envs", "mujoco", "assets", name)
+
+
+def _state(m, nworld=None, seed=0):
+    d = sim.Data(m, nworld=nworld)
+    rng = np.random.default_rng(seed)
+    shape = (m.nq,) if nworld is None else (nworld, m.nq)
+    q = np.array(m.qpos0) + 0.05 * rng.standard_normal(shape)
+    d.qpos = q
+    sim.forward(m, d)
+    return d
+
+
+def _rate(fn, nframe_per_call, seconds):
+    """(frames/s wall, frames per CPU-second) of fn over about `seconds`."""
+    fn()
+    n, t0, c0 = 0, time.perf_counter(), time.process_time()
+    while time.perf_counter() - t0 < seconds or n < 3:
+        fn()
+        n += 1
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return n * nframe_per_call / wall, n * nframe_per_call / cpu
+
+
+def ours_single(name, camera, mode, nthread, seconds, size=480):
+    numba.set_num_threads(nthread)
+    m = sim.load_model(_gym(name))
+    d = _state(m)
+    r = sim.Renderer(m, size, size)
+    if mode == "depth":
+        r.enable_depth_rendering()
+    elif mode == "seg":
+        r.enable_segmentation_rendering()
+
+    def frame():
+        r.update_scene(d, camera=camera)
+        r.render()
+    return _rate(frame, 1, seconds)
+
+
+def ours_batch(name, camera, nworld, nthread, seconds, mode="rgb", size=64):
+    numba.set_num_threads(nthread)
+    m = sim.load_model(_gym(name))
+    d = _state(m, nworld)
+    r = sim.Renderer(m, size, size)
+    if mode == "depth":
+        r.enable_depth_rendering()
+    out = np.empty((nworld, size, size, 3) if mode == "rgb" else (nworld, size, size),
+                   np.uint8 if mode == "rgb" else np.float32)
+
+    def frame():
+        r.update_scene(d, camera=camera)
+        r.render(out=out)
+    return _rate(frame, nworld, seconds)
+
+
+_MJ_ERROR = []
+
+
+def mujoco_renderer(name, size):
+    """(mujoco model, data, renderer) or None when no OpenGL context can be made."""
+    if _MJ_ERROR:
+        return None
+    try:
+        import mujoco
+        mm = mujoco.MjModel.from_xml_path(_gym(name))
+        md = mujoco.MjData(mm)
+        rng = np.random.default_rng(0)
+        md.qpos[:] = mm.qpos0 + 0.05 * rng.standard_normal(mm.nq)
+        mujoco.mj_forward(mm, md)
+        mm.vis.global_.offwidth = max(size, mm.vis.global_.offwidth)
+        mm.vis.global_.offheight = max(size, mm.vis.global_.offheight)
+        return mm, md, mujoco.Renderer(mm, size, size)
+    except Exception as e:       # no OSMesa / EGL / display
+        _MJ_ERROR.append(f"{type(e).__name__}: {e}")
+        return None
+
+
+def mujoco_single(name, camera, mode, seconds, size=480):
+    res = mujoco_renderer(name, size)
+    if res is None:
+        return None
+    mm, md, r = res
+    if mode == "depth":
+        r.enable_depth_rendering()
+    elif mode == "seg":
+        r.enable_segmentation_rendering()
+
+    def frame():
+        r.update_scene(md, camera=camera)
+        r.render()
+    out = _rate(frame, 1, seconds)
+    r.close()
+    return out
+
+
+def _fmt(x):
+    return "n/a" if x is None else f"{x[0]:,.1f}"
+
+
+def compare(outdir):
+    """Side-by-side images ours | MuJoCo for a few scenes, with their mean absolute difference."""
+    import mujoco
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    from test_render_look import write_png
+    os.makedirs(outdir, exist_ok=True)
+    scenes = [("hopper.xml", "track", 480), ("humanoid.xml", "track", 480), ("half_cheetah.xml", "track", 64),
+              ("ant.xml", "track", 240), (os.path.join(ROOT, "tests", "models", "render_scene.xml"), "fixed", 480)]
+    print("\n| scene | size | mean abs diff ours vs mujoco.Renderer (of 255) | image |")
+    print("|---|---|---|---|")
+    for name, cam, size in scenes:
+        path = name if os.path.isabs(name) else _gym(name)
+        m = sim.load_model(path)
+        d = _state(m)
+        r = sim.Renderer(m, size, size)
+        r.update_scene(d, camera=cam)
+        ours = r.render()
+        mm = mujoco.MjModel.from_xml_path(path)
+        md = mujoco.MjData(mm)
+        md.qpos[:] = d.qpos
+        mujoco.mj_forward(mm, md)
+        mm.vis.global_.offwidth = max(size, mm.vis.global_.offwidth)
+        mm.vis.global_.offheight = max(size, mm.vis.global_.offheight)
+        with mujoco.Renderer(mm, size, size) as mr:
+            mr.update_scene(md, camera=cam)
+            theirs = mr.render()
+        diff = np.abs(ours.astype(int) - theirs.astype(int)).mean()
+        fname = os.path.join(outdir, os.path.splitext(os.path.basename(name))[0] + f"_{size}.png")
+        write_png(fname, np.concatenate([ours, theirs], axis=1))
+        print(f"| {os.path.basename(name)} ({cam}) | {size} | {diff:.1f} | {os.path.relpath(fname, ROOT)} |")
+
+
+def main():
+    quick = "--quick" in sys.argv
+    sec = 1.0 if quick else 3.0
+    print(f"load average before: {os.getloadavg()}  (2-core machine; figures under load are lower)")
+    print()
+    print("| 480x480, default look (shadows, reflection, skybox) | ours 1 thread fps | ours 1 thread "
+          "frames/CPU-s | ours 2 threads fps | mujoco.Renderer (OSMesa, LP_NUM_THREADS="
+          f"{os.environ.get('LP_NUM_THREADS')}) fps |")
+    print("|---|---|---|---|---|")
+    rows = [("hopper.xml", "track", "rgb"), ("humanoid.xml", "track", "rgb"), ("hopper.xml", "track", "depth"),
+            ("hopper.xml", "track", "seg"), ("humanoid.xml", "track", "depth")]
+    for name, cam, mode in rows:
+        one = ours_single(name, cam, mode, 1, sec)
+        two = ours_single(name, cam, mode, 2, sec)
+        mj = mujoco_single(name, cam, mode, sec)
+        print(f"| {name[:-4]} {mode} | {one[0]:,.1f} | {one[1]:,.1f} | {two[0]:,.1f} | {_fmt(mj)} |")
+    if _MJ_ERROR:
+        print(f"\nmujoco.Renderer column n/a: {_MJ_ERROR[0]}\n(install OSMesa: apt-get install -y libosmesa6)")
+    print()
+    print("| 64x64 batched (256 worlds per call) | frames/s 1 thread | frames/CPU-s 1 thread | frames/s 2 threads |")
+    print("|---|---|---|---|")
+    nworld = 64 if quick else 256
+    for name, mode in (("hopper.xml", "rgb"), ("half_cheetah.xml", "rgb"), ("hopper.xml", "depth")):
+        one = ours_batch(name, "track", nworld, 1, sec, mode)
+        two = ours_batch(name, "track", nworld, 2, sec, mode)
+        print(f"| {name[:-4]} {mode} | {one[0]:,.0f} | {one[1]:,.0f} | {two[0]:,.0f} |")
+    mj = mujoco_single("hopper.xml", "track", "rgb", sec, size=64)
+    print(f"\nmujoco.Renderer, one 64x64 Hopper frame at a time: {_fmt(mj)} frames/s")
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    if "--compare" in sys.argv:
+        if _MJ_ERROR:
+            print("\n--compare needs mujoco.Renderer: " + _MJ_ERROR[0])
+        else:
+            compare(os.path.join(ROOT, "benchmarks", "out"))
+    print(f"\nload average after: {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+"""Feature sets: compile only the parts of the pipeline a model uses.
+
+The entries take a tuple F of True / None, one per optional part (index constants below).  A call through a
+stub made by `call_if(index, fn, default)` resolves at typing time: with F[index] None it is `default` and `fn` (and
+its whole call tree) is never compiled for that feature set.  Each feature set is its own compiled entry (cached).
+Hopper, for instance, needs neither the general convex / box collision (GJK, EPA, multi-contact, height fields),
+the implicit integrators' derivatives nor the PGS solver.
+
+    features(m) -> F          the smallest feature set for model m and its current options
+    FULL                      every part (what tests that drive stages directly pass)
+"""
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+from sim.types import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_BOX,
+                       INT_IMPLICIT, INT_IMPLICITFAST, SOL_PGS)
+
+F_COLLIDE2, F_IMPLICIT, F_PGS, F_PRIMAL = 0, 1, 2, 3
+NAMES = ('collision beyond primitive pairs', 'implicit integrators', 'PGS solver', 'CG/Newton solvers')
+FULL = (True, True, True, True)
+
+# geom type pairs (type1 <= type2) whose colliders are in sim/collision/primitive.py
+PRIMITIVE_PAIRS = frozenset({(GEOM_PLANE, GEOM_SPHERE), (GEOM_PLANE, GEOM_CAPSULE), (GEOM_PLANE, GEOM_CYLINDER),
+                             (GEOM_PLANE, GEOM_BOX), (GEOM_SPHERE, GEOM_SPHERE), (GEOM_SPHERE, GEOM_CAPSULE),
+                             (GEOM_SPHERE, GEOM_CYLINDER), (GEOM_CAPSULE, GEOM_CAPSULE)})
+
+
+def needs_collide2(m):
+    """True when two of the model's geoms (any two: contype / conaffinity may change at run time) or an explicit
+    <pair> would use a collider outside primitive.py."""
+    gt = np.asarray(m.geom_type).reshape(-1)
+    pairs = set()
+    ts, counts = np.unique(gt, return_counts=True)
+    for i, a in enumerate(ts):
+        for j in range(i, len(ts)):
+            if i != j or counts[i] > 1:
+                pairs.add((int(a), int(ts[j])))
+    for g1, g2 in zip(np.asarray(getattr(m, 'pair_geom1', [])).reshape(-1),
+                      np.asarray(getattr(m, 'pair_geom2', [])).reshape(-1)):
+        a, b = sorted((int(gt[g1]), int(gt[g2])))
+        pairs.add((a, b))
+    for a, b in pairs:
+        no_collider = a in (GEOM_PLANE, GEOM_HFIELD) and b in (GEOM_PLANE, GEOM_HFIELD)
+        if not no_collider and (a, b) not in PRIMITIVE_PAIRS:
+            return True
+    return False
+
+
+def features(m, collide2=None):
+    """The feature set F of model m under its current options (m.opt); collide2 may pass the (static) result of
+    needs_collide2(m) computed before."""
+    opt = m.opt
+    integ = int(opt.integrator)
+    pgs = int(opt.solver) == SOL_PGS
+    c2 = needs_collide2(m) if collide2 is None else collide2
+    on = (c2, integ in (INT_IMPLICIT, INT_IMPLICITFAST), pgs, not pgs)
+    return tuple(True if x else None for x in on)
+
+
+def describe(F):
+    """The parts of the pipeline a feature set includes (for messages)."""
+    return ', '.join(n for n, f in zip(NAMES, F) if f) or 'the basic pipeline only'
+
+
+def call_if(index, fn, default=None):
+    """A jitted stub `stub(F, *args)`: fn(*args) when feature `index` of F is on, else `default` (or nothing),
+    chosen when the caller is typed (so fn is not compiled for feature sets without it)."""
+    def stub(F, *args):
+        raise NotImplementedError('only callable from jitted code')
+    stub.__name__ = stub.__qualname__ = 'call_if_%s' % getattr(fn, '__name__', 'fn')
+
+    @overload(stub)
+    def _typed(F, *args):
+        if isinstance(_element(F, index), types.NoneType):
+            if default is None:
+                return lambda F, *args: None
+            return lambda F, *args: default
+        return lambda F, *args: fn(*args)
+    return stub
+
+
+def _element(F, index):
+    """Type of element `index` of the feature-set tuple type F."""
+    if not isinstance(F, types.BaseTuple):
+        raise TypeError('the feature set must be a tuple of True / None, got %s' % F)
+    return F.types[index]

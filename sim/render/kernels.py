@@ -1,0 +1,379 @@
+"""Render kernels: per-world scene setup, per-band pixel loops, the edge anti-aliasing pass and the one entry
+point (`render_frames`) that runs them for every world of the frame in parallel (prange over worlds, then over
+(world, band) jobs, so a single image also uses every thread)."""
+import math
+
+from numba import prange
+
+from sim.jit import njit
+
+from .camlight import camera_view, make_lights
+from .skin import update_skins
+from .layout import (GEOM_PLANE, GEOM_BOX, OI_TYPE, OI_SRC, OI_OBJTYPE, G_SIZE, G_RGBA, G_RBOUND,
+                     OF_REFLECTANCE, FL_TRANSPARENT, FL_REFLECTIVE, FL_HIDDEN, M_ACTIVE, M_OBJ, M_POS, M_NORMAL, M_SCRATCH,
+                     M_NTRANS, M_HAZE, M_HAZEMAT, M_HAZEELEV, MODE_RGB, MODE_DEPTH, O_HAZE, V_SKYTEX, V_HAZE,
+                     V_HAZERGBA, V_ZBG, PI, NSKYKEY, VW_X0, O_MODE, O_REFLECTION, O_SKYBOX, O_AA, O_W,
+                     O_TILE, O_NTX, O_NWORLD, O_NJOB, O_NVIEW, V_ZNEAR, V_ZFAR, VIEW_CAMERA, VIEW_MIRROR,
+                     VIEW_SHADOW, VW_EYE, VW_RIGHT, VW_UP, VW_FWD, VW_ORTHO, VW_NEAR, VW_FAR, VW_ACTIVE, NVW,
+                     J_STACK, J_HK, J_HP, MAXTRANS)
+from .shade import shade_opaque, sky, lit_all, _clamp
+from .trace import bin_view, view_ray, nearest, transparent_hits, sky_distance
+
+
+@njit(cache=True, fastmath=True)
+def setup_world(rm, fr, w):
+    """Camera, lights, per-object flags (transparent, reflecting), the mirror and shadow views and the bins of
+    every view for world w."""
+    v0 = fr.views[w, VIEW_CAMERA]
+    mir = fr.mirror[w]
+    head, fwd = camera_view(rm, fr, w, v0, mir[M_SCRATCH:M_SCRATCH + 9])
+    rgb = fr.opt[O_MODE] == MODE_RGB
+    nview = fr.opt[O_NVIEW]
+    for vi in range(1, nview):
+        fr.views[w, vi, VW_ACTIVE] = 0.0
+    fr.nlight[w] = make_lights(rm, fr, w, head, fwd)
+    if rm.skin_i.shape[0] > 0:
+        update_skins(rm, fr, w)
+    # transparency (alpha < 0.995, or a plane seen from behind) and the one reflecting geom (mjr_render)
+    flag = fr.flag[w]
+    ntrans = 0
+    refl = -1
+    for k in range(rm.nobj):
+        f = 0
+        if fr.obj_g[w, k, G_RGBA + 3] == 0:
+            f = FL_HIDDEN
+        elif rgb:
+            pos = fr.obj_pos[w, k]
+            mat = fr.obj_mat[w, k]
+            typ = rm.obj_i[k, OI_TYPE]
+            behind = typ == GEOM_PLANE and ((head[0] - pos[0]) * mat[2] + (head[1] - pos[1]) * mat[5]
+                                            + (head[2] - pos[2]) * mat[8]) < 0
+            if fr.obj_g[w, k, G_RGBA + 3] < 0.995 or behind:
+                f |= FL_TRANSPARENT
+                ntrans += 1
+            elif refl < 0 and (typ == GEOM_PLANE or typ == GEOM_BOX) and rm.obj_f[k, OF_REFLECTANCE] > 0:
+                refl = k
+                f |= FL_REFLECTIVE
+        flag[k] = f
+    mir[M_NTRANS] = ntrans
+    mir[M_HAZE] = 0.0
+    if rgb and fr.opt[O_SKYBOX] != 0 and fr.opt[O_HAZE] != 0 and rm.vis[V_SKYTEX] >= 0:
+        _haze(rm, fr, w, head)
+    if ntrans > 0:
+        _rank_transparent(rm, fr, w, head)
+    bin_view(rm, fr, w, VIEW_CAMERA, -1, False, head, head)
+    if rgb and fr.opt[O_SKYBOX] != 0:
+        _sky_cache(fr, w, v0)
+    mir[M_ACTIVE] = 0.0
+    if rgb and refl >= 0 and fr.opt[O_REFLECTION] != 0:
+        _mirror(rm, fr, w, refl)
+    for vi in range(VIEW_SHADOW, nview):
+        if fr.views[w, vi, VW_ACTIVE] != 0:
+            bin_view(rm, fr, w, vi, -1, False, head, head)
+
+
+@njit(cache=True, fastmath=True)
+def _haze(rm, fr, w, head):
+    """mjr_render's haze: over the first infinite plane (both sizes 0) below the head, a truncated cone around
+    the head blends the haze colour into the skybox and the far plane near the horizon."""
+    mir = fr.mirror[w]
+    for k in range(rm.nobj):
+        g = fr.obj_g[w, k]
+        if rm.obj_i[k, OI_TYPE] != GEOM_PLANE or g[G_SIZE] != 0 or g[G_SIZE + 1] != 0 or g[G_RGBA + 3] == 0:
+            continue
+        pos = fr.obj_pos[w, k]
+        mat = fr.obj_mat[w, k]
+        dst = 0.7 * rm.vis[V_ZFAR]
+        elev = ((head[0] - pos[0]) * mat[2] + (head[1] - pos[1]) * mat[5] + (head[2] - pos[2]) * mat[8]) / dst
+        if elev >= 0:
+            mir[M_HAZE] = 1.0
+            mir[M_HAZEELEV] = elev
+            for i in range(9):
+                mir[M_HAZEMAT + i] = mat[i]
+        return
+
+
+@njit(cache=True, fastmath=True)
+def haze_over(rm, fr, w, d, dist, r, g, b):
+    """Blend the haze (rgb of vis.rgba.haze, alpha rising from 0 at the plane to 1 at height h* and falling to 0
+    at the head) where the view ray d meets the haze cone nearer than `dist` (the hit's distance)."""
+    mir = fr.mirror[w]
+    mat = mir[M_HAZEMAT:M_HAZEMAT + 9]
+    n = math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
+    u0 = (mat[0] * d[0] + mat[3] * d[1] + mat[6] * d[2]) / n
+    u1 = (mat[1] * d[0] + mat[4] * d[1] + mat[7] * d[2]) / n
+    u2 = (mat[2] * d[0] + mat[5] * d[1] + mat[8] * d[2]) / n
+    if u2 >= 0:
+        return r, g, b
+    elev = mir[M_HAZEELEV]
+    rr = rm.vis[V_HAZE]
+    q = math.sqrt(u0 * u0 + u1 * u1)
+    den = q - rr * u2 / elev if elev > 0 else 0.0
+    if den <= 0:
+        return r, g, b
+    s = 1.0 / den                        # distance in units of the skybox radius 0.7 zfar
+    h = 1.0 + s * u2 / elev
+    if h < 0 or s * 0.7 * rm.vis[V_ZFAR] > dist:
+        return r, g, b
+    a0 = math.atan2(1.0, rr)
+    hstar = math.sqrt(0.5) * rr * math.sin(a0) / math.sin(0.75 * PI - a0)
+    a = h / hstar if h < hstar else (1.0 - h) / (1.0 - hstar)
+    c = rm.vis[V_HAZERGBA:V_HAZERGBA + 3]
+    return a * c[0] + (1 - a) * r, a * c[1] + (1 - a) * g, a * c[2] + (1 - a) * b
+
+
+@njit(cache=True, fastmath=True)
+def _sky_cache(fr, w, v0):
+    """Keep the cached skybox colours of world w when the camera's orientation and frustum are those they were
+    made for (the skybox depends on the view direction only: a tracking camera sees the same sky every frame);
+    otherwise mark every pixel uncomputed."""
+    key = fr.skykey[w]
+    same = key[NSKYKEY - 1] == 1.0
+    for i in range(NSKYKEY - 1):
+        x = v0[VW_RIGHT + i] if i < 9 else v0[VW_X0 + i - 9]
+        if key[i] != x:
+            same = False
+            key[i] = x
+    if not same:
+        key[NSKYKEY - 1] = 1.0
+        c = fr.skycache[w]
+        for py in range(c.shape[0]):
+            for px in range(c.shape[1]):
+                c[py, px, 0] = -1.0
+
+
+@njit(cache=True, fastmath=True)
+def _rank_transparent(rm, fr, w, head):
+    """rank[k]: position of transparent object k in mjr_render's sort by camera distance (distance to the
+    head minus the bounding radius; planes last)."""
+    flag = fr.flag[w]
+    rank = fr.rank[w]
+    for k in range(rm.nobj):
+        if not flag[k] & FL_TRANSPARENT:
+            continue
+        dk = _camdist(rm, fr, w, k, head)
+        r = 0
+        for j in range(rm.nobj):
+            if j == k or not flag[j] & FL_TRANSPARENT:
+                continue
+            dj = _camdist(rm, fr, w, j, head)
+            if dj < dk or (dj == dk and j < k):
+                r += 1
+        rank[k] = r
+
+
+@njit(cache=True, fastmath=True)
+def _camdist(rm, fr, w, k, head):
+    if rm.obj_i[k, OI_TYPE] == GEOM_PLANE:
+        return 1e10
+    p = fr.obj_pos[w, k]
+    return math.sqrt((p[0] - head[0]) ** 2 + (p[1] - head[1]) ** 2 + (p[2] - head[2]) ** 2) - fr.obj_g[w, k, G_RBOUND]
+
+
+@njit(cache=True, fastmath=True)
+def _mirror(rm, fr, w, k):
+    """Mirror plane of reflecting object k (a plane, or the +Z face of a box) and the camera's mirror image as
+    view 1; nothing when the camera is behind the plane."""
+    pos = fr.obj_pos[w, k]
+    mat = fr.obj_mat[w, k]
+    n = (mat[2], mat[5], mat[8])
+    off = fr.obj_g[w, k, G_SIZE + 2] if rm.obj_i[k, OI_TYPE] == GEOM_BOX else 0.0
+    p = (pos[0] + off * n[0], pos[1] + off * n[1], pos[2] + off * n[2])
+    v0 = fr.views[w, VIEW_CAMERA]
+    v1 = fr.views[w, VIEW_MIRROR]
+    e = (v0[VW_EYE] - p[0]) * n[0] + (v0[VW_EYE + 1] - p[1]) * n[1] + (v0[VW_EYE + 2] - p[2]) * n[2]
+    if e < 0:
+        return
+    for i in range(NVW):
+        v1[i] = v0[i]
+    for i in range(3):
+        v1[VW_EYE + i] = v0[VW_EYE + i] - 2 * e * n[i]
+    for base in (VW_RIGHT, VW_UP, VW_FWD):
+        dn = v0[base] * n[0] + v0[base + 1] * n[1] + v0[base + 2] * n[2]
+        for i in range(3):
+            v1[base + i] = v0[base + i] - 2 * dn * n[i]
+    v1[VW_NEAR] = 0.0
+    v1[VW_FAR] = 1e300
+    mir = fr.mirror[w]
+    mir[M_ACTIVE] = 1.0
+    mir[M_OBJ] = k
+    for i in range(3):
+        mir[M_POS + i] = p[i]
+        mir[M_NORMAL + i] = n[i]
+    bin_view(rm, fr, w, VIEW_MIRROR, k, True, p, n)
+
+
+@njit(cache=True, fastmath=True)
+def pixel_rgb(rm, fr, w, px, py, cell, job, cached):
+    """(r, g, b) in [0, 1], the object seen (-1: none) and its depth for the ray through continuous pixel
+    coordinates (px, py) of world w; cached: (px, py) is a pixel centre whose skybox colour may be cached."""
+    v0 = fr.views[w, VIEW_CAMERA]
+    o, d = view_ray(v0, px, py)
+    stack = fr.jscr_i[job, J_STACK:J_HK]
+    znear = rm.vis[V_ZNEAR]
+    zfar = rm.vis[V_ZFAR]
+    t, k, part = nearest(rm, fr, w, VIEW_CAMERA, cell, o, d, znear, zfar, -1, True, stack)
+    skybox = fr.opt[O_SKYBOX] != 0
+    ntrans = fr.mirror[w, M_NTRANS] > 0
+    tlim = zfar
+    if skybox:
+        # MuJoCo draws the skybox on a cylinder of radius 0.7 zfar around the head, after the opaque geoms;
+        # it is at least 0.7 zfar away, so nearer hits need no test
+        rad = 0.7 * zfar
+        d2 = d[0] * d[0] + d[1] * d[1] + d[2] * d[2]
+        if (k >= 0 and t * t * d2 > rad * rad) or ntrans:
+            dl = math.sqrt(d2)
+            tlim = min(zfar, sky_distance((d[0] / dl, d[1] / dl, d[2] / dl), rad) / dl)
+            if k >= 0 and t > tlim:
+                k = -1
+    if k < 0:
+        t = zfar
+        if skybox:
+            if cached:
+                c = fr.skycache[w, int(py), int(px)]
+                if c[0] < 0:
+                    r, g, b = sky(rm, fr, w, d, px, py)
+                    c[0], c[1], c[2] = r, g, b
+                else:
+                    r, g, b = c[0], c[1], c[2]
+            else:
+                r, g, b = sky(rm, fr, w, d, px, py)
+        else:
+            r, g, b = 0.0, 0.0, 0.0
+    else:
+        r, g, b = shade_opaque(rm, fr, w, k, part, o, d, t, px, py, cell, stack)
+        tlim = t
+    if fr.mirror[w, M_HAZE] != 0:
+        r, g, b = _clamp(r), _clamp(g), _clamp(b)
+        r, g, b = haze_over(rm, fr, w, d, tlim * math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), r, g, b)
+    if ntrans:
+        hk = fr.jscr_i[job, J_HK:J_HK + MAXTRANS]
+        hp = fr.jscr_i[job, J_HP:J_HP + MAXTRANS]
+        ht = fr.jscr_f[job, 0:MAXTRANS]
+        nh = transparent_hits(rm, fr, w, VIEW_CAMERA, cell, o, d, znear, tlim, hk, ht, hp, stack)
+        if nh > 0:
+            r, g, b = _clamp(r), _clamp(g), _clamp(b)
+            eye = (v0[VW_EYE], v0[VW_EYE + 1], v0[VW_EYE + 2])
+            # mjr_render draws the transparent geoms front to back, then back to front (alpha blending)
+            for rep in range(2):
+                for i in range(nh):
+                    j = i if rep == 0 else nh - 1 - i
+                    kk = hk[j]
+                    c = lit_all(rm, fr, w, kk, hp[j], o, d, ht[j], VIEW_CAMERA, px, py, 1.0, eye)
+                    a = c[3]
+                    if rm.obj_i[kk, OI_TYPE] == GEOM_PLANE and hp[j] == 1:
+                        a *= 0.3                     # a plane seen from behind (renderGeom)
+                    r = a * c[0] + (1 - a) * r
+                    g = a * c[1] + (1 - a) * g
+                    b = a * c[2] + (1 - a) * b
+    return r, g, b, k, t
+
+
+@njit(cache=True, fastmath=True)
+def _u8(x):
+    if x <= 0:
+        return 0
+    if x >= 1:
+        return 255
+    return int(x * 255.0 + 0.5)
+
+
+@njit(cache=True, fastmath=True)
+def render_band(rm, fr, job, rgb, depth, seg):
+    """Pixels of rows [y0, y1) of world w for job (w, y0, y1)."""
+    w = fr.job[job, 0]
+    y0 = fr.job[job, 1]
+    y1 = fr.job[job, 2]
+    mode = fr.opt[O_MODE]
+    width = fr.opt[O_W]
+    tile = fr.opt[O_TILE]
+    ntx = fr.opt[O_NTX]
+    v0 = fr.views[w, VIEW_CAMERA]
+    znear = rm.vis[V_ZNEAR]
+    zfar = rm.vis[V_ZFAR]
+    stack = fr.jscr_i[job, J_STACK:J_HK]
+    aa = fr.opt[O_AA] != 0
+    for py in range(y0, y1):
+        for px in range(width):
+            cell = (py // tile) * ntx + px // tile
+            if mode == MODE_RGB:
+                r, g, b, k, t = pixel_rgb(rm, fr, w, px + 0.5, py + 0.5, cell, job, True)
+                out = rgb[w, py, px]
+                out[0] = _u8(r)
+                out[1] = _u8(g)
+                out[2] = _u8(b)
+                if aa:
+                    fr.idbuf[w, py, px] = k
+                    fr.zbuf[w, py, px] = t
+                continue
+            o, d = view_ray(v0, px + 0.5, py + 0.5)
+            t, k, part = nearest(rm, fr, w, VIEW_CAMERA, cell, o, d, znear, zfar, -1, False, stack)
+            if mode == MODE_DEPTH:
+                depth[w, py, px] = t if k >= 0 else (zfar if v0[VW_ORTHO] != 0 else rm.vis[V_ZBG])
+            else:
+                s = seg[w, py, px]
+                if k >= 0:
+                    s[0] = rm.obj_i[k, OI_SRC]
+                    s[1] = rm.obj_i[k, OI_OBJTYPE]
+                else:
+                    s[0] = -1
+                    s[1] = -1
+
+
+# 4x multisample pattern (offsets from the pixel centre), as GL's standard rotated grid
+_AA = ((-0.125, -0.375), (0.375, -0.125), (-0.375, 0.125), (0.125, 0.375))
+
+
+@njit(cache=True, fastmath=True)
+def antialias_band(rm, fr, job, rgb):
+    """Re-render with 4 samples the pixels of the band whose object differs from a neighbour's (or whose depth
+    jumps by more than 2 %): anti-aliased silhouettes at a fraction of full supersampling."""
+    w = fr.job[job, 0]
+    y0 = fr.job[job, 1]
+    y1 = fr.job[job, 2]
+    width = fr.opt[O_W]
+    height = rgb.shape[1]
+    tile = fr.opt[O_TILE]
+    ntx = fr.opt[O_NTX]
+    ids = fr.idbuf[w]
+    zb = fr.zbuf[w]
+    for py in range(y0, y1):
+        for px in range(width):
+            k = ids[py, px]
+            z = zb[py, px]
+            edge = False
+            for q in range(4):
+                qx = px + (1 if q == 0 else (-1 if q == 1 else 0))
+                qy = py + (1 if q == 2 else (-1 if q == 3 else 0))
+                if qx < 0 or qy < 0 or qx >= width or qy >= height:
+                    continue
+                if ids[qy, qx] != k or abs(zb[qy, qx] - z) > 0.02 * z:
+                    edge = True
+                    break
+            if not edge:
+                continue
+            cell = (py // tile) * ntx + px // tile
+            r = g = b = 0.0
+            for s in range(4):
+                c = pixel_rgb(rm, fr, w, px + 0.5 + _AA[s][0], py + 0.5 + _AA[s][1], cell, job, False)
+                r += _clamp(c[0])
+                g += _clamp(c[1])
+                b += _clamp(c[2])
+            out = rgb[w, py, px]
+            out[0] = _u8(0.25 * r)
+            out[1] = _u8(0.25 * g)
+            out[2] = _u8(0.25 * b)
+
+
+@njit(parallel=True, refcount=True)
+def render_frames(rm, fr, rgb, depth, seg):
+    """Render every world of the frame: setup per world, then the (world, band) jobs, then anti-aliasing."""
+    nworld = fr.opt[O_NWORLD]
+    for w in prange(nworld):
+        setup_world(rm, fr, w)
+    njob = fr.opt[O_NJOB]
+    for j in prange(njob):
+        render_band(rm, fr, j, rgb, depth, seg)
+    if fr.opt[O_AA] != 0 and fr.opt[O_MODE] == MODE_RGB:
+        for j in prange(njob):
+            antialias_band(rm, fr, j, rgb)

@@ -1,0 +1,181 @@
+"""Texture sampling as OpenGL does it for MuJoCo's textures: 2-D textures wrap (GL_REPEAT), cube and skybox
+textures select a face by the major axis of the lookup vector (the GL cube-map table) and clamp to its edges;
+both filter GL_LINEAR when magnified and GL_LINEAR_MIPMAP_LINEAR (trilinear over the mip pyramid built in
+scene.build_textures) when minified, the level of detail coming from the texel footprint of one pixel.
+"""
+import math
+
+from sim.jit import njit
+
+from .layout import TI_TYPE, TI_NLEVEL, TI_LEVEL, TI_ALPHA, TEXTURE_2D
+
+
+@njit(cache=True, fastmath=True, inline="always")
+def _bilinear(tx, adr, w, h, u, v, wrap, alpha):
+    """Bilinear sample of the w x h RGBA image starting at texel adr of the flat texel array tx, coordinates
+    (u, v) (row 0 at v = 0), repeated (wrap) or clamped to the edges; alpha False: an opaque texture (alpha 1,
+    not read)."""
+    if wrap:
+        x = (u - math.floor(u)) * w - 0.5
+        y = (v - math.floor(v)) * h - 0.5
+        if x < 0:
+            x += w
+        if y < 0:
+            y += h
+        x0 = min(int(x), w - 1)
+        y0 = min(int(y), h - 1)
+        ax = x - x0
+        ay = y - y0
+        x1 = x0 + 1 if x0 + 1 < w else 0
+        y1 = y0 + 1 if y0 + 1 < h else 0
+    else:
+        x = u * w - 0.5
+        y = v * h - 0.5
+        fx = math.floor(x)
+        fy = math.floor(y)
+        ax = x - fx
+        ay = y - fy
+        x0 = min(max(int(fx), 0), w - 1)
+        y0 = min(max(int(fy), 0), h - 1)
+        x1 = min(x0 + 1, w - 1) if fx >= 0 else 0
+        y1 = min(y0 + 1, h - 1) if fy >= 0 else 0
+    i00 = 4 * (adr + y0 * w + x0)
+    i10 = 4 * (adr + y0 * w + x1)
+    i01 = 4 * (adr + y1 * w + x0)
+    i11 = 4 * (adr + y1 * w + x1)
+    w00 = (1 - ax) * (1 - ay)
+    w10 = ax * (1 - ay)
+    w01 = (1 - ax) * ay
+    w11 = ax * ay
+    a = w00 * tx[i00 + 3] + w10 * tx[i10 + 3] + w01 * tx[i01 + 3] + w11 * tx[i11 + 3] if alpha else 1.0
+    return (w00 * tx[i00] + w10 * tx[i10] + w01 * tx[i01] + w11 * tx[i11],
+            w00 * tx[i00 + 1] + w10 * tx[i10 + 1] + w01 * tx[i01 + 1] + w11 * tx[i11 + 1],
+            w00 * tx[i00 + 2] + w10 * tx[i10 + 2] + w01 * tx[i01 + 2] + w11 * tx[i11 + 2], a)
+
+
+@njit(cache=True, fastmath=True, inline="always")
+def _level(rm, tid, lev, face, u, v, wrap):
+    ti = rm.tex_i[tid]
+    adr = ti[TI_LEVEL + 3 * lev]
+    w = ti[TI_LEVEL + 3 * lev + 1]
+    h = ti[TI_LEVEL + 3 * lev + 2]
+    return _bilinear(rm.texel, adr + face * w * h, w, h, u, v, wrap, ti[TI_ALPHA] != 0)
+
+
+@njit(cache=True, fastmath=True)
+def _trilinear(rm, tid, face, u, v, lod, wrap):
+    nlev = rm.tex_i[tid, TI_NLEVEL]
+    if lod <= 0.0:
+        return _level(rm, tid, 0, face, u, v, wrap)
+    if lod >= nlev - 1:
+        return _level(rm, tid, nlev - 1, face, u, v, wrap)
+    l0 = int(math.floor(lod))
+    f = lod - l0
+    if f < 1.0 / 64:
+        return _level(rm, tid, l0, face, u, v, wrap)
+    if f > 63.0 / 64:
+        return _level(rm, tid, l0 + 1, face, u, v, wrap)
+    a = _level(rm, tid, l0, face, u, v, wrap)
+    b = _level(rm, tid, l0 + 1, face, u, v, wrap)
+    return (a[0] + f * (b[0] - a[0]), a[1] + f * (b[1] - a[1]), a[2] + f * (b[2] - a[2]), a[3] + f * (b[3] - a[3]))
+
+
+@njit(cache=True, fastmath=True)
+def cube_face(s, t, r):
+    """GL cube-map face (0..5 = +X, -X, +Y, -Y, +Z, -Z), major-axis magnitude and face coordinates (sc, tc)."""
+    ax, ay, az = abs(s), abs(t), abs(r)
+    if ax >= ay and ax >= az:
+        if s > 0:
+            return 0, ax, -r, -t
+        return 1, ax, r, -t
+    if ay >= az:
+        if t > 0:
+            return 2, ay, s, r
+        return 3, ay, s, -r
+    if r > 0:
+        return 4, az, s, -t
+    return 5, az, -s, -t
+
+
+@njit(cache=True, fastmath=True)
+def _face_uv(face, s, t, r):
+    """Face coordinates of (s, t, r) projected on `face` (continuous across its edges)."""
+    if face == 0:
+        ma, sc, tc = s, -r, -t
+    elif face == 1:
+        ma, sc, tc = -s, r, -t
+    elif face == 2:
+        ma, sc, tc = t, s, r
+    elif face == 3:
+        ma, sc, tc = -t, s, -r
+    elif face == 4:
+        ma, sc, tc = r, s, -t
+    else:
+        ma, sc, tc = -r, -s, -t
+    if ma < 1e-300:
+        ma = 1e-300
+    return 0.5 * (sc / ma + 1), 0.5 * (tc / ma + 1)
+
+
+@njit(cache=True, fastmath=True)
+def _lod(du0, dv0, du1, dv1, w, h):
+    """GL's level of detail: log2 of the longer texel-space footprint of a pixel step along x or y."""
+    a = (du0 * w) ** 2 + (dv0 * h) ** 2
+    b = (du1 * w) ** 2 + (dv1 * h) ** 2
+    rho2 = a if a > b else b
+    if rho2 <= 1.0:
+        return 0.0
+    return 0.5 * math.log2(rho2)
+
+
+@njit(cache=True, fastmath=True)
+def _wrap_diff(x):
+    """Difference of a periodic coordinate taken the short way round (azimuth-based u of spheres, cylinders)."""
+    return x - math.floor(x + 0.5)
+
+
+@njit(cache=True, fastmath=True)
+def sample_2d_grad(rm, tid, u, v, du0, dv0, du1, dv1):
+    """Trilinear 2-D sample at (u, v) with the coordinate steps of one pixel along x (du0, dv0) and y."""
+    w = rm.tex_i[tid, TI_LEVEL + 1]
+    h = rm.tex_i[tid, TI_LEVEL + 2]
+    return _trilinear(rm, tid, 0, u, v, _lod(du0, dv0, du1, dv1, w, h), True)
+
+
+@njit(cache=True, fastmath=True)
+def sample_2d(rm, tid, uv, uvx, uvy, periodic_u):
+    """Trilinear 2-D sample at uv with the footprint given by the neighbouring pixels' coordinates uvx, uvy."""
+    w = rm.tex_i[tid, TI_LEVEL + 1]
+    h = rm.tex_i[tid, TI_LEVEL + 2]
+    du0 = uvx[0] - uv[0]
+    du1 = uvy[0] - uv[0]
+    if periodic_u:
+        du0 = _wrap_diff(du0)
+        du1 = _wrap_diff(du1)
+    lod = _lod(du0, uvx[1] - uv[1], du1, uvy[1] - uv[1], w, h)
+    return _trilinear(rm, tid, 0, uv[0], uv[1], lod, True)
+
+
+@njit(cache=True, fastmath=True)
+def sample_cube(rm, tid, c, cx, cy):
+    """Trilinear cube-map sample for the lookup vector c with neighbouring pixels' vectors cx, cy."""
+    face, _, _, _ = cube_face(c[0], c[1], c[2])
+    u, v = _face_uv(face, c[0], c[1], c[2])
+    ux, vx = _face_uv(face, cx[0], cx[1], cx[2])
+    uy, vy = _face_uv(face, cy[0], cy[1], cy[2])
+    w = rm.tex_i[tid, TI_LEVEL + 1]
+    lod = _lod(ux - u, vx - v, uy - u, vy - v, w, w)
+    return _trilinear(rm, tid, face, u, v, lod, False)
+
+
+@njit(cache=True, fastmath=True)
+def sample_cube_base(rm, tid, c):
+    """Bilinear cube-map sample of level 0 (a magnified texture)."""
+    face, _, _, _ = cube_face(c[0], c[1], c[2])
+    u, v = _face_uv(face, c[0], c[1], c[2])
+    return _level(rm, tid, 0, face, u, v, False)
+
+
+@njit(cache=True, fastmath=True)
+def is_2d(rm, tid):
+    return rm.tex_i[tid, TI_TYPE] == TEXTURE_2D
