@@ -1,7 +1,8 @@
 """Kernels of the vector environments (envs/vector.py, envs/randomize.py): reset a list of worlds, and recompute
 the mj_setConst constants of a world's own Model struct after domain randomisation changed its inertial fields.
 
-    reset_worlds(m, d, t, worlds, mptrs, flags, body_simple)   one parallel entry, flags SET_CONST | RESTART | FINAL
+    reset_worlds(m, d, t, worlds, mptrs, flags, body_simple, F)   one parallel entry (per feature set F,
+                                                                  sim/features.py), flags SET_CONST | RESTART | FINAL
 
 The physics step of the vector env is sim.smooth_api.run (sim/pipeline.py run_batch); this entry serves only the
 resets that must happen outside it: a partial reset (reset(options={"reset_mask": ...})) and the worlds whose
@@ -158,7 +159,7 @@ def set_const_world(m, d, w, body_simple, own_bias):
 
 
 @njit(parallel=True, refcount=True)
-def reset_worlds(m, d, t, worlds, mptrs, flags, body_simple):
+def reset_worlds(m, d, t, worlds, mptrs, flags, body_simple, F):
     """For each listed world (in parallel), with its own Model struct when mptrs is not empty: the mj_setConst
     constants (flags & SET_CONST), then its reset to the pending task state (flags & RESTART; a same-step
     autoreset keeping the step's reward when flags & FINAL)."""
@@ -171,7 +172,7 @@ def reset_worlds(m, d, t, worlds, mptrs, flags, body_simple):
         if flags & SET_CONST:
             set_const_world(mw, d, w, body_simple, (flags & OWN_BIAS) != 0)
         if flags & RESTART:
-            _restart(mw, d, t, w, (flags & FINAL) != 0)
+            _restart(mw, d, t, w, (flags & FINAL) != 0, F)
 
 
 @njit

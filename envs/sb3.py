@@ -15,10 +15,11 @@ max_episode_steps, num_threads and randomization (envs/randomize.py) are accepte
 SB3's API wants a list of info dicts: building them is the one Python loop over the worlds per step.
 """
 import numpy as np
+from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from envs.vector import BatchEngine, WorldView
-from sim.fields_task import ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED
+from sim.fields_task import ST_DIVERGED
 
 
 class NumjocoSB3VecEnv(VecEnv):
@@ -27,9 +28,9 @@ class NumjocoSB3VecEnv(VecEnv):
     def __init__(self, task, n_envs, *, max_episode_steps=None, num_threads=None, randomization=None, **kwargs):
         self.engine = eng = BatchEngine(task, n_envs, max_episode_steps=max_episode_steps, same_step=True,
                                         num_threads=num_threads, randomization=randomization, **kwargs)
-        self._dict_obs = eng.template.observation_keys is not None
         super().__init__(eng.nworld, eng.template.observation_space, eng.template.action_space)
         self._actions = None
+        self._obs = [None] * eng.nworld            # each world's observation (tasks with Python layers)
 
     # ------------------------------------------------------------------ VecEnv API
     def reset(self):
@@ -37,12 +38,17 @@ class NumjocoSB3VecEnv(VecEnv):
         if any(self._options):
             raise ValueError(f'numjoco tasks take no reset options, got {self._options}')
         seeds = self._seeds if any(s is not None for s in self._seeds) else None
-        eng.reset(np.arange(self.num_envs), seeds)
-        info = eng.reset_info(np.arange(self.num_envs))
-        self.reset_infos = _split_info(info, self.num_envs)
+        worlds = np.arange(self.num_envs)
+        eng.reset(worlds, seeds)
         self._reset_seeds()
         self._reset_options()
-        return eng.observation()
+        if eng.python_layers:
+            for w in worlds:
+                self._obs[w], self.reset_infos[w] = eng.layered_reset(w)
+            self._add_randomization(worlds)
+            return self._stack()
+        self.reset_infos = _split_info(eng.reset_info(worlds), self.num_envs)
+        return eng.obs.copy()
 
     def step_async(self, actions):
         self._actions = actions
@@ -52,26 +58,67 @@ class NumjocoSB3VecEnv(VecEnv):
         if eng.rngs[0] is None:
             raise RuntimeError('reset() must be called before step()')
         eng.set_actions(self._actions)
-        eng.step(None)
-        st = eng.status
-        term = st[:, ST_TERMINATED] != 0
-        trunc = st[:, ST_TRUNCATED] != 0
+        final = eng.step(None)
+        actions, self._actions = self._actions, None
+        if eng.python_layers:
+            return self._layered_step_wait(actions)
+        term, trunc = eng.ended()
         done = term | trunc
         rewards = eng.reward.astype(np.float32)
-        infos = [dict(zip(eng.names, row)) for row in eng.terms.tolist()]
+        infos = [dict(zip(eng.names, row)) for row in eng.terms[:, eng.term_cols].tolist()]
         tl = (trunc & ~term).tolist()
         for i, info in enumerate(infos):
             info['TimeLimit.truncated'] = tl[i]
-        for w in np.flatnonzero(st[:, ST_DIVERGED]):
+        for key, field in eng.info_arrays:
+            rows = getattr(eng.data, field)
+            for i, info in enumerate(infos):
+                info[key] = rows[i].copy()
+        for w in np.flatnonzero(eng.status[:, ST_DIVERGED]):
             infos[w]['diverged'] = True
         if done.any():
             worlds = np.flatnonzero(done)
+            if final is None:                      # reset here, after reading the last step
+                eng.finish_same_step(worlds)
             rinfo = _split_info(eng.reset_info(worlds), self.num_envs)
             for w in worlds:
-                infos[w]['terminal_observation'] = eng.world_observation(eng.final_obs[w])
+                infos[w]['terminal_observation'] = eng.final_obs[w].copy()
                 self.reset_infos[w] = rinfo[w]
-        self._actions = None
-        return eng.observation(), rewards, done, infos
+        return eng.obs.copy(), rewards, done, infos
+
+    def _layered_step_wait(self, actions):
+        """A step of a task with Python layers (step / reset overrides), per world as DummyVecEnv runs them."""
+        eng, n = self.engine, self.num_envs
+        rewards = np.zeros(n, np.float32)
+        dones = np.zeros(n, bool)
+        infos = [None] * n
+        for w in range(n):
+            o, r, te, tr, info = eng.layered_step(w, actions[w])
+            rewards[w], dones[w] = r, te or tr
+            info['TimeLimit.truncated'] = tr and not te
+            if dones[w]:
+                info['terminal_observation'] = o
+            else:
+                self._obs[w] = o
+            infos[w] = info
+        if dones.any():
+            worlds = np.flatnonzero(dones)
+            eng.finish_same_step(worlds)
+            for w in worlds:
+                self._obs[w], self.reset_infos[w] = eng.layered_reset(w)
+            self._add_randomization(worlds)
+        return self._stack(), rewards, dones, infos
+
+    def _add_randomization(self, worlds):
+        if self.engine.randomizer is not None:
+            vals = self.engine.randomizer.values
+            for w in worlds:
+                self.reset_infos[w]['randomization'] = {k: v[w].copy() for k, v in vals.items()}
+
+    def _stack(self):
+        """The worlds' observations (tasks with Python layers) as SB3 batches them (Dict: per key)."""
+        if isinstance(self.observation_space, spaces.Dict):
+            return {k: np.stack([o[k] for o in self._obs]) for k in self.observation_space.spaces}
+        return np.stack(self._obs)
 
     def close(self):
         self.engine.template.close()

@@ -23,13 +23,14 @@ import numpy as np
 import gymnasium as gym
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
+from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 import sim
 from envs.base import NumjocoEnv, CompiledTask
 from envs.kernels import reset_worlds, SET_CONST, RESTART, FINAL, OWN_BIAS
 from sim import smooth_api as _api
-from sim.fields_task import ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET, ST_FINAL, ST_BADACTION
+from sim.fields_task import (ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET, ST_FINAL, ST_BADACTION,
+                             ST_F32)
 
 _EMPTY = np.zeros(0, np.int64)
 
@@ -55,12 +56,15 @@ def resolve_task(task, kwargs):
 
 
 class BatchEngine:
-    """N worlds of a numjoco task: the template env (one world, for spaces, parameters, reset_state, rendering),
-    one batched sim.Data, the task program compiled for N worlds, one generator per world, optional per-world
-    models (domain randomisation).
+    """N worlds of a numjoco task: the template env (one world, for spaces, parameters, reset_state, the task's
+    Python layers, rendering), one batched sim.Data, the task program compiled for N worlds, one generator per
+    world, optional per-world models (domain randomisation).
 
-    same_step=True: a world whose episode ends is reset inside the same call (its last observation goes to
-    final_obs); else it waits for reset(mask) or for the next step (autoreset at the next step).
+    same_step=True: a world whose episode ends is reset within the same step (its last observation goes to
+    final_obs): inside the physics call when nothing must be read or changed in between (kernel_same_step),
+    else by finish_same_step(); same_step=False: it waits for reset(mask) or for the next step.
+    python_layers: the task overrides step / reset in Python (e.g. a goal env's Dict observation); the front ends
+    then run those layers per world on the batch's results (envs/base.py NumjocoEnv._feed).
     """
 
     def __init__(self, task, num_envs, *, max_episode_steps=None, same_step=False, num_threads=None,
@@ -80,29 +84,31 @@ class BatchEngine:
         self.model, self.nworld = tpl.model, n
         self.max_episode_steps = spec_steps if max_episode_steps is None else max_episode_steps
         self.max_episode_steps = int(self.max_episode_steps or 0)
+        self.python_layers = type(tpl).step is not NumjocoEnv.step or type(tpl).reset is not NumjocoEnv.reset
+        self.info_idx, self.reset_idx, self.info_arrays = tpl._info_idx, tpl._reset_idx, tpl._info_arrays
+        self.same_step = bool(same_step)
+        self.kernel_same_step = (self.same_step and randomization is None and not self.info_arrays
+                                 and not self.python_layers)
         self.data = sim.Data(self.model, nworld=n)
         self.prog = CompiledTask(self.model, tpl._spec, n, tpl.dt, max_steps=self.max_episode_steps,
-                                 same_step=same_step)
-        self.same_step = bool(same_step)
-        a = self.prog.arrays
-        self.arrays = a
+                                 same_step=self.kernel_same_step)
+        self.struct = self.prog.struct
+        a = self.arrays = self.prog.arrays
         self.status, self.obs, self.terms, self.reset_terms = a['status'], a['obs'], a['terms'], a['reset_terms']
         self.reward, self.final_obs, self.action = a['reward'], a['final_obs'], a['action']
-        self.names = list(self.prog.term_names)
-        self.reset_keys = [k for k, nm in enumerate(self.names) if nm in tpl._spec.reset_info]
-        self.step_only = np.array([nm not in tpl._spec.reset_info for nm in self.names])
+        self.names = [nm for _, nm in self.info_idx]
+        self.term_cols = [k for k, _ in self.info_idx]
+        reset_names = {nm for _, nm in self.reset_idx}
+        self.step_only = [nm not in reset_names for _, nm in self.info_idx]
+        self.body_simple = np.ascontiguousarray(np.asarray(self.model.body_simple).reshape(-1), np.int32)
         self.rngs = [None] * n
         self.needs_reset = np.ones(n, bool)       # before the first reset, or ended with autoreset disabled
-        self.body_simple = np.ascontiguousarray(np.asarray(self.model.body_simple).reshape(-1), np.int32)
         self.randomizer = None
         self.mptrs = _EMPTY
-        self.struct = self.prog.struct
         if randomization is not None:
             from envs.randomize import WorldModels
             self.randomizer = WorldModels(self.model, n, randomization)
             self.mptrs = self.randomizer.mptrs
-            # a world that ends is reset by reset_worlds once its new model is in place (not inside the step)
-            self.struct = self.prog.variant(same_step=0) if same_step else self.prog.struct
 
     # ------------------------------------------------------------------ calls into the compiled code
     def _call(self, nwork, fn, *args):
@@ -125,7 +131,8 @@ class BatchEngine:
     def _reset_worlds(self, worlds, flags):
         """envs/kernels.py reset_worlds on the listed worlds (flags SET_CONST | RESTART | FINAL | OWN_BIAS)."""
         self._call(len(worlds), reset_worlds, _api.model_struct(self.model), self.data._struct, self.struct,
-                   np.ascontiguousarray(worlds, np.int64), self.mptrs, flags, self.body_simple)
+                   np.ascontiguousarray(worlds, np.int64), self.mptrs, flags, self.body_simple,
+                   _api.model_features(self.model))
         if self.data._arrays['warn_moved'][worlds].any():
             _api.warn_moved(self.data)
 
@@ -193,11 +200,12 @@ class BatchEngine:
         if a.shape != self.action.shape:
             raise ValueError(f'actions have shape {a.shape}, expected {self.action.shape} (num_envs, nu)')
         self.action[...] = a
+        self.status[:, ST_F32] = a.dtype == np.float32       # ctrl costs in the action's dtype, as a single env
 
     def step(self, autoreset=None):
         """One env step of every world (the actions already in place); `autoreset` (bool mask or None): worlds
-        reset by this call instead of stepping (the next-step autoreset).  Returns the mask of the worlds that
-        were reset at the end of their episode within this call (same-step autoreset), or None."""
+        reset by this call instead of stepping (the next-step autoreset).  Returns the mask of the worlds reset
+        inside the call at the end of their episode (kernel_same_step), else None."""
         if autoreset is not None and autoreset.any():
             worlds = np.flatnonzero(autoreset)
             self._resample(worlds)
@@ -209,48 +217,59 @@ class BatchEngine:
             self.status[:, ST_BADACTION] = 0
             raise ValueError(f'the actions of environment(s) {bad.tolist()} contain NaN or inf: '
                              f'{self.action[bad].tolist()}; no environment was stepped')
-        st = self.status
-        final = None
-        if self.same_step:
-            if self.randomizer is None:
-                final = st[:, ST_FINAL] != 0
-            else:
-                final = (st[:, ST_TERMINATED] != 0) | (st[:, ST_TRUNCATED] != 0)
-                if final.any():
-                    worlds = np.flatnonzero(final)
-                    self.final_obs[worlds] = self.obs[worlds]
-                    self._resample(worlds)
-                    self._reset_worlds(worlds, RESTART | FINAL)
-            if final.any():
-                self.draw(np.flatnonzero(final))
         if autoreset is not None:
             self.draw(np.flatnonzero(autoreset))
+        if not self.kernel_same_step:
+            return None
+        final = self.status[:, ST_FINAL] != 0
+        if final.any():
+            self.draw(np.flatnonzero(final))
         return final
 
-    # ------------------------------------------------------------------ info
+    def ended(self):
+        """(terminated, truncated) bool arrays of the last step."""
+        return self.status[:, ST_TERMINATED] != 0, self.status[:, ST_TRUNCATED] != 0
+
+    def finish_same_step(self, worlds):
+        """Same-step reset of the listed worlds after their last step was read: final_obs, new models, reset."""
+        worlds = np.asarray(worlds, np.int64)
+        self.final_obs[worlds] = self.obs[worlds]
+        self._resample(worlds)
+        self._reset_worlds(worlds, RESTART | FINAL)
+        self.draw(worlds)
+
+    # ------------------------------------------------------------------ info (dict of arrays, Gymnasium's)
+    def _arrays_info(self, info, mask, source=None):
+        """Info arrays of the task (Task.info_arrays: whole Data rows) for the worlds in mask."""
+        for key, field in self.info_arrays:
+            v = np.array(source[key] if source is not None else getattr(self.data, field))
+            v[~mask] = 0
+            info[key] = v
+            info['_' + key] = mask.copy()
+
     def step_info(self, reset_now=None):
-        """info of a step as a dict of arrays with `_key` masks (Gymnasium's vector info): the reward terms of
-        the worlds that stepped; the reset terms of the worlds reset in this step (`reset_now`)."""
+        """info of a step as a dict of arrays with `_key` masks: the info terms of the worlds that stepped, the
+        reset info of the worlds reset in this step (`reset_now`), as SyncVectorEnv gathers them."""
         info = {}
         n = self.nworld
-        terms, names = self.terms, self.names
         stepped = None if reset_now is None else ~reset_now
-        vals = terms.T.copy()                    # one copy; each key gets a row (a fresh array for the caller)
-        ones = np.ones((len(names), n), bool)
-        for k, nm in enumerate(names):
+        vals = self.terms.T.copy()                    # one copy; each key gets a row (a fresh array for the caller)
+        ones = np.ones((len(self.info_idx), n), bool)
+        for i, (k, nm) in enumerate(self.info_idx):
             v = vals[k]
             if stepped is None:
-                mask = ones[k]
-            elif self.step_only[k]:
+                mask = ones[i]
+            elif self.step_only[i]:
                 if not stepped.any():
                     continue
                 v[reset_now] = 0.0
                 mask = stepped.copy()
             else:
                 v[reset_now] = self.reset_terms[reset_now, k]
-                mask = ones[k]
+                mask = ones[i]
             info[nm] = v
             info['_' + nm] = mask
+        self._arrays_info(info, np.ones(n, bool))
         div = self.status[:, ST_DIVERGED] != 0
         if stepped is not None:
             div &= stepped
@@ -259,13 +278,17 @@ class BatchEngine:
             info['_diverged'] = div
         return info
 
-    def final_info(self, done):
+    def snapshot(self):
+        """The info arrays of every world now (read before a same-step reset overwrites them)."""
+        return {key: np.array(getattr(self.data, field)) for key, field in self.info_arrays}
+
+    def final_info(self, done, arrays=None):
         """The step info of the worlds that ended (final_info of a same-step autoreset)."""
         info = {}
-        for k, nm in enumerate(self.names):
-            v = np.where(done, self.terms[:, k], 0.0)
-            info[nm] = v
+        for k, nm in self.info_idx:
+            info[nm] = np.where(done, self.terms[:, k], 0.0)
             info['_' + nm] = done.copy()
+        self._arrays_info(info, done, arrays)
         div = (self.status[:, ST_DIVERGED] != 0) & done
         if div.any():
             info['diverged'] = div.copy()
@@ -277,28 +300,58 @@ class BatchEngine:
         mask = np.zeros(self.nworld, bool)
         mask[worlds] = True
         info = {}
-        for k in self.reset_keys:
-            nm = self.names[k]
+        for k, nm in self.reset_idx:
             info[nm] = np.where(mask, self.reset_terms[:, k], 0.0)
             info['_' + nm] = mask.copy()
+        self._arrays_info(info, mask)
         self.add_randomization(info, mask)
         return info
 
     def add_randomization(self, info, mask):
         """info['randomization'] = {field: (N, ...) values of each world's current episode} for the worlds in
         mask (those just reset)."""
-        if self.randomizer is not None and mask.any():
+        if self.randomizer is not None and mask is not None and mask.any():
             vals = self.randomizer.values
             info['randomization'] = {k: v.copy() for k, v in vals.items()}
             info['randomization'].update({'_' + k: mask.copy() for k in vals})
             info['_randomization'] = mask.copy()
 
-    # ------------------------------------------------------------------ observations
-    def observation(self, flat=None):
-        return self.template._observation(self.obs if flat is None else flat)
+    # ------------------------------------------------------------------ per world, as a single env returns
+    def base_step(self, w, arrays=None):
+        """World w's last step as NumjocoEnv.step returns it (before the task's Python layers)."""
+        st = self.status[w]
+        terms = self.terms[w].tolist()
+        info = {nm: terms[k] for k, nm in self.info_idx}
+        for key, field in self.info_arrays:
+            info[key] = (arrays[key] if arrays is not None else getattr(self.data, field))[w].copy()
+        if st[ST_DIVERGED]:
+            info['diverged'] = True
+        return self.obs[w].copy(), self.reward[w].item(), bool(st[ST_TERMINATED]), bool(st[ST_TRUNCATED]), info
 
-    def world_observation(self, flat_row):
-        return self.template._observation(flat_row)
+    def base_reset(self, w):
+        """World w's last reset as NumjocoEnv.reset returns it."""
+        rt = self.reset_terms[w]
+        info = {nm: float(rt[k]) for k, nm in self.reset_idx}
+        for key, field in self.info_arrays:
+            info[key] = getattr(self.data, field)[w].copy()
+        return self.obs[w].copy(), info
+
+    def layered_step(self, w, action):
+        """World w's step through the task's Python layers (its step override on base_step)."""
+        tpl = self.template
+        tpl._feed = self.base_step(w)
+        try:
+            return tpl.step(action)
+        finally:
+            tpl._feed = None
+
+    def layered_reset(self, w):
+        tpl = self.template
+        tpl._feed = self.base_reset(w)
+        try:
+            return tpl.reset()
+        finally:
+            tpl._feed = None
 
 
 def _autoreset_mode(mode):
@@ -342,6 +395,7 @@ class NumjocoVectorEnv(VectorEnv):
         self.render_mode = tpl.render_mode
         self.metadata = dict(tpl.metadata, autoreset_mode=self.autoreset_mode)
         self._autoreset = np.zeros(self.num_envs, bool)
+        self._env_obs = [None] * self.num_envs          # each world's observation (tasks with Python layers)
 
     # ------------------------------------------------------------------ Gymnasium API
     @property
@@ -381,7 +435,16 @@ class NumjocoVectorEnv(VectorEnv):
             worlds = np.arange(self.num_envs)
         eng.reset(worlds, seed)
         self._autoreset[worlds] = False
-        return eng.observation(), eng.reset_info(worlds)
+        if not eng.python_layers:
+            return eng.obs.copy(), eng.reset_info(worlds)
+        infos = {}
+        for w in worlds:
+            self._env_obs[w], info = eng.layered_reset(w)
+            infos = self._add_info(infos, info, w)
+        rmask = np.zeros(self.num_envs, bool)
+        rmask[worlds] = True
+        eng.add_randomization(infos, rmask)
+        return self._observations(), infos
 
     def step(self, actions):
         eng = self.engine
@@ -393,32 +456,81 @@ class NumjocoVectorEnv(VectorEnv):
                 f'environment(s) {np.flatnonzero(eng.needs_reset).tolist()} ended and the autoreset is disabled: '
                 'reset them with reset(options={"reset_mask": mask}) before stepping')
         eng.set_actions(actions)
-        autoreset = self._autoreset if mode == AutoresetMode.NEXT_STEP else None
+        autoreset = self._autoreset.copy() if mode == AutoresetMode.NEXT_STEP else None
         final = eng.step(autoreset)
-        st = eng.status
-        terminated = st[:, ST_TERMINATED] != 0
-        truncated = st[:, ST_TRUNCATED] != 0
+        if eng.python_layers:
+            return self._layered_step(actions, autoreset)
+        terminated, truncated = eng.ended()
         reward = eng.reward.copy()
+        info, reset_now = None, None
         if mode == AutoresetMode.NEXT_STEP:
-            reset_now = autoreset.copy()
+            reset_now = autoreset
             self._autoreset = terminated | truncated
         elif mode == AutoresetMode.SAME_STEP:
+            fin = None
+            if final is None:                     # reset here, after reading the last step
+                final = terminated | truncated
+                if final.any():
+                    fin = eng.final_info(final, eng.snapshot() if eng.info_arrays else None)
+                    eng.finish_same_step(np.flatnonzero(final))
+            elif final.any():
+                fin = eng.final_info(final)
             reset_now = final
+            if final.any():
+                info = eng.step_info(final)
+                fo = np.full(self.num_envs, None, dtype=object)
+                for w in np.flatnonzero(final):
+                    fo[w] = eng.final_obs[w].copy()
+                info['final_obs'] = fo
+                info['_final_obs'] = final.copy()
+                info['final_info'] = fin
+                info['_final_info'] = final.copy()
         else:
-            reset_now = None
             eng.needs_reset |= terminated | truncated
-        info = eng.step_info(None if reset_now is None or not reset_now.any() else reset_now)
-        if mode == AutoresetMode.SAME_STEP and final.any():
-            fo = np.full(self.num_envs, None, dtype=object)
-            for w in np.flatnonzero(final):
-                fo[w] = eng.world_observation(eng.final_obs[w])
-            info['final_obs'] = fo
-            info['_final_obs'] = final.copy()
-            info['final_info'] = eng.final_info(final)
-            info['_final_info'] = final.copy()
-        if reset_now is not None:
-            eng.add_randomization(info, reset_now)
-        return eng.observation(), reward, terminated, truncated, info
+        if info is None:
+            info = eng.step_info(reset_now if reset_now is not None and reset_now.any() else None)
+        eng.add_randomization(info, reset_now)
+        return eng.obs.copy(), reward, terminated, truncated, info
+
+    def _layered_step(self, actions, autoreset):
+        """A step of a task with Python layers (a step / reset override): the batch's physics already ran; each
+        world's results go through the task's layers, gathered as SyncVectorEnv gathers single envs'."""
+        eng, mode, n = self.engine, self.autoreset_mode, self.num_envs
+        reward = np.zeros(n)
+        terminated = np.zeros(n, bool)
+        truncated = np.zeros(n, bool)
+        results = [None] * n
+        for w in range(n):
+            if autoreset is not None and autoreset[w]:
+                results[w] = ('reset',) + tuple(eng.layered_reset(w))
+            else:
+                o, reward[w], terminated[w], truncated[w], info = eng.layered_step(w, actions[w])
+                results[w] = ('step', o, info)
+        done = terminated | truncated
+        if mode == AutoresetMode.SAME_STEP and done.any():
+            eng.finish_same_step(np.flatnonzero(done))
+        infos = {}
+        for w in range(n):
+            kind, o, info = results[w]
+            if mode == AutoresetMode.SAME_STEP and done[w]:
+                infos = self._add_info(infos, {'final_obs': o, 'final_info': info}, w)
+                o, info = eng.layered_reset(w)
+            self._env_obs[w] = o
+            infos = self._add_info(infos, info, w)
+        reset_now = None
+        if mode == AutoresetMode.NEXT_STEP:
+            reset_now = autoreset
+            self._autoreset = done
+        elif mode == AutoresetMode.SAME_STEP:
+            reset_now = done
+        else:
+            eng.needs_reset |= done
+        eng.add_randomization(infos, reset_now)
+        return self._observations(), reward, terminated, truncated, infos
+
+    def _observations(self):
+        return concatenate(self.single_observation_space, self._env_obs,
+                           create_empty_array(self.single_observation_space, self.num_envs))
 
     def render(self):
         """A frame per world (the template env rendering each world's state in turn)."""

@@ -45,7 +45,7 @@ def test_set_const_matches_mujoco(name):
     assert needy.tolist() == [0, 1, 2]
     d = sim.Data(m, nworld=n)
     reset_worlds(api.model_struct(m), d._struct, api.empty_task(), needy, wm.mptrs, SET_CONST | OWN_BIAS,
-                 np.asarray(m.body_simple, np.int32))
+                 np.asarray(m.body_simple, np.int32), api.model_features(m))
     for w in range(n):
         for f in ('body_mass', 'body_inertia', 'dof_armature', 'actuator_gainprm', 'actuator_biasprm'):
             getattr(mj, f)[:] = wm.values[f][w].reshape(getattr(mj, f).shape)

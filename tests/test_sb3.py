@@ -12,7 +12,6 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor, VecNormali
 import envs  # noqa: E402
 from envs.sb3 import NumjocoSB3VecEnv  # noqa: E402
 from test_vector import assert_same  # noqa: E402
-from test_vector_goal import ReachGoalEnv  # noqa: E402,F401  (registers numjoco-test/ReachGoal-v0)
 
 ID = 'numjoco/Hopper-v0'
 
@@ -25,18 +24,21 @@ def _torch_threads():
     torch.set_num_threads(old)
 
 
-@pytest.mark.parametrize('env_id', [ID, 'numjoco-test/ReachGoal-v0'])
-def test_matches_dummy_vec_env(env_id):
+@pytest.mark.parametrize('env_id, kwargs', [
+    (ID, {}),
+    ('numjoco/ArmReachGoal-v0', {}),                                          # Dict observations, compute_reward
+    ('numjoco/ArmReach-v0', dict(terminate_on_success=True, success_threshold=0.5))])   # Python-layer endings
+def test_matches_dummy_vec_env(env_id, kwargs):
     n, steps = 4, 30
-    ref = DummyVecEnv([lambda: gym.make(env_id, max_episode_steps=steps) for _ in range(n)])
+    ref = DummyVecEnv([lambda: gym.make(env_id, max_episode_steps=steps, **kwargs) for _ in range(n)])
     ref.seed(7)
-    vec = envs.make_sb3_vec_env(env_id, n, seed=7, max_episode_steps=steps)
+    vec = envs.make_sb3_vec_env(env_id, n, seed=7, max_episode_steps=steps, **kwargs)
     assert isinstance(vec, NumjocoSB3VecEnv)
     assert_same(ref.reset(), vec.reset())
     assert_same(ref.reset_infos, vec.reset_infos)
     rng = np.random.default_rng(0)
     dim = vec.action_space.shape[0]
-    dones = truncated = 0
+    dones = truncated = terminated = 0
     for t in range(100):
         a = rng.uniform(-1, 1, (n, dim)).astype(np.float32)
         r1, r2 = ref.step(a), vec.step(a)
@@ -44,7 +46,10 @@ def test_matches_dummy_vec_env(env_id):
         assert_same(ref.reset_infos, vec.reset_infos, f'reset_infos {t}')
         dones += int(r1[2].sum())
         truncated += sum(i['TimeLimit.truncated'] for i in r1[3])
+        terminated += sum(d and not i['TimeLimit.truncated'] for d, i in zip(r1[2], r1[3]))
     assert r2[1].dtype == np.float32 and dones >= n and truncated >= 1
+    if kwargs.get('terminate_on_success'):
+        assert terminated >= 2
     # seed() applies at the next reset, once
     ref.seed(3)
     vec.seed(3)
@@ -121,7 +126,7 @@ def test_off_policy_trains(algo):
 
 
 def test_her_with_the_goal_env():
-    venv = envs.make_sb3_vec_env('numjoco-test/ReachGoal-v0', 2, seed=0, max_episode_steps=20)
+    venv = envs.make_sb3_vec_env('numjoco/ArmReachGoal-v0', 2, seed=0, max_episode_steps=20, reward_type='dense')
     model = SAC('MultiInputPolicy', venv, replay_buffer_class=HerReplayBuffer,
                 replay_buffer_kwargs=dict(n_sampled_goal=4, goal_selection_strategy='future'),
                 learning_starts=60, buffer_size=2000, batch_size=32, seed=0, policy_kwargs=dict(net_arch=[32]))

@@ -116,6 +116,18 @@ class MultiAgentNumjocoEnv(ParallelEnv):
         self.env.close()
 
 
+def obs_segments(env):
+    """{segment name: slice of the flat observation} of a numjoco env (observation_structure in order, without
+    the skipped entries)."""
+    u = env.unwrapped
+    out, off = {}, 0
+    for name, size in u.observation_structure.items():
+        if name not in u._spec.skipped:
+            out[name] = slice(off, off + size)
+            off += size
+    return out
+
+
 def _qpos_range(m, j):
     return range(int(m.jnt_qposadr[j]), int(m.jnt_qposadr[j]) + {0: 7, 1: 4}.get(int(m.jnt_type[j]), 1))
 
@@ -133,7 +145,7 @@ class _Sources:
         u = env.unwrapped
         self.m = u.model
         self.nobs = u._prog.nobs
-        self.seg = dict(u._prog.segments)
+        self.seg = obs_segments(env)
         self.skipped = int(u.observation_structure.get('skipped_qpos', 0))
         self.fields = []
         self.offsets = {}

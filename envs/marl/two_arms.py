@@ -12,6 +12,7 @@ import os
 import numpy as np
 
 from envs.base import NumjocoEnv
+from envs.marl.multi import obs_segments
 from envs.spec import Task, qpos, qvel, xpos, action, Norm, SumSq
 
 XML = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'two_arm_reach.xml')
@@ -51,7 +52,7 @@ class TwoArmReachEnv(NumjocoEnv):
 
 
 def _agent_obs(env, i):
-    seg = env.unwrapped._prog.segments
+    seg = obs_segments(env)
     j = 1 - i
     names = [f'arm{i}_cos', f'arm{i}_sin', f'arm{i}_qvel', f'arm{i}_to_target', f'arm{j}_tip', 'target']
     return [k for n in names for k in range(seg[n].start, seg[n].stop)]
