@@ -12,7 +12,14 @@ from .model import Model
 
 _SMOOTH = {"Data": "sim.data", "forward": "sim.smooth_api", "step": "sim.smooth_api",
            "reset": "sim.smooth_api", "full_inertia": "sim.smooth_api", "rne_post_constraint": "sim.smooth_api",
-           "ray": "sim.raycast", "Renderer": "sim.render"}
+           "ray": "sim.raycast", "Renderer": "sim.render", "inverse": "sim.inverse", "transition_fd": "sim.transition",
+           "get_state": "sim.state", "set_state": "sim.state", "state_size": "sim.state",
+           "extract_state": "sim.state", "copy_state": "sim.state"}
+_SMOOTH.update({_n: "sim.state" for _n in (
+    "STATE_TIME", "STATE_QPOS", "STATE_QVEL", "STATE_ACT", "STATE_HISTORY", "STATE_WARMSTART", "STATE_CTRL",
+    "STATE_QFRC_APPLIED", "STATE_XFRC_APPLIED", "STATE_EQ_ACTIVE", "STATE_MOCAP_POS", "STATE_MOCAP_QUAT",
+    "STATE_USERDATA", "STATE_PLUGIN", "NSTATE", "STATE_PHYSICS", "STATE_FULLPHYSICS", "STATE_USER",
+    "STATE_INTEGRATION")})
 
 
 def __getattr__(name):
@@ -25,5 +32,4 @@ def __getattr__(name):
     raise AttributeError(f"module 'sim' has no attribute '{name}'")
 
 
-__all__ = ["load_model", "Model", "ModelError", "UnsupportedError", "Data", "forward", "step", "reset",
-           "full_inertia", "rne_post_constraint", "ray", "Renderer"]
+__all__ = ["load_model", "Model", "ModelError", "UnsupportedError"] + list(_SMOOTH)

@@ -55,8 +55,9 @@ def advance(m, d, w, act_dot, qacc, qvel_step, use_qvel_step):
 
 
 @njit(cache=True)
-def euler(m, d, w):
-    """Semi-implicit Euler step; dof damping integrated implicitly unless eulerdamp/damper disabled (mj_Euler)."""
+def euler(m, d, w, skipfactor):
+    """Semi-implicit Euler step; dof damping integrated implicitly unless eulerdamp/damper disabled (mj_Euler);
+    skipfactor: reuse the factor of M + h B already in qH (mj_EulerSkip)."""
     qacc = d.scr_nv[w][0]
     flags = int(m.opt[OPT_DISABLE])
     damp = False
@@ -69,16 +70,17 @@ def euler(m, d, w):
         qacc[:] = d.qacc[w]
     else:
         qH = d.qH[w]
-        M = d.M[w]
-        for k in range(m.nC):
-            qH[k] = M[k]
-        h = m.opt[OPT_TIMESTEP]
-        qvel = d.qvel[w]
-        for i in range(m.nv):
-            dd = d_poly_force(m.dof_damping_eff[i], m.dof_dampingpoly_eff[i, 0],
-                              m.dof_dampingpoly_eff[i, 1], qvel[i], True)
-            qH[m.M_rowadr[i] + m.M_rownnz[i] - 1] += h * dd
-        factor_i(qH, d.qHDiagInv[w], m.nv, m.M_rownnz, m.M_rowadr, m.M_colind)
+        if not skipfactor:
+            M = d.M[w]
+            for k in range(m.nC):
+                qH[k] = M[k]
+            h = m.opt[OPT_TIMESTEP]
+            qvel = d.qvel[w]
+            for i in range(m.nv):
+                dd = d_poly_force(m.dof_damping_eff[i], m.dof_dampingpoly_eff[i, 0],
+                                  m.dof_dampingpoly_eff[i, 1], qvel[i], True)
+                qH[m.M_rowadr[i] + m.M_rownnz[i] - 1] += h * dd
+            factor_i(qH, d.qHDiagInv[w], m.nv, m.M_rownnz, m.M_rowadr, m.M_colind)
         fs = d.qfrc_smooth[w]
         fc = d.qfrc_constraint[w]
         for i in range(m.nv):
@@ -88,8 +90,9 @@ def euler(m, d, w):
 
 
 @njit(cache=True)
-def implicit_fast(m, d, w):
-    """implicit / implicitfast step (mj_implicit): qacc = (M - h*qDeriv)^-1 (qfrc_smooth + qfrc_constraint).
+def implicit_fast(m, d, w, skipfactor):
+    """implicit / implicitfast step (mj_implicit): qacc = (M - h*qDeriv)^-1 (qfrc_smooth + qfrc_constraint);
+    skipfactor: reuse qDeriv and the factor already in qLU / qH (mj_implicitSkip).
 
     implicit: qDeriv includes the RNE bias derivative (non-symmetric), sparse LU in the D pattern (qLU).
     implicitfast: qDeriv without RNE, symmetrised into the M pattern (qH, L'DL); standalone free bodies are
@@ -105,27 +108,29 @@ def implicit_fast(m, d, w):
     M = d.M[w]
     qd = d.qDeriv[w]
     if int(m.opt[OPT_INTEGRATOR]) == INT_IMPLICIT:
-        smooth_vel(m, d, w, True)
         qlu = d.qLU[w]
-        for k in range(m.nD):
-            a = m.mapM2D[k]
-            qlu[k] = M[a] if a >= 0 else 0.0
-        for k in range(m.nD):
-            qlu[k] += qd[k] * -h
-        factor_lu_sparse(qlu, nv, d.scr_luint[w], m.D_rownnz, m.D_rowadr, m.D_colind)
+        if not skipfactor:
+            smooth_vel(m, d, w, True)
+            for k in range(m.nD):
+                a = m.mapM2D[k]
+                qlu[k] = M[a] if a >= 0 else 0.0
+            for k in range(m.nD):
+                qlu[k] += qd[k] * -h
+            factor_lu_sparse(qlu, nv, d.scr_luint[w], m.D_rownnz, m.D_rowadr, m.D_colind)
         solve_lu_sparse(qacc, qlu, qfrc, nv, m.D_rownnz, m.D_rowadr, m.D_diag, m.D_colind)
     else:
-        smooth_vel(m, d, w, False)
         qH = d.qH[w]
-        for k in range(m.nC):
-            qH[k] = M[k] + qd[m.mapD2M[k]] * -h
-        # standalone free bodies: M rows in qH (their block is solved below)
-        for j in range(m.njnt):
-            if m.jnt_type[j] == JNT_FREE and is_free_body(m, m.jnt_bodyid[j]):
-                for r in range(m.jnt_dofadr[j], m.jnt_dofadr[j] + 6):
-                    for k in range(m.M_rowadr[r], m.M_rowadr[r] + m.M_rownnz[r]):
-                        qH[k] = M[k]
-        factor_i(qH, d.qHDiagInv[w], nv, m.M_rownnz, m.M_rowadr, m.M_colind)
+        if not skipfactor:
+            smooth_vel(m, d, w, False)
+            for k in range(m.nC):
+                qH[k] = M[k] + qd[m.mapD2M[k]] * -h
+            # standalone free bodies: M rows in qH (their block is solved below)
+            for j in range(m.njnt):
+                if m.jnt_type[j] == JNT_FREE and is_free_body(m, m.jnt_bodyid[j]):
+                    for r in range(m.jnt_dofadr[j], m.jnt_dofadr[j] + 6):
+                        for k in range(m.M_rowadr[r], m.M_rowadr[r] + m.M_rownnz[r]):
+                            qH[k] = M[k]
+            factor_i(qH, d.qHDiagInv[w], nv, m.M_rownnz, m.M_rowadr, m.M_colind)
         for i in range(nv):
             qacc[i] = qfrc[i]
         solve_ld(qacc, qH, d.qHDiagInv[w], nv, m.M_rownnz, m.M_rowadr, m.M_colind)

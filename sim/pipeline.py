@@ -20,8 +20,10 @@ from sim.task import task_pre, task_post, task_reset, task_observe_reset, action
 from sim.fields_task import ST_RESET, ST_TERMINATED, ST_TRUNCATED, ST_BADACTION
 from sim.jit import struct_at
 from sim.features import call_if, F_IMPLICIT
-from sim.types import (OPT_INTEGRATOR, OPT_DISABLE, OPT_TIMESTEP, INT_RK4, INT_IMPLICITFAST,
-                       INT_IMPLICIT, DSBL_AUTORESET, MAXVAL, WARN_BADQPOS, WARN_BADQVEL,
+from sim.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage
+from sim.inverse import compare_fwd_inv
+from sim.types import (OPT_INTEGRATOR, OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, INT_RK4, INT_IMPLICITFAST,
+                       INT_IMPLICIT, DSBL_AUTORESET, ENBL_FWDINV, MAXVAL, WARN_BADQPOS, WARN_BADQVEL,
                        WARN_BADQACC, WARN_CONTACTFULL, WARN_CNSTRFULL, NWARNING)
 
 # the implicit integrators' derivatives are compiled only for feature sets that use them (sim/features.py)
@@ -32,8 +34,9 @@ WARN_DIVERGED = NWARNING
 
 
 @njit
-def fwd_position(m, d, w, F):
-    """Position stage: kinematics .. factor_m, collision, make_constraint, transmission, project (mj_fwdPosition)."""
+def fwd_position(m, d, w, F, skipsensor):
+    """Position stage: kinematics .. factor_m, collision, make_constraint, transmission, project (mj_fwdPosition),
+    then cameras, position sensors and potential energy (mj_forwardSkip)."""
     kinematics(m, d, w)
     com_pos(m, d, w)
     tendon(m, d, w)
@@ -44,11 +47,13 @@ def fwd_position(m, d, w, F):
     make_constraint(m, d, w)
     transmission(m, d, w)
     project_constraint(m, d, w)
+    sensor_pos_stage(m, d, w, F, skipsensor, True)
 
 
 @njit
-def fwd_velocity(m, d, w):
-    """Velocity stage: ten/actuator velocity, com_vel, passive, rne bias (mj_fwdVelocity)."""
+def fwd_velocity(m, d, w, F, skipsensor):
+    """Velocity stage: ten/actuator velocity, com_vel, passive, rne bias (mj_fwdVelocity), then velocity sensors
+    and kinetic energy (mj_forwardSkip)."""
     tendon_velocity(m, d, w)
     actuator_velocity(m, d, w)
     com_vel(m, d, w)
@@ -56,6 +61,7 @@ def fwd_velocity(m, d, w):
     reference_constraint(m, d, w)
     rne(m, d, w)
     tendon_bias(m, d, w)
+    sensor_vel_stage(m, d, w, F, skipsensor)
 
 
 @njit
@@ -76,13 +82,21 @@ def fwd_acceleration(m, d, w):
 
 
 @njit
-def forward_world(m, d, w, F):
-    """Full forward dynamics of world w (mj_forward without sensors/collision/constraints)."""
-    fwd_position(m, d, w, F)
-    fwd_velocity(m, d, w)
+def forward_skip(m, d, w, F, skipsensor):
+    """Forward dynamics of world w, sensors skipped if skipsensor (mj_forwardSkip(m, d, mjSTAGE_NONE, skipsensor))."""
+    fwd_position(m, d, w, F, skipsensor)
+    fwd_velocity(m, d, w, F, skipsensor)
     actuation(m, d, w)
     fwd_acceleration(m, d, w)
     fwd_constraint(m, d, w, F)
+    if not skipsensor:
+        sensor_acc_stage(m, d, w, F)
+
+
+@njit
+def forward_world(m, d, w, F):
+    """Full forward dynamics of world w with sensors (mj_forward)."""
+    forward_skip(m, d, w, F, False)
 
 
 @njit(cache=True)
@@ -117,6 +131,9 @@ def reset_world(m, d, w):
     d.nl[w] = 0
     d.nefc[w] = 0
     d.solver_niter[w] = 0
+    d.sensordata[w][:] = 0.0
+    d.energy[w][:] = 0.0
+    d.userdata[w][:] = 0.0
 
 
 @njit(cache=True)
@@ -181,7 +198,7 @@ def runge_kutta4(m, d, w, F):
         if na:
             act[:] = X[i, nq + nv:]
         d.time[w] = t0 + (1.0 if i == 3 else 0.5) * h
-        forward_world(m, d, w, F)
+        forward_skip(m, d, w, F, True)
         K[i, :nv] = d.qacc[w]
         if na:
             K[i, nv:] = d.act_dot[w]
@@ -209,13 +226,15 @@ def step_world(m, d, w, F):
     if _check(m, d, w, d.qacc[w], m.nv, WARN_BADQACC):
         if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
             forward_world(m, d, w, F)
+    if int(m.opt[OPT_ENABLE]) & ENBL_FWDINV:
+        compare_fwd_inv(m, d, w, F)
     integ = int(m.opt[OPT_INTEGRATOR])
     if integ == INT_RK4:
         runge_kutta4(m, d, w, F)
     elif integ == INT_IMPLICITFAST or integ == INT_IMPLICIT:
-        _implicit_fast(F, m, d, w)
+        _implicit_fast(F, m, d, w, False)
     else:
-        euler(m, d, w)
+        euler(m, d, w, False)
 
 
 # ------------------------------------------------------------------------------------------

@@ -6,8 +6,13 @@ import math
 
 from sim.math import poly_force
 from sim.tendon import tendon_dot
+from sim.math import mat_t_vec3, mat_vec3, mul_quat
+from sim.constraint import _weld_quats, _mul_quat_axis, _eq_bodies
 from sim.types import (OPT_DISABLE, OPT_GRAVITY, DSBL_GRAVITY, DSBL_SPRING, DSBL_DAMPER,
-                       WRAP_JOINT, WRAP_PULLEY, WRAP_SITE, TRN_TENDON, DSBL_ACTUATION)
+                       WRAP_JOINT, WRAP_PULLEY, WRAP_SITE, TRN_TENDON, DSBL_ACTUATION, OPT_CONE,
+                       CONE_PYRAMIDAL, EQ_CONNECT, EQ_WELD)
+
+OBJ_BODY = 1
 
 
 @njit(cache=True)
@@ -42,6 +47,44 @@ def _add_wrench_com(cext_i, sc, xipos_i, f0, f1, f2, t0, t1, t2):
     cext_i[3] += f0
     cext_i[4] += f1
     cext_i[5] += f2
+
+
+@njit(cache=True)
+def contact_force(m, d, w, c):
+    """6D force:torque of contact c in its contact frame, net of adhesion (mj_contactForce, with
+    mju_decodePyramid for pyramidal cones); zero for a contact without efc rows."""
+    adr = d.contact_efc_address[w, c]
+    if c < 0 or c >= d.ncon[w] or adr < 0:
+        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    dim = d.contact_dim[w, c]
+    f = d.efc_force[w]
+    r0 = r1 = r2 = r3 = r4 = r5 = 0.0
+    if int(m.opt[OPT_CONE]) == CONE_PYRAMIDAL:
+        if dim == 1:
+            r0 = f[adr]
+        else:
+            for i in range(2 * (dim - 1)):
+                r0 += f[adr + i]
+            mu = d.contact_friction[w, c]
+            r1 = (f[adr] - f[adr + 1]) * mu[0]
+            if dim > 2:
+                r2 = (f[adr + 2] - f[adr + 3]) * mu[1]
+            if dim > 3:
+                r3 = (f[adr + 4] - f[adr + 5]) * mu[2]
+            if dim > 4:
+                r4 = (f[adr + 6] - f[adr + 7]) * mu[3]
+                r5 = (f[adr + 8] - f[adr + 9]) * mu[4]
+    else:
+        r0 = f[adr]
+        if dim > 1:
+            r1 = f[adr + 1]
+            r2 = f[adr + 2]
+        if dim > 3:
+            r3 = f[adr + 3]
+        if dim > 4:
+            r4 = f[adr + 4]
+            r5 = f[adr + 5]
+    return r0 - d.contact_adhesion[w, c], r1, r2, r3, r4, r5
 
 
 @njit(cache=True)
@@ -111,7 +154,8 @@ def _path_segment_wrench(cext, sc, m, wx, k, b0, b1, f):
 
 @njit(cache=True)
 def rne_post_constraint(m, d, w):
-    """cacc, cfrc_int, cfrc_ext (nbody,6) from qacc and xfrc_applied, as mj_rnePostConstraint (no contacts yet)."""
+    """cacc, cfrc_int, cfrc_ext (nbody,6) from qacc, xfrc_applied, contact and connect / weld forces and the
+    tendon path forces, as mj_rnePostConstraint."""
     cacc = d.cacc[w]
     cext = d.cfrc_ext[w]
     cint = d.cfrc_int[w]
@@ -128,6 +172,70 @@ def rne_post_constraint(m, d, w):
         f = xfrc[i]
         if f[0] != 0.0 or f[1] != 0.0 or f[2] != 0.0 or f[3] != 0.0 or f[4] != 0.0 or f[5] != 0.0:
             _add_wrench_com(cext[i], sc[m.body_rootid[i]], xipos[i], f[0], f[1], f[2], f[3], f[4], f[5])
+    # contacts: world-oriented torque:force at the contact point, minus on body 1, plus on body 2
+    for c in range(d.ncon[w]):
+        if d.contact_efc_address[w, c] < 0:
+            continue
+        l0, l1, l2, l3, l4, l5 = contact_force(m, d, w, c)
+        fr = d.contact_frame[w, c]
+        t0, t1, t2 = mat_t_vec3(fr, l3, l4, l5)
+        f0, f1, f2 = mat_t_vec3(fr, l0, l1, l2)
+        cpos = d.contact_pos[w, c]
+        k = m.geom_bodyid[d.contact_geom[w, c, 0]]
+        if k:
+            _add_wrench_com(cext[k], sc[m.body_rootid[k]], cpos, -f0, -f1, -f2, -t0, -t1, -t2)
+        k = m.geom_bodyid[d.contact_geom[w, c, 1]]
+        if k:
+            _add_wrench_com(cext[k], sc[m.body_rootid[k]], cpos, f0, f1, f2, t0, t1, t2)
+    # connect and weld constraints: efc force (and weld torque) at the anchors, plus on body 1, minus on
+    # body 2 (the equality rows come first, in equality order).  The weld's rotation rows are G (jacr1 - jacr2)
+    # with G a = 0.5 torquescale Im(neg(q1) (0, a) q0 relpose) (mj_instantiateEquality): its world torque is
+    # G' efc_force (what 3.17 applies, measured; the C snapshot used the efc force itself)
+    i = 0
+    pt = d.scr_body6a[w, 0]
+    while i < d.ne[w]:
+        eid = d.efc_id[w, i]
+        et = m.eq_type[eid]
+        if et != EQ_CONNECT and et != EQ_WELD:
+            i += 1
+            continue
+        weld = et == EQ_WELD
+        ef = d.efc_force[w]
+        f0, f1, f2 = ef[i], ef[i + 1], ef[i + 2]
+        t0 = t1 = t2 = 0.0
+        if weld:
+            b1, b2 = _eq_bodies(m, eid)
+            q, nq1 = _weld_quats(m, d, w, eid, b1, b2)
+            hs = 0.5 * m.eq_data[eid, 10]
+            for ax in range(3):
+                e = _mul_quat_axis(nq1[0], nq1[1], nq1[2], nq1[3], 1.0 if ax == 0 else 0.0,
+                                   1.0 if ax == 1 else 0.0, 1.0 if ax == 2 else 0.0)
+                u = mul_quat(e[0], e[1], e[2], e[3], q[0], q[1], q[2], q[3])
+                tq = hs * (u[1] * ef[i + 3] + u[2] * ef[i + 4] + u[3] * ef[i + 5])
+                if ax == 0:
+                    t0 = tq
+                elif ax == 1:
+                    t1 = tq
+                else:
+                    t2 = tq
+        body_sem = m.eq_objtype[eid] == OBJ_BODY
+        for side in range(2):
+            obj = m.eq_obj1id[eid] if side == 0 else m.eq_obj2id[eid]
+            k = obj if body_sem else m.site_bodyid[obj]
+            if not k:
+                continue
+            if body_sem:
+                o = 3 if (weld if side == 0 else not weld) else 0
+                q0, q1, q2 = m.eq_data[eid, o], m.eq_data[eid, o + 1], m.eq_data[eid, o + 2]
+            else:
+                q0, q1, q2 = m.site_pos[obj, 0], m.site_pos[obj, 1], m.site_pos[obj, 2]
+            a0, a1, a2 = mat_vec3(d.xmat[w, k], q0, q1, q2)
+            pt[0] = a0 + d.xpos[w, k, 0]
+            pt[1] = a1 + d.xpos[w, k, 1]
+            pt[2] = a2 + d.xpos[w, k, 2]
+            s = 1.0 if side == 0 else -1.0
+            _add_wrench_com(cext[k], sc[m.body_rootid[k]], pt, s * f0, s * f1, s * f2, s * t0, s * t1, s * t2)
+        i += 6 if weld else 3
     # mujoco 3.17 counts spatial-tendon spring/damper, actuator and armature (-armature * tendon
     # acceleration) forces as external wrenches at the tendon path points (measured against the oracle;
     # not in the C snapshot)
@@ -179,7 +287,6 @@ def rne_post_constraint(m, d, w):
                 prev = b
                 k += 2
             j += 1
-    # hook: contact and equality-constraint wrenches are added here once the solver exists
     cdd = d.cdof_dot[w]
     cdof = d.cdof[w]
     qvel = d.qvel[w]

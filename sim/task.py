@@ -81,6 +81,8 @@ def read(d, t, w, code, i):
         return d.time[w]
     if code == 25:
         return t.action[w, i]
+    if code == 26:
+        return d.sensordata[w, i]
     return math.nan
 
 

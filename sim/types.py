@@ -74,7 +74,7 @@ def _arr_type(nd, k):
 # every stage module that declares fields: MODEL_SCALARS, MODEL_ARRAYS, DATA_ARRAYS, model_arrays(m)
 # (derived model arrays/scalars by name; the rest are read from m), data_shapes(m, size) (per-world shapes)
 FIELD_MODULES = ('sim.fields_collision', 'sim.fields_convex', 'sim.fields_constraint', 'sim.fields_solver',
-                 'sim.fields_derivative', 'sim.fields_transmission', 'sim.fields_pipeline')
+                 'sim.fields_derivative', 'sim.fields_transmission', 'sim.fields_pipeline', 'sim.fields_sensor')
 SMOOTH_MODEL_SCALARS, SMOOTH_MODEL_ARRAYS, SMOOTH_DATA_ARRAYS = MODEL_SCALARS, MODEL_ARRAYS, DATA_ARRAYS
 
 

@@ -35,7 +35,7 @@ def penetration(m, d, w, k0, max_contacts, margin):
     check_nativeccd(m)
     tol = m.opt[OPT_CCD_TOLERANCE]
     it = int(m.opt[OPT_CCD_ITERATIONS])
-    if ccd(m, d, w, tol, it, max_contacts) >= 0:
+    if ccd(m, d, w, tol, it, max_contacts, 0.0) >= 0:
         return 0
     nx = d.scr_gjk_st[w, ST_NX]
     X1 = d.scr_gjk_x1[w]

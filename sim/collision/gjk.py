@@ -1646,8 +1646,9 @@ def _set_centers(m, d, w):
 
 
 @njit(**JIT)
-def ccd(m, d, w, tol, max_iterations, max_contacts):
-    """General convex collision of objects 0 and 1; negative for penetration (mjc_ccd, no distances).
+def ccd(m, d, w, tol, max_iterations, max_contacts, cutoff):
+    """General convex collision of objects 0 and 1; negative for penetration (mjc_ccd).  cutoff
+    (config.dist_cutoff): separation distances up to it are recovered (mj_geomDistance), 0 for contacts.
 
     Witnesses: d.scr_gjk_x1/x2[w, :nx], d.scr_gjk_dist[w, :nx] with nx = d.scr_gjk_st[w, ST_NX].
     """
@@ -1676,14 +1677,14 @@ def ccd(m, d, w, tol, max_iterations, max_contacts):
             fm2 = d.scr_ccd_f[w, 1, F_SIZE] + 0.5 * mg2
             d.scr_ccd_i[w, 1, I_MODE] = MODE_POINT if t2 == GEOM_SPHERE else MODE_LINE
             d.scr_ccd_f[w, 1, F_MARGIN] = 0.0
-        gjk(m, d, w, tol, max_iterations, fm1 + fm2)
+        gjk(m, d, w, tol, max_iterations, cutoff + fm1 + fm2)
         d.scr_ccd_f[w, 0, F_MARGIN] = mg1
         d.scr_ccd_f[w, 1, F_MARGIN] = mg2
         d.scr_ccd_i[w, 0, I_MODE] = MODE_OWN
         d.scr_ccd_i[w, 1, I_MODE] = MODE_OWN
         if dist[0] > tol:
             _inflate(d, w, fm1, fm2)
-            if dist[0] > 0:
+            if dist[0] > cutoff:
                 dist[0] = MAX_LIMIT
             return dist[0]
         if max_contacts == 0:
@@ -1692,7 +1693,7 @@ def ccd(m, d, w, tol, max_iterations, max_contacts):
             return 0.0
         st[ST_GJKIT] = 0
         _set_centers(m, d, w)
-    gjk(m, d, w, tol, max_iterations, 0.0)
+    gjk(m, d, w, tol, max_iterations, cutoff)
     if max_contacts == 0:
         return dist[0]
     if dist[0] <= tol and st[ST_NSIMPLEX] > 1 and st[ST_SEP] == 0:

@@ -247,7 +247,7 @@ def _translate(a, el, vals):
         bias = np.array(vals["bias"]) if "bias" in vals else obp[:3]
         gp[0] = vals.get("area", ogp[0])
         if "diameter" in vals and vals["diameter"] >= 0:
-            gp[0] = np.pi / 4 * vals["diameter"] ** 2
+            gp[0] = np.pi / 4 * vals["diameter"] * vals["diameter"]
         bp[0:3] = bias
         a["dyntype"], a["gaintype"], a["biastype"] = DYN_FILTER, GAIN_FIXED, BIAS_AFFINE
     elif tag == "muscle":

@@ -14,6 +14,7 @@ from .context import farr, iarr, store_columns
 from .frames import EPS, frameaccum, frameinvert, normvec, orientation, rotvec, z2quat
 
 MINVAL = 1e-15     # mjMINVAL
+_DEG2RAD = math.pi / 180.0   # MuJoCo converts joint range / ref with x *= mjPI/180.0 (one rounded factor)
 FRAME_EPS = 1e-6   # kFrameEps: poses closer than this are "the same frame"
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 NQ = {FREE: 7, BALL: 4, SLIDE: 1, HINGE: 1}
@@ -60,11 +61,40 @@ def checklimited(el, autolimits, limited, hasrange, attr="limited", rangeattr="r
 
 
 class Frame:
-    """Accumulated pose of nested <frame> elements (None when an element is not inside a frame)."""
+    """A <frame> element, or a static body fused into its parent (compiler fusestatic turns such a body into a
+    frame, as mjs_fuseStatic does): its own pose as written (a quat is not normalised), its enclosing frame
+    (None: the owner body's frame) and its owner (the BodyRec it sits in)."""
 
-    def __init__(self, pos, quat):
-        self.pos = pos
-        self.quat = quat
+    def __init__(self, pos, quat, parent, owner):
+        self.pos, self.quat, self.parent, self.owner = pos, quat, parent, owner
+        self._pose = {}
+
+    def pose(self, fused=True):
+        """Compiled pose (pos, unit quat) in the owner body's frame, or (fused=True) in the frame of the kept
+        body that receives the owner's objects.  As mjCFrame::Compile: the enclosing frame's compiled pose
+        composed with the own pose as written, then normalised."""
+        if fused not in self._pose:
+            base = _frame_of(self.parent, self.owner, fused)
+            if base is None:
+                p, q = np.array(self.pos, dtype=np.float64), np.array(self.quat, dtype=np.float64)
+            else:
+                p, q = frameaccum(*base.pose(fused), self.pos, self.quat)
+            normvec(q)
+            self._pose[fused] = (p, q)
+        return self._pose[fused]
+
+
+def _frame_of(frame, owner, fused=True):
+    """The frame an object of body `owner` sits in: its <frame>, else (fused=True) the frame a fused owner became."""
+    if frame is None and fused and owner.fused:
+        return owner.fframe
+    return frame
+
+
+def _frame_pose(frame, owner, fused=True):
+    """Compiled pose of the frame an object of body `owner` sits in (see Frame.pose), None for the body frame."""
+    f = _frame_of(frame, owner, fused)
+    return None if f is None else f.pose(fused)
 
 
 class BodyRec:
@@ -93,12 +123,9 @@ def _collect(el, rec, frame, ctx, bodies):
             bodies.append(child)
             rec.children.append(child)
         elif k == "frame":
-            q = orientation(c, *ctx.angles(c))
+            q = orientation(c, *ctx.angles(c), normalize=False)
             p = np.array(c.get("pos"), dtype=np.float64)
-            if frame is not None:
-                p, q = frameaccum(frame.pos, frame.quat, p, q)
-            normvec(q)
-            _collect(c, rec, Frame(p, q), ctx, bodies)
+            _collect(c, rec, Frame(p, q, frame, rec), ctx, bodies)
         elif k == "inertial":
             if rec.parent is None and c.origin is None:
                 # MJCF refuses it; MuJoCo's URDF import gives the inertial of a link named "world" to the world
@@ -150,6 +177,7 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     bodies = []
     _order(world, bodies)
     _mark_fused(ctx, bodies)
+    _fusion_frames(ctx, bodies)
     kept = [b for b in bodies if not b.fused]
     for i, b in enumerate(kept):
         b.id = i
@@ -193,12 +221,13 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
         # joints decide the weld structure of this body
         b.has_joints = bool(b.joints)
         weldid = i if (i == 0 or b.joints or mocap) else B["weldid"][par.id]
-        geoms, ipos, iquat, mass, inertia = _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B,
-                                                          mesh_props, hfield_props)
-        if b.frame is not None:
-            pos, quat = frameaccum(b.frame.pos, b.frame.quat, pos, quat)
+        geoms = _body_geoms(ctx, b, i, weldid, mocap, bodies, B, mesh_props, hfield_props)
+        ipos, iquat, mass, inertia = _inertial(ctx, b, i, pos, quat, geoms)
+        b.own_pose = (pos, quat)
+        fpose = _frame_pose(b.frame, b.parent) if b.parent is not None else None
+        if fpose is not None:
+            pos, quat = frameaccum(*fpose, pos, quat)
         normvec(quat)
-        normvec(iquat)
         # ---- free joint alignment (compiler alignfree / freejoint align)
         align = False
         if len(b.joints) == 1 and not b.children:
@@ -213,8 +242,6 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
             ipos, iquat = np.zeros(3), np.array([1.0, 0, 0, 0])
             for g in geoms:
                 g["pos"], g["quat"] = frameaccum(inv_pos, inv_quat, g["pos"], g["quat"])
-        if b.parent is not None and b.parent.fused:
-            pos, quat = frameaccum(b.parent.rel_pos, b.parent.rel_quat, pos, quat)
         # ---- joints
         jstart = len(J["type"])
         dofstart = nv
@@ -224,7 +251,7 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
         simple_ok = True
         b_lastdof = lastdof.get(par.id, -1) if par is not None else -1
         for jel, jframe in b.joints:
-            jd = _compile_joint(ctx, jel, jframe)
+            jd = _compile_joint(ctx, jel, _frame_pose(jframe, b))
             if jd["type"] in (BALL, HINGE) and hasball:
                 raise jel.error(f"ball followed by rotation in body '{el.get('name', '')}'")
             if jd["type"] == BALL:
@@ -318,13 +345,14 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
         tr = [(inv_pos, inv_quat)] if align else []
         items[i]["geoms"].extend(geoms)
         for sel_, sframe in b.sites:
-            sd = _compile_site(ctx, sel_, sframe)
+            sd = _compile_site(ctx, sel_, _frame_pose(sframe, b))
             if align:
                 sd["pos"], sd["quat"] = frameaccum(inv_pos, inv_quat, sd["pos"], sd["quat"])
             items[i]["sites"].append((sel_, sd))
-        items[i]["cams"].extend((cel, cframe, tr) for cel, cframe in b.cameras)
-        items[i]["lights"].extend((lel, lframe, tr) for lel, lframe in b.lights)
+        items[i]["cams"].extend((cel, _frame_pose(cframe, b), tr) for cel, cframe in b.cameras)
+        items[i]["lights"].extend((lel, _frame_pose(lframe, b), tr) for lel, lframe in b.lights)
 
+    _fuse_inertia(ctx, kept, B, items)
     # objects per final body (own first, then those of fused descendants), frames and flags after fusion
     for b in kept:
         i = b.id
@@ -358,10 +386,10 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
                       sameframe=_sameframe(sd["pos"], sd["quat"], ipos, iquat))
             for k, col in S.items():
                 col.append(sd[k])
-        for cel, cframe, tr in it["cams"]:
-            cams.append(_compile_camera(ctx, cel, cframe, i, tr))
-        for lel, lframe, tr in it["lights"]:
-            lights.append((lel, lframe, i, tr))
+        for cel, cpose, tr in it["cams"]:
+            cams.append(_compile_camera(ctx, cel, cpose, i, tr))
+        for lel, lpose, tr in it["lights"]:
+            lights.append((lel, lpose, i, tr))
         _sameframe_simple(b, B)
 
     _check_moving_mass(kept, B)
@@ -390,10 +418,11 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     _lights(ctx, lights)
 
 
-def _fusion_blockers(ctx):
-    """Names of bodies referenced anywhere in the model, and sites used by force/torque sensors: such bodies are
-    never fused (mjCModel::FuseStatic tries to resolve every reference without the body's name)."""
-    refs, ftsites = set(), set()
+def _references(ctx):
+    """Names of bodies referenced anywhere in the model, of sites used by force/torque sensors (such bodies are
+    never fused: mjCModel::FuseStatic tries to resolve every reference without the body's name) and of geoms
+    referenced by contact pairs, tendons, sensors and tuples (never discarded by compiler discardvisual)."""
+    refs, ftsites, geomrefs = set(), set(), set()
     stack = [ctx.root]
     while stack:
         el = stack.pop()
@@ -410,8 +439,15 @@ def _fusion_blockers(ctx):
                 refs.add(raw["refname"])
             if c.tag in ("force", "torque") and "site" in raw:
                 ftsites.add(raw["site"])
+            for a in ("geom1", "geom2", "geom"):
+                if a in raw:
+                    geomrefs.add(raw[a])
+            if "objname" in raw and raw.get("objtype") == "geom":
+                geomrefs.add(raw["objname"])
+            if "refname" in raw and raw.get("reftype") == "geom":
+                geomrefs.add(raw["refname"])
             stack.append(c)
-    return refs, ftsites
+    return refs, ftsites, geomrefs
 
 
 def _mark_fused(ctx, bodies):
@@ -420,7 +456,9 @@ def _mark_fused(ctx, bodies):
     fuse = bool(ctx.comp.get("fusestatic"))
     # while fluid forces are on (they act on each body's inertia box), MuJoCo 3.17 fuses only into the world
     fluid = ctx.opt.density != 0 or ctx.opt.viscosity != 0
-    refs, ftsites = _fusion_blockers(ctx) if fuse else (set(), set())
+    refs, ftsites, ctx.geom_refs = _references(ctx)
+    if not fuse:
+        refs, ftsites = set(), set()
     for b in bodies:
         name = b.el.raw.get("name", "") if b.parent is not None else "world"
         b.fused = (fuse and b.parent is not None and not b.joints and not b.el.get("mocap", 0)
@@ -431,34 +469,77 @@ def _mark_fused(ctx, bodies):
 
 
 def _fuse_static(ctx, b, B, items, bodies, mesh_props, hfield_props):
-    """Fuse joint-less body b into its host (mjCModel::FuseStatic): its inertia is accumulated into the host
-    (unless the host is the world), its geoms/sites/cameras/lights move to the host with frames changed, its
-    children are re-expressed in the host frame (via b.rel_pos / b.rel_quat)."""
+    """Fuse joint-less body b into its host (compiler fusestatic, as MuJoCo 3.17's mjs_fuseStatic on the spec):
+    b becomes a frame of its parent (b.fframe) holding its geoms, sites, cameras, lights and child bodies.  Its
+    own inertia, as compilation would infer it (mjs_adoptInertial), is kept in b.adopted for _fuse_inertia."""
     el = b.el
     host = b.host
-    pos = np.array(el.get("pos"), dtype=np.float64)
-    quat = orientation(el, *ctx.angles(el))
-    geoms, ipos, iquat, mass, inertia = _body_inertia(ctx, b, host.id, pos, quat, B["weldid"][host.id], False,
-                                                      bodies, B, mesh_props, hfield_props, fused=True)
-    if b.frame is not None:
-        pos, quat = frameaccum(b.frame.pos, b.frame.quat, pos, quat)
-    normvec(quat)
-    normvec(iquat)
-    if b.parent.fused:
-        pos, quat = frameaccum(b.parent.rel_pos, b.parent.rel_quat, pos, quat)
-    b.rel_pos, b.rel_quat = pos, quat
-    if host.id != 0 and mass >= MINVAL:
-        _accumulate_inertia(B, host.id, pos, quat, ipos, iquat, mass, inertia, el)
+    geoms = _body_geoms(ctx, b, host.id, B["weldid"][host.id], False, bodies, B, mesh_props, hfield_props)
+    pos, quat = np.array(el.get("pos"), dtype=np.float64), orientation(el, *ctx.angles(el))
+    ipos, iquat, mass, inertia = _inertial(ctx, b, host.id, pos, quat, geoms)
+    # b's pose in the host as a compiled body's: its normalised quat composed with its frame's pose
+    fpose = _frame_pose(b.frame, b.parent)
+    if fpose is not None:
+        pos, quat = frameaccum(*fpose, pos, quat)
+    b.adopted = (pos, quat, ipos, iquat, mass, inertia)
     for g in geoms:
-        g["pos"], g["quat"] = frameaccum(pos, quat, g["pos"], g["quat"])
+        _place_geom(g, _frame_pose(g["frame"], b))
     it = items[host.id]
     it["geoms"].extend(geoms)
     for sel_, sframe in b.sites:
-        sd = _compile_site(ctx, sel_, sframe)
-        sd["pos"], sd["quat"] = frameaccum(pos, quat, sd["pos"], sd["quat"])
-        it["sites"].append((sel_, sd))
-    it["cams"].extend((cel, cframe, [(pos, quat)]) for cel, cframe in b.cameras)
-    it["lights"].extend((lel, lframe, [(pos, quat)]) for lel, lframe in b.lights)
+        it["sites"].append((sel_, _compile_site(ctx, sel_, _frame_pose(sframe, b))))
+    it["cams"].extend((cel, _frame_pose(cframe, b), []) for cel, cframe in b.cameras)
+    it["lights"].extend((lel, _frame_pose(lframe, b), []) for lel, lframe in b.lights)
+
+
+def _fusion_frames(ctx, bodies):
+    """b.fused_into (bodies fused into b, in body order) for every body, b.fframe for fused ones."""
+    for b in bodies:
+        b.fused_into = []
+    for b in bodies:
+        if b.fused:
+            b.host.fused_into.append(b)
+            b.fframe = Frame(np.array(b.el.get("pos"), dtype=np.float64),
+                             orientation(b.el, *ctx.angles(b.el), normalize=False), b.frame, b.parent)
+
+
+def _fuse_inertia(ctx, kept, B, items):
+    """Inertia of the kept bodies that received fused ones, as MuJoCo 3.17 fuses on the spec before compiling.
+
+    With inertiafromgeom="true", or "auto" when fusing is exact (neither the host nor any body fused into it
+    has an explicit inertial, see _explicit, and boundmass / boundinertia change neither the host's own inferred
+    inertia nor that of a fused body with mass), the fused geoms simply join the host's and its inertia is
+    inferred from all of them at once.  Otherwise the host's own inertia is made explicit and the inertia of
+    each fused body (b.adopted) is accumulated in turn (mjCBody::AccumulateInertia)."""
+    for h in kept[1:]:
+        if not h.fused_into:
+            continue
+        i = h.id
+        ifg = ctx.comp_of(h.el).get("inertiafromgeom")
+        accumulate = ifg == 0 or (ifg == 2 and (
+            _explicit(ctx, h) or h.bounded or
+            any(_explicit(ctx, f) or (f.bounded and f.adopted[4] >= MINVAL) for f in h.fused_into)))
+        if accumulate:
+            for f in h.fused_into:
+                if f.adopted[4] >= MINVAL:
+                    _accumulate_inertia(B, i, *f.adopted, f.el)
+        else:
+            B["ipos"][i], B["iquat"][i], B["mass"][i], B["inertia"][i] = _inertial(ctx, h, i, *h.own_pose,
+                                                                                   items[i]["geoms"])
+
+
+def _explicit(ctx, b):
+    """Whether body b has an explicit inertial when static bodies are fused: its own <inertial>, or the one
+    compiler discardvisual gives a body that loses a visual geom (MuJoCo 3.17 discards visual geoms on the spec
+    first, making the inertia such a body infers from all its geoms explicit, mjs_adoptInertial)."""
+    if b.inertial is not None:
+        return True
+    if not ctx.discardvisual:
+        return False
+    for gel, _ in b.geoms:
+        if gel.get("contype") == 0 and gel.get("conaffinity") == 0 and gel.raw.get("name") not in ctx.geom_refs:
+            return True
+    return False
 
 
 def _accumulate_inertia(B, h, pos, quat, ipos, iquat, mass, inertia, el):
@@ -512,12 +593,40 @@ def _sameframe_simple(b, B):
     B["simple"].append(simple)
 
 
-def _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B, mesh_props, hfield_props, fused=False):
-    """Compiled geoms and the body's inertial frame, mass and principal inertia (mjCBody::Compile).
+def _body_geoms(ctx, b, i, weldid, mocap, bodies, B, mesh_props, hfield_props):
+    """Compiled geoms of body b (mjCGeom::Compile), posed in b's own frame (its <frame>s composed, not the frame
+    a fused b became); mass_ and inertia are set where inferred.  i: the id of the kept body receiving them."""
+    el = b.el
+    comp = ctx.comp_of(el)
+    ifg = comp.get("inertiafromgeom")  # 0 false, 1 true, 2 auto
+    grange = comp.get("inertiagrouprange")
+    explicit = b.inertial is not None
+    geoms = []
+    for gel, gframe in b.geoms:
+        infer = i > 0 and (not explicit or ifg == 1) and grange[0] <= gel.get("group") <= grange[1]
+        g = _compile_geom(ctx, gel, _frame_pose(gframe, b, fused=False), infer, weldid, bodies, B, mocap, i,
+                          mesh_props, hfield_props)
+        g["frame"] = gframe
+        if ctx.discardvisual:
+            # for compiler.discard: the (original) body whose geom-inferred inertia this geom enters
+            in_range = grange[0] <= g["group"] <= grange[1]
+            if i > 0:
+                adds = in_range and g["mass_"] > EPS
+            else:   # a static body fused into the world: its mass is not inferred, judge from the attributes
+                adds = in_range and (gel.get("mass") > 0 if gel.has("mass") else gel.get("density") > 0)
+            g["dv_owner"] = el if b.parent is not None and adds else None
+        geoms.append(g)
+    return geoms
 
-    Returns (geoms, ipos, iquat, mass, inertia) in the body frame, before any <frame> accumulation of the body.
-    fused: b is a static body being fused into its host (compiler fusestatic).
-    """
+
+def _inertial(ctx, b, i, pos, quat, geoms):
+    """Inertial frame, mass and principal inertia of body b (mjCBody::Compile, mjCBody::InertiaFromGeom):
+    the explicit <inertial>, or (compiler inertiafromgeom) inferred from `geoms` (compiled geoms posed in b's
+    frame, in body order); then boundmass / boundinertia / balanceinertia.  pos, quat: b's own pose (copied
+    into the inertial frame when nothing defines it, as MuJoCo does).  i: id of the kept body that receives
+    the inertia (0: the world, nothing is inferred or bounded).
+
+    Returns (ipos, iquat, mass, inertia) in b's frame."""
     el = b.el
     comp = ctx.comp_of(el)
     boundmass, boundinertia = comp.get("boundmass"), comp.get("boundinertia")
@@ -548,44 +657,34 @@ def _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B, mesh_props, hf
                 raise ie.error("inertial must specify diaginertia or fullinertia", "diaginertia")
             inertia = np.array(ie.get("diaginertia"), dtype=np.float64)
             iquat = orientation(ie, *ctx.angles(ie))
-    # ---- geoms
-    geoms = []
-    for gel, gframe in b.geoms:
-        infer = i > 0 and (not explicit or ifg == 1) and grange[0] <= gel.get("group") <= grange[1]
-        g = _compile_geom(ctx, gel, gframe, infer, weldid, bodies, B, mocap, i, mesh_props, hfield_props)
-        if ctx.discardvisual:
-            # for compiler.discard: the (original) body whose geom-inferred inertia this geom enters
-            in_range = grange[0] <= g["group"] <= grange[1]
-            if i > 0:
-                adds = in_range and g["mass_"] > EPS
-            else:   # a static body fused into the world: its mass is not inferred, judge from the attributes
-                adds = in_range and (gel.get("mass") > 0 if gel.has("mass") else gel.get("density") > 0)
-            g["dv_owner"] = el if b.parent is not None and adds else None
-        geoms.append(g)
     if i > 0 and (ifg == 1 or (ipos is None and ifg == 2)):
         sel = [g for g in geoms if grange[0] <= g["group"] <= grange[1] and g["mass_"] > EPS]
         if len(sel) == 1:
             ipos, iquat, mass, inertia = sel[0]["pos"].copy(), sel[0]["quat"].copy(), sel[0]["mass_"], \
                 sel[0]["inertia"].copy()
         elif len(sel) > 1:
-            mass = sum(g["mass_"] for g in sel)
+            mass = 0.0
+            csum = [0.0, 0.0, 0.0]
+            for g in sel:
+                mass += g["mass_"]
+                for k in range(3):
+                    csum[k] += g["mass_"] * g["pos"][k]
             if mass < EPS:
                 raise el.error("body mass is too small, cannot compute center of mass")
-            com = np.array([sum(g["mass_"] * g["pos"][k] for g in sel) / mass for k in range(3)])
+            com = np.array([csum[k] / mass for k in range(3)])
             toti = np.zeros(6)
-            for g in sel:
-                toti += inr.global_inertia(g["inertia"], g["quat"]) + inr.offcenter(g["mass_"], g["pos"] - com)
+            for g in sel:   # toti = toti + inert0 + inert1, left to right as mjCBody::InertiaFromGeom
+                toti = toti + inr.global_inertia(g["inertia"], g["quat"])
+                toti = toti + inr.offcenter(g["mass_"], g["pos"] - com)
             ipos = com
             inertia, iquat, err = inr.full_inertia(toti)
             if err:
                 raise el.error(f"error '{err}' in alternative for principal axes")
-        elif fused and ifg == 1:
-            # a fused body whose geoms carry no mass adds nothing to its host under inertiafromgeom="true",
-            # its explicit <inertial> included (measured on 3.17; a kept body keeps that inertial)
-            mass, inertia = 0.0, np.zeros(3)
     if ipos is None:
         ipos, iquat = pos.copy(), quat.copy()
+    b.bounded = False
     if i > 0:
+        b.bounded = mass < boundmass or bool((inertia < boundinertia).any())
         mass = max(mass, boundmass)
         inertia = np.maximum(inertia, boundinertia)
         where = b.inertial if explicit else el
@@ -603,7 +702,9 @@ def _body_inertia(ctx, b, i, pos, quat, weldid, mocap, bodies, B, mesh_props, hf
                 raise where.error("inertia must satisfy A + B >= C; use 'balanceinertia' to fix",
                                   ("fullinertia" if b.inertial.has("fullinertia") else "diaginertia")
                                   if explicit else None)
-    return geoms, ipos, iquat, mass, inertia
+    iquat = np.array(iquat, dtype=np.float64)
+    normvec(iquat)
+    return ipos, iquat, mass, inertia
 
 
 def _check_moving_mass(bodies, B):
@@ -669,8 +770,8 @@ def _matid(ctx, el):
     return ctx.lookup("material", name, el, "material")
 
 
-def _compile_joint(ctx, el, frame):
-    """One joint's compiled values (mjCJoint::Compile)."""
+def _compile_joint(ctx, el, fpose):
+    """One joint's compiled values (mjCJoint::Compile); fpose: compiled pose of its frame or None."""
     if el.key == "freejoint":
         out = dict(type=FREE, group=el.get("group"), limited=0, actfrclimited=0, actgravcomp=0,
                    pos=np.zeros(3), axis=np.array([0.0, 0, 1]), stiffness=np.zeros(3), range=np.zeros(2),
@@ -700,7 +801,7 @@ def _compile_joint(ctx, el, frame):
         if rng[0] and t == BALL:
             raise el.error("range[0] should be 0 in ball joint", "range")
         if degree and t in (HINGE, BALL):
-            rng = np.array([r * math.pi / 180.0 if r else r for r in rng])
+            rng = np.array([r * _DEG2RAD if r else r for r in rng])
     if t in (FREE, BALL):
         actfrclimited = False
     else:
@@ -711,19 +812,19 @@ def _compile_joint(ctx, el, frame):
     axis = np.array(el.get("axis"), dtype=np.float64)
     if t in (FREE, BALL):
         axis = np.array([0.0, 0.0, 1.0])
-    elif frame is not None:
-        axis = rotvec(frame.quat, axis)
+    elif fpose is not None:
+        axis = rotvec(fpose[1], axis)
     if normvec(axis) < EPS:
         raise el.error("axis too small in joint", "axis")
     pos = np.array(el.get("pos"), dtype=np.float64)
     if t == FREE:
         pos = np.zeros(3)
-    elif frame is not None:
-        pos, _ = frameaccum(frame.pos, frame.quat, pos, _QUNIT)
+    elif fpose is not None:
+        pos, _ = frameaccum(*fpose, pos, _QUNIT)
     ref, springref = el.get("ref"), el.get("springref")
     if t == HINGE and degree:
-        ref = ref * math.pi / 180.0
-        springref = springref * math.pi / 180.0
+        ref = ref * _DEG2RAD
+        springref = springref * _DEG2RAD
     return dict(type=t, group=el.get("group"), limited=int(limited), actfrclimited=int(actfrclimited),
                 actgravcomp=el.get("actuatorgravcomp"), pos=pos, axis=axis, stiffness=el.get("stiffness"),
                 range=rng, actfrcrange=afr, solreflimit=el.get("solreflimit"), solimplimit=el.get("solimplimit"),
@@ -764,8 +865,9 @@ def _checksize(el, gtype, size, what="geom"):
             raise el.error(f"size {k} must be positive in {what}", "size")
 
 
-def _compile_geom(ctx, el, frame, infer, weldid, bodies, B, mocap, bodyid, mesh_props, hfield_props):
-    """One geom's compiled values (mjCGeom::Compile); mass_ and inertia are zero unless inferred."""
+def _compile_geom(ctx, el, fpose, infer, weldid, bodies, B, mocap, bodyid, mesh_props, hfield_props):
+    """One geom's compiled values (mjCGeom::Compile); mass_ and inertia are zero unless inferred.
+    fpose: compiled pose of its frame or None; lpos/lquat keep the geom's pose before the frame."""
     gtype = el.get("type")
     condim = el.get("condim")
     if condim not in (1, 3, 4, 6):
@@ -816,11 +918,11 @@ def _compile_geom(ctx, el, frame, infer, weldid, bodies, B, mocap, bodyid, mesh_
     # aabb and rbound
     if gtype == inr.HFIELD:
         aamm = np.array([-hs[0], -hs[1], -hs[3], hs[0], hs[1], hs[2]])
-        rbound = math.sqrt(hs[0] ** 2 + hs[1] ** 2 + max(hs[2] ** 2, hs[3] ** 2))
+        rbound = math.sqrt(hs[0] * hs[0] + hs[1] * hs[1] + max(hs[2] * hs[2], hs[3] * hs[3]))
     elif gtype == inr.MESH:
         aamm = np.array(mesh_info["aamm"], dtype=np.float64)
         h = np.maximum(np.abs(aamm[:3]), np.abs(aamm[3:]))
-        rbound = math.sqrt(h[0] ** 2 + h[1] ** 2 + h[2] ** 2)
+        rbound = math.sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2])
     elif gtype == inr.PLANE:
         aamm = np.array([-1e10, -1e10, -1e10, 1e10, 1e10, 0.0])
         rbound = 0.0
@@ -833,13 +935,13 @@ def _compile_geom(ctx, el, frame, infer, weldid, bodies, B, mocap, bodyid, mesh_
             rbound = size[0] + size[1]
         elif gtype == inr.CYLINDER:
             hi = np.array([size[0], size[0], size[1]])
-            rbound = math.sqrt(size[0] ** 2 + size[1] ** 2)
+            rbound = math.sqrt(size[0] * size[0] + size[1] * size[1])
         elif gtype == inr.ELLIPSOID:
             hi = size.copy()
             rbound = max(size[0], size[1], size[2])
         else:
             hi = size.copy()
-            rbound = math.sqrt(size[0] ** 2 + size[1] ** 2 + size[2] ** 2)
+            rbound = math.sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2])
         aamm = np.concatenate([-hi, hi])
     aabb = np.concatenate([(aamm[3:] + aamm[:3]) / 2, (aamm[3:] - aamm[:3]) / 2])
     # mass and inertia
@@ -875,30 +977,40 @@ def _compile_geom(ctx, el, frame, infer, weldid, bodies, B, mocap, bodyid, mesh_
     fluid = np.zeros(12)
     if el.get("fluidshape") == 1:
         fluid = inr.fluid_coefs(gtype, size, el.get("fluidcoef"))
-    if frame is not None:
-        pos, quat = frameaccum(frame.pos, frame.quat, pos, quat)
     normvec(quat)
     matid = _matid(ctx, el)
     if matid == -1 and mesh_info is not None and mesh_info.get("material"):
         # a mesh geom without a material uses its mesh's material
         matid = ctx.lookup("material", mesh_info["material"], el, "mesh")
-    return dict(el=el, type=gtype, contype=el.get("contype"), conaffinity=el.get("conaffinity"), condim=condim,
+    g = dict(el=el, type=gtype, contype=el.get("contype"), conaffinity=el.get("conaffinity"), condim=condim,
                 dataid=dataid, matid=matid, group=el.get("group"), priority=el.get("priority"),
                 solmix=el.get("solmix"), solref=el.get("solref"), solimp=el.get("solimp"), size=size,
                 aabb=aabb, rbound=rbound, pos=pos, quat=quat, friction=el.get("friction"), margin=el.get("margin"),
                 gap=el.get("gap"), fluid=fluid, user=el.get("user", np.zeros(0)), rgba=el.get("rgba"),
-                mass_=mass_, inertia=inertia)
+                mass_=mass_, inertia=inertia, lpos=pos, lquat=quat)
+    _place_geom(g, fpose)
+    return g
+
+
+def _place_geom(g, fpose):
+    """Geom pose in the frame fpose (None: the body frame) from its own pose, as mjCGeom::Compile."""
+    pos, quat = g["lpos"], g["lquat"]
+    if fpose is not None:
+        pos, quat = frameaccum(*fpose, pos, quat)
+        normvec(quat)
+    g["pos"], g["quat"] = pos, quat
 
 
 def _geom_inertia(gtype, size, mass, shell, mesh_info):
     if gtype == inr.MESH:
         box = mesh_info["inertia_box"]
-        return np.array([mass * (box[1] ** 2 + box[2] ** 2) / 3, mass * (box[0] ** 2 + box[2] ** 2) / 3,
-                         mass * (box[0] ** 2 + box[1] ** 2) / 3])
+        return np.array([mass * (box[1] * box[1] + box[2] * box[2]) / 3, mass * (box[0] * box[0] + box[2] * box[2]) / 3,
+                         mass * (box[0] * box[0] + box[1] * box[1]) / 3])
     return inr.geom_inertia(gtype, size, mass, shell)
 
 
-def _compile_site(ctx, el, frame):
+def _compile_site(ctx, el, fpose):
+    """One site (mjCSite::Compile): its orientation as written composed with its frame's pose, normalised."""
     gtype = el.get("type")
     if gtype in (inr.MESH, inr.HFIELD, inr.PLANE, inr.SDF):
         raise el.error("meshes, hfields and planes not allowed in site", "type")
@@ -907,19 +1019,20 @@ def _compile_site(ctx, el, frame):
         pos, quat, size = _fromto(el, gtype, size, "site")
     else:
         pos = np.array(el.get("pos"), dtype=np.float64)
-        quat = orientation(el, *ctx.angles(el))
-    if frame is not None:
-        pos, quat = frameaccum(frame.pos, frame.quat, pos, quat)
+        quat = orientation(el, *ctx.angles(el), normalize=False)
+    if fpose is not None:
+        pos, quat = frameaccum(*fpose, pos, quat)
     normvec(quat)
     return dict(type=gtype, size=size, pos=pos, quat=quat)
 
 
-def _compile_camera(ctx, el, frame, bodyid, transforms):
-    """One camera (mjCCamera::Compile); transforms: (pos, quat) frame changes applied after its own pose."""
+def _compile_camera(ctx, el, fpose, bodyid, transforms):
+    """One camera (mjCCamera::Compile); fpose: compiled pose of its frame or None; transforms: (pos, quat) frame
+    changes applied after its own pose (free-joint alignment)."""
     pos = np.array(el.get("pos"), dtype=np.float64)
-    quat = orientation(el, *ctx.angles(el))
-    if frame is not None:
-        pos, quat = frameaccum(frame.pos, frame.quat, pos, quat)
+    quat = orientation(el, *ctx.angles(el), normalize=False)
+    if fpose is not None:
+        pos, quat = frameaccum(*fpose, pos, quat)
     normvec(quat)
     for tp, tq in transforms:
         pos, quat = frameaccum(tp, tq, pos, quat)
@@ -987,12 +1100,12 @@ def _cameras(ctx, cams, nuser):
 def _lights(ctx, lights):
     f = ctx.f
     rows = []
-    for el, frame, bodyid, transforms in lights:
+    for el, fpose, bodyid, transforms in lights:
         pos = np.array(el.get("pos"), dtype=np.float64)
         d = np.array(el.get("dir"), dtype=np.float64)
-        if frame is not None:
-            pos, _ = frameaccum(frame.pos, frame.quat, pos, _QUNIT)
-            d = rotvec(frame.quat, d)
+        if fpose is not None:
+            pos, _ = frameaccum(*fpose, pos, _QUNIT)
+            d = rotvec(fpose[1], d)
         if normvec(d) < EPS:
             raise el.error("zero direction in light", "dir")
         sft = el.get("softness")

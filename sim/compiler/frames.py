@@ -134,11 +134,13 @@ def z2quat(vec):
 ALTERNATIVES = ("quat", "axisangle", "xyaxes", "zaxis", "euler")
 
 
-def orientation(el, degree, eulerseq, names=ALTERNATIVES):
-    """Resolve an element's orientation attributes into a unit quaternion (MuJoCo's ResolveOrientation).
+def orientation(el, degree, eulerseq, names=ALTERNATIVES, normalize=True):
+    """Resolve an element's orientation attributes into a quaternion (MuJoCo's ResolveOrientation).
 
     `names` are the attribute names for (quat, axisangle, xyaxes, zaxis, euler) on this element.
-    At most one may be given; quat is normalised.
+    At most one may be given.  A quat is normalised unless normalize=False: ResolveOrientation leaves it as
+    written, and frames, sites and cameras compose it with their enclosing frame before normalising (the
+    product then rounds differently from the product with the normalised quat).
     """
     given = [n for n in names if n in el.raw]
     if len(given) > 1:
@@ -149,9 +151,10 @@ def orientation(el, degree, eulerseq, names=ALTERNATIVES):
     kind = given[0] if given else names[0]
     if kind == names[0]:
         q = np.array(el.get(names[0], np.array([1.0, 0, 0, 0])), dtype=np.float64)
-        if normvec(q) < EPS:
+        qn = q.copy()
+        if normvec(qn) < EPS:
             raise el.error("quaternion is zero", kind)
-        return q
+        return qn if normalize else q
     if kind == names[1]:
         aa = np.array(el.get(kind), dtype=np.float64)
         if degree:

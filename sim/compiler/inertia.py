@@ -255,7 +255,8 @@ def fluid_coefs(gtype, size, coefs):
     eps = 1e-14
 
     def fac(a, b, ka, kb):
-        return (a * a - b * b) ** 2 * abs(kb - ka) / max(eps, abs(2 * (a * a - b * b) + (a * a + b * b) * (ka - kb)))
+        d = a * a - b * b   # squared by multiplication, as MuJoCo's pow2 (x ** 2 calls pow, which can differ)
+        return d * d * abs(kb - ka) / max(eps, abs(2 * (a * a - b * b) + (a * a + b * b) * (ka - kb)))
 
     ixf = fac(dy, dz, ky, kz)
     iyf = fac(dz, dx, kz, kx)

@@ -7,10 +7,13 @@ Quaternions (ball/free joints in key_qpos, key_mquat) are normalized as MuJoCo d
 actuator (na, nu) stages.
 """
 
+import math
+
 import numpy as np
 
 from ..errors import UnsupportedError
 from .context import farr, iarr
+from .frames import normvec
 from .sensor import OBJ, _NAMESPACE
 from .tendon import size_elem
 
@@ -21,19 +24,17 @@ MINVAL = 1e-15
 
 def _normvec(v):
     """mjuu_normvec: normalize unless (nearly) zero or already unit."""
-    nrm = float(v @ v)
-    if nrm < MJEPS:
-        return v
-    nrm = np.sqrt(nrm)
-    return v / nrm if abs(nrm - 1) > MJEPS else v
+    v = np.array(v, dtype=np.float64)
+    normvec(v)
+    return v
 
 
 def _normalize4(v):
-    """mju_normalize4: zero -> identity quaternion."""
-    nrm = np.sqrt(float(v @ v))
+    """mju_normalize4: zero -> identity quaternion; otherwise scaled by 1/norm unless unit within mjMINVAL."""
+    nrm = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3])
     if nrm < MINVAL:
         return np.array([1.0, 0, 0, 0])
-    return v / nrm if abs(nrm - 1) > MINVAL else v
+    return v * (1 / nrm) if abs(nrm - 1) > MINVAL else v
 
 
 def compile_keyframes(ctx):

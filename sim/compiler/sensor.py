@@ -1,8 +1,8 @@
 """<sensor>: every sensor type of MuJoCo 3.17, compiled to the sensor_* fields (type, object/reference resolution,
 datatype, needstage, dimension, address, noise, cutoff, user data) and nsensor / nsensordata / nuser_sensor.
 
-All types compile, including those the physics core may not evaluate (rangefinder, camprojection, contact,
-tactile, user); sensor plugins and sensor history (nsample / delay / interval) raise UnsupportedError.
+Every type compiles and is evaluated by sim/sensor.py except tactile sensors and sensor plugins, which raise
+UnsupportedError, as does sensor history (nsample / delay / interval).
 Run after the body, tendon and actuator stages (sensors refer to their objects and actuator_outnum).
 """
 
@@ -220,9 +220,7 @@ def _one_sensor(ctx, el):
     elif tag in ("e_potential", "e_kinetic", "clock"):
         pass
     elif tag == "tactile":
-        objtype, objid = OBJ["mesh"], ctx.lookup("mesh", el.get("mesh"), el, "mesh")
-        reftype, refid = OBJ["geom"], ctx.lookup("geom", el.get("geom"), el, "geom")
-        dim = 3 * int(f["mesh_vertnum"][objid])
+        raise ctx.unsupported(el, "tactile sensors (MuJoCo's SDF distance of mesh taxels to the touching geoms)")
     elif tag == "user":
         if el.has("objtype") != el.has("objname"):
             raise el.error("objtype and objname must be given together",

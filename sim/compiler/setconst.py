@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .frames import mulquat, negquat, quat2mat
+from .frames import matvec, mulquat, negquat, quat2mat
 
 EQ_CONNECT, EQ_WELD = 0, 1
 OBJ_BODY, OBJ_SITE = 1, 6
@@ -75,6 +75,72 @@ def _wrap_body(m, j):
     return -1
 
 
+def _dot(a, b):
+    """Dot product summed in mju_dot's order: four strided partial sums over blocks of 4, combined as
+    (s0 + s2) + (s1 + s3), then the 1-3 remaining products added as one left-to-right sum."""
+    n = len(a)
+    s0 = s1 = s2 = s3 = 0.0
+    i = 0
+    while i <= n - 4:
+        s0 += a[i] * b[i]
+        s1 += a[i + 1] * b[i + 1]
+        s2 += a[i + 2] * b[i + 2]
+        s3 += a[i + 3] * b[i + 3]
+        i += 4
+    res = (s0 + s2) + (s1 + s3)
+    r = n - i
+    if r == 3:
+        res += a[i] * b[i] + a[i + 1] * b[i + 1] + a[i + 2] * b[i + 2]
+    elif r == 2:
+        res += a[i] * b[i] + a[i + 1] * b[i + 1]
+    elif r == 1:
+        res += a[i] * b[i]
+    return float(res)
+
+
+def _dot_sparse(vals, adr, n, x, colind):
+    """Sparse dot product sum_t vals[adr+t] * x[colind[adr+t]] in mju_dotSparse's order: four strided
+    partial sums combined as (s0 + s2) + (s1 + s3), then the remaining products added one by one."""
+    s0 = s1 = s2 = s3 = 0.0
+    t = 0
+    while t <= n - 4:
+        a = adr + t
+        s0 += vals[a] * x[colind[a]]
+        s1 += vals[a + 1] * x[colind[a + 1]]
+        s2 += vals[a + 2] * x[colind[a + 2]]
+        s3 += vals[a + 3] * x[colind[a + 3]]
+        t += 4
+    res = (s0 + s2) + (s1 + s3)
+    while t < n:
+        res += vals[adr + t] * x[colind[adr + t]]
+        t += 1
+    return res
+
+
+def _solve_m(m, qld, diaginv, vec):
+    """M^-1 vec from the factor qLD / qLDiagInv, in mj_solveLD's order of operations (list (nv,))."""
+    x = [float(v) for v in vec]
+    rownnz, rowadr, colind = m.M_rownnz.tolist(), m.M_rowadr.tolist(), m.M_colind.tolist()
+    for i in range(m.nv - 1, -1, -1):      # x <- L^-T x
+        xi = x[i]
+        if rownnz[i] == 1 or xi == 0:
+            continue
+        for adr in range(rowadr[i], rowadr[i] + rownnz[i] - 1):
+            x[colind[adr]] -= qld[adr] * xi
+    for i in range(m.nv):                  # x <- D^-1 x
+        x[i] *= diaginv[i]
+    for i in range(m.nv):                  # x <- L^-1 x
+        if rownnz[i] > 1:
+            x[i] -= _dot_sparse(qld, rowadr[i], rownnz[i] - 1, x, colind)
+    return x
+
+
+def _dist3(a, b):
+    """Euclidean distance of two 3-vectors (mju_dist3)."""
+    d0, d1, d2 = a[0] - b[0], a[1] - b[1], a[2] - b[2]
+    return math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
+
+
 def _jac_body_com(m, d, body):
     """Translational and rotational Jacobians (3,nv) of a body's centre of mass (mj_jacBodyCom)."""
     nv = m.nv
@@ -128,16 +194,17 @@ def set_const(model, ctx):
     for i in range(nv):
         cd = np.ascontiguousarray(d.cdof[i])
         buf = np.array(mul_inert_vec(np.ascontiguousarray(crb[m.dof_bodyid[i]]), cd))
-        m.dof_M0[i] = m.dof_armature[i] + arm_extra[m.dof_jntid[i]] + float(np.dot(cd, buf))
+        m.dof_M0[i] = m.dof_armature[i] + arm_extra[m.dof_jntid[i]] + _dot(cd.tolist(), buf.tolist())
     ms, _ = make_model_struct(m)
     _fw.smooth_position(ms, ds, 0, 2)
     m.tendon_length0 = np.array(d.ten_length, dtype=np.float64).copy()
     m.actuator_length0 = np.array(d.actuator_length, dtype=np.float64).copy()
 
+    qld, diaginv = np.asarray(d.qLD).tolist(), np.asarray(d.qLDiagInv).tolist()
+
     def solve(vec):
-        x = np.ascontiguousarray(vec, dtype=np.float64).copy()
-        _fw.solve_m_world(ms, ds, 0, x)
-        return x
+        # in Python rather than through the engine's solve_m: the sums here must round as mj_solveLD's
+        return np.array(_solve_m(m, qld, diaginv, vec))
 
     # body_invweight0: mean diagonal of J M^-1 J' (translation, rotation) at the body COM
     for i in range(1, m.nbody):
@@ -148,7 +215,8 @@ def set_const(model, ctx):
             continue
         jacp, jacr = _jac_body_com(m, d, i)
         jac = np.vstack([jacp, jacr])
-        a = np.array([[float(np.dot(jac[r], solve(jac[c]))) for c in range(6)] for r in range(6)])
+        sol = [solve(jac[c]).tolist() for c in range(6)]
+        a = np.array([[_dot(jac[r].tolist(), sol[c]) for c in range(6)] for r in range(6)])
         m.body_invweight0[i] = ((a[0, 0] + a[1, 1] + a[2, 2]) / 3, (a[3, 3] + a[4, 4] + a[5, 5]) / 3)
     # dof_invweight0: mean diagonal of the joint block of M^-1
     for j in range(m.njnt):
@@ -172,10 +240,10 @@ def set_const(model, ctx):
     if nv:
         tenj = _dense_rows(d.ten_J, m.ntendon, nv, m.ten_J_rownnz, m.ten_J_rowadr, m.ten_J_colind)
         for i in range(m.ntendon):
-            m.tendon_invweight0[i] = float(np.dot(tenj[i], solve(tenj[i])))
+            m.tendon_invweight0[i] = _dot(tenj[i].tolist(), solve(tenj[i]).tolist())
         mom = _dense_rows(d.actuator_moment, m.nu, nv, d.moment_rownnz, d.moment_rowadr, d.moment_colind)
         for i in range(m.nu):
-            m.actuator_acc0[i] = float(np.linalg.norm(solve(mom[i])))
+            m.actuator_acc0[i] = math.sqrt(_dot(*[solve(mom[i]).tolist()] * 2))
     else:
         mom = np.zeros((m.nu, 0))
     _eq_data(m, d)
@@ -240,23 +308,33 @@ def _eq_data(m, d):
     for i in range(m.neq):
         id1, id2 = m.eq_obj1id[i], m.eq_obj2id[i]
         if m.eq_type[i] == EQ_CONNECT and m.eq_objtype[i] == OBJ_BODY:
-            pos = d.xmat[id1].reshape(3, 3) @ data[i, 0:3] + d.xpos[id1]
-            data[i, 3:6] = d.xmat[id2].reshape(3, 3).T @ (pos - d.xpos[id2])
+            pos = _local2global(d, id1, data[i, 0:3])
+            data[i, 3:6] = matvec(d.xmat[id2].reshape(3, 3).T, pos - d.xpos[id2])
         elif m.eq_type[i] == EQ_CONNECT and m.eq_objtype[i] == OBJ_SITE:
             data[i, :] = 0
         elif m.eq_type[i] == EQ_WELD and m.eq_objtype[i] == OBJ_BODY:
             if np.any(data[i, 6:10] != 0):
-                data[i, 6:10] /= np.linalg.norm(data[i, 6:10])
+                q = data[i, 6:10]   # mju_normalize4
+                nrm = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+                if nrm < 1e-15:
+                    q[:] = (1.0, 0.0, 0.0, 0.0)
+                elif abs(nrm - 1) > 1e-15:
+                    q *= 1 / nrm
                 continue
-            pos = d.xmat[id2].reshape(3, 3) @ data[i, 0:3] + d.xpos[id2]
-            data[i, 3:6] = d.xmat[id1].reshape(3, 3).T @ (pos - d.xpos[id1])
+            pos = _local2global(d, id2, data[i, 0:3])
+            data[i, 3:6] = matvec(d.xmat[id1].reshape(3, 3).T, pos - d.xpos[id1])
             q1 = d.xquat[id1]
             data[i, 6:10] = mulquat(negquat(q1), d.xquat[id2], normalize=False)
 
 
+def _local2global(d, body, local_pos):
+    """Global position of a point given in a body's frame: xmat @ pos + xpos (mj_local2Global's order)."""
+    return matvec(d.xmat[body].reshape(3, 3), local_pos) + d.xpos[body]
+
+
 def _reference_pose(d, body, target, local_pos):
     """Global position of a point fixed to `body`, relative to the body and to the (target's) subtree COM."""
-    xpos = d.xpos[body] + d.xmat[body].reshape(3, 3) @ local_pos
+    xpos = _local2global(d, body, local_pos)
     return xpos - d.xpos[body], xpos - d.subtree_com[target if target >= 0 else body]
 
 
@@ -272,7 +350,10 @@ def _cam_light(m, d):
     for i in range(m.nlight):
         b = m.light_bodyid[i]
         m.light_pos0[i], m.light_poscom0[i] = _reference_pose(d, b, m.light_targetbodyid[i], m.light_pos[i])
-        m.light_dir0[i] = d.xmat[b].reshape(3, 3) @ m.light_dir[i]
+        xdir = matvec(d.xmat[b].reshape(3, 3), m.light_dir[i])
+        nrm = math.sqrt(xdir[0] * xdir[0] + xdir[1] * xdir[1] + xdir[2] * xdir[2])
+        # 3.17's mj_camlight normalises light_xdir, scaling by 1/norm even when the norm is 1 within 1e-15
+        m.light_dir0[i] = xdir * (1 / nrm) if nrm >= 1e-15 else xdir
 
 
 def _dampratio(m, mom):
@@ -322,14 +403,14 @@ def _stat(m, d, ctx):
     body = np.zeros(m.nbody)
     for j in range(m.njnt):
         b = m.jnt_bodyid[j]
-        body[b] = max(body[b], float(np.linalg.norm(d.xipos[b] - d.xanchor[j])))
+        body[b] = max(body[b], _dist3(d.xipos[b], d.xanchor[j]))
         p = m.body_parentid[b]
-        body[p] = max(body[p], float(np.linalg.norm(d.xipos[p] - d.xanchor[j])))
+        body[p] = max(body[p], _dist3(d.xipos[p], d.xanchor[j]))
     body[0] = 0
     for i in range(1, m.nbody):
         for g in range(m.body_geomadr[i], m.body_geomadr[i] + m.body_geomnum[i]):
             if m.geom_rbound[g] > 0:
-                body[i] = max(body[i], m.geom_rbound[g] + float(np.linalg.norm(d.xipos[i] - d.geom_xpos[g])))
+                body[i] = max(body[i], m.geom_rbound[g] + _dist3(d.xipos[i], d.geom_xpos[g]))
     if m.nbody > 1:
         st.meansize = 0.0
         for i in range(1, m.nbody):

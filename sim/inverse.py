@@ -1,0 +1,257 @@
+"""Inverse dynamics (engine_inverse.c): mj_inverse, the discrete-time correction of the invdiscrete flag
+(mj_discreteAcc), MuJoCo's analytic inverse of the soft constraints (mj_invConstraint: the constraint force
+is the minimiser of the constraint cost at the given qacc) and mj_compareFwdInv (the fwdinv flag's
+solver_fwdinv statistics, called by the pipeline after forward in mj_step).
+
+    qfrc_inverse = M qacc + qfrc_bias - qfrc_passive - qfrc_constraint(qacc)
+
+`inverse(m, d)` is the Python entry (one world or a batch, worlds in parallel); it has its own compiled
+entry point (inverse_batch), compiled on first use.
+"""
+import math
+
+import numba
+import numpy as np
+from numba import prange
+
+from sim.jit import njit
+from sim.kinematics import kinematics
+from sim.com import com_pos, com_vel, xfrc_accumulate
+from sim.tendon import tendon, tendon_velocity, tendon_bias
+from sim.transmission import transmission, actuator_velocity
+from sim.crb import crb, tendon_armature, factor_m, solve_m
+from sim.rne import rne
+from sim.passive import passive
+from sim.collision.driver import collision
+from sim.constraint import make_constraint, project_constraint, reference_constraint
+from sim.solver import constraint_update, mul_j, mul_jt
+from sim.derivative import smooth_vel, free_mhat, is_free_body
+from sim.math import d_poly_force
+from sim.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage, mul_sym, dot
+from sim.features import call_if, F_IMPLICIT
+from sim.types import (OPT_DISABLE, OPT_ENABLE, OPT_INTEGRATOR, OPT_TIMESTEP, DSBL_EULERDAMP,
+                       ENBL_INVDISCRETE, INT_EULER, INT_RK4, INT_IMPLICIT, JNT_FREE)
+
+# rows of scr_inv_nv
+_QACC, _MA, _QFRC, _QFORCE, _QFRC_C = range(5)
+
+
+@njit(cache=True)
+def discrete_implicit(m, d, w, qfrc):
+    """qfrc (nv,) = (M - h qDeriv) qacc for implicit (sparse LU pattern) or implicitfast (symmetric, with the
+    free-body blocks of mj_implicit), qDeriv / qLU / qH recomputed as mj_discreteAcc does."""
+    nv = m.nv
+    h = m.opt[OPT_TIMESTEP]
+    qacc = d.qacc[w]
+    M = d.M[w]
+    qd = d.qDeriv[w]
+    if int(m.opt[OPT_INTEGRATOR]) == INT_IMPLICIT:
+        smooth_vel(m, d, w, True)
+        qlu = d.qLU[w]
+        for k in range(m.nD):
+            a = m.mapM2D[k]
+            qlu[k] = M[a] if a >= 0 else 0.0
+        for k in range(m.nD):
+            qlu[k] += qd[k] * -h
+        for i in range(nv):
+            adr = m.D_rowadr[i]
+            s = 0.0
+            for k in range(m.D_rownnz[i]):
+                s += qlu[adr + k] * qacc[m.D_colind[adr + k]]
+            qfrc[i] = s
+    else:
+        smooth_vel(m, d, w, False)
+        qH = d.qH[w]
+        for k in range(m.nC):
+            qH[k] = M[k] + qd[m.mapD2M[k]] * -h
+        mul_sym(qfrc, qH, qacc, nv, m.M_rownnz, m.M_rowadr, m.M_colind)
+        A = d.scr_mat6[w][0]
+        for j in range(m.njnt):
+            if m.jnt_type[j] == JNT_FREE and is_free_body(m, m.jnt_bodyid[j]):
+                free_mhat(m, d, w, j, h, A)
+                a = m.jnt_dofadr[j]
+                for r in range(6):
+                    s = 0.0
+                    for c in range(6):
+                        s += A[6 * r + c] * qacc[a + c]
+                    qfrc[a + r] = s
+
+
+# the implicit integrators' derivatives are compiled only for feature sets that use them (sim/features.py)
+_discrete_implicit = call_if(F_IMPLICIT, discrete_implicit)
+
+
+@njit(cache=True)
+def discrete_acc(m, d, w, F):
+    """Replace qacc by the continuous-time acceleration whose integrator step reproduces the discrete-time
+    qacc (mj_discreteAcc): qacc <- M^-1 (M + h B) qacc (Euler with dof damping), M^-1 (M - h qDeriv) qacc
+    (implicit, implicitfast)."""
+    nv = m.nv
+    h = m.opt[OPT_TIMESTEP]
+    qacc = d.qacc[w]
+    qfrc = d.scr_inv_nv[w, _QFRC]
+    integ = int(m.opt[OPT_INTEGRATOR])
+    if integ == INT_RK4:
+        raise ValueError('discrete inverse dynamics is not supported by the RK4 integrator')
+    if integ == INT_EULER:
+        if int(m.opt[OPT_DISABLE]) & DSBL_EULERDAMP:
+            return
+        damp = False
+        for i in range(nv):
+            if m.dof_eulerdamp[i]:
+                damp = True
+                break
+        if not damp:
+            return
+        mul_sym(qfrc, d.M[w], qacc, nv, m.M_rownnz, m.M_rowadr, m.M_colind)
+        qvel = d.qvel[w]
+        for i in range(nv):
+            dd = d_poly_force(m.dof_damping_eff[i], m.dof_dampingpoly_eff[i, 0], m.dof_dampingpoly_eff[i, 1],
+                              qvel[i], True)
+            qfrc[i] += h * dd * qacc[i]
+    else:
+        _discrete_implicit(F, m, d, w, qfrc)
+    for i in range(nv):
+        qacc[i] = qfrc[i]
+    solve_m(m, d, w, qacc)
+
+
+@njit(cache=True)
+def inv_constraint(m, d, w):
+    """efc_force, efc_state and qfrc_constraint = J' efc_force from the given qacc: the soft-constraint force
+    law inverted analytically (mj_invConstraint / mj_constraintUpdate)."""
+    nv, nefc = m.nv, d.nefc[w]
+    if nefc == 0:
+        d.qfrc_constraint[w][:] = 0.0
+        return
+    iota = d.scr_isl_int[w, 0]
+    for i in range(max(nv, nefc)):
+        iota[i] = i
+    jar = d.scr_inv_efc[w, 0]
+    mul_j(d.efc_J[w], d.qacc[w], jar, iota, nefc, iota, nv)
+    for i in range(nefc):
+        jar[i] -= d.efc_aref[w, i]
+    constraint_update(m, d, w, jar, False, iota, d.ne[w], d.nf[w], nefc)
+    mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], iota, nefc, iota, nv)
+
+
+@njit(cache=True)
+def inverse_acc(m, d, w, F, skipsensor):
+    """Acceleration part of mj_inverseSkip: qfrc_inverse = M qacc + bias - passive - constraint (qacc made
+    continuous-time first under invdiscrete, then restored); acceleration sensors unless skipsensor."""
+    nv = m.nv
+    iv = d.scr_inv_nv[w]
+    qacc = d.qacc[w]
+    disc = int(m.opt[OPT_ENABLE]) & ENBL_INVDISCRETE
+    if disc:
+        for i in range(nv):
+            iv[_QACC, i] = qacc[i]
+        discrete_acc(m, d, w, F)
+    inv_constraint(m, d, w)
+    # mj_rne(flg_acc=0) + mj_tendonBias: the velocity stage's qfrc_bias
+    qi = d.qfrc_inverse[w]
+    for i in range(nv):
+        qi[i] = d.qfrc_bias[w, i]
+    if not skipsensor:
+        sensor_acc_stage(m, d, w, F)
+    Ma = iv[_MA]
+    mul_sym(Ma, d.M[w], qacc, nv, m.M_rownnz, m.M_rowadr, m.M_colind)
+    for i in range(nv):
+        qi[i] += Ma[i] - d.qfrc_passive[w, i] - d.qfrc_constraint[w, i]
+    if disc:
+        for i in range(nv):
+            qacc[i] = iv[_QACC, i]
+
+
+@njit(cache=True)
+def compare_fwd_inv(m, d, w, F):
+    """solver_fwdinv = (|qfrc_constraint(forward) - qfrc_constraint(inverse)|, |qfrc_applied + J'xfrc +
+    qfrc_actuator - qfrc_inverse|), forward results kept (mj_compareFwdInv)."""
+    nv, nefc = m.nv, d.nefc[w]
+    d.solver_fwdinv[w, 0] = 0.0
+    d.solver_fwdinv[w, 1] = 0.0
+    if nefc == 0:
+        return
+    iv = d.scr_inv_nv[w]
+    qforce = iv[_QFORCE]
+    saved = iv[_QFRC_C]
+    for i in range(nv):
+        qforce[i] = d.qfrc_applied[w, i] + d.qfrc_actuator[w, i]
+    xfrc_accumulate(m, d, w, qforce)
+    qc = d.qfrc_constraint[w]
+    ef = d.efc_force[w]
+    saved_f = d.scr_inv_efc[w, 1]
+    for i in range(nv):
+        saved[i] = qc[i]
+    for i in range(nefc):
+        saved_f[i] = ef[i]
+    inverse_acc(m, d, w, F, True)
+    dif = iv[_QFRC]
+    for i in range(nv):
+        dif[i] = saved[i] - qc[i]
+    d.solver_fwdinv[w, 0] = math.sqrt(dot(dif, dif, nv))
+    for i in range(nv):
+        dif[i] = qforce[i] - d.qfrc_inverse[w, i]
+    d.solver_fwdinv[w, 1] = math.sqrt(dot(dif, dif, nv))
+    for i in range(nv):
+        qc[i] = saved[i]
+    for i in range(nefc):
+        ef[i] = saved_f[i]
+
+
+@njit(cache=True)
+def inverse_world(m, d, w, F):
+    """mj_inverse of world w: position (mj_invPosition), velocity (mj_invVelocity = mj_fwdVelocity) and
+    acceleration parts, with sensors and energy as mj_inverseSkip."""
+    kinematics(m, d, w)
+    com_pos(m, d, w)
+    tendon(m, d, w)
+    crb(m, d, w)
+    tendon_armature(m, d, w)
+    factor_m(m, d, w)
+    collision(m, d, w, F)
+    make_constraint(m, d, w)
+    project_constraint(m, d, w)
+    transmission(m, d, w)
+    sensor_pos_stage(m, d, w, F, False, False)
+    tendon_velocity(m, d, w)
+    actuator_velocity(m, d, w)
+    com_vel(m, d, w)
+    passive(m, d, w)
+    reference_constraint(m, d, w)
+    rne(m, d, w)
+    tendon_bias(m, d, w)
+    sensor_vel_stage(m, d, w, F, False)
+    inverse_acc(m, d, w, F, False)
+
+
+@njit(parallel=True, refcount=True)
+def inverse_batch(m, d, nworld, F):
+    """mj_inverse of worlds 0..nworld-1 in parallel (the only compiled entry per feature set F: a single world
+    runs it on one thread, which saves compiling a serial copy of the whole tree)."""
+    for i in prange(nworld):
+        inverse_world(m, d, np.int64(i), F)    # the prange index is unsigned: one signature for the world
+
+
+def inverse(m, d):
+    """Inverse dynamics (mj_inverse) of one world or a batch: d.qfrc_inverse (nv,) / (nworld, nv) from
+    d.qpos, d.qvel, d.qacc (and act, ctrl, applied forces); sensors and energy as MuJoCo's mj_inverse."""
+    from sim.smooth_api import model_struct, model_features
+    ms = model_struct(m)
+    F = model_features(m)
+    if int(m.opt.enableflags) & ENBL_INVDISCRETE and int(m.opt.integrator) == INT_RK4:
+        raise ValueError('discrete inverse dynamics (enable flag invdiscrete) is not supported by the RK4 '
+                         'integrator (as mj_inverse)')
+    n = 1 if d.nworld is None else d.nworld
+    nthread = numba.get_num_threads()
+    nt = min(n, nthread)
+    if nt != nthread:
+        numba.set_num_threads(nt)
+    try:
+        inverse_batch(ms, d._struct, n, F)
+    finally:
+        if nt != nthread:
+            numba.set_num_threads(nthread)
+
+
+__all__ = ['inverse']

@@ -1,0 +1,370 @@
+"""Finite-differenced transition Jacobians (engine_derivative_fd.c mjd_transitionFD / mjd_stepFD).
+
+    A, B, C, D = sim.transition_fd(m, d, eps=1e-6, centered=False)
+
+d(x_next) = A dx + B du and d(sensordata) = C dx + D du around the current state of d, where x = (qpos in the
+tangent space of the joint manifold (nv), qvel (nv), act (na)) and u = ctrl: A (2nv+na, 2nv+na),
+B (2nv+na, nu), C (nsensordata, 2nv+na), D (nsensordata, nu), computed as mujoco.mjd_transitionFD computes
+them: one step per nudged input, in MuJoCo's order (controls, activations, velocities, positions), each from
+the saved state (time, qpos, qvel, act, ctrl, qacc_warmstart) and skipping the stages the nudge cannot change
+(mj_stepSkip: control and activation nudges reuse the position and velocity stages, the velocity-stage sensors
+and the implicit integrators' factorisation of the unperturbed step, velocity nudges its position stage);
+positions are nudged on the manifold (mj_integratePos) and next states differenced in the tangent space
+(mj_differentiatePos); a control at its ctrlrange limit is nudged away from the limit only (backward
+difference) or not at all (zero column).  As in MuJoCo 3.17, the centered columns of D carry the wrong sign
+(mjd_stepFD's clampedDiff computes (sensor(u - eps) - sensor(u + eps)) / 2 eps); forward differences (the
+default) are unaffected.  RK4 is refused, as by MuJoCo.
+
+A batched d (nworld = N) gives (N, ...) arrays, every world differentiated around its own state.  The nudged
+steps run in a compiled kernel (fd_rows) on a scratch batch Data, one row per world, the rows in parallel
+(one world runs on the calling thread); d itself is left untouched (MuJoCo leaves the results of its last nudged
+step in d).  The differences are formed in a second compiled loop (fd_columns).
+"""
+import numba
+import numpy as np
+from numba import prange
+
+from sim.jit import njit
+from sim.pipeline import fwd_position, fwd_velocity, fwd_acceleration, forward_world, _check, _implicit_fast
+from sim.actuation import actuation
+from sim.solver import fwd_constraint
+from sim.sensor import sensor_acc_stage
+from sim.inverse import compare_fwd_inv
+from sim.integrate import euler, integrate_pos
+from sim.math import sub_quat
+from sim.types import (INT_RK4, INT_IMPLICIT, INT_IMPLICITFAST, JNT_FREE, JNT_BALL, OPT_DISABLE, OPT_ENABLE,
+                       OPT_INTEGRATOR, DSBL_AUTORESET, DSBL_WARMSTART, ENBL_FWDINV, WARN_BADQPOS, WARN_BADQVEL,
+                       WARN_BADQACC)
+
+MEMORY_BUDGET = 256 * 2 ** 20    # bytes of one scratch batch Data (worlds beyond it are done in chunks)
+# Data arrays copied from each world of d into its scratch rows: the inputs of mj_step, and what the unperturbed
+# step reads from d's previous forward: sensordata (kept where sensors are disabled), energy and the
+# lazy-evaluation flags (a position-stage e_kinetic sensor reads energy[1] when flg_energyvel is set)
+_INPUTS = ('time', 'qpos', 'qvel', 'act', 'ctrl', 'qacc_warmstart', 'qfrc_applied', 'xfrc_applied', 'mocap_pos',
+           'mocap_quat', 'eq_active', 'userdata', 'sensordata', 'energy', 'flg_energypos', 'flg_energyvel',
+           'flg_subtreevel', 'flg_rnepost')
+_CACHE = {}     # id(model) -> (model, {(nrow, nconmax, njmax): scratch Data})
+
+KIND_NONE, KIND_CTRL, KIND_ACT, KIND_QVEL, KIND_QPOS = -1, 0, 1, 2, 3
+STAGE_NONE, STAGE_POS, STAGE_VEL = 0, 1, 2
+
+
+# ------------------------------------------------------------------------------------------------------------
+# compiled part: mj_stepSkip and the nudge loop of mjd_stepFD
+
+@njit(cache=True)
+def step_skip(m, d, w, skipstage, skipsensor, F):
+    """mj_stepSkip of world w (skipstage: 0 none, 1 position, 2 velocity; not RK4)."""
+    _check(m, d, w, d.qpos[w], m.nq, WARN_BADQPOS)
+    _check(m, d, w, d.qvel[w], m.nv, WARN_BADQVEL)
+    if skipstage < STAGE_POS:
+        fwd_position(m, d, w, F, skipsensor)
+    if skipstage < STAGE_VEL:
+        fwd_velocity(m, d, w, F, skipsensor)
+    actuation(m, d, w)
+    fwd_acceleration(m, d, w)
+    fwd_constraint(m, d, w, F)
+    if not skipsensor:
+        sensor_acc_stage(m, d, w, F)
+    if _check(m, d, w, d.qacc[w], m.nv, WARN_BADQACC):
+        if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
+            forward_world(m, d, w, F)
+    if int(m.opt[OPT_ENABLE]) & ENBL_FWDINV:
+        compare_fwd_inv(m, d, w, F)
+    integ = int(m.opt[OPT_INTEGRATOR])
+    if integ == INT_IMPLICIT or integ == INT_IMPLICITFAST:
+        _implicit_fast(F, m, d, w, skipstage >= STAGE_VEL)
+    else:
+        euler(m, d, w, skipstage >= STAGE_POS)
+
+
+@njit(cache=True)
+def _save(m, d, w, s):
+    """s = (qpos, qvel, act, ctrl, qacc_warmstart, time) of world w."""
+    nq, nv, na, nu = m.nq, m.nv, m.na, m.nu
+    s[:nq] = d.qpos[w]
+    s[nq:nq + nv] = d.qvel[w]
+    s[nq + nv:nq + nv + na] = d.act[w]
+    s[nq + nv + na:nq + nv + na + nu] = d.ctrl[w]
+    s[nq + nv + na + nu:nq + 2 * nv + na + nu] = d.qacc_warmstart[w]
+    s[nq + 2 * nv + na + nu] = d.time[w]
+
+
+@njit(cache=True)
+def _restore(m, d, w, s):
+    """mj_setState(mjSTATE_FULLPHYSICS | CTRL | WARMSTART (unless disabled)) from s."""
+    nq, nv, na, nu = m.nq, m.nv, m.na, m.nu
+    d.qpos[w][:] = s[:nq]
+    d.qvel[w][:] = s[nq:nq + nv]
+    d.act[w][:] = s[nq + nv:nq + nv + na]
+    d.ctrl[w][:] = s[nq + nv + na:nq + nv + na + nu]
+    if not (int(m.opt[OPT_DISABLE]) & DSBL_WARMSTART):
+        d.qacc_warmstart[w][:] = s[nq + nv + na + nu:nq + 2 * nv + na + nu]
+    d.time[w] = s[nq + 2 * nv + na + nu]
+
+
+@njit(cache=True)
+def _record(m, d, w, nxt, sens):
+    """nxt (nq+nv+na,) = next state, sens (ns,) = sensordata of world w."""
+    nq, nv = m.nq, m.nv
+    nxt[:nq] = d.qpos[w]
+    nxt[nq:nq + nv] = d.qvel[w]
+    nxt[nq + nv:] = d.act[w]
+    sens[:] = d.sensordata[w]
+
+
+@njit(cache=True)
+def fd_row(m, d, r, b, t0, t1, tasks, eps, skipsensor, save, nxt, sens, dpos, F):
+    """Row r of the scratch Data holds world b's inputs: the unperturbed step (recorded at slot 0 when t0 is
+    0), then nudges t0..t1-1 of tasks[b] (kind, index, sign), each from the saved state, recorded at slot t + 1
+    (the nudge loop of mjd_stepFD; a row starting at t0 > 0 repeats the unperturbed step first)."""
+    s = save[r]
+    _save(m, d, r, s)
+    step_skip(m, d, r, STAGE_NONE, skipsensor, F)
+    if t0 == 0:
+        _record(m, d, r, nxt[b, 0], sens[b, 0])
+    for t in range(t0, t1):
+        kind = tasks[b, t, 0]
+        i = tasks[b, t, 1]
+        h = tasks[b, t, 2] * eps
+        _restore(m, d, r, s)
+        if kind == KIND_CTRL:
+            d.ctrl[r, i] += h
+            stage = STAGE_VEL
+        elif kind == KIND_ACT:
+            d.act[r, i] += h
+            stage = STAGE_VEL
+        elif kind == KIND_QVEL:
+            d.qvel[r, i] += h
+            stage = STAGE_POS
+        else:
+            dpos[:] = 0.0
+            dpos[i] = 1.0
+            integrate_pos(m, d.qpos[r], dpos, h)
+            stage = STAGE_NONE
+        step_skip(m, d, r, stage, skipsensor, F)
+        _record(m, d, r, nxt[b, t + 1], sens[b, t + 1])
+    _restore(m, d, r, s)
+
+
+@njit(parallel=True, refcount=True)
+def fd_rows(m, d, nrow, row_base, row_t0, row_t1, tasks, eps, skipsensor, save, nxt, sens, dpos, F):
+    """fd_row for rows 0..nrow-1 in parallel (compiled per feature set F, sim/features.py)."""
+    for i in prange(nrow):
+        r = np.int64(i)          # the prange index is unsigned: one signature for fd_row
+        fd_row(m, d, r, row_base[r], row_t0[r], row_t1[r], tasks, eps, skipsensor, save, nxt, sens, dpos[r], F)
+
+
+@njit(cache=True)
+def _state_diff(m, x1, x2, h, out, col):
+    """out[:, col] = (x2 - x1) / h for states (qpos, qvel, act), the qpos part in the tangent space
+    (stateDiff of mjd_stepFD: mj_differentiatePos, or plain differences when nq == nv)."""
+    nq, nv = m.nq, m.nv
+    if nq == nv:
+        inv_h = 1 / h
+        for k in range(nq + nv + m.na):
+            out[k, col] = inv_h * (x2[k] - x1[k])
+        return
+    for j in range(m.njnt):
+        pa = m.jnt_qposadr[j]
+        va = m.jnt_dofadr[j]
+        jt = m.jnt_type[j]
+        if jt == JNT_FREE or jt == JNT_BALL:
+            if jt == JNT_FREE:
+                for k in range(3):
+                    out[va + k, col] = (x2[pa + k] - x1[pa + k]) / h
+                pa += 3
+                va += 3
+            v0, v1, v2 = sub_quat(x2[pa], x2[pa + 1], x2[pa + 2], x2[pa + 3], x1[pa], x1[pa + 1], x1[pa + 2],
+                                  x1[pa + 3])
+            s = 1 / h
+            out[va, col] = v0 * s
+            out[va + 1, col] = v1 * s
+            out[va + 2, col] = v2 * s
+        else:
+            out[va, col] = (x2[pa] - x1[pa]) / h
+    inv_h = 1 / h
+    for k in range(nv + m.na):
+        out[nv + k, col] = inv_h * (x2[nq + k] - x1[nq + k])
+
+
+@njit(cache=True)
+def fd_columns(m, nxt, sens, slots, eps, A, B, C, D):
+    """A, B, C, D (N, ...) from the recorded steps: column c of world b differences the plus / minus nudge
+    slots[b, c] (-1: none) against each other (centered, 2 eps), or against the unperturbed step (slot 0);
+    neither: zero column (clampedStateDiff / clampedDiff).  Columns: qpos (nv), qvel (nv), act (na), ctrl."""
+    nx = 2 * m.nv + m.na
+    ns = sens.shape[2]
+    for b in range(slots.shape[0]):
+        for c in range(slots.shape[1]):
+            p = slots[b, c, 0]
+            q = slots[b, c, 1]
+            if p < 0 and q < 0:
+                continue
+            if p >= 0 and q >= 0:
+                i1, i2, h = q, p, 2 * eps
+            elif p >= 0:
+                i1, i2, h = 0, p, eps
+            else:
+                i1, i2, h = q, 0, eps
+            ctrl = c >= nx
+            Y = B[b] if ctrl else A[b]
+            S = D[b] if ctrl else C[b]
+            col = c - nx if ctrl else c
+            _state_diff(m, nxt[b, i1], nxt[b, i2], h, Y, col)
+            if ctrl and p >= 0 and q >= 0:
+                # MuJoCo's clampedDiff: centered control columns as (minus - plus) / 2h (sign flipped)
+                i1, i2 = i2, i1
+            inv_h = 1 / h
+            for k in range(ns):
+                S[k, col] = inv_h * (sens[b, i2, k] - sens[b, i1, k])
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Python side: the nudge plan (cached per model), scratch rows, chunks
+
+class _Cache:
+    """Per model: scratch Data by (rows, nconmax, njmax), nudge plans, bytes per world."""
+
+    def __init__(self, m):
+        self.m = m
+        self.data = {}
+        self.plans = {}
+        self.world_bytes = {}
+
+
+def _cache(m):
+    ent = _CACHE.get(id(m))
+    if ent is None or ent.m is not m:
+        ent = _Cache(m)
+        _CACHE[id(m)] = ent
+    return ent
+
+
+def _plan(m, cache, ctrl, eps, centered):
+    """Nudges of N worlds in mjd_stepFD's order: tasks (N, T, 3) = (kind, index, sign) padded with kind -1,
+    ntask (N,), slots (N, 2nv+na+nu, 2): the task slot (task index + 1) of the plus / minus nudge of each
+    column (-1: none).  Cached on the control-limit pattern."""
+    N = len(ctrl)
+    nv, na, nu = int(m.nv), int(m.na), int(m.nu)
+    if nu:
+        limited = np.asarray(m.actuator_ctrllimited).reshape(nu).astype(bool)[None, :]
+        rng = np.asarray(m.actuator_ctrlrange, dtype=np.float64).reshape(nu, 2)
+        lo, hi = rng[:, 0][None, :], rng[:, 1][None, :]
+
+        def inrange(x1, x2):
+            return (x1 >= lo) & (x1 <= hi) & (x2 >= lo) & (x2 <= hi)
+        fwd = ~limited | inrange(ctrl, ctrl + eps)
+        back = (centered | ~fwd) & (~limited | inrange(ctrl - eps, ctrl))
+    else:
+        fwd = back = np.zeros((N, 0), bool)
+    key = (N, centered, fwd.tobytes(), back.tobytes())
+    plan = cache.plans.get(key)
+    if plan is not None:
+        return plan
+    # every candidate nudge in order: ctrl (fwd, back per control), then act, qvel, qpos (fwd[, back])
+    cand = [(KIND_CTRL, i, sg) for i in range(nu) for sg in (1, -1)]
+    valid = [np.stack([fwd, back], 2).reshape(N, 2 * nu)]
+    for kind, n in ((KIND_ACT, na), (KIND_QVEL, nv), (KIND_QPOS, nv)):
+        cand += [(kind, i, sg) for i in range(n) for sg in ((1, -1) if centered else (1,))]
+        valid.append(np.ones((N, n * (2 if centered else 1)), bool))
+    cand = np.array(cand, np.int64).reshape(-1, 3)
+    valid = np.concatenate(valid, 1)
+    ntask = valid.sum(1).astype(np.int64)
+    T = int(ntask.max()) if N else 0
+    tasks = np.full((N, T, 3), KIND_NONE, np.int64)
+    col0 = {KIND_QPOS: 0, KIND_QVEL: nv, KIND_ACT: 2 * nv, KIND_CTRL: 2 * nv + na}
+    slots = np.full((N, 2 * nv + na + nu, 2), -1, np.int64)
+    for b in range(N):
+        sel = cand[valid[b]]
+        tasks[b, :len(sel)] = sel
+        cols = np.array([col0[k] for k in sel[:, 0]], np.int64).reshape(-1) + sel[:, 1]
+        slots[b, cols, (sel[:, 2] < 0).astype(np.int64)] = np.arange(1, len(sel) + 1)
+    plan = (tasks, ntask, slots)
+    if len(cache.plans) > 16:
+        cache.plans.clear()
+    cache.plans[key] = plan
+    return plan
+
+
+def _scratch(m, cache, nrow, nconmax, njmax):
+    from sim.data import Data
+    key = (nrow, nconmax, njmax)
+    d = cache.data.get(key)
+    if d is None:
+        if len(cache.data) >= 2:
+            cache.data.clear()
+        d = Data(m, nworld=nrow, nconmax=nconmax, njmax=njmax)
+        cache.data[key] = d
+    return d
+
+
+def _world_bytes(m, cache, nconmax, njmax):
+    key = (nconmax, njmax)
+    if key not in cache.world_bytes:
+        from sim import types as t
+        size = t.data_sizes(m, nconmax, njmax)
+        shapes = t.data_shapes(m)
+        for mod in t._field_modules():
+            shapes.update(mod.data_shapes(m, size))
+        cache.world_bytes[key] = sum(8 * int(np.prod(s)) for s in shapes.values())
+    return cache.world_bytes[key]
+
+
+def transition_fd(m, d, eps=1e-6, centered=False):
+    """(A, B, C, D) of mujoco.mjd_transitionFD at the state of d (see the module doc); (N, ...) arrays for a
+    batched d."""
+    from sim.smooth_api import model_struct, model_features
+    if int(m.opt.integrator) == INT_RK4:
+        raise ValueError('RK4 integrator is not supported by transition_fd (as mjd_transitionFD)')
+    if int(getattr(m, 'nhistory', 0)):
+        raise ValueError('delays (history buffers) are not supported by transition_fd (as mjd_transitionFD)')
+    eps = float(eps)
+    centered = bool(centered)
+    ms = model_struct(m)
+    F = model_features(m)
+    cache = _cache(m)
+    nq, nv, na, nu = int(m.nq), int(m.nv), int(m.na), int(m.nu)
+    ns = int(getattr(m, 'nsensordata', 0))
+    ndx = 2 * nv + na
+    N = 1 if d.nworld is None else d.nworld
+    tasks, ntask, slots = _plan(m, cache, d._arrays['ctrl'].reshape(N, nu), eps, centered)
+    T = tasks.shape[1]
+    nxt = np.zeros((N, T + 1, nq + nv + na))
+    sens = np.zeros((N, T + 1, ns))
+    # rows: one per world, chunked to the memory budget; one world runs serially (no thread start-up)
+    nthread = numba.get_num_threads()
+    max_rows = max(1, MEMORY_BUDGET // max(1, _world_bytes(m, cache, d.nconmax, d.njmax)))
+    nchunk = -(-N // max_rows)
+    rows = -(-N // nchunk)
+    scratch = _scratch(m, cache, rows, d.nconmax, d.njmax)
+    sa = scratch._arrays
+    src = d._arrays
+    save = np.zeros((rows, nq + 2 * nv + na + nu + 1))
+    dpos = np.zeros((rows, nv))
+    zero = np.zeros(rows, np.int64)
+    for c in range(nchunk):
+        b0, b1 = c * rows, min(N, (c + 1) * rows)
+        n = b1 - b0
+        for name in _INPUTS:
+            sa[name][:n] = src[name][b0:b1]
+        nt = min(nthread, n)
+        if nt != nthread:
+            numba.set_num_threads(nt)
+        try:
+            fd_rows(ms, scratch._struct, n, np.arange(b0, b1), zero, ntask[b0:b1], tasks, eps, ns == 0, save, nxt,
+                    sens, dpos, F)
+        finally:
+            if nt != nthread:
+                numba.set_num_threads(nthread)
+    A = np.zeros((N, ndx, ndx))
+    B = np.zeros((N, ndx, nu))
+    C = np.zeros((N, ns, ndx))
+    D = np.zeros((N, ns, nu))
+    fd_columns(ms, nxt, sens, slots, eps, A, B, C, D)
+    if d.nworld is None:
+        return A[0], B[0], C[0], D[0]
+    return A, B, C, D
+
+
+__all__ = ['transition_fd']
