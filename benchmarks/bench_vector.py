@@ -28,39 +28,15 @@ sys.path.insert(0, ROOT)
 import numba  # noqa: E402
 import gymnasium as gym  # noqa: E402
 
-import envs  # noqa: E402
-from envs.base import NumjocoEnv  # noqa: E402
-from envs.spec import Task, qpos, qvel, xpos, cfrc_ext, action, state, Velocity, Healthy, SumSq, Range, \
-    Finite  # noqa: E402
+import envs  # noqa: E402,F401  (registers the numjoco/ ids)
 from sim import smooth_api as api  # noqa: E402
 
 GYM_ASSETS = os.path.join(os.path.dirname(gym.__file__), 'envs', 'mujoco', 'assets')
 
 
-class AntV5(NumjocoEnv):
-    """Gymnasium's Ant-v5 on numjoco, for this benchmark while numjoco/Ant-v0 is not registered."""
-    xml_file = os.path.join(GYM_ASSETS, 'ant.xml')
-    frame_skip = 5
-    params = dict(reset_noise_scale=0.1, terminate_when_unhealthy=True)
-
-    def task(self, p):
-        cf = cfrc_ext[6:]
-        return Task(observation={'qpos': qpos[2:], 'qvel': qvel, 'cfrc_ext': cf.clip(-1, 1)},
-                    skipped={'skipped_qpos': 2},
-                    reward={'reward_forward': Velocity(xpos['torso'][0]), 'reward_survive': Healthy(),
-                            'reward_ctrl': -SumSq(action) * 0.5, 'reward_contact': -SumSq(cf, clip=(-1, 1)) * 5e-4},
-                    healthy=[Finite(state), Range(qpos[2], (0.2, 1.0), closed=True)],
-                    terminate=p.terminate_when_unhealthy)
-
-    def reset_state(self, rng, p):
-        s = p.reset_noise_scale
-        return {'qpos': self.init_qpos + rng.uniform(-s, s, self.model.nq),
-                'qvel': self.init_qvel + s * rng.standard_normal(self.model.nv)}
-
-
 TASKS = {
     'hopper': ('numjoco/Hopper-v0', 'Hopper-v5', 'hopper.xml', 4),
-    'ant': ('numjoco/Ant-v0' if 'numjoco/Ant-v0' in gym.registry else AntV5, 'Ant-v5', 'ant.xml', 5),
+    'ant': ('numjoco/Ant-v0', 'Ant-v5', 'ant.xml', 5),
 }
 
 
@@ -77,10 +53,7 @@ def timed(step, min_time, min_steps=3):
 
 
 def make_ours(task, n, threads, **kw):
-    if isinstance(task, str):
-        return gym.make_vec(task, num_envs=n, num_threads=threads, **kw)
-    return envs.NumjocoVectorEnv(task, n, num_threads=threads, max_episode_steps=kw.pop('max_episode_steps', 1000),
-                                 **kw)
+    return gym.make_vec(task, num_envs=n, num_threads=threads, **kw)
 
 
 def ours_rate(task, n, threads, min_time, acts):
@@ -123,10 +96,7 @@ def overhead(task, n, threads, min_time, acts):
 
 
 def sync_rate(gid, n, min_time, acts):
-    if isinstance(gid, str):
-        env = gym.make_vec(gid, num_envs=n, vectorization_mode='sync')
-    else:
-        env = gym.vector.SyncVectorEnv([lambda: gym.wrappers.TimeLimit(gid(), 1000) for _ in range(n)])
+    env = gym.make_vec(gid, num_envs=n, vectorization_mode='sync')
     env.reset(seed=0)
     it = iter(range(10 ** 9))
     k, el = timed(lambda: env.step(acts[next(it) % len(acts)]), min_time, min_steps=2)
@@ -175,8 +145,7 @@ def main():
     print(f'load average before: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})')
     for name in args.tasks.split(','):
         task, gid, xml, fs = TASKS[name]
-        label = task if isinstance(task, str) else f'{task.__name__} (benchmark-local task)'
-        print(f'\n### {name}: ours = {label}, reference = {gid}; env-steps/s\n')
+        print(f'\n### {name}: ours = {task}, reference = {gid}; env-steps/s\n')
         print('| N | threads | ours | SyncVectorEnv | sync-nj | EnvPool | mujoco.rollout | ours/EnvPool | ours/Sync | '
               'env logic over raw physics | memory/world |')
         print('|---|---|---|---|---|---|---|---|---|---|---|')

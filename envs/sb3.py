@@ -43,9 +43,7 @@ class NumjocoSB3VecEnv(VecEnv):
         self._reset_seeds()
         self._reset_options()
         if eng.python_layers:
-            for w in worlds:
-                self._obs[w], self.reset_infos[w] = eng.layered_reset(w)
-            self._add_randomization(worlds)
+            self._layered_resets(worlds)
             return self._stack()
         self.reset_infos = _split_info(eng.reset_info(worlds), self.num_envs)
         return eng.obs.copy()
@@ -91,8 +89,7 @@ class NumjocoSB3VecEnv(VecEnv):
         rewards = np.zeros(n, np.float32)
         dones = np.zeros(n, bool)
         infos = [None] * n
-        for w in range(n):
-            o, r, te, tr, info = eng.layered_step(w, actions[w])
+        for w, (o, r, te, tr, info) in enumerate(eng.layered_steps(np.arange(n), actions)):
             rewards[w], dones[w] = r, te or tr
             info['TimeLimit.truncated'] = tr and not te
             if dones[w]:
@@ -103,16 +100,17 @@ class NumjocoSB3VecEnv(VecEnv):
         if dones.any():
             worlds = np.flatnonzero(dones)
             eng.finish_same_step(worlds)
-            for w in worlds:
-                self._obs[w], self.reset_infos[w] = eng.layered_reset(w)
-            self._add_randomization(worlds)
+            self._layered_resets(worlds)
         return self._stack(), rewards, dones, infos
 
-    def _add_randomization(self, worlds):
-        if self.engine.randomizer is not None:
-            vals = self.engine.randomizer.values
-            for w in worlds:
-                self.reset_infos[w]['randomization'] = {k: v[w].copy() for k, v in vals.items()}
+    def _layered_resets(self, worlds):
+        """The reset results of the listed worlds (just reset) through the task's Python layers, with their
+        randomised values."""
+        vals = None if self.engine.randomizer is None else self.engine.randomizer.values
+        for w, (o, info) in zip(worlds.tolist(), self.engine.layered_resets(worlds)):
+            self._obs[w], self.reset_infos[w] = o, info
+            if vals is not None:
+                info['randomization'] = {k: v[w].copy() for k, v in vals.items()}
 
     def _stack(self):
         """The worlds' observations (tasks with Python layers) as SB3 batches them (Dict: per key)."""

@@ -317,41 +317,62 @@ class BatchEngine:
             info['_randomization'] = mask.copy()
 
     # ------------------------------------------------------------------ per world, as a single env returns
-    def base_step(self, w, arrays=None):
-        """World w's last step as NumjocoEnv.step returns it (before the task's Python layers)."""
-        st = self.status[w]
-        terms = self.terms[w].tolist()
-        info = {nm: terms[k] for k, nm in self.info_idx}
-        for key, field in self.info_arrays:
-            info[key] = (arrays[key] if arrays is not None else getattr(self.data, field))[w].copy()
-        if st[ST_DIVERGED]:
-            info['diverged'] = True
-        return self.obs[w].copy(), self.reward[w].item(), bool(st[ST_TERMINATED]), bool(st[ST_TRUNCATED]), info
+    def base_steps(self, worlds):
+        """The listed worlds' last step, each as NumjocoEnv.step returns it (before the task's Python layers);
+        the batch's arrays are read once."""
+        worlds = np.asarray(worlds, np.int64)
+        obs = self.obs[worlds]                                   # one copy; each world gets a row of it
+        rew = self.reward[worlds].tolist()
+        st = self.status[worlds][:, (ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED)].tolist()
+        terms = self.terms[worlds][:, self.term_cols].tolist()
+        rows = [(key, getattr(self.data, field)) for key, field in self.info_arrays]
+        names = self.names
+        out = []
+        for i, w in enumerate(worlds.tolist()):
+            info = dict(zip(names, terms[i]))
+            for key, r in rows:
+                info[key] = r[w].copy()
+            te, tr, dv = st[i]
+            if dv:
+                info['diverged'] = True
+            out.append((obs[i], rew[i], te != 0, tr != 0, info))
+        return out
 
-    def base_reset(self, w):
-        """World w's last reset as NumjocoEnv.reset returns it."""
-        rt = self.reset_terms[w]
-        info = {nm: float(rt[k]) for k, nm in self.reset_idx}
-        for key, field in self.info_arrays:
-            info[key] = getattr(self.data, field)[w].copy()
-        return self.obs[w].copy(), info
+    def base_resets(self, worlds):
+        """The listed worlds' last reset, each as NumjocoEnv.reset returns it."""
+        worlds = np.asarray(worlds, np.int64)
+        obs = self.obs[worlds]
+        rt = self.reset_terms[worlds][:, [k for k, _ in self.reset_idx]].tolist()
+        names = [nm for _, nm in self.reset_idx]
+        rows = [(key, getattr(self.data, field)) for key, field in self.info_arrays]
+        out = []
+        for i, w in enumerate(worlds.tolist()):
+            info = dict(zip(names, rt[i]))
+            for key, r in rows:
+                info[key] = r[w].copy()
+            out.append((obs[i], info))
+        return out
 
-    def layered_step(self, w, action):
-        """World w's step through the task's Python layers (its step override on base_step)."""
+    def _layered(self, method, fed, args):
+        """The template's step / reset on each fed result (its Python layers; envs/base.py NumjocoEnv._feed)."""
         tpl = self.template
-        tpl._feed = self.base_step(w)
+        out = []
         try:
-            return tpl.step(action)
+            for r, a in zip(fed, args):
+                tpl._feed = r
+                out.append(method(*a))
         finally:
             tpl._feed = None
+        return out
 
-    def layered_reset(self, w):
-        tpl = self.template
-        tpl._feed = self.base_reset(w)
-        try:
-            return tpl.reset()
-        finally:
-            tpl._feed = None
+    def layered_steps(self, worlds, actions):
+        """The listed worlds' last step through the task's Python layers: [(obs, reward, terminated, truncated,
+        info)] as its single env's step(actions[w]) returns."""
+        return self._layered(self.template.step, self.base_steps(worlds), [(actions[w],) for w in worlds])
+
+    def layered_resets(self, worlds):
+        """The listed worlds' last reset through the task's Python layers: [(obs, info)]."""
+        return self._layered(self.template.reset, self.base_resets(worlds), [()] * len(worlds))
 
 
 def _autoreset_mode(mode):
@@ -437,10 +458,11 @@ class NumjocoVectorEnv(VectorEnv):
         self._autoreset[worlds] = False
         if not eng.python_layers:
             return eng.obs.copy(), eng.reset_info(worlds)
-        infos = {}
-        for w in worlds:
-            self._env_obs[w], info = eng.layered_reset(w)
-            infos = self._add_info(infos, info, w)
+        pairs = []
+        for w, (o, info) in zip(worlds.tolist(), eng.layered_resets(worlds)):
+            self._env_obs[w] = o
+            pairs.append((w, info))
+        infos = self._gather_info(pairs)
         rmask = np.zeros(self.num_envs, bool)
         rmask[worlds] = True
         eng.add_randomization(infos, rmask)
@@ -496,37 +518,72 @@ class NumjocoVectorEnv(VectorEnv):
         """A step of a task with Python layers (a step / reset override): the batch's physics already ran; each
         world's results go through the task's layers, gathered as SyncVectorEnv gathers single envs'."""
         eng, mode, n = self.engine, self.autoreset_mode, self.num_envs
+        reset_now = np.zeros(n, bool) if autoreset is None else autoreset
+        stepped = np.flatnonzero(~reset_now)
         reward = np.zeros(n)
         terminated = np.zeros(n, bool)
         truncated = np.zeros(n, bool)
-        results = [None] * n
-        for w in range(n):
-            if autoreset is not None and autoreset[w]:
-                results[w] = ('reset',) + tuple(eng.layered_reset(w))
-            else:
-                o, reward[w], terminated[w], truncated[w], info = eng.layered_step(w, actions[w])
-                results[w] = ('step', o, info)
+        results = {}
+        for w, (o, r, te, tr, info) in zip(stepped.tolist(), eng.layered_steps(stepped, actions)):
+            reward[w], terminated[w], truncated[w] = r, te, tr
+            results[w] = (o, info)
+        if reset_now.any():
+            results.update(zip(np.flatnonzero(reset_now).tolist(), eng.layered_resets(np.flatnonzero(reset_now))))
         done = terminated | truncated
+        finals = {}                                    # same-step autoreset: the last step of the ended worlds
         if mode == AutoresetMode.SAME_STEP and done.any():
-            eng.finish_same_step(np.flatnonzero(done))
-        infos = {}
+            ended = np.flatnonzero(done)
+            eng.finish_same_step(ended)
+            for w, r in zip(ended.tolist(), eng.layered_resets(ended)):
+                finals[w], results[w] = results[w], r
+        pairs = []
         for w in range(n):
-            kind, o, info = results[w]
-            if mode == AutoresetMode.SAME_STEP and done[w]:
-                infos = self._add_info(infos, {'final_obs': o, 'final_info': info}, w)
-                o, info = eng.layered_reset(w)
+            if w in finals:
+                pairs.append((w, {'final_obs': finals[w][0], 'final_info': finals[w][1]}))
+            o, info = results[w]
             self._env_obs[w] = o
-            infos = self._add_info(infos, info, w)
-        reset_now = None
+            pairs.append((w, info))
+        infos = self._gather_info(pairs)
         if mode == AutoresetMode.NEXT_STEP:
-            reset_now = autoreset
             self._autoreset = done
         elif mode == AutoresetMode.SAME_STEP:
             reset_now = done
         else:
+            reset_now = None
             eng.needs_reset |= done
         eng.add_randomization(infos, reset_now)
         return self._observations(), reward, terminated, truncated, infos
+
+    def _gather_info(self, pairs):
+        """Gymnasium's VectorEnv._add_info over [(world, single-env info)] in one pass per key: the same arrays,
+        dtypes (of the first value), `_key` masks and nesting."""
+        cols = {}
+        for w, info in pairs:
+            for k, v in info.items():
+                cols.setdefault(k, []).append((w, v))
+        n, out = self.num_envs, {}
+        for k, col in cols.items():
+            ws = [w for w, _ in col]
+            v0 = col[0][1]
+            if k == 'final_obs':
+                arr = np.full(n, None, dtype=object)
+                for w, v in col:
+                    arr[w] = v
+            elif isinstance(v0, dict):
+                arr = self._gather_info(col)
+            elif type(v0) in (int, float, bool) or isinstance(v0, np.number):
+                arr = np.zeros(n, dtype=type(v0))
+                arr[ws] = [v for _, v in col]
+            else:
+                arr = (np.zeros((n, *v0.shape), v0.dtype) if isinstance(v0, np.ndarray)
+                       else np.full(n, None, dtype=object))
+                for w, v in col:
+                    arr[w] = v
+            mask = np.zeros(n, dtype=np.bool_)
+            mask[ws] = True
+            out[k] = arr
+            out['_' + k] = mask
+        return out
 
     def _observations(self):
         return concatenate(self.single_observation_space, self._env_obs,

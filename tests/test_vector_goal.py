@@ -11,7 +11,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 import envs  # noqa: F401
 from envs.vector import NumjocoVectorEnv
-from test_vector import run_pair
+from test_vector import run_pair, assert_same
 
 
 @pytest.mark.parametrize('mode', list(AutoresetMode))
@@ -46,3 +46,43 @@ def test_goal_env_reward_is_compute_reward():
     cr = vec.call('compute_reward', obs['achieved_goal'], obs['desired_goal'], {})[0]
     assert np.array_equal(rew, cr)
     assert vec.single_observation_space.contains({k: v[0] for k, v in obs.items()})
+
+
+def test_randomised_python_layer_task():
+    """Domain randomisation with a task's Python layers (ArmReachGoal, same-step autoreset): each world is bit
+    for bit a single env given that world's randomised model at each reset, and the values of the worlds just
+    reset are in info["randomization"]."""
+    from test_randomize import _set_world_model
+    env_id, n, steps = 'numjoco/ArmReachGoal-v0', 3, 8
+    cfg = {'body_mass': {'scale': (0.5, 1.5), 'scale_inertia': True}, 'dof_damping': {'add': (0.0, 2.0)},
+           'actuator_gainprm': {'scale': (0.5, 1.5), 'columns': [0]}}
+    vec = gym.make_vec(env_id, num_envs=n, max_episode_steps=steps, randomization=cfg,
+                       autoreset_mode=AutoresetMode.SAME_STEP, reward_type='dense')
+    obs, info = vec.reset(seed=5)
+    assert info['_randomization'].all()
+    singles = [gym.make(env_id, max_episode_steps=steps, reward_type='dense') for _ in range(n)]
+    world = lambda o, w: {k: v[w] for k, v in o.items()}  # noqa: E731
+    for w, env in enumerate(singles):
+        _set_world_model(env, vec, w)
+        assert_same(env.reset(seed=5 + w)[0], world(obs, w), f'reset world {w}')
+    nominal = gym.make_vec(env_id, num_envs=n, max_episode_steps=steps, reward_type='dense')
+    nominal.reset(seed=5)
+    rng = np.random.default_rng(1)
+    resets = 0
+    for t in range(2 * steps + 2):
+        a = rng.uniform(-1, 1, (n, 7)).astype(np.float32)
+        obs, rew, term, trunc, info = vec.step(a)
+        if t == 0:                                   # the randomisation changes every world's motion
+            assert (np.abs(obs['observation'] - nominal.step(a)[0]['observation']).max(axis=1) > 1e-6).all()
+        for w, env in enumerate(singles):
+            o, r, te, tr, _ = env.step(a[w])
+            assert r == rew[w] and te == term[w] and tr == trunc[w], (t, w)
+            if te or tr:
+                assert_same(o, info['final_obs'][w], f'step {t} world {w} final')
+                _set_world_model(env, vec, w)
+                o, _ = env.reset()
+                assert info['_randomization'][w]
+                assert_same(info['randomization']['body_mass'][w], vec.engine.randomizer.values['body_mass'][w])
+            assert_same(o, world(obs, w), f'step {t} world {w}')
+        resets += int((term | trunc).sum())
+    assert resets == 2 * n
