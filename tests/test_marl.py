@@ -2,11 +2,8 @@
 
 PettingZoo's own checks (parallel_api_test, parallel_seed_test, max_cycles_test) on every factorisation; local
 observations against a direct reading of the Data (MaMuJoCo's build_obs order: distance, joint name, category;
-bodies once per category; then the global joints).  The factorisations of tasks not registered yet on this
-branch (numjoco/HalfCheetah-v0, Walker2d-v0, Ant-v0, Humanoid-v0) run on stand-in tasks below with Gymnasium's
-model files and the v5 observation layout; the real tasks are tested the same way once registered.
+bodies once per category; then the global joints), on the registered numjoco tasks.
 """
-import os
 import types
 
 import numpy as np
@@ -18,56 +15,15 @@ from pettingzoo.test import parallel_api_test, parallel_seed_test, max_cycles_te
 
 import envs  # noqa: E402,F401
 from envs import marl  # noqa: E402
-from envs.base import NumjocoEnv  # noqa: E402
-from envs.spec import Task, qpos, qvel, cinert, cvel, qfrc_actuator, cfrc_ext, action, state, Healthy, \
-    SumSq, Velocity, Range, Finite  # noqa: E402
-
-GYM_ASSETS = os.path.join(os.path.dirname(gym.__file__), 'envs', 'mujoco', 'assets')
-
-
-def _standin(name, xml, fs, skip, extra, clip_qvel=False, z=None):
-    """A v5-layout task on Gymnasium's model: qpos[skip:], qvel (clipped), extra segments; forward reward."""
-    class StandIn(NumjocoEnv):
-        xml_file = os.path.join(GYM_ASSETS, xml)
-        frame_skip = fs
-        params = dict(reset_noise_scale=0.1)
-
-        def task(self, p):
-            obs = {'qpos': qpos[skip:], 'qvel': qvel.clip(-10, 10) if clip_qvel else qvel}
-            obs.update(extra)
-            health = [Finite(state)] + ([Range(qpos[skip], z)] if z else [])
-            return Task(observation=obs, skipped={'skipped_qpos': skip},
-                        reward={'reward_forward': Velocity(qpos[0]), 'reward_survive': Healthy(),
-                                'reward_ctrl': -SumSq(action) * 0.1}, healthy=health, terminate=z is not None)
-    StandIn.__name__ = name
-    return StandIn
-
-
-STANDINS = {
-    'HalfCheetah': _standin('HalfCheetahStandIn', 'half_cheetah.xml', 5, 1, {}),
-    'Walker2d': _standin('Walker2dStandIn', 'walker2d_v5.xml', 4, 1, {}, clip_qvel=True, z=(0.8, 2.0)),
-    'Ant': _standin('AntStandIn', 'ant.xml', 5, 2, {'cfrc_ext': cfrc_ext[6:].clip(-1, 1)}, z=(0.2, 1.0)),
-    'Humanoid': _standin('HumanoidStandIn', 'humanoid.xml', 5, 2,
-                         {'cinert': cinert[10:], 'cvel': cvel[6:], 'qfrc_actuator': qfrc_actuator[6:],
-                          'cfrc_ext': cfrc_ext[6:]}, z=(1.0, 2.0)),
-}
-for _n, _cls in STANDINS.items():
-    if f'numjoco-test/{_n}-v0' not in gym.registry:
-        gym.register(f'numjoco-test/{_n}-v0', entry_point=_cls, max_episode_steps=1000)
 
 CASES = [('Hopper', '3x1'), ('HalfCheetah', '2x3'), ('HalfCheetah', '6x1'), ('Walker2d', '2x3'), ('Ant', '2x4'),
          ('Ant', '2x4d'), ('Ant', '4x2'), ('Humanoid', '9|8')]
 
 
-def _task(scenario):
-    real = marl.SCENARIOS[scenario].task
-    return real if real in gym.registry else f'numjoco-test/{scenario}-v0'
-
-
 def _make(scenario, conf, **kw):
     if scenario == 'TwoArmReach':
         return marl.parallel_env(**kw)
-    return marl.parallel_env(scenario, conf, task=_task(scenario), **kw)
+    return marl.parallel_env(scenario, conf, **kw)
 
 
 @pytest.mark.parametrize('scenario,conf', CASES + [('TwoArmReach', 'shared'), ('TwoArmReach', 'compete')])
