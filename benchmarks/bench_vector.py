@@ -2,7 +2,8 @@
 
 Run: python benchmarks/bench_vector.py [--quick] [--tasks hopper,ant] [--n 1,16,64,256,1024] [--threads 1,2]
 
-For Hopper and Ant, N worlds and 1 / 2 threads, in one process (same machine state), env-steps/s of:
+For Hopper and Ant (and, with --tasks armreach,armreachgoal, the arm tasks whose Python layers run per world),
+N worlds and 1 / 2 threads, in one process (same machine state), env-steps/s of:
   ours      gym.make_vec("numjoco/<Task>-v0", num_envs=N, num_threads=t), random actions, autoreset on
   sync      gym.make_vec("<Task>-v5", num_envs=N, vectorization_mode="sync") (Gymnasium's own MuJoCo env; one
             thread whatever t); sync-nj: SyncVectorEnv over numjoco's single envs (one world per call)
@@ -34,9 +35,14 @@ from sim import smooth_api as api  # noqa: E402
 GYM_ASSETS = os.path.join(os.path.dirname(gym.__file__), 'envs', 'mujoco', 'assets')
 
 
+# name -> (numjoco id, reference id or None, Gymnasium asset for mujoco.rollout or None, frame_skip, kwargs that
+# turn termination off for the overhead timing).  armreach / armreachgoal: tasks with Python layers (is_success;
+# Dict observation and compute_reward) run per world on the batch's results: only ours and the overhead.
 TASKS = {
-    'hopper': ('numjoco/Hopper-v0', 'Hopper-v5', 'hopper.xml', 4),
-    'ant': ('numjoco/Ant-v0', 'Ant-v5', 'ant.xml', 5),
+    'hopper': ('numjoco/Hopper-v0', 'Hopper-v5', 'hopper.xml', 4, {'terminate_when_unhealthy': False}),
+    'ant': ('numjoco/Ant-v0', 'Ant-v5', 'ant.xml', 5, {'terminate_when_unhealthy': False}),
+    'armreach': ('numjoco/ArmReach-v0', None, None, 20, {}),
+    'armreachgoal': ('numjoco/ArmReachGoal-v0', None, None, 20, {}),
 }
 
 
@@ -65,10 +71,10 @@ def ours_rate(task, n, threads, min_time, acts):
     return n * k / el, mem
 
 
-def overhead(task, n, threads, min_time, acts):
+def overhead(task, n, threads, min_time, acts, no_end):
     """(env seconds, physics seconds, steps) on identical trajectories (see the module doc)."""
     import sim
-    env = make_ours(task, n, threads, max_episode_steps=0, terminate_when_unhealthy=False)
+    env = make_ours(task, n, threads, max_episode_steps=0, **no_end)
     env.reset(seed=0)
     m, fs = env.model, env.engine.template.frame_skip
     raw = sim.Data(m, nworld=n)
@@ -144,27 +150,28 @@ def main():
     ths = [int(x) for x in args.threads.split(',')]
     print(f'load average before: {os.getloadavg()[0]:.2f} (cores: {os.cpu_count()})')
     for name in args.tasks.split(','):
-        task, gid, xml, fs = TASKS[name]
+        task, gid, xml, fs, no_end = TASKS[name]
         print(f'\n### {name}: ours = {task}, reference = {gid}; env-steps/s\n')
         print('| N | threads | ours | SyncVectorEnv | sync-nj | EnvPool | mujoco.rollout | ours/EnvPool | ours/Sync | '
               'env logic over raw physics | memory/world |')
         print('|---|---|---|---|---|---|---|---|---|---|---|')
         rng = np.random.default_rng(0)
+        nu = gym.make(task).action_space.shape[0]
         sync_cache = {}
         for n in ns:
-            acts = [rng.uniform(-1, 1, (n, 8 if name == 'ant' else 3)).astype(np.float32) for _ in range(16)]
+            acts = [rng.uniform(-1, 1, (n, nu)).astype(np.float32) for _ in range(16)]
             for t in ths:
                 ours, mem = ours_rate(task, n, t, min_time, acts)
-                te, tp, _, same = overhead(task, n, t, min_time, acts)
+                te, tp, _, same = overhead(task, n, t, min_time, acts, no_end)
                 if n not in sync_cache:
                     sync_cache[n] = (None, None) if args.no_sync else (
-                        sync_rate(gid, n, min_time, acts), sync_rate(task, n, min_time, acts))
+                        None if gid is None else sync_rate(gid, n, min_time, acts), sync_rate(task, n, min_time, acts))
                 sync, sync_nj = sync_cache[n]
-                ep = envpool_rate(gid, n, t, min_time, acts)
-                ro = rollout_rate(xml, n, t, fs, min_time, rng)
+                ep = None if gid is None else envpool_rate(gid, n, t, min_time, acts)
+                ro = None if xml is None else rollout_rate(xml, n, t, fs, min_time, rng)
                 f = lambda x: '-' if x is None else f'{x:,.0f}'  # noqa: E731
                 r = lambda a, b: '-' if b is None else f'{a / b:.2f}'  # noqa: E731
-                print(f'| {n} | {t} | {ours:,.0f} | {f(sync)} | {f(sync_nj)} | {f(ep)} | {ro:,.0f} | {r(ours, ep)} | '
+                print(f'| {n} | {t} | {ours:,.0f} | {f(sync)} | {f(sync_nj)} | {f(ep)} | {f(ro)} | {r(ours, ep)} | '
                       f'{r(ours, sync)} | {100 * (te / tp - 1):+.1f} %{"" if same else " (trajectories differ!)"} | '
                       f'{mem / 1024:.1f} kB |', flush=True)
     print(f'\nload average after: {os.getloadavg()[0]:.2f}')
