@@ -143,3 +143,15 @@ def test_shared_policy_through_supersuit(scenario, conf):
     assert vec.num_envs == 2 * n_agents
     model, (first, last) = train(scenario, conf, steps=1024, n_envs=2)
     assert model.num_timesteps >= 1024 and np.isfinite(first) and np.isfinite(last)
+
+
+@pytest.mark.full
+def test_shared_sac_learns_two_arm_reach():
+    """The example's SAC (one env: two agent slots of one shared policy), 8k steps: the mean return of the last 20
+    monitored episodes beats the first 20 (measured -62.0 -> -49.1 with seed 0; asserted: +6).  ~40 s: --full."""
+    pytest.importorskip('supersuit')
+    import torch
+    torch.set_num_threads(1)
+    from envs.marl.train_shared import train
+    _, (first, last) = train('TwoArmReach', None, steps=8000, n_envs=1, seed=0, algo='sac', mode='shared')
+    assert last > first + 6, (first, last)

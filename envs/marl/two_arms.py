@@ -10,9 +10,10 @@ Episodes never terminate; they are truncated after max_cycles steps (default 100
 import os
 
 import numpy as np
+import gymnasium as gym
 
 from envs.base import NumjocoEnv
-from envs.marl.multi import obs_segments
+from envs.marl.multi import MultiAgentNumjocoEnv, obs_segments
 from envs.spec import Task, qpos, qvel, xpos, action, Norm, SumSq
 
 XML = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'two_arm_reach.xml')
@@ -60,8 +61,6 @@ def _agent_obs(env, i):
 
 def two_arm_reach(mode='shared', max_cycles=100, **kwargs):
     """The ParallelEnv of the task (agents arm_0, arm_1); kwargs to TwoArmReachEnv."""
-    import gymnasium as gym
-    from envs.marl.multi import MultiAgentNumjocoEnv
     if mode not in ('shared', 'compete'):
         raise ValueError(f'mode must be "shared" or "compete", got {mode!r}')
     env = gym.wrappers.TimeLimit(TwoArmReachEnv(**kwargs), max_episode_steps=int(max_cycles))
