@@ -424,6 +424,7 @@ class NumjocoVectorEnv(VectorEnv):
         self.metadata = dict(tpl.metadata, autoreset_mode=self.autoreset_mode)
         self._autoreset = np.zeros(self.num_envs, bool)
         self._env_obs = [None] * self.num_envs          # each world's observation (tasks with Python layers)
+        self._renderer = None                           # envs.render.EnvRenderer over the batch (render())
 
     # ------------------------------------------------------------------ Gymnasium API
     @property
@@ -597,13 +598,23 @@ class NumjocoVectorEnv(VectorEnv):
                            create_empty_array(self.single_observation_space, self.num_envs))
 
     def render(self):
-        """A frame per world (the template env rendering each world's state in turn)."""
+        """A frame per world, as SyncVectorEnv returns them (a tuple; rgbd_tuple: a (rgb, depth) pair per world),
+        all worlds rendered in one batched sim.Renderer call with the task's camera (a tracking or body-attached
+        camera follows each world's own body)."""
         if self.render_mode is None:
             gym.logger.warn('render() called without a render_mode: pass render_mode="rgb_array"')
             return None
-        return tuple(WorldView(self.engine, w).render() for w in range(self.num_envs))
+        if self._renderer is None:
+            self._renderer = self.engine.template._make_renderer()
+        frames = self._renderer.render_data(self.engine.data)
+        if self.render_mode == 'rgbd_tuple':
+            return tuple(zip(frames[0], frames[1]))
+        return tuple(frames)
 
     def close_extras(self, **kwargs):
+        if self._renderer is not None:
+            self._renderer.close()
+            self._renderer = None
         self.engine.template.close()
 
     # ------------------------------------------------------------------ per-environment access

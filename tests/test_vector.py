@@ -238,3 +238,22 @@ def test_no_python_loop_over_worlds_per_step():
     for _ in range(5):
         vec.step(np.zeros((64, 3), np.float32))
     assert calls == []
+
+
+@pytest.mark.parametrize('mode', ['rgb_array', 'depth_array', 'rgbd_tuple'])
+def test_render_one_batched_call_equals_single_envs(mode):
+    """venv.render(): every world in one batched sim.Renderer call, frames equal (bit for bit) to those of
+    SyncVectorEnv over single envs in the same states; Hopper's camera tracks each world's own torso."""
+    n, kw = 3, dict(render_mode=mode, width=48, height=40)
+    ref = SyncVectorEnv([lambda: gym.make(ID, **kw) for _ in range(n)])
+    vec = gym.make_vec(ID, num_envs=n, vectorization_mode='vector_entry_point', **kw)
+    run_pair(ref, vec, AutoresetMode.NEXT_STEP, n, 25)
+    a, b = ref.render(), vec.render()
+    assert len(b) == n
+    assert_same(a, b, 'frames')
+    first = b[0][0] if mode == 'rgbd_tuple' else b[0]
+    assert first.shape[:2] == (40, 48)
+    frames = [f[0] if mode == 'rgbd_tuple' else f for f in b]
+    assert not np.array_equal(frames[0], frames[1])          # the worlds differ, each seen from its own camera
+    ref.close()
+    vec.close()
