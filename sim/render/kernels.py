@@ -314,6 +314,8 @@ def render_band(rm, fr, job, rgb, depth, seg):
     isrgb = mode == MODE_RGB
     lst = fr.jcand[job, VIEW_CAMERA]
     bg = zfar if v0[VW_ORTHO] != 0 else rm.vis[V_ZBG]
+    skybox = fr.opt[O_SKYBOX] != 0
+    plain = fr.mirror[w, M_HAZE] == 0 and fr.mirror[w, M_NTRANS] == 0
     for ty in range(y0 // tile, (y1 + tile - 1) // tile):
         ya = max(y0, ty * tile)
         yb = min(y1, ty * tile + tile)
@@ -322,6 +324,30 @@ def render_band(rm, fr, job, rgb, depth, seg):
             xb = min(width, xa + tile)
             cell = ty * ntx + tx
             n = tile_lists(rm, fr, w, job, cell, isrgb)
+            if isrgb and n == 0 and plain:
+                # nothing but the background in this tile: the (cached) skybox, or black
+                for py in range(ya, yb):
+                    for px in range(xa, xb):
+                        out = rgb[w, py, px]
+                        if skybox:
+                            c = fr.skycache[w, py, px]
+                            if c[0] < 0:
+                                _, d = view_ray(v0, px + 0.5, py + 0.5)
+                                r, g, b = sky(rm, fr, w, d, px + 0.5, py + 0.5)
+                                c[0], c[1], c[2] = r, g, b
+                            else:
+                                r, g, b = float(c[0]), float(c[1]), float(c[2])
+                            out[0] = _u8(r)
+                            out[1] = _u8(g)
+                            out[2] = _u8(b)
+                        else:
+                            out[0] = 0
+                            out[1] = 0
+                            out[2] = 0
+                        if aa:
+                            fr.idbuf[w, py, px] = -1
+                            fr.zbuf[w, py, px] = zfar
+                continue
             for py in range(ya, yb):
                 for px in range(xa, xb):
                     if isrgb:

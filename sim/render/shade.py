@@ -273,17 +273,24 @@ def _plane_hit(o, d, p, n):
     return o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2]
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def texture(rm, fr, w, k, part, lp, P, N, vi, px, py):
     """RGBA of object k's texture at local point lp / world point P (normal N) seen through pixel (px, py) of
     view vi; the level of detail from the pixel's neighbours projected on the tangent plane."""
+    if rm.obj_i[k, OI_TYPE] == GEOM_PLANE and rm.obj_i[k, OI_TEXTYPE] == TEXTURE_2D:
+        return _plane_texture(rm, k, obj_size(fr, w, k), rm.obj_i[k, OI_TEXID], lp, fr.views[w, vi],
+                              fr.obj_pos[w, k], fr.obj_mat[w, k], px, py)
+    return _texture_any(rm, fr, w, k, part, lp, P, N, vi, px, py)
+
+
+@njit(cache=True, fastmath=True)
+def _texture_any(rm, fr, w, k, part, lp, P, N, vi, px, py):
+    """texture() for every object but 2-D textured planes."""
     tid = rm.obj_i[k, OI_TEXID]
     v = fr.views[w, vi]
     pos = fr.obj_pos[w, k]
     mat = fr.obj_mat[w, k]
     s = obj_size(fr, w, k)
-    if rm.obj_i[k, OI_TYPE] == GEOM_PLANE and rm.obj_i[k, OI_TEXTYPE] == TEXTURE_2D:
-        return _plane_texture(rm, k, s, tid, lp, v, pos, mat, px, py)
     ox, dx = view_ray(v, px + 1.0, py)
     oy, dy = view_ray(v, px, py + 1.0)
     Px = _plane_hit(ox, dx, P, N)
@@ -303,7 +310,7 @@ def texture(rm, fr, w, k, part, lp, P, N, vi, px, py):
     return sample_cube(rm, tid, c, cx, cy)
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def _plane_texture(rm, k, s, tid, lp, v, pos, mat, px, py):
     """2-D texture on a plane: u, v are affine in the local x, y (tex_coord's plane mapping, texture matrix
     included), so the footprint of a pixel comes from the exact derivative of the local hit point along the
@@ -404,7 +411,7 @@ def _clamp(x):
     return 0.0 if x < 0 else (1.0 if x > 1 else x)
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def material(rm, fr, w, k, part, lp, P, N, vi, px, py, scale):
     """(rgb * scale, texture rgba, specular, shininess exponent, emission) of object k at the hit."""
     f = rm.obj_f[k]
@@ -544,7 +551,7 @@ def shade_opaque(rm, fr, w, k, part, o, d, t, px, py, job):
         g += _clamp(c[1]) * tex[1]
         b += _clamp(c[2]) * tex[2]
     # reflection: the mirrored scene (rgb * reflectance, all lights) under the reflecting plane / box top
-    if fr.flag[w, k] & FL_REFLECTIVE and fr.mirror[w, M_ACTIVE] != 0:
+    if fr.flag[w, k] & FL_REFLECTIVE and fr.mirror[w, M_ACTIVE] != 0 and fr.jcand[job, VIEW_MIRROR, 0] > 0:
         typ = rm.obj_i[k, OI_TYPE]
         if typ == GEOM_PLANE or (typ == GEOM_BOX and part == 5):
             c = reflection(rm, fr, w, k, o, d, P, px, py, fr.jcand[job, VIEW_MIRROR], stack)
@@ -562,7 +569,7 @@ def _convex(rm, k):
     return typ != GEOM_MESH and typ != GEOM_HFIELD and typ != GEOM_SKIN
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def lit_by(rm, fr, w, vi, P, N, eps, skip, stack):
     """True when the shadow map of the light with view vi does not occlude point P (normal N): outside the
     light's shadow frustum a point is lit; inside, any object (but `skip`) between the point (offset by eps

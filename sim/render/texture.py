@@ -159,7 +159,7 @@ def _face_uv(face, s, t, r):
     return 0.5 * (sc / ma + 1), 0.5 * (tc / ma + 1)
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def _lod(du0, dv0, du1, dv1, w, h):
     """GL's level of detail: log2 of the longer texel-space footprint of a pixel step along x or y."""
     a = (du0 * w) ** 2 + (dv0 * h) ** 2
@@ -176,7 +176,7 @@ def _wrap_diff(x):
     return x - math.floor(x + 0.5)
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def sample_2d_grad(rm, tid, u, v, du0, dv0, du1, dv1):
     """Trilinear 2-D sample at (u, v) with the coordinate steps of one pixel along x (du0, dv0) and y."""
     w = rm.tex_i[tid, TI_LEVEL + 1]
