@@ -455,10 +455,12 @@ def _term(lt, L0, L1, L2, att, N, V, rgb, spec, shin):
         if spec != 0:
             H0, H1, H2 = L0 + V[0], L1 + V[1], L2 + V[2]
             hn = H0 * H0 + H1 * H1 + H2 * H2
-            if hn > 0:
-                nh = (N[0] * H0 + N[1] * H1 + N[2] * H2) / math.sqrt(hn)
-                # nh^shin <= exp(-shin (1 - nh)): below e^-8 the term is invisible, skip the pow
-                if nh > 0 and shin * (1 - nh) < 8:
+            nd = N[0] * H0 + N[1] * H1 + N[2] * H2
+            # nh = nd / |H|; nh^shin <= exp(-shin (1 - nh)): below e^-8 the term is invisible, skip it.  The test
+            # shin (1 - nh) < 8, i.e. nh shin > shin - 8, squared (both sides positive when shin > 8): no root
+            if hn > 0 and nd > 0 and (shin <= 8 or nd * nd * shin * shin > (shin - 8) * (shin - 8) * hn):
+                nh = nd / math.sqrt(hn)
+                if shin * (1 - nh) < 8:
                     sp = nh ** shin * spec
                     r += sp * lt[L_SPECULAR]
                     g += sp * lt[L_SPECULAR + 1]
