@@ -205,7 +205,7 @@ def _mirror(rm, fr, w, k):
     bin_view(rm, fr, w, VIEW_MIRROR, k, True, p, n)
 
 
-@njit(cache=True, fastmath=True, inline="always")
+@njit(cache=True, fastmath=True)
 def pixel_rgb(rm, fr, w, px, py, cell, job, cached):
     """(r, g, b) in [0, 1], the object seen (-1: none) and its depth for the ray through continuous pixel
     coordinates (px, py) of world w (in screen tile `cell`, whose candidate lists tile_lists has put in job's

@@ -350,7 +350,7 @@ def plane_texture_setup(rm, fr, w):
         pt[PT_VALID] = 1.0
 
 
-@njit(cache=True, fastmath=True, inline="always")
+@njit(cache=True, fastmath=True)
 def _camera_plane_texture(rm, fr, w, k, lp, px, py):
     """_plane_texture for the camera's rays from the per-frame constants of plane_texture_setup."""
     pt = fr.ptex[w, k]

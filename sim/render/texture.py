@@ -98,7 +98,7 @@ def _level(rm, tid, lev, face, u, v, wrap):
     return _bilinear(rm.texel, adr + face * w * h, w, h, u, v, wrap)
 
 
-@njit(cache=True, fastmath=True, inline="always")
+@njit(cache=True, fastmath=True)
 def _trilinear(rm, tid, face, u, v, lod, wrap):
     """GL_LINEAR_MIPMAP_LINEAR: the two levels around lod blended (float64 RGBA)."""
     nlev = rm.tex_i[tid, TI_NLEVEL]

@@ -281,7 +281,7 @@ def cell_list(rm, fr, w, vi, cell, skip, opaque_only, lst):
     return n
 
 
-@njit(cache=True, fastmath=True, inline="always")
+@njit(cache=True, fastmath=True)
 def nearest_in(rm, fr, w, lst, o, d, tmin, tmax, stack):
     """`nearest` over a candidate list made by cell_list."""
     best = tmax
