@@ -274,7 +274,7 @@ def _plane_hit(o, d, p, n):
     return o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2]
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def texture(rm, fr, w, k, part, lp, P, N, vi, px, py):
     """RGBA of object k's texture at local point lp / world point P (normal N) seen through pixel (px, py) of
     view vi; the level of detail from the pixel's neighbours projected on the tangent plane."""
@@ -370,7 +370,7 @@ def _camera_plane_texture(rm, fr, w, k, lp, px, py):
                           a0 * t * (pt[PT_EY] - l0 * fy), a1 * t * (pt[PT_EY + 1] - l1 * fy))
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def _plane_texture(rm, k, s, tid, lp, v, pos, mat, px, py):
     """2-D texture on a plane: u, v are affine in the local x, y (tex_coord's plane mapping, texture matrix
     included), so the footprint of a pixel comes from the exact derivative of the local hit point along the
@@ -411,7 +411,7 @@ def _plane_texture(rm, k, s, tid, lp, v, pos, mat, px, py):
 
 # ------------------------------------------------------------------------------------------------ light
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def light_vec(lt, P):
     """Unit vector from P to the light and the light's attenuation times spot factor there (0 outside a spot
     light's cone); lt[L_DIR] is a unit vector."""
@@ -433,7 +433,7 @@ def light_vec(lt, P):
     return L0, L1, L2, att
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def light_term(lt, P, N, V, rgb, spec, shin):
     """GL fixed-function contribution of one light (ambient + diffuse + specular, attenuation and spot)."""
     L0, L1, L2, att = light_vec(lt, P)
@@ -442,7 +442,7 @@ def light_term(lt, P, N, V, rgb, spec, shin):
     return _term(lt, L0, L1, L2, att, N, V, rgb, spec, shin)
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def _term(lt, L0, L1, L2, att, N, V, rgb, spec, shin):
     nl = N[0] * L0 + N[1] * L1 + N[2] * L2
     r = lt[L_AMBIENT] * rgb[0]
@@ -473,7 +473,7 @@ def _clamp(x):
     return 0.0 if x < 0 else (1.0 if x > 1 else x)
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def material(rm, fr, w, k, part, lp, P, N, vi, px, py, scale):
     """(rgb * scale, texture rgba, specular, shininess exponent, emission) of object k at the hit."""
     f = rm.obj_f[k]
@@ -486,7 +486,7 @@ def material(rm, fr, w, k, part, lp, P, N, vi, px, py, scale):
     return rgb, tex, f[OF_SPECULAR], f[OF_SHININESS] * 128.0, f[OF_EMISSION]
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def surface(rm, fr, w, k, part, o, d, t):
     """World point, world unit normal and local point of the hit (t along (o, d)) on object k."""
     P = (o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2])
@@ -634,7 +634,7 @@ def _convex(rm, k):
     return typ != GEOM_MESH and typ != GEOM_HFIELD and typ != GEOM_SKIN
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def lit_by(rm, fr, w, vi, P, N, eps, skip, stack):
     """True when the shadow map of the light with view vi does not occlude point P (normal N): outside the
     light's shadow frustum a point is lit; inside, any object (but `skip`) between the point (offset by eps
