@@ -1,6 +1,6 @@
 """Rendering benchmark: sim.Renderer (numba ray caster, no OpenGL) side by side with mujoco.Renderer.
 
-Run: python benchmarks/bench_render.py [--quick] [--compare]
+Run: python benchmarks/bench_render.py [--quick] [--compare] [--stages]
 
 Prints markdown tables (frames/s; each frame = update_scene + render, as an environment's render() does):
   * single images 480x480 rgb with the default look (shadows, reflection, skybox) on Hopper and Humanoid,
@@ -14,6 +14,9 @@ Prints markdown tables (frames/s; each frame = update_scene + render, as an envi
     "n/a" and everything else still runs.
   --compare also writes side-by-side images (ours | MuJoCo's) to benchmarks/out/ and prints their mean
   absolute difference.
+  --stages prints where a Hopper 480x480 rgb frame's time goes (one thread, CPU time per render): the full look,
+  then with shadows, reflection, skybox / haze or textures off, depth and segmentation; the differences are the
+  cost of each stage.
 Single-thread figures also give frames per CPU-second (process time), which is less sensitive to a busy machine;
 the load average is printed before and after.
 """
@@ -88,6 +91,37 @@ def ours_batch(name, camera, nworld, nthread, seconds, mode="rgb", size=64):
         r.update_scene(d, camera=camera)
         r.render(out=out)
     return _rate(frame, nworld, seconds)
+
+
+def stages(name="hopper.xml", size=480, seconds=1.0):
+    """CPU ms per render (update_scene apart) of one frame with the look's stages switched off one at a time."""
+    numba.set_num_threads(1)
+    m = sim.load_model(_gym(name))
+    d = _state(m)
+    r = sim.Renderer(m, size, size)
+    opt = sim.render.SceneOption()
+    print(f"\n| {name[:-4]} {size}x{size}, 1 thread | CPU ms per render | frames/CPU-s (with update_scene) |")
+    print("|---|---|---|")
+    upd = 1e3 / _rate(lambda: r.update_scene(d, camera="track"), 1, seconds)[1]
+    print(f"| update_scene alone | {upd:.3f} | |")
+    for label, flags, tex, mode in (("full look", {}, True, "rgb"), ("shadows off", {0: 0}, True, "rgb"),
+                                    ("reflection off", {2: 0}, True, "rgb"), ("skybox + haze off", {4: 0, 6: 0},
+                                                                              True, "rgb"),
+                                    ("textures off", {}, False, "rgb"),
+                                    ("all four off", {0: 0, 2: 0, 4: 0, 6: 0}, False, "rgb"),
+                                    ("depth", {}, True, "depth"), ("segmentation", {}, True, "seg")):
+        for f in (0, 2, 4, 6):
+            r.scene.flags[f] = flags.get(f, 1)
+        opt.flags[opt.VIS_TEXTURE] = tex
+        r.disable_depth_rendering()
+        r.disable_segmentation_rendering()
+        if mode == "depth":
+            r.enable_depth_rendering()
+        elif mode == "seg":
+            r.enable_segmentation_rendering()
+        r.update_scene(d, camera="track", scene_option=opt)
+        ms = 1e3 / _rate(r.render, 1, seconds)[1]
+        print(f"| {label} | {ms:.2f} | {1e3 / (ms + upd):.1f} |")
 
 
 _MJ_ERROR = []
@@ -170,6 +204,10 @@ def main():
     quick = "--quick" in sys.argv
     sec = 1.0 if quick else 3.0
     print(f"load average before: {os.getloadavg()}  (2-core machine; figures under load are lower)")
+    if "--stages" in sys.argv:
+        stages(seconds=sec)
+        print(f"\nload average after: {os.getloadavg()}")
+        return
     print()
     print("| 480x480, default look (shadows, reflection, skybox) | ours 1 thread fps | ours 1 thread "
           "frames/CPU-s | ours 2 threads fps | mujoco.Renderer (OSMesa, LP_NUM_THREADS="

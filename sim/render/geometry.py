@@ -205,7 +205,7 @@ def _slab(aabb, lp, lv, tmin, tmax):
     return tn if tn <= tf else -1.0
 
 
-@njit(cache=True, fastmath=True, inline="always")
+@njit(cache=True, fastmath=True)
 def tri_hit(v0, v1, v2, lp, lv, tmin, tmax, cull):
     """Moller-Trumbore: (t, u, v) of the ray through triangle (v0, v1, v2), t < 0 if none; with cull only the
     counter-clockwise (front) side."""
@@ -423,7 +423,7 @@ def hit_hfield(rm, hid, lp, lv, tmin, tmax, cull):
     return best, part
 
 
-@njit(cache=True, fastmath=True, inline="always")
+@njit(cache=True, fastmath=True)
 def hit_local(rm, k, size, lp, lv, tmin, tmax, cull, stack):
     """(t, part) of object k of the RenderModel (of that size) for the local ray (lp, lv)."""
     typ = rm.obj_i[k, OI_TYPE]

@@ -16,7 +16,7 @@ from .layout import (GEOM_PLANE, GEOM_BOX, OI_TYPE, OI_SRC, OI_OBJTYPE, G_SIZE, 
                      O_TILE, O_NTX, O_NWORLD, O_NJOB, O_NVIEW, V_ZNEAR, V_ZFAR, VIEW_CAMERA, VIEW_MIRROR,
                      VIEW_SHADOW, VW_EYE, VW_RIGHT, VW_UP, VW_FWD, VW_ORTHO, VW_NEAR, VW_FAR, VW_ACTIVE, NVW,
                      J_STACK, J_HK, J_HP, MAXTRANS)
-from .shade import shade_opaque, sky, lit_all, _clamp
+from .shade import shade_opaque, sky, lit_all, _clamp, plane_texture_setup
 from .trace import bin_view, view_ray, transparent_hits, sky_distance, cell_list, nearest_in
 
 
@@ -34,6 +34,8 @@ def setup_world(rm, fr, w):
     fr.nlight[w] = make_lights(rm, fr, w, head, fwd)
     if rm.skin_i.shape[0] > 0:
         update_skins(rm, fr, w)
+    if rgb:
+        plane_texture_setup(rm, fr, w)
     # transparency (alpha < 0.995, or a plane seen from behind) and the one reflecting geom (mjr_render)
     flag = fr.flag[w]
     ntrans = 0

@@ -108,4 +108,7 @@ NM = 29
 NSKYKEY = 17
 # --- Frame.jscr_i per job: BVH stack, then transparent-hit objects and parts; Frame.jscr_f: their distances
 J_STACK, J_HK, J_HP, MAXTRANS = 0, 128, 136, 8
+# --- Frame.ptex[w, k]: per-frame constants of a 2-D textured plane seen by the perspective camera (shade.py)
+PT_VALID, PT_EX, PT_EY, PT_D0, PT_H, PT_A0, PT_B0, PT_A1, PT_B1 = 0, 1, 4, 7, 10, 11, 12, 13, 14
+NPT = 15
 NJI = 144

@@ -272,7 +272,7 @@ class Renderer:
         opt = np.zeros(L.NO, dtype=np.int64)
         self._fa = dict(
             opt=opt, camprm=np.zeros(L.NCP), obj_pos=np.zeros((nw, nobj, 3)), obj_mat=np.zeros((nw, nobj, 9)),
-            obj_g=np.zeros((nw, nobj, L.NG)),
+            obj_g=np.zeros((nw, nobj, L.NG)), ptex=np.zeros((nw, max(nobj, 1), L.NPT)),
             xpos=np.zeros((nw, nb, 3)), xquat=np.zeros((nw, nb, 4)), xmat=np.zeros((nw, nb, 9)),
             subtree_com=np.zeros((nw, nb, 3)), views=np.zeros((nw, nview, L.NVW)),
             lights=np.zeros((nw, L.MAXLIGHT, L.NL)), nlight=np.zeros(nw, np.int64),
@@ -477,7 +477,7 @@ class Renderer:
 
 
 _FRAME_ORDER = tuple((n, 0) for n in (
-    "opt", "camprm", "obj_pos", "obj_mat", "obj_g", "xpos", "xquat", "xmat", "subtree_com", "views", "lights",
+    "opt", "camprm", "obj_pos", "obj_mat", "obj_g", "ptex", "xpos", "xquat", "xmat", "subtree_com", "views", "lights",
     "nlight", "tcnt", "tstart", "tobj", "objcell", "gobj", "gcnt", "gmask", "flag", "rank", "mirror", "idbuf", "zbuf", "job",
     "jscr_i", "jcand", "jscr_f", "skycache", "skykey", "skinvert", "skinnorm"))
 _DUMMY_RGB = np.zeros((1, 1, 1, 3), np.uint8)

@@ -23,7 +23,8 @@ from .layout import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_EL
                      OF_TEXUNIFORM, TEXTURE_2D, TI_W, MI_NORMALADR, MI_TEXCOORDADR, MI_FACEADR, LIGHT_DIRECTIONAL,
                      L_TYPE, L_SHADOWVIEW, L_POS, L_DIR, L_AMBIENT, L_DIFFUSE, L_SPECULAR, L_ATTEN, L_COSCUT,
                      L_EXPONENT, L_SUPPORTED, VW_EYE, VW_ORTHO, VW_FWD, VW_NEAR, VW_RIGHT, VW_UP, VW_SX, VW_SY,
-                     V_SKYTEX, V_EXTENT, FL_REFLECTIVE, M_ACTIVE, M_NORMAL, VIEW_MIRROR, J_STACK, J_HK)
+                     V_SKYTEX, V_EXTENT, FL_REFLECTIVE, M_ACTIVE, M_NORMAL, VIEW_MIRROR, J_STACK, J_HK, VIEW_CAMERA,
+                     VW_X0, VW_Y0, PT_VALID, PT_EX, PT_EY, PT_D0, PT_H, PT_A0, PT_A1, PT_B0, PT_B1)
 from .skin import skin_tri, skin_face_vertices
 from .texture import sample_2d, sample_2d_grad, sample_cube, sample_cube_base
 from .trace import view_ray, project, cell_of, cell_range, nearest_in, occluded
@@ -277,6 +278,8 @@ def _plane_hit(o, d, p, n):
 def texture(rm, fr, w, k, part, lp, P, N, vi, px, py):
     """RGBA of object k's texture at local point lp / world point P (normal N) seen through pixel (px, py) of
     view vi; the level of detail from the pixel's neighbours projected on the tangent plane."""
+    if vi == VIEW_CAMERA and fr.ptex[w, k, PT_VALID] != 0:
+        return _camera_plane_texture(rm, fr, w, k, lp, px, py)
     if rm.obj_i[k, OI_TYPE] == GEOM_PLANE and rm.obj_i[k, OI_TEXTYPE] == TEXTURE_2D:
         return _plane_texture(rm, k, obj_size(fr, w, k), rm.obj_i[k, OI_TEXID], lp, fr.views[w, vi],
                               fr.obj_pos[w, k], fr.obj_mat[w, k], px, py)
@@ -308,6 +311,63 @@ def _texture_any(rm, fr, w, k, part, lp, P, N, vi, px, py):
     if rm.obj_i[k, OI_TEXTYPE] == TEXTURE_2D:
         return sample_2d(rm, tid, c, cx, cy, _periodic_u(rm, k, part))
     return sample_cube(rm, tid, c, cx, cy)
+
+
+@njit(cache=True, fastmath=True)
+def plane_texture_setup(rm, fr, w):
+    """Per-frame constants of _camera_plane_texture for every 2-D textured plane of world w seen by a perspective
+    camera: in the plane's frame the ray direction of pixel (px, py) is d0 + px ex + py ey, the eye's height
+    above the plane is h, and the texture coordinates are u = A0 x + B0, v = A1 y + B1 (tex_coord's plane
+    mapping with the texture matrix)."""
+    v = fr.views[w, VIEW_CAMERA]
+    ortho = v[VW_ORTHO] != 0
+    for k in range(rm.nobj):
+        pt = fr.ptex[w, k]
+        pt[PT_VALID] = 0.0
+        if ortho or rm.obj_i[k, OI_TYPE] != GEOM_PLANE or rm.obj_i[k, OI_TEXTYPE] != TEXTURE_2D:
+            continue
+        pos = fr.obj_pos[w, k]
+        mat = fr.obj_mat[w, k]
+        s = obj_size(fr, w, k)
+        ex = _mtv(mat, v[VW_SX] * v[VW_RIGHT], v[VW_SX] * v[VW_RIGHT + 1], v[VW_SX] * v[VW_RIGHT + 2])
+        ey = _mtv(mat, -v[VW_SY] * v[VW_UP], -v[VW_SY] * v[VW_UP + 1], -v[VW_SY] * v[VW_UP + 2])
+        d0 = _mtv(mat, v[VW_FWD] + v[VW_X0] * v[VW_RIGHT] + v[VW_Y0] * v[VW_UP],
+                  v[VW_FWD + 1] + v[VW_X0] * v[VW_RIGHT + 1] + v[VW_Y0] * v[VW_UP + 1],
+                  v[VW_FWD + 2] + v[VW_X0] * v[VW_RIGHT + 2] + v[VW_Y0] * v[VW_UP + 2])
+        for i in range(3):
+            pt[PT_EX + i] = ex[i]
+            pt[PT_EY + i] = ey[i]
+            pt[PT_D0 + i] = d0[i]
+        pt[PT_H] = mat[2] * (v[VW_EYE] - pos[0]) + mat[5] * (v[VW_EYE + 1] - pos[1]) + mat[8] * (v[VW_EYE + 2] - pos[2])
+        sc0, sc1 = _tex_scale(rm, k, s)
+        shift = -0.5 if s[0] <= 0 or s[1] <= 0 else 0.0
+        a0 = sc0 * 0.5 / s[0] if s[0] > 0 else 0.5 * sc0
+        a1 = -sc1 * 0.5 / s[1] if s[1] > 0 else -0.5 * sc1
+        pt[PT_A0] = a0
+        pt[PT_A1] = a1
+        pt[PT_B0] = (0.5 * sc0 if s[0] > 0 else 0.0) + shift
+        pt[PT_B1] = (0.5 * sc1 if s[1] > 0 else 0.0) + shift
+        pt[PT_VALID] = 1.0
+
+
+@njit(cache=True, fastmath=True)
+def _camera_plane_texture(rm, fr, w, k, lp, px, py):
+    """_plane_texture for the camera's rays from the per-frame constants of plane_texture_setup."""
+    pt = fr.ptex[w, k]
+    l0 = pt[PT_D0] + px * pt[PT_EX] + py * pt[PT_EY]
+    l1 = pt[PT_D0 + 1] + px * pt[PT_EX + 1] + py * pt[PT_EY + 1]
+    l2 = pt[PT_D0 + 2] + px * pt[PT_EX + 2] + py * pt[PT_EY + 2]
+    if abs(l2) < 1e-300:
+        return 1.0, 1.0, 1.0, 1.0
+    inv = 1.0 / l2
+    fx = pt[PT_EX + 2] * inv
+    fy = pt[PT_EY + 2] * inv
+    t = -pt[PT_H] * inv
+    a0 = pt[PT_A0]
+    a1 = pt[PT_A1]
+    return sample_2d_grad(rm, rm.obj_i[k, OI_TEXID], a0 * lp[0] + pt[PT_B0], a1 * lp[1] + pt[PT_B1],
+                          a0 * t * (pt[PT_EX] - l0 * fx), a1 * t * (pt[PT_EX + 1] - l1 * fx),
+                          a0 * t * (pt[PT_EY] - l0 * fy), a1 * t * (pt[PT_EY + 1] - l1 * fy))
 
 
 @njit(cache=True, fastmath=True, inline="always")
@@ -395,10 +455,12 @@ def _term(lt, L0, L1, L2, att, N, V, rgb, spec, shin):
         if spec != 0:
             H0, H1, H2 = L0 + V[0], L1 + V[1], L2 + V[2]
             hn = H0 * H0 + H1 * H1 + H2 * H2
-            if hn > 0:
-                nh = (N[0] * H0 + N[1] * H1 + N[2] * H2) / math.sqrt(hn)
-                # nh^shin <= exp(-shin (1 - nh)): below e^-8 the term is invisible, skip the pow
-                if nh > 0 and shin * (1 - nh) < 8:
+            nd = N[0] * H0 + N[1] * H1 + N[2] * H2
+            # nh = nd / |H|; nh^shin <= exp(-shin (1 - nh)): below e^-8 the term is invisible, skip it.  The test
+            # shin (1 - nh) < 8, i.e. nh shin > shin - 8, squared (both sides positive when shin > 8): no root
+            if hn > 0 and nd > 0 and (shin <= 8 or nd * nd * shin * shin > (shin - 8) * (shin - 8) * hn):
+                nh = nd / math.sqrt(hn)
+                if shin * (1 - nh) < 8:
                     sp = nh ** shin * spec
                     r += sp * lt[L_SPECULAR]
                     g += sp * lt[L_SPECULAR + 1]
@@ -433,6 +495,9 @@ def surface(rm, fr, w, k, part, o, d, t):
     lp = _mtv(mat, P[0] - pos[0], P[1] - pos[1], P[2] - pos[2])
     if rm.obj_i[k, OI_TYPE] == GEOM_SKIN:
         return P, _skin_normal(rm, fr, w, k, P), lp
+    typ = rm.obj_i[k, OI_TYPE]
+    if typ == GEOM_PLANE:
+        return P, (mat[2], mat[5], mat[8]), lp        # a column of the orthonormal frame: unit already
     nl = local_normal(rm, k, obj_size(fr, w, k), part, lp)
     n = _mv(mat, nl[0], nl[1], nl[2])
     return P, _unit(n[0], n[1], n[2]), lp

@@ -31,7 +31,7 @@ RENDER_MODEL_FIELDS = (
 
 FRAME_FIELDS = (
     ('opt', _i64(1)), ('camprm', _f64(1)),
-    ('obj_pos', _f64(3)), ('obj_mat', _f64(3)), ('obj_g', _f64(3)),
+    ('obj_pos', _f64(3)), ('obj_mat', _f64(3)), ('obj_g', _f64(3)), ('ptex', _f64(3)),
     ('xpos', _f64(3)), ('xquat', _f64(3)), ('xmat', _f64(3)), ('subtree_com', _f64(3)),
     ('views', _f64(3)), ('lights', _f64(3)), ('nlight', _i64(1)),
     ('tcnt', _i32(3)), ('tstart', _i32(3)), ('tobj', _i32(3)), ('objcell', _i32(3)), ('gobj', _i32(3)),
@@ -110,7 +110,7 @@ def new_render_model(nobj, obj_i, obj_f, tex_i, texel, mesh_i, mesh_vert, mesh_f
 
 
 @njit(cache=True, refcount=True)
-def new_frame(opt, camprm, obj_pos, obj_mat, obj_g, xpos, xquat, xmat, subtree_com, views, lights, nlight, tcnt, tstart, tobj,
+def new_frame(opt, camprm, obj_pos, obj_mat, obj_g, ptex, xpos, xquat, xmat, subtree_com, views, lights, nlight, tcnt, tstart, tobj,
               objcell, gobj, gcnt, gmask, flag, rank, mirror, idbuf, zbuf, job, jscr_i, jcand, jscr_f, skycache, skykey, skinvert, skinnorm):
     st = structref.new(FRAME_TYPE)
     st.opt = opt
@@ -118,6 +118,7 @@ def new_frame(opt, camprm, obj_pos, obj_mat, obj_g, xpos, xquat, xmat, subtree_c
     st.obj_pos = obj_pos
     st.obj_mat = obj_mat
     st.obj_g = obj_g
+    st.ptex = ptex
     st.xpos = xpos
     st.xquat = xquat
     st.xmat = xmat

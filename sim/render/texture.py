@@ -31,7 +31,7 @@ def _bits_f64(typingctx, x):
     return types.float64(types.int64), codegen
 
 
-@njit(cache=True, fastmath=True, inline="always")
+@njit(cache=True, fastmath=True)
 def fast_log2(x):
     """log2 of a positive finite x to within 4e-5 (exponent bits plus a quintic on the mantissa in [1, 2)); the
     texture level of detail needs no more (a trilinear blend is continuous in it)."""
@@ -42,7 +42,7 @@ def fast_log2(x):
     return e + p
 
 
-@njit(cache=True, fastmath=True, inline="always")
+@njit(cache=True, fastmath=True)
 def _bilinear(tx, adr, w, h, u, v, wrap):
     """Bilinear sample (float32 RGBA) of the w x h image starting at row adr of the RGBA texel rows tx,
     coordinates (u, v) (row 0 at v = 0), repeated (wrap) or clamped to the edges.  An RGB texture stores alpha
@@ -89,7 +89,7 @@ def _bilinear(tx, adr, w, h, u, v, wrap):
             w00 * tx[i00, 3] + w10 * tx[i10, 3] + w01 * tx[i01, 3] + w11 * tx[i11, 3])
 
 
-@njit(cache=True, fastmath=True, inline="always")
+@njit(cache=True, fastmath=True)
 def _level(rm, tid, lev, face, u, v, wrap):
     ti = rm.tex_i[tid]
     adr = ti[TI_LEVEL + 3 * lev]
@@ -159,7 +159,7 @@ def _face_uv(face, s, t, r):
     return 0.5 * (sc / ma + 1), 0.5 * (tc / ma + 1)
 
 
-@njit(cache=True, fastmath=True, inline="always")
+@njit(cache=True, fastmath=True)
 def _lod(du0, dv0, du1, dv1, w, h):
     """GL's level of detail: log2 of the longer texel-space footprint of a pixel step along x or y."""
     a = (du0 * w) ** 2 + (dv0 * h) ** 2
@@ -176,7 +176,7 @@ def _wrap_diff(x):
     return x - math.floor(x + 0.5)
 
 
-@njit(cache=True, fastmath=True, inline="always")
+@njit(cache=True, fastmath=True)
 def sample_2d_grad(rm, tid, u, v, du0, dv0, du1, dv1):
     """Trilinear 2-D sample at (u, v) with the coordinate steps of one pixel along x (du0, dv0) and y."""
     w = rm.tex_i[tid, TI_LEVEL + 1]

@@ -214,7 +214,7 @@ def cell_range(fr, w, vi, cell):
     return ts[cell], ts[cell + 1]
 
 
-@njit(cache=True, fastmath=True, inline="always")
+@njit(cache=True, fastmath=True)
 def _test(rm, fr, w, k, o, d, tmin, tmax, cull, stack):
     if rm.obj_i[k, OI_TYPE] == GEOM_SKIN:
         return hit_skin(rm, fr, w, k, o, d, tmin, tmax, cull)
