@@ -321,3 +321,40 @@ def test_contact_overflow_in_one_world_leaves_the_others_bitwise():
     full = b.warning[W.mjWARN_CONTACTFULL].number
     assert full[1] > 0 and full[[0, 2, 3]].tolist() == [0, 0, 0]
     assert np.all(np.isfinite(b.qpos)) and np.all(b.ncon <= 40)
+
+
+# ------------------------------------------------------------------------------------- singular mass matrix
+
+SINGULAR = """
+<mujoco>
+  <option integrator="{integrator}"/>
+  <worldbody>
+    <body pos="0 0 1">
+      {hinges}
+      <inertial pos="0.1 0 0" mass="2" diaginertia="0.1 0.2 0.3"/>
+      <body pos="0 0 -0.5">
+        <joint type="slide" axis="0 0 1"/>
+        <geom type="sphere" size="0.1" pos="0.1 0 0"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize('integrator', ['Euler', 'RK4', 'implicit', 'implicitfast'])
+@pytest.mark.parametrize('nhinge', [2, 3])
+def test_singular_mass_matrix_as_mujoco(integrator, nhinge):
+    """Repeated hinges on one axis make M singular: MuJoCo raises each tiny pivot of its L'DL (and of the
+    implicit integrator's LU / L'DL) to mjMINVAL and counts mjWARN_INERTIA once per factorisation (lastinfo =
+    the first such row); the state stays finite and equal."""
+    xml = SINGULAR.format(integrator=integrator, hinges='<joint type="hinge" axis="0 1 0"/>' * nhinge)
+    m, mm = sim.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+    d, md = sim.Data(m), mujoco.MjData(mm)
+    for _ in range(5):
+        sim.step(m, d)
+        mujoco.mj_step(mm, md)
+    assert warn_table(d) == warn_table(md)
+    assert md.warning[W.mjWARN_INERTIA].number > 0
+    assert_state_equal(d, md)
+    assert np.all(np.isfinite(d.qvel))

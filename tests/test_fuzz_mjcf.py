@@ -48,5 +48,5 @@ def test_mutated_mjcf_models(full_run):
 def test_generated_mjcf_models(full_run):
     stats = run_property(fm.generated_mjcf(), N_FULL_GENERATED if full_run else N_GENERATED, full_run,
                          collections.Counter())
-    assert stats['both-accept'] + stats['accepted-not-stepped'] + stats['unsupported'] == sum(stats.values())
-    assert stats['both-accept'] >= 0.4 * sum(stats.values())
+    assert stats['both-accept'] >= 0.5 * sum(stats.values())     # valid by construction, nearly always
+    assert stats['both-reject'] <= 0.05 * sum(stats.values())

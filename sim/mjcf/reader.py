@@ -346,20 +346,21 @@ def _tag_file(node, fname):
 
 
 def _convert(node, key, parent, fname, lenient=False):
-    """Elem tree of a node; lenient: inside a <replicate>, whose content MuJoCo's schema check skips, so that
-    attributes it does not know are ignored there (with a Python warning) instead of refused."""
+    """Elem tree of a node; lenient: a <replicate> or <frame> or inside one, whose attributes MuJoCo 3.17's
+    schema check skips, so that attributes it does not know are ignored there (with a Python warning) instead of
+    refused."""
     tag, attrs, line, children = node[:4]
     nfile = node[4] if len(node) >= 5 else fname
     origin = node[5] if len(node) >= 6 else None
     spec = schema.ELEMENTS[key]
-    lenient = lenient or key == "replicate"
+    lenient = lenient or key in ("replicate", "frame")
     unknown = [name for name in attrs if name not in spec.attrs]
     if unknown:
         probe = Elem(tag, key, nfile, line, attrs, parent, origin)
         if not lenient:
             raise probe.error("unknown or unsupported attribute", unknown[0])
         for name in unknown:
-            warnings.warn(str(probe.error("unknown attribute in a <replicate>, ignored as MuJoCo ignores it",
+            warnings.warn(str(probe.error("unknown attribute in a <replicate> / <frame>, ignored as MuJoCo ignores it",
                                           name)), stacklevel=2)
         attrs = {k: v for k, v in attrs.items() if k not in unknown}
     el = Elem(tag, key, nfile, line, drop_empty_numbers(spec, attrs), parent, origin)
