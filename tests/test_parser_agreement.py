@@ -7,6 +7,8 @@ oracle: what mujoco accepts we accept and compile to the same Model (tests/oracl
 with a sim.ModelError naming the file, line, element and attribute.
 """
 
+import warnings
+
 import mujoco
 import pytest
 
@@ -333,3 +335,75 @@ def test_unallocatable_buffers_rejected(attr):
     with pytest.raises(sim.ModelError) as e:
         sim.load_model(xml)
     assert (e.value.element, e.value.attribute) == ("size", attr) and "GiB" in str(e.value)
+
+
+# ------------------------------------------------------------------------------------------ schema details
+
+UNIQUE_CHILDREN = {
+    "inertial": ("<mujoco><worldbody><body><inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/><inertial pos='0 0 0' "
+                 "mass='1' diaginertia='1 1 1'/><joint/></body></worldbody></mujoco>", "body"),
+    "flag": ("<mujoco><option><flag gravity='disable'/><flag energy='enable'/></option></mujoco>", "option"),
+    "lengthrange": ("<mujoco><compiler><lengthrange/><lengthrange/></compiler></mujoco>", "compiler"),
+    "visual_map": ("<mujoco><visual><map znear='.1'/><map zfar='10'/></visual></mujoco>", "visual"),
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", sorted(UNIQUE_CHILDREN))
+def test_unique_children_rejected(name):
+    xml, element = UNIQUE_CHILDREN[name]
+    assert_rejected(xml, element, None)
+
+
+# MuJoCo 3.17 does not schema-check a <frame>'s subtree: attributes it does not know are ignored there, and so
+# are elements inside leaf elements (its builder never reads them); namespace declarations on the root too
+LENIENT = {
+    "frame_unknown_attribute": model("<frame accel='0'><body><joint/><geom size='.1'/></body></frame>"),
+    "inside_frame_unknown_attribute": model("<frame><body><joint foo='1'/><geom size='.1' bar='2'/></body></frame>"),
+    "element_inside_leaf_in_frame": model("<frame><light><foo/></light><body><joint/><geom size='.1'><geom/></geom>"
+                                          "</body></frame>"),
+    "root_xmlns": model(BODY).replace("<mujoco>", "<mujoco xmlns='http://x' xmlns:a='1'>"),
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", sorted(LENIENT))
+def test_what_mujoco_does_not_check(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(LENIENT[name])
+
+
+@pytest.mark.oracle
+def test_checked_outside_frames():
+    assert_rejected(model("<body><joint foo='1'/><geom size='.1'/></body>"), "joint", "foo")
+    assert_rejected(model("<light><foo/></light>"), "foo", None)
+    assert_rejected(model(BODY).replace("<worldbody>", "<worldbody xmlns='1'>"), "worldbody", "xmlns")
+
+
+@pytest.mark.oracle
+def test_top_default_cannot_be_renamed():
+    assert_rejected("<mujoco><default class='x'><geom size='.2'/></default><worldbody/></mujoco>", "default", "class")
+
+
+@pytest.mark.oracle
+def test_eulerseq_checked_as_mujoco():
+    """Its length when read (every <compiler>), its letters only where an euler angle uses it."""
+    assert_rejected("<mujoco><compiler eulerseq='xyzx'/><worldbody/></mujoco>", "compiler", "eulerseq")
+    assert_rejected("<mujoco><compiler eulerseq='xyz'/><compiler eulerseq='-1.5'/><worldbody/></mujoco>",
+                    "compiler", "eulerseq")
+    assert_same("<mujoco><compiler eulerseq='abc'/><worldbody>" + BODY + "</worldbody></mujoco>")
+    assert_rejected("<mujoco><compiler eulerseq='abc'/><worldbody><body euler='1 2 3'><joint/><geom size='.1'/>"
+                    "</body></worldbody></mujoco>", "body", "euler")
+
+
+@pytest.mark.oracle
+def test_xml_declarations_only_at_the_start():
+    assert_same('<?xml version="1.0"?><?pi x?>' + model(BODY))
+    assert_same("hello <!-- text before the root -->" + model(BODY))
+    assert_same(model(BODY).replace("<worldbody>", "<worldbody><!-- a -- b ---->"))
+    for xml in (model(BODY).replace("<worldbody>", "<worldbody><?pi x?>"), "<!-- c --><?pi x?>" + model(BODY)):
+        with pytest.raises(ValueError):
+            mujoco.MjModel.from_xml_string(xml)
+        with pytest.raises(sim.ModelError, match="only allowed at the start"):
+            sim.load_model(xml)

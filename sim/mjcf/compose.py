@@ -198,6 +198,8 @@ def resolve(el, names, prefix, suffix):
             attr, space = {"fixed_joint": ("joint", "joint"), "spatial_site": ("site", "site"),
                            "spatial_geom": ("geom", "geom")}[w.key]
             side = w.raw.get("sidesite", "")
+            if attr not in w.raw:
+                raise w.error("missing required attribute", attr)
             if names.has(space, ns(w.raw[attr])) and (not side or names.has("site", ns(side))):
                 out[(i, attr)] = ns(w.raw[attr])
                 if side:

@@ -345,6 +345,11 @@ def _tag_file(node, fname):
     return (node[0], node[1], node[2], node[3], fname)
 
 
+# children that may appear at most once (MuJoCo 3.17's schema, '?'; the children of a <default>: _build_defaults)
+UNIQUE = {"body": ("inertial",), "worldbody": ("inertial",), "compiler": ("lengthrange",), "option": ("flag",),
+          "visual": ("global", "headlight", "map", "quality", "rgba", "scale")}
+
+
 def _convert(node, key, parent, fname, lenient=False):
     """Elem tree of a node; lenient: a <replicate> or <frame> or inside one, whose attributes MuJoCo 3.17's
     schema check skips, so that attributes it does not know are ignored there (with a Python warning) instead of
@@ -354,6 +359,8 @@ def _convert(node, key, parent, fname, lenient=False):
     origin = node[5] if len(node) >= 6 else None
     spec = schema.ELEMENTS[key]
     lenient = lenient or key in ("replicate", "frame")
+    if key == "mujoco":     # XML namespace declarations on the root: accepted (and ignored) by MuJoCo
+        attrs = {k: v for k, v in attrs.items() if k != "xmlns" and not k.startswith("xmlns:")}
     unknown = [name for name in attrs if name not in spec.attrs]
     if unknown:
         probe = Elem(tag, key, nfile, line, attrs, parent, origin)
@@ -364,11 +371,25 @@ def _convert(node, key, parent, fname, lenient=False):
                                           name)), stacklevel=2)
         attrs = {k: v for k, v in attrs.items() if k not in unknown}
     el = Elem(tag, key, nfile, line, drop_empty_numbers(spec, attrs), parent, origin)
+    unique = UNIQUE.get(key, ())
+    if unique and not lenient:
+        counts = {}
+        for child in children:
+            if child[0] in unique or (unique == "*" and child[0] != "default"):
+                counts[child[0]] = counts.get(child[0], 0) + 1
+        for ctag, n in counts.items():
+            if n > 1:
+                raise el.error(f"unique element '{ctag}' found {n} times")
     for child in children:
         ctag = child[0]
         ckey = spec.children.get(ctag)
         if ckey is None:
             probe = Elem(ctag, ctag, child[4] if len(child) >= 5 else nfile, child[2], child[1])
+            if lenient and key not in ("body", "frame", "replicate", "worldbody"):
+                # unchecked by the schema there, and MuJoCo's builder never reads children of a leaf element
+                warnings.warn(str(probe.error(f"element inside <{tag}> in a <replicate> / <frame>, ignored as "
+                                              "MuJoCo ignores it")), stacklevel=2)
+                continue
             if ctag in MUJOCO_ONLY:
                 raise probe.error(f"<{ctag}> (a MuJoCo feature) is not supported by numjoco yet",
                                   cls=UnsupportedError)
@@ -478,6 +499,8 @@ def _build_defaults(root):
             if not top:
                 raise el.error("nested default class must have a name", "class")
             name = "main"
+        elif top and name != "main":
+            raise el.error("top-level default class 'main' cannot be renamed", "class")
         if name in classes:
             raise el.error(f"repeated default class name '{name}'", "class")
         cls = DefaultClass(name, parent)
