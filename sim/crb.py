@@ -112,10 +112,23 @@ def solve_ld(x, qld, diaginv, nv, rownnz, rowadr, colind):
     for i in range(nv):
         n = rownnz[i] - 1
         if n > 0:
+            # mju_dotSparse's order: four partial sums, then the tail one by one
             adr = rowadr[i]
-            s = 0.0
-            for t in range(n):
+            r0 = 0.0
+            r1 = 0.0
+            r2 = 0.0
+            r3 = 0.0
+            t = 0
+            while t <= n - 4:
+                r0 += qld[adr + t] * x[colind[adr + t]]
+                r1 += qld[adr + t + 1] * x[colind[adr + t + 1]]
+                r2 += qld[adr + t + 2] * x[colind[adr + t + 2]]
+                r3 += qld[adr + t + 3] * x[colind[adr + t + 3]]
+                t += 4
+            s = (r0 + r2) + (r1 + r3)
+            while t < n:
                 s += qld[adr + t] * x[colind[adr + t]]
+                t += 1
             x[i] -= s
 
 

@@ -2,8 +2,10 @@
 
 solver_* statistics mirror mjSolverStat for island 0 (MuJoCo 3.17 keeps NSOLVER entries).
 Scratch (per world): scr_slv_nv (NV_ROWS, nv) dof vectors, scr_slv_efc (EFC_ROWS, njmax) efc vectors,
-scr_slv_quad (3 njmax + 9,) line-search polynomials, scr_slv_int (2, njmax) old states / PGS blocks,
-scr_slv_H (nv, nv) dense Hessian and its Cholesky factor, scr_slv_small (160,) cone / QCQP blocks,
+scr_slv_quad (3 njmax + 9,) line-search polynomials, scr_slv_int (INT_ROWS, njmax) old states / PGS blocks /
+island type, id, state, scr_slv_H (nv, nv) dense Hessian and its Cholesky factor, scr_slv_Hc (nv, nv) the factor
+with elliptic cones, scr_slv_J (njmax, nv) an island's gathered Jacobian (PGS: Y = J M^-1/2),
+scr_slv_small (160,) cone / QCQP blocks,
 scr_slv_AR (nar, nar) dense J M^-1 J' + R for PGS (nar = njmax up to AR_CAP, else 0: PGS then raises).
 
 Constraint islands (mj_island, sim/island.py): nisland/nidof (nworld,), tree_island (ntree,), island_*
@@ -15,10 +17,12 @@ scr_isl_int (4, L), L = max(njmax, nv, ntree, 1): identity list, saved efc_state
 from sim.constants import NSOLVER
 
 AR_CAP = 1500   # largest njmax for which the dense PGS matrix AR (njmax^2 float64 per world) is allocated
-NV_ROWS = 10    # Ma, Mv, grad, Mgrad, search, gradold, Mgradold, graddif, Mgraddif, tmp
+NV_ROWS = 21    # Ma, Mv, grad, Mgrad, search, gradold, Mgradold, graddif, Mgraddif, tmp, island qfrc_smooth /
+                # qacc_smooth / qacc / qfrc_constraint, Cholesky update vector, 6 rows L_c' J_c (sim/solver.py)
 NISLAND = 20    # mjNISLAND: islands with statistics
 MJ_NSOLVER = 200  # mjNSOLVER: statistics entries per island
-EFC_ROWS = 5    # Jaref, Jv, D (Newton) or 1/diag(AR) (PGS), force_prev, force_momentum
+EFC_ROWS = 10   # Jaref, Jv, 1/diag(AR) (PGS), force_prev, force_momentum, island D / R / frictionloss / aref / force
+INT_ROWS = 5    # old states, PGS block starts, island type / id / state
 
 MODEL_SCALARS = ['ntree']
 MODEL_ARRAYS = [('body_treeid', 1, 'i'), ('tree_dofadr', 1, 'i')]
@@ -27,7 +31,8 @@ DATA_ARRAYS = [
     ('solver_improvement', 2, 'f'), ('solver_gradient', 2, 'f'), ('solver_lineslope', 2, 'f'),
     ('solver_nactive', 2, 'i'), ('solver_nchange', 2, 'i'), ('solver_neval', 2, 'i'), ('solver_nupdate', 2, 'i'),
     ('scr_slv_nv', 3, 'f'), ('scr_slv_efc', 3, 'f'), ('scr_slv_quad', 2, 'f'), ('scr_slv_int', 3, 'i'),
-    ('scr_slv_H', 3, 'f'), ('scr_slv_small', 2, 'f'), ('scr_slv_AR', 3, 'f'),
+    ('scr_slv_H', 3, 'f'), ('scr_slv_Hc', 3, 'f'), ('scr_slv_J', 3, 'f'), ('scr_slv_small', 2, 'f'),
+    ('scr_slv_AR', 3, 'f'),
     ('solver_niter_island', 2, 'i'), ('nisland', 1, 'i'), ('nidof', 1, 'i'), ('tree_island', 2, 'i'),
     ('island_ntree', 2, 'i'), ('island_itreeadr', 2, 'i'), ('map_itree2tree', 2, 'i'),
     ('island_nv', 2, 'i'), ('island_idofadr', 2, 'i'), ('island_dofadr', 2, 'i'),
@@ -47,7 +52,8 @@ def data_shapes(m, size):
     nv, j = int(m.nv), int(size['njmax'])
     nar = j if j <= AR_CAP else 0
     s = dict(solver_niter=(), solver_fwdinv=(2,), scr_slv_nv=(NV_ROWS, nv), scr_slv_efc=(EFC_ROWS, j),
-             scr_slv_quad=(3 * j + 9,), scr_slv_int=(2, j), scr_slv_H=(nv, nv), scr_slv_small=(160,),
+             scr_slv_quad=(3 * j + 9,), scr_slv_int=(INT_ROWS, j), scr_slv_H=(nv, nv), scr_slv_Hc=(nv, nv),
+             scr_slv_J=(j, nv), scr_slv_small=(160,),
              scr_slv_AR=(nar, nar))
     nt = int(m.ntree)
     s.update(solver_niter_island=(NISLAND,), nisland=(), nidof=(), tree_island=(nt,), map_itree2tree=(nt,),

@@ -24,7 +24,7 @@ from sim.rne import rne
 from sim.passive import passive
 from sim.collision.driver import collision
 from sim.constraint import make_constraint, project_constraint, reference_constraint
-from sim.solver import constraint_update, mul_j, mul_jt
+from sim.solver import constraint_update_world, _dot
 from sim.derivative import smooth_vel, free_mhat, is_free_body
 from sim.math import d_poly_force
 from sim.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage, mul_sym, dot
@@ -124,15 +124,12 @@ def inv_constraint(m, d, w):
     if nefc == 0:
         d.qfrc_constraint[w][:] = 0.0
         return
-    iota = d.scr_isl_int[w, 0]
-    for i in range(max(nv, nefc)):
-        iota[i] = i
     jar = d.scr_inv_efc[w, 0]
-    mul_j(d.efc_J[w], d.qacc[w], jar, iota, nefc, iota, nv)
+    J, qacc, aref = d.efc_J[w], d.qacc[w], d.efc_aref[w]
     for i in range(nefc):
-        jar[i] -= d.efc_aref[w, i]
-    constraint_update(m, d, w, jar, False, iota, d.ne[w], d.nf[w], nefc)
-    mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], iota, nefc, iota, nv)
+        jar[i] = _dot(J[i], qacc, nv)
+        jar[i] -= aref[i]
+    constraint_update_world(m, d, w, jar, False)
 
 
 @njit(cache=True)

@@ -109,12 +109,50 @@ def _union_row(m, d, w, i, parent):
 
 
 @njit(cache=True)
+def _one_tree(m, d, w):
+    """island() for a model with a single kinematic tree: every row couples that tree (a contact, limit or
+    friction row always touches it; equality rows are checked as in the general case), so one island holds
+    every row and dof and all maps are the identity."""
+    nv, nefc = m.nv, d.nefc[w]
+    parent = d.scr_isl_int[w, 3]
+    parent[0] = -1
+    for i in range(d.ne[w]):
+        _union_row(m, d, w, i, parent)
+    d.nisland[w] = 1
+    d.nidof[w] = nv
+    d.tree_island[w, 0] = 0
+    d.island_ntree[w, 0] = 1
+    d.island_itreeadr[w, 0] = 0
+    d.map_itree2tree[w, 0] = 0
+    d.island_nv[w, 0] = nv
+    d.island_idofadr[w, 0] = 0
+    d.island_dofadr[w, 0] = 0
+    dof_island, d2i, i2d = d.dof_island[w], d.map_dof2idof[w], d.map_idof2dof[w]
+    for i in range(nv):
+        dof_island[i] = 0
+        d2i[i] = i
+        i2d[i] = i
+    d.island_ne[w, 0] = d.ne[w]
+    d.island_nf[w, 0] = d.nf[w]
+    d.island_nefc[w, 0] = nefc
+    d.island_iefcadr[w, 0] = 0
+    efc_island, e2i, i2e = d.efc_island[w], d.map_efc2iefc[w], d.map_iefc2efc[w]
+    for i in range(nefc):
+        efc_island[i] = 0
+        e2i[i] = i
+        i2e[i] = i
+
+
+@njit(cache=True)
 def island(m, d, w):
     """Discover constraint islands of world w: nisland, nidof, tree/dof/efc island ids and maps (mj_island)."""
     nv, nefc, ntree = m.nv, d.nefc[w], m.ntree
     d.nisland[w] = 0
     d.nidof[w] = 0
     if (int(m.opt[OPT_DISABLE]) & DSBL_ISLAND) or nefc == 0:
+        return
+    if ntree == 1:
+        _one_tree(m, d, w)
         return
     efc_tree = d.scr_isl_int[w, 2]
     parent = d.scr_isl_int[w, 3]

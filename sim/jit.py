@@ -13,6 +13,7 @@ import os
 from sim import cache as _cache  # (the cache directory must be chosen before any compile)
 from sim import progress as _progress  # noqa: F401  (first compiles report what they do, sim/progress.py)
 
+import llvmlite.binding as _ll
 from numba.core import config, lowering, sigutils, types
 from numba.core.caching import CompileResultCacheImpl, FunctionCache, NullCache, UserProvidedCacheLocator
 from numba.core.codegen import JITCodeLibrary, JITCPUCodegen
@@ -105,6 +106,25 @@ class _LazyLibrary(JITCodeLibrary):
     @property
     def has_dynamic_globals(self):
         return any(gv.name.startswith('numba.dynamic.globals') for gv in self._final_module.global_variables)
+
+
+# Linked-in kernels become internal before a library's final O3.  numba links every callee as linkonce_odr, which
+# LLVM must keep callable from outside: no dead-argument elimination (a kernel taking arrays is passed every
+# field of every array, 7-9 words each), no argument promotion, no "last call site" inlining.  Inside the module
+# of the library being finalised (an entry point and the copies of its call tree) nothing else can call them, so
+# internal linkage is exact; the library's own functions stay external.  Measured (hopper, one step per call):
+# 18.8 -> 15.3 us per step; ant 39.4 -> 34.4 us.
+_optimize_final_module = JITCodeLibrary._optimize_final_module
+
+
+def _optimize_final_module_internal(self):
+    for fn in self._final_module.functions:
+        if not fn.is_declaration and fn.linkage == _ll.Linkage.linkonce_odr:
+            fn.linkage = _ll.Linkage.internal
+    _optimize_final_module(self)
+
+
+JITCodeLibrary._optimize_final_module = _optimize_final_module_internal
 
 
 class _LazyEntry:

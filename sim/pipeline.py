@@ -1,6 +1,8 @@
 """Pipeline drivers: forward / step / reset per world, with serial (one world) and parallel (batch) entries."""
 import numpy as np
-from numba import prange
+from numba import prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from sim.jit import njit
 
@@ -28,6 +30,9 @@ from sim.types import (OPT_INTEGRATOR, OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, IN
 
 # the implicit integrators' derivatives are compiled only for feature sets that use them (sim/features.py)
 _implicit_fast = call_if(F_IMPLICIT, implicit_fast)
+
+# upper bound on the threads a batch call spreads its worlds over (run_batch)
+NWORKER = 256
 
 # index of the numjoco-only cumulative divergence counter in warning_number (never cleared by reset)
 WARN_DIVERGED = NWARNING
@@ -310,21 +315,51 @@ def run_serial(m, d, t, w, nstep, F):
     return 1 if run_world(m, d, t, w, nstep, F) else 0
 
 
+@intrinsic
+def _fetch_add(typingctx, arr, idx, val):
+    """Atomic arr[idx] += val (int64), returning the old value (LLVM atomicrmw add)."""
+    def codegen(context, builder, sig, args):
+        aryty = sig.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
+        return builder.atomic_rmw('add', ptr, args[2], 'monotonic')
+    return types.int64(arr, types.int64, types.int64), codegen
+
+
+@njit
+def _run_worlds(m, d, t, nworld, nstep, mptrs, F, ctr, chunk):
+    """One worker of run_batch: claims `chunk` worlds at a time from the shared counter ctr[0] until all are
+    taken; returns how many of its worlds moved a watched warning counter."""
+    moved = 0
+    w0 = _fetch_add(ctr, 0, chunk)
+    while w0 < nworld:
+        for w in range(w0, min(w0 + chunk, nworld)):
+            if mptrs.shape[0] == 0:
+                mw = m
+            else:
+                mw = struct_at(mptrs[w], m)
+            if run_world(mw, d, t, w, nstep, F):
+                moved += 1
+        w0 = _fetch_add(ctr, 0, chunk)
+    return moved
+
+
 @njit(parallel=True, refcount=True, nogil=True)
 def run_batch(m, d, t, nworld, nstep, mptrs, F):
     """forward (nstep == 0) or nstep steps of worlds 0..nworld-1 in parallel, each independently; world w uses
-    the Model struct at address mptrs[w] when mptrs is not empty (per-world model fields), else m."""
+    the Model struct at address mptrs[w] when mptrs is not empty (per-world model fields), else m.
+
+    Worlds are handed out in chunks of nworld/64 from a shared counter (numba's prange splits its range
+    statically: a thread slowed down, e.g. by another process on its core, would hold up the whole call).  The
+    prange runs NWORKER workers; the first worker a thread starts takes chunks until none is left, so any
+    thread count up to NWORKER is balanced (numba.get_num_threads() would make the entry uncacheable)."""
     if not _actions_ok(m, t, nworld):
         return -1
+    chunk = max(1, nworld // 64)
+    ctr = np.zeros(1, np.int64)
     moved = 0
-    for i in prange(nworld):
-        w = np.int64(i)          # the prange index is unsigned: one signature for run_world (sim/jit.py)
-        if mptrs.shape[0] == 0:
-            mw = m
-        else:
-            mw = struct_at(mptrs[w], m)
-        if run_world(mw, d, t, w, nstep, F):
-            moved += 1
+    for i in prange(min(nworld, NWORKER)):
+        moved += _run_worlds(m, d, t, nworld, nstep, mptrs, F, ctr, chunk)
     return moved
 
 

@@ -1,21 +1,25 @@
 """Constraint solvers on MuJoCo's convex soft-constraint problem: PGS, CG, Newton (engine_solver.c).
 
-Monolithic solve (MuJoCo with the island disable flag): mj_fwdConstraint's warmstart, then
-- PGS (mj_solPGS): projected Gauss-Seidel on the dual with AR = J M^-1 J' + R, shuffled block order
-  (PCG32, fixed seed), Nesterov momentum with gradient restarts, friction-loss boxes, pyramidal
-  non-negativity and elliptic-cone ray + QCQP updates; forces mapped back by dualFinish.
-- CG / Newton (mj_solPrimal): primal minimisation of Gauss + constraint cost with MuJoCo's exact
-  1-D Newton line search (PrimalSearch/PrimalEval), Hager-Zhang CG directions preconditioned by M^-1,
-  Newton directions from a dense Hessian M + J'DJ (+ elliptic cone blocks J'HcJ) refactorised every
-  iteration (MuJoCo updates its factor by rank-1 updates: same matrix up to rounding).
-Efc rows are dense (efc_J (njmax, nv)); scratch lives in the scr_slv_* fields (sim/fields_solver.py).
+mj_fwdConstraint: efc_b, warmstart, then per island (sim/island.py; monolithic with DSBL_ISLAND):
+- PGS (mj_solPGS): projected Gauss-Seidel on the dual with AR = J M^-1 J' + R (built as Y Y' + R with
+  Y = J L^-T D^-1/2, mj_makeY / mj_makeAR), shuffled block order (PCG32, fixed seed), Nesterov momentum with
+  gradient restarts, friction-loss boxes, pyramidal non-negativity and elliptic-cone ray + QCQP updates;
+  forces mapped back by dualFinish.  Runs on the global rows through the island's row list, as MuJoCo.
+- CG / Newton (mj_solPrimal): primal minimisation of Gauss + constraint cost with MuJoCo's exact 1-D Newton
+  line search (PrimalSearch / PrimalEval), Hager-Zhang CG directions preconditioned by M^-1, Newton directions
+  from the dense Cholesky factor of H = M + J'DJ, updated by rank-1 Cholesky up/downdates when constraints
+  change state (HessianIncremental), elliptic cones added as rank-1 updates of a copy (HessianCone).
+  Works on contiguous island-local arrays as MuJoCo's mjPrimalContext: an island covering every dof and row
+  uses the global arrays in place, other islands are gathered into scr_slv_* first and scattered back.
+Small dense kernels follow MuJoCo's operation order (mju_dot's four partial sums, mju_cholFactor /
+mju_cholSolve / mju_cholUpdate, mju_mulSymVecSparse), so results match MuJoCo to the last bit where the
+inputs do.  efc_J is dense (njmax, nv); scratch lives in the scr_slv_* fields (sim/fields_solver.py).
 """
 import math
 
 import numpy as np
 from sim.jit import njit
 
-from sim.crb import solve_m
 from sim.fields_solver import NISLAND, MJ_NSOLVER
 from sim.island import island
 from sim.features import call_if, F_PGS, F_PRIMAL
@@ -25,14 +29,17 @@ from sim.types import (OPT_DISABLE, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATION
                        CNSTRSTATE_LINEARNEG, CNSTRSTATE_LINEARPOS, CNSTRSTATE_CONE, MINVAL,
                        UnsupportedFeature)
 
-# rows of scr_slv_nv
-_MA, _MV, _GRAD, _MGRAD, _SEARCH, _GRADOLD, _MGRADOLD, _GRADDIF, _MGRADDIF, _TMP = range(10)
-# rows of scr_slv_efc
-_JAREF, _JV, _DIAG, _FPREV, _FMOM = range(5)
+# rows of scr_slv_nv (nv each): primal vectors, island-local dof vectors, Cholesky update scratch, 6 LTJ rows
+(_MA, _MV, _GRAD, _MGRAD, _SEARCH, _GRADOLD, _MGRADOLD, _GRADDIF, _MGRADDIF, _TMP,
+ _IQFS, _IQAS, _IQACC, _IQFC, _CHOLUPD, _LTJ) = range(16)
+# rows of scr_slv_efc (njmax each): primal / PGS vectors, then the island-local efc vectors
+_JAREF, _JV, _DIAG, _FPREV, _FMOM, _ID, _IR, _IFL, _IAREF, _IFORCE = range(10)
+# rows of scr_slv_int (njmax each): old states, PGS block starts, island-local type / id / state
+_OLDSTATE, _BLOCK, _ITYPE, _IID, _ISTATE = range(5)
 
 
 # ------------------------------------------------------------------------------------------------
-# small linear algebra (mju_* equivalents)
+# small linear algebra (mju_* equivalents, MuJoCo's operation order)
 
 @njit(cache=True)
 def _dot(a, b, n):
@@ -60,68 +67,113 @@ def _dot(a, b, n):
 
 
 @njit(cache=True)
-def _dot_idx(a, b, idx, n):
-    """sum_k a[idx[k]] b[idx[k]], k < n, in mju_dot's order (dot of the gathered island vectors)."""
+def _dot_at(a, a0, b, b0, n):
+    """a[a0:a0+n] . b[b0:b0+n] in mju_dot's order (offsets instead of slices)."""
     r0 = 0.0
     r1 = 0.0
     r2 = 0.0
     r3 = 0.0
     i = 0
     while i <= n - 4:
-        r0 += a[idx[i]] * b[idx[i]]
-        r1 += a[idx[i + 1]] * b[idx[i + 1]]
-        r2 += a[idx[i + 2]] * b[idx[i + 2]]
-        r3 += a[idx[i + 3]] * b[idx[i + 3]]
+        r0 += a[a0 + i] * b[b0 + i]
+        r1 += a[a0 + i + 1] * b[b0 + i + 1]
+        r2 += a[a0 + i + 2] * b[b0 + i + 2]
+        r3 += a[a0 + i + 3] * b[b0 + i + 3]
         i += 4
     res = (r0 + r2) + (r1 + r3)
     k = n - i
     if k == 3:
-        res += a[idx[i]] * b[idx[i]] + a[idx[i + 1]] * b[idx[i + 1]] + a[idx[i + 2]] * b[idx[i + 2]]
+        res += a[a0 + i] * b[b0 + i] + a[a0 + i + 1] * b[b0 + i + 1] + a[a0 + i + 2] * b[b0 + i + 2]
     elif k == 2:
-        res += a[idx[i]] * b[idx[i]] + a[idx[i + 1]] * b[idx[i + 1]]
+        res += a[a0 + i] * b[b0 + i] + a[a0 + i + 1] * b[b0 + i + 1]
     elif k == 1:
-        res += a[idx[i]] * b[idx[i]]
+        res += a[a0 + i] * b[b0 + i]
     return res
 
 
 @njit(cache=True)
+def mul_j(J, x, out, nefc, nv):
+    """out[:nefc] = J[:nefc, :nv] x (mju_mulMatVec)."""
+    for r in range(nefc):
+        out[r] = _dot(J[r], x, nv)
+
+
+@njit(cache=True)
+def mul_jt(J, f, out, nefc, nv):
+    """out[:nv] = J[:nefc, :nv]' f, rows with f = 0 skipped (mju_mulMatTVec)."""
+    for k in range(nv):
+        out[k] = 0.0
+    for r in range(nefc):
+        fr = f[r]
+        if fr != 0.0:
+            Jr = J[r]
+            for k in range(nv):
+                out[k] += Jr[k] * fr
+
+
+@njit(cache=True)
 def mul_m(m, d, w, x, out, dofs, nv):
-    """out[dofs[:nv]] = M x on the listed dofs (whole trees), CSR lower storage (mju_mulSymVecSparse)."""
+    """out[:nv] = M x on an island's dofs (island-local vectors; dofs[ii] its global dof), mju_mulSymVecSparse.
+
+    Island dofs are whole trees in ascending order, so M's column c of global row i is local ii - (i - c)."""
     M = d.M[w]
+    rowadr, rownnz, colind = m.M_rowadr, m.M_rownnz, m.M_colind
     for ii in range(nv):
-        out[dofs[ii]] = 0.0
+        out[ii] = 0.0
     for ii in range(nv):
         i = dofs[ii]
-        adr = m.M_rowadr[i]
-        nnz = m.M_rownnz[i]
-        s = 0.0
-        for t in range(nnz):
-            s += M[adr + t] * x[m.M_colind[adr + t]]
-        out[i] += s
-        for t in range(nnz - 1):
-            out[m.M_colind[adr + t]] += M[adr + t] * x[i]
+        adr = rowadr[i]
+        diag = rownnz[i] - 1
+        xi = x[ii]
+        s = M[adr + diag] * xi
+        for k in range(diag - 1, -1, -1):
+            jj = ii - (i - colind[adr + k])
+            v = M[adr + k]
+            s += v * x[jj]
+            out[jj] += v * xi
+        out[ii] = s
 
 
 @njit(cache=True)
-def mul_j(J, x, out, rows, nefc, dofs, nv):
-    """out[rows[:nefc]] = J x over the listed rows / dof columns of dense J (njmax, nv)."""
-    for c in range(nefc):
-        i = rows[c]
-        out[i] = _dot_idx(J[i], x, dofs, nv)
-
-
-@njit(cache=True)
-def mul_jt(J, f, out, rows, nefc, dofs, nv):
-    """out[dofs[:nv]] = J' f over the listed rows / dof columns of dense J (njmax, nv)."""
-    for kk in range(nv):
-        out[dofs[kk]] = 0.0
-    for c in range(nefc):
-        i = rows[c]
-        fi = f[i]
-        if fi != 0.0:
-            for kk in range(nv):
-                k = dofs[kk]
-                out[k] += J[i, k] * fi
+def solve_m_local(m, d, w, x, dofs, nv):
+    """x[:nv] <- M^-1 x on an island's dofs with the global factor qLD (mj_solveLD on the island block)."""
+    qld = d.qLD[w]
+    dinv = d.qLDiagInv[w]
+    rowadr, rownnz, colind = m.M_rowadr, m.M_rownnz, m.M_colind
+    for ii in range(nv - 1, -1, -1):
+        i = dofs[ii]
+        if rownnz[i] == 1:
+            continue
+        xi = x[ii]
+        if xi != 0.0:
+            adr = rowadr[i]
+            for a in range(adr, adr + rownnz[i] - 1):
+                x[ii - (i - colind[a])] -= qld[a] * xi
+    for ii in range(nv):
+        x[ii] *= dinv[dofs[ii]]
+    for ii in range(nv):
+        i = dofs[ii]
+        n = rownnz[i] - 1
+        if n > 0:
+            # mju_dotSparse: 4 partial sums, sequential tail
+            adr = rowadr[i]
+            off = ii - i
+            r0 = 0.0
+            r1 = 0.0
+            r2 = 0.0
+            r3 = 0.0
+            t = 0
+            while t <= n - 4:
+                r0 += qld[adr + t] * x[off + colind[adr + t]]
+                r1 += qld[adr + t + 1] * x[off + colind[adr + t + 1]]
+                r2 += qld[adr + t + 2] * x[off + colind[adr + t + 2]]
+                r3 += qld[adr + t + 3] * x[off + colind[adr + t + 3]]
+                t += 4
+            s = (r0 + r2) + (r1 + r3)
+            while t < n:
+                s += qld[adr + t] * x[off + colind[adr + t]]
+                t += 1
+            x[ii] -= s
 
 
 @njit(cache=True)
@@ -129,24 +181,23 @@ def chol_factor(a, n, mindiag):
     """In-place dense Cholesky of the lower triangle of a (n, n), diagonal clamped to mindiag (mju_cholFactor)."""
     rank = n
     for j in range(n):
-        t = a[j, j]
-        for k in range(j):
-            t -= a[j, k] * a[j, k]
+        aj = a[j]
+        t = aj[j]
+        if j:
+            t -= _dot(aj, aj, j)
         deficient = t < mindiag
         if deficient:
             t = mindiag
             rank -= 1
-        a[j, j] = math.sqrt(t)
+        aj[j] = math.sqrt(t)
         if deficient:
             for i in range(j + 1, n):
                 a[i, j] = 0.0
         else:
-            inv = 1.0 / a[j, j]
+            inv = 1.0 / aj[j]
             for i in range(j + 1, n):
-                s = a[i, j]
-                for k in range(j):
-                    s -= a[i, k] * a[j, k]
-                a[i, j] = s * inv
+                ai = a[i]
+                ai[j] = (ai[j] - _dot(ai, aj, j)) * inv
     return rank
 
 
@@ -154,39 +205,67 @@ def chol_factor(a, n, mindiag):
 def chol_solve(a, n, b, x):
     """x (n,) = (L L')^-1 b with L the lower factor in a (mju_cholSolve); x may alias b."""
     for i in range(n):
-        s = b[i]
-        for k in range(i):
-            s -= a[i, k] * x[k]
-        x[i] = s / a[i, i]
+        x[i] = b[i]
+    for i in range(n):
+        if i:
+            x[i] -= _dot(a[i], x, i)
+        x[i] /= a[i, i]
     for i in range(n - 1, -1, -1):
         s = x[i]
-        for k in range(i + 1, n):
-            s -= a[k, i] * x[k]
+        for j in range(i + 1, n):
+            s -= a[j, i] * x[j]
         x[i] = s / a[i, i]
+
+
+@njit(cache=True)
+def chol_update(a, x, n, plus):
+    """Rank-1 update (plus) or downdate of the lower Cholesky factor in a by x (n,), x overwritten; returns
+    the rank, diagonal clamped to MINVAL (mju_cholUpdate)."""
+    rank = n
+    for k in range(n):
+        xk = x[k]
+        if xk != 0.0:
+            Lkk = a[k, k]
+            t = Lkk * Lkk + (xk * xk if plus else -xk * xk)
+            if t < MINVAL:
+                t = MINVAL
+                rank -= 1
+            r = math.sqrt(t)
+            c = r / Lkk
+            cinv = 1.0 / c
+            s = xk / Lkk
+            a[k, k] = r
+            if plus:
+                for i in range(k + 1, n):
+                    a[i, k] = (a[i, k] + s * x[i]) * cinv
+            else:
+                for i in range(k + 1, n):
+                    a[i, k] = (a[i, k] - s * x[i]) * cinv
+            for i in range(k + 1, n):
+                x[i] = c * x[i] - s * a[i, k]
+    return rank
 
 
 # ------------------------------------------------------------------------------------------------
 # constraint state / cost (mj_constraintUpdate_impl, engine_core_constraint.c)
 
 @njit(cache=True)
-def constraint_update(m, d, w, jar, flg_cone_hessian, rows, ne, nf, nefc):
-    """efc_force/efc_state and cost s(jar) on the listed rows rows[:nefc] (ne equality, nf friction first)
-    for jar = J qacc - aref; cone Hessians in contact_H.
+def constraint_update(jar, D, R, floss, typ, eid, cmu, cfr, cdim, cH, force, state, ne, nf, nefc,
+                      flg_cone_hessian):
+    """efc_force / efc_state of rows 0..nefc-1 (ne equality, nf friction first) and the cost s(jar) for
+    jar = J qacc - aref; cone Hessians in cH (the world's contact_H) (mj_constraintUpdate_impl).
 
-    qfrc_constraint = J' efc_force is left to the caller."""
-    D, R, floss = d.efc_D[w], d.efc_R[w], d.efc_frictionloss[w]
-    force, state, typ, eid = d.efc_force[w], d.efc_state[w], d.efc_type[w], d.efc_id[w]
+    The row arrays are the world's efc_* rows or an island's gathered rows; cmu / cfr / cdim / cH are the
+    world's contact_mu / friction / dim / H indexed by efc_id."""
     s = 0.0
-    for c in range(nefc):
-        i = rows[c]
+    for i in range(nefc):
         force[i] = -D[i] * jar[i]
-    c = 0
-    while c < nefc:
-        i = rows[c]
-        if c < ne:
+    i = 0
+    while i < nefc:
+        if i < ne:
             s += 0.5 * D[i] * jar[i] * jar[i]
             state[i] = CNSTRSTATE_QUADRATIC
-        elif c < ne + nf:
+        elif i < ne + nf:
             if jar[i] <= -R[i] * floss[i]:
                 s += -0.5 * R[i] * floss[i] * floss[i] - floss[i] * jar[i]
                 force[i] = floss[i]
@@ -207,15 +286,26 @@ def constraint_update(m, d, w, jar, flg_cone_hessian, rows, ne, nf, nefc):
                 state[i] = CNSTRSTATE_QUADRATIC
         else:
             con = eid[i]
-            mu = d.contact_mu[w, con]
-            fr = d.contact_friction[w, con]
-            dim = d.contact_dim[w, con]
-            # regular dual cone coordinates U = diag(mu, friction) jar; N normal, T tangent norm
+            mu = cmu[con]
+            fr = cfr[con]
+            dim = cdim[con]
+            # regular dual cone coordinates U = diag(mu, friction) jar; N normal, T tangent norm (mju_norm)
             N = jar[i] * mu
-            T2 = 0.0
-            for j in range(1, dim):
-                u = jar[i + j] * fr[j - 1]
-                T2 += u * u
+            u1 = jar[i + 1] * fr[0]
+            u2 = jar[i + 2] * fr[1] if dim > 2 else 0.0
+            u3 = jar[i + 3] * fr[2] if dim > 3 else 0.0
+            u4 = jar[i + 4] * fr[3] if dim > 4 else 0.0
+            u5 = jar[i + 5] * fr[4] if dim > 5 else 0.0
+            if dim >= 5:
+                T2 = (u1 * u1 + u3 * u3) + (u2 * u2 + u4 * u4)
+                if dim == 6:
+                    T2 += u5 * u5
+            elif dim == 4:
+                T2 = u1 * u1 + u2 * u2 + u3 * u3
+            elif dim == 3:
+                T2 = u1 * u1 + u2 * u2
+            else:
+                T2 = u1 * u1
             T = math.sqrt(T2)
             if N >= mu * T or (T <= 0 and N >= 0):
                 for j in range(dim):
@@ -235,11 +325,11 @@ def constraint_update(m, d, w, jar, flg_cone_hessian, rows, ne, nf, nefc):
                     force[i + j] = -force[i] / T * (jar[i + j] * fr[j - 1]) * fr[j - 1]
                 st = CNSTRSTATE_CONE
                 if flg_cone_hessian:
-                    H = d.contact_H[w, con]
+                    H = cH[con]
                     scl = -mu / T
                     H[0] = 1.0
                     for j in range(1, dim):
-                        H[j] = scl * jar[i + j] * fr[j - 1]
+                        H[j] = scl * (jar[i + j] * fr[j - 1])
                     scl = mu * N / (T * T * T)
                     for k in range(1, dim):
                         for j in range(k, dim):
@@ -256,82 +346,26 @@ def constraint_update(m, d, w, jar, flg_cone_hessian, rows, ne, nf, nefc):
                             H[j * dim + k] = H[k * dim + j]
             for j in range(dim):
                 state[i + j] = st
-            c += dim
+            i += dim
             continue
-        c += 1
+        i += 1
     return s
 
 
+@njit(cache=True)
+def constraint_update_world(m, d, w, jar, flg_cone_hessian):
+    """constraint_update on every efc row of world w, then qfrc_constraint = J' efc_force
+    (mj_constraintUpdate); returns the constraint cost."""
+    nefc = d.nefc[w]
+    cost = constraint_update(jar, d.efc_D[w], d.efc_R[w], d.efc_frictionloss[w], d.efc_type[w], d.efc_id[w],
+                             d.contact_mu[w], d.contact_friction[w], d.contact_dim[w], d.contact_H[w],
+                             d.efc_force[w], d.efc_state[w], d.ne[w], d.nf[w], nefc, flg_cone_hessian)
+    mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv)
+    return cost
+
+
 # ------------------------------------------------------------------------------------------------
-# warmstart and driver (mj_fwdConstraint, engine_forward.c)
-
-@njit(cache=True)
-def make_ar(m, d, w):
-    """scr_slv_AR (nefc, nefc) = J M^-1 J' + diag(R) (efc_AR of mj_projectConstraint, dense)."""
-    nefc, nv = d.nefc[w], m.nv
-    AR = d.scr_slv_AR[w]
-    if AR.shape[0] < nefc:
-        raise UnsupportedFeature('PGS: nefc exceeds the dense AR capacity (sim.fields_solver.AR_CAP)')
-    J = d.efc_J[w]
-    x = d.scr_slv_nv[w, _TMP]
-    for i in range(nefc):
-        for k in range(nv):
-            x[k] = J[i, k]
-        solve_m(m, d, w, x)
-        for j in range(i + 1):
-            s = 0.0
-            for k in range(nv):
-                s += J[j, k] * x[k]
-            AR[i, j] = s
-            AR[j, i] = s
-    for i in range(nefc):
-        AR[i, i] += d.efc_R[w, i]
-
-
-@njit(cache=True)
-def warmstart(m, d, w, iota):
-    """Initial qacc (and efc_force for PGS): best of qacc_warmstart and qacc_smooth (mj_fwdConstraint).
-
-    iota: identity list (monolithic rows / dofs). With islands, unconstrained dofs restart at qacc_smooth."""
-    nv, nefc = m.nv, d.nefc[w]
-    qacc, qs = d.qacc[w], d.qacc_smooth[w]
-    if int(m.opt[OPT_DISABLE]) & DSBL_WARMSTART:
-        qacc[:] = qs
-        for i in range(nefc):
-            d.efc_force[w, i] = 0.0
-        return
-    qw = d.qacc_warmstart[w]
-    qacc[:] = qw
-    jar = d.scr_slv_efc[w, _JAREF]
-    mul_j(d.efc_J[w], qw, jar, iota, nefc, iota, nv)
-    for i in range(nefc):
-        jar[i] -= d.efc_aref[w, i]
-    cost_ws = constraint_update(m, d, w, jar, False, iota, d.ne[w], d.nf[w], nefc)
-    mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], iota, nefc, iota, nv)
-    if int(m.opt[OPT_SOLVER]) == SOL_PGS:
-        # dual cost of the warmstart forces: f'b + 0.5 f'AR f; zero forces if positive
-        f, AR, ARf = d.efc_force[w], d.scr_slv_AR[w], d.scr_slv_efc[w, _FPREV]
-        c = _dot(f, d.efc_b[w], nefc)
-        for i in range(nefc):
-            ARf[i] = _dot(AR[i], f, nefc)
-        c += 0.5 * _dot(f, ARf, nefc)
-        if c > 0:
-            for i in range(nefc):
-                f[i] = 0.0
-            d.qfrc_constraint[w][:] = 0.0
-    else:
-        Ma = d.scr_slv_nv[w, _MA]
-        mul_m(m, d, w, qw, Ma, iota, nv)
-        for i in range(nv):
-            cost_ws += 0.5 * (Ma[i] - d.qfrc_smooth[w, i]) * (qw[i] - qs[i])
-        cost_smooth = constraint_update(m, d, w, d.efc_b[w], False, iota, d.ne[w], d.nf[w], nefc)
-        if cost_ws > cost_smooth:
-            qacc[:] = qs
-    if d.nisland[w] > 0:
-        for i in range(d.nidof[w], nv):
-            dof = d.map_idof2dof[w, i]
-            qacc[dof] = qs[dof]
-
+# statistics
 
 @njit(cache=True)
 def inertia_scale(m, d, w, dofs, nv):
@@ -374,6 +408,109 @@ def _add_niter(d, w, isl, it):
 
 
 # ------------------------------------------------------------------------------------------------
+# warmstart (mj_fwdConstraint's warmstart, engine_forward.c) and the dual matrix AR
+
+@njit(cache=True)
+def warmstart(m, d, w):
+    """Initial qacc (and efc_force for PGS): best of qacc_warmstart and qacc_smooth; with islands,
+    unconstrained dofs restart at qacc_smooth."""
+    nv, nefc = m.nv, d.nefc[w]
+    qacc, qs = d.qacc[w], d.qacc_smooth[w]
+    force = d.efc_force[w]
+    if int(m.opt[OPT_DISABLE]) & DSBL_WARMSTART:
+        for i in range(nv):
+            qacc[i] = qs[i]
+        for i in range(nefc):
+            force[i] = 0.0
+        return
+    qw = d.qacc_warmstart[w]
+    for i in range(nv):
+        qacc[i] = qw[i]
+    jar = d.scr_slv_efc[w, _JAREF]
+    J = d.efc_J[w]
+    aref = d.efc_aref[w]
+    for i in range(nefc):
+        jar[i] = _dot(J[i], qw, nv)
+        jar[i] -= aref[i]
+    cost_ws = constraint_update_world(m, d, w, jar, False)
+    if int(m.opt[OPT_SOLVER]) == SOL_PGS:
+        # dual cost of the warmstart forces: f'b + 0.5 f'AR f; zero forces if positive
+        AR, ARf = d.scr_slv_AR[w], d.scr_slv_efc[w, _FPREV]
+        c = _dot(force, d.efc_b[w], nefc)
+        for i in range(nefc):
+            ARf[i] = _dot(AR[i], force, nefc)
+        c += 0.5 * _dot(force, ARf, nefc)
+        if c > 0:
+            for i in range(nefc):
+                force[i] = 0.0
+            qfc = d.qfrc_constraint[w]
+            for i in range(nv):
+                qfc[i] = 0.0
+    else:
+        Ma = d.scr_slv_nv[w, _MA]
+        mul_m(m, d, w, qw, Ma, d.scr_isl_int[w, 0], nv)
+        qfs = d.qfrc_smooth[w]
+        for i in range(nv):
+            cost_ws += 0.5 * (Ma[i] - qfs[i]) * (qw[i] - qs[i])
+        cost_smooth = constraint_update_world(m, d, w, d.efc_b[w], False)
+        if cost_ws > cost_smooth:
+            for i in range(nv):
+                qacc[i] = qs[i]
+    if d.nisland[w] > 0:
+        i2d = d.map_idof2dof[w]
+        for i in range(d.nidof[w], nv):
+            qacc[i2d[i]] = qs[i2d[i]]
+
+
+@njit(cache=True)
+def make_ar(m, d, w):
+    """scr_slv_AR (nefc, nefc) = Y Y' + diag(R) with Y = J L^-T D^-1/2 in scr_slv_J (mj_makeY, mj_makeAR,
+    dense: mj_solveM2 and mju_sqrMatTD's operation order)."""
+    nefc, nv = d.nefc[w], m.nv
+    AR = d.scr_slv_AR[w]
+    if AR.shape[0] < nefc:
+        raise UnsupportedFeature('PGS: nefc exceeds the dense AR capacity (sim.fields_solver.AR_CAP)')
+    J = d.efc_J[w]
+    Y = d.scr_slv_J[w]
+    qld = d.qLD[w]
+    sq = d.scr_slv_nv[w, _TMP]
+    rowadr, rownnz, colind, simple = m.M_rowadr, m.M_rownnz, m.M_colind, m.dof_simplenum
+    for i in range(nv):
+        sq[i] = 1.0 / math.sqrt(qld[rowadr[i] + rownnz[i] - 1])
+    for r in range(nefc):
+        y = Y[r]
+        Jr = J[r]
+        for i in range(nv):
+            y[i] = Jr[i]
+        for i in range(nv - 1, 0, -1):
+            if simple[i]:
+                continue
+            yi = y[i]
+            if yi != 0.0:
+                adr = rowadr[i]
+                for a in range(adr, adr + rownnz[i] - 1):
+                    y[colind[a]] -= qld[a] * yi
+        for i in range(nv):
+            y[i] *= sq[i]
+    # AR = Y Y' (lower triangle accumulated over dofs, zero entries of row i skipped), mirrored, + R
+    for i in range(nefc):
+        yi = Y[i]
+        ARi = AR[i]
+        for k in range(i + 1):
+            ARi[k] = 0.0
+        for j in range(nv):
+            t = yi[j]
+            if t != 0.0:
+                for k in range(i + 1):
+                    ARi[k] += Y[k, j] * t
+        for k in range(i):
+            AR[k, i] = ARi[k]
+    R = d.efc_R[w]
+    for i in range(nefc):
+        AR[i, i] += R[i]
+
+
+# ------------------------------------------------------------------------------------------------
 # PGS (solPGS) and its elliptic-cone helpers
 
 @njit(cache=True)
@@ -391,6 +528,8 @@ def _pcg32_next(state):
 def _dual_state(m, d, w, rows, ne, nf, nefc):
     """efc_state of the listed rows from the dual forces; returns nactive (dualState)."""
     force, floss, state = d.efc_force[w], d.efc_frictionloss[w], d.efc_state[w]
+    typ, eid = d.efc_type[w], d.efc_id[w]
+    cdim, cmu, cfr = d.contact_dim[w], d.contact_mu[w], d.contact_friction[w]
     nactive = ne + nf
     for c in range(ne):
         state[rows[c]] = CNSTRSTATE_QUADRATIC
@@ -405,7 +544,7 @@ def _dual_state(m, d, w, rows, ne, nf, nefc):
     c = ne + nf
     while c < nefc:
         i = rows[c]
-        if d.efc_type[w, i] != CNSTR_CONTACT_ELLIPTIC:
+        if typ[i] != CNSTR_CONTACT_ELLIPTIC:
             if force[i] <= 0:
                 state[i] = CNSTRSTATE_SATISFIED
             else:
@@ -413,14 +552,27 @@ def _dual_state(m, d, w, rows, ne, nf, nefc):
                 nactive += 1
             c += 1
             continue
-        con = d.efc_id[w, i]
-        dim = d.contact_dim[w, con]
-        mu = d.contact_mu[w, con]
+        con = eid[i]
+        dim = cdim[con]
+        mu = cmu[con]
+        fr = cfr[con]
         N = force[i] / mu
-        T2 = 0.0
-        for j in range(1, dim):
-            fj = force[i + j] / d.contact_friction[w, con, j - 1]
-            T2 += fj * fj
+        # T = mju_norm of the scaled tangential forces (mju_dot's order)
+        f1 = force[i + 1] / fr[0]
+        f2 = force[i + 2] / fr[1] if dim > 2 else 0.0
+        f3 = force[i + 3] / fr[2] if dim > 3 else 0.0
+        f4 = force[i + 4] / fr[3] if dim > 4 else 0.0
+        f5 = force[i + 5] / fr[4] if dim > 5 else 0.0
+        if dim >= 5:
+            T2 = (f1 * f1 + f3 * f3) + (f2 * f2 + f4 * f4)
+            if dim == 6:
+                T2 += f5 * f5
+        elif dim == 4:
+            T2 = f1 * f1 + f2 * f2 + f3 * f3
+        elif dim == 3:
+            T2 = f1 * f1 + f2 * f2
+        else:
+            T2 = f1 * f1
         T = math.sqrt(T2)
         if mu * N >= T:
             st = CNSTRSTATE_SATISFIED
@@ -577,6 +729,7 @@ def qcqp_n(res, A, b, dd, r, n, work):
     return 1 if la != 0 else 0
 
 
+
 @njit(cache=True)
 def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
     """Projected Gauss-Seidel on the dual over one island's rows (solPGS); efc_force in, efc_force/state out.
@@ -586,11 +739,13 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
     rows, ne, nf, nefc, dofs, nvi = lst
     nefc_all = d.nefc[w]
     force, floss, AR, b = d.efc_force[w], d.efc_frictionloss[w], d.scr_slv_AR[w], d.efc_b[w]
+    typ, eid, state = d.efc_type[w], d.efc_id[w], d.efc_state[w]
+    cdim, cfr = d.contact_dim[w], d.contact_friction[w]
     ARinv = d.scr_slv_efc[w, _DIAG]
     fprev = d.scr_slv_efc[w, _FPREV]
     fmom = d.scr_slv_efc[w, _FMOM]
-    oldstate = d.scr_slv_int[w, 0]
-    blockstart = d.scr_slv_int[w, 1]
+    oldstate = d.scr_slv_int[w, _OLDSTATE]
+    blockstart = d.scr_slv_int[w, _BLOCK]
     small = d.scr_slv_small[w]
     res = small[0:6]
     oldf = small[6:12]
@@ -598,6 +753,8 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
     bc = small[18:23]
     Ac = small[23:48]
     Athis = small[48:84].reshape((6, 6))
+    delta = small[84:90]
+    v1 = small[90:96]
     qwork = small[96:160]
     scale = inertia_scale(m, d, w, dofs, nvi)
     tol = m.opt[OPT_TOLERANCE]
@@ -614,8 +771,8 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
         blockstart[nblocks] = c
         nblocks += 1
         i = rows[c]
-        if d.efc_type[w, i] == CNSTR_CONTACT_ELLIPTIC:
-            c += d.contact_dim[w, d.efc_id[w, i]]
+        if typ[i] == CNSTR_CONTACT_ELLIPTIC:
+            c += cdim[eid[i]]
         else:
             c += 1
     rng, _ = _pcg32_next(np.uint64(0))
@@ -638,14 +795,14 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
                 c = ne + nf
                 while c < nefc:
                     i = rows[c]
-                    if d.efc_type[w, i] == CNSTR_CONTACT_ELLIPTIC:
-                        cid = d.efc_id[w, i]
-                        dim = d.contact_dim[w, cid]
+                    if typ[i] == CNSTR_CONTACT_ELLIPTIC:
+                        cid = eid[i]
+                        dim = cdim[cid]
                         if force[i] < 0:
                             for j in range(dim):
                                 force[i + j] = 0.0
                         else:
-                            _project_ellipsoid(force, i + 1, force[i], d.contact_friction[w, cid], dim, True)
+                            _project_ellipsoid(force, i + 1, force[i], cfr[cid], dim, True)
                         c += dim
                     else:
                         if force[i] < 0:
@@ -667,31 +824,33 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
         for bi in range(nblocks):
             cb = blockstart[bi]
             i = rows[cb]
-            ell = d.efc_type[w, i] == CNSTR_CONTACT_ELLIPTIC
-            dim = d.contact_dim[w, d.efc_id[w, i]] if ell else 1
+            if typ[i] != CNSTR_CONTACT_ELLIPTIC:
+                r0 = b[i] + _dot(AR[i], force, nefc_all)
+                f0 = force[i]
+                fi = f0 - r0 * ARinv[i]
+                if cb >= ne and cb < ne + nf:
+                    if fi < -floss[i]:
+                        fi = -floss[i]
+                    elif fi > floss[i]:
+                        fi = floss[i]
+                elif cb >= ne + nf:
+                    if fi < 0:
+                        fi = 0.0
+                dl = fi - f0
+                change = 0.5 * dl * dl * (1.0 / ARinv[i]) + dl * r0
+                if change > 1e-10:
+                    fi = f0
+                    change = 0.0
+                force[i] = fi
+                improvement -= change
+                continue
+            cid = eid[i]
+            dim = cdim[cid]
+            fr = cfr[cid]
             for j in range(dim):
                 res[j] = b[i + j] + _dot(AR[i + j], force, nefc_all)
             for j in range(dim):
                 oldf[j] = force[i + j]
-            if not ell:
-                force[i] -= res[0] * ARinv[i]
-                if cb >= ne and cb < ne + nf:
-                    if force[i] < -floss[i]:
-                        force[i] = -floss[i]
-                    elif force[i] > floss[i]:
-                        force[i] = floss[i]
-                elif cb >= ne + nf:
-                    if force[i] < 0:
-                        force[i] = 0.0
-                delta = force[i] - oldf[0]
-                change = 0.5 * delta * delta * (1.0 / ARinv[i]) + delta * res[0]
-                if change > 1e-10:
-                    force[i] = oldf[0]
-                    change = 0.0
-                improvement -= change
-                continue
-            cid = d.efc_id[w, i]
-            fr = d.contact_friction[w, cid]
             for j in range(dim):
                 for k in range(dim):
                     Athis[j, k] = AR[i + j, i + k]
@@ -705,12 +864,9 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
             else:
                 for j in range(dim):
                     v[j] = force[i + j]
-                denom = 0.0
                 for j in range(dim):
-                    s = 0.0
-                    for k in range(dim):
-                        s += Athis[j, k] * v[k]
-                    denom += v[j] * s
+                    v1[j] = _dot(Athis[j], v, dim)
+                denom = _dot(v, v1, dim)
                 if denom >= MINVAL:
                     x = -_dot(v, res, dim) / denom
                     if force[i] + x * v[0] < 0:
@@ -721,11 +877,9 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
             n1 = dim - 1
             for j in range(n1):
                 bc[j] = res[j + 1]
-                s = 0.0
                 for k in range(n1):
                     Ac[j * n1 + k] = Athis[j + 1, k + 1]
-                    s += Athis[j + 1, k + 1] * oldf[k + 1]
-                bc[j] -= s
+                bc[j] -= _dot_at(Ac, j * n1, oldf, 1, n1)
                 bc[j] += Athis[j + 1, 0] * (force[i] - oldf[0])
             if force[i] < MINVAL:
                 for j in range(1, dim):
@@ -741,25 +895,24 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
                     _project_ellipsoid(v, 0, force[i], fr, dim, False)
                 for j in range(n1):
                     force[i + 1 + j] = v[j]
-            # cost change over the block; restore if positive
-            change = 0.0
+            # cost change over the block, 0.5 delta' A delta + delta' res; restore if positive (costChange)
             for j in range(dim):
-                dj = force[i + j] - oldf[j]
-                s = 0.0
-                for k in range(dim):
-                    s += Athis[j, k] * (force[i + k] - oldf[k])
-                change += 0.5 * dj * s + dj * res[j]
+                delta[j] = force[i + j] - oldf[j]
+            quadv = 0.0
+            for j in range(dim):
+                quadv += delta[j] * _dot(Athis[j], delta, dim)
+            change = 0.5 * quadv + _dot(delta, res, dim)
             if change > 1e-10:
                 for j in range(dim):
                     force[i + j] = oldf[j]
                 change = 0.0
             improvement -= change
         for c in range(nefc):
-            oldstate[rows[c]] = d.efc_state[w, rows[c]]
+            oldstate[c] = state[rows[c]]
         nactive = _dual_state(m, d, w, rows, ne, nf, nefc)
         nchange = 0
         for c in range(nefc):
-            nchange += oldstate[rows[c]] != d.efc_state[w, rows[c]]
+            nchange += oldstate[c] != state[rows[c]]
         improvement *= scale
         _save_stats(d, w, isl, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
         if nesterov:
@@ -781,98 +934,158 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
 
 
 # ------------------------------------------------------------------------------------------------
-# primal solvers (mj_solPrimal): cost, line search, Hessian
+# primal solvers (mj_solPrimal) on an island context
+#
+# ctx = (J, D, R, floss, aref, typ, eid, force, state, qfs, qas, qacc, qfc, dofs, ne, nf, nefc, nv): the
+# island's efc rows 0..nefc-1 (J (rows, >= nv) dense block, D, R, frictionloss, aref, type, id, force, state)
+# and dofs 0..nv-1 (qfrc_smooth, qacc_smooth, qacc, qfrc_constraint; dofs[ii] = global dof), contiguous as
+# MuJoCo's mjPrimalContext.  Work vectors are rows of scr_slv_nv / scr_slv_efc, local indices.
 
 @njit(cache=True)
-def _primal_update_constraint(m, d, w, flg_cone, lst):
-    """efc_force/state, qfrc_constraint, cost incl. Gauss on the island lst; returns (cost, gauss, nactive, ncone)."""
-    rows, ne, nf, nefc, dofs, nv = lst
-    cost = constraint_update(m, d, w, d.scr_slv_efc[w, _JAREF], flg_cone, rows, ne, nf, nefc)
-    mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], rows, nefc, dofs, nv)
+def _primal_update_constraint(m, d, w, ctx, flg_cone):
+    """force, state, qfrc_constraint, cost incl. Gauss (PrimalUpdateConstraint); returns (cost, gauss,
+    nactive, ncone)."""
+    J, D, R, floss, aref, typ, eid, force, state, qfs, qas, qacc, qfc, dofs, ne, nf, nefc, nv = ctx
+    Jaref = d.scr_slv_efc[w, _JAREF]
+    cost = constraint_update(Jaref, D, R, floss, typ, eid, d.contact_mu[w], d.contact_friction[w],
+                             d.contact_dim[w], d.contact_H[w], force, state, ne, nf, nefc, flg_cone)
+    mul_jt(J, force, qfc, nefc, nv)
     nactive = 0
     ncone = 0
-    for c in range(nefc):
-        i = rows[c]
-        nactive += d.efc_state[w, i] != CNSTRSTATE_SATISFIED
-        ncone += d.efc_state[w, i] == CNSTRSTATE_CONE
+    for i in range(nefc):
+        nactive += state[i] != CNSTRSTATE_SATISFIED
+        ncone += state[i] == CNSTRSTATE_CONE
     Ma = d.scr_slv_nv[w, _MA]
     gauss = 0.0
-    for ii in range(nv):
-        i = dofs[ii]
-        gauss += 0.5 * (Ma[i] - d.qfrc_smooth[w, i]) * (d.qacc[w, i] - d.qacc_smooth[w, i])
+    for i in range(nv):
+        gauss += 0.5 * (Ma[i] - qfs[i]) * (qacc[i] - qas[i])
     return cost + gauss, gauss, nactive, ncone
 
 
 @njit(cache=True)
-def _make_hessian(m, d, w, ncone, lst):
-    """scr_slv_H[:nv, :nv] = Cholesky factor of the island's M + J' D_quadratic J (+ J_c' H_c J_c for cones).
-
-    Island-local dof order dofs[:nv]; M entries of a dof lie in its own tree, a contiguous dof block in
-    both the global and the island order, so column col of row i maps to local ii - (i - col)."""
-    rows, ne, nf, nefc, dofs, nv = lst
+def _make_hessian(m, d, w, ctx):
+    """Lower triangle of scr_slv_H[:nv, :nv] = J' D_quadratic J + M (MakeHessian, dense: mju_sqrMatTD_impl
+    then mju_addToSymSparse)."""
+    J, D, state, dofs, nefc, nv = ctx[0], ctx[1], ctx[8], ctx[13], ctx[16], ctx[17]
     H = d.scr_slv_H[w]
-    J = d.efc_J[w]
     M = d.M[w]
     for i in range(nv):
-        for j in range(nv):
-            H[i, j] = 0.0
-    for c in range(nefc):
-        r = rows[c]
-        if d.efc_state[w, r] != CNSTRSTATE_QUADRATIC:
+        Hi = H[i]
+        for k in range(i + 1):
+            Hi[k] = 0.0
+    for r in range(nefc):
+        if state[r] != CNSTRSTATE_QUADRATIC:
             continue
-        Dr = d.efc_D[w, r]
-        for ii in range(nv):
-            a = J[r, dofs[ii]] * Dr
-            if a != 0.0:
-                for jj in range(ii + 1):
-                    H[ii, jj] += a * J[r, dofs[jj]]
-    if ncone:
-        cr = 0
-        while cr < nefc:
-            r = rows[cr]
-            if d.efc_state[w, r] == CNSTRSTATE_CONE:
-                c = d.efc_id[w, r]
-                dim = d.contact_dim[w, c]
-                Hc = d.contact_H[w, c]
-                for p in range(dim):
-                    for q in range(dim):
-                        h = Hc[p * dim + q]
-                        for ii in range(nv):
-                            a = J[r + p, dofs[ii]] * h
-                            if a != 0.0:
-                                for jj in range(ii + 1):
-                                    H[ii, jj] += a * J[r + q, dofs[jj]]
-                cr += dim
-            else:
-                cr += 1
+        Dr = D[r]
+        Jr = J[r]
+        for i in range(nv):
+            t = Jr[i]
+            if t != 0.0:
+                scl = t * Dr
+                Hi = H[i]
+                for k in range(i + 1):
+                    Hi[k] += Jr[k] * scl
+    rowadr, rownnz, colind = m.M_rowadr, m.M_rownnz, m.M_colind
     for ii in range(nv):
         i = dofs[ii]
-        adr = m.M_rowadr[i]
-        for t in range(m.M_rownnz[i]):
-            H[ii, ii - (i - m.M_colind[adr + t])] += M[adr + t]
-    chol_factor(H, nv, MINVAL)
+        adr = rowadr[i]
+        Hi = H[ii]
+        for t in range(rownnz[i]):
+            Hi[ii - (i - colind[adr + t])] += M[adr + t]
 
 
 @njit(cache=True)
-def _update_mgrad(m, d, w, newton, lst):
-    """Mgrad = H^-1 grad (Newton, island-local factor) or M^-1 grad (CG) on the island's dofs (PrimalUpdateMgrad).
+def _hessian_cone(m, d, w, ctx):
+    """scr_slv_Hc = factor of H + sum over cone contacts of J_c' H_c J_c, as rank-1 updates of a copy of the
+    factor in scr_slv_H along the rows of L_c' J_c, L_c = chol(H_c) (HessianCone, dense)."""
+    J, eid, state, nefc, nv = ctx[0], ctx[6], ctx[8], ctx[16], ctx[17]
+    L = d.scr_slv_H[w]
+    Lc = d.scr_slv_Hc[w]
+    for i in range(nv):
+        for k in range(i + 1):
+            Lc[i, k] = L[i, k]
+    cdim = d.contact_dim[w]
+    cH = d.contact_H[w]
+    LTJ = d.scr_slv_nv[w, _LTJ:_LTJ + 6]
+    small = d.scr_slv_small[w]
+    i = 0
+    while i < nefc:
+        if state[i] != CNSTRSTATE_CONE:
+            i += 1
+            continue
+        con = eid[i]
+        dim = cdim[con]
+        Hc = cH[con]
+        loc = small[100:100 + dim * dim].reshape((dim, dim))
+        for p in range(dim):
+            for q in range(dim):
+                loc[p, q] = Hc[p * dim + q]
+        chol_factor(loc, dim, MINVAL)
+        for r in range(dim):
+            for k in range(nv):
+                LTJ[r, k] = 0.0
+        for r in range(dim):
+            Jr = J[i + r]
+            for c in range(r + 1):
+                s = loc[r, c]
+                Lt = LTJ[c]
+                for k in range(nv):
+                    Lt[k] += Jr[k] * s
+        for r in range(dim):
+            chol_update(Lc, LTJ[r], nv, True)
+        i += dim
 
-    The CG solve runs on the full vector: the LD factor is block-diagonal over trees, so the island
-    entries equal those of the island block solve."""
-    dofs = lst[4]
-    nv = lst[5]
+
+@njit(cache=True)
+def _factorize_hessian(m, d, w, ctx, ncone, recompute):
+    """Factor scr_slv_H in place (rebuilding H first if recompute), then the cone copy (FactorizeHessian)."""
+    if recompute:
+        _make_hessian(m, d, w, ctx)
+    chol_factor(d.scr_slv_H[w], ctx[17], MINVAL)
+    if ncone:
+        _hessian_cone(m, d, w, ctx)
+
+
+@njit(cache=True)
+def _hessian_incremental(m, d, w, ctx, ncone):
+    """Rank-1 up/downdate the factor for every row that entered / left the quadratic state, refactorising
+    when a downdate loses rank; then the cones (HessianIncremental).  Returns nupdate."""
+    J, D, state, nefc, nv = ctx[0], ctx[1], ctx[8], ctx[16], ctx[17]
+    oldstate = d.scr_slv_int[w, _OLDSTATE]
+    L = d.scr_slv_H[w]
+    x = d.scr_slv_nv[w, _CHOLUPD]
+    nupdate = 0
+    for r in range(nefc):
+        was = oldstate[r] == CNSTRSTATE_QUADRATIC
+        now = state[r] == CNSTRSTATE_QUADRATIC
+        if was == now:
+            continue
+        s = math.sqrt(D[r])
+        Jr = J[r]
+        for k in range(nv):
+            x[k] = Jr[k] * s
+        rank = chol_update(L, x, nv, now)
+        nupdate += 1
+        if rank < nv:
+            _factorize_hessian(m, d, w, ctx, ncone, True)
+            return nefc
+    if ncone:
+        _hessian_cone(m, d, w, ctx)
+    return nupdate
+
+
+@njit(cache=True)
+def _update_mgrad(m, d, w, ctx, newton, ncone):
+    """Mgrad = H^-1 grad (Newton, from the factor, with cones if any) or M^-1 grad (CG) (PrimalUpdateMgrad)."""
+    dofs, nv = ctx[13], ctx[17]
     g = d.scr_slv_nv[w, _GRAD]
     mg = d.scr_slv_nv[w, _MGRAD]
     if newton:
-        tmp = d.scr_slv_nv[w, _TMP]
-        for ii in range(nv):
-            tmp[ii] = g[dofs[ii]]
-        chol_solve(d.scr_slv_H[w], nv, tmp, tmp)
-        for ii in range(nv):
-            mg[dofs[ii]] = tmp[ii]
+        chol_solve(d.scr_slv_Hc[w] if ncone else d.scr_slv_H[w], nv, g, mg)
     else:
-        mg[:] = g
-        solve_m(m, d, w, mg)
+        for i in range(nv):
+            mg[i] = g[i]
+        solve_m_local(m, d, w, mg, dofs, nv)
 
 
 @njit(cache=True)
@@ -952,29 +1165,29 @@ def _elliptic_cost_dif(quad, q, alpha, mu, Dm):
 
 
 @njit(cache=True)
-def _primal_prepare(m, d, w, qg, lst):
+def _primal_prepare(m, d, w, ctx, qg):
     """Per-row quadratics quad (3 nefc (+6),) and Gauss coefficients qg[1:3] along search (PrimalPrepare)."""
-    rows, ne, nf, nefc, dofs, nv = lst
+    D, typ, eid, qfs, nefc, nv = ctx[1], ctx[5], ctx[6], ctx[9], ctx[16], ctx[17]
     sv = d.scr_slv_nv[w]
     v = sv[_SEARCH]
-    qg[1] = _dot_idx(v, sv[_MA], dofs, nv) - _dot_idx(d.qfrc_smooth[w], v, dofs, nv)
-    qg[2] = 0.5 * _dot_idx(v, sv[_MV], dofs, nv)
-    Jv, Jaref, D = d.scr_slv_efc[w, _JV], d.scr_slv_efc[w, _JAREF], d.efc_D[w]
+    qg[1] = _dot(v, sv[_MA], nv) - _dot(qfs, v, nv)
+    qg[2] = 0.5 * _dot(v, sv[_MV], nv)
+    Jv, Jaref = d.scr_slv_efc[w, _JV], d.scr_slv_efc[w, _JAREF]
     quad = d.scr_slv_quad[w]
-    cr = 0
-    while cr < nefc:
-        i = rows[cr]
+    cdim, cmu, cfr = d.contact_dim[w], d.contact_mu[w], d.contact_friction[w]
+    i = 0
+    while i < nefc:
         q = 3 * i
         DJ0 = D[i] * Jaref[i]
         quad[q] = Jaref[i] * DJ0
         quad[q + 1] = Jv[i] * DJ0
         quad[q + 2] = Jv[i] * D[i] * Jv[i]
         step = 1
-        if d.efc_type[w, i] == CNSTR_CONTACT_ELLIPTIC:
-            c = d.efc_id[w, i]
-            dim = d.contact_dim[w, c]
-            mu = d.contact_mu[w, c]
-            fr = d.contact_friction[w, c]
+        if typ[i] == CNSTR_CONTACT_ELLIPTIC:
+            c = eid[i]
+            dim = cdim[c]
+            mu = cmu[c]
+            fr = cfr[c]
             for j in range(1, dim):
                 DJj = D[i + j] * Jaref[i + j]
                 quad[q] += Jaref[i + j] * DJj
@@ -998,50 +1211,46 @@ def _primal_prepare(m, d, w, qg, lst):
             step = dim
         quad[q] *= 0.5
         quad[q + 2] *= 0.5
-        cr += step
+        i += step
 
 
 @njit(cache=True)
-def _primal_eval(m, d, w, qg, alpha, lst):
+def _primal_eval(m, d, w, ctx, qg, alpha):
     """(cost(alpha) - cost(0), d/dalpha, d2/dalpha2) along the search direction (PrimalEval)."""
-    rows, ne, nf, nefc = lst[0], lst[1], lst[2], lst[3]
+    D, R, floss, typ, eid, ne, nf, nefc = ctx[1], ctx[2], ctx[3], ctx[5], ctx[6], ctx[14], ctx[15], ctx[16]
     Jv, Jaref = d.scr_slv_efc[w, _JV], d.scr_slv_efc[w, _JAREF]
     quad = d.scr_slv_quad[w]
+    cdim, cmu = d.contact_dim[w], d.contact_mu[w]
     cost = 0.0
     d0 = 0.0
     d1 = 0.0
     t0 = 0.0
     t1 = qg[1]
     t2 = qg[2]
-    cr = 0
-    while cr < nefc:
-        i = rows[cr]
-        if cr < ne:
-            t1 += quad[3 * i + 1]
-            t2 += quad[3 * i + 2]
-            cr += 1
-            continue
-        if cr < ne + nf:
-            start = Jaref[i]
-            dr = Jv[i]
-            x = start + alpha * dr
-            f = d.efc_frictionloss[w, i]
-            Di = d.efc_D[w, i]
-            Rf = d.efc_R[w, i] * f
-            cost += _friction_cost_dif(start, x, f, Rf, Di)
-            if -Rf < x and x < Rf:
-                d0 += Di * x * dr
-                d1 += Di * dr * dr
-            elif x <= -Rf:
-                d0 += -f * dr
-            else:
-                d0 += f * dr
-            cr += 1
-            continue
-        if d.efc_type[w, i] == CNSTR_CONTACT_ELLIPTIC:
-            c = d.efc_id[w, i]
-            dim = d.contact_dim[w, c]
-            mu = d.contact_mu[w, c]
+    for i in range(ne):
+        t1 += quad[3 * i + 1]
+        t2 += quad[3 * i + 2]
+    for i in range(ne, ne + nf):
+        start = Jaref[i]
+        dr = Jv[i]
+        x = start + alpha * dr
+        f = floss[i]
+        Di = D[i]
+        Rf = R[i] * f
+        cost += _friction_cost_dif(start, x, f, Rf, Di)
+        if -Rf < x and x < Rf:
+            d0 += Di * x * dr
+            d1 += Di * dr * dr
+        elif x <= -Rf:
+            d0 += -f * dr
+        else:
+            d0 += f * dr
+    i = ne + nf
+    while i < nefc:
+        if typ[i] == CNSTR_CONTACT_ELLIPTIC:
+            c = eid[i]
+            dim = cdim[c]
+            mu = cmu[c]
             q = 3 * i
             U0, V0, UU, UV, VV, Dm = quad[q + 3], quad[q + 4], quad[q + 5], quad[q + 6], quad[q + 7], quad[q + 8]
             cost += _elliptic_cost_dif(quad, q, alpha, mu, Dm)
@@ -1064,7 +1273,7 @@ def _primal_eval(m, d, w, qg, alpha, lst):
                     T2 = VV / T - (UV + alpha * VV) * T1 / (T * T)
                     d0 += Dm * (N - mu * T) * (N1 - mu * T1)
                     d1 += Dm * ((N1 - mu * T1) * (N1 - mu * T1) + (N - mu * T) * (-mu * T2))
-            cr += dim
+            i += dim
             continue
         start = Jaref[i]
         x = start + alpha * Jv[i]
@@ -1075,7 +1284,7 @@ def _primal_eval(m, d, w, qg, alpha, lst):
             t2 += quad[3 * i + 2]
         else:
             cost -= cost0
-        cr += 1
+        i += 1
     cost += alpha * alpha * t2 + alpha * t1 + t0
     d0 += 2 * alpha * t2 + t1
     d1 += 2 * t2
@@ -1085,7 +1294,13 @@ def _primal_eval(m, d, w, qg, alpha, lst):
 
 
 @njit(cache=True)
-def _update_bracket(m, d, w, qg, p, cands, pn, lst):
+def _set_pnt(m, d, w, ctx, qg, p, alpha):
+    p[0] = alpha
+    p[1], p[2], p[3] = _primal_eval(m, d, w, ctx, qg, alpha)
+
+
+@njit(cache=True)
+def _update_bracket(m, d, w, ctx, qg, p, cands, pn):
     """Move bracket point p (alpha, cost, d0, d1) to a better candidate, refresh its Newton point pn (updateBracket).
 
     Returns (flag, neval)."""
@@ -1098,39 +1313,31 @@ def _update_bracket(m, d, w, qg, p, cands, pn, lst):
             p[:] = cands[k]
             flag = 2
     if flag:
-        a = p[0] - p[2] / p[3]
-        pn[0] = a
-        pn[1], pn[2], pn[3] = _primal_eval(m, d, w, qg, a, lst)
+        _set_pnt(m, d, w, ctx, qg, pn, p[0] - p[2] / p[3])
         return flag, 1
     return flag, 0
 
 
 @njit(cache=True)
-def _set_pnt(m, d, w, qg, p, alpha, lst):
-    p[0] = alpha
-    p[1], p[2], p[3] = _primal_eval(m, d, w, qg, alpha, lst)
-
-
-@njit(cache=True)
-def _primal_search(m, d, w, qg, tolerance, ls_iterations, scale, pts, lst):
+def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts):
     """Exact 1-D Newton line search with bracketing (PrimalSearch).
 
-    pts (7, 4) scratch points (alpha, cost, d0, d1). Returns (alpha, improvement, lsiter, lsslope)."""
-    rows, ne, nf, nefc, dofs, nv = lst
+    pts (9, 4) scratch points (alpha, cost, d0, d1). Returns (alpha, improvement, lsiter, lsslope)."""
+    J, nefc, nv = ctx[0], ctx[16], ctx[17]
     sv = d.scr_slv_nv[w]
     search = sv[_SEARCH]
-    snorm = math.sqrt(_dot_idx(search, search, dofs, nv))
+    snorm = math.sqrt(_dot(search, search, nv))
     if snorm < MINVAL:
         return 0.0, 0.0, 0, 1.0
     gtol = tolerance * snorm / scale
     slopescl = scale / snorm
-    mul_m(m, d, w, search, sv[_MV], dofs, nv)
-    mul_j(d.efc_J[w], search, d.scr_slv_efc[w, _JV], rows, nefc, dofs, nv)
-    _primal_prepare(m, d, w, qg, lst)
+    mul_m(m, d, w, search, sv[_MV], ctx[13], nv)
+    mul_j(J, search, d.scr_slv_efc[w, _JV], nefc, nv)
+    _primal_prepare(m, d, w, ctx, qg)
     p0, p1, p2, pmid, p1n, p2n = pts[0], pts[1], pts[2], pts[3], pts[4], pts[5]
     cands = pts[6:9]
-    _set_pnt(m, d, w, qg, p0, 0.0, lst)
-    _set_pnt(m, d, w, qg, p1, p0[0] - p0[2] / p0[3], lst)
+    _set_pnt(m, d, w, ctx, qg, p0, 0.0)
+    _set_pnt(m, d, w, ctx, qg, p1, p0[0] - p0[2] / p0[3])
     lsiter = 2
     if abs(p1[2]) < gtol and (p1[0] == 0 or p1[1] < 0):
         return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
@@ -1138,17 +1345,17 @@ def _primal_search(m, d, w, qg, tolerance, ls_iterations, scale, pts, lst):
     p2[:] = p0
     while p1[2] * direc <= -gtol and lsiter < ls_iterations:
         p2[:] = p1
-        _set_pnt(m, d, w, qg, p1, p1[0] - p1[2] / p1[3], lst)
+        _set_pnt(m, d, w, ctx, qg, p1, p1[0] - p1[2] / p1[3])
         lsiter += 1
         if abs(p1[2]) < gtol and p1[1] < 0:
             return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
     if lsiter >= ls_iterations:
         return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
     p2n[:] = p1
-    _set_pnt(m, d, w, qg, p1n, p1[0] - p1[2] / p1[3], lst)
+    _set_pnt(m, d, w, ctx, qg, p1n, p1[0] - p1[2] / p1[3])
     lsiter += 1
     while lsiter < ls_iterations:
-        _set_pnt(m, d, w, qg, pmid, 0.5 * (p1[0] + p2[0]), lst)
+        _set_pnt(m, d, w, ctx, qg, pmid, 0.5 * (p1[0] + p2[0]))
         lsiter += 1
         cands[0] = p1n
         cands[1] = p2n
@@ -1161,8 +1368,8 @@ def _primal_search(m, d, w, qg, tolerance, ls_iterations, scale, pts, lst):
                 best = k
         if best >= 0:
             return cands[best, 0], -cands[best, 1], lsiter, abs(cands[best, 2]) * slopescl
-        b1, n1 = _update_bracket(m, d, w, qg, p1, cands, p1n, lst)
-        b2, n2 = _update_bracket(m, d, w, qg, p2, cands, p2n, lst)
+        b1, n1 = _update_bracket(m, d, w, ctx, qg, p1, cands, p1n)
+        b2, n2 = _update_bracket(m, d, w, ctx, qg, p2, cands, p2n)
         lsiter += n1 + n2
         if not b1 and not b2:
             return pmid[0], -pmid[1], lsiter, abs(pmid[2]) * slopescl
@@ -1174,23 +1381,20 @@ def _primal_search(m, d, w, qg, tolerance, ls_iterations, scale, pts, lst):
 
 
 @njit(cache=True)
-def sol_primal(m, d, w, maxiter, newton, isl, lst):
-    """CG (newton False) or Newton primal solver from d.qacc on one island (mj_solPrimal).
+def sol_primal(m, d, w, maxiter, newton, isl, ctx):
+    """CG (newton False) or Newton primal solver from ctx's qacc on one island context (mj_solPrimal).
 
-    isl: island (-1 monolithic); lst = (rows, ne, nf, nefc, dofs, nv): the island's efc rows and dofs in
-    ascending order (identity lists if monolithic). Vectors stay in global indexing; sums run over the
-    lists in island order, as MuJoCo's gathered island arrays."""
-    rows, ne, nf, nefc, dofs, nv = lst
+    isl: island (-1 monolithic)."""
+    J, aref, state, qfs, qacc, qfc, dofs, nefc, nv = ctx[0], ctx[4], ctx[8], ctx[9], ctx[11], ctx[12], \
+        ctx[13], ctx[16], ctx[17]
     sv = d.scr_slv_nv[w]
     Ma, Mv, grad, Mgrad, search = sv[_MA], sv[_MV], sv[_GRAD], sv[_MGRAD], sv[_SEARCH]
     gradold, Mgradold, graddif, Mgraddif = sv[_GRADOLD], sv[_MGRADOLD], sv[_GRADDIF], sv[_MGRADDIF]
     Jaref, Jv = d.scr_slv_efc[w, _JAREF], d.scr_slv_efc[w, _JV]
-    oldstate = d.scr_slv_int[w, 0]
-    state = d.efc_state[w]
+    oldstate = d.scr_slv_int[w, _OLDSTATE]
     small = d.scr_slv_small[w]
     qg = small[0:3]
     pts = small[4:40].reshape((9, 4))
-    qacc, qfs, qfc = d.qacc[w], d.qfrc_smooth[w], d.qfrc_constraint[w]
     tol = m.opt[OPT_TOLERANCE]
     ls_tol = tol * m.opt[OPT_LS_TOLERANCE]
     ls_iter = int(m.opt[OPT_LS_ITERATIONS])
@@ -1198,91 +1402,149 @@ def sol_primal(m, d, w, maxiter, newton, isl, lst):
     scale = inertia_scale(m, d, w, dofs, nv)
 
     mul_m(m, d, w, qacc, Ma, dofs, nv)
-    mul_j(d.efc_J[w], qacc, Jaref, rows, nefc, dofs, nv)
-    for c in range(nefc):
-        Jaref[rows[c]] -= d.efc_aref[w, rows[c]]
-    cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, flg_cone, lst)
+    for i in range(nefc):
+        Jaref[i] = _dot(J[i], qacc, nv)
+        Jaref[i] -= aref[i]
+    cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone)
     qg[0] = gauss
-    for ii in range(nv):
-        i = dofs[ii]
+    for i in range(nv):
         grad[i] = Ma[i] - qfs[i] - qfc[i]
-    _update_mgrad(m, d, w, False, lst)
+    _update_mgrad(m, d, w, ctx, False, 0)
     # zero-iteration exit certified by the duality gap 0.5 grad' M^-1 grad (and the gradient for Newton)
-    flg_gap = max(0.0, 0.5 * scale * _dot_idx(grad, Mgrad, dofs, nv)) < tol
-    flg_gradient = scale * math.sqrt(_dot_idx(grad, grad, dofs, nv)) < tol
+    flg_gap = max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
+    flg_gradient = scale * math.sqrt(_dot(grad, grad, nv)) < tol
     done = flg_gap and (not newton or flg_gradient)
     if not done and newton:
-        _make_hessian(m, d, w, ncone, lst)
-        _update_mgrad(m, d, w, True, lst)
-        done = flg_gradient and max(0.0, 0.5 * scale * _dot_idx(grad, Mgrad, dofs, nv)) < tol
+        _factorize_hessian(m, d, w, ctx, ncone, True)
+        _update_mgrad(m, d, w, ctx, True, ncone)
+        done = flg_gradient and max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
     if not done:
-        for ii in range(nv):
-            search[dofs[ii]] = -Mgrad[dofs[ii]]
+        for i in range(nv):
+            search[i] = -Mgrad[i]
     it = 0
     while not done and it < maxiter:
-        alpha, ls_impr, lsiter, lsslope = _primal_search(m, d, w, qg, ls_tol, ls_iter, scale, pts, lst)
+        alpha, ls_impr, lsiter, lsslope = _primal_search(m, d, w, ctx, qg, ls_tol, ls_iter, scale, pts)
         if alpha == 0:
             break
-        for ii in range(nv):
-            i = dofs[ii]
-            qacc[i] += alpha * search[i]
-            Ma[i] += alpha * Mv[i]
-        for c in range(nefc):
-            Jaref[rows[c]] += alpha * Jv[rows[c]]
+        for i in range(nv):
+            qacc[i] += search[i] * alpha
+            Ma[i] += Mv[i] * alpha
+        for i in range(nefc):
+            Jaref[i] += Jv[i] * alpha
         if not newton:
-            for ii in range(nv):
-                i = dofs[ii]
+            for i in range(nv):
                 gradold[i] = grad[i]
                 Mgradold[i] = Mgrad[i]
-        for c in range(nefc):
-            oldstate[rows[c]] = state[rows[c]]
-        cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, flg_cone, lst)
+        for i in range(nefc):
+            oldstate[i] = state[i]
+        cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone)
         qg[0] = gauss
         nupdate = 0
         if newton:
-            for c in range(nefc):
-                i = rows[c]
-                nupdate += (oldstate[i] == CNSTRSTATE_QUADRATIC) != (state[i] == CNSTRSTATE_QUADRATIC)
-            _make_hessian(m, d, w, ncone, lst)
-        for ii in range(nv):
-            i = dofs[ii]
+            nupdate = _hessian_incremental(m, d, w, ctx, ncone)
+        for i in range(nv):
             grad[i] = Ma[i] - qfs[i] - qfc[i]
-        _update_mgrad(m, d, w, newton, lst)
+        _update_mgrad(m, d, w, ctx, newton, ncone)
         nchange = 0
-        for c in range(nefc):
-            nchange += state[rows[c]] != oldstate[rows[c]]
+        for i in range(nefc):
+            nchange += state[i] != oldstate[i]
         improvement = scale * ls_impr
-        gradient = scale * math.sqrt(_dot_idx(grad, grad, dofs, nv))
+        gradient = scale * math.sqrt(_dot(grad, grad, nv))
         _save_stats(d, w, isl, it, improvement, gradient, lsslope, nactive, nchange, lsiter, nupdate)
-        decrement = max(0.0, 0.5 * scale * _dot_idx(grad, Mgrad, dofs, nv)) if newton else 0.0
+        decrement = max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) if newton else 0.0
         it += 1
         if (improvement > 0 and improvement < tol) or gradient < tol or (newton and decrement < tol):
             break
         if newton:
-            for ii in range(nv):
-                search[dofs[ii]] = -Mgrad[dofs[ii]]
+            for i in range(nv):
+                search[i] = -Mgrad[i]
         else:
             # Hager-Zhang conjugate direction, restart to steepest descent when d'y < MINVAL
-            for ii in range(nv):
-                i = dofs[ii]
+            for i in range(nv):
                 graddif[i] = grad[i] - gradold[i]
                 Mgraddif[i] = Mgrad[i] - Mgradold[i]
-            d_dot_y = _dot_idx(search, graddif, dofs, nv)
+            d_dot_y = _dot(search, graddif, nv)
             if d_dot_y < MINVAL:
                 beta = 0.0
             else:
-                y_My = _dot_idx(graddif, Mgraddif, dofs, nv)
-                y_Mg = _dot_idx(graddif, Mgrad, dofs, nv)
-                d_g = _dot_idx(search, grad, dofs, nv)
+                y_My = _dot(graddif, Mgraddif, nv)
+                y_Mg = _dot(graddif, Mgrad, nv)
+                d_g = _dot(search, grad, nv)
                 beta_hz = (y_Mg - 2 * (y_My / d_dot_y) * d_g) / d_dot_y
-                dn = math.sqrt(_dot_idx(search, search, dofs, nv))
-                gn = math.sqrt(_dot_idx(grad, grad, dofs, nv))
+                dn = math.sqrt(_dot(search, search, nv))
+                gn = math.sqrt(_dot(grad, grad, nv))
                 eta_k = -1.0 / max(MINVAL, dn * min(0.01, gn))
                 beta = max(eta_k, beta_hz)
-            for ii in range(nv):
-                i = dofs[ii]
+            for i in range(nv):
                 search[i] = -Mgrad[i] + beta * search[i]
     _add_niter(d, w, isl, it)
+
+
+@njit(cache=True)
+def _world_ctx(m, d, w, state):
+    """The primal context of the whole world (monolithic solve, or one island holding every row and dof);
+    state: the efc state array the solver writes (efc_state, or island-local scratch)."""
+    return (d.efc_J[w], d.efc_D[w], d.efc_R[w], d.efc_frictionloss[w], d.efc_aref[w], d.efc_type[w],
+            d.efc_id[w], d.efc_force[w], state, d.qfrc_smooth[w], d.qacc_smooth[w], d.qacc[w],
+            d.qfrc_constraint[w], d.scr_isl_int[w, 0], d.ne[w], d.nf[w], d.nefc[w], m.nv)
+
+
+@njit(cache=True)
+def _island_ctx(m, d, w, k):
+    """Gather island k's rows and dofs into contiguous scratch (mj_island's iefc_* / mj_fwdConstraint's
+    gathers) and return its primal context."""
+    ea = d.island_iefcadr[w, k]
+    da = d.island_idofadr[w, k]
+    nefc = d.island_nefc[w, k]
+    nv = d.island_nv[w, k]
+    rows = d.map_iefc2efc[w, ea:ea + nefc]
+    dofs = d.map_idof2dof[w, da:da + nv]
+    se = d.scr_slv_efc[w]
+    si = d.scr_slv_int[w]
+    sv = d.scr_slv_nv[w]
+    J, iJ = d.efc_J[w], d.scr_slv_J[w]
+    D, R, fl, aref, force = d.efc_D[w], d.efc_R[w], d.efc_frictionloss[w], d.efc_aref[w], d.efc_force[w]
+    typ, eid = d.efc_type[w], d.efc_id[w]
+    iD, iR, ifl, iaref, iforce = se[_ID], se[_IR], se[_IFL], se[_IAREF], se[_IFORCE]
+    ityp, ieid = si[_ITYPE], si[_IID]
+    for c in range(nefc):
+        r = rows[c]
+        Jr = J[r]
+        iJc = iJ[c]
+        for ii in range(nv):
+            iJc[ii] = Jr[dofs[ii]]
+        iD[c] = D[r]
+        iR[c] = R[r]
+        ifl[c] = fl[r]
+        iaref[c] = aref[r]
+        iforce[c] = force[r]
+        ityp[c] = typ[r]
+        ieid[c] = eid[r]
+    qfs, qas, qacc, qfc = d.qfrc_smooth[w], d.qacc_smooth[w], d.qacc[w], d.qfrc_constraint[w]
+    iqfs, iqas, iqacc, iqfc = sv[_IQFS], sv[_IQAS], sv[_IQACC], sv[_IQFC]
+    for ii in range(nv):
+        i = dofs[ii]
+        iqfs[ii] = qfs[i]
+        iqas[ii] = qas[i]
+        iqacc[ii] = qacc[i]
+        iqfc[ii] = qfc[i]
+    return (iJ, iD, iR, ifl, iaref, ityp, ieid, iforce, si[_ISTATE], iqfs, iqas, iqacc, iqfc, dofs,
+            d.island_ne[w, k], d.island_nf[w, k], nefc, nv)
+
+
+@njit(cache=True)
+def _island_scatter(m, d, w, k, ctx):
+    """Copy an island's solution back: efc_force rows, qacc and qfrc_constraint dofs."""
+    ea = d.island_iefcadr[w, k]
+    rows = d.map_iefc2efc[w, ea:ea + ctx[16]]
+    force, iforce = d.efc_force[w], ctx[7]
+    for c in range(ctx[16]):
+        force[rows[c]] = iforce[c]
+    dofs, iqacc, iqfc = ctx[13], ctx[11], ctx[12]
+    qacc, qfc = d.qacc[w], d.qfrc_constraint[w]
+    for ii in range(ctx[17]):
+        qacc[dofs[ii]] = iqacc[ii]
+        qfc[dofs[ii]] = iqfc[ii]
 
 
 # the solvers a feature set does not use are not compiled (sim/features.py)
@@ -1296,61 +1558,68 @@ def fwd_constraint(m, d, w, F):
     """qacc, efc_force, efc_state, qfrc_constraint of world w (mj_fwdConstraint); the PGS and the CG/Newton
     solvers are compiled only for feature sets that use them (F, sim/features.py).
 
-    Islands (sim/island.py) are discovered here and solved one by one on their row / dof lists
-    (mj_sol*_island); with DSBL_ISLAND or no island the problem is solved monolithically."""
+    Islands (sim/island.py) are discovered here and solved one by one (mj_sol*_island); the primal solvers
+    keep their constraint states island-local (MuJoCo's iefc_state): efc_state keeps the warmstart's states.
+    With DSBL_ISLAND or no island the problem is solved monolithically."""
     nv, nefc = m.nv, d.nefc[w]
-    d.qfrc_constraint[w][:] = 0.0
+    qfc = d.qfrc_constraint[w]
+    for i in range(nv):
+        qfc[i] = 0.0
     d.solver_niter[w] = 0
-    d.solver_niter_island[w][:] = 0
+    nit = d.solver_niter_island[w]
+    for i in range(nit.shape[0]):
+        nit[i] = 0
     if nefc == 0:
         d.nisland[w] = 0
         d.nidof[w] = 0
-        d.qacc[w][:] = d.qacc_smooth[w]
+        qacc, qs = d.qacc[w], d.qacc_smooth[w]
+        for i in range(nv):
+            qacc[i] = qs[i]
         return
     iota = d.scr_isl_int[w, 0]
     for i in range(max(nv, nefc)):
         iota[i] = i
     island(m, d, w)
     # efc_b = J qacc_smooth - aref
-    mul_j(d.efc_J[w], d.qacc_smooth[w], d.efc_b[w], iota, nefc, iota, nv)
+    J, b, aref, qs = d.efc_J[w], d.efc_b[w], d.efc_aref[w], d.qacc_smooth[w]
     for i in range(nefc):
-        d.efc_b[w, i] -= d.efc_aref[w, i]
+        b[i] = _dot(J[i], qs, nv)
+        b[i] -= aref[i]
     solver = int(m.opt[OPT_SOLVER])
+    newton = solver == SOL_NEWTON
     if solver == SOL_PGS:
         _make_ar(F, m, d, w)
-    warmstart(m, d, w, iota)
+    warmstart(m, d, w)
     maxiter = int(m.opt[OPT_ITERATIONS])
     nisland = d.nisland[w]
     if nisland > 0:
-        # per-island solves on the island's row / dof lists; the primal island solvers keep their
-        # constraint states island-local (MuJoCo's iefc_state): efc_state keeps the warmstart's states
-        saved = d.scr_isl_int[w, 1]
-        for i in range(nefc):
-            saved[i] = d.efc_state[w, i]
         for k in range(nisland):
-            ea = d.island_iefcadr[w, k]
-            da = d.island_idofadr[w, k]
-            rows = d.map_iefc2efc[w, ea:ea + d.island_nefc[w, k]]
-            dofs = d.map_idof2dof[w, da:da + d.island_nv[w, k]]
-            lst = (rows, d.island_ne[w, k], d.island_nf[w, k], d.island_nefc[w, k], dofs, d.island_nv[w, k])
             if solver == SOL_PGS:
+                ea = d.island_iefcadr[w, k]
+                da = d.island_idofadr[w, k]
+                rows = d.map_iefc2efc[w, ea:ea + d.island_nefc[w, k]]
+                dofs = d.map_idof2dof[w, da:da + d.island_nv[w, k]]
+                lst = (rows, d.island_ne[w, k], d.island_nf[w, k], d.island_nefc[w, k], dofs, d.island_nv[w, k])
                 _sol_pgs(F, m, d, w, maxiter, True, k, lst)
+            elif nisland == 1 and d.island_nefc[w, 0] == nefc and d.island_nv[w, 0] == nv:
+                # one island with every row and dof: solve in place, states island-local
+                _sol_primal(F, m, d, w, maxiter, newton, k, _world_ctx(m, d, w, d.scr_slv_int[w, _ISTATE]))
             else:
-                _sol_primal(F, m, d, w, maxiter, solver == SOL_NEWTON, k, lst)
-        if solver != SOL_PGS:
-            for i in range(nefc):
-                d.efc_state[w, i] = saved[i]
+                ctx = _island_ctx(m, d, w, k)
+                _sol_primal(F, m, d, w, maxiter, newton, k, ctx)
+                _island_scatter(m, d, w, k, ctx)
     else:
-        lst0 = (iota[:nefc], d.ne[w], d.nf[w], nefc, iota[:nv], nv)
         if solver == SOL_PGS:
+            lst0 = (iota[:nefc], d.ne[w], d.nf[w], nefc, iota[:nv], nv)
             _sol_pgs(F, m, d, w, maxiter, True, -1, lst0)
         else:
-            _sol_primal(F, m, d, w, maxiter, solver == SOL_NEWTON, -1, lst0)
+            _sol_primal(F, m, d, w, maxiter, newton, -1, _world_ctx(m, d, w, d.efc_state[w]))
     if solver == SOL_PGS:
         # dualFinish: qfrc_constraint = J'f, qacc = qacc_smooth + M^-1 qfrc_constraint
         qa = d.qacc[w]
-        mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], iota, nefc, iota, nv)
-        qa[:] = d.qfrc_constraint[w]
-        solve_m(m, d, w, qa)
+        mul_jt(J, d.efc_force[w], qfc, nefc, nv)
         for i in range(nv):
-            qa[i] += d.qacc_smooth[w, i]
+            qa[i] = qfc[i]
+        solve_m_local(m, d, w, qa, iota, nv)
+        for i in range(nv):
+            qa[i] += qs[i]

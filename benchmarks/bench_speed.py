@@ -1,0 +1,174 @@
+"""Issue 11's benchmark: what a user sees, side by side with MuJoCo in one process, as one markdown report.
+
+    python benchmarks/bench_speed.py [--quick] [--no-cold]
+
+1. start-up: import + load + first step in a fresh process, cold (empty numba cache) and warm, hopper and humanoid
+   (wall and CPU seconds: CPU is the figure that holds on a loaded machine), and where the cold compile goes
+   (exclusive compile time per module, LLVM's share);
+2. per-call overhead: one sim.step per Python call minus the per-step time at nstep=100, single and batched Data;
+3. single world, one step per call (as envs and scripts call it) and nstep-batched, vs mujoco.mj_step;
+4. 256 batched hoppers vs mujoco.rollout, 1 and 2 threads.
+Models are numjoco's own (sim.load_model) of Gymnasium's files; MuJoCo loads the same files.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+import mujoco  # noqa: E402
+import numba  # noqa: E402
+import gymnasium  # noqa: E402
+
+import sim  # noqa: E402
+
+ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), 'envs/mujoco/assets')
+MODELS = ('hopper', 'half_cheetah', 'walker2d', 'ant', 'humanoid')
+
+COLD = r'''
+import json, sys, time
+t0, c0 = time.perf_counter(), time.process_time()
+sys.path.insert(0, %(root)r)
+from numba.core import event
+stack, excl = [], {}
+class L(event.Listener):
+    def on_start(self, ev):
+        stack.append([time.process_time(), 0.0])
+    def on_end(self, ev):
+        t, child = stack.pop()
+        tot = time.process_time() - t
+        mod = ev.data['dispatcher'].py_func.__module__
+        excl[mod] = excl.get(mod, 0.0) + tot - child
+        if stack:
+            stack[-1][1] += tot
+event.register('numba:compile', L())
+from numba.core import codegen
+fin = codegen.CPUCodeLibrary._optimize_final_module
+llvm = [0.0]
+def timed(self):
+    t = time.process_time(); fin(self); llvm[0] += time.process_time() - t
+codegen.CPUCodeLibrary._optimize_final_module = timed
+spec = codegen.JITCodeLibrary._finalize_specific
+def timed2(self):
+    t = time.process_time(); spec(self); llvm[0] += time.process_time() - t
+codegen.JITCodeLibrary._finalize_specific = timed2
+import sim
+m = sim.load_model(%(path)r)
+d = sim.Data(m)
+sim.step(m, d)
+print(json.dumps(dict(wall=time.perf_counter() - t0, cpu=time.process_time() - c0, excl=excl, llvm=llvm[0])))
+'''
+
+
+def start(path, cache):
+    env = dict(os.environ, NUMJOCO_CACHE_DIR=cache, NUMJOCO_QUIET='1')
+    out = subprocess.run([sys.executable, '-c', COLD % dict(root=ROOT, path=path)], env=env, capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def per_step(m, d, nstep, calls):
+    t = time.perf_counter()
+    for _ in range(calls):
+        sim.step(m, d, nstep)
+    return (time.perf_counter() - t) / (calls * nstep) * 1e6
+
+
+def best(f, repeats):
+    return min(f() for _ in range(repeats))
+
+
+def main():
+    quick = '--quick' in sys.argv
+    reps = 3 if quick else 7
+    print('numjoco speed report (%s, %d cores, load %.1f)' % (time.strftime('%Y-%m-%d'), os.cpu_count(),
+                                                            os.getloadavg()[0]))
+    if '--no-cold' not in sys.argv:
+        print('\n| start-up (import + load + first step) | cold wall s | cold CPU s | warm wall s |')
+        print('|---|---|---|---|')
+        profiles = {}
+        for name in ('hopper', 'humanoid'):
+            with tempfile.TemporaryDirectory() as tmp:
+                cold = start(os.path.join(ASSETS, name + '.xml'), tmp)
+                warm = start(os.path.join(ASSETS, name + '.xml'), tmp)
+            profiles[name] = cold
+            print(f"| {name} | {cold['wall']:.1f} | {cold['cpu']:.1f} | {warm['wall']:.2f} |")
+        for name, cold in profiles.items():
+            top = sorted(cold['excl'].items(), key=lambda kv: -kv[1])[:8]
+            print(f"\ncold compile, {name}: {sum(cold['excl'].values()):.1f} s CPU in numba compiles, of which "
+                  f"{cold['llvm']:.1f} s LLVM optimisation + code generation; by module (exclusive CPU s): "
+                  + ', '.join(f'{k} {v:.1f}' for k, v in top))
+
+    print('\n| model | sim.step 1/call µs | per step at nstep=100 µs | overhead µs | mj_step µs | ratio 1/call | '
+          'ratio nstep=100 |')
+    print('|---|---|---|---|---|---|---|')
+    for name in MODELS:
+        path = os.path.join(ASSETS, name + '.xml')
+        m = sim.load_model(path)
+        d = sim.Data(m)
+        mm = mujoco.MjModel.from_xml_path(path)
+        md = mujoco.MjData(mm)
+        sim.step(m, d)
+        calls = 300 if quick else 2000
+
+        def ref():
+            t = time.perf_counter()
+            for _ in range(calls):
+                mujoco.mj_step(mm, md)
+            return (time.perf_counter() - t) / calls * 1e6
+        one = best(lambda: per_step(m, d, 1, calls), reps)
+        hundred = best(lambda: per_step(m, d, 100, max(3, calls // 100)), reps)
+        c = best(ref, reps)
+        print(f'| {name} | {one:.1f} | {hundred:.1f} | {one - hundred:.1f} | {c:.1f} | {one / c:.2f} | '
+              f'{hundred / c:.2f} |')
+    m = sim.load_model(os.path.join(ASSETS, 'half_cheetah.xml'))
+    b = sim.Data(m, nworld=1)
+    sim.step(m, b)
+    one = best(lambda: per_step(m, b, 1, 2000), reps)
+    hundred = best(lambda: per_step(m, b, 100, 20), reps)
+    print(f'\nper-call overhead, batched Data (half_cheetah, nworld=1): {one - hundred:.1f} µs '
+          f'({one:.1f} µs per call at nstep=1, {hundred:.1f} µs per step at nstep=100)')
+
+    from mujoco import rollout
+    path = os.path.join(ASSETS, 'hopper.xml')
+    m = sim.load_model(path)
+    mm = mujoco.MjModel.from_xml_path(path)
+    nworld, nstep = 256, (20 if quick else 100)
+    print('\n| 256 hoppers, contacts on | numjoco steps/s | mujoco.rollout steps/s | ratio |')
+    print('|---|---|---|---|')
+    for nthread in (1, 2):
+        numba.set_num_threads(nthread)
+        bd = sim.Data(m, nworld=nworld)
+        sim.step(m, bd)
+
+        def ours():
+            sim.reset(m, bd)
+            t = time.perf_counter()
+            sim.step(m, bd, nstep)
+            return time.perf_counter() - t
+        o = nworld * nstep / best(ours, reps)
+        datas = [mujoco.MjData(mm) for _ in range(nthread)]
+        state0 = np.zeros((nworld, mujoco.mj_stateSize(mm, mujoco.mjtState.mjSTATE_FULLPHYSICS)))
+        for i in range(nworld):
+            mujoco.mj_getState(mm, datas[0], state0[i], mujoco.mjtState.mjSTATE_FULLPHYSICS)
+        ctrl = np.zeros((nworld, nstep, mm.nu))
+        with rollout.Rollout(nthread=nthread) as r:
+            r.rollout([mm] * nworld, datas, state0, ctrl)
+
+            def theirs():
+                t = time.perf_counter()
+                r.rollout([mm] * nworld, datas, state0, ctrl)
+                return time.perf_counter() - t
+            c = nworld * nstep / best(theirs, reps)
+        print(f'| {nthread} thread(s) | {o:,.0f} | {c:,.0f} | {o / c:.2f} |')
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
+if __name__ == '__main__':
+    main()
