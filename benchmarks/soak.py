@@ -46,7 +46,7 @@ def soak(task, nstep, reset_every, seed, chunk=4096):
     rng = np.random.default_rng(seed)
     space = env.action_space
     low, high = space.low.astype(np.float64), space.high.astype(np.float64)
-    out = collections.Counter()
+    out = collections.Counter(nonfinite=0, diverged=0, episodes=0, forced_resets=0)
     warned = collections.Counter()
     rss = []
     warm = max(1, nstep // 50)
