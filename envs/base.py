@@ -270,6 +270,9 @@ class NumjocoEnv(gym.Env):
         if a.shape != self._act_shape:
             raise ValueError(f'action has shape {a.shape}, expected {self._act_shape} (the action space is '
                              f'{self.action_space})')
+        if a.dtype.kind not in 'biuf':
+            raise ValueError(f'action must hold real numbers, got dtype {a.dtype}: {a}; the simulation state is '
+                             'unchanged')
         self._action[0] = a
         self._status[0, ST_F32] = a.dtype == np.float32
         if _api.run(self.model, self.data, self.frame_skip, self._prog.struct) < 0:
@@ -295,6 +298,8 @@ class NumjocoEnv(gym.Env):
         return self._renderer.render_env(self)
 
     def close(self):
+        """Release the renderer.  As Gymnasium's MujocoEnv: closing twice is a no-op, and the env stays usable
+        (step / reset continue the simulation, render() opens a new renderer)."""
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None

@@ -2,7 +2,7 @@
 from sim.jit import njit
 
 from sim.math import cross, cross_motion
-from sim.types import JNT_FREE, JNT_BALL, JNT_SLIDE, MINVAL
+from sim.types import JNT_FREE, JNT_BALL, JNT_SLIDE, MINVAL, OPT_JACOBIAN
 
 
 @njit(cache=True)
@@ -137,6 +137,13 @@ def com_vel(m, d, w):
 
 
 @njit(cache=True)
+def is_sparse(m):
+    """MuJoCo's Jacobian storage mode: mjJAC_SPARSE, or mjJAC_AUTO with nv >= 60 (mj_isSparse)."""
+    j = int(m.opt[OPT_JACOBIAN])
+    return j == 1 or (j == 2 and m.nv >= 60)
+
+
+@njit(cache=True)
 def apply_ft(m, d, w, f0, f1, f2, t0, t1, t2, p0, p1, p2, body, qfrc):
     """qfrc (nv,) += J(point, body)' [force; torque] over the body's dof chain, as mj_applyFT."""
     cdof = d.cdof[w]
@@ -146,9 +153,18 @@ def apply_ft(m, d, w, f0, f1, f2, t0, t1, t2, p0, p1, p2, body, qfrc):
     o1 = p1 - sc[r, 1]
     o2 = p2 - sc[r, 2]
     b = m.body_weldid[body]
-    if m.body_dofnum[b] == 0:
-        return
-    i = m.body_dofadr[b] + m.body_dofnum[b] - 1
+    last = m.body_dofadr[b] + m.body_dofnum[b] - 1 if m.body_dofnum[b] else -1
+    # dense mj_applyFT multiplies the full J' (zeros off the chain) by f: a non-finite f reaches every dof as
+    # 0 * inf = nan (then mj_checkAcc resets); the sparse form touches the chain only
+    z = (f0 * 0.0 + f1 * 0.0 + f2 * 0.0) + (t0 * 0.0 + t1 * 0.0 + t2 * 0.0)
+    if z != z and not is_sparse(m):
+        j = last
+        for k in range(m.nv - 1, -1, -1):
+            if k == j:
+                j = m.dof_parentid[j]
+            else:
+                qfrc[k] += z
+    i = last
     while i >= 0:
         c = cdof[i]
         x0, x1, x2 = cross(c[0], c[1], c[2], o0, o1, o2)

@@ -12,10 +12,11 @@ import math
 
 from sim.jit import njit
 
+from sim.com import is_sparse
 from sim.crb import solve_m
 from sim.jacobian import jac_dif_pair, jac_dot, merge_chain_count
 from sim.math import mul_quat, normalize3, normalize4, quat2vel
-from sim.types import (OPT_DISABLE, OPT_ENABLE, OPT_JACOBIAN, OPT_TIMESTEP, OPT_IMPRATIO, OPT_CONE,
+from sim.types import (OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, OPT_IMPRATIO, OPT_CONE,
                        DSBL_CONSTRAINT, DSBL_EQUALITY, DSBL_FRICTIONLOSS, DSBL_LIMIT, DSBL_CONTACT,
                        DSBL_REFSAFE, ENBL_DIAGEXACT, CONE_PYRAMIDAL, JNT_BALL, JNT_SLIDE, JNT_HINGE,
                        EQ_CONNECT, EQ_WELD, EQ_JOINT, EQ_TENDON,
@@ -26,13 +27,6 @@ from sim.types import (OPT_DISABLE, OPT_ENABLE, OPT_JACOBIAN, OPT_TIMESTEP, OPT_
 OBJ_SITE = 6        # mjOBJ_SITE (eq_objtype of site-semantic connect/weld)
 MINIMP = 0.0001     # mjMINIMP
 MAXIMP = 0.9999     # mjMAXIMP
-
-
-@njit(cache=True)
-def is_sparse(m):
-    """MuJoCo's Jacobian storage mode: mjJAC_SPARSE, or mjJAC_AUTO with nv >= 60 (mj_isSparse)."""
-    j = int(m.opt[OPT_JACOBIAN])
-    return j == 1 or (j == 2 and m.nv >= 60)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@ factorisation following dof_parentid (mj_factorI / mj_factorM) and back-substitu
 from sim.jit import njit
 
 from sim.math import mul_inert_vec, add_to_scl_sparse_inc
+from sim.types import MINVAL, WARN_INERTIA
 
 
 @njit(cache=True)
@@ -62,11 +63,18 @@ def tendon_armature(m, d, w):
 
 @njit(cache=True)
 def factor_i(mat, diaginv, nv, rownnz, rowadr, colind):
-    """In-place sparse L'DL of an inertia-like CSR matrix (mat (nC,), diaginv (nv,)), mj_factorI."""
+    """In-place sparse L'DL of an inertia-like CSR matrix (mat (nC,), diaginv (nv,)), mj_factorI.  A pivot below
+    mjMINVAL (a singular or indefinite matrix) is raised to mjMINVAL; returns the first such row (the loop runs
+    backwards: the highest index), -1 when none, for the caller's mjWARN_INERTIA."""
+    bad = -1
     for k in range(nv - 1, -1, -1):
         start = rowadr[k]
         diag = rownnz[k] - 1
         end = start + diag
+        if mat[end] < MINVAL:
+            mat[end] = MINVAL
+            if bad < 0:
+                bad = k
         invd = 1.0 / mat[end]
         diaginv[k] = invd
         for adr in range(end - 1, start - 1, -1):
@@ -77,6 +85,15 @@ def factor_i(mat, diaginv, nv, rownnz, rowadr, colind):
                 mat[ri + t] += mat[start + t] * s
         for t in range(diag):
             mat[start + t] *= invd
+    return bad
+
+
+@njit(cache=True)
+def warn_inertia(d, w, bad):
+    """mj_warning(mjWARN_INERTIA, bad) when factor_i raised a pivot (bad >= 0)."""
+    if bad >= 0:
+        d.warning_number[w][WARN_INERTIA] += 1
+        d.warning_lastinfo[w][WARN_INERTIA] = bad
 
 
 @njit(cache=True)
@@ -122,7 +139,7 @@ def factor_m(m, d, w):
     M = d.M[w]
     for k in range(m.nC):
         qld[k] = M[k]
-    factor_i(qld, d.qLDiagInv[w], m.nv, m.M_rownnz, m.M_rowadr, m.M_colind)
+    warn_inertia(d, w, factor_i(qld, d.qLDiagInv[w], m.nv, m.M_rownnz, m.M_rowadr, m.M_colind))
 
 
 @njit(cache=True)

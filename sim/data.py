@@ -133,3 +133,21 @@ class Data:
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | _FIELDS | {'contact'})
+
+    # pickle / copy.deepcopy (SubprocVecEnv, Ray workers): every array travels, the jitted struct (which holds
+    # pointers into them) is rebuilt around the copies; copy.copy gives a Data sharing the arrays
+    def __getstate__(self):
+        return {'nworld': self.nworld, 'nconmax': self.nconmax, 'njmax': self.njmax, 'nv': self.nv,
+                'arrays': self._arrays}
+
+    def __setstate__(self, state):
+        for k in ('nworld', 'nconmax', 'njmax', 'nv'):
+            object.__setattr__(self, k, state[k])
+        object.__setattr__(self, '_arrays', dict(state['arrays']))
+        object.__setattr__(self, '_struct', _t.make_data_struct(self._arrays))
+        object.__setattr__(self, '_model_id', None)
+
+    def __copy__(self):
+        new = Data.__new__(Data)
+        new.__setstate__(self.__getstate__())
+        return new

@@ -48,12 +48,18 @@ def dot_sparse(vec1, adr, vec2, nnz, colind):
 @njit(cache=True)
 def factor_lu_sparse(LU, n, remaining, rownnz, rowadr, colind):
     """In-place reverse-order sparse LU without fill-in (tree sparsity D), mju_factorLUSparse:
-    LU = L + U with original = (U + I) L."""
+    LU = L + U with original = (U + I) L.  A pivot smaller than mjMINVAL in magnitude (a singular matrix) is set
+    to mjMINVAL, as MuJoCo 3.17 does; returns the first such row (highest index), -1 when none (mjWARN_INERTIA)."""
+    bad = -1
     for i in range(n):
         remaining[i] = rownnz[i]
     for i in range(n - 1, -1, -1):
         ii = rowadr[i] + remaining[i] - 1
         remaining[i] -= 1
+        if abs(LU[ii]) < MINVAL:
+            LU[ii] = MINVAL
+            if bad < 0:
+                bad = i
         for j in range(i - 1, -1, -1):
             ji = rowadr[j] + remaining[j] - 1
             if colind[ji] == i:
@@ -72,6 +78,7 @@ def factor_lu_sparse(LU, n, remaining, rownnz, rowadr, colind):
                         jcnt += 1
                     else:
                         break  # would need fill-in: cannot happen for tree sparsity
+    return bad
 
 
 @njit(cache=True)

@@ -1,5 +1,5 @@
 """Fields of the pipeline drivers (sim/pipeline.py): per-world bitmask of the watched warning counters that moved
-during the last call (1 contact buffer full, 2 constraint buffer full, 4 diverged and reset), read by
+during the last call (1 contact buffer full, 2 constraint buffer full, 4 diverged and reset, 8 bad ctrl), read by
 sim/smooth_api.py to warn only when something happened."""
 MODEL_SCALARS = []
 MODEL_ARRAYS = []

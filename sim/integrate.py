@@ -3,7 +3,7 @@ implicit and implicitfast (mj_implicit), and the shared state advance (mj_advanc
 from sim.jit import njit
 
 from sim.math import quat_integrate, d_poly_force
-from sim.crb import factor_i, solve_ld
+from sim.crb import factor_i, solve_ld, warn_inertia
 from sim.actuation import next_activation, actuator_disabled
 from sim.derivative import (smooth_vel, factor_lu_sparse, solve_lu_sparse, free_mhat, solve_lu6,
                             is_free_body)
@@ -80,7 +80,7 @@ def euler(m, d, w, skipfactor):
                 dd = d_poly_force(m.dof_damping_eff[i], m.dof_dampingpoly_eff[i, 0],
                                   m.dof_dampingpoly_eff[i, 1], qvel[i], True)
                 qH[m.M_rowadr[i] + m.M_rownnz[i] - 1] += h * dd
-            factor_i(qH, d.qHDiagInv[w], m.nv, m.M_rownnz, m.M_rowadr, m.M_colind)
+            warn_inertia(d, w, factor_i(qH, d.qHDiagInv[w], m.nv, m.M_rownnz, m.M_rowadr, m.M_colind))
         fs = d.qfrc_smooth[w]
         fc = d.qfrc_constraint[w]
         for i in range(m.nv):
@@ -116,7 +116,7 @@ def implicit_fast(m, d, w, skipfactor):
                 qlu[k] = M[a] if a >= 0 else 0.0
             for k in range(m.nD):
                 qlu[k] += qd[k] * -h
-            factor_lu_sparse(qlu, nv, d.scr_luint[w], m.D_rownnz, m.D_rowadr, m.D_colind)
+            warn_inertia(d, w, factor_lu_sparse(qlu, nv, d.scr_luint[w], m.D_rownnz, m.D_rowadr, m.D_colind))
         solve_lu_sparse(qacc, qlu, qfrc, nv, m.D_rownnz, m.D_rowadr, m.D_diag, m.D_colind)
     else:
         qH = d.qH[w]
@@ -130,7 +130,7 @@ def implicit_fast(m, d, w, skipfactor):
                     for r in range(m.jnt_dofadr[j], m.jnt_dofadr[j] + 6):
                         for k in range(m.M_rowadr[r], m.M_rowadr[r] + m.M_rownnz[r]):
                             qH[k] = M[k]
-            factor_i(qH, d.qHDiagInv[w], nv, m.M_rownnz, m.M_rowadr, m.M_colind)
+            warn_inertia(d, w, factor_i(qH, d.qHDiagInv[w], nv, m.M_rownnz, m.M_rowadr, m.M_colind))
         for i in range(nv):
             qacc[i] = qfrc[i]
         solve_ld(qacc, qH, d.qHDiagInv[w], nv, m.M_rownnz, m.M_rowadr, m.M_colind)

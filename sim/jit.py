@@ -352,8 +352,11 @@ ParallelCompiler = _compiler_class(ParallelEntryLowering)  # refcounts, parallel
 
 def njit(func=None, cache=True, refcount=False, **options):
     """numba.njit with KernelDispatcher; cache=True by default (keyed on the package sources, sim.cache);
-    refcount=False lowers the body without reference counting (see above; the function must not allocate)."""
+    refcount=False lowers the body without reference counting (see above; the function must not allocate).
+    Division by zero follows C (IEEE inf / nan, error_model='numpy') as in MuJoCo, whose checks then warn and
+    reset: numba's default ('python') raised ZeroDivisionError out of the step (e.g. a singular mass matrix)."""
     targetoptions = dict(options, nopython=True)
+    targetoptions.setdefault('error_model', 'numpy')
 
     def wrap(f):
         if config.DISABLE_JIT:

@@ -3,6 +3,7 @@
 import os
 
 from .compiler import compile_document
+from .errors import ModelError
 from .mjcf import reader
 
 
@@ -10,15 +11,22 @@ def load_model(source, assets=None):
     """Compile an MJCF model, or a URDF robot as MuJoCo's URDF import does (a <robot> root element).
 
     source: a path to an .xml / .urdf file, or the XML text itself (anything that starts with '<' after
-    whitespace).
+    whitespace, or holds a '<' and names no file: text before the root element is allowed, as in MuJoCo).
     assets: optional {filename: bytes} for meshes, height fields, textures and included files, looked up
     before the file system (like mujoco.MjModel.from_xml_string(xml, assets)).
     Raises sim.ModelError naming the file, line, element and attribute on malformed input, and
     sim.UnsupportedError for MuJoCo features numjoco does not simulate yet.
     """
     if isinstance(source, bytes):
-        source = source.decode()
-    if isinstance(source, os.PathLike) or not str(source).lstrip().startswith("<"):
+        # the document itself (any encoding expat reads: a BOM or an XML declaration says which), else a path
+        if source.lstrip().startswith(b"<") or source.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
+            return compile_document(reader.read(source, name="<string>", directory=os.getcwd(), assets=assets))
+        source = os.fsdecode(source)
+    if isinstance(source, str) and not source.strip():
+        raise ModelError("empty model: the source string is empty (expected MJCF / URDF text or a file path)",
+                         file="<string>", line=1)
+    if isinstance(source, os.PathLike) or not (str(source).lstrip().startswith("<")
+                                               or ("<" in source and not os.path.exists(source))):
         doc = reader.read_file(os.fspath(source), assets=assets)
     else:
         doc = reader.read(source, name="<string>", directory=os.getcwd(), assets=assets)

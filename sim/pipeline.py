@@ -26,7 +26,7 @@ from sim.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage
 from sim.inverse import compare_fwd_inv
 from sim.types import (OPT_INTEGRATOR, OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, INT_RK4, INT_IMPLICITFAST,
                        INT_IMPLICIT, DSBL_AUTORESET, ENBL_FWDINV, MAXVAL, WARN_BADQPOS, WARN_BADQVEL,
-                       WARN_BADQACC, WARN_CONTACTFULL, WARN_CNSTRFULL, NWARNING)
+                       WARN_BADQACC, WARN_BADCTRL, WARN_CONTACTFULL, WARN_CNSTRFULL, NWARNING)
 
 # the implicit integrators' derivatives are compiled only for feature sets that use them (sim/features.py)
 _implicit_fast = call_if(F_IMPLICIT, implicit_fast)
@@ -154,9 +154,9 @@ def _check(m, d, w, arr, n, kind):
             d.warning_number[w][kind] += 1
             d.warning_lastinfo[w][kind] = i
             if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
-                reset_world(m, d, w)
-            d.warning_number[w][kind] += 1
-            d.warning_lastinfo[w][kind] = i
+                reset_world(m, d, w)       # clears the counters: the warning is counted again (MuJoCo)
+                d.warning_number[w][kind] += 1
+                d.warning_lastinfo[w][kind] = i
             d.warning_number[w][WARN_DIVERGED] += 1
             return 1
     return 0
@@ -268,6 +268,7 @@ def run_world(m, d, t, w, nstep, F):
     c0 = wn[WARN_CONTACTFULL]
     c1 = wn[WARN_CNSTRFULL]
     c2 = wn[WARN_DIVERGED]
+    c3 = wn[WARN_BADCTRL]
     if t.enabled == 0:
         if nstep == 0:
             forward_world(m, d, w, F)
@@ -289,7 +290,7 @@ def run_world(m, d, t, w, nstep, F):
                 t.final_obs[w, i] = t.obs[w, i]
             _restart(m, d, t, w, True, F)
     mv = ((1 if wn[WARN_CONTACTFULL] != c0 else 0) | (2 if wn[WARN_CNSTRFULL] != c1 else 0)
-          | (4 if wn[WARN_DIVERGED] != c2 else 0))
+          | (4 if wn[WARN_DIVERGED] != c2 else 0) | (8 if wn[WARN_BADCTRL] != c3 else 0))
     d.warn_moved[w] = mv
     return mv
 
@@ -306,7 +307,7 @@ def _actions_ok(m, t, nworld):
     return ok
 
 
-@njit
+@njit(nogil=True)
 def run_serial(m, d, t, w, nstep, F):
     """forward (nstep == 0) or nstep steps of the single world w."""
     if not _actions_ok(m, t, 1):
@@ -343,7 +344,7 @@ def _run_worlds(m, d, t, nworld, nstep, mptrs, F, ctr, chunk):
     return moved
 
 
-@njit(parallel=True, refcount=True)
+@njit(parallel=True, refcount=True, nogil=True)
 def run_batch(m, d, t, nworld, nstep, mptrs, F):
     """forward (nstep == 0) or nstep steps of worlds 0..nworld-1 in parallel, each independently; world w uses
     the Model struct at address mptrs[w] when mptrs is not empty (per-world model fields), else m.

@@ -79,7 +79,9 @@ _WATCHED = (
         'sim.Data(m, nconmax=...))'),
     (2, 'numjoco: constraint buffer full in world(s) %s; all constraints were dropped for that step (raise '
         'njmax: sim.Data(m, njmax=...))'),
-    (4, 'numjoco: simulation diverged (NaN/inf or |value| > 1e10) in world(s) %s; reset per autoreset'),
+    (4, 'numjoco: simulation diverged (NaN/inf or |value| > 1e10) in world(s) %s; reset (mj_resetData) unless autoreset is disabled'),
+    (8, 'numjoco: NaN, inf or |value| > 1e10 in ctrl in world(s) %s; all controls were zeroed for that step '
+        '(mjWARN_BADCTRL)'),
 )
 
 

@@ -7,6 +7,8 @@ leading world axis (nworld, ...) plus per-world scratch, so the same kernels ser
 (serial entry) and a batch (prange entry).
 """
 import sim.cache  # noqa: F401  (sets the source-hash-keyed numba cache dir first)
+import os
+
 import numpy as np
 from numba import types
 from numba.experimental import structref
@@ -382,12 +384,29 @@ def make_data_arrays(m, nworld, size=None):
     shapes = data_shapes(m)
     for mod in _field_modules():
         shapes.update(mod.data_shapes(m, size))
+    nbytes = {name: nworld * int(np.prod(shapes[name], dtype=np.float64)) * (8 if k == 'f' else 4)
+              for name, nd, k in DATA_ARRAYS}
+    total = sum(nbytes.values())
+    if total > _memory_bytes():
+        big = max(nbytes, key=nbytes.get)
+        raise MemoryError('sim.Data: %d world(s) of this model need %.1f GiB of buffers (%s alone %s per world, '
+                          'nconmax = %d, njmax = %d), more than this machine has (%.1f GiB)'
+                          % (nworld, total / 2**30, big, shapes[big], size['nconmax'], size['njmax'],
+                             _memory_bytes() / 2**30))
     out = {}
     for name, nd, k in DATA_ARRAYS:
         shp = (nworld,) + shapes[name]
         assert len(shp) == nd, name
         out[name] = np.zeros(shp, dtype=np.float64 if k == 'f' else np.int32)
     return out
+
+
+def _memory_bytes():
+    """Physical memory of the machine (bytes; 2**62 when unknown)."""
+    try:
+        return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+    except (ValueError, OSError, AttributeError):
+        return 2**62
 
 
 def make_data_struct(arrays):

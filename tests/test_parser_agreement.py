@@ -1,8 +1,13 @@
 """Inputs on which the MJCF reader used to disagree with MuJoCo 3.17 (issue 16's fuzzing): attributes written as
-empty strings, text between elements, repeated names, non-positive timesteps.  Every case is decided by the
+empty strings, text between elements, repeated names, non-positive timesteps; numbers in C's forms (strtod /
+int32 ranges), the XML tinyxml2 reads and expat refused (control characters, invalid references, raw '&' / '<'
+in values, bytes that are not UTF-8, a second root, a NUL), <inertial> without an inertia, a replicate's
+childclass, <size memory> syntax and buffers no machine can allocate (tests/test_fuzz_mjcf.py finds them).  Every case is decided by the
 oracle: what mujoco accepts we accept and compile to the same Model (tests/oracle.py); what it rejects we reject
 with a sim.ModelError naming the file, line, element and attribute.
 """
+
+import warnings
 
 import mujoco
 import pytest
@@ -190,3 +195,215 @@ def test_non_positive_timestep_accepted(timestep):
         sim.step(ours, d)
     assert abs(float(d.qpos.ravel()[0]) - md.qpos[0]) <= 1e-12
     assert float(d.time) == md.time
+
+
+# ------------------------------------------------------------------------------- numbers as strtod reads them
+
+def _joint(attr, value):
+    return model(f"<body><joint {attr}='{value}'/><geom size='.1'/></body>")
+
+
+# MuJoCo reads C's number forms; these load in both, to the same model
+NUMBERS_ACCEPTED = {"hex_float": ("damping", "0x1.8p3"), "hex_int_as_real": ("damping", "-0x10"),
+                    "plus_sign": ("group", "+2"), "leading_zeros": ("group", "0003"), "trailing_dot": ("damping", "5."),
+                    "smallest_normal": ("damping", "2.2250738585072014e-308"), "zero_underflowing": ("damping", "0e-400"),
+                    "largest_double": ("armature", "1.7976931348623157e308")}
+# ... and refuses these ('number is too large' for ERANGE, 'bad format' for what strtod cannot read whole)
+NUMBERS_REJECTED = {"subnormal": ("damping", "1e-310"), "underflow": ("damping", "1e-400"),
+                    "overflow": ("damping", "1.8e308"), "int32_overflow": ("group", "2147483648"),
+                    "int32_underflow": ("group", "-2147483649"), "underscore": ("damping", "1_0"),
+                    "arabic_digits": ("damping", "\u0661\u0662"), "fullwidth_digit": ("group", "\uff11"),
+                    "no_break_space": ("damping", "1\u00a0"), "hex_int": ("group", "0x10"), "real_for_int": ("group", "1.0")}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", sorted(NUMBERS_ACCEPTED))
+def test_number_forms_accepted(name):
+    attr, value = NUMBERS_ACCEPTED[name]
+    assert_same(_joint(attr, value))
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", sorted(NUMBERS_REJECTED))
+def test_number_forms_rejected(name):
+    attr, value = NUMBERS_REJECTED[name]
+    assert_rejected(_joint(attr, value), "joint", attr)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("value", ["nan", "inf", "-Infinity", "nan(1)"])
+def test_non_finite_numbers_unsupported(value):
+    """MuJoCo reads inf / nan into the model; numjoco refuses them as unsupported, naming the attribute."""
+    xml = _joint("damping", value)
+    mujoco.MjModel.from_xml_string(xml)
+    with pytest.raises(sim.UnsupportedError) as e:
+        sim.load_model(xml)
+    assert (e.value.element, e.value.attribute) == ("joint", "damping")
+
+
+# ------------------------------------------------------------------------- what tinyxml2 reads and expat did not
+
+TINYXML = {
+    "control_char_in_text": model(BODY).replace("<worldbody>", "<worldbody>\x11\x02"),
+    "invalid_char_refs": model(BODY).replace("<worldbody>", "<worldbody>&#0;&#1;&#xD800;&#x110000;"),
+    "raw_amp_and_lt_in_value": model("<body name='a&b<c'><joint/><geom size='.1'/></body>"),
+    "cdata_end_in_text": model(BODY).replace("<worldbody>", "<worldbody>]]>"),
+    "nonchar_fffe": model(BODY).replace("<worldbody>", "<worldbody>\ufffe"),
+    "nul_ends_the_text": model(BODY) + "\x00trailing garbage",
+    "second_root_element": model(BODY) + "<mujoco/>",
+    "encoding_declaration_ignored": '<?xml version="1.0" encoding="UTF-16"?>' + model(BODY),
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", sorted(TINYXML))
+def test_what_tinyxml2_reads(name):
+    ours, theirs = sim.load_model(TINYXML[name]), mujoco.MjModel.from_xml_string(TINYXML[name])
+    oracle.assert_models_match(ours, theirs)
+
+
+@pytest.mark.oracle
+def test_invalid_utf8_bytes_in_text(tmp_path):
+    path = tmp_path / "m.xml"
+    path.write_bytes(model(BODY).encode().replace(b"<worldbody>", b"<worldbody>\xba\xff\xfe"))
+    oracle.assert_models_match(sim.load_model(str(path)), mujoco.MjModel.from_xml_path(str(path)))
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32"])
+def test_utf16_documents_rejected(tmp_path, encoding):
+    path = tmp_path / "m.xml"
+    path.write_bytes(model(BODY).encode(encoding))
+    with pytest.raises(ValueError):
+        mujoco.MjModel.from_xml_path(str(path))
+    with pytest.raises(sim.ModelError, match="UTF-8 only"):
+        sim.load_model(str(path))
+
+
+@pytest.mark.oracle
+def test_junk_after_the_root_rejected():
+    assert_rejected(model(BODY) + "trailing text", None, None)
+
+
+def test_empty_source_rejected():
+    for src in ("", "   \n"):
+        with pytest.raises(sim.ModelError, match="empty"):
+            sim.load_model(src)
+
+
+# ------------------------------------------------------------------------------------- compiler agreement
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("diag", ["", "diaginertia=''"])
+def test_inertial_without_diaginertia(diag):
+    """MuJoCo's default inertia is zero: refused for a moving body (mjMINVAL check), fine when inertiafromgeom
+    replaces it or the body does not move."""
+    moving = model(f"<body><inertial pos='0 0 0' mass='1' {diag}/><joint/><geom size='.1'/></body>")
+    with pytest.raises(ValueError):
+        mujoco.MjModel.from_xml_string(moving)
+    with pytest.raises(sim.ModelError, match="mjMINVAL"):
+        sim.load_model(moving)
+    assert_same(moving.replace("<worldbody>", "<compiler inertiafromgeom='true'/><worldbody>"))
+    assert_same(model(f"<body><inertial pos='0 0 0' mass='1' {diag}/><geom size='.1'/></body>"))
+
+
+@pytest.mark.oracle
+def test_replicate_childclass_checked_with_count_zero():
+    assert_rejected(model("<replicate count='0' childclass='nope'><geom size='.1'/></replicate>"),
+                    "replicate", "childclass")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("memory,ok", [("-1", True), ("5m", True), (" 5M ", True), ("05K", True),
+                                       ("5 M", False), ("1.5K", False)])
+def test_size_memory_syntax(memory, ok):
+    xml = model(head=f"<size memory='{memory}'/>")
+    if ok:
+        assert_same(xml)
+    else:
+        assert_rejected(xml, "size", "memory")
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("attr", ["njmax", "nconmax"])
+def test_unallocatable_buffers_rejected(attr):
+    """MuJoCo cannot allocate the arena ('Could not allocate memory'); numjoco names the <size> attribute whose
+    buffers would not fit in this machine's memory."""
+    xml = model(head=f"<size {attr}='2000000000'/>")
+    with pytest.raises(ValueError):
+        mujoco.MjModel.from_xml_string(xml)
+    with pytest.raises(sim.ModelError) as e:
+        sim.load_model(xml)
+    assert (e.value.element, e.value.attribute) == ("size", attr) and "GiB" in str(e.value)
+
+
+# ------------------------------------------------------------------------------------------ schema details
+
+UNIQUE_CHILDREN = {
+    "inertial": ("<mujoco><worldbody><body><inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/><inertial pos='0 0 0' "
+                 "mass='1' diaginertia='1 1 1'/><joint/></body></worldbody></mujoco>", "body"),
+    "flag": ("<mujoco><option><flag gravity='disable'/><flag energy='enable'/></option></mujoco>", "option"),
+    "lengthrange": ("<mujoco><compiler><lengthrange/><lengthrange/></compiler></mujoco>", "compiler"),
+    "visual_map": ("<mujoco><visual><map znear='.1'/><map zfar='10'/></visual></mujoco>", "visual"),
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", sorted(UNIQUE_CHILDREN))
+def test_unique_children_rejected(name):
+    xml, element = UNIQUE_CHILDREN[name]
+    assert_rejected(xml, element, None)
+
+
+# MuJoCo 3.17 does not schema-check a <frame>'s subtree: attributes it does not know are ignored there, and so
+# are elements inside leaf elements (its builder never reads them); namespace declarations on the root too
+LENIENT = {
+    "frame_unknown_attribute": model("<frame accel='0'><body><joint/><geom size='.1'/></body></frame>"),
+    "inside_frame_unknown_attribute": model("<frame><body><joint foo='1'/><geom size='.1' bar='2'/></body></frame>"),
+    "element_inside_leaf_in_frame": model("<frame><light><foo/></light><body><joint/><geom size='.1'><geom/></geom>"
+                                          "</body></frame>"),
+    "root_xmlns": model(BODY).replace("<mujoco>", "<mujoco xmlns='http://x' xmlns:a='1'>"),
+}
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", sorted(LENIENT))
+def test_what_mujoco_does_not_check(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(LENIENT[name])
+
+
+@pytest.mark.oracle
+def test_checked_outside_frames():
+    assert_rejected(model("<body><joint foo='1'/><geom size='.1'/></body>"), "joint", "foo")
+    assert_rejected(model("<light><foo/></light>"), "foo", None)
+    assert_rejected(model(BODY).replace("<worldbody>", "<worldbody xmlns='1'>"), "worldbody", "xmlns")
+
+
+@pytest.mark.oracle
+def test_top_default_cannot_be_renamed():
+    assert_rejected("<mujoco><default class='x'><geom size='.2'/></default><worldbody/></mujoco>", "default", "class")
+
+
+@pytest.mark.oracle
+def test_eulerseq_checked_as_mujoco():
+    """Its length when read (every <compiler>), its letters only where an euler angle uses it."""
+    assert_rejected("<mujoco><compiler eulerseq='xyzx'/><worldbody/></mujoco>", "compiler", "eulerseq")
+    assert_rejected("<mujoco><compiler eulerseq='xyz'/><compiler eulerseq='-1.5'/><worldbody/></mujoco>",
+                    "compiler", "eulerseq")
+    assert_same("<mujoco><compiler eulerseq='abc'/><worldbody>" + BODY + "</worldbody></mujoco>")
+    assert_rejected("<mujoco><compiler eulerseq='abc'/><worldbody><body euler='1 2 3'><joint/><geom size='.1'/>"
+                    "</body></worldbody></mujoco>", "body", "euler")
+
+
+@pytest.mark.oracle
+def test_xml_declarations_only_at_the_start():
+    assert_same('<?xml version="1.0"?><?pi x?>' + model(BODY))
+    assert_same("hello <!-- text before the root -->" + model(BODY))
+    assert_same(model(BODY).replace("<worldbody>", "<worldbody><!-- a -- b ---->"))
+    for xml in (model(BODY).replace("<worldbody>", "<worldbody><?pi x?>"), "<!-- c --><?pi x?>" + model(BODY)):
+        with pytest.raises(ValueError):
+            mujoco.MjModel.from_xml_string(xml)
+        with pytest.raises(sim.ModelError, match="only allowed at the start"):
+            sim.load_model(xml)

@@ -83,7 +83,7 @@ def _sizes(ctx):
     if size.has("memory"):
         # a byte count with an optional K/M/G/T/P/E suffix; numjoco preallocates per Data, so it is only checked
         import re
-        if not re.fullmatch(r"\s*[0-9]+\s*[KMGTPE]?\s*", size.get("memory")):
+        if not re.fullmatch(r"\s*(-1|\+?[0-9]+[KMGTPEkmgtpe]?)\s*", size.get("memory")):
             raise size.error("invalid memory size, expected a byte count with optional K/M/G/T/P/E suffix",
                              "memory")
     vis = ctx.root.find("visual")
@@ -136,7 +136,12 @@ def compile_document(doc, set_constants=True, context=False):
     stat = Statistic(meaninertia=1.0, meanmass=1.0, meansize=0.2, extent=2.0, center=np.zeros(3))
     model = Model(ctx.f, {k: list(v) for k, v in ctx.names.items()}, opt, stat, compile_visual(ctx))
     if set_constants:
-        set_const(model, ctx)
+        try:
+            set_const(model, ctx)
+        except MemoryError as e:       # MuJoCo: "Could not allocate memory" (mjData for mj_setConst)
+            attr = next((k for k in ("njmax", "nconmax") if ctx.size.has(k)), None)
+            raise (ctx.size if attr else ctx.root).error(f"the model cannot be simulated here: {e}", attr) \
+                from None
     return (model, ctx) if context else model
 
 

@@ -653,9 +653,9 @@ def _inertial(ctx, b, i, pos, quat, geoms):
             if err:
                 raise ie.error(f"error '{err}' in fullinertia", "fullinertia")
         else:
-            if not ie.has("diaginertia"):
-                raise ie.error("inertial must specify diaginertia or fullinertia", "diaginertia")
-            inertia = np.array(ie.get("diaginertia"), dtype=np.float64)
+            # no diaginertia / fullinertia: MuJoCo's default (zero) inertia; a moving body is then refused by the
+            # mjMINVAL check below, a static one or inertiafromgeom="true" is fine (as in MuJoCo)
+            inertia = np.array(ie.get("diaginertia", np.zeros(3)), dtype=np.float64)
             iquat = orientation(ie, *ctx.angles(ie))
     if i > 0 and (ifg == 1 or (ipos is None and ifg == 2)):
         sel = [g for g in geoms if grange[0] <= g["group"] <= grange[1] and g["mass_"] > EPS]

@@ -25,11 +25,12 @@ class Context:
         self.root = doc.root
         self.file = doc.source.name
         comps = self.root.find("compiler")
+        for c in comps:      # the length when read (each element); the letters when used (frames.orientation)
+            if "eulerseq" in c.raw and len(c.raw["eulerseq"]) != 3:
+                raise c.error("attribute 'eulerseq' must have exactly 3 characters", "eulerseq")
         self.comp = merge_singletons(comps, "compiler")
         self.degree = bool(self.comp.get("angle"))
         self.eulerseq = self.comp.get("eulerseq")
-        if len(self.eulerseq) != 3 or any(c not in "xyzXYZ" for c in self.eulerseq):
-            raise self.comp.error("euler sequence must be 3 characters of x, y, z, X, Y, Z", "eulerseq")
         if self.comp.get("coordinate") == 1:
             raise self.comp.error("global coordinates are no longer supported; use local", "coordinate")
         self.discardvisual = bool(self.comp.get("discardvisual"))

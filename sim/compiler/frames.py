@@ -183,6 +183,8 @@ def orientation(el, degree, eulerseq, names=ALTERNATIVES, normalize=True):
     eul = np.array(el.get(kind), dtype=np.float64)
     if degree:
         eul = eul / 180.0 * math.pi
+    if any(c not in "xyzXYZ" for c in eulerseq):     # <compiler eulerseq> is checked where it is used (MuJoCo)
+        raise el.error("euler sequence can only contain x, y, z, X, Y, Z (compiler eulerseq)", kind)
     return euler2quat(eul, eulerseq)
 
 

@@ -41,6 +41,8 @@ import warnings
 import numpy as np
 
 from ..compiler.frames import euler2quat, frameaccum
+from ..errors import UnsupportedError
+from . import numbers
 
 # tree element key -> name space
 TREE_KINDS = {"body": "body", "joint": "joint", "freejoint": "joint", "geom": "geom", "site": "site",
@@ -196,6 +198,8 @@ def resolve(el, names, prefix, suffix):
             attr, space = {"fixed_joint": ("joint", "joint"), "spatial_site": ("site", "site"),
                            "spatial_geom": ("geom", "geom")}[w.key]
             side = w.raw.get("sidesite", "")
+            if attr not in w.raw:
+                raise w.error("missing required attribute", attr)
             if names.has(space, ns(w.raw[attr])) and (not side or names.has("site", ns(side))):
                 out[(i, attr)] = ns(w.raw[attr])
                 if side:
@@ -340,9 +344,12 @@ def _merge_value(key, attr, mine, theirs):
 
 def _bytes(text):
     """Byte count of a <size memory> value (K/M/G/T/P/E suffixes)."""
-    t = text.strip()
+    t = text.strip().upper()
     scale = 1024 ** ("KMGTPE".index(t[-1]) + 1) if t and t[-1] in "KMGTPE" else 1
-    return int(t.rstrip("KMGTPE").strip() or 0) * scale
+    try:
+        return int(t.rstrip("KMGTPE").strip() or 0) * scale
+    except ValueError:        # not a byte count: the compiler refuses it (<size memory>)
+        return -1
 
 
 def _same_text(a, b):
@@ -481,23 +488,31 @@ class Composer:
 
     def replicate(self, rep, parent):
         count = _int(rep, "count")       # zero or negative: no replica (MuJoCo accepts it)
+        cc = rep.raw.get("childclass")
+        if cc is not None and cc not in self.doc.classes:    # checked as it is parsed, whatever the count
+            raise rep.error(f"unknown default childclass '{cc}'", "childclass")
         offset = _floats(rep, "offset", 3)
         euler = _floats(rep, "euler", 3)
         sep = rep.raw.get("sep", "")
+        seq = self.eulerseq
+        if len(seq) != 3 or any(c not in "xyzXYZ" for c in seq):
+            if "euler" in rep.raw:
+                raise rep.error("euler sequence can only contain x, y, z, X, Y, Z (compiler eulerseq)", "euler")
+            seq = "xyz"         # zero angles: the sequence does not matter (MuJoCo does not look at it)
         # the content first (inner replicates expand here), as MuJoCo parses it into a placeholder body
         self.walk(rep)
         content = rep.children
         unit = np.array(euler, dtype=np.float64)
         if self.degree:
             unit = unit / 180.0 * math.pi
-        rotation = euler2quat(unit, self.eulerseq)
+        rotation = euler2quat(unit, seq)
         pos = np.zeros(3)
         frames = []
         for i in range(count):
             eul = np.array([i * euler[0], i * euler[1], i * euler[2]])
             if self.degree:
                 eul = eul / 180.0 * math.pi
-            quat = euler2quat(eul, self.eulerseq)
+            quat = euler2quat(eul, seq)
             suffix = sep + str(i).zfill(len(str(count)))
             frame = _make_frame(rep, parent, pos, quat)
             frame.children = [deep_copy(c, frame) for c in content]
@@ -759,20 +774,28 @@ def _int(el, attr):
     t = el.raw.get(attr)
     if t is None:
         raise el.error("missing required attribute", attr)
+    toks = numbers.split(t)
     try:
-        return int(t)
-    except ValueError:
-        raise el.error(f"invalid integer '{t}'", attr) from None
+        if len(toks) != 1:
+            raise numbers.NumberError(t, "bad format")
+        return numbers.integer(toks[0])
+    except numbers.NumberError as e:
+        raise el.error(f"invalid integer '{t}'" if e.reason == "bad format" else f"{e.reason}: '{t}'",
+                       attr) from None
 
 
 def _floats(el, attr, n):
     t = el.raw.get(attr, "")
-    if not t.split():
+    if not numbers.split(t):
         return [0.0] * n
     try:
-        vals = [float(x) for x in t.split()]
-    except ValueError:
-        raise el.error(f"invalid number in '{t}'", attr) from None
+        vals = [numbers.real(x) for x in numbers.split(t)]
+    except numbers.NumberError as e:
+        raise el.error(f"invalid number in '{t}'" if e.reason == "bad format" else f"{e.reason}: '{t}'",
+                       attr) from None
+    if not all(math.isfinite(v) for v in vals):
+        raise el.error(f"non-finite number in '{t}' (numjoco does not simulate models with non-finite "
+                       "parameters)", attr, cls=UnsupportedError)
     if len(vals) != n:
         raise el.error(f"expected {n} values, got {len(vals)}", attr)
     return vals

@@ -4,12 +4,15 @@ Every element remembers its file and line so that any later error can name them 
 """
 
 import os
+import re
 import warnings
 import xml.parsers.expat
+import xml.parsers.expat.errors
 
 import numpy as np
 
 from ..errors import ModelError, UnsupportedError
+from . import numbers
 from . import schema
 from . import schema_assets  # noqa: F401  (registers asset elements)
 from . import schema_sections  # noqa: F401  (registers tendon/actuator/sensor/equality/contact/keyframe)
@@ -110,14 +113,156 @@ class _Source:
             raise elem.error(f"cannot read file '{filename}': {e.strerror}", "file") from None
 
 
+# what tinyxml2 (MuJoCo's XML parser) reads and expat refuses: characters XML 1.0 forbids (C0 controls, U+FFFE/F,
+# lone surrogates), references to such characters, a '&' that starts no reference, '<' inside attribute values
+_XML_BAD = re.compile("[\x01-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+_CHARREF = re.compile(r"&#(x[0-9a-fA-F]+|[0-9]+);")
+_AMP = re.compile(r"&(?!(?:[A-Za-z_:][-\w.:]*|#[0-9]+|#x[0-9a-fA-F]+);)")
+_LT_IN_VALUE = re.compile(r"""=\s*("[^"<>]*<|'[^'<>]*<)""")
+
+
+def _charref(m):
+    g = m.group(1)
+    v = int(g[1:], 16) if g[0] == "x" else int(g)
+    ok = v in (9, 10, 13) or 0x20 <= v <= 0xD7FF or 0xE000 <= v <= 0xFFFD or 0x10000 <= v <= 0x10FFFF
+    return m.group(0) if ok else "\ufffd"
+
+
+def _escape_lt_in_values(text):
+    """'<' inside quoted attribute values of element tags -> '&lt;' (comments, CDATA, PIs, DTD copied as is)."""
+    out, i, n = [], 0, len(text)
+    while True:
+        j = text.find("<", i)
+        if j < 0:
+            out.append(text[i:])
+            return "".join(out)
+        out.append(text[i:j])
+        for lead, close in (("<!--", "-->"), ("<![CDATA[", "]]>"), ("<?", "?>"), ("<!", ">")):
+            if text.startswith(lead, j):
+                k = text.find(close, j + len(lead))
+                k = n if k < 0 else k + len(close)
+                out.append(text[j:k])
+                break
+        else:
+            k, quote = j + 1, None
+            buf = ["<"]
+            while k < n:
+                c = text[k]
+                k += 1
+                if quote:
+                    if c == quote:
+                        quote = None
+                    elif c == "<":
+                        c = "&lt;"
+                elif c in "\"'":
+                    quote = c
+                elif c == ">":
+                    buf.append(c)
+                    break
+                buf.append(c)
+            out.append("".join(buf))
+        i = k
+
+
+def tinyxml_text(text, filename):
+    """The document as MuJoCo's parser reads it, made acceptable to expat: bytes are UTF-8 (a UTF-8 BOM is
+    skipped, invalid sequences become U+FFFD, an encoding declaration is ignored as tinyxml2 ignores it; UTF-16 /
+    UTF-32 documents are refused as MuJoCo refuses them), the text ends at the first NUL (a C string), and the
+    characters and references tinyxml2 tolerates are replaced (U+FFFD) or escaped.  Line numbers are kept."""
+    if isinstance(text, (bytes, bytearray)):
+        data = bytes(text)
+        if data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
+            raise ModelError("UTF-16 / UTF-32 document: MuJoCo's XML parser reads UTF-8 only", file=filename,
+                             line=1)
+        data = data.split(b"\x00", 1)[0]
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        text = data.decode("utf-8", errors="replace")
+    else:
+        text = text.split("\x00", 1)[0]
+    if "&#" in text:
+        text = _CHARREF.sub(_charref, text)
+    text = _XML_BAD.sub("\ufffd", text)
+    if "&" in text:
+        text = _AMP.sub("&amp;", text)
+    if _LT_IN_VALUE.search(text):
+        text = _escape_lt_in_values(text)
+    if "]]>" in text:
+        text = _escape_cdata_end(text)
+    if "--" in text:
+        text = _COMMENT.sub(_comment, text)
+    return _blank_text_before_root(text)
+
+
+def _blank_text_before_root(text):
+    """Text before the root element (tinyxml2 keeps it as a node, expat refuses it) blanked to spaces, newlines
+    kept (line numbers); declarations, comments and a DOCTYPE stay."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        j = text.find("<", i)
+        if j < 0:
+            j = n
+        chunk = text[i:j]
+        out.append(re.sub(r"[^\n]", " ", chunk) if chunk.strip() else chunk)
+        if j == n or not (text.startswith("<!", j) or text.startswith("<?", j)):
+            out.append(text[j:])
+            return "".join(out)
+        close = "-->" if text.startswith("<!--", j) else "?>" if text.startswith("<?", j) else ">"
+        if close == ">" and "[" in text[j:text.find(">", j) + 1]:
+            close = "]>"                   # a DOCTYPE with an internal subset
+        k = text.find(close, j + 2)
+        k = n if k < 0 else k + len(close)
+        out.append(text[j:k])
+        i = k
+    return "".join(out)
+
+
+_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
+
+
+def _comment(m):
+    """A comment with '--' inside (or '-' at its end), which tinyxml2 reads and XML forbids, made legal."""
+    inner = m.group(1).replace("--", "- -").replace("--", "- -")
+    return "<!--" + inner + (" " if inner.endswith("-") else "") + "-->"
+
+
+def _escape_cdata_end(text):
+    """']]>' outside CDATA sections (character data may not contain it for expat; tinyxml2 reads it as text)."""
+    out, i = [], 0
+    while True:
+        j = text.find("<![CDATA[", i)
+        part = text[i:] if j < 0 else text[i:j]
+        out.append(part.replace("]]>", "]]&gt;"))
+        if j < 0:
+            return "".join(out)
+        k = text.find("]]>", j)
+        k = len(text) if k < 0 else k + 3
+        out.append(text[j:k])
+        i = k
+
+
 def _parse_xml(text, filename):
     """Parse XML text into (tag, attrs, line, children) tuples using expat, keeping line numbers."""
+    text = tinyxml_text(text, filename)
     parser = xml.parsers.expat.ParserCreate()
     parser.ordered_attributes = False
     root = []
     stack = []
 
+    top = []      # document-level nodes other than declarations, seen so far (comments, the root)
+
+    def comment(data):
+        if not stack:
+            top.append("comment")
+
+    def instruction(target, data):
+        # tinyxml2 reads every <?...?> as an XML declaration and allows them only at the start of the document
+        if stack or top:
+            raise ModelError(f"XML declaration or processing instruction '<?{target}' is only allowed at the start "
+                             "of the document", file=filename, line=parser.CurrentLineNumber)
+
     def start(tag, attrs):
+        top.append(tag)
         node = (tag, dict(attrs), parser.CurrentLineNumber, [])
         if stack:
             stack[-1][3].append(node)
@@ -130,17 +275,41 @@ def _parse_xml(text, filename):
 
     parser.StartElementHandler = start
     parser.EndElementHandler = end
+    parser.CommentHandler = comment
+    parser.ProcessingInstructionHandler = instruction
     # text between elements carries nothing in MJCF/URDF: MuJoCo's parser (tinyxml2) ignores it, and so do we
     # (no CharacterDataHandler); undefined entities in that text are skipped as tinyxml2 leaves them alone
     parser.UseForeignDTD(True)
     try:
         parser.Parse(text, True)
     except xml.parsers.expat.ExpatError as e:
+        if e.code == xml.parsers.expat.errors.codes[xml.parsers.expat.errors.XML_ERROR_JUNK_AFTER_DOC_ELEMENT] \
+                and root and not stack and _more_elements(text, e.lineno, e.offset):
+            return root[0]          # tinyxml2 reads further top-level elements; MuJoCo uses the first
         raise ModelError(f"malformed XML: {xml.parsers.expat.ErrorString(e.code)} (column {e.offset})",
                          file=filename, line=e.lineno) from None
     if not root:
         raise ModelError("empty XML document", file=filename)
     return root[0]
+
+
+def _more_elements(text, line, column):
+    """True when the text after the root element (from line / column, 1-based line) is well-formed elements,
+    comments or white space only."""
+    lines = text.split("\n")
+    rest = "\n".join([lines[line - 1][column:]] + lines[line:])
+    if not rest.lstrip().startswith("<"):
+        return False
+    p = xml.parsers.expat.ParserCreate()
+    p.UseForeignDTD(True)
+    texts = []
+    p.CharacterDataHandler = texts.append
+    p.StartElementHandler = lambda tag, attrs: texts.append("<")   # marks element content (any text is ok there)
+    try:
+        p.Parse("<r>" + rest + "</r>", True)
+    except xml.parsers.expat.ExpatError:
+        return False
+    return True
 
 
 def _expand_includes(node, source, fname, depth=0):
@@ -176,29 +345,51 @@ def _tag_file(node, fname):
     return (node[0], node[1], node[2], node[3], fname)
 
 
+# children that may appear at most once (MuJoCo 3.17's schema, '?'; the children of a <default>: _build_defaults)
+UNIQUE = {"body": ("inertial",), "worldbody": ("inertial",), "compiler": ("lengthrange",), "option": ("flag",),
+          "visual": ("global", "headlight", "map", "quality", "rgba", "scale")}
+
+
 def _convert(node, key, parent, fname, lenient=False):
-    """Elem tree of a node; lenient: inside a <replicate>, whose content MuJoCo's schema check skips, so that
-    attributes it does not know are ignored there (with a Python warning) instead of refused."""
+    """Elem tree of a node; lenient: a <replicate> or <frame> or inside one, whose attributes MuJoCo 3.17's
+    schema check skips, so that attributes it does not know are ignored there (with a Python warning) instead of
+    refused."""
     tag, attrs, line, children = node[:4]
     nfile = node[4] if len(node) >= 5 else fname
     origin = node[5] if len(node) >= 6 else None
     spec = schema.ELEMENTS[key]
-    lenient = lenient or key == "replicate"
+    lenient = lenient or key in ("replicate", "frame")
+    if key == "mujoco":     # XML namespace declarations on the root: accepted (and ignored) by MuJoCo
+        attrs = {k: v for k, v in attrs.items() if k != "xmlns" and not k.startswith("xmlns:")}
     unknown = [name for name in attrs if name not in spec.attrs]
     if unknown:
         probe = Elem(tag, key, nfile, line, attrs, parent, origin)
         if not lenient:
             raise probe.error("unknown or unsupported attribute", unknown[0])
         for name in unknown:
-            warnings.warn(str(probe.error("unknown attribute in a <replicate>, ignored as MuJoCo ignores it",
+            warnings.warn(str(probe.error("unknown attribute in a <replicate> / <frame>, ignored as MuJoCo ignores it",
                                           name)), stacklevel=2)
         attrs = {k: v for k, v in attrs.items() if k not in unknown}
     el = Elem(tag, key, nfile, line, drop_empty_numbers(spec, attrs), parent, origin)
+    unique = UNIQUE.get(key, ())
+    if unique and not lenient:
+        counts = {}
+        for child in children:
+            if child[0] in unique or (unique == "*" and child[0] != "default"):
+                counts[child[0]] = counts.get(child[0], 0) + 1
+        for ctag, n in counts.items():
+            if n > 1:
+                raise el.error(f"unique element '{ctag}' found {n} times")
     for child in children:
         ctag = child[0]
         ckey = spec.children.get(ctag)
         if ckey is None:
             probe = Elem(ctag, ctag, child[4] if len(child) >= 5 else nfile, child[2], child[1])
+            if lenient and key not in ("body", "frame", "replicate", "worldbody"):
+                # unchecked by the schema there, and MuJoCo's builder never reads children of a leaf element
+                warnings.warn(str(probe.error(f"element inside <{tag}> in a <replicate> / <frame>, ignored as "
+                                              "MuJoCo ignores it")), stacklevel=2)
+                continue
             if ctag in MUJOCO_ONLY:
                 raise probe.error(f"<{ctag}> (a MuJoCo feature) is not supported by numjoco yet",
                                   cls=UnsupportedError)
@@ -214,7 +405,7 @@ def drop_empty_numbers(spec, attrs):
     with no number as an absent attribute (mjXUtil::ReadAttrVec returns nothing; a required one is then
     'missing'), so the default / inherited value stays.  Keywords and strings keep '' (an invalid keyword,
     an empty name)."""
-    empty = [n for n, t in attrs.items() if spec.attrs[n].kind in ("real", "int") and not t.split()]
+    empty = [n for n, t in attrs.items() if spec.attrs[n].kind in ("real", "int") and not numbers.split(t)]
     if not empty:
         return attrs
     return {n: t for n, t in attrs.items() if n not in empty}
@@ -230,17 +421,18 @@ def parse_value(el, attr, text):
         if key not in attr.enum:
             raise el.error(f"invalid keyword '{text}', expected one of: {', '.join(attr.enum)}", attr.name)
         return attr.enum[key]
-    parts = text.split()
+    parts = numbers.split(text)
     try:
-        if kind == "real":
-            vals = [float(p) for p in parts]
-        else:
-            vals = [int(p) for p in parts]
-    except ValueError:
+        vals = [numbers.real(p) for p in parts] if kind == "real" else [numbers.integer(p) for p in parts]
+    except numbers.NumberError as e:
         what = "number" if kind == "real" else "integer"
-        raise el.error(f"invalid {what} in '{text}'", attr.name) from None
+        if e.reason == "bad format":
+            raise el.error(f"invalid {what} '{e.token}' in '{text}'", attr.name) from None
+        raise el.error(f"{e.reason}: '{e.token}' in '{text}'", attr.name) from None
     if kind == "real" and not all(np.isfinite(v) for v in vals):
-        raise el.error(f"non-finite number in '{text}'", attr.name)
+        # MuJoCo reads inf / nan (strtod) and compiles them into the model; numjoco refuses them
+        raise el.error(f"non-finite number in '{text}' (MuJoCo accepts inf / nan here; numjoco does not "
+                       "simulate models with non-finite parameters)", attr.name, cls=UnsupportedError)
     if attr.nmin is None:
         if len(vals) != 1:
             raise el.error(f"expected 1 value, got {len(vals)}", attr.name)
@@ -307,6 +499,8 @@ def _build_defaults(root):
             if not top:
                 raise el.error("nested default class must have a name", "class")
             name = "main"
+        elif top and name != "main":
+            raise el.error("top-level default class 'main' cannot be renamed", "class")
         if name in classes:
             raise el.error(f"repeated default class name '{name}'", "class")
         cls = DefaultClass(name, parent)

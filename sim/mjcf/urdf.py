@@ -39,7 +39,8 @@ import numpy as np
 
 from ..compiler.frames import euler2quat, quat2mat, z2quat
 from ..compiler.inertia import full_inertia
-from ..errors import ModelError
+from ..errors import ModelError, UnsupportedError
+from . import numbers
 from . import schema
 
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar", "spherical")
@@ -69,8 +70,8 @@ class _Reader:
 
     # -- errors and attribute access (mjXUtil) ------------------------------------------------------------
 
-    def error(self, node, message, attribute=None):
-        return ModelError(message, file=self.file, line=node[2], element=node[0], attribute=attribute)
+    def error(self, node, message, attribute=None, cls=ModelError):
+        return cls(message, file=self.file, line=node[2], element=node[0], attribute=attribute)
 
     def sub(self, node, name, required=False):
         """The unique child element `name` (FindSubElem): error when repeated, or missing and required."""
@@ -94,19 +95,21 @@ class _Reader:
         """Up to n numbers of an attribute (ReadAttr): None when absent (or blank, read as absent), an error
         when required and absent, with more than n values, or (exact) fewer than n."""
         text = node[1].get(attr)
-        if text is None or (blank_ok and not text.split()):
+        if text is None or (blank_ok and not numbers.split(text)):
             if required:
                 raise self.error(node, "required attribute missing", attr)
             return None
-        parts = text.split()
+        parts = numbers.split(text)
         if not parts:
             raise self.error(node, f"problem reading attribute '{attr}'", attr)
         try:
-            vals = [float(p) for p in parts]
-        except ValueError:
-            raise self.error(node, f"invalid number in '{text}'", attr) from None
+            vals = [numbers.real(p) for p in parts]
+        except numbers.NumberError as e:
+            what = "invalid number" if e.reason == "bad format" else e.reason
+            raise self.error(node, f"{what} '{e.token}' in '{text}'", attr) from None
         if not all(math.isfinite(v) for v in vals):
-            raise self.error(node, f"non-finite number in '{text}'", attr)
+            raise self.error(node, f"non-finite number in '{text}' (MuJoCo accepts inf / nan here; numjoco does "
+                             "not simulate models with non-finite parameters)", attr, cls=UnsupportedError)
         if len(vals) > n:
             raise self.error(node, f"attribute '{attr}' has too much data", attr)
         if exact and len(vals) < n:
