@@ -3,9 +3,34 @@
 import glob
 import json
 import os
+import shutil
 import sys
 
 import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def plot_hopper(runs, out_png):
+    """Deterministic evaluation returns against steps, ours and Gymnasium's, one line per seed."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for tag, color in (("numjoco", "tab:blue"), ("gymnasium", "tab:orange")):
+        for path in sorted(glob.glob(os.path.join(runs, f"hopper_ppo_{tag}_s*", "evaluations.npz"))):
+            ev = np.load(path)
+            seed = path.split("_s")[-1].split(os.sep)[0]
+            ax.plot(ev["timesteps"], ev["results"].mean(axis=1), color=color,
+                    linestyle="-" if seed == "0" else "--", label=f"{tag} seed {seed}")
+    ax.set_xlabel("environment steps")
+    ax.set_ylabel("deterministic eval return (10 episodes)")
+    ax.set_title("PPO on Hopper, RL Zoo hyperparameters: numjoco/Hopper-v0 vs Gymnasium Hopper-v5", fontsize=9)
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out_png, dpi=100)
+    plt.close(fig)
 
 
 def load(pattern):
@@ -35,7 +60,8 @@ def main(runs):
             fg = np.array([r["final_return"] for r in gym_])
             ratio = np.mean([r["wall_time_s"] for r in ours]) / np.mean([r["wall_time_s"] for r in gym_])
             within = fg.min() - fg.std() <= fo.mean() <= fg.max() + fg.std()
-            lines += ["", f"Ours: {fo.mean():.1f} +- {fo.std():.1f} over {len(fo)} seeds; Gymnasium Hopper-v5: "
+            plot_hopper(runs, os.path.join(HERE, "hopper_ppo_curves.png"))
+            lines += ["", "![curves](hopper_ppo_curves.png)", "", f"Ours: {fo.mean():.1f} +- {fo.std():.1f} over {len(fo)} seeds; Gymnasium Hopper-v5: "
                       f"{fg.mean():.1f} +- {fg.std():.1f} over {len(fg)} seeds. Ours within Gymnasium's seed spread: "
                       f"{'yes' if within else 'NO'}; >= 2000: {'yes' if fo.mean() >= 2000 else 'NO'}. "
                       f"Wall-clock ratio ours / Gymnasium: {ratio:.2f} (goal <= 0.7).",
@@ -52,10 +78,12 @@ def main(runs):
             lines.append(f"| {r['seed']} | {r['timesteps']} | {r['success_rate']} | {first} | "
                          f"{r['wall_time_s']:.0f} |")
         lines.append("")
-    md = os.path.join(runs, "sweep_hopper_reward", "results.md")
-    if os.path.exists(md):
-        lines += ["## Reward-shaping sweep (Hopper forward_reward_weight x ctrl_cost_weight)", "",
-                  open(md).read().split("\n", 1)[1], "![curves](runs/sweep_hopper_reward/curves.png)", ""]
+    for md in sorted(glob.glob(os.path.join(runs, "sweep_*", "results.md"))):
+        name = os.path.basename(os.path.dirname(md))
+        title, body = open(md).read().split("\n", 1)
+        png = f"{name}_curves.png"  # copied next to this report (the runs directory is not committed)
+        shutil.copy(os.path.join(os.path.dirname(md), "curves.png"), os.path.join(HERE, png))
+        lines += [f"## Reward-shaping sweep: {title.lstrip('# ')}", "", body.strip(), "", f"![curves]({png})", ""]
     print("\n".join(lines))
 
 
