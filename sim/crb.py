@@ -12,30 +12,38 @@ def crb(m, d, w):
     cinert = d.cinert[w]
     cdof = d.cdof[w]
     M = d.M[w]
-    for i in range(m.nbody):
+    # model arrays read once (a field read inside a loop that stores floats is reloaded every iteration)
+    nbody, nv = m.nbody, m.nv
+    parent, simple, rowadr, rownnz = m.body_parentid, m.dof_simplenum, m.M_rowadr, m.M_rownnz
+    M0, arm, dbody, dparent = m.dof_M0, m.dof_armature_eff, m.dof_bodyid, m.dof_parentid
+    for i in range(nbody):
+        ci = c[i]
+        ii = cinert[i]
         for k in range(10):
-            c[i, k] = cinert[i, k]
-    for i in range(m.nbody - 1, 0, -1):
-        p = m.body_parentid[i]
+            ci[k] = ii[k]
+    for i in range(nbody - 1, 0, -1):
+        p = parent[i]
         if p > 0:
+            cp = c[p]
+            ci = c[i]
             for k in range(10):
-                c[p, k] += c[i, k]
+                cp[k] += ci[k]
     for k in range(m.nC):
         M[k] = 0.0
-    for i in range(m.nv):
-        adr = m.M_rowadr[i]
-        if m.dof_simplenum[i]:
-            M[adr] = m.dof_M0[i]
+    for i in range(nv):
+        adr = rowadr[i]
+        if simple[i]:
+            M[adr] = M0[i]
             continue
-        madr = adr + m.M_rownnz[i] - 1
-        M[madr] = m.dof_armature_eff[i]
-        b0, b1, b2, b3, b4, b5 = mul_inert_vec(c[m.dof_bodyid[i]], cdof[i])
+        madr = adr + rownnz[i] - 1
+        M[madr] = arm[i]
+        b0, b1, b2, b3, b4, b5 = mul_inert_vec(c[dbody[i]], cdof[i])
         j = i
         while j >= 0:
             cj = cdof[j]
             M[madr] += cj[0] * b0 + cj[1] * b1 + cj[2] * b2 + cj[3] * b3 + cj[4] * b4 + cj[5] * b5
             madr -= 1
-            j = m.dof_parentid[j]
+            j = dparent[j]
 
 
 @njit(cache=True)
