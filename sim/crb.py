@@ -88,6 +88,34 @@ def factor_i(mat, diaginv, nv, rownnz, rowadr, colind):
 
 
 @njit(cache=True)
+def dot_sparse_off(vec1, adr, vec2, off, nnz, colind):
+    """sum_k vec1[adr+k] * vec2[off + colind[adr+k]], k < nnz, in mju_dotSparse's order (four partial sums, then
+    the tail one by one); off shifts the column indices (island-local vectors)."""
+    i = 0
+    r0 = 0.0
+    r1 = 0.0
+    r2 = 0.0
+    r3 = 0.0
+    while i <= nnz - 4:
+        r0 += vec1[adr + i] * vec2[off + colind[adr + i]]
+        r1 += vec1[adr + i + 1] * vec2[off + colind[adr + i + 1]]
+        r2 += vec1[adr + i + 2] * vec2[off + colind[adr + i + 2]]
+        r3 += vec1[adr + i + 3] * vec2[off + colind[adr + i + 3]]
+        i += 4
+    res = (r0 + r2) + (r1 + r3)
+    while i < nnz:
+        res += vec1[adr + i] * vec2[off + colind[adr + i]]
+        i += 1
+    return res
+
+
+@njit(cache=True)
+def dot_sparse(vec1, adr, vec2, nnz, colind):
+    """sum_k vec1[adr+k] * vec2[colind[adr+k]] with mju_dotSparse's 4-way summation order."""
+    return dot_sparse_off(vec1, adr, vec2, 0, nnz, colind)
+
+
+@njit(cache=True)
 def solve_ld(x, qld, diaginv, nv, rownnz, rowadr, colind):
     """In-place x (nv,) <- inv(L'DL) x for a factor from factor_i, mj_solveLD (one vector)."""
     for i in range(nv - 1, -1, -1):
@@ -103,24 +131,7 @@ def solve_ld(x, qld, diaginv, nv, rownnz, rowadr, colind):
     for i in range(nv):
         n = rownnz[i] - 1
         if n > 0:
-            # mju_dotSparse's order: four partial sums, then the tail one by one
-            adr = rowadr[i]
-            r0 = 0.0
-            r1 = 0.0
-            r2 = 0.0
-            r3 = 0.0
-            t = 0
-            while t <= n - 4:
-                r0 += qld[adr + t] * x[colind[adr + t]]
-                r1 += qld[adr + t + 1] * x[colind[adr + t + 1]]
-                r2 += qld[adr + t + 2] * x[colind[adr + t + 2]]
-                r3 += qld[adr + t + 3] * x[colind[adr + t + 3]]
-                t += 4
-            s = (r0 + r2) + (r1 + r3)
-            while t < n:
-                s += qld[adr + t] * x[colind[adr + t]]
-                t += 1
-            x[i] -= s
+            x[i] -= dot_sparse_off(qld, rowadr[i], x, 0, n, colind)
 
 
 @njit(cache=True)

@@ -27,6 +27,7 @@ from sim.jit import njit
 
 from sim.fields_solver import NISLAND, MJ_NSOLVER
 from sim.island import island
+from sim.crb import dot_sparse_off
 from sim.features import call_if, F_PGS, F_PRIMAL
 from sim.types import (OPT_DISABLE, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATIONS, OPT_TOLERANCE,
                        OPT_LS_TOLERANCE, OPT_CONE, DSBL_WARMSTART, SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC,
@@ -186,25 +187,7 @@ def solve_m_local(m, d, w, x, dofs, nv):
         i = dofs[ii]
         n = rownnz[i] - 1
         if n > 0:
-            # mju_dotSparse: 4 partial sums, sequential tail
-            adr = rowadr[i]
-            off = ii - i
-            r0 = 0.0
-            r1 = 0.0
-            r2 = 0.0
-            r3 = 0.0
-            t = 0
-            while t <= n - 4:
-                r0 += qld[adr + t] * x[off + colind[adr + t]]
-                r1 += qld[adr + t + 1] * x[off + colind[adr + t + 1]]
-                r2 += qld[adr + t + 2] * x[off + colind[adr + t + 2]]
-                r3 += qld[adr + t + 3] * x[off + colind[adr + t + 3]]
-                t += 4
-            s = (r0 + r2) + (r1 + r3)
-            while t < n:
-                s += qld[adr + t] * x[off + colind[adr + t]]
-                t += 1
-            x[ii] -= s
+            x[ii] -= dot_sparse_off(qld, rowadr[i], x, ii - i, n, colind)
 
 
 @njit(cache=True)
@@ -281,6 +264,33 @@ def chol_update(a, x, n, plus):
 # constraint state / cost (mj_constraintUpdate_impl, engine_core_constraint.c)
 
 @njit(cache=True)
+def _tangent_norm(v, i, fr, dim, scale):
+    """mju_norm of the tangential part of a cone, v[i+1:i+dim] times (scale) or divided by fr[:dim-1] (mju_dot's
+    order for dim - 1 <= 5 terms: partial sums over the first four, then the fifth)."""
+    u1 = v[i + 1] * fr[0] if scale else v[i + 1] / fr[0]
+    u2 = 0.0
+    u3 = 0.0
+    u4 = 0.0
+    if dim > 2:
+        u2 = v[i + 2] * fr[1] if scale else v[i + 2] / fr[1]
+    if dim > 3:
+        u3 = v[i + 3] * fr[2] if scale else v[i + 3] / fr[2]
+    if dim > 4:
+        u4 = v[i + 4] * fr[3] if scale else v[i + 4] / fr[3]
+    if dim >= 5:
+        T2 = (u1 * u1 + u3 * u3) + (u2 * u2 + u4 * u4)
+        if dim == 6:
+            u5 = v[i + 5] * fr[4] if scale else v[i + 5] / fr[4]
+            T2 += u5 * u5
+    elif dim == 4:
+        T2 = u1 * u1 + u2 * u2 + u3 * u3
+    elif dim == 3:
+        T2 = u1 * u1 + u2 * u2
+    else:
+        T2 = u1 * u1
+    return math.sqrt(T2)
+
+@njit(cache=True)
 def constraint_update(jar, D, R, floss, typ, eid, cmu, cfr, cdim, cH, force, state, ne, nf, nefc,
                       flg_cone_hessian):
     """efc_force / efc_state of rows 0..nefc-1 (ne equality, nf friction first) and the cost s(jar) for
@@ -322,22 +332,7 @@ def constraint_update(jar, D, R, floss, typ, eid, cmu, cfr, cdim, cH, force, sta
             dim = cdim[con]
             # regular dual cone coordinates U = diag(mu, friction) jar; N normal, T tangent norm (mju_norm)
             N = jar[i] * mu
-            u1 = jar[i + 1] * fr[0]
-            u2 = jar[i + 2] * fr[1] if dim > 2 else 0.0
-            u3 = jar[i + 3] * fr[2] if dim > 3 else 0.0
-            u4 = jar[i + 4] * fr[3] if dim > 4 else 0.0
-            u5 = jar[i + 5] * fr[4] if dim > 5 else 0.0
-            if dim >= 5:
-                T2 = (u1 * u1 + u3 * u3) + (u2 * u2 + u4 * u4)
-                if dim == 6:
-                    T2 += u5 * u5
-            elif dim == 4:
-                T2 = u1 * u1 + u2 * u2 + u3 * u3
-            elif dim == 3:
-                T2 = u1 * u1 + u2 * u2
-            else:
-                T2 = u1 * u1
-            T = math.sqrt(T2)
+            T = _tangent_norm(jar, i, fr, dim, True)
             if N >= mu * T or (T <= 0 and N >= 0):
                 for j in range(dim):
                     force[i + j] = 0.0
@@ -590,22 +585,7 @@ def _dual_state(m, d, w, rows, ne, nf, nefc):
         fr = cfr[con]
         N = force[i] / mu
         # T = mju_norm of the scaled tangential forces (mju_dot's order)
-        f1 = force[i + 1] / fr[0]
-        f2 = force[i + 2] / fr[1] if dim > 2 else 0.0
-        f3 = force[i + 3] / fr[2] if dim > 3 else 0.0
-        f4 = force[i + 4] / fr[3] if dim > 4 else 0.0
-        f5 = force[i + 5] / fr[4] if dim > 5 else 0.0
-        if dim >= 5:
-            T2 = (f1 * f1 + f3 * f3) + (f2 * f2 + f4 * f4)
-            if dim == 6:
-                T2 += f5 * f5
-        elif dim == 4:
-            T2 = f1 * f1 + f2 * f2 + f3 * f3
-        elif dim == 3:
-            T2 = f1 * f1 + f2 * f2
-        else:
-            T2 = f1 * f1
-        T = math.sqrt(T2)
+        T = _tangent_norm(force, i, fr, dim, False)
         if mu * N >= T:
             st = CNSTRSTATE_SATISFIED
         elif N + mu * T <= 0:
