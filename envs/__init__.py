@@ -2,11 +2,14 @@
 
     import gymnasium as gym, envs
     env = gym.make("numjoco/Hopper-v0")              # or gym.make("envs:numjoco/Hopper-v0") without the import
+    venv = gym.make_vec("numjoco/Hopper-v0", num_envs=256)       # native vector env (envs/vector.py)
+    sb3_venv = envs.make_sb3_vec_env("numjoco/Hopper-v0", 256)   # Stable-Baselines3 VecEnv (envs/sb3.py)
 """
 from gymnasium.envs.registration import register, registry
 
 from envs.base import NumjocoEnv  # noqa: F401
 from envs.shaping import RewardTerms  # noqa: F401
+from envs.vector import NumjocoVectorEnv, VectorEntryPoint  # noqa: F401
 
 # id -> (entry point, max_episode_steps, reward_threshold)
 # (Gymnasium's v5 values for the v5 tasks)
@@ -30,4 +33,11 @@ TASKS = {
 for _name, (_entry, _steps, _thr) in TASKS.items():
     _id = 'numjoco/' + _name
     if _id not in registry:
-        register(id=_id, entry_point=_entry, max_episode_steps=_steps, reward_threshold=_thr)
+        register(id=_id, entry_point=_entry, max_episode_steps=_steps, reward_threshold=_thr,
+                 vector_entry_point=VectorEntryPoint(_entry))
+
+
+def make_sb3_vec_env(env_id, n_envs, seed=None, **env_kwargs):
+    """Stable-Baselines3 VecEnv of n_envs worlds of a numjoco task (envs/sb3.py; imports SB3 on first use)."""
+    from envs.sb3 import make_sb3_vec_env as make
+    return make(env_id, n_envs, seed=seed, **env_kwargs)

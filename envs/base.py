@@ -159,6 +159,7 @@ class NumjocoEnv(gym.Env):
     params = {}
     keyframe = None
     reset_noise = ('uniform', 'uniform')
+    _feed = None        # the result of the next reset / step, computed by a vector env (envs/vector.py)
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -253,12 +254,18 @@ class NumjocoEnv(gym.Env):
         return self.model.opt.timestep * self.frame_skip
 
     def reset(self, *, seed=None, options=None):
+        if self._feed is not None:      # a world of a vector env, reset in its batch: the task's Python layers only
+            r, self._feed = self._feed, None
+            return r
         super().reset(seed=seed)
         self._load_reset(0, self.reset_state(self.np_random, self.p))
         _api.run(self.model, self.data, 0, self._prog.struct)
         return self._obs[0].copy(), self._reset_info()
 
     def step(self, action):
+        if self._feed is not None:      # (as in reset)
+            r, self._feed = self._feed, None
+            return r
         a = np.asarray(action)
         if a.shape != self._act_shape:
             raise ValueError(f'action has shape {a.shape}, expected {self._act_shape} (the action space is '

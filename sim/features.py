@@ -4,7 +4,7 @@ The entries take a tuple F of True / None, one per optional part (index constant
 stub made by `call_if(index, fn, default)` resolves at typing time: with F[index] None it is `default` and `fn` (and
 its whole call tree) is never compiled for that feature set.  Each feature set is its own compiled entry (cached).
 Hopper, for instance, needs neither the general convex / box collision (GJK, EPA, multi-contact, height fields),
-the implicit integrators' derivatives nor the PGS solver.
+the implicit integrators' derivatives, the PGS solver nor the sensors.
 
     features(m) -> F          the smallest feature set for model m and its current options
     FULL                      every part (what tests that drive stages directly pass)
@@ -16,9 +16,9 @@ from numba.extending import overload
 from sim.types import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_BOX,
                        INT_IMPLICIT, INT_IMPLICITFAST, SOL_PGS)
 
-F_COLLIDE2, F_IMPLICIT, F_PGS, F_PRIMAL = 0, 1, 2, 3
-NAMES = ('collision beyond primitive pairs', 'implicit integrators', 'PGS solver', 'CG/Newton solvers')
-FULL = (True, True, True, True)
+F_COLLIDE2, F_IMPLICIT, F_PGS, F_PRIMAL, F_SENSOR = 0, 1, 2, 3, 4
+NAMES = ('collision beyond primitive pairs', 'implicit integrators', 'PGS solver', 'CG/Newton solvers', 'sensors')
+FULL = (True, True, True, True, True)
 
 # geom type pairs (type1 <= type2) whose colliders are in sim/collision/primitive.py
 PRIMITIVE_PAIRS = frozenset({(GEOM_PLANE, GEOM_SPHERE), (GEOM_PLANE, GEOM_CAPSULE), (GEOM_PLANE, GEOM_CYLINDER),
@@ -54,7 +54,7 @@ def features(m, collide2=None):
     integ = int(opt.integrator)
     pgs = int(opt.solver) == SOL_PGS
     c2 = needs_collide2(m) if collide2 is None else collide2
-    on = (c2, integ in (INT_IMPLICIT, INT_IMPLICITFAST), pgs, not pgs)
+    on = (c2, integ in (INT_IMPLICIT, INT_IMPLICITFAST), pgs, not pgs, int(m.nsensor) > 0)
     return tuple(True if x else None for x in on)
 
 

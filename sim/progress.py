@@ -5,6 +5,7 @@ every few seconds (kernels compiled so far, elapsed time) on stderr; the end pri
 
 NUMJOCO_QUIET=1 silences it.  Durations and kernel counts are remembered in <cache root>/compile_times.json.
 """
+import re
 import json
 import os
 import sys
@@ -104,7 +105,7 @@ class _Listener(event.Listener):
             from sim import cache
             _say('numjoco: first use after install or upgrade: compiling kernels with numba, cached in %s for '
                  'later runs (NUMJOCO_QUIET=1 hides these lines)' % cache.CACHE_ROOT)
-        what = (self.doc or '').strip().split('\n')[0].split('(')[0].strip().rstrip('.:;,')
+        what = re.split(r'[(:;]', (self.doc or '').strip().split('\n')[0])[0].strip().rstrip('.,')
         if len(what) > 60:
             what = what[:60].rsplit(' ', 1)[0] + '...'
 
@@ -116,7 +117,7 @@ class _Listener(event.Listener):
         while not stop.wait(EVERY):
             with self.lock:
                 n, dt = self.count, time.perf_counter() - self.t0
-            _say('numjoco:   ... %s kernels compiled, %.0f s' % ('%d/%d' % (n, total) if total else n, dt))
+            _say('numjoco:   ... %s kernels compiled, %.0f s' % ('%d/%d' % (n, total) if total and n <= total else n, dt))
 
 
 _HEADER = False

@@ -21,7 +21,7 @@ from sim.rne import rne_post_constraint, contact_force
 from sim.raycast import (ray_kernel, ray_plane, ray_sphere, ray_capsule, ray_ellipsoid, ray_cylinder, ray_box,
                          _map)
 from sim.collision.driver import narrowphase, has_collider
-from sim.features import call_if, F_COLLIDE2
+from sim.features import call_if, F_COLLIDE2, F_SENSOR
 from sim.collision.support import init_obj
 from sim.collision.gjk import ccd, ST_NX
 from sim.collision.convex import check_nativeccd
@@ -1147,6 +1147,10 @@ def sensor_stage(m, d, w, stage, F):
             compute_sensor(m, d, w, i, out, F)
 
 
+# models without sensors never compile compute_sensor and its call tree (rays, distances, contact sensors)
+_sensor_stage = call_if(F_SENSOR, sensor_stage)
+
+
 @njit(cache=True)
 def sensor_pos_stage(m, d, w, F, skipsensor, zero_energy):
     """Position stage of mj_forwardSkip (zero_energy) / mj_inverseSkip: cameras, position sensors, then
@@ -1154,7 +1158,7 @@ def sensor_pos_stage(m, d, w, F, skipsensor, zero_energy):
     camlight(m, d, w)
     d.flg_energypos[w] = 0
     if not skipsensor:
-        sensor_stage(m, d, w, STAGE_POS, F)
+        _sensor_stage(F, m, d, w, STAGE_POS, F)
     if not d.flg_energypos[w]:
         if int(m.opt[OPT_ENABLE]) & ENBL_ENERGY:
             energy_pos(m, d, w)
@@ -1169,7 +1173,7 @@ def sensor_vel_stage(m, d, w, F, skipsensor):
     d.flg_subtreevel[w] = 0
     d.flg_energyvel[w] = 0
     if not skipsensor:
-        sensor_stage(m, d, w, STAGE_VEL, F)
+        _sensor_stage(F, m, d, w, STAGE_VEL, F)
     if int(m.opt[OPT_ENABLE]) & ENBL_ENERGY and not d.flg_energyvel[w]:
         energy_vel(m, d, w)
 
@@ -1178,4 +1182,4 @@ def sensor_vel_stage(m, d, w, F, skipsensor):
 def sensor_acc_stage(m, d, w, F):
     """Acceleration stage: acceleration sensors (mj_rnePostConstraint on demand)."""
     d.flg_rnepost[w] = 0
-    sensor_stage(m, d, w, STAGE_ACC, F)
+    _sensor_stage(F, m, d, w, STAGE_ACC, F)

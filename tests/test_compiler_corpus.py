@@ -61,6 +61,10 @@ KNOWN_DIFFERENT = {
                         "decision and tangent points differ from 3.17 by 7.5e-10 (1.1e-9 relative) in "
                         "tendon_length0 / actuator_length0 / tendon_lengthspring (away from tangency the wrap "
                         "matches to 1e-16, tests/test_tendon.py)",
+    "sensors_mesh.xml": "meshes given by vertices only: our convex hull (faces, graph, polygons) lists the same "
+                        "hull in another order than qhull's (mesh_face / mesh_graph / mesh_poly* permuted; "
+                        "measured 52/54 mesh_extrema, 28/36 mesh_face entries differ); the sensor tests run this "
+                        "model on MuJoCo's compiled model instead (tests/test_sensor.py)",
 }
 
 

@@ -24,7 +24,6 @@ import pytest
 import gymnasium as gym
 
 import envs  # noqa: F401  (registers numjoco/*)
-import sim
 
 pytestmark = pytest.mark.oracle
 
@@ -36,30 +35,6 @@ STEPS = {t: (1000 if t in NO_CONTACT else 100) for t in TASKS}
 
 SENS_FACTOR = 20.0     # allowed ratio to the sensitivity reference (measured at most 4.5, module doc)
 EPS_KICK = 1e-15       # the reference's change of qvel[0] after every reset
-
-
-def _contact_forces_in_cfrc_ext():
-    """Whether the engine's rne_post_constraint adds contact forces to cfrc_ext (mj_rnePostConstraint does)."""
-    m = sim.load_model('<mujoco><worldbody><geom type="plane" size="1 1 1"/><body pos="0 0 .09"><freejoint/>'
-                       '<geom size=".1"/></body></worldbody></mujoco>')
-    d = sim.Data(m)
-    sim.step(m, d, nstep=5)
-    sim.rne_post_constraint(m, d)
-    return bool(np.any(d.cfrc_ext[1] != 0))
-
-
-CFRC_CONTACTS = _contact_forces_in_cfrc_ext()
-NEEDS_CONTACT_CFRC = {'Ant', 'Humanoid', 'HumanoidStandup'}
-CFRC_REASON = ('the engine\'s rne_post_constraint (sim/rne.py) does not add contact forces to cfrc_ext yet: Ant / '
-               'Humanoid / HumanoidStandup observe and pay for them (the h_sensors branch adds them)')
-
-# reset observations that cannot be bitwise: the engine's cinert differs from MuJoCo's in the last bit
-RESET_NOT_BITWISE = {
-    'Humanoid': 'cinert of the torso differs from MuJoCo 3.17 by 6.9e-18 (elements 2, 3, 5 of body 1: rounding '
-                'of the engine\'s com_pos, sim/com.py); every other element is bitwise',
-    'HumanoidStandup': 'cinert of the torso differs from MuJoCo 3.17 by 2.2e-19 (rounding of the engine\'s '
-                       'com_pos, sim/com.py); every other element is bitwise',
-}
 
 
 def _pair(task, **kw):
@@ -124,13 +99,6 @@ def compare_runs(task, nsteps, seed=3, reference=True, **kw):
     return worst, first, bad
 
 
-def _xfail_missing_cfrc(task, worst):
-    """A failing comparison of a task that needs contact forces in cfrc_ext, on an engine without them: expected
-    failure with the measured error."""
-    if task in NEEDS_CONTACT_CFRC and not CFRC_CONTACTS:
-        pytest.xfail(f'{CFRC_REASON}; measured: obs {worst[0]:.1e} reward {worst[1]:.1e} info {worst[2]:.1e}')
-
-
 @pytest.mark.parametrize('task', TASKS)
 def test_reset_bitwise(task):
     """Reset observation and info bitwise equal to Gymnasium's (several seeds, including back-to-back resets)."""
@@ -143,20 +111,10 @@ def test_reset_bitwise(task):
             assert set(g_info) == set(o_info)
             for k in g_info:   # distance_from_origin: numpy's norm rounds through BLAS ddot (1 ulp apart)
                 assert _rel(g_info[k], o_info[k]) <= 1e-15, f'reset info {k}: {g_info[k]} vs {o_info[k]}'
-            if task in RESET_NOT_BITWISE:
-                np.testing.assert_allclose(o_obs, g_obs, rtol=0, atol=1e-16)
-                continue
             np.testing.assert_array_equal(o_obs, g_obs)
     if getattr(theirs, 'observation_structure', None) is not None:
         assert ours.observation_structure == theirs.observation_structure
     np.testing.assert_array_equal(ours.init_qpos, theirs.init_qpos)
-
-
-@pytest.mark.parametrize('task', sorted(RESET_NOT_BITWISE))
-@pytest.mark.xfail(strict=True, reason='engine round-off in cinert (see RESET_NOT_BITWISE)')
-def test_reset_bitwise_cinert(task):
-    theirs, ours = _pair(task)
-    np.testing.assert_array_equal(ours.reset(seed=0)[0], theirs.reset(seed=0)[0])
 
 
 @pytest.mark.parametrize('task', TASKS)
@@ -164,8 +122,6 @@ def test_parity(task):
     """Observations, rewards and info within 1e-9 (or within SENS_FACTOR of MuJoCo's own sensitivity, module doc)
     and the same terminations: 100 steps, 1000 for the tasks without contacts."""
     worst, first, bad = compare_runs(task, STEPS[task])
-    if bad:
-        _xfail_missing_cfrc(task, worst)
     assert bad == 0, (f'{task}: {bad} step(s) beyond the bound; worst obs {worst[0]:.2e} reward {worst[1]:.2e} '
                       f'info {worst[2]:.2e}; first over 1e-9 at step {first}')
 
@@ -217,8 +173,6 @@ def test_parity_kwargs(task, kw):
     assert getattr(theirs, 'observation_structure', None) in (None, ours.observation_structure)
     assert ours.dt == theirs.dt
     worst, first, bad = compare_runs(task, 40, seed=5, **kw)
-    if bad:
-        _xfail_missing_cfrc(task, worst)
     assert bad == 0, f'{task} {kw}: obs {worst[0]:.2e} reward {worst[1]:.2e} info {worst[2]:.2e}, first {first}'
 
 

@@ -138,6 +138,10 @@ def test_valid_env_kwargs_from_signatures():
     assert "forward_reward_weight" in keys and "render_mode" in keys and "model_path" not in keys
     assert valid_env_kwargs("toy/PointReachGoal-v0") == ["reward_type", "distance_threshold", "render_mode",
                                                          "renderable"]
+    # numjoco's tasks: every v5 keyword of the task (their __init__ takes **kwargs, the class declares them)
+    ours = valid_env_kwargs("numjoco/Hopper-v0")
+    assert set(keys) - {"model_path"} <= set(ours) and "frame_skip" in ours
+    assert {"reward_type", "success_threshold"} <= set(valid_env_kwargs("numjoco/ArmReachGoal-v0"))
 
 
 # ---- the env seam -------------------------------------------------------------------------------------------------

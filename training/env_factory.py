@@ -61,7 +61,9 @@ def valid_env_kwargs(env_id: str) -> list[str]:
         mod, _, attr = entry.partition(":")
         entry = getattr(importlib.import_module(mod), attr)
     names: list[str] = []
-    targets = [entry.__init__] if inspect.isclass(entry) else [entry]
+    # a class's own signature first: it honours __signature__ (numjoco's tasks declare their keywords there and
+    # take **kwargs in __init__)
+    targets = [entry]
     if inspect.isclass(entry):
         targets += [c.__init__ for c in entry.__mro__[1:] if "__init__" in c.__dict__ and c is not object]
     for depth, fn in enumerate(targets):

@@ -17,7 +17,7 @@ from .layout import (GEOM_PLANE, GEOM_BOX, OI_TYPE, OI_SRC, OI_OBJTYPE, G_SIZE, 
                      VIEW_SHADOW, VW_EYE, VW_RIGHT, VW_UP, VW_FWD, VW_ORTHO, VW_NEAR, VW_FAR, VW_ACTIVE, NVW,
                      J_STACK, J_HK, J_HP, MAXTRANS)
 from .shade import shade_opaque, sky, lit_all, _clamp
-from .trace import bin_view, view_ray, nearest, transparent_hits, sky_distance
+from .trace import bin_view, view_ray, transparent_hits, sky_distance, cell_list, nearest_in
 
 
 @njit(cache=True, fastmath=True)
@@ -206,13 +206,18 @@ def _mirror(rm, fr, w, k):
 @njit(cache=True, fastmath=True)
 def pixel_rgb(rm, fr, w, px, py, cell, job, cached):
     """(r, g, b) in [0, 1], the object seen (-1: none) and its depth for the ray through continuous pixel
-    coordinates (px, py) of world w; cached: (px, py) is a pixel centre whose skybox colour may be cached."""
+    coordinates (px, py) of world w (in screen tile `cell`, whose candidate lists tile_lists has put in job's
+    scratch); cached: (px, py) is a pixel centre whose skybox colour may be cached."""
     v0 = fr.views[w, VIEW_CAMERA]
     o, d = view_ray(v0, px, py)
     stack = fr.jscr_i[job, J_STACK:J_HK]
     znear = rm.vis[V_ZNEAR]
     zfar = rm.vis[V_ZFAR]
-    t, k, part = nearest(rm, fr, w, VIEW_CAMERA, cell, o, d, znear, zfar, -1, True, stack)
+    lst = fr.jcand[job, VIEW_CAMERA]
+    if lst[0] == 0:
+        t, k, part = zfar, -1, 0
+    else:
+        t, k, part = nearest_in(rm, fr, w, lst, o, d, znear, zfar, stack)
     skybox = fr.opt[O_SKYBOX] != 0
     ntrans = fr.mirror[w, M_NTRANS] > 0
     tlim = zfar
@@ -241,7 +246,7 @@ def pixel_rgb(rm, fr, w, px, py, cell, job, cached):
         else:
             r, g, b = 0.0, 0.0, 0.0
     else:
-        r, g, b = shade_opaque(rm, fr, w, k, part, o, d, t, px, py, cell, stack)
+        r, g, b = shade_opaque(rm, fr, w, k, part, o, d, t, px, py, job)
         tlim = t
     if fr.mirror[w, M_HAZE] != 0:
         r, g, b = _clamp(r), _clamp(g), _clamp(b)
@@ -279,8 +284,21 @@ def _u8(x):
 
 
 @njit(cache=True, fastmath=True)
+def tile_lists(rm, fr, w, job, cell, rgb):
+    """Candidate lists of screen tile `cell` of world w in job's scratch: the camera's (opaque objects only for
+    rgb) and, for rgb with a mirror, the mirror view's.  Returns the camera list's length."""
+    n = cell_list(rm, fr, w, VIEW_CAMERA, cell, -1, rgb, fr.jcand[job, VIEW_CAMERA])
+    if rgb and fr.mirror[w, M_ACTIVE] != 0:
+        cell_list(rm, fr, w, VIEW_MIRROR, cell, int(fr.mirror[w, M_OBJ]), True, fr.jcand[job, VIEW_MIRROR])
+    else:
+        fr.jcand[job, VIEW_MIRROR, 0] = 0
+    return n
+
+
+@njit(cache=True, fastmath=True)
 def render_band(rm, fr, job, rgb, depth, seg):
-    """Pixels of rows [y0, y1) of world w for job (w, y0, y1)."""
+    """Pixels of rows [y0, y1) of world w for job (w, y0, y1), screen tile by screen tile (y0 is a multiple of
+    the tile size)."""
     w = fr.job[job, 0]
     y0 = fr.job[job, 1]
     y1 = fr.job[job, 2]
@@ -293,31 +311,70 @@ def render_band(rm, fr, job, rgb, depth, seg):
     zfar = rm.vis[V_ZFAR]
     stack = fr.jscr_i[job, J_STACK:J_HK]
     aa = fr.opt[O_AA] != 0
-    for py in range(y0, y1):
-        for px in range(width):
-            cell = (py // tile) * ntx + px // tile
-            if mode == MODE_RGB:
-                r, g, b, k, t = pixel_rgb(rm, fr, w, px + 0.5, py + 0.5, cell, job, True)
-                out = rgb[w, py, px]
-                out[0] = _u8(r)
-                out[1] = _u8(g)
-                out[2] = _u8(b)
-                if aa:
-                    fr.idbuf[w, py, px] = k
-                    fr.zbuf[w, py, px] = t
+    isrgb = mode == MODE_RGB
+    lst = fr.jcand[job, VIEW_CAMERA]
+    bg = zfar if v0[VW_ORTHO] != 0 else rm.vis[V_ZBG]
+    skybox = fr.opt[O_SKYBOX] != 0
+    plain = fr.mirror[w, M_HAZE] == 0 and fr.mirror[w, M_NTRANS] == 0
+    for ty in range(y0 // tile, (y1 + tile - 1) // tile):
+        ya = max(y0, ty * tile)
+        yb = min(y1, ty * tile + tile)
+        for tx in range(ntx):
+            xa = tx * tile
+            xb = min(width, xa + tile)
+            cell = ty * ntx + tx
+            n = tile_lists(rm, fr, w, job, cell, isrgb)
+            if isrgb and n == 0 and plain:
+                # nothing but the background in this tile: the (cached) skybox, or black
+                for py in range(ya, yb):
+                    for px in range(xa, xb):
+                        out = rgb[w, py, px]
+                        if skybox:
+                            c = fr.skycache[w, py, px]
+                            if c[0] < 0:
+                                _, d = view_ray(v0, px + 0.5, py + 0.5)
+                                r, g, b = sky(rm, fr, w, d, px + 0.5, py + 0.5)
+                                c[0], c[1], c[2] = r, g, b
+                            else:
+                                r, g, b = float(c[0]), float(c[1]), float(c[2])
+                            out[0] = _u8(r)
+                            out[1] = _u8(g)
+                            out[2] = _u8(b)
+                        else:
+                            out[0] = 0
+                            out[1] = 0
+                            out[2] = 0
+                        if aa:
+                            fr.idbuf[w, py, px] = -1
+                            fr.zbuf[w, py, px] = zfar
                 continue
-            o, d = view_ray(v0, px + 0.5, py + 0.5)
-            t, k, part = nearest(rm, fr, w, VIEW_CAMERA, cell, o, d, znear, zfar, -1, False, stack)
-            if mode == MODE_DEPTH:
-                depth[w, py, px] = t if k >= 0 else (zfar if v0[VW_ORTHO] != 0 else rm.vis[V_ZBG])
-            else:
-                s = seg[w, py, px]
-                if k >= 0:
-                    s[0] = rm.obj_i[k, OI_SRC]
-                    s[1] = rm.obj_i[k, OI_OBJTYPE]
-                else:
-                    s[0] = -1
-                    s[1] = -1
+            for py in range(ya, yb):
+                for px in range(xa, xb):
+                    if isrgb:
+                        r, g, b, k, t = pixel_rgb(rm, fr, w, px + 0.5, py + 0.5, cell, job, True)
+                        out = rgb[w, py, px]
+                        out[0] = _u8(r)
+                        out[1] = _u8(g)
+                        out[2] = _u8(b)
+                        if aa:
+                            fr.idbuf[w, py, px] = k
+                            fr.zbuf[w, py, px] = t
+                        continue
+                    if n == 0:
+                        t, k = zfar, -1
+                    else:
+                        o, d = view_ray(v0, px + 0.5, py + 0.5)
+                        t, k, part = nearest_in(rm, fr, w, lst, o, d, znear, zfar, stack)
+                    if mode == MODE_DEPTH:
+                        depth[w, py, px] = t if k >= 0 else bg
+                    else:
+                        s = seg[w, py, px]
+                        if k >= 0:
+                            s[0] = rm.obj_i[k, OI_SRC]
+                            s[1] = rm.obj_i[k, OI_OBJTYPE]
+                        else:
+                            s[0] = -1
+                            s[1] = -1
 
 
 # 4x multisample pattern (offsets from the pixel centre), as GL's standard rotated grid
@@ -337,6 +394,7 @@ def antialias_band(rm, fr, job, rgb):
     ntx = fr.opt[O_NTX]
     ids = fr.idbuf[w]
     zb = fr.zbuf[w]
+    last = -1
     for py in range(y0, y1):
         for px in range(width):
             k = ids[py, px]
@@ -353,6 +411,9 @@ def antialias_band(rm, fr, job, rgb):
             if not edge:
                 continue
             cell = (py // tile) * ntx + px // tile
+            if cell != last:
+                tile_lists(rm, fr, w, job, cell, True)
+                last = cell
             r = g = b = 0.0
             for s in range(4):
                 c = pixel_rgb(rm, fr, w, px + 0.5 + _AA[s][0], py + 0.5 + _AA[s][1], cell, job, False)

@@ -282,7 +282,8 @@ class Renderer:
             gmask=np.full((nw, 2, ncell), -1, np.int64),
             flag=np.zeros((nw, max(nobj, 1)), np.int32), rank=np.zeros((nw, max(nobj, 1)), np.int32),
             mirror=np.zeros((nw, L.NM)), idbuf=np.zeros(aa, np.int32), zbuf=np.zeros(aa, np.float32), job=job,
-            jscr_i=np.zeros((len(job), L.NJI), np.int32), jscr_f=np.zeros((len(job), L.MAXTRANS)),
+            jscr_i=np.zeros((len(job), L.NJI), np.int32), jcand=np.zeros((len(job), 2, 2 * max(nobj, 1) + 2), np.int32),
+            jscr_f=np.zeros((len(job), L.MAXTRANS)),
             skycache=np.full((nw, H, W, 3), -1, np.float32), skykey=np.zeros((nw, L.NSKYKEY)),
             skinvert=np.zeros((nw, nskv, 3)), skinnorm=np.zeros((nw, nskv, 3)))
         fa = self._fa
@@ -478,7 +479,7 @@ class Renderer:
 _FRAME_ORDER = tuple((n, 0) for n in (
     "opt", "camprm", "obj_pos", "obj_mat", "obj_g", "xpos", "xquat", "xmat", "subtree_com", "views", "lights",
     "nlight", "tcnt", "tstart", "tobj", "objcell", "gobj", "gcnt", "gmask", "flag", "rank", "mirror", "idbuf", "zbuf", "job",
-    "jscr_i", "jscr_f", "skycache", "skykey", "skinvert", "skinnorm"))
+    "jscr_i", "jcand", "jscr_f", "skycache", "skykey", "skinvert", "skinnorm"))
 _DUMMY_RGB = np.zeros((1, 1, 1, 3), np.uint8)
 _DUMMY_DEPTH = np.zeros((1, 1, 1), np.float32)
 _DUMMY_SEG = np.zeros((1, 1, 1, 2), np.int32)

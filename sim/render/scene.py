@@ -54,7 +54,7 @@ def _mips(img):
 
 
 def build_textures(m):
-    """(tex_i (ntex, NTI) int64, texel (4 n,) float64 RGBA in [0, 1]) with the mip pyramid of every texture;
+    """(tex_i (ntex, NTI) int64, texel (n, 4) float32 RGBA in [0, 1]; alpha 1 for RGB data) with the mip pyramid of every texture;
     a cube / skybox texture stores its six faces (+X, -X, +Y, -Y, +Z, -Z) per level."""
     ntex = int(getattr(m, "ntex", 0))
     tex_i = np.zeros((ntex, L.NTI), dtype=np.int64)
@@ -96,7 +96,7 @@ def build_textures(m):
                 chunks.append(p[lev].reshape(-1, 4))
                 adr += lw * lh
     texel = np.concatenate(chunks) if chunks else np.zeros((1, 4))
-    return tex_i, np.ascontiguousarray(texel, dtype=np.float64).reshape(-1)
+    return tex_i, np.ascontiguousarray(texel, dtype=np.float32).reshape(-1, 4)
 
 
 # ------------------------------------------------------------------------------------------------ meshes

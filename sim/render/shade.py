@@ -15,7 +15,7 @@ import math
 
 from sim.jit import njit
 
-from .geometry import (to_local, mesh_tri, hfield_triangle, HF_XNEG, HF_XPOS, HF_YNEG, HF_YPOS, HF_BOTTOM)
+from .geometry import (mesh_tri, hfield_triangle, HF_XNEG, HF_XPOS, HF_YNEG, HF_YPOS, HF_BOTTOM)
 from .layout import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER,
                      GEOM_BOX, GEOM_MESH, GEOM_SKIN, SI_TEXCOORDADR, SI_VERTADR, PI, OI_TYPE, OI_SRC, OI_DATAID,
                      OI_TEXID, OI_TEXCOORD, OI_TEXTYPE,
@@ -23,10 +23,10 @@ from .layout import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_EL
                      OF_TEXUNIFORM, TEXTURE_2D, TI_W, MI_NORMALADR, MI_TEXCOORDADR, MI_FACEADR, LIGHT_DIRECTIONAL,
                      L_TYPE, L_SHADOWVIEW, L_POS, L_DIR, L_AMBIENT, L_DIFFUSE, L_SPECULAR, L_ATTEN, L_COSCUT,
                      L_EXPONENT, L_SUPPORTED, VW_EYE, VW_ORTHO, VW_FWD, VW_NEAR, VW_RIGHT, VW_UP, VW_SX, VW_SY,
-                     V_SKYTEX, V_EXTENT, FL_REFLECTIVE, M_ACTIVE, M_NORMAL, VIEW_MIRROR)
+                     V_SKYTEX, V_EXTENT, FL_REFLECTIVE, M_ACTIVE, M_NORMAL, VIEW_MIRROR, J_STACK, J_HK)
 from .skin import skin_tri, skin_face_vertices
 from .texture import sample_2d, sample_2d_grad, sample_cube, sample_cube_base
-from .trace import view_ray, project, cell_of, nearest, occluded
+from .trace import view_ray, project, cell_of, cell_range, nearest_in, occluded
 
 SHADOW_EPS = 1e-4    # shadow-ray start offset along the normal, relative to stat.extent
 
@@ -273,17 +273,24 @@ def _plane_hit(o, d, p, n):
     return o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2]
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def texture(rm, fr, w, k, part, lp, P, N, vi, px, py):
     """RGBA of object k's texture at local point lp / world point P (normal N) seen through pixel (px, py) of
     view vi; the level of detail from the pixel's neighbours projected on the tangent plane."""
+    if rm.obj_i[k, OI_TYPE] == GEOM_PLANE and rm.obj_i[k, OI_TEXTYPE] == TEXTURE_2D:
+        return _plane_texture(rm, k, obj_size(fr, w, k), rm.obj_i[k, OI_TEXID], lp, fr.views[w, vi],
+                              fr.obj_pos[w, k], fr.obj_mat[w, k], px, py)
+    return _texture_any(rm, fr, w, k, part, lp, P, N, vi, px, py)
+
+
+@njit(cache=True, fastmath=True)
+def _texture_any(rm, fr, w, k, part, lp, P, N, vi, px, py):
+    """texture() for every object but 2-D textured planes."""
     tid = rm.obj_i[k, OI_TEXID]
     v = fr.views[w, vi]
     pos = fr.obj_pos[w, k]
     mat = fr.obj_mat[w, k]
     s = obj_size(fr, w, k)
-    if rm.obj_i[k, OI_TYPE] == GEOM_PLANE and rm.obj_i[k, OI_TEXTYPE] == TEXTURE_2D:
-        return _plane_texture(rm, k, s, tid, lp, v, pos, mat, px, py)
     ox, dx = view_ray(v, px + 1.0, py)
     oy, dy = view_ray(v, px, py + 1.0)
     Px = _plane_hit(ox, dx, P, N)
@@ -303,33 +310,43 @@ def texture(rm, fr, w, k, part, lp, P, N, vi, px, py):
     return sample_cube(rm, tid, c, cx, cy)
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def _plane_texture(rm, k, s, tid, lp, v, pos, mat, px, py):
-    """2-D texture on a plane: u, v are affine in the local x, y, so the footprint of a pixel comes from the
-    exact derivative of the local hit point along the view's pixel axes."""
+    """2-D texture on a plane: u, v are affine in the local x, y (tex_coord's plane mapping, texture matrix
+    included), so the footprint of a pixel comes from the exact derivative of the local hit point along the
+    view's pixel axes."""
     o, d = view_ray(v, px, py)
-    lo, ld = to_local(pos, mat, o, d)
+    ld = _mtv(mat, d[0], d[1], d[2])
     if abs(ld[2]) < 1e-300:
         return 1.0, 1.0, 1.0, 1.0
+    inv = 1.0 / ld[2]
     ex = _mtv(mat, v[VW_SX] * v[VW_RIGHT], v[VW_SX] * v[VW_RIGHT + 1], v[VW_SX] * v[VW_RIGHT + 2])
     ey = _mtv(mat, -v[VW_SY] * v[VW_UP], -v[VW_SY] * v[VW_UP + 1], -v[VW_SY] * v[VW_UP + 2])
+    fx = ex[2] * inv
+    fy = ey[2] * inv
     if v[VW_ORTHO] != 0:
-        fx = ex[2] / ld[2]
-        fy = ey[2] / ld[2]
-        dx0, dx1 = ex[0] - ld[0] * fx, ex[1] - ld[1] * fx
-        dy0, dy1 = ey[0] - ld[0] * fy, ey[1] - ld[1] * fy
+        t = 1.0
     else:
-        t = -lo[2] / ld[2]
-        fx = ex[2] / ld[2]
-        fy = ey[2] / ld[2]
-        dx0, dx1 = t * (ex[0] - ld[0] * fx), t * (ex[1] - ld[1] * fx)
-        dy0, dy1 = t * (ey[0] - ld[0] * fy), t * (ey[1] - ld[1] * fy)
-    c = tex_coord(rm, k, s, 0, lp)
-    # du/dx and dv/dy of tex_coord's plane mapping (texture matrix included)
+        t = -(mat[2] * (o[0] - pos[0]) + mat[5] * (o[1] - pos[1]) + mat[8] * (o[2] - pos[2])) * inv
+    dx0, dx1 = t * (ex[0] - ld[0] * fx), t * (ex[1] - ld[1] * fx)
+    dy0, dy1 = t * (ey[0] - ld[0] * fy), t * (ey[1] - ld[1] * fy)
     sc0, sc1 = _tex_scale(rm, k, s)
-    a0 = sc0 / (2 * s[0]) if s[0] > 0 else 0.5 * sc0
-    a1 = -sc1 / (2 * s[1]) if s[1] > 0 else -0.5 * sc1
-    return sample_2d_grad(rm, tid, c[0], c[1], a0 * dx0, a1 * dx1, a0 * dy0, a1 * dy1)
+    shift = -0.5 if s[0] <= 0 or s[1] <= 0 else 0.0
+    if s[0] > 0:
+        h0 = 0.5 / s[0]
+        u = (lp[0] + s[0]) * h0
+        a0 = sc0 * h0
+    else:
+        u = 0.5 * lp[0]
+        a0 = 0.5 * sc0
+    if s[1] > 0:
+        h1 = 0.5 / s[1]
+        vv = 1 - (lp[1] + s[1]) * h1
+        a1 = -sc1 * h1
+    else:
+        vv = -0.5 * lp[1]
+        a1 = -0.5 * sc1
+    return sample_2d_grad(rm, tid, u * sc0 + shift, vv * sc1 + shift, a0 * dx0, a1 * dx1, a0 * dy0, a1 * dy1)
 
 
 # ------------------------------------------------------------------------------------------------ light
@@ -394,7 +411,7 @@ def _clamp(x):
     return 0.0 if x < 0 else (1.0 if x > 1 else x)
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def material(rm, fr, w, k, part, lp, P, N, vi, px, py, scale):
     """(rgb * scale, texture rgba, specular, shininess exponent, emission) of object k at the hit."""
     f = rm.obj_f[k]
@@ -490,8 +507,10 @@ def lit_all(rm, fr, w, k, part, o, d, t, vi, px, py, scale, eye):
 
 
 @njit(cache=True, fastmath=True)
-def shade_opaque(rm, fr, w, k, part, o, d, t, px, py, cell, stack):
-    """Final colour of an opaque hit (regular pass, shadow passes, reflection)."""
+def shade_opaque(rm, fr, w, k, part, o, d, t, px, py, job):
+    """Final colour of an opaque hit (regular pass, shadow passes, reflection); job: whose scratch holds the
+    BVH stack and the pixel tile's mirror candidates (kernels.tile_lists)."""
+    stack = fr.jscr_i[job, J_STACK:J_HK]
     P, N, lp = surface(rm, fr, w, k, part, o, d, t)
     rgb, tex, spec, shin, emis = material(rm, fr, w, k, part, lp, P, N, 0, px, py, 1.0)
     v0 = fr.views[w, 0]
@@ -532,10 +551,10 @@ def shade_opaque(rm, fr, w, k, part, o, d, t, px, py, cell, stack):
         g += _clamp(c[1]) * tex[1]
         b += _clamp(c[2]) * tex[2]
     # reflection: the mirrored scene (rgb * reflectance, all lights) under the reflecting plane / box top
-    if fr.flag[w, k] & FL_REFLECTIVE and fr.mirror[w, M_ACTIVE] != 0:
+    if fr.flag[w, k] & FL_REFLECTIVE and fr.mirror[w, M_ACTIVE] != 0 and fr.jcand[job, VIEW_MIRROR, 0] > 0:
         typ = rm.obj_i[k, OI_TYPE]
         if typ == GEOM_PLANE or (typ == GEOM_BOX and part == 5):
-            c = reflection(rm, fr, w, k, o, d, P, px, py, cell, stack)
+            c = reflection(rm, fr, w, k, o, d, P, px, py, fr.jcand[job, VIEW_MIRROR], stack)
             r += c[0]
             g += c[1]
             b += c[2]
@@ -550,7 +569,7 @@ def _convex(rm, k):
     return typ != GEOM_MESH and typ != GEOM_HFIELD and typ != GEOM_SKIN
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def lit_by(rm, fr, w, vi, P, N, eps, skip, stack):
     """True when the shadow map of the light with view vi does not occlude point P (normal N): outside the
     light's shadow frustum a point is lit; inside, any object (but `skip`) between the point (offset by eps
@@ -564,6 +583,11 @@ def lit_by(rm, fr, w, vi, P, N, eps, skip, stack):
     near = v[VW_NEAR]
     if z < near:
         return True
+    a, b = cell_range(fr, w, vi, cell)
+    if a == b:
+        ng = fr.gcnt[w, vi]
+        if ng == 0 or (ng == 1 and fr.gobj[w, vi, 0] == skip):
+            return True          # nothing in the cell to test
     if v[VW_ORTHO] != 0:
         d = (-v[VW_FWD], -v[VW_FWD + 1], -v[VW_FWD + 2])
         tmax = z - near
@@ -574,13 +598,16 @@ def lit_by(rm, fr, w, vi, P, N, eps, skip, stack):
 
 
 @njit(cache=True, fastmath=True)
-def reflection(rm, fr, w, k, o, d, P, px, py, cell, stack):
+def reflection(rm, fr, w, k, o, d, P, px, py, lst, stack):
     """Colour the reflecting object k adds at P: the first opaque hit of the mirrored ray (the mirror view's
-    ray through the same pixel), lit by all lights with its colour times k's reflectance; black if none."""
+    ray through the same pixel, candidates lst from its tile), lit by all lights with its colour times k's
+    reflectance; black if none."""
+    if lst[0] == 0:
+        return 0.0, 0.0, 0.0
     n = fr.mirror[w, M_NORMAL:M_NORMAL + 3]
     dn = d[0] * n[0] + d[1] * n[1] + d[2] * n[2]
     dr = (d[0] - 2 * dn * n[0], d[1] - 2 * dn * n[1], d[2] - 2 * dn * n[2])
-    t, k2, part = nearest(rm, fr, w, VIEW_MIRROR, cell, P, dr, 1e-9, 1e300, k, True, stack)
+    t, k2, part = nearest_in(rm, fr, w, lst, P, dr, 1e-9, 1e300, stack)
     if k2 < 0:
         return 0.0, 0.0, 0.0
     v1 = fr.views[w, VIEW_MIRROR]

@@ -17,7 +17,7 @@ _i64 = lambda nd: types.Array(types.int64, nd, 'C')     # noqa: E731
 RENDER_MODEL_FIELDS = (
     ('nobj', types.int64),
     ('obj_i', _i32(2)), ('obj_f', _f64(2)),
-    ('tex_i', _i64(2)), ('texel', _f64(1)),
+    ('tex_i', _i64(2)), ('texel', _f32(2)),
     ('mesh_i', _i32(2)), ('mesh_vert', _f64(2)), ('mesh_face', _i32(2)), ('mesh_normal', _f64(2)),
     ('mesh_texcoord', _f64(2)), ('bvh_aabb', _f64(2)), ('bvh_child', _i32(2)), ('bvh_nodeid', _i32(1)),
     ('hfield_i', _i32(2)), ('hfield_size', _f64(2)), ('hfield_data', _f64(1)),
@@ -38,7 +38,7 @@ FRAME_FIELDS = (
     ('gcnt', _i32(2)), ('gmask', _i64(3)),
     ('flag', _i32(2)), ('rank', _i32(2)), ('mirror', _f64(2)),
     ('idbuf', _i32(3)), ('zbuf', _f32(3)),
-    ('job', _i64(2)), ('jscr_i', _i32(2)), ('jscr_f', _f64(2)), ('skycache', _f32(4)), ('skykey', _f64(2)),
+    ('job', _i64(2)), ('jscr_i', _i32(2)), ('jcand', _i32(3)), ('jscr_f', _f64(2)), ('skycache', _f32(4)), ('skykey', _f64(2)),
     ('skinvert', _f64(3)), ('skinnorm', _f64(3)),
 )
 
@@ -111,7 +111,7 @@ def new_render_model(nobj, obj_i, obj_f, tex_i, texel, mesh_i, mesh_vert, mesh_f
 
 @njit(cache=True, refcount=True)
 def new_frame(opt, camprm, obj_pos, obj_mat, obj_g, xpos, xquat, xmat, subtree_com, views, lights, nlight, tcnt, tstart, tobj,
-              objcell, gobj, gcnt, gmask, flag, rank, mirror, idbuf, zbuf, job, jscr_i, jscr_f, skycache, skykey, skinvert, skinnorm):
+              objcell, gobj, gcnt, gmask, flag, rank, mirror, idbuf, zbuf, job, jscr_i, jcand, jscr_f, skycache, skykey, skinvert, skinnorm):
     st = structref.new(FRAME_TYPE)
     st.opt = opt
     st.camprm = camprm
@@ -139,6 +139,7 @@ def new_frame(opt, camprm, obj_pos, obj_mat, obj_g, xpos, xquat, xmat, subtree_c
     st.zbuf = zbuf
     st.job = job
     st.jscr_i = jscr_i
+    st.jcand = jcand
     st.jscr_f = jscr_f
     st.skycache = skycache
     st.skykey = skykey

@@ -5,16 +5,48 @@ scene.build_textures) when minified, the level of detail coming from the texel f
 """
 import math
 
+import numpy as np
+from llvmlite import ir
+from numba.core import types
+from numba.extending import intrinsic
+
 from sim.jit import njit
 
 from .layout import TI_TYPE, TI_NLEVEL, TI_LEVEL, TI_ALPHA, TEXTURE_2D
 
 
+@intrinsic
+def _f64_bits(typingctx, x):
+    """The IEEE-754 bits of a float64 as an int64."""
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def _bits_f64(typingctx, x):
+    """The float64 with the IEEE-754 bits of an int64."""
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+    return types.float64(types.int64), codegen
+
+
 @njit(cache=True, fastmath=True, inline="always")
-def _bilinear(tx, adr, w, h, u, v, wrap, alpha):
-    """Bilinear sample of the w x h RGBA image starting at texel adr of the flat texel array tx, coordinates
-    (u, v) (row 0 at v = 0), repeated (wrap) or clamped to the edges; alpha False: an opaque texture (alpha 1,
-    not read)."""
+def fast_log2(x):
+    """log2 of a positive finite x to within 4e-5 (exponent bits plus a quintic on the mantissa in [1, 2)); the
+    texture level of detail needs no more (a trilinear blend is continuous in it)."""
+    b = _f64_bits(x)
+    e = ((b >> 52) & 2047) - 1023
+    m = _bits_f64((b & 0xFFFFFFFFFFFFF) | 0x3FF0000000000000)
+    p = ((((0.04342891 * m - 0.40486717) * m + 1.5939014) * m - 3.4924943) * m + 5.046876) * m - 2.786813
+    return e + p
+
+
+@njit(cache=True, fastmath=True, inline="always")
+def _bilinear(tx, adr, w, h, u, v, wrap):
+    """Bilinear sample (float32 RGBA) of the w x h image starting at row adr of the RGBA texel rows tx,
+    coordinates (u, v) (row 0 at v = 0), repeated (wrap) or clamped to the edges.  An RGB texture stores alpha
+    1, so all four channels are read and blended together (one vector operation)."""
     if wrap:
         x = (u - math.floor(u)) * w - 0.5
         y = (v - math.floor(v)) * h - 0.5
@@ -39,18 +71,22 @@ def _bilinear(tx, adr, w, h, u, v, wrap, alpha):
         y0 = min(max(int(fy), 0), h - 1)
         x1 = min(x0 + 1, w - 1) if fx >= 0 else 0
         y1 = min(y0 + 1, h - 1) if fy >= 0 else 0
-    i00 = 4 * (adr + y0 * w + x0)
-    i10 = 4 * (adr + y0 * w + x1)
-    i01 = 4 * (adr + y1 * w + x0)
-    i11 = 4 * (adr + y1 * w + x1)
-    w00 = (1 - ax) * (1 - ay)
-    w10 = ax * (1 - ay)
-    w01 = (1 - ax) * ay
-    w11 = ax * ay
-    a = w00 * tx[i00 + 3] + w10 * tx[i10 + 3] + w01 * tx[i01 + 3] + w11 * tx[i11 + 3] if alpha else 1.0
-    return (w00 * tx[i00] + w10 * tx[i10] + w01 * tx[i01] + w11 * tx[i11],
-            w00 * tx[i00 + 1] + w10 * tx[i10 + 1] + w01 * tx[i01 + 1] + w11 * tx[i11 + 1],
-            w00 * tx[i00 + 2] + w10 * tx[i10 + 2] + w01 * tx[i01 + 2] + w11 * tx[i11 + 2], a)
+    r0 = adr + y0 * w
+    r1 = adr + y1 * w
+    i00 = r0 + x0
+    i10 = r0 + x1
+    i01 = r1 + x0
+    i11 = r1 + x1
+    bx = np.float32(ax)
+    by = np.float32(ay)
+    w00 = (np.float32(1) - bx) * (np.float32(1) - by)
+    w10 = bx * (np.float32(1) - by)
+    w01 = (np.float32(1) - bx) * by
+    w11 = bx * by
+    return (w00 * tx[i00, 0] + w10 * tx[i10, 0] + w01 * tx[i01, 0] + w11 * tx[i11, 0],
+            w00 * tx[i00, 1] + w10 * tx[i10, 1] + w01 * tx[i01, 1] + w11 * tx[i11, 1],
+            w00 * tx[i00, 2] + w10 * tx[i10, 2] + w01 * tx[i01, 2] + w11 * tx[i11, 2],
+            w00 * tx[i00, 3] + w10 * tx[i10, 3] + w01 * tx[i01, 3] + w11 * tx[i11, 3])
 
 
 @njit(cache=True, fastmath=True, inline="always")
@@ -59,25 +95,31 @@ def _level(rm, tid, lev, face, u, v, wrap):
     adr = ti[TI_LEVEL + 3 * lev]
     w = ti[TI_LEVEL + 3 * lev + 1]
     h = ti[TI_LEVEL + 3 * lev + 2]
-    return _bilinear(rm.texel, adr + face * w * h, w, h, u, v, wrap, ti[TI_ALPHA] != 0)
+    return _bilinear(rm.texel, adr + face * w * h, w, h, u, v, wrap)
 
 
 @njit(cache=True, fastmath=True)
 def _trilinear(rm, tid, face, u, v, lod, wrap):
+    """GL_LINEAR_MIPMAP_LINEAR: the two levels around lod blended (float64 RGBA)."""
     nlev = rm.tex_i[tid, TI_NLEVEL]
     if lod <= 0.0:
-        return _level(rm, tid, 0, face, u, v, wrap)
-    if lod >= nlev - 1:
-        return _level(rm, tid, nlev - 1, face, u, v, wrap)
-    l0 = int(math.floor(lod))
-    f = lod - l0
-    if f < 1.0 / 64:
-        return _level(rm, tid, l0, face, u, v, wrap)
-    if f > 63.0 / 64:
-        return _level(rm, tid, l0 + 1, face, u, v, wrap)
-    a = _level(rm, tid, l0, face, u, v, wrap)
-    b = _level(rm, tid, l0 + 1, face, u, v, wrap)
-    return (a[0] + f * (b[0] - a[0]), a[1] + f * (b[1] - a[1]), a[2] + f * (b[2] - a[2]), a[3] + f * (b[3] - a[3]))
+        a = _level(rm, tid, 0, face, u, v, wrap)
+    elif lod >= nlev - 1:
+        a = _level(rm, tid, nlev - 1, face, u, v, wrap)
+    else:
+        l0 = int(math.floor(lod))
+        f = lod - l0
+        if f < 1.0 / 64:
+            a = _level(rm, tid, l0, face, u, v, wrap)
+        elif f > 63.0 / 64:
+            a = _level(rm, tid, l0 + 1, face, u, v, wrap)
+        else:
+            a0 = _level(rm, tid, l0, face, u, v, wrap)
+            b = _level(rm, tid, l0 + 1, face, u, v, wrap)
+            g = np.float32(f)
+            a = (a0[0] + g * (b[0] - a0[0]), a0[1] + g * (b[1] - a0[1]), a0[2] + g * (b[2] - a0[2]),
+                 a0[3] + g * (b[3] - a0[3]))
+    return float(a[0]), float(a[1]), float(a[2]), (float(a[3]) if rm.tex_i[tid, TI_ALPHA] != 0 else 1.0)
 
 
 @njit(cache=True, fastmath=True)
@@ -117,7 +159,7 @@ def _face_uv(face, s, t, r):
     return 0.5 * (sc / ma + 1), 0.5 * (tc / ma + 1)
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def _lod(du0, dv0, du1, dv1, w, h):
     """GL's level of detail: log2 of the longer texel-space footprint of a pixel step along x or y."""
     a = (du0 * w) ** 2 + (dv0 * h) ** 2
@@ -125,7 +167,7 @@ def _lod(du0, dv0, du1, dv1, w, h):
     rho2 = a if a > b else b
     if rho2 <= 1.0:
         return 0.0
-    return 0.5 * math.log2(rho2)
+    return 0.5 * fast_log2(rho2)
 
 
 @njit(cache=True, fastmath=True)
@@ -134,7 +176,7 @@ def _wrap_diff(x):
     return x - math.floor(x + 0.5)
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, inline="always")
 def sample_2d_grad(rm, tid, u, v, du0, dv0, du1, dv1):
     """Trilinear 2-D sample at (u, v) with the coordinate steps of one pixel along x (du0, dv0) and y."""
     w = rm.tex_i[tid, TI_LEVEL + 1]
@@ -173,7 +215,8 @@ def sample_cube_base(rm, tid, c):
     """Bilinear cube-map sample of level 0 (a magnified texture)."""
     face, _, _, _ = cube_face(c[0], c[1], c[2])
     u, v = _face_uv(face, c[0], c[1], c[2])
-    return _level(rm, tid, 0, face, u, v, False)
+    a = _level(rm, tid, 0, face, u, v, False)
+    return float(a[0]), float(a[1]), float(a[2]), (float(a[3]) if rm.tex_i[tid, TI_ALPHA] != 0 else 1.0)
 
 
 @njit(cache=True, fastmath=True)
