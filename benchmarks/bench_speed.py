@@ -39,15 +39,18 @@ import json, sys, time
 t0, c0 = time.perf_counter(), time.process_time()
 sys.path.insert(0, %(root)r)
 from numba.core import event
-stack, excl = [], {}
+stack, excl, kern = [], {}, {}
 class L(event.Listener):
     def on_start(self, ev):
         stack.append([time.process_time(), 0.0])
     def on_end(self, ev):
         t, child = stack.pop()
         tot = time.process_time() - t
-        mod = ev.data['dispatcher'].py_func.__module__
+        f = ev.data['dispatcher'].py_func
+        mod = str(f.__module__)
         excl[mod] = excl.get(mod, 0.0) + tot - child
+        k = mod + '.' + f.__qualname__
+        kern[k] = kern.get(k, 0.0) + tot - child
         if stack:
             stack[-1][1] += tot
 event.register('numba:compile', L())
@@ -61,11 +64,19 @@ spec = codegen.JITCodeLibrary._finalize_specific
 def timed2(self):
     t = time.process_time(); spec(self); llvm[0] += time.process_time() - t
 codegen.JITCodeLibrary._finalize_specific = timed2
+phase = [time.process_time()]
+def lap():
+    t = time.process_time(); dt = t - phase[0]; phase[0] = t; return dt
 import sim
+imp = lap()
 m = sim.load_model(%(path)r)
+load = lap()
 d = sim.Data(m)
+data = lap()
 sim.step(m, d)
-print(json.dumps(dict(wall=time.perf_counter() - t0, cpu=time.process_time() - c0, excl=excl, llvm=llvm[0])))
+step = lap()
+print(json.dumps(dict(wall=time.perf_counter() - t0, cpu=time.process_time() - c0, excl=excl, kernels=kern,
+                      llvm=llvm[0], phases=dict(imp=imp, load=load, data=data, step=step))))
 '''
 
 
