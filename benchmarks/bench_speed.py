@@ -6,7 +6,8 @@
    (wall and CPU seconds: CPU is the figure that holds on a loaded machine), and where the cold compile goes
    (exclusive compile time per module, LLVM's share);
 2. per-call overhead: one sim.step per Python call minus the per-step time at nstep=100, single and batched Data;
-3. single world, one step per call (as envs and scripts call it) and nstep-batched, vs mujoco.mj_step;
+3. single world, one step per call (as envs and scripts call it) and nstep-batched, vs mujoco.mj_step, interleaved
+   from one restart state (minimum of blocks), the five Gymnasium models and humanoids3 (benchmarks/models.py);
 4. 256 batched hoppers vs mujoco.rollout, 1 and 2 threads.
 Models are numjoco's own (sim.load_model) of Gymnasium's files; MuJoCo loads the same files.
 """
@@ -27,6 +28,8 @@ import numba  # noqa: E402
 import gymnasium  # noqa: E402
 
 import sim  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, 'benchmarks'))
+from models import model_path  # noqa: E402
 
 ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), 'envs/mujoco/assets')
 MODELS = ('hopper', 'half_cheetah', 'walker2d', 'ant', 'humanoid')
@@ -36,15 +39,18 @@ import json, sys, time
 t0, c0 = time.perf_counter(), time.process_time()
 sys.path.insert(0, %(root)r)
 from numba.core import event
-stack, excl = [], {}
+stack, excl, kern = [], {}, {}
 class L(event.Listener):
     def on_start(self, ev):
         stack.append([time.process_time(), 0.0])
     def on_end(self, ev):
         t, child = stack.pop()
         tot = time.process_time() - t
-        mod = ev.data['dispatcher'].py_func.__module__
+        f = ev.data['dispatcher'].py_func
+        mod = str(f.__module__)
         excl[mod] = excl.get(mod, 0.0) + tot - child
+        k = mod + '.' + f.__qualname__
+        kern[k] = kern.get(k, 0.0) + tot - child
         if stack:
             stack[-1][1] += tot
 event.register('numba:compile', L())
@@ -58,11 +64,19 @@ spec = codegen.JITCodeLibrary._finalize_specific
 def timed2(self):
     t = time.process_time(); spec(self); llvm[0] += time.process_time() - t
 codegen.JITCodeLibrary._finalize_specific = timed2
+phase = [time.process_time()]
+def lap():
+    t = time.process_time(); dt = t - phase[0]; phase[0] = t; return dt
 import sim
+imp = lap()
 m = sim.load_model(%(path)r)
+load = lap()
 d = sim.Data(m)
+data = lap()
 sim.step(m, d)
-print(json.dumps(dict(wall=time.perf_counter() - t0, cpu=time.process_time() - c0, excl=excl, llvm=llvm[0])))
+step = lap()
+print(json.dumps(dict(wall=time.perf_counter() - t0, cpu=time.process_time() - c0, excl=excl, kernels=kern,
+                      llvm=llvm[0], phases=dict(imp=imp, load=load, data=data, step=step))))
 '''
 
 
@@ -82,6 +96,55 @@ def per_step(m, d, nstep, calls):
 
 def best(f, repeats):
     return min(f() for _ in range(repeats))
+
+
+def single_world(name, rounds, warm=200, seed=0):
+    """(us per step one sim.step per call, us per step at nstep=k, us per mj_step) on one model: both engines
+    restart every block from the same MuJoCo state (after `warm` steps with random controls), blocks of ours
+    and MuJoCo's alternate, each figure is the minimum over `rounds` blocks of ~3 ms."""
+    path = model_path(name)
+    mm = mujoco.MjModel.from_xml_path(path)
+    md = mujoco.MjData(mm)
+    m = sim.load_model(path)
+    d = sim.Data(m)
+    rng = np.random.default_rng(seed)
+    md.ctrl[:] = rng.uniform(-0.5, 0.5, mm.nu)
+    for _ in range(warm):
+        mujoco.mj_step(mm, md)
+    spec = mujoco.mjtState.mjSTATE_INTEGRATION
+    state = np.zeros(mujoco.mj_stateSize(mm, spec))
+    mujoco.mj_getState(mm, md, state, spec)
+
+    def restart():
+        mujoco.mj_setState(mm, md, state, spec)
+        d.qpos[:] = md.qpos
+        d.qvel[:] = md.qvel
+        d.act[:] = md.act
+        d.ctrl[:] = md.ctrl
+        d.qacc_warmstart[:] = md.qacc_warmstart
+    restart()
+    sim.step(m, d)
+    t = time.perf_counter()
+    for _ in range(20):
+        mujoco.mj_step(mm, md)
+    k = max(10, int(0.003 / ((time.perf_counter() - t) / 20)))
+    one = hundred = ref = float('inf')
+    for _ in range(rounds):
+        restart()
+        t = time.perf_counter()
+        for _ in range(k):
+            sim.step(m, d)
+        one = min(one, (time.perf_counter() - t) / k)
+        restart()
+        t = time.perf_counter()
+        for _ in range(k):
+            mujoco.mj_step(mm, md)
+        ref = min(ref, (time.perf_counter() - t) / k)
+        restart()
+        t = time.perf_counter()
+        sim.step(m, d, k)
+        hundred = min(hundred, (time.perf_counter() - t) / k)
+    return one * 1e6, hundred * 1e6, ref * 1e6
 
 
 def main():
@@ -105,28 +168,15 @@ def main():
                   f"{cold['llvm']:.1f} s LLVM optimisation + code generation; by module (exclusive CPU s): "
                   + ', '.join(f'{k} {v:.1f}' for k, v in top))
 
-    print('\n| model | sim.step 1/call µs | per step at nstep=100 µs | overhead µs | mj_step µs | ratio 1/call | '
-          'ratio nstep=100 |')
+    print('\n| model | sim.step 1/call µs | per step, nstep-batched µs | overhead µs | mj_step µs | ratio 1/call | '
+          'ratio batched |')
     print('|---|---|---|---|---|---|---|')
-    for name in MODELS:
-        path = os.path.join(ASSETS, name + '.xml')
-        m = sim.load_model(path)
-        d = sim.Data(m)
-        mm = mujoco.MjModel.from_xml_path(path)
-        md = mujoco.MjData(mm)
-        sim.step(m, d)
-        calls = 300 if quick else 2000
-
-        def ref():
-            t = time.perf_counter()
-            for _ in range(calls):
-                mujoco.mj_step(mm, md)
-            return (time.perf_counter() - t) / calls * 1e6
-        one = best(lambda: per_step(m, d, 1, calls), reps)
-        hundred = best(lambda: per_step(m, d, 100, max(3, calls // 100)), reps)
-        c = best(ref, reps)
+    for name in MODELS + ('humanoids3',):
+        one, hundred, c = single_world(name, rounds=10 if quick else 30)
         print(f'| {name} | {one:.1f} | {hundred:.1f} | {one - hundred:.1f} | {c:.1f} | {one / c:.2f} | '
               f'{hundred / c:.2f} |')
+    print('(nstep-batched: one sim.step(m, d, k) per block of k ~ 3 ms of steps; humanoids3: three Gymnasium '
+          'humanoids piled up, nv 69, MuJoCo defaults (benchmarks/models.py); load now %.1f)' % os.getloadavg()[0])
     m = sim.load_model(os.path.join(ASSETS, 'half_cheetah.xml'))
     b = sim.Data(m, nworld=1)
     sim.step(m, b)

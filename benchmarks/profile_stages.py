@@ -22,6 +22,12 @@ a block, rarely its minimum).  Prints the machine load before and after.
     python benchmarks/profile_stages.py [model ...] [--n N] [--blocks B] [--warm W]
 model: a Gymnasium name (hopper, ...), humanoids3 (benchmarks/models.py) or a path; default the five Gym models
 and humanoids3.
+
+    python benchmarks/profile_stages.py --compile [model ...] [--top K]
+where the cold start goes instead (default hopper): a fresh process with an empty numba cache runs import, load,
+Data and one step; prints CPU seconds per phase, LLVM's share, and the K kernels with the most exclusive compile
+CPU time (typing + lowering of the kernel itself; an entry's figure holds the O3 and machine code of its whole
+call tree, sim/jit.py).
 """
 import os
 import sys
@@ -202,8 +208,35 @@ def profile(pair, n, blocks, cpu):
     return ours, theirs
 
 
+def compile_profile(names, top):
+    """Cold start of each model in a fresh process (benchmarks/bench_speed.py start), phases and top kernels."""
+    import tempfile
+    from bench_speed import start
+    for name in names or ['hopper']:
+        with tempfile.TemporaryDirectory() as tmp:
+            load0 = os.getloadavg()[0]
+            r = start(model_path(name), tmp)
+        ph = r['phases']
+        print('\n%s cold start: %.1f CPU s (import %.1f, load %.1f, Data %.1f, first step %.1f), wall %.1f s, '
+              'load %.1f -> %.1f; %.1f s in numba compiles, %.1f s of it LLVM O3 + machine code'
+              % (name, r['cpu'], ph['imp'], ph['load'], ph['data'], ph['step'], r['wall'], load0,
+                 os.getloadavg()[0], sum(r['kernels'].values()), r['llvm']))
+        print('%-8s %s' % ('CPU s', 'kernel (exclusive compile time)'))
+        for k, v in sorted(r['kernels'].items(), key=lambda kv: -kv[1])[:top]:
+            print('%8.2f %s' % (v, k))
+
+
 def main():
     args = sys.argv[1:]
+    if '--compile' in args:
+        args.remove('--compile')
+        top = 25
+        if '--top' in args:
+            i = args.index('--top')
+            top = int(args[i + 1])
+            del args[i:i + 2]
+        compile_profile(args, top)
+        return
     opts = {'--n': 200, '--blocks': 15, '--warm': 500}
     names = []
     i = 0

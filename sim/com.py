@@ -32,21 +32,25 @@ def inert_com(res, inert, mat, dx, dy, dz, mass):
 @njit(cache=True)
 def com_pos(m, d, w):
     """subtree_com (nbody,3), cinert (nbody,10), cdof (nv,6) as mj_comPos."""
+    # model arrays read once (a field read inside a loop that stores floats is reloaded every iteration)
+    body_mass, body_parentid, body_subtreemass = m.body_mass, m.body_parentid, m.body_subtreemass
+    body_rootid, body_inertia, body_jntadr = m.body_rootid, m.body_inertia, m.body_jntadr
+    body_jntnum, jnt_dofadr, jnt_type = m.body_jntnum, m.jnt_dofadr, m.jnt_type
     xipos = d.xipos[w]
     sc = d.subtree_com[w]
     nbody = m.nbody
     for i in range(nbody):
-        mass = m.body_mass[i]
+        mass = body_mass[i]
         sc[i, 0] = xipos[i, 0] * mass
         sc[i, 1] = xipos[i, 1] * mass
         sc[i, 2] = xipos[i, 2] * mass
     for i in range(nbody - 1, 0, -1):
-        p = m.body_parentid[i]
+        p = body_parentid[i]
         sc[p, 0] += sc[i, 0]
         sc[p, 1] += sc[i, 1]
         sc[p, 2] += sc[i, 2]
     for i in range(nbody):
-        stm = m.body_subtreemass[i]
+        stm = body_subtreemass[i]
         if stm < MINVAL:
             sc[i, 0] = xipos[i, 0]; sc[i, 1] = xipos[i, 1]; sc[i, 2] = xipos[i, 2]
         else:
@@ -57,22 +61,22 @@ def com_pos(m, d, w):
     ximat = d.ximat[w]
     cinert[0, :] = 0.0
     for i in range(1, nbody):
-        r = m.body_rootid[i]
-        inert_com(cinert[i], m.body_inertia[i], ximat[i], xipos[i, 0] - sc[r, 0],
-                  xipos[i, 1] - sc[r, 1], xipos[i, 2] - sc[r, 2], m.body_mass[i])
+        r = body_rootid[i]
+        inert_com(cinert[i], body_inertia[i], ximat[i], xipos[i, 0] - sc[r, 0],
+                  xipos[i, 1] - sc[r, 1], xipos[i, 2] - sc[r, 2], body_mass[i])
 
     cdof = d.cdof[w]
     xmat = d.xmat[w]
     xanchor = d.xanchor[w]
     xaxis = d.xaxis[w]
     for i in range(1, nbody):
-        r = m.body_rootid[i]
-        for j in range(m.body_jntadr[i], m.body_jntadr[i] + m.body_jntnum[i]):
-            da = m.jnt_dofadr[j]
+        r = body_rootid[i]
+        for j in range(body_jntadr[i], body_jntadr[i] + body_jntnum[i]):
+            da = jnt_dofadr[j]
             o0 = sc[r, 0] - xanchor[j, 0]
             o1 = sc[r, 1] - xanchor[j, 1]
             o2 = sc[r, 2] - xanchor[j, 2]
-            jt = m.jnt_type[j]
+            jt = jnt_type[j]
             if jt == JNT_FREE or jt == JNT_BALL:
                 if jt == JNT_FREE:
                     for k in range(3):
@@ -98,21 +102,24 @@ def com_pos(m, d, w):
 @njit(cache=True)
 def com_vel(m, d, w):
     """cvel (nbody,6) and cdof_dot (nv,6) as mj_comVel."""
+    # model arrays read once (a field read inside a loop that stores floats is reloaded every iteration)
+    body_parentid, body_dofadr, body_dofnum = m.body_parentid, m.body_dofadr, m.body_dofnum
+    jnt_type, dof_jntid = m.jnt_type, m.dof_jntid
     cvel = d.cvel[w]
     cdof = d.cdof[w]
     cdd = d.cdof_dot[w]
     qvel = d.qvel[w]
     cvel[0, :] = 0.0
     for i in range(1, m.nbody):
-        p = m.body_parentid[i]
+        p = body_parentid[i]
         v = cvel[i]
         for c in range(6):
             v[c] = cvel[p, c]
-        bda = m.body_dofadr[i]
+        bda = body_dofadr[i]
         j = 0
-        dofnum = m.body_dofnum[i]
+        dofnum = body_dofnum[i]
         while j < dofnum:
-            jt = m.jnt_type[m.dof_jntid[bda + j]]
+            jt = jnt_type[dof_jntid[bda + j]]
             if jt == JNT_FREE:
                 # translational dofs: cdof_dot = 0, velocity update with the 3 translations
                 for k in range(3):

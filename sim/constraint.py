@@ -14,6 +14,7 @@ from sim.jit import njit
 
 from sim.com import is_sparse
 from sim.crb import solve_m
+from sim.solver import _dot
 from sim.jacobian import jac_dif_pair, jac_dot, merge_chain_count
 from sim.math import mul_quat, normalize3, normalize4, quat2vel
 from sim.types import (OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, OPT_IMPRATIO, OPT_CONE,
@@ -860,9 +861,7 @@ def reference_constraint(m, d, w):
     qvel = d.qvel[w]
     K = d.efc_KBIP[w]
     for i in range(nefc):
-        s = 0.0
-        for j in range(m.nv):
-            s += J[i, j] * qvel[j]
+        s = _dot(J[i], qvel, m.nv)        # mj_mulJacVec: mju_mulMatVec, mju_dot's order
         d.efc_vel[w, i] = s
         d.efc_aref[w, i] = -K[i, 1] * s - K[i, 0] * K[i, 2] * (d.efc_pos[w, i] - d.efc_margin[w, i])
     _jdotv(m, d, w)

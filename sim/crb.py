@@ -13,30 +13,38 @@ def crb(m, d, w):
     cinert = d.cinert[w]
     cdof = d.cdof[w]
     M = d.M[w]
-    for i in range(m.nbody):
+    # model arrays read once (a field read inside a loop that stores floats is reloaded every iteration)
+    nbody, nv = m.nbody, m.nv
+    parent, simple, rowadr, rownnz = m.body_parentid, m.dof_simplenum, m.M_rowadr, m.M_rownnz
+    M0, arm, dbody, dparent = m.dof_M0, m.dof_armature_eff, m.dof_bodyid, m.dof_parentid
+    for i in range(nbody):
+        ci = c[i]
+        ii = cinert[i]
         for k in range(10):
-            c[i, k] = cinert[i, k]
-    for i in range(m.nbody - 1, 0, -1):
-        p = m.body_parentid[i]
+            ci[k] = ii[k]
+    for i in range(nbody - 1, 0, -1):
+        p = parent[i]
         if p > 0:
+            cp = c[p]
+            ci = c[i]
             for k in range(10):
-                c[p, k] += c[i, k]
+                cp[k] += ci[k]
     for k in range(m.nC):
         M[k] = 0.0
-    for i in range(m.nv):
-        adr = m.M_rowadr[i]
-        if m.dof_simplenum[i]:
-            M[adr] = m.dof_M0[i]
+    for i in range(nv):
+        adr = rowadr[i]
+        if simple[i]:
+            M[adr] = M0[i]
             continue
-        madr = adr + m.M_rownnz[i] - 1
-        M[madr] = m.dof_armature_eff[i]
-        b0, b1, b2, b3, b4, b5 = mul_inert_vec(c[m.dof_bodyid[i]], cdof[i])
+        madr = adr + rownnz[i] - 1
+        M[madr] = arm[i]
+        b0, b1, b2, b3, b4, b5 = mul_inert_vec(c[dbody[i]], cdof[i])
         j = i
         while j >= 0:
             cj = cdof[j]
             M[madr] += cj[0] * b0 + cj[1] * b1 + cj[2] * b2 + cj[3] * b3 + cj[4] * b4 + cj[5] * b5
             madr -= 1
-            j = m.dof_parentid[j]
+            j = dparent[j]
 
 
 @njit(cache=True)
@@ -97,6 +105,34 @@ def warn_inertia(d, w, bad):
 
 
 @njit(cache=True)
+def dot_sparse_off(vec1, adr, vec2, off, nnz, colind):
+    """sum_k vec1[adr+k] * vec2[off + colind[adr+k]], k < nnz, in mju_dotSparse's order (four partial sums, then
+    the tail one by one); off shifts the column indices (island-local vectors)."""
+    i = 0
+    r0 = 0.0
+    r1 = 0.0
+    r2 = 0.0
+    r3 = 0.0
+    while i <= nnz - 4:
+        r0 += vec1[adr + i] * vec2[off + colind[adr + i]]
+        r1 += vec1[adr + i + 1] * vec2[off + colind[adr + i + 1]]
+        r2 += vec1[adr + i + 2] * vec2[off + colind[adr + i + 2]]
+        r3 += vec1[adr + i + 3] * vec2[off + colind[adr + i + 3]]
+        i += 4
+    res = (r0 + r2) + (r1 + r3)
+    while i < nnz:
+        res += vec1[adr + i] * vec2[off + colind[adr + i]]
+        i += 1
+    return res
+
+
+@njit(cache=True)
+def dot_sparse(vec1, adr, vec2, nnz, colind):
+    """sum_k vec1[adr+k] * vec2[colind[adr+k]] with mju_dotSparse's 4-way summation order."""
+    return dot_sparse_off(vec1, adr, vec2, 0, nnz, colind)
+
+
+@njit(cache=True)
 def solve_ld(x, qld, diaginv, nv, rownnz, rowadr, colind):
     """In-place x (nv,) <- inv(L'DL) x for a factor from factor_i, mj_solveLD (one vector)."""
     for i in range(nv - 1, -1, -1):
@@ -112,24 +148,7 @@ def solve_ld(x, qld, diaginv, nv, rownnz, rowadr, colind):
     for i in range(nv):
         n = rownnz[i] - 1
         if n > 0:
-            # mju_dotSparse's order: four partial sums, then the tail one by one
-            adr = rowadr[i]
-            r0 = 0.0
-            r1 = 0.0
-            r2 = 0.0
-            r3 = 0.0
-            t = 0
-            while t <= n - 4:
-                r0 += qld[adr + t] * x[colind[adr + t]]
-                r1 += qld[adr + t + 1] * x[colind[adr + t + 1]]
-                r2 += qld[adr + t + 2] * x[colind[adr + t + 2]]
-                r3 += qld[adr + t + 3] * x[colind[adr + t + 3]]
-                t += 4
-            s = (r0 + r2) + (r1 + r3)
-            while t < n:
-                s += qld[adr + t] * x[colind[adr + t]]
-                t += 1
-            x[i] -= s
+            x[i] -= dot_sparse_off(qld, rowadr[i], x, 0, n, colind)
 
 
 @njit(cache=True)

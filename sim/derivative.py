@@ -6,6 +6,7 @@ import math
 from sim.jit import njit
 
 from sim.math import d_poly_force, cross, mul_inert_vec, add_to_scl_sparse_inc
+from sim.crb import dot_sparse
 from sim.fluid import uses_ellipsoid, geom_semi_axes, local_velocity
 from sim.actuation import next_activation, actuator_disabled, muscle_gain_length
 from sim.types import (OPT_DISABLE, OPT_INTEGRATOR, INT_IMPLICITFAST, OPT_WIND, OPT_DENSITY, OPT_VISCOSITY, DSBL_SPRING, DSBL_DAMPER,
@@ -22,27 +23,6 @@ def add_jtbj_row(m, qd, vals, cols, n, b):
     for k in range(n):
         c = cols[k]
         add_to_scl_sparse_inc(qd, m.D_colind, m.D_rowadr[c], m.D_rownnz[c], vals, cols, 0, n, vals[k] * b)
-
-
-@njit(cache=True)
-def dot_sparse(vec1, adr, vec2, nnz, colind):
-    """sum_k vec1[adr+k] * vec2[colind[adr+k]] with mju_dotSparse's 4-way summation order."""
-    i = 0
-    r0 = 0.0
-    r1 = 0.0
-    r2 = 0.0
-    r3 = 0.0
-    while i <= nnz - 4:
-        r0 += vec1[adr + i] * vec2[colind[adr + i]]
-        r1 += vec1[adr + i + 1] * vec2[colind[adr + i + 1]]
-        r2 += vec1[adr + i + 2] * vec2[colind[adr + i + 2]]
-        r3 += vec1[adr + i + 3] * vec2[colind[adr + i + 3]]
-        i += 4
-    res = (r0 + r2) + (r1 + r3)
-    while i < nnz:
-        res += vec1[adr + i] * vec2[colind[adr + i]]
-        i += 1
-    return res
 
 
 @njit(cache=True)

@@ -9,9 +9,9 @@ the implicit integrators' derivatives, the PGS solver nor the sensors.
     features(m) -> F          the smallest feature set for model m and its current options
     FULL                      every part (what tests that drive stages directly pass)
 """
+import inspect
+
 import numpy as np
-from numba import types
-from numba.extending import overload
 
 from sim.types import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_BOX,
                        INT_IMPLICIT, INT_IMPLICITFAST, SOL_PGS)
@@ -65,23 +65,21 @@ def describe(F):
 
 def call_if(index, fn, default=None):
     """A jitted stub `stub(F, *args)`: fn(*args) when feature `index` of F is on, else `default` (or nothing),
-    chosen when the caller is typed (so fn is not compiled for feature sets without it)."""
-    def stub(F, *args):
-        raise NotImplementedError('only callable from jitted code')
+    chosen when the caller is typed (so fn is not compiled for feature sets without it).
+
+    The stub is an ordinary kernel: `pick(F[index], *args)` tests `flag is None`, a branch numba prunes from the
+    argument's type before typing the call.  (An @overload stub was compiled by numba's own dispatcher, eagerly:
+    O3 and machine code of fn's whole call tree, 5 s of hopper's cold start.)  fn's parameters are spelt out."""
+    from sim.jit import njit
+    params = ', '.join('a%d' % i for i in range(len(inspect.signature(fn.py_func).parameters)))
+    env = dict(__name__=__name__, fn=fn, default=default)
+    exec('def pick(flag, {p}):\n'
+         '    if flag is None:\n'
+         '        return default\n'
+         '    return fn({p})\n'.format(p=params), env)
+    env['pick'] = njit(env['pick'])
+    exec('def stub(F, {p}):\n'
+         '    return pick(F[{i}], {p})\n'.format(p=params, i=int(index)), env)
+    stub = env['stub']
     stub.__name__ = stub.__qualname__ = 'call_if_%s' % getattr(fn, '__name__', 'fn')
-
-    @overload(stub)
-    def _typed(F, *args):
-        if isinstance(_element(F, index), types.NoneType):
-            if default is None:
-                return lambda F, *args: None
-            return lambda F, *args: default
-        return lambda F, *args: fn(*args)
-    return stub
-
-
-def _element(F, index):
-    """Type of element `index` of the feature-set tuple type F."""
-    if not isinstance(F, types.BaseTuple):
-        raise TypeError('the feature set must be a tuple of True / None, got %s' % F)
-    return F.types[index]
+    return njit(stub)

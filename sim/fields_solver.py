@@ -4,7 +4,7 @@ solver_* statistics mirror mjSolverStat for island 0 (MuJoCo 3.17 keeps NSOLVER 
 Scratch (per world): scr_slv_nv (NV_ROWS, nv) dof vectors, scr_slv_efc (EFC_ROWS, njmax) efc vectors,
 scr_slv_quad (3 njmax + 9,) line-search polynomials, scr_slv_int (INT_ROWS, njmax) old states / PGS blocks /
 island type, id, state, scr_slv_H (nv, nv) dense Hessian and its Cholesky factor, scr_slv_Hc (nv, nv) the factor
-with elliptic cones, scr_slv_J (njmax, nv) an island's gathered Jacobian (PGS: Y = J M^-1/2),
+with elliptic cones, scr_slv_J (njmax, nv) an island's gathered Jacobian (PGS: (J M^-1/2)' as (nv, njmax)),
 scr_slv_small (160,) cone / QCQP blocks,
 scr_slv_AR (nar, nar) dense J M^-1 J' + R for PGS (nar = njmax up to AR_CAP, else 0: PGS then raises).
 

@@ -486,19 +486,11 @@ def struct_address(typingctx, st):
 
 
 @_intrinsic
-def struct_from_tuple(typingctx, struct_type, values):
-    """A new struct of struct_type (a StructRef type reference) with its fields set from the tuple `values`, in
-    field order (the types must match exactly): one intrinsic instead of a constructor with hundreds of
-    arguments and statements (which took numba 3-7 s to compile per struct type)."""
+def struct_alloc(typingctx, struct_type):
+    """A new struct of struct_type (a StructRef type reference) with every field zero / null; the fields are set
+    from Python by `struct_new`.  Its destructor releases the arrays the fields hold."""
     from numba.experimental.jitclass.base import imp_dtor
-    from numba.experimental.structref import _Utils
     inst_type = struct_type.instance_type
-    fields = inst_type._fields
-    if not isinstance(values, types.BaseTuple) or len(values) != len(fields):
-        return None
-    for (name, ftype), vtype in zip(fields, values):
-        if ftype != vtype:
-            raise TypeError('struct_from_tuple: field %s is %s, got %s' % (name, ftype, vtype))
 
     def codegen(context, builder, sig, args):
         model = context.data_model_manager[inst_type.get_data_type()]
@@ -510,11 +502,67 @@ def struct_from_tuple(typingctx, struct_type, values):
         builder.store(_cgutils.get_null_value(alloc_type), data_pointer)
         inst = context.make_helper(builder, inst_type)
         inst.meminfo = meminfo
-        value = inst._getvalue()
-        dataval = _Utils(context, builder, inst_type).get_data_struct(value)
-        for i, (name, ftype) in enumerate(fields):
-            v = builder.extract_value(args[1], i)
-            context.nrt.incref(builder, ftype, v)
-            setattr(dataval, name, v)
-        return value
-    return inst_type(struct_type, values), codegen
+        return inst._getvalue()
+    return inst_type(struct_type), codegen
+
+
+_LAYOUTS = {}
+
+
+def _struct_layout(inst_type):
+    """[(name, numba type, numpy dtype or None, byte offset)] of the fields of a struct's data block (the C
+    layout of numba's LLVM struct: each field at the next multiple of its ABI alignment)."""
+    lay = _LAYOUTS.get(inst_type)
+    if lay is None:
+        from numba.core.registry import cpu_target
+        from numba.np.numpy_support import as_dtype
+        ctx = cpu_target.target_context
+        lay, off = [], 0
+        for name, ftype in inst_type._fields:
+            if not (isinstance(ftype, types.Array) and ftype.layout == 'C' and ftype.mutable) \
+                    and ftype != types.int64:
+                raise TypeError('struct_new: field %s of type %s (only int64 and C arrays)' % (name, ftype))
+            lt = ctx.get_value_type(ftype)
+            align = ctx.get_abi_alignment(lt)
+            off = (off + align - 1) // align * align
+            lay.append((name, ftype, as_dtype(ftype.dtype) if isinstance(ftype, types.Array) else None, off))
+            off += ctx.get_abi_sizeof(lt)
+        total = ctx.get_abi_sizeof(ctx.data_model_manager[inst_type.get_data_type()].get_value_type())
+        if not off <= total < off + 8:
+            raise RuntimeError('struct_new: unexpected layout of %s' % inst_type)
+        _LAYOUTS[inst_type] = lay
+    return lay
+
+
+_ADAPT_NDARRAY = []
+
+
+def struct_new(alloc, struct_type, values):
+    """A struct of struct_type with its fields set from `values` (in field order; int64 scalars as ints, arrays
+    C-contiguous, writeable, of the field's dtype and rank), built from Python: `alloc(struct_type)` (a jitted
+    function returning struct_alloc(struct_type)) makes the empty struct, then each array field is filled as
+    numba's argument unboxing fills it (NRT_adapt_ndarray_from_python: a reference to the array held by the
+    struct) and each scalar written in place.  A jitted constructor taking the values as one tuple cost 5 s of
+    compile per struct type (its wrapper unboxes ~250 arrays); this costs one small jitted allocator."""
+    import ctypes
+    import numpy as np
+    if not _ADAPT_NDARRAY:
+        from numba.core.runtime import _nrt_python
+        _ADAPT_NDARRAY.append(ctypes.CFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_void_p)(
+            _nrt_python.c_helpers['adapt_ndarray_from_python']))
+    adapt = _ADAPT_NDARRAY[0]
+    lay = _struct_layout(struct_type)
+    if len(values) != len(lay):
+        raise TypeError('struct_new: %d values for the %d fields of %s' % (len(values), len(lay), struct_type))
+    for (name, ftype, dtype, _), v in zip(lay, values):
+        if dtype is not None and not (isinstance(v, np.ndarray) and v.dtype == dtype and v.ndim == ftype.ndim
+                                      and v.flags.c_contiguous and v.flags.writeable and v.flags.aligned):
+            raise TypeError('struct_new: field %s is %s, got %r' % (name, ftype, getattr(v, 'dtype', type(v))))
+    st = alloc(struct_type)
+    base = st._meminfo.data
+    for (name, ftype, dtype, off), v in zip(lay, values):
+        if dtype is None:
+            ctypes.c_int64.from_address(base + off).value = int(v)
+        elif adapt(v, base + off) != 0:
+            raise TypeError('struct_new: field %s: not an array numba can hold' % name)
+    return st

@@ -99,6 +99,7 @@ def _body_force(cinert_i, cacc_i, cvel_i, out):
 @njit(cache=True)
 def rne(m, d, w):
     """qfrc_bias (nv,) = C(q,qvel) + gravity terms, as mj_rne(flg_acc=0)."""
+    body_dofadr, body_dofnum, body_parentid, dof_bodyid = m.body_dofadr, m.body_dofnum, m.body_parentid, m.dof_bodyid
     cacc = d.scr_body6a[w]
     cfrc = d.scr_body6b[w]
     cdd = d.cdof_dot[w]
@@ -111,9 +112,9 @@ def rne(m, d, w):
         cacc[0, 4] = -m.opt[OPT_GRAVITY + 1]
         cacc[0, 5] = -m.opt[OPT_GRAVITY + 2]
     for i in range(1, m.nbody):
-        bda = m.body_dofadr[i]
-        n = m.body_dofnum[i]
-        p = m.body_parentid[i]
+        bda = body_dofadr[i]
+        n = body_dofnum[i]
+        p = body_parentid[i]
         for c in range(6):
             s = 0.0
             for k in range(n):
@@ -122,14 +123,14 @@ def rne(m, d, w):
         _body_force(cinert[i], cacc[i], cvel[i], cfrc[i])
     cfrc[0, :] = 0.0
     for i in range(m.nbody - 1, 0, -1):
-        p = m.body_parentid[i]
+        p = body_parentid[i]
         if p:
             for c in range(6):
                 cfrc[p, c] += cfrc[i, c]
     cdof = d.cdof[w]
     bias = d.qfrc_bias[w]
     for v in range(m.nv):
-        f = cfrc[m.dof_bodyid[v]]
+        f = cfrc[dof_bodyid[v]]
         cd = cdof[v]
         bias[v] = cd[0] * f[0] + cd[1] * f[1] + cd[2] * f[2] + cd[3] * f[3] + cd[4] * f[4] + cd[5] * f[5]
 

@@ -193,7 +193,9 @@ def set_const(model, ctx):
     arm_extra = _actuator_armature(m)
     for i in range(nv):
         cd = np.ascontiguousarray(d.cdof[i])
-        buf = np.array(mul_inert_vec(np.ascontiguousarray(crb[m.dof_bodyid[i]]), cd))
+        # the kernel's Python body (same operations in the same order): a kernel called from Python after it was
+        # compiled as a callee would be compiled again in every process (callees are not cached on their own, sim/jit.py)
+        buf = np.array(mul_inert_vec.py_func(np.ascontiguousarray(crb[m.dof_bodyid[i]]), cd))
         m.dof_M0[i] = m.dof_armature[i] + arm_extra[m.dof_jntid[i]] + _dot(cd.tolist(), buf.tolist())
     ms, _ = make_model_struct(m)
     _fw.smooth_position(ms, ds, 0, 2)
