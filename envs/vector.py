@@ -19,6 +19,7 @@ on it.  Domain randomisation per world and per episode: envs/randomize.py.
 import importlib
 import os
 
+import cloudpickle
 import numba
 import numpy as np
 import gymnasium as gym
@@ -87,6 +88,8 @@ class BatchEngine:
                                  f'pool, NUMBA_NUM_THREADS), got {num_threads}')
         self.num_threads = num_threads
         self.task_class, self.kwargs = cls, kwargs
+        self._init_args = (cls, n, dict(max_episode_steps=max_episode_steps, same_step=same_step,
+                                        num_threads=num_threads, randomization=randomization), kwargs)
         self.template = tpl = cls(**kwargs)
         self.model, self.nworld = tpl.model, n
         self.max_episode_steps = spec_steps if max_episode_steps is None else max_episode_steps
@@ -116,6 +119,36 @@ class BatchEngine:
             from envs.randomize import WorldModels
             self.randomizer = WorldModels(self.model, n, randomization)
             self.mptrs = self.randomizer.mptrs
+
+    # ------------------------------------------------------------------ pickle / copy.deepcopy
+    def __getstate__(self):
+        """pickle and copy.deepcopy (SubprocVecEnv, Ray workers): the constructor's arguments (by value, with
+        cloudpickle: a task class or randomisation function defined in a script travels too) and every world's
+        state: the whole batched Data, the task arrays (status, pending reset states, ...), each world's
+        generators and randomised model values.  The compiled program is rebuilt (a cache hit)."""
+        st = {'init': cloudpickle.dumps(self._init_args), 'data': self.data, 'rngs': list(self.rngs),
+              'needs_reset': self.needs_reset.copy(), 'task': {k: v.copy() for k, v in self.arrays.items()}}
+        r = self.randomizer
+        if r is not None:
+            st['randomizer'] = {'values': {k: v.copy() for k, v in r.values.items()},
+                                'rows': {k: v.copy() for k, v in r.rows.items()}, 'rngs': list(r.rngs)}
+        return st
+
+    def __setstate__(self, st):
+        cls, n, opts, kwargs = cloudpickle.loads(st['init'])
+        self.__init__(cls, n, **opts, **kwargs)
+        self.data = st['data']
+        for k, v in st['task'].items():
+            self.arrays[k][...] = v
+        self.rngs = list(st['rngs'])
+        self.needs_reset[...] = st['needs_reset']
+        if 'randomizer' in st:
+            r, saved = self.randomizer, st['randomizer']
+            for k, v in saved['values'].items():
+                r.values[k][...] = v
+            for k, v in saved['rows'].items():
+                r.rows[k][...] = v          # in place: the per-world model structs point into these rows
+            r.rngs = list(saved['rngs'])
 
     # ------------------------------------------------------------------ calls into the compiled code
     def _call(self, nwork, fn, *args):
@@ -206,6 +239,8 @@ class BatchEngine:
         a = np.asarray(actions)
         if a.shape != self.action.shape:
             raise ValueError(f'actions have shape {a.shape}, expected {self.action.shape} (num_envs, nu)')
+        if a.dtype.kind not in 'biuf':
+            raise ValueError(f'actions must hold real numbers, got dtype {a.dtype}; no environment was stepped')
         self.action[...] = a
         self.status[:, ST_F32] = a.dtype == np.float32       # ctrl costs in the action's dtype, as a single env
 
@@ -425,6 +460,11 @@ class NumjocoVectorEnv(VectorEnv):
         self._autoreset = np.zeros(self.num_envs, bool)
         self._env_obs = [None] * self.num_envs          # each world's observation (tasks with Python layers)
         self._renderer = None                           # envs.render.EnvRenderer over the batch (render())
+
+    def __getstate__(self):
+        st = dict(self.__dict__)        # the engine pickles itself (BatchEngine.__getstate__)
+        st['_renderer'] = None          # rebuilt by the next render()
+        return st
 
     # ------------------------------------------------------------------ Gymnasium API
     @property

@@ -251,3 +251,15 @@ def test_step_releases_the_gil(nworld):
     t.join()
     share = count[0] / (rate * dt)
     assert dt > 0.1 and share > 0.1, (share, dt)
+
+
+def test_numba_threads_keep_the_openmp_thread_count_of_torch():
+    """numba's OpenMP pool shares libgomp with torch; starting it must not change the thread count torch (or an
+    OpenMP BLAS) was set to (it did: torch.set_num_threads(1) became 2 and PPO's updates ran 2.5x slower)."""
+    code = ('import ctypes, ctypes.util, numba, numpy as np\n'
+            'gomp = ctypes.CDLL("libgomp.so.1"); gomp.omp_set_num_threads(1)\n'
+            'import sim\n'
+            f'm = sim.load_model({HOPPER!r}); d = sim.Data(m, nworld=4); sim.step(m, d, 3)\n'
+            'print(numba.threading_layer(), numba.get_num_threads(), gomp.omp_get_max_threads())')
+    layer, nthreads, omp = _in_subprocess(code, env={'NUMBA_NUM_THREADS': '2'}).split()
+    assert int(nthreads) == 2 and int(omp) == 1, (layer, nthreads, omp)

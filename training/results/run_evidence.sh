@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Evidence runs of issue 15 (benchmarks, not CI). Run on an idle machine, nothing else running, from any directory:
 #   bash training/results/run_evidence.sh            # everything, about 4 h on 2 cores
-#   bash training/results/run_evidence.sh hopper     # one part: hopper | armreach | sweep | summary
+#   bash training/results/run_evidence.sh hopper     # one part: hopper | hopper_cleanrl | armreach | sweep | summary
 # Every run writes its directory under training/results/runs/ (models, checkpoints and logs are git-ignored; the
 # result.json, learning curves and videos are kept), then summarize.py writes training/results/RESULTS.md.
 set -euo pipefail
@@ -21,6 +21,19 @@ if [[ "$PART" == all || "$PART" == hopper ]]; then
       python -m training.train --env "$env" --algo ppo --steps 1000000 --seed "$seed" \
         --eval-freq 25000 --eval-episodes 10 --checkpoint-freq 250000 --no-progress \
         --out "$OUT/hopper_ppo_${tag}_s${seed}"
+    done
+  done
+fi
+
+if [[ "$PART" == all || "$PART" == hopper_cleanrl ]]; then
+  # 1b. The same with CleanRL's PPO settings (training/configs/hopper_ppo_cleanrl.yaml; CleanRL: 2383 +- 272 on
+  #     Hopper-v4), since RL Zoo's stand still at the healthy reward (~1000) on both engines.
+  for seed in 0 1; do
+    for env in numjoco/Hopper-v0 Hopper-v5; do
+      tag=$([[ "$env" == numjoco/* ]] && echo numjoco || echo gymnasium)
+      python -m training.train --env "$env" --algo ppo --config training/configs/hopper_ppo_cleanrl.yaml \
+        --steps 1000000 --seed "$seed" --eval-freq 25000 --eval-episodes 10 --checkpoint-freq 250000 --no-progress \
+        --out "$OUT/hopper_ppocleanrl_${tag}_s${seed}"
     done
   done
 fi
