@@ -8,14 +8,21 @@ helper).  `KernelDispatcher` types every call with literals dropped and integers
 (tuples element-wise), so each kernel compiles once.  numba already computes integer arithmetic in int64
 (intp), so the widening changes no result; the caller casts its arguments at the call.
 """
+import contextlib
 import os
+
+try:
+    import fcntl
+except ImportError:        # Windows: numba's unlocked index
+    fcntl = None
 
 from sim import cache as _cache  # (the cache directory must be chosen before any compile)
 from sim import progress as _progress  # noqa: F401  (first compiles report what they do, sim/progress.py)
 
 import llvmlite.binding as _ll
 from numba.core import config, lowering, sigutils, types
-from numba.core.caching import CompileResultCacheImpl, FunctionCache, NullCache, UserProvidedCacheLocator
+from numba.core.caching import (CompileResultCacheImpl, FunctionCache, IndexDataCacheFile, NullCache,
+                                UserProvidedCacheLocator)
 from numba.core.codegen import JITCodeLibrary, JITCPUCodegen
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_lock import global_compiler_lock, require_global_compiler_lock
@@ -391,8 +398,54 @@ class _GroupCacheImpl(CompileResultCacheImpl):
     _locator_classes = [_GroupLocator]
 
 
+@contextlib.contextmanager
+def _locked(path):
+    """Exclusive inter-process lock on the file at path (a no-op where fcntl is missing)."""
+    if fcntl is None:
+        yield
+        return
+    with open(path, 'a') as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+class _SafeCacheFile(IndexDataCacheFile):
+    """numba's index + data cache files, safe when several processes compile at once (SubprocVecEnv or Ray
+    workers, sweep trials, a test run next to a training run).  numba numbers a new data file from the index it
+    read (1, 2, ...) and rewrites the index unlocked: two processes compiling two signatures could both write
+    file 1, leaving the index naming the other signature's code (seen: a single-world step ran the code compiled
+    for another feature set, 1 ulp from the batch and from MuJoCo).  Here a data file is named after its key and
+    written whole before the index, which is re-read and rewritten under an exclusive lock."""
+
+    def __init__(self, cache_path, filename_base, source_stamp):
+        super().__init__(cache_path, filename_base, source_stamp)
+        self._base = filename_base
+
+    def save(self, key, data):
+        name = '%s.%s.nbc' % (self._base, _hashlib.sha256(repr(key).encode()).hexdigest()[:16])
+        self._save_data(name, data)
+        with _locked(self._index_path + '.lock'):
+            overloads = self._load_index()
+            overloads[key] = name
+            self._save_index(overloads)
+
+
 class _GroupCache(FunctionCache):
     _impl_class = _GroupCacheImpl
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._cache_file = _SafeCacheFile(self._cache_path, self._impl.filename_base,
+                                          self._impl.locator.get_source_stamp())
+
+    def _load_overload(self, sig, target_context):
+        cres = super()._load_overload(sig, target_context)
+        if cres is not None and tuple(cres.signature.args) != tuple(sigutils.normalize_signature(sig)[0]):
+            return None         # an entry holding another signature's code (a cache written before the lock)
+        return cres
 
 
 # ------------------------------------------------------------------------------------------------------------
