@@ -87,6 +87,21 @@ def test_every_shipped_config_converts():
             assert kw["replay_buffer_kwargs"] == {"goal_selection_strategy": "future", "n_sampled_goal": 4}
 
 
+def test_cleanrl_hopper_config_converts():
+    """The CleanRL Hopper settings (training/configs/cleanrl/hopper_ppo.yaml) become the SB3 PPO keywords that
+    reproduce them."""
+    import torch
+    raw = C.load_yaml(os.path.join(C.CONFIG_DIR, "cleanrl", "hopper_ppo.yaml"))
+    assert "vwxyzjn/cleanrl" in raw["source"] and raw["algo"] == "ppo"
+    cfg = C.resolve("numjoco/Hopper-v0", "ppo", config_path=os.path.join(C.CONFIG_DIR, "cleanrl", "hopper_ppo.yaml"))
+    kw = C.algo_kwargs(cfg, gym.spaces.Box(-1, 1, (3,)))
+    assert (kw["n_steps"], kw["batch_size"], kw["n_epochs"], kw["gamma"], kw["gae_lambda"]) == (2048, 64, 10, 0.99, 0.95)
+    assert kw["learning_rate"](1.0) == pytest.approx(3e-4) and kw["learning_rate"](0.0) == 0.0
+    pk = kw["policy_kwargs"]
+    assert pk["activation_fn"] is torch.nn.Tanh and pk["net_arch"] == {"pi": [64, 64], "vf": [64, 64]}
+    assert cfg["normalize"] == {"norm_obs": True, "norm_reward": True, "clip_obs": 10.0, "clip_reward": 10.0}
+
+
 def test_schedules_and_assignments():
     sched = C._schedule("lin_0.001")
     assert sched(1.0) == pytest.approx(1e-3) and sched(0.25) == pytest.approx(2.5e-4) and sched(0.0) == 0.0

@@ -26,12 +26,12 @@ if [[ "$PART" == all || "$PART" == hopper ]]; then
 fi
 
 if [[ "$PART" == all || "$PART" == hopper_cleanrl ]]; then
-  # 1b. The same with CleanRL's PPO settings (training/configs/hopper_ppo_cleanrl.yaml; CleanRL: 2383 +- 272 on
+  # 1b. The same with CleanRL's PPO settings (training/configs/cleanrl/hopper_ppo.yaml; CleanRL: 2383 +- 272 on
   #     Hopper-v4), since RL Zoo's stand still at the healthy reward (~1000) on both engines.
   for seed in 0 1; do
     for env in numjoco/Hopper-v0 Hopper-v5; do
       tag=$([[ "$env" == numjoco/* ]] && echo numjoco || echo gymnasium)
-      python -m training.train --env "$env" --algo ppo --config training/configs/hopper_ppo_cleanrl.yaml \
+      python -m training.train --env "$env" --algo ppo --config training/configs/cleanrl/hopper_ppo.yaml \
         --steps 1000000 --seed "$seed" --eval-freq 25000 --eval-episodes 10 --checkpoint-freq 250000 --no-progress \
         --out "$OUT/hopper_ppocleanrl_${tag}_s${seed}"
     done
