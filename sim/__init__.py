@@ -11,29 +11,39 @@ from .loader import load_model
 from .model import Model
 
 
-def _launch_threads():
-    """Start numba's thread pool now, keeping the calling thread's OpenMP thread count.  With the omp threading
+def _keep_openmp_threads():
+    """Make numba's thread-pool launch keep the calling thread's OpenMP thread count.  With the omp threading
     layer numba's launch calls omp_set_num_threads(NUMBA_NUM_THREADS), and libgomp is shared with torch (and
     OpenMP BLAS): a torch.set_num_threads(1) made before became 2, spinning workers against ours (a 64-64 tanh
-    MLP forward went 106 -> 766 us, PPO on Hopper ran 2.5x slower than on Gymnasium's env)."""
-    import ctypes
+    MLP forward went 106 -> 766 us, PPO on Hopper ran 2.5x slower than on Gymnasium's env).  The pool still
+    starts lazily, at the first parallel call, so a process that never runs one stays safe to fork."""
     from numba.np.ufunc import parallel
-    libs = []
-    try:
-        with open('/proc/self/maps') as f:
-            paths = {line.split()[-1] for line in f if 'libgomp' in line}
-        for path in sorted(paths):
-            lib = ctypes.CDLL(path)
-            libs.append((lib, lib.omp_get_max_threads()))
-    except (OSError, AttributeError, IndexError):      # no /proc, or not an OpenMP runtime: nothing to keep
-        pass
-    parallel._launch_threads()
-    for lib, before in libs:
-        if lib.omp_get_max_threads() != before:
-            lib.omp_set_num_threads(before)
+    launch = parallel._launch_threads
+    if getattr(launch, 'keeps_openmp_threads', False):
+        return
+
+    def _launch_threads():
+        if parallel._is_initialized:
+            return launch()
+        import ctypes
+        libs = []
+        try:
+            with open('/proc/self/maps') as f:
+                paths = {line.split()[-1] for line in f if 'libgomp' in line}
+            for path in sorted(paths):
+                lib = ctypes.CDLL(path)
+                libs.append((lib, lib.omp_get_max_threads()))
+        except (OSError, AttributeError, IndexError):      # no /proc, or not an OpenMP runtime: nothing to keep
+            pass
+        launch()
+        for lib, before in libs:
+            if lib.omp_get_max_threads() != before:
+                lib.omp_set_num_threads(before)
+    _launch_threads.keeps_openmp_threads = True
+    parallel._launch_threads = _launch_threads
 
 
-_launch_threads()
+_keep_openmp_threads()
 
 _SMOOTH = {"Data": "sim.data", "forward": "sim.smooth_api", "step": "sim.smooth_api",
            "reset": "sim.smooth_api", "full_inertia": "sim.smooth_api", "rne_post_constraint": "sim.smooth_api",
