@@ -256,7 +256,7 @@ def test_step_releases_the_gil(nworld):
 def test_numba_threads_keep_the_openmp_thread_count_of_torch():
     """numba's OpenMP pool shares libgomp with torch; starting it must not change the thread count torch (or an
     OpenMP BLAS) was set to (it did: torch.set_num_threads(1) became 2 and PPO's updates ran 2.5x slower)."""
-    code = ('import ctypes, ctypes.util, numba, numpy as np\n'
+    code = ('import ctypes, numba\n'
             'gomp = ctypes.CDLL("libgomp.so.1"); gomp.omp_set_num_threads(1)\n'
             'import sim\n'
             f'm = sim.load_model({HOPPER!r}); d = sim.Data(m, nworld=4); sim.step(m, d, 3)\n'
