@@ -166,6 +166,8 @@ class BatchEngine:
             numba.set_num_threads(old)
 
     def _run(self, nstep):
+        if self.nworld == 1 and self.mptrs.shape[0] == 0:     # the serial entry (sim.smooth_api.run): no threads
+            return _api.run(self.model, self.data, nstep, self.struct, self.mptrs)
         return self._call(self.nworld, _api.run, self.model, self.data, nstep, self.struct, self.mptrs)
 
     def _reset_worlds(self, worlds, flags):

@@ -127,7 +127,8 @@ def run(m, d, nstep, task=None, mptrs=_NOPTRS):
         ent = _entry(m)
     if task is None:
         task = _EMPTY[0] if _EMPTY else empty_task()
-    if d.nworld is None:
+    if d.nworld is None or (d.nworld == 1 and mptrs.shape[0] == 0):
+        # one world: the serial entry (a parallel region costs its launch, and a thread per call to set up)
         r = _SERIAL(ent[6], ent[1], d._struct, task, 0, nstep)
     else:
         r = _BATCH(ent[6], ent[1], d._struct, task, d.nworld, nstep, mptrs)

@@ -86,12 +86,13 @@ def test_one_vs_two_threads_bitwise():
                           'print(t.batch_digest())', env={'NUMBA_NUM_THREADS': '1'}) == one
 
 
-@pytest.mark.parametrize('path', [HOPPER, os.path.join(REPO, 'tests', 'models', 'joints_all.xml')])
-def test_batch_equals_single_worlds_bitwise(path):
-    """Each world of a batch equals that world stepped alone (random states and controls, contacts)."""
+@pytest.mark.parametrize('path, n', [(HOPPER, 5), (HOPPER, 1),
+                                     (os.path.join(REPO, 'tests', 'models', 'joints_all.xml'), 5)])
+def test_batch_equals_single_worlds_bitwise(path, n):
+    """Each world of a batch equals that world stepped alone (random states and controls, contacts); a batch of
+    one world takes the serial entry."""
     m = sim.load_model(path)
     rng = np.random.default_rng(2)
-    n = 5
     b = sim.Data(m, nworld=n)
     b.qpos = b.qpos + rng.uniform(-0.05, 0.05, b.qpos.shape)
     b.qvel = rng.uniform(-0.5, 0.5, b.qvel.shape)

@@ -24,12 +24,13 @@ def _torch_threads():
     torch.set_num_threads(old)
 
 
-@pytest.mark.parametrize('env_id, kwargs', [
-    (ID, {}),
-    ('numjoco/ArmReachGoal-v0', {}),                                          # Dict observations, compute_reward
-    ('numjoco/ArmReach-v0', dict(terminate_on_success=True, success_threshold=0.5))])   # Python-layer endings
-def test_matches_dummy_vec_env(env_id, kwargs):
-    n, steps = 4, 30
+@pytest.mark.parametrize('env_id, kwargs, n', [
+    (ID, {}, 4),
+    (ID, {}, 1),                                      # one world: the serial entry of sim.smooth_api.run
+    ('numjoco/ArmReachGoal-v0', {}, 4),                                       # Dict observations, compute_reward
+    ('numjoco/ArmReach-v0', dict(terminate_on_success=True, success_threshold=0.5), 4)])  # Python-layer endings
+def test_matches_dummy_vec_env(env_id, kwargs, n):
+    steps = 30
     ref = DummyVecEnv([lambda: gym.make(env_id, max_episode_steps=steps, **kwargs) for _ in range(n)])
     ref.seed(7)
     vec = envs.make_sb3_vec_env(env_id, n, seed=7, max_episode_steps=steps, **kwargs)
