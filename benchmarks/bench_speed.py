@@ -178,12 +178,13 @@ def main():
     print('(nstep-batched: one sim.step(m, d, k) per block of k ~ 3 ms of steps; humanoids3: three Gymnasium '
           'humanoids piled up, nv 69, MuJoCo defaults (benchmarks/models.py); load now %.1f)' % os.getloadavg()[0])
     m = sim.load_model(os.path.join(ASSETS, 'half_cheetah.xml'))
-    b = sim.Data(m, nworld=1)
-    sim.step(m, b)
-    one = best(lambda: per_step(m, b, 1, 2000), reps)
-    hundred = best(lambda: per_step(m, b, 100, 20), reps)
-    print(f'\nper-call overhead, batched Data (half_cheetah, nworld=1): {one - hundred:.1f} µs '
-          f'({one:.1f} µs per call at nstep=1, {hundred:.1f} µs per step at nstep=100)')
+    for nworld in (1, 2):      # one world runs the serial entry, two the parallel one (per world figures)
+        b = sim.Data(m, nworld=nworld)
+        sim.step(m, b)
+        one = best(lambda: per_step(m, b, 1, 2000), reps) / nworld
+        hundred = best(lambda: per_step(m, b, 100, 20), reps) / nworld
+        print(f'\nper-call overhead, batched Data (half_cheetah, nworld={nworld}): {(one - hundred) * nworld:.1f} µs '
+              f'per call ({one:.1f} µs per world-step at nstep=1, {hundred:.1f} at nstep=100)')
 
     from mujoco import rollout
     path = os.path.join(ASSETS, 'hopper.xml')
