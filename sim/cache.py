@@ -19,7 +19,7 @@ PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 # invalidate the compiled kernels
 NO_JIT_DIRS = ('compiler', 'mjcf')
 NO_JIT_FILES = ('__init__.py', 'loader.py', 'model.py', 'errors.py', 'data.py', 'smooth_api.py', 'demo.py',
-                'progress.py')
+                'progress.py', 'precompile.py')
 # subpackages whose kernels are cached on their own (module prefix -> folder under sim/)
 GROUPS = {'sim.render': 'render'}
 

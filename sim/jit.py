@@ -9,6 +9,7 @@ helper).  `KernelDispatcher` types every call with literals dropped and integers
 (intp), so the widening changes no result; the caller casts its arguments at the call.
 """
 import contextlib
+import hashlib as _hashlib
 import os
 
 try:
@@ -20,6 +21,8 @@ from sim import cache as _cache  # (the cache directory must be chosen before an
 from sim import progress as _progress  # noqa: F401  (first compiles report what they do, sim/progress.py)
 
 import llvmlite.binding as _ll
+from llvmlite import ir as _llir
+from numba.core import cgutils as _cgutils
 from numba.core import config, lowering, sigutils, types
 from numba.core.caching import (CompileResultCacheImpl, FunctionCache, IndexDataCacheFile, NullCache,
                                 UserProvidedCacheLocator)
@@ -27,7 +30,9 @@ from numba.core.codegen import JITCodeLibrary, JITCPUCodegen
 from numba.core.compiler import CompilerBase, DefaultPassBuilder
 from numba.core.compiler_lock import global_compiler_lock, require_global_compiler_lock
 from numba.core.compiler_machinery import register_pass
+from numba.core.datamodel import models as _models, register_default as _register_default
 from numba.core.cpu import CPUContext
+from numba.core.extending import intrinsic as _intrinsic
 from numba.core.registry import CPUDispatcher
 from numba.core.runtime.context import NRTContext
 from numba.core.typed_passes import NativeLowering, NativeParforLowering
@@ -453,11 +458,6 @@ class _GroupCache(FunctionCache):
 # a StructRef type after its whole field list and gives its payload a literal LLVM struct type, so every
 # mangled symbol taking a Model and every instruction touching the payload spelled out ~80 kB of text.
 
-import hashlib as _hashlib
-
-from llvmlite import ir as _llir
-from numba.core.datamodel import models as _models, register_default as _register_default
-
 
 class _ShortPayload(types.StructRefPayload):
     """StructRefPayload with a short name (a digest of the field list)."""
@@ -512,9 +512,6 @@ class _NamedPayloadModel(_models.StructModel):
 # Structs by address: a batch entry takes one Model struct per world (per-world model fields for domain
 # randomisation share every other array) as an int64 array of meminfo addresses; the Python side keeps the
 # structs alive for the call.
-
-from numba.core import cgutils as _cgutils
-from numba.core.extending import intrinsic as _intrinsic
 
 
 @_intrinsic
