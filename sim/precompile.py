@@ -14,8 +14,8 @@ One line per target: its feature set, wall seconds, kernels compiled (0: already
 
 --portable compiles for a generic CPU of this architecture (NUMBA_CPU_NAME=generic, no CPU features): numba keys
 its cache on the CPU name, so the processes that use the cache must set NUMBA_CPU_NAME=generic too (an image's
-ENV line); generic code runs ~1.3x slower than code compiled for the host, which is what a process without the
-variable compiles (and caches next to the generic entries) on first use.
+ENV line); a process without the variable compiles for its host on first use (and caches that next to the
+generic entries).  Generic code forgoes the host's vector extensions (AVX2, AVX-512), so it may run slower.
 """
 import argparse
 import multiprocessing

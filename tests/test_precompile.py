@@ -64,7 +64,7 @@ def test_bad_targets():
 @pytest.mark.full
 def test_portable_cache(tmp_path):
     """A cold compile for a generic CPU into an empty cache (minutes): then a process with NUMBA_CPU_NAME=generic
-    compiles nothing, one without it compiles for the host."""
+    compiles nothing."""
     env = {'NUMJOCO_CACHE_DIR': str(tmp_path)}
     out = run([PENDULUM, 'numjoco/InvertedPendulum-v0', '--portable'], env=env)
     assert out.returncode == 0, out.stderr[-3000:]
