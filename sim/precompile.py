@@ -10,7 +10,8 @@ task, gym.make reset / step (and render with --render), then gym.make_vec of two
 reset.  Kernels are compiled per feature set (sim/features.py), so targets that share one cost nothing more.  The
 cache goes where every later run looks (NUMJOCO_CACHE_DIR, else sim/__numba_cache__); a later process loads
 instead of compiling.  --jobs N compiles N targets at once (safe: concurrent writers of the cache lock its index).
-One line per target: its feature set, wall seconds, kernels compiled (0: already cached).
+One line when a target starts and one when it ends: its feature set, wall seconds, kernels compiled (0: already
+cached); in between, a long compile prints its progress on stderr (NUMJOCO_QUIET=1 silences that).
 
 --portable compiles for a generic CPU of this architecture (NUMBA_CPU_NAME=generic, no CPU features): numba keys
 its cache on the CPU name, so the processes that use the cache must set NUMBA_CPU_NAME=generic too (an image's
@@ -92,8 +93,9 @@ def task_id(target):
 
 
 def compile_target(target, render=False):
-    """Compile (or load) what `target` needs; returns (target, feature set, seconds, kernels compiled, error)."""
-    os.environ.setdefault('NUMJOCO_QUIET', '1')
+    """Compile (or load) what `target` needs; returns (target, feature set, seconds, kernels compiled, error).
+    A compile that lasts prints its progress on stderr (sim/progress.py; NUMJOCO_QUIET=1 silences it)."""
+    print(f'  {target}: started', flush=True)
     if _ROOT not in sys.path:
         sys.path.insert(0, _ROOT)
     counter = _count_compiles()
@@ -109,7 +111,6 @@ def compile_target(target, render=False):
 def feature_sets(targets):
     """The feature set of each target's model (a target that fails to load gets a key of its own: its error is
     reported when it is compiled)."""
-    os.environ.setdefault('NUMJOCO_QUIET', '1')
     if _ROOT not in sys.path:
         sys.path.insert(0, _ROOT)
     import sim
