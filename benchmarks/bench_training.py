@@ -96,7 +96,8 @@ def main():
                      (g['ppo'] - g['env']) / g['ppo']))
         for venv, _ in built.values():
             venv.close()
-    print('\n| n_envs | env stack ours (us/step) | Gymnasium | ratio | PPO ours (us/step) | Gymnasium | ratio | floor |')
+    print('\n| n_envs | env stack ours (us/step) | Gymnasium | ratio | PPO ours (us/step) | Gymnasium | ratio '
+          '| floor |')
     print('|---|---|---|---|---|---|---|---|')
     for r in rows:
         print('| %d | %.1f | %.1f | %.2f | %.0f | %.0f | %.2f | %.2f |' % r)

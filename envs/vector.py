@@ -166,7 +166,7 @@ class BatchEngine:
             numba.set_num_threads(old)
 
     def _run(self, nstep):
-        if self.nworld == 1 and self.mptrs.shape[0] == 0:     # the serial entry (sim.smooth_api.run): no threads
+        if _api.serial(self.data, self.mptrs):       # one world: no thread count to set
             return _api.run(self.model, self.data, nstep, self.struct, self.mptrs)
         return self._call(self.nworld, _api.run, self.model, self.data, nstep, self.struct, self.mptrs)
 

@@ -119,6 +119,12 @@ _SERIAL = _Entry(_fw.run_serial)
 _BATCH = _Entry(_fw.run_batch)
 
 
+def serial(d, mptrs=_NOPTRS):
+    """True when run() takes the serial entry: a single Data, or a batch of one world on the shared model (a
+    parallel region costs its launch, ~4 us, and its threads)."""
+    return d.nworld is None or (d.nworld == 1 and mptrs.shape[0] == 0)
+
+
 def run(m, d, nstep, task=None, mptrs=_NOPTRS):
     """One compiled call: forward (nstep=0) or nstep steps of every world of d, with an env task program.
     Returns the number of worlds whose watched warnings moved (already warned), or -1 for a non-finite action."""
@@ -127,8 +133,7 @@ def run(m, d, nstep, task=None, mptrs=_NOPTRS):
         ent = _entry(m)
     if task is None:
         task = _EMPTY[0] if _EMPTY else empty_task()
-    if d.nworld is None or (d.nworld == 1 and mptrs.shape[0] == 0):
-        # one world: the serial entry (a parallel region costs its launch, and a thread per call to set up)
+    if serial(d, mptrs):
         r = _SERIAL(ent[6], ent[1], d._struct, task, 0, nstep)
     else:
         r = _BATCH(ent[6], ent[1], d._struct, task, d.nworld, nstep, mptrs)

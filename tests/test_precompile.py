@@ -12,13 +12,8 @@ PENDULUM = os.path.join(REPO, 'assets', 'inverted_pendulum.xml')
 
 # what a user's first use runs, counting numba compilations in the process
 USE = '''
-import sys
-from numba.core import event
-class C(event.Listener):
-    n = 0
-    def on_start(self, ev): self.n += 1
-    def on_end(self, ev): pass
-c = C(); event.register('numba:compile', c)
+from sim.precompile import _count_compiles
+c = _count_compiles()
 import numpy as np, gymnasium as gym, envs, sim
 m = sim.load_model(%r)
 d = sim.Data(m); sim.step(m, d); sim.forward(m, d)
