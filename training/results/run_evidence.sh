@@ -58,6 +58,5 @@ PY
 fi
 
 if [[ "$PART" == all || "$PART" == summary ]]; then
-  python training/results/summarize.py "$OUT" > training/results/RESULTS.md
-  cat training/results/RESULTS.md
+  python training/results/summarize.py "$OUT"      # rewrites RESULTS.md, keeping its hand-written notes
 fi

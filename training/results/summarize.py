@@ -1,4 +1,7 @@
-"""Summarize the evidence runs of run_evidence.sh into a markdown report: python summarize.py RUNS_DIR."""
+"""Summarize the evidence runs of run_evidence.sh into training/results/RESULTS.md: python summarize.py RUNS_DIR.
+
+The tables and curves are regenerated from the runs; the hand-written part of the report (from the heading
+NOTES_HEADING to the end: how and under which load the runs were made) is carried over from the existing file."""
 
 import glob
 import json
@@ -9,6 +12,8 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+REPORT = os.path.join(HERE, "RESULTS.md")
+NOTES_HEADING = "## Notes on these runs"
 
 
 def plot_hopper(runs, prefix, title, out_png):
@@ -96,7 +101,15 @@ def main(runs):
         png = f"{name}_curves.png"  # copied next to this report (the runs directory is not committed)
         shutil.copy(os.path.join(os.path.dirname(md), "curves.png"), os.path.join(HERE, png))
         lines += [f"## Reward-shaping sweep: {title.lstrip('# ')}", "", body.strip(), "", f"![curves]({png})", ""]
-    print("\n".join(lines))
+    notes = ""
+    if os.path.exists(REPORT):
+        old = open(REPORT).read()
+        if NOTES_HEADING in old:
+            notes = old[old.index(NOTES_HEADING):]
+    text = "\n".join(lines) + ("\n" + notes if notes else "\n")
+    with open(REPORT, "w") as f:
+        f.write(text)
+    print(text)
 
 
 if __name__ == "__main__":
