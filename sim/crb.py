@@ -1,9 +1,48 @@
 """Joint-space inertia: composite rigid bodies (mj_crb) into MuJoCo's CSR M, its sparse L'DL
 factorisation following dof_parentid (mj_factorI / mj_factorM) and back-substitution (mj_solveLD)."""
+from llvmlite import ir as llir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
 from sim.jit import njit
 
 from sim.math import mul_inert_vec, add_to_scl_sparse_inc
 from sim.types import MINVAL, WARN_INERTIA
+
+
+@intrinsic
+def add_to_scl_at(typingctx, a, dst, src, scl, n):
+    """a[dst:dst+n] += a[src:src+n] * scl for non-overlapping ranges of one contiguous float64 array
+    (mju_addToScl), four elements per <4 x double> operation, then the tail.  Each element gets one IEEE multiply
+    and one add, as in the scalar loop, so results are bitwise equal; the plain numba loop compiled to scalar code
+    with a negative-index test per access (factor_i took 2.8x mj_factorM's time on humanoid)."""
+    if not (isinstance(a, types.Array) and a.layout == 'C' and a.dtype == types.float64):
+        return None
+
+    def codegen(context, builder, sig, args):
+        arr = context.make_array(sig.args[0])(context, builder, args[0])
+        dst_i, src_i, s, cnt = args[1], args[2], args[3], args[4]
+        v4 = llir.VectorType(llir.DoubleType(), 4)
+        sv = cgutils.alloca_once_value(builder, llir.Constant(v4, llir.Undefined))
+        vs = builder.load(sv)
+        for q in range(4):
+            vs = builder.insert_element(vs, s, llir.Constant(llir.IntType(32), q))
+        pd = builder.gep(arr.data, [dst_i])
+        ps = builder.gep(arr.data, [src_i])
+        four = llir.Constant(cnt.type, 4)
+        ngroup = builder.sdiv(cnt, four)
+        with cgutils.for_range(builder, ngroup) as loop:
+            off = builder.mul(loop.index, four)
+            pdv = builder.bitcast(builder.gep(pd, [off]), v4.as_pointer())
+            psv = builder.bitcast(builder.gep(ps, [off]), v4.as_pointer())
+            r = builder.fadd(builder.load(pdv, align=8), builder.fmul(builder.load(psv, align=8), vs))
+            builder.store(r, pdv, align=8)
+        with cgutils.for_range_slice(builder, builder.mul(ngroup, four), cnt, llir.Constant(cnt.type, 1)) as (k, _):
+            pdk = builder.gep(pd, [k])
+            builder.store(builder.fadd(builder.load(pdk), builder.fmul(builder.load(builder.gep(ps, [k])), s)), pdk)
+        return context.get_dummy_value()
+    return types.void(a, types.int64, types.int64, types.float64, types.int64), codegen
 
 
 @njit(cache=True)
@@ -87,10 +126,7 @@ def factor_i(mat, diaginv, nv, rownnz, rowadr, colind):
         diaginv[k] = invd
         for adr in range(end - 1, start - 1, -1):
             i = colind[adr]
-            s = -mat[adr] * invd
-            ri = rowadr[i]
-            for t in range(rownnz[i]):
-                mat[ri + t] += mat[start + t] * s
+            add_to_scl_at(mat, rowadr[i], start, -mat[adr] * invd, rownnz[i])
         for t in range(diag):
             mat[start + t] *= invd
     return bad

@@ -51,7 +51,8 @@ def advance(m, d, w, act_dot, qacc, qvel_step, use_qvel_step):
     else:
         integrate_pos(m, d.qpos[w], qvel, h)
     d.time[w] += h
-    d.qacc_warmstart[w][:] = d.qacc[w]
+    for i in range(m.nv):
+        d.qacc_warmstart[w, i] = d.qacc[w, i]
 
 
 @njit(cache=True)
@@ -67,7 +68,8 @@ def euler(m, d, w, skipfactor):
                 damp = True
                 break
     if not damp:
-        qacc[:] = d.qacc[w]
+        for i in range(m.nv):
+            qacc[i] = d.qacc[w, i]
     else:
         qH = d.qH[w]
         if not skipfactor:

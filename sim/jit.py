@@ -139,6 +139,61 @@ def _optimize_final_module_internal(self):
 JITCodeLibrary._optimize_final_module = _optimize_final_module_internal
 
 
+# Two hot spots of numba's typing machinery, replaced by equivalent code (profile of hopper's cold compile:
+# 618,000 calls to TargetConfig.values, 94,000 to the error-message markup).
+# - Every typing of a call to an @overload function looks its implementation up under a key holding the
+#   compile's Flags: TargetConfig.__hash__ / __eq__ rebuilt the dict of all 22 options through their property
+#   getters (4.6 / 7.4 us a call).  values() now reads the stored dict directly (the getters return
+#   `_values.get(name, default)`); __hash__ was hash(tuple(sorted(<the options' names>))), a per-class constant,
+#   now computed once; __eq__ short-cuts identity.
+# - Each candidate that fails to type a call builds an error message; with colorama installed numba wraps every
+#   highlighted fragment in colorama.init() / deinit() (two stream wrappers each), for a string that is always
+#   the colour codes + the text + the reset code.  _markup now builds that string directly.
+from numba.core import errors as _errors, targetconfig as _targetconfig  # noqa: E402
+
+
+def _tc_values(self):
+    v = self._values
+    return {k: v.get(k, opt.default) for k, opt in self.options.items()}
+
+
+def _tc_hash(self):
+    cls = type(self)
+    h = cls.__dict__.get('_numjoco_hash')
+    if h is None:
+        h = hash(tuple(sorted(self.options)))
+        cls._numjoco_hash = h
+    return h
+
+
+def _tc_eq(self, other):
+    if self is other or (type(other) is type(self) and self._values == other._values):
+        return True
+    if isinstance(other, _targetconfig.TargetConfig):
+        return _tc_values(self) == _tc_values(other)
+    return NotImplemented
+
+
+_targetconfig.TargetConfig.values = _tc_values
+_targetconfig.TargetConfig.__hash__ = _tc_hash
+_targetconfig.TargetConfig.__eq__ = _tc_eq
+
+if hasattr(_errors, 'HighlightColorScheme'):
+    from colorama import Style as _Style
+
+    def _markup(self, msg, color=None, style=_Style.BRIGHT):
+        return (color or '') + (style or '') + msg + _Style.RESET_ALL
+
+    _errors.HighlightColorScheme._markup = _markup
+
+# numba times the LLVM lock of every llvmlite call (228,000 in hopper's cold compile) by broadcasting a
+# "numba:llvm_lock" start and end event to a timer of each compilation in progress (6 deep on average), only to
+# fill the informational metadata['timers']['llvm_lock'] of compile results.  Those callbacks are removed (that
+# figure reads 0); the lock itself is unchanged.
+_ll.ffi.lib._lock._cblist[:] = [cb for cb in _ll.ffi.lib._lock._cblist
+                                if not getattr(cb[0], '__qualname__', '').startswith('_initialize_llvm_lock_event')]
+
+
 class _LazyEntry:
     """Placeholder for the compiled-function object of a lazy kernel: the key under which jitted callers find
     its implementation (numba's user-function table); never called."""
@@ -183,7 +238,16 @@ CPUContext.get_executable = _get_executable_lazy
 
 class KernelDispatcher(CPUDispatcher):
     """CPUDispatcher whose calls from jitted code resolve to the canonical signature (see module doc) and whose
-    compilations requested by jitted callers are lazy (see above)."""
+    compilations requested by jitted callers are lazy (see above).
+
+    A lazy compilation also skips the kernel's CPython and C wrappers (numba's no_cpython_wrapper /
+    no_cfunc_wrapper): only jitted callers use it, and generating the wrappers, which unbox every field of the
+    Model / Data structs, took 19 of the 145 profiled seconds of hopper's cold compile.  A lazy kernel later called
+    from Python is compiled again, eagerly, with its wrappers (and cached)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._compiler._customize_flags = _lazy_flags
 
     def get_call_template(self, args, kws):
         args = tuple(canonical(a) for a in args)
@@ -221,14 +285,23 @@ class KernelDispatcher(CPUDispatcher):
         super().add_overload(cres)
 
     def _materialize(self, cres):
-        """A lazy kernel called from Python: generate its code and install the real entry point."""
-        lazy = cres.entry_point
-        lazy.library.materialize()
-        cfunc = _get_executable(self.targetctx, lazy.library, lazy.fndesc, lazy.env)
-        self.targetctx.insert_user_function(cfunc, lazy.fndesc, [lazy.library])
-        cres = cres._replace(entry_point=cfunc)
-        self.add_overload(cres)
-        return cfunc
+        """A lazy kernel called from Python: compile it again, eagerly (with its wrappers, from or to the disk
+        cache), in place of the lazy version (jitted callers typed later link the eager one)."""
+        args = tuple(cres.signature.args)
+        del self.overloads[args]
+        _MODE.append('eager')
+        try:
+            return super().compile(args)
+        finally:
+            _MODE.pop()
+
+
+def _lazy_flags(flags):
+    """numba's _FunctionCompiler._customize_flags for KernelDispatcher: no wrappers for a lazy compilation."""
+    if _current_mode() == 'lazy':
+        flags.no_cpython_wrapper = True
+        flags.no_cfunc_wrapper = True
+    return flags
 
 
 def _current_mode():

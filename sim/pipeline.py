@@ -107,7 +107,8 @@ def forward_world(m, d, w, F):
 @njit(cache=True)
 def reset_world(m, d, w):
     """Reset state of world w as mj_resetData: qpos0, zero velocities/controls/forces, mocap from model."""
-    d.qpos[w][:] = m.qpos0
+    for i in range(m.nq):      # (element loops: see runge_kutta4)
+        d.qpos[w, i] = m.qpos0[i]
     d.qvel[w][:] = 0.0
     d.act[w][:] = 0.0
     d.ctrl[w][:] = 0.0
@@ -123,8 +124,10 @@ def reset_world(m, d, w):
     for i in range(m.nbody):
         mid = m.body_mocapid[i]
         if mid >= 0:
-            d.mocap_pos[w][mid, :] = m.body_pos[i]
-            d.mocap_quat[w][mid, :] = m.body_quat[i]
+            for k in range(3):
+                d.mocap_pos[w, mid, k] = m.body_pos[i, k]
+            for k in range(4):
+                d.mocap_quat[w, mid, k] = m.body_quat[i, k]
     for k in range(NWARNING):
         d.warning_number[w][k] = 0
         d.warning_lastinfo[w][k] = 0
@@ -175,13 +178,19 @@ def runge_kutta4(m, d, w, F):
     qpos = d.qpos[w]
     qvel = d.qvel[w]
     act = d.act[w]
+    qacc = d.qacc[w]
+    act_dot = d.act_dot[w]
     t0 = d.time[w]
-    X[0, :nq] = qpos
-    X[0, nq:nq + nv] = qvel
-    K[0, :nv] = d.qacc[w]
-    if na:
-        X[0, nq + nv:] = act
-        K[0, nv:] = d.act_dot[w]
+    # element loops throughout: each array-to-array slice assignment made numba type and lower a shape-mismatch
+    # error path (~0.1 s of compile per site, 1.5 s for the first)
+    for k in range(nq):
+        X[0, k] = qpos[k]
+    for k in range(nv):
+        X[0, nq + k] = qvel[k]
+        K[0, k] = qacc[k]
+    for k in range(na):
+        X[0, nq + nv + k] = act[k]
+        K[0, nv + k] = act_dot[k]
     # Butcher tableau rows A = [[.5], [0, .5], [0, 0, 1]], C = [.5, .5, 1]
     for i in range(1, 4):
         dX[:] = 0.0
@@ -194,19 +203,23 @@ def runge_kutta4(m, d, w, F):
                 dX[k] += X[j, nq + k] * a
             for k in range(nv + na):
                 dX[nv + k] += K[j, k] * a
-        X[i, :] = X[0, :]
+        for k in range(nq + nv + na):
+            X[i, k] = X[0, k]
         integrate_pos(m, X[i, :nq], dX[:nv], h)
         for k in range(nv + na):
             X[i, nq + k] += dX[nv + k] * h
-        qpos[:] = X[i, :nq]
-        qvel[:] = X[i, nq:nq + nv]
-        if na:
-            act[:] = X[i, nq + nv:]
+        for k in range(nq):
+            qpos[k] = X[i, k]
+        for k in range(nv):
+            qvel[k] = X[i, nq + k]
+        for k in range(na):
+            act[k] = X[i, nq + nv + k]
         d.time[w] = t0 + (1.0 if i == 3 else 0.5) * h
         forward_skip(m, d, w, F, True)
-        K[i, :nv] = d.qacc[w]
-        if na:
-            K[i, nv:] = d.act_dot[w]
+        for k in range(nv):
+            K[i, k] = qacc[k]
+        for k in range(na):
+            K[i, nv + k] = act_dot[k]
     dX[:] = 0.0
     for j in range(4):
         b = 1.0 / 6.0 if (j == 0 or j == 3) else 1.0 / 3.0
@@ -215,10 +228,12 @@ def runge_kutta4(m, d, w, F):
         for k in range(nv + na):
             dX[nv + k] += K[j, k] * b
     d.time[w] = t0
-    qpos[:] = X[0, :nq]
-    qvel[:] = X[0, nq:nq + nv]
-    if na:
-        act[:] = X[0, nq + nv:]
+    for k in range(nq):
+        qpos[k] = X[0, k]
+    for k in range(nv):
+        qvel[k] = X[0, nq + k]
+    for k in range(na):
+        act[k] = X[0, nq + nv + k]
     advance(m, d, w, dX[2 * nv:], dX[nv:2 * nv], dX[:nv], True)
 
 

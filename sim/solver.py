@@ -1319,10 +1319,12 @@ def _update_bracket(m, d, w, ctx, qg, p, cands, pn):
     flag = 0
     for k in range(3):
         if p[2] < 0 and cands[k, 2] < 0 and p[2] < cands[k, 2]:
-            p[:] = cands[k]
+            for j in range(4):
+                p[j] = cands[k, j]
             flag = 1
         elif p[2] > 0 and cands[k, 2] > 0 and p[2] > cands[k, 2]:
-            p[:] = cands[k]
+            for j in range(4):
+                p[j] = cands[k, j]
             flag = 2
     if flag:
         _set_pnt(m, d, w, ctx, qg, pn, p[0] - p[2] / p[3])
@@ -1354,24 +1356,28 @@ def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts):
     if abs(p1[2]) < gtol and (p1[0] == 0 or p1[1] < 0):
         return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
     direc = 1.0 if p1[2] < 0 else -1.0
-    p2[:] = p0
+    for j in range(4):
+        p2[j] = p0[j]
     while p1[2] * direc <= -gtol and lsiter < ls_iterations:
-        p2[:] = p1
+        for j in range(4):
+            p2[j] = p1[j]
         _set_pnt(m, d, w, ctx, qg, p1, p1[0] - p1[2] / p1[3])
         lsiter += 1
         if abs(p1[2]) < gtol and p1[1] < 0:
             return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
     if lsiter >= ls_iterations:
         return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
-    p2n[:] = p1
+    for j in range(4):
+        p2n[j] = p1[j]
     _set_pnt(m, d, w, ctx, qg, p1n, p1[0] - p1[2] / p1[3])
     lsiter += 1
     while lsiter < ls_iterations:
         _set_pnt(m, d, w, ctx, qg, pmid, 0.5 * (p1[0] + p2[0]))
         lsiter += 1
-        cands[0] = p1n
-        cands[1] = p2n
-        cands[2] = pmid
+        for j in range(4):
+            cands[0, j] = p1n[j]
+            cands[1, j] = p2n[j]
+            cands[2, j] = pmid[j]
         best = -1
         bestcost = 0.0
         for k in range(3):

@@ -269,10 +269,16 @@ def task_reset(m, d, t, w, final):
     """After mj_resetData of world w: its pending reset state (qpos, qvel, act, ctrl); forward must follow.
     final=True is the same-step autoreset after an episode's last step: that step's reward, terms and flags stay
     in t (the observation moved to t.final_obs), and ST_FINAL marks the reset."""
-    d.qpos[w][:] = t.reset_qpos[w]
-    d.qvel[w][:] = t.reset_qvel[w]
-    d.act[w][:] = t.reset_act[w]
-    d.ctrl[w][:] = t.reset_ctrl[w]
+    # element loops: an array-to-array slice assignment makes numba type and lower its shape-mismatch error path
+    # at every such site (~0.1 s of compile each)
+    for i in range(m.nq):
+        d.qpos[w, i] = t.reset_qpos[w, i]
+    for i in range(m.nv):
+        d.qvel[w, i] = t.reset_qvel[w, i]
+    for i in range(m.na):
+        d.act[w, i] = t.reset_act[w, i]
+    for i in range(m.nu):
+        d.ctrl[w, i] = t.reset_ctrl[w, i]
     st = t.status[w]
     if final:
         st[ST_ELAPSED] = 0
