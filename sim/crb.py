@@ -24,8 +24,7 @@ def add_to_scl_at(typingctx, a, dst, src, scl, n):
         arr = context.make_array(sig.args[0])(context, builder, args[0])
         dst_i, src_i, s, cnt = args[1], args[2], args[3], args[4]
         v4 = llir.VectorType(llir.DoubleType(), 4)
-        sv = cgutils.alloca_once_value(builder, llir.Constant(v4, llir.Undefined))
-        vs = builder.load(sv)
+        vs = llir.Constant(v4, llir.Undefined)
         for q in range(4):
             vs = builder.insert_element(vs, s, llir.Constant(llir.IntType(32), q))
         pd = builder.gep(arr.data, [dst_i])

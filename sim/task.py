@@ -269,8 +269,7 @@ def task_reset(m, d, t, w, final):
     """After mj_resetData of world w: its pending reset state (qpos, qvel, act, ctrl); forward must follow.
     final=True is the same-step autoreset after an episode's last step: that step's reward, terms and flags stay
     in t (the observation moved to t.final_obs), and ST_FINAL marks the reset."""
-    # element loops: an array-to-array slice assignment makes numba type and lower its shape-mismatch error path
-    # at every such site (~0.1 s of compile each)
+    # element loops, not array-to-array slice assignments (see runge_kutta4)
     for i in range(m.nq):
         d.qpos[w, i] = t.reset_qpos[w, i]
     for i in range(m.nv):
