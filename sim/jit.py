@@ -19,6 +19,7 @@ except ImportError:        # Windows: numba's unlocked index
 
 from sim import cache as _cache  # (the cache directory must be chosen before any compile)
 from sim import progress as _progress  # noqa: F401  (first compiles report what they do, sim/progress.py)
+from sim import numba_speedups as _numba_speedups  # noqa: F401  (numba's compile-time hot spots, equivalent code)
 
 import llvmlite.binding as _ll
 from llvmlite import ir as _llir
@@ -59,16 +60,38 @@ def canonical(t):
 # generates machine code for it, then every caller repeats that over its own linked tree.  For the pipeline
 # (~380 kernels, call trees ~8 deep) that was 45 s of a 92 s cold compile, almost all of it spent on code no one
 # runs: only the entry points (run_serial, ...) are ever called.  A kernel whose compilation was requested by
-# the typing of a jitted caller (KernelDispatcher.get_call_template) gets a _LazyLibrary: finalising it only
-# links its callees' unoptimised modules; O3 and machine code are produced once, in the entry that links it.
+# the typing of a jitted caller (KernelDispatcher.get_call_template) gets a _LazyLibrary: finalising it links
+# nothing and optimises nothing; the library that finally needs machine code (an entry, or a lazy kernel
+# materialised) links the modules of its whole lazy call tree, each once (_link_closure), and O3 and machine
+# code are produced there.  (Linking each lazy kernel's callees into its own module, as numba does, copied every
+# kernel into the module of each of its ancestors: 1,100 module clones and links for hopper.)
 # Such a kernel is not cached on disk (the entries are, with all their callees inside) and is not inserted
 # into the dispatcher's call table; a later call from Python materialises it (KernelDispatcher.compile).
 
 _MODE = []           # stack of 'lazy' / 'eager' for the compilations in progress (under numba's compiler lock)
 
 
+def _link_closure(libraries):
+    """`libraries` and, through every lazy library among them, its callees' libraries, each once (depth first,
+    in linking order).  An eager library's module already holds its own callees (numba's finalize)."""
+    out, seen = [], set()
+
+    def visit(lib):
+        if lib not in seen:
+            seen.add(lib)
+            out.append(lib)
+            if isinstance(lib, _LazyLibrary):
+                for callee in lib._linking_libraries:
+                    visit(callee)
+
+    for lib in libraries:
+        visit(lib)
+    return out
+
+
 class _LazyLibrary(JITCodeLibrary):
-    """JITCodeLibrary whose O3 + machine code are deferred until a pointer or serialisation is asked for."""
+    """JITCodeLibrary whose linking, O3 and machine code are deferred until a pointer or serialisation is asked
+    for (or an eager library links it)."""
 
     def __init__(self, codegen, name):
         super().__init__(codegen, name)
@@ -79,18 +102,16 @@ class _LazyLibrary(JITCodeLibrary):
         require_global_compiler_lock()
         self._codegen._check_llvm_bugs()
         self._raise_if_finalized()
-        seen = set()
         for library in self._linking_libraries:
-            if library not in seen:
-                self._reload_init.update(library._reload_init)
-                seen.add(library)
-                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
+            self._reload_init.update(library._reload_init)
         self._finalized = True
 
     def materialize(self):
-        """Optimise and generate machine code now (what numba's finalize does)."""
+        """Link the lazy call tree, optimise and generate machine code now (what numba's finalize does)."""
         if self._lazy:
             self._lazy = False
+            for library in _link_closure(self._linking_libraries):
+                self._final_module.link_in(library._get_module_for_linking(), preserve=True)
             self._optimize_final_module()
             self._final_module.verify()
             self._finalize_final_module()
@@ -138,90 +159,16 @@ def _optimize_final_module_internal(self):
 
 JITCodeLibrary._optimize_final_module = _optimize_final_module_internal
 
-
-# Two hot spots of numba's typing machinery, replaced by equivalent code (profile of hopper's cold compile:
-# 618,000 calls to TargetConfig.values, 94,000 to the error-message markup).
-# - Every typing of a call to an @overload function looks its implementation up under a key holding the
-#   compile's Flags: TargetConfig.__hash__ / __eq__ rebuilt the dict of all 22 options through their property
-#   getters (4.6 / 7.4 us a call).  values() now reads the stored dict directly (the getters return
-#   `_values.get(name, default)`); __hash__ was hash(tuple(sorted(<the options' names>))), a per-class constant,
-#   now computed once; __eq__ short-cuts identity.
-# - Each candidate that fails to type a call builds an error message; with colorama installed numba wraps every
-#   highlighted fragment in colorama.init() / deinit() (two stream wrappers each), for a string that is always
-#   the colour codes + the text + the reset code.  _markup now builds that string directly.
-from numba.core import errors as _errors, targetconfig as _targetconfig  # noqa: E402
+_finalize = JITCodeLibrary.finalize
 
 
-def _tc_values(self):
-    v = self._values
-    return {k: v.get(k, opt.default) for k, opt in self.options.items()}
+def _finalize_eager(self):
+    """numba's finalize, linking the whole lazy call tree of the library (see _link_closure)."""
+    self._linking_libraries = _link_closure(self._linking_libraries)
+    _finalize(self)
 
 
-def _tc_hash(self):
-    cls = type(self)
-    h = cls.__dict__.get('_numjoco_hash')
-    if h is None:
-        h = hash(tuple(sorted(self.options)))
-        cls._numjoco_hash = h
-    return h
-
-
-def _tc_eq(self, other):
-    if self is other or (type(other) is type(self) and self._values == other._values):
-        return True
-    if isinstance(other, _targetconfig.TargetConfig):
-        return _tc_values(self) == _tc_values(other)
-    return NotImplemented
-
-
-_targetconfig.TargetConfig.values = _tc_values
-_targetconfig.TargetConfig.__hash__ = _tc_hash
-_targetconfig.TargetConfig.__eq__ = _tc_eq
-
-if hasattr(_errors, 'HighlightColorScheme'):
-    from colorama import Style as _Style
-
-    def _markup(self, msg, color=None, style=_Style.BRIGHT):
-        return (color or '') + (style or '') + msg + _Style.RESET_ALL
-
-    _errors.HighlightColorScheme._markup = _markup
-
-# Resolving a call to a builtin / @overload function (operator.getitem, setitem, binary operators, math, numpy)
-# tries its templates in order until one types; numba does it at every typing of a call and again, for the same
-# types, when the call is lowered (36,600 resolutions in hopper's cold compile, 28 of 145 profiled seconds, each
-# failed template building its error message).  A successful resolution is remembered under the function type,
-# the typing context, the argument types and the compile's flags (which decide the overload's compiled
-# implementation, as in numba's own _get_impl cache); a hit restores the template that typed it (the key
-# lowering asks for) and returns the same signature.  Failures are not remembered.
-from numba.core.types import functions as _functions  # noqa: E402
-
-_get_call_type = _functions.BaseFunction.get_call_type
-_RESOLVED = {}
-
-
-def _get_call_type_memo(self, context, args, kws):
-    try:
-        key = (self, context, tuple(args), tuple(kws.items()), _targetconfig.ConfigStack.top_or_none())
-        hit = _RESOLVED.get(key)
-    except TypeError:          # an unhashable argument type
-        return _get_call_type(self, context, args, kws)
-    if hit is not None:
-        self._impl_keys[hit[0].args] = hit[1]
-        return hit[0]
-    sig = _get_call_type(self, context, args, kws)
-    if sig is not None:
-        _RESOLVED[key] = (sig, self._impl_keys[sig.args])
-    return sig
-
-
-_functions.BaseFunction.get_call_type = _get_call_type_memo
-
-# numba times the LLVM lock of every llvmlite call (228,000 in hopper's cold compile) by broadcasting a
-# "numba:llvm_lock" start and end event to a timer of each compilation in progress (6 deep on average), only to
-# fill the informational metadata['timers']['llvm_lock'] of compile results.  Those callbacks are removed (that
-# figure reads 0); the lock itself is unchanged.
-_ll.ffi.lib._lock._cblist[:] = [cb for cb in _ll.ffi.lib._lock._cblist
-                                if not getattr(cb[0], '__qualname__', '').startswith('_initialize_llvm_lock_event')]
+JITCodeLibrary.finalize = _finalize_eager
 
 
 class _LazyEntry:
@@ -566,8 +513,13 @@ class _ShortPayload(types.StructRefPayload):
     """StructRefPayload with a short name (a digest of the field list)."""
 
     def __init__(self, typename, fields, short):
-        super().__init__(typename, fields)
-        self.name = short + '.payload'
+        # StructRefPayload.__init__ without its long name (the repr of every field type, ~80 kB for Data)
+        self._typename = typename
+        self._fields = tuple(fields)
+        types.Type.__init__(self, name=short + '.payload')
+
+
+_PAYLOADS = {}       # struct type -> its payload type (kept out of the type's pickled state)
 
 
 def short_struct_type(cls):
@@ -580,7 +532,11 @@ def short_struct_type(cls):
         self.name = 'numjoco.%s_%s' % (cls.__name__, digest)
 
     def get_data_type(self):
-        return _ShortPayload(self.__class__.__name__, self._fields, self.name)
+        # the interned payload type, built once per struct type (numba asks at every field access it lowers)
+        payload = _PAYLOADS.get(self)
+        if payload is None:
+            payload = _PAYLOADS[self] = _ShortPayload(self.__class__.__name__, self._fields, self.name)
+        return payload
 
     cls.__init__ = __init__
     cls.get_data_type = get_data_type

@@ -1,14 +1,18 @@
-"""sim/jit.py's compile-time machinery: lazy callees (no wrappers, recompiled eagerly when called from Python)
-and the replacements of numba internals (Flags hash / equality, remembered call resolutions) agree with what they
-replace."""
+"""sim/jit.py's compile-time machinery: lazy callees (no wrappers, recompiled eagerly when called from Python,
+each linked once into the entry that needs machine code) and sim/numba_speedups.py's replacements of numba
+internals (Flags hash / equality, remembered call resolutions, variable listing, registry refresh, ABI sizes,
+struct payload types) agree with what they replace."""
 import operator
 
 import numpy as np
-from numba.core import types
+import pytest
+from llvmlite import ir as llir
+from numba.core import imputils, ir, types
 from numba.core.compiler import Flags
 from numba.core.registry import cpu_target
 
 import sim.jit as jit
+import sim.numba_speedups as speedups
 from sim.jit import njit
 
 
@@ -71,9 +75,160 @@ def test_remembered_resolution_matches_numba():
     cases = [(arr2, types.int64), (arr2, types.UniTuple(types.int64, 2)), (types.Array(types.int32, 1, 'C'),
                                                                            types.int64)]
     for args in cases:
-        fresh = jit._get_call_type(fnty, ctx, args, {})
+        fresh = speedups._get_call_type(fnty, ctx, args, {})
         key = fnty._impl_keys[fresh.args]
         first = fnty.get_call_type(ctx, args, {})
         again = fnty.get_call_type(ctx, args, {})
         assert first == fresh and again == fresh
         assert fnty._impl_keys[again.args] == key
+
+
+@njit(cache=False)
+def _leaf(a, i):
+    return a[i] * 2.0
+
+
+@njit(cache=False)
+def _left(a):
+    return _leaf(a, 0) + 1.0
+
+
+@njit(cache=False)
+def _right(a):
+    return _leaf(a, 1) + _leaf(a, 2)
+
+
+@njit(cache=False)
+def _top(a):
+    return _left(a) * _right(a)
+
+
+def test_lazy_tree_linked_once():
+    a = np.arange(1.0, 4.0)
+    assert _top(a) == (2.0 + 1.0) * (4.0 + 6.0)
+    libs = {f.py_func.__name__: f.overloads[next(iter(f.overloads))].library for f in (_leaf, _left, _right, _top)}
+    for name in ('_leaf', '_left', '_right'):
+        assert isinstance(libs[name], jit._LazyLibrary) and libs[name]._lazy
+        # a lazy library's module holds its own functions only: no callee was linked into it
+        assert sum(1 for fn in libs[name]._final_module.functions if not fn.is_declaration) == 1
+    closure = jit._link_closure(libs['_top']._linking_libraries)
+    assert len(closure) == len(set(closure))
+    for name in ('_leaf', '_left', '_right'):
+        assert closure.count(libs[name]) == 1
+
+
+def _all_statements():
+    """Every statement and expression of the IR of a few pipeline kernels (numba's frontend, untyped)."""
+    from numba.core.compiler import run_frontend
+    import sim.solver
+    import sim.constraint
+    import sim.kinematics
+    out = []
+    for fn in (sim.solver.sol_primal, sim.constraint.instantiate_contact, sim.kinematics.kinematics,
+               sim.solver._primal_search):
+        fir = run_frontend(fn.py_func)
+        for block in fir.blocks.values():
+            for stmt in block.body:
+                out.append(stmt)
+                if isinstance(stmt, ir.Assign) and isinstance(stmt.value, ir.Inst):
+                    out.append(stmt.value)
+    return out
+
+
+def test_list_vars_matches_numba():
+    stmts = _all_statements()
+    assert len(stmts) > 1000
+    nvars = 0
+    for stmt in stmts:
+        for val in (stmt.__dict__, getattr(stmt, '_kws', None), [stmt, (stmt, {'x': stmt})]):
+            if val is None:
+                continue
+            ours = speedups._rec_list_vars(stmt, val)
+            theirs = speedups._numba_rec_list_vars(stmt, val)
+            assert ours == theirs and [type(v) for v in ours] == [type(v) for v in theirs]
+            nvars += len(ours)
+    assert nvars > 1000
+
+
+def test_refresh_installs_new_registrations_only():
+    from numba.core.registry import cpu_target
+    ctx = cpu_target.target_context
+    ctx.refresh()
+    calls = []
+    real = speedups._refresh
+
+    def counting(self):
+        calls.append(1)
+        real(self)
+
+    speedups._refresh = counting
+    try:
+        ctx.refresh()
+        assert calls == []                        # nothing registered since: nothing to install
+        registry = imputils.Registry('numjoco-test')
+
+        def marker(x):
+            return x
+
+        @registry.lower(marker, types.int64)
+        def impl(context, builder, sig, args):
+            return args[0]
+
+        ctx.install_registry(registry)            # a new registry is seen ...
+        calls.clear()
+        imputils.builtin_registry.functions.append((impl, marker, (types.float64,)))
+        try:
+            ctx.refresh()                         # ... and a grown one installs its new registration
+            assert calls == [1]
+            assert [sig for sig, _ in ctx._defns[marker].versions] == [(types.int64,), (types.float64,)]
+        finally:
+            imputils.builtin_registry.functions.remove((impl, marker, (types.float64,)))
+    finally:
+        speedups._refresh = real
+
+
+def test_abi_size_memo_matches_llvm():
+    from numba.core.registry import cpu_target
+    td = cpu_target.target_context.target_data
+    i8, i32, f64 = llir.IntType(8), llir.IntType(32), llir.DoubleType()
+    cases = [i8, i32, f64, f64.as_pointer(), llir.ArrayType(f64, 7), llir.LiteralStructType([i8, f64, i32]),
+             llir.LiteralStructType([i8, llir.ArrayType(i32, 3)], packed=True), llir.VectorType(f64, 4)]
+    for ty in cases:
+        assert speedups._get_abi_size_memo(ty, td) == speedups._get_abi_size(ty, td)
+        assert speedups._get_abi_size_memo(ty, td) == speedups._get_abi_size(ty, td)   # remembered
+    ctx = llir.Context()
+    named = ctx.get_identified_type('numjoco_test_named')
+    named.set_body(i8, f64, f64)
+    assert '%' in str(named)                      # names an identified struct: never remembered
+    assert speedups._get_abi_size_memo(named, td, ctx) == 24
+
+
+def test_struct_payload_type_is_the_interned_one():
+    from sim.types import TaskType
+    fields = (('numjoco_test_a', types.float64[::1]), ('numjoco_test_n', types.int64))
+    st = TaskType(fields)
+    first = st.get_data_type()
+    assert first is st.get_data_type()            # built once
+    fresh = jit._ShortPayload('TaskType', st._fields, st.name)
+    assert fresh is first                         # and the object numba's interning gives for that name
+    assert first.name == st.name + '.payload' and first._fields == st._fields
+    assert first._typename == 'TaskType' and dict(first.field_dict) == dict(fields)
+
+
+def test_name_registration_matches_llvmlite():
+    import random
+    from llvmlite.ir import _utils as llutils
+    for trial in range(100):
+        theirs, ours = llutils.NameScope(), llutils.NameScope()
+        rnd = random.Random(trial)
+        for _ in range(300):
+            name = rnd.choice(['', 'x', 'x.1', 'x.2', 'y', '.1', '.3', 'x.1.1'])
+            dedup = rnd.random() < 0.8
+            out = []
+            for scope, register in ((theirs, speedups._llvmlite_register), (ours, speedups._register)):
+                try:
+                    out.append(register(scope, name, dedup))
+                except llutils.DuplicatedNameError:
+                    out.append('duplicate')
+            assert out[0] == out[1]
+        assert theirs._useset == ours._useset and dict(theirs._basenamemap) == dict(ours._basenamemap)

@@ -1,0 +1,228 @@
+"""numba's compile-time hot spots, replaced by equivalent code (imported by sim/jit.py before any compile).
+
+Each replacement computes what numba's own code computes, faster; found by profiling hopper's cold compile
+(cProfile, empty kernel cache) and measured side by side against the tree without it.  tests/test_jit.py checks
+each against the numba definition it replaces.  numba 0.68 / llvmlite 0.46 (pinned by the package's
+requirements); a numba that changes these internals fails the tests, not the physics.
+"""
+import llvmlite.binding as _ll
+from llvmlite.ir import types as _lltypes
+from numba.core import base as _base, errors as _errors, ir as _ir, targetconfig as _targetconfig
+from numba.core.types import functions as _functions
+
+# 1. Two hot spots of numba's typing machinery, replaced by equivalent code (profile of hopper's cold compile:
+# 618,000 calls to TargetConfig.values, 94,000 to the error-message markup).
+# - Every typing of a call to an @overload function looks its implementation up under a key holding the
+#   compile's Flags: TargetConfig.__hash__ / __eq__ rebuilt the dict of all 22 options through their property
+#   getters (4.6 / 7.4 us a call).  values() now reads the stored dict directly (the getters return
+#   `_values.get(name, default)`); __hash__ was hash(tuple(sorted(<the options' names>))), a per-class constant,
+#   now computed once; __eq__ short-cuts identity.
+# - Each candidate that fails to type a call builds an error message; with colorama installed numba wraps every
+#   highlighted fragment in colorama.init() / deinit() (two stream wrappers each), for a string that is always
+#   the colour codes + the text + the reset code.  _markup now builds that string directly.
+
+
+def _tc_values(self):
+    v = self._values
+    return {k: v.get(k, opt.default) for k, opt in self.options.items()}
+
+
+def _tc_hash(self):
+    cls = type(self)
+    h = cls.__dict__.get('_numjoco_hash')
+    if h is None:
+        h = hash(tuple(sorted(self.options)))
+        cls._numjoco_hash = h
+    return h
+
+
+def _tc_eq(self, other):
+    if self is other or (type(other) is type(self) and self._values == other._values):
+        return True
+    if isinstance(other, _targetconfig.TargetConfig):
+        return _tc_values(self) == _tc_values(other)
+    return NotImplemented
+
+
+_targetconfig.TargetConfig.values = _tc_values
+_targetconfig.TargetConfig.__hash__ = _tc_hash
+_targetconfig.TargetConfig.__eq__ = _tc_eq
+
+if hasattr(_errors, 'HighlightColorScheme'):
+    from colorama import Style as _Style
+
+    def _markup(self, msg, color=None, style=_Style.BRIGHT):
+        return (color or '') + (style or '') + msg + _Style.RESET_ALL
+
+    _errors.HighlightColorScheme._markup = _markup
+
+# 2. Resolving a call to a builtin / @overload function (operator.getitem, setitem, binary operators, math, numpy)
+# tries its templates in order until one types; numba does it at every typing of a call and again, for the same
+# types, when the call is lowered (36,600 resolutions in hopper's cold compile, 28 of 145 profiled seconds, each
+# failed template building its error message).  A successful resolution is remembered under the function type,
+# the typing context, the argument types and the compile's flags (which decide the overload's compiled
+# implementation, as in numba's own _get_impl cache); a hit restores the template that typed it (the key
+# lowering asks for) and returns the same signature.  Failures are not remembered.
+
+_get_call_type = _functions.BaseFunction.get_call_type
+_RESOLVED = {}
+
+
+def _get_call_type_memo(self, context, args, kws):
+    try:
+        key = (self, context, tuple(args), tuple(kws.items()), _targetconfig.ConfigStack.top_or_none())
+        hit = _RESOLVED.get(key)
+    except TypeError:          # an unhashable argument type
+        return _get_call_type(self, context, args, kws)
+    if hit is not None:
+        self._impl_keys[hit[0].args] = hit[1]
+        return hit[0]
+    sig = _get_call_type(self, context, args, kws)
+    if sig is not None:
+        _RESOLVED[key] = (sig, self._impl_keys[sig.args])
+    return sig
+
+
+_functions.BaseFunction.get_call_type = _get_call_type_memo
+
+# 3. numba times the LLVM lock of every llvmlite call (228,000 in hopper's cold compile) by broadcasting a
+# "numba:llvm_lock" start and end event to a timer of each compilation in progress (6 deep on average), only to
+# fill the informational metadata['timers']['llvm_lock'] of compile results.  Those callbacks are removed (that
+# figure reads 0); the lock itself is unchanged.
+_ll.ffi.lib._lock._cblist[:] = [cb for cb in _ll.ffi.lib._lock._cblist
+                                if not getattr(cb[0], '__qualname__', '').startswith('_initialize_llvm_lock_event')]
+
+
+# 4. Every IR pass that needs variable uses / definitions (the post-processor runs ~9 times per kernel, SSA, the
+#    rewrites) asks each statement for its variables: Inst._rec_list_vars walked the statement's __dict__ with
+#    four isinstance tests per value, recursively (5.8 million calls, 8.9 of 89 profiled seconds).  The walk is
+#    the same (same order, same classes: numba's isinstance tests, decided once per value type), iterative over
+#    one output list, with an Expr's operands read directly (Expr.list_vars is _rec_list_vars of its _kws).
+_OTHER, _VAR, _INST, _SEQ, _MAP, _EXPR = range(6)
+_KINDS = {}
+_Var, _Inst, _Expr = _ir.Var, _ir.Inst, _ir.Expr
+_expr_list_vars = _ir.Expr.list_vars
+
+
+def _kind(t):
+    """How numba's _rec_list_vars treats a value of type t (its isinstance tests, in its order)."""
+    if issubclass(t, _Var):
+        k = _VAR
+    elif issubclass(t, _Inst):
+        k = _EXPR if t is _Expr and t.list_vars is _expr_list_vars else _INST
+    elif issubclass(t, (list, tuple)):
+        k = _SEQ
+    elif issubclass(t, dict):
+        k = _MAP
+    else:
+        k = _OTHER
+    _KINDS[t] = k
+    return k
+
+
+def _collect(val, out):
+    k = _KINDS.get(type(val))
+    if k is None:
+        k = _kind(type(val))
+    if k == _VAR:
+        out.append(val)
+        return
+    if k == _MAP:
+        items = val.values()
+    elif k == _SEQ:
+        items = val
+    elif k == _EXPR:
+        items = val._kws.values()
+    else:
+        if k == _INST:
+            out.extend(val.list_vars())
+        return
+    for v in items:            # the common leaves (variables, constants) without a call
+        kv = _KINDS.get(type(v))
+        if kv == _VAR:
+            out.append(v)
+        elif kv != _OTHER:
+            _collect(v, out)
+
+
+def _rec_list_vars(self, val):
+    out = []
+    _collect(val, out)
+    return out
+
+
+_numba_rec_list_vars = _ir.Inst._rec_list_vars
+_ir.Inst._rec_list_vars = _rec_list_vars
+
+# 5. BaseContext.get_function re-reads every registry of implementations (BaseContext.refresh: 20 imports, 26
+#    registries, the typing context's too) whenever a lookup misses, to pick up implementations registered since;
+#    numba's array code misses on purpose at every array access ('__array__', twice per miss: 7,100 refreshes,
+#    2.5 of 89 profiled seconds).  Refreshing again when no registry has grown since the last refresh installs
+#    nothing (the registries are append-only lists read incrementally, the imports and the runtime's
+#    initialisation happen once), so it is skipped then.
+_refresh = _base.BaseContext.refresh
+
+
+def _registry_sizes(ctx):
+    sizes = []
+    for c in (ctx, ctx.typing_context):
+        for registry, loader in c._registries.items():
+            sizes.append(id(registry))
+            for name in loader.registry_items:
+                sizes.append(len(getattr(registry, name)))
+    return sizes
+
+
+def _refresh_if_grown(self):
+    if self.__dict__.get('_numjoco_registries') != _registry_sizes(self):
+        _refresh(self)
+        self._numjoco_registries = _registry_sizes(self)
+
+
+_base.BaseContext.refresh = _refresh_if_grown
+
+# 6. Type.get_abi_size builds a module holding one global of the type, prints it and has LLVM parse it, every call;
+#    numba asks it for every user variable it allocates (debug-info bookkeeping, even with debug info off):
+#    3,600 calls, 2.3 of 89 profiled seconds.  The size of a type that names no identified struct (its text has
+#    no '%') depends only on that text and the data layout, so it is remembered under both.
+_get_abi_size = _lltypes.Type.get_abi_size
+_ABI_SIZES = {}
+
+
+def _get_abi_size_memo(self, target_data, context=None):
+    if context is not None:
+        return _get_abi_size(self, target_data, context)
+    text = str(self)
+    if '%' in text:
+        return _get_abi_size(self, target_data, context)
+    key = (text, target_data)
+    size = _ABI_SIZES.get(key)
+    if size is None:
+        size = _ABI_SIZES[key] = _get_abi_size(self, target_data, context)
+    return size
+
+
+_lltypes.Type.get_abi_size = _get_abi_size_memo
+
+# 7. llvmlite names every instruction numba builds (NameScope.register with deduplication: 424,000 calls through
+#    is_used / deduplicate, 2.2 of 85 profiled seconds).  The same steps, in one function: a used name gets the
+#    next free "<name>.<k>", an unused one is taken as is, a duplicate without deduplication raises.
+from llvmlite.ir import _utils as _llutils  # noqa: E402
+
+
+def _register(self, name, deduplicate=False):
+    used = self._useset
+    if name in used:
+        if not deduplicate:
+            raise _llutils.DuplicatedNameError(name)
+        basename, counts = name, self._basenamemap
+        while name in used:
+            ident = counts[basename] + 1
+            counts[basename] = ident
+            name = "{0}.{1}".format(basename, ident)
+    used.add(name)
+    return name
+
+
+_llvmlite_register = _llutils.NameScope.register
+_llutils.NameScope.register = _register
