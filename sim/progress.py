@@ -17,7 +17,7 @@ from numba.core import event
 QUIET = os.environ.get('NUMJOCO_QUIET', '') not in ('', '0')
 DELAY = 1.0         # seconds of compiling before the first word
 EVERY = 10.0        # seconds between progress lines
-TYPICAL = {'run_serial': 55, 'run_batch': 10, 'smooth_position': 10}  # s of CPU, hopper (sim.jit.struct_new: no struct compile)
+TYPICAL = {'run_serial': 45, 'run_batch': 10, 'smooth_position': 9}  # s of CPU, hopper (sim.jit.struct_new: no struct compile)
 
 
 def _record_path():
