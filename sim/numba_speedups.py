@@ -1,10 +1,10 @@
 """numba's compile-time hot spots, replaced by equivalent code (imported by sim/jit.py before any compile).
 
 Each replacement computes what numba's own code computes, faster; found by profiling hopper's cold compile
-(cProfile, empty kernel cache) and measured side by side against the tree without it.  tests/test_jit.py checks
-each against the numba / llvmlite code it replaces (the Flags
-of 1, then 2 and 4-7; 1's error markup and 3, which only removes timing events, are not compared).  numba 0.68 and its llvmlite (0.50; pyproject pins numba to
-the 0.68 series); a numba that changes these internals fails these tests, not the physics.
+(cProfile, empty kernel cache) and measured side by side against the tree without it.  tests/test_jit.py compares
+each with the numba / llvmlite code it replaces (the Flags of 1, then 2 and 4-7; 1's error markup and 3, which only
+removes timing events, are not compared).  Written against numba 0.68 and its llvmlite 0.50 (pyproject pins numba
+to the 0.68 series); a numba that changes these internals fails those tests, not the physics.
 """
 import llvmlite.binding as _ll
 from llvmlite.ir import types as _lltypes
