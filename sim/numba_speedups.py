@@ -8,7 +8,9 @@ to the 0.68 series); a numba that changes these internals fails those tests, not
 """
 import llvmlite.binding as _ll
 from llvmlite.ir import types as _lltypes
-from numba.core import base as _base, errors as _errors, ir as _ir, targetconfig as _targetconfig
+from numba.core import (analysis as _analysis, base as _base, errors as _errors, inline_closurecall as _inline_closurecall,
+                        ir as _ir, lowering as _lowering, targetconfig as _targetconfig, transforms as _transforms,
+                        untyped_passes as _untyped_passes)
 from numba.core.types import functions as _functions
 
 # 1. Two hot spots of numba's typing machinery, replaced by equivalent code (profile of hopper's cold compile:
@@ -98,7 +100,9 @@ _ll.ffi.lib._lock._cblist[:] = [cb for cb in _ll.ffi.lib._lock._cblist
 #    rewrites) asks each statement for its variables: Inst._rec_list_vars walked the statement's __dict__ with
 #    four isinstance tests per value, recursively (5.8 million calls, 8.9 of 89 profiled seconds).  The walk is
 #    the same (same order, same classes: numba's isinstance tests, decided once per value type), iterative over
-#    one output list, with an Expr's operands read directly (Expr.list_vars is _rec_list_vars of its _kws).
+#    one output list, with an Expr's operands read directly (Expr.list_vars is _rec_list_vars of its _kws), and
+#    the top level of Stmt.list_vars / Expr.list_vars inline.  compute_use_defs, the main asker (2,800 calls, 600,000
+#    statements), listed each assignment's variables twice; it lists them once.
 _OTHER, _VAR, _INST, _SEQ, _MAP, _EXPR = range(6)
 _KINDS = {}
 _Var, _Inst, _Expr = _ir.Var, _ir.Inst, _ir.Expr
@@ -110,7 +114,7 @@ def _kind(t):
     if issubclass(t, _Var):
         k = _VAR
     elif issubclass(t, _Inst):
-        k = _EXPR if t is _Expr and t.list_vars is _expr_list_vars else _INST
+        k = _EXPR if t is _Expr and t.list_vars in (_expr_list_vars, _expr_list_vars_fast) else _INST
     elif issubclass(t, (list, tuple)):
         k = _SEQ
     elif issubclass(t, dict):
@@ -152,8 +156,84 @@ def _rec_list_vars(self, val):
     return out
 
 
+def _stmt_list_vars(self):
+    """Stmt.list_vars (_rec_list_vars of the statement's __dict__), its top level inline."""
+    out = []
+    for v in self.__dict__.values():
+        k = _KINDS.get(type(v))
+        if k == _VAR:
+            out.append(v)
+        elif k != _OTHER:
+            _collect(v, out)
+    return out
+
+
+def _expr_list_vars_fast(self):
+    """Expr.list_vars (_rec_list_vars of the expression's operands), its top level inline."""
+    out = []
+    for v in self._kws.values():
+        k = _KINDS.get(type(v))
+        if k == _VAR:
+            out.append(v)
+        elif k != _OTHER:
+            _collect(v, out)
+    return out
+
+
 _numba_rec_list_vars = _ir.Inst._rec_list_vars
+_numba_stmt_list_vars = _ir.Stmt.list_vars
 _ir.Inst._rec_list_vars = _rec_list_vars
+_ir.Stmt.list_vars = _stmt_list_vars
+_ir.Expr.list_vars = _expr_list_vars_fast
+
+
+def _compute_use_defs(blocks):
+    """numba's analysis.compute_use_defs, listing an assignment's variables once: an ir.Assign's list_vars is its
+    target followed by its value's variables (its __dict__ is target, value, loc), which numba listed twice."""
+    var_use_map = {}
+    var_def_map = {}
+    ext = _analysis.ir_extension_usedefs
+    for offset, ir_block in blocks.items():
+        var_use_map[offset] = use_set = set()
+        var_def_map[offset] = def_set = set()
+        for stmt in ir_block.body:
+            t = type(stmt)
+            if t in ext:
+                ext[t](stmt, use_set, def_set)
+                continue
+            if isinstance(stmt, _ir.Assign):
+                value = stmt.value
+                if isinstance(value, _Inst):
+                    rhs = value.list_vars()
+                elif isinstance(value, _Var):
+                    rhs = [value]
+                elif isinstance(value, (_ir.Arg, _ir.Const, _ir.Global, _ir.FreeVar)):
+                    rhs = []
+                else:
+                    raise AssertionError('unreachable', type(value))
+                target = stmt.target.name
+                if target not in {var.name for var in rhs}:
+                    def_set.add(target)
+                if t is _ir.Assign and t.list_vars is _stmt_list_vars and stmt.__dict__.keys() == _ASSIGN_KEYS:
+                    variables = rhs
+                    if target not in def_set:
+                        use_set.add(target)
+                else:
+                    variables = stmt.list_vars()
+            else:
+                variables = stmt.list_vars()
+            for var in variables:
+                name = var.name
+                if name not in def_set:
+                    use_set.add(name)
+    return _analysis._use_defs_result(usemap=var_use_map, defmap=var_def_map)
+
+
+_ASSIGN_KEYS = {'target', 'value', 'loc'}
+_numba_compute_use_defs = _analysis.compute_use_defs
+for _module in (_analysis, _lowering, _transforms, _untyped_passes, _inline_closurecall):
+    if getattr(_module, 'compute_use_defs', None) is _numba_compute_use_defs:
+        _module.compute_use_defs = _compute_use_defs
 
 # 5. BaseContext.get_function re-reads every registry of implementations (BaseContext.refresh: 20 imports, 26
 #    registries, the typing context's too) whenever a lookup misses, to pick up implementations registered since;

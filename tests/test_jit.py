@@ -147,7 +147,22 @@ def test_list_vars_matches_numba():
             theirs = speedups._numba_rec_list_vars(stmt, val)
             assert ours == theirs and [type(v) for v in ours] == [type(v) for v in theirs]
             nvars += len(ours)
+        if isinstance(stmt, ir.Stmt):
+            assert stmt.list_vars() == speedups._numba_rec_list_vars(stmt, stmt.__dict__)
+        if type(stmt) is ir.Expr:
+            assert stmt.list_vars() == speedups._numba_rec_list_vars(stmt, stmt._kws)
     assert nvars > 1000
+
+
+def test_use_defs_match_numba():
+    from numba.core.compiler import run_frontend
+    import sim.solver
+    import sim.pipeline
+    for fn in (sim.solver.sol_primal, sim.solver._primal_search, sim.pipeline.run_world, sim.pipeline.step_world):
+        blocks = run_frontend(fn.py_func).blocks
+        ours, theirs = speedups._compute_use_defs(blocks), speedups._numba_compute_use_defs(blocks)
+        assert ours.usemap == theirs.usemap and ours.defmap == theirs.defmap
+        assert sum(map(len, ours.usemap.values())) > 10 and sum(map(len, ours.defmap.values())) > 10
 
 
 def test_refresh_installs_new_registrations_only():
