@@ -131,17 +131,17 @@ def _collect(val, out):
         k = _kind(type(val))
     if k == _VAR:
         out.append(val)
-        return
-    if k == _MAP:
-        items = val.values()
+    elif k == _MAP:
+        _collect_items(val.values(), out)
     elif k == _SEQ:
-        items = val
+        _collect_items(val, out)
     elif k == _EXPR:
-        items = val._kws.values()
-    else:
-        if k == _INST:
-            out.extend(val.list_vars())
-        return
+        _collect_items(val._kws.values(), out)
+    elif k == _INST:
+        out.extend(val.list_vars())
+
+
+def _collect_items(items, out):
     for v in items:            # the common leaves (variables, constants) without a call
         kv = _KINDS.get(type(v))
         if kv == _VAR:
@@ -157,26 +157,16 @@ def _rec_list_vars(self, val):
 
 
 def _stmt_list_vars(self):
-    """Stmt.list_vars (_rec_list_vars of the statement's __dict__), its top level inline."""
+    """Stmt.list_vars: _rec_list_vars of the statement's __dict__."""
     out = []
-    for v in self.__dict__.values():
-        k = _KINDS.get(type(v))
-        if k == _VAR:
-            out.append(v)
-        elif k != _OTHER:
-            _collect(v, out)
+    _collect_items(self.__dict__.values(), out)
     return out
 
 
 def _expr_list_vars_fast(self):
-    """Expr.list_vars (_rec_list_vars of the expression's operands), its top level inline."""
+    """Expr.list_vars: _rec_list_vars of the expression's operands."""
     out = []
-    for v in self._kws.values():
-        k = _KINDS.get(type(v))
-        if k == _VAR:
-            out.append(v)
-        elif k != _OTHER:
-            _collect(v, out)
+    _collect_items(self._kws.values(), out)
     return out
 
 
