@@ -7,7 +7,7 @@ removes timing events, are not compared).  Written against numba 0.68 and its ll
 to the 0.68 series); a numba that changes these internals fails those tests, not the physics.
 """
 import llvmlite.binding as _ll
-from llvmlite.ir import types as _lltypes
+from llvmlite.ir import _utils as _llutils, types as _lltypes
 from numba.core import (analysis as _analysis, base as _base, errors as _errors, inline_closurecall as _inline_closurecall,
                         ir as _ir, lowering as _lowering, targetconfig as _targetconfig, transforms as _transforms,
                         untyped_passes as _untyped_passes)
@@ -171,7 +171,6 @@ def _expr_list_vars_fast(self):
 
 
 _numba_rec_list_vars = _ir.Inst._rec_list_vars
-_numba_stmt_list_vars = _ir.Stmt.list_vars
 _ir.Inst._rec_list_vars = _rec_list_vars
 _ir.Stmt.list_vars = _stmt_list_vars
 _ir.Expr.list_vars = _expr_list_vars_fast
@@ -276,9 +275,8 @@ def _get_abi_size_memo(self, target_data, context=None):
 _lltypes.Type.get_abi_size = _get_abi_size_memo
 
 # 7. llvmlite names every instruction numba builds (NameScope.register with deduplication: 424,000 calls through
-#    is_used / deduplicate, 2.2 of 85 profiled seconds).  The same steps, in one function: a used name gets the
+#    is_used / deduplicate).  The same steps, in one function: a used name gets the
 #    next free "<name>.<k>", an unused one is taken as is, a duplicate without deduplication raises.
-from llvmlite.ir import _utils as _llutils  # noqa: E402
 
 
 def _register(self, name, deduplicate=False):
