@@ -55,11 +55,7 @@ class L(event.Listener):
             stack[-1][1] += tot
 event.register('numba:compile', L())
 from numba.core import codegen
-fin = codegen.CPUCodeLibrary._optimize_final_module
 llvm = [0.0]
-def timed(self):
-    t = time.process_time(); fin(self); llvm[0] += time.process_time() - t
-codegen.CPUCodeLibrary._optimize_final_module = timed
 spec = codegen.JITCodeLibrary._finalize_specific
 def timed2(self):
     t = time.process_time(); spec(self); llvm[0] += time.process_time() - t
@@ -68,6 +64,10 @@ phase = [time.process_time()]
 def lap():
     t = time.process_time(); dt = t - phase[0]; phase[0] = t; return dt
 import sim
+fin = codegen.JITCodeLibrary._optimize_final_module   # sim.jit's (one O3 pipeline)
+def timed(self):
+    t = time.process_time(); fin(self); llvm[0] += time.process_time() - t
+codegen.JITCodeLibrary._optimize_final_module = timed
 imp = lap()
 m = sim.load_model(%(path)r)
 load = lap()

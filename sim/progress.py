@@ -17,7 +17,11 @@ from numba.core import event
 QUIET = os.environ.get('NUMJOCO_QUIET', '') not in ('', '0')
 DELAY = 1.0         # seconds of compiling before the first word
 EVERY = 10.0        # seconds between progress lines
-TYPICAL = {'run_serial': 45, 'run_batch': 10, 'smooth_position': 9}  # s of CPU, hopper (sim.jit.struct_new: no struct compile)
+# s of CPU, hopper (sim.jit.struct_new: no struct compile).  An entry compiled after another one in the same process
+# reuses the kernels compiled for it (a batch after a single world: ~10 s instead of ~45): those compiles are
+# typed and remembered under '<entry>/shared' (SHARED kernels compiled earlier in the process)
+TYPICAL = {'run_serial': 45, 'run_batch': 45, 'smooth_position': 9, 'run_serial/shared': 10, 'run_batch/shared': 10}
+SHARED = 100
 
 
 def _record_path():
@@ -57,6 +61,7 @@ class _Listener(event.Listener):
         self.t0 = 0.0
         self.lock = threading.Lock()
         self.stop = None
+        self.before = 0          # kernels compiled in this process under earlier entries
 
     def on_start(self, ev):
         disp = ev.data.get('dispatcher') if isinstance(ev.data, dict) else None
@@ -67,7 +72,7 @@ class _Listener(event.Listener):
             self.depth += 1
             if self.depth > 1:
                 return
-            self.entry = disp.py_func.__name__
+            self.entry = disp.py_func.__name__ + ('/shared' if self.before >= SHARED else '')
             self.doc = disp.py_func.__doc__
             self.count = 1
             self.t0 = time.perf_counter()
@@ -86,12 +91,13 @@ class _Listener(event.Listener):
             self.stop.set()
             spoke = getattr(self.stop, 'spoke', False)
             entry, count = self.entry, self.count
+            self.before += count
         if dt > DELAY:
             rec = _load()
             rec[entry] = {'seconds': round(dt, 1), 'kernels': count}
             _save(rec)
         if spoke:
-            _say('numjoco: compiled %s in %.0f s (%d kernels)' % (entry, dt, count))
+            _say('numjoco: compiled %s in %.0f s (%d kernels)' % (entry.split('/')[0], dt, count))
 
     def _tick(self, stop, entry):
         if stop.wait(DELAY):
@@ -109,7 +115,7 @@ class _Listener(event.Listener):
         if len(what) > 60:
             what = what[:60].rsplit(' ', 1)[0] + '...'
 
-        _say('numjoco: compiling %s%s, %s ...' % (entry, ' (%s)' % what if what else '',
+        _say('numjoco: compiling %s%s, %s ...' % (entry.split('/')[0], ' (%s)' % what if what else '',
                                                    ('about %.0f s last time' % est if 'seconds' in rec else
                                                     'typically %.0f-%.0f s on 2 cores' % (est * 0.7, est * 1.5))
                                                    if est else 'up to a few minutes'))

@@ -45,6 +45,34 @@ def test_lazy_callee_then_python_call():
     assert _caller(a) == 31.0
 
 
+@njit(cache=False)
+def _once_leaf(a, i):
+    return a[i] * 2.0
+
+
+@njit(cache=False)
+def _once_entry(a):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += _once_leaf(a, i)
+    return s
+
+
+def test_final_module_optimised_by_one_o3(monkeypatch):
+    """An entry's final module goes through one O3 pipeline (numba runs a "cheap" O3 first, for refcount
+    pruning); the result is unchanged."""
+    from numba.core.codegen import JITCPUCodegen
+    asked = []
+    orig = JITCPUCodegen._module_pass_manager
+
+    def spy(self, **kwargs):
+        asked.append(kwargs.get('cost'))
+        return orig(self, **kwargs)
+    monkeypatch.setattr(JITCPUCodegen, '_module_pass_manager', spy)
+    assert _once_entry(np.arange(4.0)) == 12.0
+    assert asked == [None]
+
+
 def _orig_values(f):
     return {k: getattr(f, k) for k in f.options}
 
