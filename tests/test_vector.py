@@ -6,6 +6,7 @@ bit for bit, across autoreset boundaries in every AutoresetMode.  Episodes are k
 and the actions random so that terminations, truncations and (with the autoreset disabled) partial resets all
 happen; each test asserts they did.
 """
+import numba
 import numpy as np
 import pytest
 import gymnasium as gym
@@ -107,8 +108,14 @@ def test_truncation_at_max_episode_steps():
 
 def test_threads_bitwise_equal():
     outs = []
-    for threads in (1, 2):
+    counts = set()
+    for threads in (1, 2, None):
         vec = gym.make_vec(ID, num_envs=8, max_episode_steps=30, num_threads=threads)
+        tuner = vec.unwrapped.engine.tuner
+        if threads is None:          # the measured choice: re-measured every few steps, both counts run
+            tuner.PERIOD, tuner.TRIAL = 3, 2
+            record = tuner.record
+            tuner.record = lambda count, seconds: (counts.add(count), record(count, seconds))
         obs, _ = vec.reset(seed=11)
         rng = np.random.default_rng(5)
         traj = [obs]
@@ -116,8 +123,35 @@ def test_threads_bitwise_equal():
             r = vec.step(rng.uniform(-1, 1, (8, 3)).astype(np.float32))
             traj += [r[0], r[1], r[2], r[3]]
         outs.append(traj)
-    for a, b in zip(*outs):
+    assert counts == {1, min(2, numba.get_num_threads())}
+    for a, b, c in zip(*outs):
         assert_same(a, b)
+        assert_same(a, c)
+
+
+def test_thread_tuner_choice():
+    from envs.vector import ThreadTuner
+    tu = ThreadTuner()
+    tu.PERIOD, tu.TRIAL = 4, 3
+    assert tu.count(1) == (1, False)                   # one thread available: nothing to measure
+    seen = []
+    for _ in range(6):                                  # alternating, timed
+        count, timed = tu.count(4)
+        assert timed
+        seen.append(count)
+        tu.record(count, 1.0 if count == 1 else 0.5)    # 4 threads twice as fast
+    assert seen == [1, 4, 1, 4, 1, 4]
+    assert [tu.count(4) for _ in range(5)] == [(4, False)] * 5      # decision, then PERIOD untimed steps
+    assert tu.count(4) == (1, True)                                  # measured again
+    tu = ThreadTuner()
+    tu.TRIAL = 2
+    for t in (0.3, 0.9, 0.3, 0.1):                      # 1 thread: 0.3, 0.3; 2 threads: 2.7, 0.3
+        count, _ = tu.count(2)
+        tu.record(count, t if count == 1 else 3 * t)
+    assert tu.count(2) == (1, False) and tu.choice == 1
+    assert tu.count(1) == (1, False)
+    tu.left = 10
+    assert tu.count(2) == (1, False)                    # the choice holds while it fits the threads
 
 
 def test_seeding():
