@@ -157,7 +157,11 @@ def step(m, d, nstep=1):
         return
     fast = d.__dict__.get('_fast')
     if fast is not None and fast[0] is m and fast[1] == m.opt._version:
-        if fast[2](fast[3], d._struct, fast[4], 0, nstep, fast[5]) > 0:
+        if fast[6] is None:
+            r = fast[2](fast[3], d._struct, fast[4], 0, nstep, fast[5])
+        else:
+            r = fast[2](fast[3], d._struct, fast[4], fast[6], nstep, _NOPTRS, fast[5])
+        if r > 0:
             warn_moved(d)
         return
     run(m, d, nstep)
@@ -166,15 +170,16 @@ def step(m, d, nstep=1):
 
 def _remember_step(m, d):
     """After a step through run(): keep on d what the next step of this model takes when nothing changed (the
-    compiled entry of a single world, the model struct, the feature set), so that step(m, d) makes one check
-    and one call (~0.5 us of Python less per call; the options' version re-checked at each call)."""
+    compiled entry, serial or batch, the model struct, the feature set), so that step(m, d) makes one check and
+    one call (~0.5 us of Python less per call; the options' version re-checked at each call)."""
     ent = m.__dict__.get('_sim') if type(m) is Model else None
-    if ent is None or not ent[4] or ent[3] != m.opt._version or not serial(d):
+    if ent is None or not ent[4] or ent[3] != m.opt._version:
         d.__dict__.pop('_fast', None)
         return
-    f = _SERIAL.cfuncs.get(ent[6])
+    one = serial(d)
+    f = (_SERIAL if one else _BATCH).cfuncs.get(ent[6])
     if f is not None:
-        d.__dict__['_fast'] = (m, ent[3], f, ent[1], empty_task(), ent[6])
+        d.__dict__['_fast'] = (m, ent[3], f, ent[1], empty_task(), ent[6], None if one else d.nworld)
 
 
 def reset(m, d, keyframe=None):

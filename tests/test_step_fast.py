@@ -1,7 +1,7 @@
-"""sim.step's fast path: after a first step through sim.smooth_api.run, a single-world Data keeps the compiled
+"""sim.step's fast path: after a first step through sim.smooth_api.run, a Data keeps the compiled
 entry, model struct and feature set of its model, and the next steps make one check and one call.  The results
-are those of the full path bit for bit, and any change the full path reacts to (options, another model, a
-batch) takes the full path again."""
+are those of the full path bit for bit (single world and batch), and a change the full path reacts to (options,
+another model) takes the full path again."""
 import os
 import warnings
 
@@ -65,11 +65,22 @@ def test_option_change_and_other_model_take_the_full_path():
     assert d1.__dict__['_fast'][0] is m2
 
 
-def test_batch_keeps_the_full_path():
+def test_batch_fast_steps_equal_full_path():
     m = sim.load_model(HOPPER)
-    b = sim.Data(m, nworld=2)
-    sim.step(m, b, 2)
-    assert '_fast' not in b.__dict__
+    b1, b2 = sim.Data(m, nworld=3), sim.Data(m, nworld=3)
+    v = np.random.default_rng(4).uniform(-0.5, 0.5, b1.qvel.shape)
+    b1.qvel, b2.qvel = v, v
+    for i in range(20):
+        sim.step(m, b1)
+        api.run(m, b2, 1)
+        if i == 0:
+            assert b1.__dict__['_fast'][6] == 3
+    sim.step(m, b1, 5)
+    api.run(m, b2, 5)
+    _same(b1, b2)
+    one = sim.Data(m, nworld=1)               # a batch of one world takes the serial entry
+    sim.step(m, one)
+    assert one.__dict__['_fast'][6] is None
 
 
 def test_fast_path_warns_at_the_caller():
