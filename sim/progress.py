@@ -20,7 +20,8 @@ EVERY = 10.0        # seconds between progress lines
 # s of CPU, hopper (sim.jit.struct_new: no struct compile).  An entry compiled after another one in the same process
 # reuses the kernels compiled for it (a batch after a single world: ~10 s instead of ~45): those compiles are
 # typed and remembered under '<entry>/shared' (SHARED kernels compiled earlier in the process)
-TYPICAL = {'run_serial': 45, 'run_batch': 45, 'smooth_position': 9, 'run_serial/shared': 10, 'run_batch/shared': 10}
+TYPICAL = {'run_serial': 45, 'run_batch': 45, 'smooth_position': 9, 'run_serial/shared': 10, 'run_batch/shared': 10,
+           'render_frames': 25}
 SHARED = 100
 
 
