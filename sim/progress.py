@@ -104,7 +104,7 @@ class _Listener(event.Listener):
         if stop.wait(DELAY):
             return
         rec = _load().get(entry, {})
-        est = rec.get('seconds', TYPICAL.get(entry))
+        est = rec.get('seconds', TYPICAL.get(entry, TYPICAL.get(entry.split('/')[0])))
         total = rec.get('kernels')
         global _HEADER
         if not _HEADER:

@@ -63,6 +63,11 @@ def test_messages_and_records(tmp_path, monkeypatch, capsys):
     assert 'numjoco: compiling run_batch (What this entry computes), about 0 s last time ...' in err
     assert '150/150 kernels compiled' in err
 
+    # an entry without a figure of its own after others: the figure of the entry (render_frames 25 s -> 18-38 s)
+    _compile(listener, 'render_frames', 5, 0.2)
+    assert 'numjoco: compiling render_frames (What this entry computes), typically 18-38 s on 2 cores ...' in \
+        capsys.readouterr().err
+
     # a short compile (under DELAY) says nothing and records nothing
     _compile(listener, 'smooth_position', 3, 0.0)
     assert capsys.readouterr().err == ''
