@@ -492,7 +492,9 @@ def warmstart(m, d, w):
 def make_ar(m, d, w):
     """scr_slv_AR (nefc, nefc) = Y Y' + diag(R) with Y = J L^-T D^-1/2 (mj_makeY, mj_makeAR, dense: mj_solveM2
     and mju_sqrMatTD's operation order).  Y is kept transposed (YT (nv, nefc) in scr_slv_J), so the products
-    run along contiguous rows of YT, as mju_sqrMatTD does."""
+    run along contiguous rows of YT, as mju_sqrMatTD does, and so does the solve: all constraint rows at once,
+    dof by dof, each row going through the same operations in the same order as a solve of that row alone
+    (humanoid, 26 rows: Y 4.95 -> ~1 us)."""
     nefc, nv = d.nefc[w], m.nv
     AR = d.scr_slv_AR[w]
     if AR.shape[0] < nefc:
@@ -501,24 +503,32 @@ def make_ar(m, d, w):
     YT = d.scr_slv_J[w].reshape((nv, d.scr_slv_J.shape[1]))
     qld = d.qLD[w]
     sq = d.scr_slv_nv[w, _TMP]
-    y = d.scr_slv_nv[w, _MA]
     rowadr, rownnz, colind, simple = m.M_rowadr, m.M_rownnz, m.M_colind, m.dof_simplenum
     for i in range(nv):
         sq[i] = 1.0 / math.sqrt(qld[rowadr[i] + rownnz[i] - 1])
     for r in range(nefc):
         Jr = J[r]
         for i in range(nv):
-            y[i] = Jr[i]
-        for i in range(nv - 1, 0, -1):
-            if simple[i]:
-                continue
-            yi = y[i]
-            if yi != 0.0:
-                adr = rowadr[i]
-                for a in range(adr, adr + rownnz[i] - 1):
-                    y[colind[a]] -= qld[a] * yi
-        for i in range(nv):
-            YT[i, r] = y[i] * sq[i]
+            YT[i, r] = Jr[i]
+    # x <- L^-T x for every row x of J: dof i (descending) updates its ancestors colind[a] (ascending) by
+    # qLD[a] * x[i] where x[i] != 0
+    for i in range(nv - 1, 0, -1):
+        if simple[i]:
+            continue
+        Yi = YT[i]
+        adr = rowadr[i]
+        for a in range(adr, adr + rownnz[i] - 1):
+            Yk = YT[colind[a]]
+            q = qld[a]
+            for r in range(nefc):
+                yi = Yi[r]
+                if yi != 0.0:
+                    Yk[r] -= q * yi
+    for i in range(nv):
+        Yi = YT[i]
+        s = sq[i]
+        for r in range(nefc):
+            Yi[r] = Yi[r] * s
     # AR = Y Y': row i accumulates YT[j, :i+1] * Y[i, j] over dofs j (zero Y[i, j] skipped), mirrored, + R
     for i in range(nefc):
         ARi = AR[i]
