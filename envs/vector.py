@@ -64,6 +64,17 @@ def resolve_task(task, kwargs):
     return task, dict(kwargs), spec_steps
 
 
+def _on_threads(want, old, fn, *args):
+    """fn(*args) with numba's thread count set to want (old: the current count, restored after)."""
+    if want == old:
+        return fn(*args)
+    numba.set_num_threads(want)
+    try:
+        return fn(*args)
+    finally:
+        numba.set_num_threads(old)
+
+
 class ThreadTuner:
     """The thread count of the batched physics step when num_threads is not given: one thread or numba's count
     (at most the worlds), whichever ran the step faster, measured in use and measured again every PERIOD steps.
@@ -193,13 +204,7 @@ class BatchEngine:
         on 2 threads of a loaded machine)."""
         old = numba.get_num_threads()
         want = min(old if self.num_threads is None else self.num_threads, max(1, nwork))
-        if want == old:
-            return fn(*args)
-        numba.set_num_threads(want)
-        try:
-            return fn(*args)
-        finally:
-            numba.set_num_threads(old)
+        return _on_threads(want, old, fn, *args)
 
     def _run(self, nstep):
         if _api.serial(self.data, self.mptrs):       # one world: no thread count to set
@@ -208,17 +213,11 @@ class BatchEngine:
             return self._call(self.nworld, _api.run, self.model, self.data, nstep, self.struct, self.mptrs)
         old = numba.get_num_threads()
         want, timed = self.tuner.count(min(old, self.nworld))
-        if want != old:
-            numba.set_num_threads(want)
-        try:
-            t0 = time.perf_counter()
-            r = _api.run(self.model, self.data, nstep, self.struct, self.mptrs)
-            if timed:
-                self.tuner.record(want, time.perf_counter() - t0)
-            return r
-        finally:
-            if want != old:
-                numba.set_num_threads(old)
+        t0 = time.perf_counter()
+        r = _on_threads(want, old, _api.run, self.model, self.data, nstep, self.struct, self.mptrs)
+        if timed:
+            self.tuner.record(want, time.perf_counter() - t0)
+        return r
 
     def _reset_worlds(self, worlds, flags):
         """envs/kernels.py reset_worlds on the listed worlds (flags SET_CONST | RESTART | FINAL | OWN_BIAS)."""

@@ -153,9 +153,9 @@ class _LazyLibrary(JITCodeLibrary):
 # O3.  Kernels emit no reference counts (refcount=False below), and the refprune pass is part of the pipeline
 # kept.  Measured, old and new tree at once, empty caches: hopper's step entry O3 10.1 -> 9.2 s (the first,
 # "cheap" O3 was the smaller part); cold starts hopper 63.8 -> 59.2 CPU-s and 72.2 -> 67.4, humanoid 66.0 ->
-# 62.9 (pairs scatter by several seconds with this machine).  Per step (min of 100-step blocks over 60 s, both trees at once, twice): hopper
-# 17.2-17.3 vs 17.4 us, humanoid 77.4-77.5 vs 77.3-78.8, ant 40.9 vs 40.8-41.4, walker2d 27.5-27.9 vs
-# 27.6-27.7, half_cheetah 7.8-7.9 vs 7.7-7.8: the same speed.  Results bitwise equal.
+# 62.9 (pairs scatter by several seconds with this machine).  Per step (min of 100-step blocks over 60 s, both
+# trees at once, twice): hopper 17.2-17.3 vs 17.4 us, humanoid 77.4-77.5 vs 77.3-78.8, ant 40.9 vs 40.8-41.4,
+# walker2d 27.5-27.9 vs 27.6-27.7, half_cheetah 7.8-7.9 vs 7.7-7.8: the same speed.  Results bitwise equal.
 
 
 def _optimize_final_module_internal(self):

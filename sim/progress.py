@@ -57,7 +57,8 @@ class _Listener(event.Listener):
 
     def __init__(self):
         self.depth = 0
-        self.entry = None
+        self.entry = None        # record key: the entry name, + "/shared" after SHARED kernels compiled in the process
+        self.name = None
         self.count = 0
         self.t0 = 0.0
         self.lock = threading.Lock()
@@ -73,12 +74,13 @@ class _Listener(event.Listener):
             self.depth += 1
             if self.depth > 1:
                 return
-            self.entry = disp.py_func.__name__ + ('/shared' if self.before >= SHARED else '')
+            self.name = disp.py_func.__name__
+            self.entry = self.name + ('/shared' if self.before >= SHARED else '')
             self.doc = disp.py_func.__doc__
             self.count = 1
             self.t0 = time.perf_counter()
             self.stop = threading.Event()
-            threading.Thread(target=self._tick, args=(self.stop, self.entry), daemon=True).start()
+            threading.Thread(target=self._tick, args=(self.stop, self.entry, self.name), daemon=True).start()
 
     def on_end(self, ev):
         disp = ev.data.get('dispatcher') if isinstance(ev.data, dict) else None
@@ -91,20 +93,20 @@ class _Listener(event.Listener):
             dt = time.perf_counter() - self.t0
             self.stop.set()
             spoke = getattr(self.stop, 'spoke', False)
-            entry, count = self.entry, self.count
+            entry, name, count = self.entry, self.name, self.count
             self.before += count
         if dt > DELAY:
             rec = _load()
             rec[entry] = {'seconds': round(dt, 1), 'kernels': count}
             _save(rec)
         if spoke:
-            _say('numjoco: compiled %s in %.0f s (%d kernels)' % (entry.split('/')[0], dt, count))
+            _say('numjoco: compiled %s in %.0f s (%d kernels)' % (name, dt, count))
 
-    def _tick(self, stop, entry):
+    def _tick(self, stop, entry, name):
         if stop.wait(DELAY):
             return
         rec = _load().get(entry, {})
-        est = rec.get('seconds', TYPICAL.get(entry, TYPICAL.get(entry.split('/')[0])))
+        est = rec.get('seconds', TYPICAL.get(entry, TYPICAL.get(name)))
         total = rec.get('kernels')
         global _HEADER
         if not _HEADER:
@@ -116,7 +118,7 @@ class _Listener(event.Listener):
         if len(what) > 60:
             what = what[:60].rsplit(' ', 1)[0] + '...'
 
-        _say('numjoco: compiling %s%s, %s ...' % (entry.split('/')[0], ' (%s)' % what if what else '',
+        _say('numjoco: compiling %s%s, %s ...' % (name, ' (%s)' % what if what else '',
                                                    ('about %.0f s last time' % est if 'seconds' in rec else
                                                     'typically %.0f-%.0f s on 2 cores' % (est * 0.7, est * 1.5))
                                                    if est else 'up to a few minutes'))

@@ -494,7 +494,7 @@ def make_ar(m, d, w):
     and mju_sqrMatTD's operation order).  Y is kept transposed (YT (nv, nefc) in scr_slv_J), so the products
     run along contiguous rows of YT, as mju_sqrMatTD does, and so does the solve: all constraint rows at once,
     dof by dof, each row going through the same operations in the same order as a solve of that row alone
-    (humanoid, 26 rows: Y 4.95 -> ~1 us)."""
+    (humanoid, 26 rows: the Y solve 3.3-4.3 -> 1.7-2.1 us, row by row before)."""
     nefc, nv = d.nefc[w], m.nv
     AR = d.scr_slv_AR[w]
     if AR.shape[0] < nefc:
