@@ -22,8 +22,8 @@ from sim.transmission import transmission, actuator_velocity
 from sim.crb import crb, tendon_armature, factor_m, solve_m
 from sim.rne import rne
 from sim.passive import passive
-from sim.collision.driver import collision
-from sim.constraint import make_constraint, project_constraint, reference_constraint
+from sim.constraint import project_constraint, reference_constraint
+from sim.parts import collision, make_constraint
 from sim.solver import constraint_update_world, _dot
 from sim.derivative import smooth_vel, free_mhat, is_free_body
 from sim.math import d_poly_force
@@ -207,7 +207,7 @@ def inverse_world(m, d, w, F):
     tendon_armature(m, d, w)
     factor_m(m, d, w)
     collision(m, d, w, F)
-    make_constraint(m, d, w)
+    make_constraint(m, d, w, F)
     project_constraint(m, d, w)
     transmission(m, d, w)
     sensor_pos_stage(m, d, w, F, False, False)

@@ -199,6 +199,12 @@ def _get_executable_lazy(self, library, fndesc, env):
     if isinstance(library, _LazyLibrary) and library._lazy:
         library._envs.append((self.get_env_name(fndesc), env))
         return _LazyEntry(library, fndesc, env)
+    if (fndesc.modname, fndesc.qualname) in _PART_KEYS:
+        name = self.get_env_name(fndesc)
+        if library.codegen._engine.is_symbol_defined(name):
+            library.codegen.set_env(name, env)
+        _set_linked_envs(library)
+        return _PartEntry(library, fndesc, env)
     cfunc = _get_executable(self, library, fndesc, env)
     _set_linked_envs(library)
     return cfunc
@@ -234,7 +240,15 @@ class KernelDispatcher(CPUDispatcher):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._compiler._customize_flags = _lazy_flags
+        self._part = False          # compiled on its own and called by symbol (see part() below)
+        self._compiler._customize_flags = self._flags
+
+    def _flags(self, flags):
+        """numba's _FunctionCompiler._customize_flags: no wrappers for a lazy compilation or a part."""
+        if self._part or _current_mode() == 'lazy':
+            flags.no_cpython_wrapper = True
+            flags.no_cfunc_wrapper = True
+        return flags
 
     def get_call_template(self, args, kws):
         args = tuple(canonical(a) for a in args)
@@ -246,7 +260,7 @@ class KernelDispatcher(CPUDispatcher):
             _MODE.pop()
 
     def compile(self, sig):
-        lazy = bool(_MODE) and _MODE[-1] == 'lazy'
+        lazy = bool(_MODE) and _MODE[-1] == 'lazy' and not self._part
         with global_compiler_lock:
             args, _ = sigutils.normalize_signature(sig)
             existing = self.overloads.get(tuple(args))
@@ -266,7 +280,7 @@ class KernelDispatcher(CPUDispatcher):
                 _MODE.pop()
 
     def add_overload(self, cres):
-        if isinstance(cres.entry_point, _LazyEntry):
+        if isinstance(cres.entry_point, (_LazyEntry, _PartEntry)):
             self.overloads[tuple(cres.signature.args)] = cres   # jitted callers only; not in the call table
             return
         super().add_overload(cres)
@@ -281,14 +295,6 @@ class KernelDispatcher(CPUDispatcher):
             return super().compile(args)
         finally:
             _MODE.pop()
-
-
-def _lazy_flags(flags):
-    """numba's _FunctionCompiler._customize_flags for KernelDispatcher: no wrappers for a lazy compilation."""
-    if _current_mode() == 'lazy':
-        flags.no_cpython_wrapper = True
-        flags.no_cfunc_wrapper = True
-    return flags
 
 
 def _current_mode():
@@ -685,3 +691,232 @@ def struct_new(alloc, struct_type, values):
         elif adapt(v, base + off) != 0:
             raise TypeError('struct_new: field %s: not an array numba can hold' % name)
     return st
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Parts: a cold compile on two cores.  numba compiles an entry's whole call tree in one process, one kernel
+# after another (hopper's step: ~0.13 s of numba's Python per kernel for ~260 kernels, then ~15 s of LLVM over
+# the linked tree).  A part is a kernel f(m, d, w[, F]) that jitted code does not call as numba does (typing and
+# linking its tree into the caller) but by a symbol, numjoco_part_<module>_<name>[.F<bits>]: the caller's code
+# declares the function and calls it with numba's calling convention, and the part is compiled on its own, as
+# an entry without wrappers, cached on disk like one.  When a caller is typed and the part is neither compiled in
+# this process nor in the disk cache, a worker process (python -c, same cache, quiet) compiles it - and every
+# other part for that feature set - while this process goes on with the rest of the tree.  Before a library that
+# declares a part symbol gets machine code (fresh or loaded from the cache), the part is loaded (waiting for its
+# worker if need be; compiled here if the worker failed or workers are off) and its address given to LLVM under
+# that symbol (llvmlite's add_symbol).  The call across costs one indirect call and no inlining at the seam,
+# so a part is a whole stage (make_constraint, fwd_constraint).  The parts' F is masked to the features they
+# use, so feature sets that differ elsewhere share them.  NUMJOCO_COMPILE_WORKERS=0 compiles parts in-process.
+
+import atexit as _atexit
+import inspect as _inspect
+import subprocess as _subprocess
+import sys as _sys
+import time as _time
+
+PART_PREFIX = 'numjoco_part_'
+_PARTS = {}          # stem -> (dispatcher, argument types without F (a function: the types module loads late), uses)
+_PART_KEYS = set()   # (module, qualname) of the part kernels: their compiled form has no wrappers (_PartEntry)
+_PART_READY = {}     # symbol -> compile result, its address given to LLVM
+_PART_WORKERS = {}   # symbol -> the worker process compiling it
+PART_STATS = {'workers': 0, 'wait': 0.0, 'compiled_here': 0}
+
+
+class _PartEntry:
+    """The compiled-function object of a part: its library and the address of its native function."""
+
+    def __init__(self, library, fndesc, env):
+        self.library, self.fndesc, self.env = library, fndesc, env
+        self.address = library.get_pointer_to_function(fndesc.llvm_func_name)
+
+    def __call__(self, *args, **kws):  # pragma: no cover (parts are called by symbol from jitted code only)
+        raise RuntimeError('a numjoco part is called from jitted code only')
+
+
+def part(fn, argtypes, nf=None, uses=()):
+    """Make the kernel fn(m, d, w[, F]) (returning nothing) a part (see above); returns the jitted stub
+    stub(m, d, w, F) jitted code calls instead of fn, with the caller's feature set F (which names the parts to
+    compile together).  argtypes() gives the types of fn's arguments before F; with nf (the length of F) fn's
+    last argument is F, masked to the indices in `uses`; without, fn takes no F."""
+    if config.DISABLE_JIT:
+        return fn
+    disp = njit(fn)
+    disp._part = True
+    stem = (fn.__module__ + '_' + fn.__name__).replace('.', '_')
+    _PARTS[stem] = (disp, argtypes, None if nf is None else tuple(uses))
+    _PART_KEYS.add((fn.__module__, fn.__qualname__))
+    params = list(_inspect.signature(fn).parameters)
+    env = dict(__name__=__name__, types=types, _part_typer=_part_typer, _part_codegen=_part_codegen, stem=stem)
+    exec('def call(typingctx, {p}, full):\n'
+         '    sig, symbol = _part_typer(stem, ({p},), full)\n'
+         '    return sig, lambda context, builder, sig_, args: _part_codegen(context, builder, symbol, sig_, args)\n'
+         .format(p=', '.join(params)), env)
+    env['call'] = _intrinsic(env['call'])
+    p = ', '.join(params if nf is None else params[:-1])
+    if nf is None:
+        body = 'call({p}, F)'.format(p=p)
+    else:
+        masked = ', '.join('F[%d]' % i if i in uses else 'None' for i in range(nf))
+        body = 'call({p}, ({m},), F)'.format(p=p, m=masked)
+    exec('def stub({p}, F):\n    {b}\n'.format(p=p, b=body), env)
+    stub = env['stub']
+    stub.__name__ = stub.__qualname__ = 'part_' + fn.__name__
+    stub.__doc__ = fn.__doc__
+    return njit(stub)
+
+
+def _bits(ftype, uses):
+    """'0'/'1' per feature of a feature-set type (None / True), only those in uses kept."""
+    return ''.join('1' if i in uses and not isinstance(t, types.NoneType) else '0' for i, t in enumerate(ftype))
+
+
+def part_symbol(stem, bits):
+    return PART_PREFIX + stem + ('' if bits is None else '.F' + bits)
+
+
+def _part_argtypes(stem, bits):
+    args = tuple(_PARTS[stem][1]())
+    if bits is not None:
+        args += (types.Tuple([types.boolean if b == '1' else types.none for b in bits]),)
+    return args
+
+
+def _part_typer(stem, args, full):
+    """Typing of a call to part `stem`: (signature, symbol); requests the parts of the caller's feature set."""
+    uses = _PARTS[stem][2]
+    args = tuple(canonical(a) for a in args)
+    bits = None if uses is None else _bits(args[-1], uses)
+    symbol = part_symbol(stem, bits)
+    if args != _part_argtypes(stem, bits):
+        raise TypeError('numjoco part %s called with %s, compiled for %s' % (stem, args, _part_argtypes(stem, bits)))
+    if symbol not in _PART_READY and symbol not in _PART_WORKERS:
+        request_parts(full)
+    return types.none(*args, full), symbol
+
+
+def _part_codegen(context, builder, symbol, sig, args):
+    """A call of the part's native function by symbol (numba's call_internal, without linking the callee)."""
+    argtypes = sig.args[:-1]
+    fnty = context.call_conv.get_function_type(types.none, argtypes)
+    fn = _cgutils.get_or_insert_function(builder.module, fnty, symbol)
+    status, _ = context.call_conv.call_function(builder, fn, types.none, argtypes, args[:-1])
+    with _cgutils.if_unlikely(builder, status.is_error):
+        context.call_conv.return_status_propagate(builder, status)
+    return context.get_dummy_value()
+
+
+def _workers_allowed():
+    if _cache.CACHE_DIR is None or os.environ.get('NUMJOCO_COMPILE_WORKERS', '1') == '0':
+        return False
+    if os.environ.get('NUMJOCO_PART_WORKER'):
+        return False
+    try:
+        return len(os.sched_getaffinity(0)) > 1
+    except AttributeError:
+        return (os.cpu_count() or 1) > 1
+
+
+def request_parts(full):
+    """Load the parts of feature set `full` (its numba type) from the disk cache, or start a worker compiling those
+    it does not hold; never raises (a part not ready when a caller needs it is compiled there)."""
+    try:
+        with global_compiler_lock:
+            _part_request(full)
+    except Exception:
+        pass
+
+
+def _part_request(full):
+    todo = []
+    for st, (_, _, uses) in _PARTS.items():
+        b = None if uses is None else _bits(full, uses)
+        sym = part_symbol(st, b)
+        if sym in _PART_READY or sym in _PART_WORKERS or _part_load(st, b, compile=False):
+            continue
+        todo.append((_PARTS[st][0].py_func.__module__, st, b))
+    if todo and _workers_allowed():
+        root = os.path.dirname(_cache.PACKAGE_DIR)
+        env = dict(os.environ, NUMJOCO_CACHE_DIR=_cache.CACHE_ROOT, NUMJOCO_QUIET='1', NUMJOCO_PART_WORKER='1')
+        code = 'import sys; sys.path.insert(0, %r); import sim.jit; sim.jit._part_worker(%r)' % (root, todo)
+        proc = _subprocess.Popen([_sys.executable, '-c', code], env=env, stdin=_subprocess.DEVNULL,
+                                 stdout=_subprocess.DEVNULL, stderr=_subprocess.DEVNULL)
+        PART_STATS['workers'] += 1
+        for _, st, b in todo:
+            _PART_WORKERS[part_symbol(st, b)] = proc
+
+
+def _part_load(stem, bits, compile):
+    """Load part `stem` for `bits` (from this process or the disk cache; compiled here if `compile`) and give its
+    address to LLVM; True when it is ready."""
+    symbol = part_symbol(stem, bits)
+    if symbol in _PART_READY:
+        return True
+    disp = _PARTS[stem][0]
+    args = _part_argtypes(stem, bits)
+    cres = disp.overloads.get(args)
+    if cres is None:
+        _MODE.append('eager')
+        try:
+            with global_compiler_lock:
+                if compile:
+                    disp.compile(args)
+                    cres = disp.overloads.get(args)
+                elif not isinstance(disp._cache, NullCache):
+                    cres = disp._cache.load_overload(args, disp.targetctx)
+                    if cres is not None:
+                        disp.add_overload(cres)
+        finally:
+            _MODE.pop()
+    if cres is None:
+        return False
+    _ll.add_symbol(symbol, cres.entry_point.address)
+    _PART_READY[symbol] = cres
+    return True
+
+
+def _part_resolve(symbol):
+    """Make the part named `symbol` ready: wait for its worker, then load it (or compile it here)."""
+    name = symbol[len(PART_PREFIX):]
+    stem, _, bits = name.partition('.F')
+    if stem not in _PARTS:
+        raise RuntimeError('numjoco: no part registered for symbol %s' % symbol)
+    proc = _PART_WORKERS.pop(symbol, None)
+    if proc is not None:
+        t = _time.perf_counter()
+        proc.wait()
+        PART_STATS['wait'] += _time.perf_counter() - t
+    if not _part_load(stem, bits or None, compile=False):
+        PART_STATS['compiled_here'] += 1
+        _part_load(stem, bits or None, compile=True)
+
+
+def _part_worker(todo):
+    """Entry of a worker process: compile (and cache) the parts in todo [(module, stem, bits)]."""
+    import importlib
+    for module, stem, bits in todo:
+        importlib.import_module(module)
+        _part_load(stem, bits, compile=True)
+
+
+@_atexit.register
+def _stop_workers():
+    for proc in set(_PART_WORKERS.values()):
+        if proc.poll() is None:
+            proc.kill()
+
+
+_finalize_final_module = JITCodeLibrary._finalize_final_module
+
+
+def _finalize_final_module_parts(self):
+    """numba's _finalize_final_module, after making ready the parts the library's code calls (declared symbols of
+    its module, or of its linking module when it was loaded from the cache as object code)."""
+    for mod in (self._final_module, getattr(self, '_shared_module', None)):
+        if mod is not None:
+            for fn in mod.functions:
+                if fn.is_declaration and fn.name.startswith(PART_PREFIX) and fn.name not in _PART_READY:
+                    _part_resolve(fn.name)
+    _finalize_final_module(self)
+
+
+JITCodeLibrary._finalize_final_module = _finalize_final_module_parts

@@ -15,9 +15,8 @@ from sim.rne import rne, rne_post_constraint
 from sim.passive import passive
 from sim.actuation import actuation
 from sim.integrate import euler, implicit_fast, integrate_pos, advance
-from sim.collision.driver import collision
-from sim.constraint import make_constraint, project_constraint, reference_constraint
-from sim.solver import fwd_constraint
+from sim.constraint import project_constraint, reference_constraint
+from sim.parts import collision, make_constraint, fwd_constraint
 from sim.task import task_pre, task_post, task_reset, task_observe_reset, action_ok
 from sim.fields_task import ST_RESET, ST_TERMINATED, ST_TRUNCATED, ST_BADACTION
 from sim.jit import struct_at
@@ -49,7 +48,7 @@ def fwd_position(m, d, w, F, skipsensor):
     tendon_armature(m, d, w)
     factor_m(m, d, w)
     collision(m, d, w, F)
-    make_constraint(m, d, w)
+    make_constraint(m, d, w, F)
     transmission(m, d, w)
     project_constraint(m, d, w)
     sensor_pos_stage(m, d, w, F, skipsensor, True)

@@ -27,7 +27,7 @@ from numba import prange
 from sim.jit import njit
 from sim.pipeline import fwd_position, fwd_velocity, fwd_acceleration, forward_world, _check, _implicit_fast
 from sim.actuation import actuation
-from sim.solver import fwd_constraint
+from sim.parts import fwd_constraint
 from sim.sensor import sensor_acc_stage
 from sim.inverse import compare_fwd_inv
 from sim.integrate import euler, integrate_pos

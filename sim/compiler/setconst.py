@@ -167,6 +167,7 @@ def set_const(model, ctx):
     from ..data import Data
     from ..math import mul_inert_vec
     from ..types import make_model_struct
+    from ..parts import prefetch as prefetch_parts
 
     m = model
     _set_fixed(m)
@@ -184,6 +185,7 @@ def set_const(model, ctx):
     d = Data(m)
     ds = d._struct
     d.qpos = m.qpos0
+    prefetch_parts(m)       # a first compile of the step's parts starts in a worker during smooth_position's
     _fw.smooth_position(ms, ds, 0, 0)
     # dof_M0: composite rigid-body inertia seen by each dof at qpos0, plus armature (mj_setM0)
     crb = np.array(d.cinert, dtype=np.float64).copy()

@@ -1,0 +1,53 @@
+"""The pipeline's parts: whole stages compiled on their own and called by symbol (sim/jit.py `part`), so that a
+first compile runs them in a worker process while this one compiles the rest of the step.
+
+    collision(m, d, w, F)           sim.collision.driver.collision (mj_collision), F masked to F_COLLIDE2
+    make_constraint(m, d, w, F)     sim.constraint.make_constraint(m, d, w) (mj_makeConstraint)
+    fwd_constraint(m, d, w, F)      sim.solver.fwd_constraint (mj_fwdConstraint), F masked to the solvers
+
+Callers import these in place of the kernels, and pass their feature set F to each (it names the parts a worker
+compiles together); the kernels themselves stay callable from Python and jitted code.
+"""
+import numba
+from numba import types
+
+from sim import constraint as _constraint
+from sim.collision import driver as _driver
+from sim import solver as _solver
+from sim.features import F_COLLIDE2, F_PGS, F_PRIMAL, NAMES
+from sim.jit import part, request_parts
+from sim.types import MODEL_TYPE, DATA_TYPE
+
+
+def _mdw():
+    return MODEL_TYPE, DATA_TYPE, types.int64
+
+
+def collision_part(m, d, w, F):
+    """Contacts of world w (mj_collision): sim.collision.driver.collision."""
+    _driver.collision(m, d, w, F)
+
+
+def make_constraint_part(m, d, w):
+    """Constraint rows of world w (mj_makeConstraint): sim.constraint.make_constraint."""
+    _constraint.make_constraint(m, d, w)
+
+
+def fwd_constraint_part(m, d, w, F):
+    """Constraint forces of world w (mj_fwdConstraint): sim.solver.fwd_constraint."""
+    _solver.fwd_constraint(m, d, w, F)
+
+
+collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2,))
+make_constraint = part(make_constraint_part, _mdw)
+fwd_constraint = part(fwd_constraint_part, _mdw, nf=len(NAMES), uses=(F_PGS, F_PRIMAL))
+
+
+def prefetch(m):
+    """Have the parts for simulating model m (a numjoco Model) loaded or compiling in a worker (the compiler calls
+    this before its own first compile, so that the worker overlaps it)."""
+    try:
+        from sim.features import features
+        request_parts(numba.typeof(features(m)))
+    except Exception:       # a model the features cannot be read from yet: the first step requests them
+        pass
