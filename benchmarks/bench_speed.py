@@ -76,7 +76,11 @@ d = sim.Data(m)
 data = lap()
 sim.step(m, d)
 step = lap()
-print(json.dumps(dict(wall=time.perf_counter() - t0, cpu=time.process_time() - c0, excl=excl, kernels=kern,
+import resource
+ch = resource.getrusage(resource.RUSAGE_CHILDREN)
+from sim import jit
+print(json.dumps(dict(wall=time.perf_counter() - t0, cpu=time.process_time() - c0, worker_cpu=ch.ru_utime + ch.ru_stime,
+                      workers=jit.PART_STATS['workers'], wait=jit.PART_STATS['wait'], excl=excl, kernels=kern,
                       llvm=llvm[0], phases=dict(imp=imp, load=load, data=data, step=step))))
 '''
 
@@ -154,19 +158,20 @@ def main():
     print('numjoco speed report (%s, %d cores, load %.1f)' % (time.strftime('%Y-%m-%d'), os.cpu_count(),
                                                             os.getloadavg()[0]))
     if '--no-cold' not in sys.argv:
-        print('\n| start-up (import + load + first step) | cold wall s | cold CPU s | warm wall s |')
-        print('|---|---|---|---|')
+        print('\n| start-up (import + load + first step) | cold wall s | cold CPU s | worker CPU s | warm wall s |')
+        print('|---|---|---|---|---|')
         profiles = {}
         for name in ('hopper', 'humanoid'):
             with tempfile.TemporaryDirectory() as tmp:
                 cold = start(os.path.join(ASSETS, name + '.xml'), tmp)
                 warm = start(os.path.join(ASSETS, name + '.xml'), tmp)
             profiles[name] = cold
-            print(f"| {name} | {cold['wall']:.1f} | {cold['cpu']:.1f} | {warm['wall']:.2f} |")
+            print(f"| {name} | {cold['wall']:.1f} | {cold['cpu']:.1f} | {cold['worker_cpu']:.1f} | {warm['wall']:.2f} |")
         for name, cold in profiles.items():
             top = sorted(cold['excl'].items(), key=lambda kv: -kv[1])[:8]
-            print(f"\ncold compile, {name}: {sum(cold['excl'].values()):.1f} s CPU in numba compiles, of which "
-                  f"{cold['llvm']:.1f} s LLVM optimisation + code generation; by module (exclusive CPU s): "
+            print(f"\ncold compile, {name}: {sum(cold['excl'].values()):.1f} s CPU in numba compiles in the process "
+                  f"(the parts compiled by {cold['workers']} worker(s) apart; {cold['wait']:.1f} s waited for them), "
+                  f"of which {cold['llvm']:.1f} s LLVM optimisation + code generation; by module (exclusive CPU s): "
                   + ', '.join(f'{k} {v:.1f}' for k, v in top))
 
     print('\n| model | sim.step 1/call µs | per step, nstep-batched µs | overhead µs | mj_step µs | ratio 1/call | '

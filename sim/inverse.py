@@ -21,9 +21,8 @@ from sim.tendon import tendon, tendon_velocity, tendon_bias
 from sim.transmission import transmission, actuator_velocity
 from sim.crb import crb, tendon_armature, factor_m, solve_m
 from sim.rne import rne
-from sim.passive import passive
 from sim.constraint import project_constraint, reference_constraint
-from sim.parts import collision, make_constraint
+from sim.parts import collision, make_constraint, passive
 from sim.solver import constraint_update_world, _dot
 from sim.derivative import smooth_vel, free_mhat, is_free_body
 from sim.math import d_poly_force
@@ -214,7 +213,7 @@ def inverse_world(m, d, w, F):
     tendon_velocity(m, d, w)
     actuator_velocity(m, d, w)
     com_vel(m, d, w)
-    passive(m, d, w)
+    passive(m, d, w, F)
     reference_constraint(m, d, w)
     rne(m, d, w)
     tendon_bias(m, d, w)

@@ -720,6 +720,7 @@ _PART_KEYS = set()   # (module, qualname) of the part kernels: their compiled fo
 _PART_READY = {}     # symbol -> compile result, its address given to LLVM
 _PART_WORKERS = {}   # symbol -> the worker process compiling it
 PART_STATS = {'workers': 0, 'wait': 0.0, 'compiled_here': 0}
+PART_TIMEOUT = 900   # s a caller waits for a worker before compiling the part itself
 
 
 class _PartEntry:
@@ -739,7 +740,7 @@ def part(fn, argtypes, nf=None, uses=()):
     compile together).  argtypes() gives the types of fn's arguments before F; with nf (the length of F) fn's
     last argument is F, masked to the indices in `uses`; without, fn takes no F."""
     if config.DISABLE_JIT:
-        return fn
+        return fn if nf is not None else (lambda *args: fn(*args[:-1]))
     disp = njit(fn)
     disp._part = True
     stem = (fn.__module__ + '_' + fn.__name__).replace('.', '_')
@@ -883,7 +884,10 @@ def _part_resolve(symbol):
     proc = _PART_WORKERS.pop(symbol, None)
     if proc is not None:
         t = _time.perf_counter()
-        proc.wait()
+        try:
+            proc.wait(timeout=PART_TIMEOUT)
+        except _subprocess.TimeoutExpired:      # a stuck worker: compiled here instead
+            proc.kill()
         PART_STATS['wait'] += _time.perf_counter() - t
     if not _part_load(stem, bits or None, compile=False):
         PART_STATS['compiled_here'] += 1

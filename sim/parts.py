@@ -4,6 +4,7 @@ first compile runs them in a worker process while this one compiles the rest of 
     collision(m, d, w, F)           sim.collision.driver.collision (mj_collision), F masked to F_COLLIDE2
     make_constraint(m, d, w, F)     sim.constraint.make_constraint(m, d, w) (mj_makeConstraint)
     fwd_constraint(m, d, w, F)      sim.solver.fwd_constraint (mj_fwdConstraint), F masked to the solvers
+    passive(m, d, w, F)             sim.passive.passive(m, d, w) (mj_passive, with fluid forces)
 
 Callers import these in place of the kernels, and pass their feature set F to each (it names the parts a worker
 compiles together); the kernels themselves stay callable from Python and jitted code.
@@ -13,6 +14,7 @@ from numba import types
 
 from sim import constraint as _constraint
 from sim.collision import driver as _driver
+from sim import passive as _passive
 from sim import solver as _solver
 from sim.features import F_COLLIDE2, F_PGS, F_PRIMAL, NAMES
 from sim.jit import part, request_parts
@@ -38,9 +40,15 @@ def fwd_constraint_part(m, d, w, F):
     _solver.fwd_constraint(m, d, w, F)
 
 
+def passive_part(m, d, w):
+    """Passive forces of world w (mj_passive): sim.passive.passive."""
+    _passive.passive(m, d, w)
+
+
 collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2,))
 make_constraint = part(make_constraint_part, _mdw)
 fwd_constraint = part(fwd_constraint_part, _mdw, nf=len(NAMES), uses=(F_PGS, F_PRIMAL))
+passive = part(passive_part, _mdw)
 
 
 def prefetch(m):

@@ -12,11 +12,10 @@ from sim.tendon import tendon, tendon_velocity, tendon_bias
 from sim.transmission import transmission, actuator_velocity
 from sim.crb import crb, tendon_armature, factor_m, solve_m, full_inertia
 from sim.rne import rne, rne_post_constraint
-from sim.passive import passive
 from sim.actuation import actuation
 from sim.integrate import euler, implicit_fast, integrate_pos, advance
 from sim.constraint import project_constraint, reference_constraint
-from sim.parts import collision, make_constraint, fwd_constraint
+from sim.parts import collision, make_constraint, fwd_constraint, passive
 from sim.task import task_pre, task_post, task_reset, task_observe_reset, action_ok
 from sim.fields_task import ST_RESET, ST_TERMINATED, ST_TRUNCATED, ST_BADACTION
 from sim.jit import struct_at
@@ -61,7 +60,7 @@ def fwd_velocity(m, d, w, F, skipsensor):
     tendon_velocity(m, d, w)
     actuator_velocity(m, d, w)
     com_vel(m, d, w)
-    passive(m, d, w)
+    passive(m, d, w, F)
     reference_constraint(m, d, w)
     rne(m, d, w)
     tendon_bias(m, d, w)

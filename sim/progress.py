@@ -17,10 +17,10 @@ from numba.core import event
 QUIET = os.environ.get('NUMJOCO_QUIET', '') not in ('', '0')
 DELAY = 1.0         # seconds of compiling before the first word
 EVERY = 10.0        # seconds between progress lines
-# s of CPU, hopper (sim.jit.struct_new: no struct compile).  An entry compiled after another one in the same process
+# s of CPU, hopper (sim.jit.struct_new: no struct compile; the step's parts compiled by a worker meanwhile, sim/jit.py).  An entry compiled after another one in the same process
 # reuses the kernels compiled for it (a batch after a single world: ~10 s instead of ~45): those compiles are
 # typed and remembered under '<entry>/shared' (SHARED kernels compiled earlier in the process)
-TYPICAL = {'run_serial': 45, 'run_batch': 45, 'smooth_position': 9, 'run_serial/shared': 10, 'run_batch/shared': 10,
+TYPICAL = {'run_serial': 22, 'run_batch': 22, 'smooth_position': 9, 'run_serial/shared': 10, 'run_batch/shared': 10,
            'render_frames': 25}
 SHARED = 100
 
@@ -118,10 +118,14 @@ class _Listener(event.Listener):
         if len(what) > 60:
             what = what[:60].rsplit(' ', 1)[0] + '...'
 
-        _say('numjoco: compiling %s%s, %s ...' % (name, ' (%s)' % what if what else '',
-                                                   ('about %.0f s last time' % est if 'seconds' in rec else
-                                                    'typically %.0f-%.0f s on 2 cores' % (est * 0.7, est * 1.5))
-                                                   if est else 'up to a few minutes'))
+        from sim import jit
+        apart = len(jit._PART_WORKERS)
+        _say('numjoco: compiling %s%s, %s%s ...' % (name, ' (%s)' % what if what else '',
+                                                     ('about %.0f s last time' % est if 'seconds' in rec else
+                                                      'typically %.0f-%.0f s on 2 cores' % (est * 0.7, est * 1.5))
+                                                     if est else 'up to a few minutes',
+                                                     '; %d stage(s) compiling in a second process' % apart
+                                                     if apart else ''))
         stop.spoke = True
         while not stop.wait(EVERY):
             with self.lock:

@@ -3,7 +3,7 @@ times it remembers, with numba's compile events played by stand-in dispatchers (
 import json
 import time
 
-from sim import progress
+from sim import jit, progress
 
 
 class KernelDispatcher:          # the listener reports on numjoco's dispatcher class only, by name
@@ -39,10 +39,14 @@ def test_messages_and_records(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(progress, '_HEADER', True)
     listener = progress._Listener()
 
-    # first entry of a process: the typical figure of a compile from scratch (45 s -> 31-68 s)
+    # first entry of a process: the typical figure of a compile from scratch (22 s -> 15-33 s), and the stages
+    # a worker process compiles meanwhile (sim/jit.py parts)
+    monkeypatch.setattr(jit, '_PART_WORKERS', {'numjoco_part_a': None, 'numjoco_part_b': None})
     _compile(listener, 'run_batch', 150, 0.4)
+    monkeypatch.setattr(jit, '_PART_WORKERS', {})
     err = capsys.readouterr().err
-    assert 'numjoco: compiling run_batch (What this entry computes), typically 31-68 s on 2 cores ...' in err
+    assert ('numjoco: compiling run_batch (What this entry computes), typically 15-33 s on 2 cores; 2 stage(s) '
+            'compiling in a second process ...') in err
     assert 'numjoco:   ... 150 kernels compiled' in err
     assert 'numjoco: compiled run_batch in 0 s (150 kernels)' in err
     rec = json.loads(record.read_text())

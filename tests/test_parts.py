@@ -1,0 +1,81 @@
+"""Parts of the step compiled on their own (sim/jit.py `part`, sim/parts.py): a first compile sends them to a worker
+process and gives the same machine results as compiling them in-process; a warm process loads them and compiles
+nothing; the masked feature sets the stubs pass are the types the parts are compiled for."""
+import itertools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numba
+
+from sim import jit
+from sim.features import NAMES
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HOPPER = os.path.join(REPO, 'assets', 'hopper.xml')
+
+# 50 random-control steps of hopper in a fresh process: trajectory digest, part statistics, kernels compiled
+SCRIPT = r'''
+import hashlib, json, sys
+sys.path.insert(0, %(root)r)
+from sim.precompile import _count_compiles
+c = _count_compiles()
+import numpy as np
+import sim
+from sim import jit
+m = sim.load_model(%(path)r)
+d = sim.Data(m)
+rng = np.random.default_rng(0)
+h = hashlib.sha1()
+for i in range(50):
+    d.ctrl[:] = rng.uniform(-1, 1, m.nu)
+    sim.step(m, d)
+    h.update(np.ascontiguousarray(d.qpos).tobytes())
+    h.update(np.ascontiguousarray(d.qvel).tobytes())
+print(json.dumps(dict(hash=h.hexdigest(), stats=jit.PART_STATS, ready=sorted(jit._PART_READY), compiled=c.n)))
+''' % dict(root=REPO, path=HOPPER)
+
+
+def start(cache, workers):
+    env = dict(os.environ, NUMJOCO_CACHE_DIR=cache, NUMJOCO_QUIET='1', NUMJOCO_COMPILE_WORKERS=workers)
+    return subprocess.Popen([sys.executable, '-c', SCRIPT], env=env, cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def result(proc):
+    out, err = proc.communicate(timeout=1800)
+    assert proc.returncode == 0, err[-3000:]
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_worker_and_in_process_compiles_agree():
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        # both cold compiles at once (the worker makes it three processes on CI's two cores)
+        pw, ph = start(a, '1'), start(b, '0')
+        w, here = result(pw), result(ph)
+        names = ['numjoco_part_sim_parts_collision_part.F00000', 'numjoco_part_sim_parts_fwd_constraint_part.F00010',
+                 'numjoco_part_sim_parts_make_constraint_part']
+        assert w['ready'] == names and here['ready'] == names
+        if len(os.sched_getaffinity(0)) > 1:
+            assert w['stats']['workers'] == 1 and w['stats']['compiled_here'] == 0, w['stats']
+        assert here['stats']['workers'] == 0 and here['stats']['compiled_here'] == 3, here['stats']
+        assert w['hash'] == here['hash']
+        # a warm process (the worker's cache) loads the parts with the entry: no worker, nothing compiled
+        warm = result(start(a, '1'))
+        assert warm['stats'] == {'workers': 0, 'wait': 0.0, 'compiled_here': 0}
+        assert warm['compiled'] == 0 and warm['hash'] == w['hash'] and warm['ready'] == names
+
+
+def test_masked_feature_sets_are_the_compiled_types():
+    for F in itertools.product((True, None), repeat=len(NAMES)):
+        for stem, (disp, argtypes, uses) in jit._PARTS.items():
+            if uses is None:
+                assert jit._part_argtypes(stem, None) == tuple(argtypes())
+                continue
+            masked = tuple(F[i] if i in uses else None for i in range(len(NAMES)))
+            bits = jit._bits(numba.typeof(F), uses)
+            assert jit._part_argtypes(stem, bits)[-1] == numba.typeof(masked)
+            assert jit.part_symbol(stem, bits).endswith('.F' + ''.join('1' if x else '0' for x in masked))
+
