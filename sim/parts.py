@@ -5,6 +5,7 @@ first compile runs them in a worker process while this one compiles the rest of 
     make_constraint(m, d, w, F)     sim.constraint.make_constraint(m, d, w) (mj_makeConstraint)
     fwd_constraint(m, d, w, F)      sim.solver.fwd_constraint (mj_fwdConstraint), F masked to the solvers
     passive(m, d, w, F)             sim.passive.passive(m, d, w) (mj_passive, with fluid forces)
+    rne_post_constraint(m, d, w, F) sim.rne.rne_post_constraint(m, d, w) (mj_rnePostConstraint, for env tasks)
 
 Callers import these in place of the kernels, and pass their feature set F to each (it names the parts a worker
 compiles together); the kernels themselves stay callable from Python and jitted code.
@@ -15,6 +16,7 @@ from numba import types
 from sim import constraint as _constraint
 from sim.collision import driver as _driver
 from sim import passive as _passive
+from sim import rne as _rne
 from sim import solver as _solver
 from sim.features import F_COLLIDE2, F_PGS, F_PRIMAL, NAMES
 from sim.jit import part, request_parts
@@ -45,10 +47,16 @@ def passive_part(m, d, w):
     _passive.passive(m, d, w)
 
 
+def rne_post_constraint_part(m, d, w):
+    """cacc, cfrc_int, cfrc_ext of world w (mj_rnePostConstraint): sim.rne.rne_post_constraint."""
+    _rne.rne_post_constraint(m, d, w)
+
+
 collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2,))
 make_constraint = part(make_constraint_part, _mdw)
 fwd_constraint = part(fwd_constraint_part, _mdw, nf=len(NAMES), uses=(F_PGS, F_PRIMAL))
 passive = part(passive_part, _mdw)
+rne_post_constraint = part(rne_post_constraint_part, _mdw)
 
 
 def prefetch(m):

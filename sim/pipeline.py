@@ -16,6 +16,7 @@ from sim.actuation import actuation
 from sim.integrate import euler, implicit_fast, integrate_pos, advance
 from sim.constraint import project_constraint, reference_constraint
 from sim.parts import collision, make_constraint, fwd_constraint, passive
+from sim.parts import rne_post_constraint as rne_post_constraint_part
 from sim.task import task_pre, task_post, task_reset, task_observe_reset, action_ok
 from sim.fields_task import ST_RESET, ST_TERMINATED, ST_TRUNCATED, ST_BADACTION
 from sim.jit import struct_at
@@ -297,7 +298,7 @@ def run_world(m, d, t, w, nstep, F):
         for _ in range(nstep):
             step_world(m, d, w, F)
         if t.rne_post:
-            rne_post_constraint(m, d, w)
+            rne_post_constraint_part(m, d, w, F)
         task_post(m, d, t, w, div)
         if t.same_step and (t.status[w, ST_TERMINATED] or t.status[w, ST_TRUNCATED]):
             for i in range(t.nobs):
