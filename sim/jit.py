@@ -705,8 +705,14 @@ def struct_new(alloc, struct_type, values):
 # declares a part symbol gets machine code (fresh or loaded from the cache), the part is loaded (waiting for its
 # worker if need be; compiled here if the worker failed or workers are off) and its address given to LLVM under
 # that symbol (llvmlite's add_symbol).  The call across costs one indirect call and no inlining at the seam,
-# so a part is a whole stage (make_constraint, fwd_constraint).  The parts' F is masked to the features they
-# use, so feature sets that differ elsewhere share them.  NUMJOCO_COMPILE_WORKERS=0 compiles parts in-process.
+# so a part is a whole stage (sim/parts.py: collision, make_constraint, fwd_constraint, passive,
+# rne_post_constraint).  The parts' F is masked to the features they use, so feature sets that differ elsewhere
+# share them.  NUMJOCO_COMPILE_WORKERS=0 compiles parts in-process.
+# Measured (2026-11-27, 2 cores, empty caches, one tree after the other): hopper import + load + first step 56.8
+# -> 32.7 s wall (parent 27.6 CPU-s, worker 28.3), humanoid 52.1 -> 34.4; the test suite 14:55 -> 11:26.  Per
+# step, both trees at once, twice (min of 100-step blocks over 60 s): hopper 17.4-17.7 -> 16.2-16.6 us,
+# half_cheetah 7.9-8.0 -> 7.0-7.3, walker2d 27.5-27.9 -> 26.3-26.9, ant 40.4-40.9 -> 39.1-39.4, humanoid
+# 76.9-77.2 -> 75.7-76.2: smaller modules, no slower code.  Results bitwise equal (300 random-control steps).
 
 import atexit as _atexit
 import inspect as _inspect
