@@ -707,7 +707,8 @@ def struct_new(alloc, struct_type, values):
 # that symbol (llvmlite's add_symbol).  The call across costs one indirect call and no inlining at the seam,
 # so a part is a whole stage (sim/parts.py: collision, make_constraint, fwd_constraint, passive,
 # rne_post_constraint).  The parts' F is masked to the features they use, so feature sets that differ elsewhere
-# share them.  NUMJOCO_COMPILE_WORKERS=0 compiles parts in-process.
+# share them.  NUMJOCO_COMPILE_WORKERS=0 compiles parts in-process; so does a process that finds every worker slot
+# of the machine (half its cores) taken (_worker_slot).
 # Measured (2026-11-27, 2 cores, empty caches, one tree after the other): hopper import + load + first step 56.8
 # -> 32.7 s wall (parent 27.6 CPU-s, worker 28.3), humanoid 52.1 -> 34.4; the test suite 14:55 -> 11:26.  Per
 # step, both trees at once, twice (min of 100-step blocks over 60 s): hopper 17.4-17.7 -> 16.2-16.6 us,
@@ -833,6 +834,22 @@ def request_parts(full):
         pass
 
 
+def _worker_slot():
+    """One of the machine's worker slots (half its cores, at least one: processes that start cold at once, e.g. a
+    SubprocVecEnv's, must not double the compiling processes): an open lock file, locked, for the worker to
+    inherit; None when every slot is taken (the parts are then compiled in this process); True without fcntl."""
+    if fcntl is None:
+        return True
+    for i in range(max(1, (os.cpu_count() or 2) // 2)):
+        f = open(os.path.join(_cache.CACHE_ROOT, 'part_worker.%d.lock' % i), 'a')
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return f
+        except OSError:
+            f.close()
+    return None
+
+
 def _part_request(full):
     todo = []
     for st, (_, _, uses) in _PARTS.items():
@@ -841,12 +858,18 @@ def _part_request(full):
         if sym in _PART_READY or sym in _PART_WORKERS or _part_load(st, b, compile=False):
             continue
         todo.append((_PARTS[st][0].py_func.__module__, st, b))
-    if todo and _workers_allowed():
+    slot = _worker_slot() if todo and _workers_allowed() else None
+    if slot is not None:
         root = os.path.dirname(_cache.PACKAGE_DIR)
         env = dict(os.environ, NUMJOCO_CACHE_DIR=_cache.CACHE_ROOT, NUMJOCO_QUIET='1', NUMJOCO_PART_WORKER='1')
         code = 'import sys; sys.path.insert(0, %r); import sim.jit; sim.jit._part_worker(%r)' % (root, todo)
-        proc = _subprocess.Popen([_sys.executable, '-c', code], env=env, stdin=_subprocess.DEVNULL,
-                                 stdout=_subprocess.DEVNULL, stderr=_subprocess.DEVNULL)
+        try:
+            proc = _subprocess.Popen([_sys.executable, '-c', code], env=env, stdin=_subprocess.DEVNULL,
+                                     stdout=_subprocess.DEVNULL, stderr=_subprocess.DEVNULL,
+                                     pass_fds=() if slot is True else (slot.fileno(),))
+        finally:
+            if slot is not True:
+                slot.close()    # the worker holds the slot's lock until it exits
         PART_STATS['workers'] += 1
         for _, st, b in todo:
             _PART_WORKERS[part_symbol(st, b)] = proc

@@ -80,3 +80,24 @@ def test_masked_feature_sets_are_the_compiled_types():
             assert jit._part_argtypes(stem, bits)[-1] == numba.typeof(masked)
             assert jit.part_symbol(stem, bits).endswith('.F' + ''.join('1' if x else '0' for x in masked))
 
+
+
+def test_worker_slots_bound_the_workers(tmp_path, monkeypatch):
+    # half the cores (at least one) may run part workers at once, machine-wide (lock files in the cache root); a
+    # worker inherits its slot's lock, so the slot frees when the worker exits
+    monkeypatch.setattr(jit._cache, 'CACHE_ROOT', str(tmp_path))
+    n = max(1, (os.cpu_count() or 2) // 2)
+    held = [jit._worker_slot() for _ in range(n)]
+    assert all(h not in (None, True) for h in held)
+    assert jit._worker_slot() is None
+    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], pass_fds=(held[0].fileno(),))
+    try:
+        held[0].close()
+        assert jit._worker_slot() is None          # the child still holds it
+    finally:
+        child.kill()
+        child.wait()
+    again = jit._worker_slot()
+    assert again not in (None, True)
+    for h in held[1:] + [again]:
+        h.close()
