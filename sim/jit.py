@@ -708,7 +708,7 @@ def struct_new(alloc, struct_type, values):
 # so a part is a whole stage (sim/parts.py: collision, make_constraint, fwd_constraint, passive,
 # rne_post_constraint).  The parts' F is masked to the features they use, so feature sets that differ elsewhere
 # share them.  NUMJOCO_COMPILE_WORKERS=0 compiles parts in-process; so does a process that finds every worker slot
-# of the machine (half its cores) taken (_worker_slot).
+# of its cache (half the machine's cores) taken (_worker_slot).
 # Measured (2026-11-27, 2 cores, empty caches, one tree after the other): hopper import + load + first step 56.8
 # -> 32.7 s wall (parent 27.6 CPU-s, worker 28.3), humanoid 52.1 -> 34.4; the test suite 14:55 -> 11:26.  Per
 # step, both trees at once, twice (min of 100-step blocks over 60 s): hopper 17.4-17.7 -> 16.2-16.6 us,
@@ -835,9 +835,10 @@ def request_parts(full):
 
 
 def _worker_slot():
-    """One of the machine's worker slots (half its cores, at least one: processes that start cold at once, e.g. a
-    SubprocVecEnv's, must not double the compiling processes): an open lock file, locked, for the worker to
-    inherit; None when every slot is taken (the parts are then compiled in this process); True without fcntl."""
+    """One of the cache's worker slots (half the machine's cores, at least one: processes that start cold at once
+    on one cache, e.g. a SubprocVecEnv's, must not double the compiling processes): an open lock file in the cache
+    root, locked, for the worker to inherit; None when every slot is taken (the parts are then compiled in this
+    process); True without fcntl."""
     if fcntl is None:
         return True
     for i in range(max(1, (os.cpu_count() or 2) // 2)):

@@ -83,7 +83,7 @@ def test_masked_feature_sets_are_the_compiled_types():
 
 
 def test_worker_slots_bound_the_workers(tmp_path, monkeypatch):
-    # half the cores (at least one) may run part workers at once, machine-wide (lock files in the cache root); a
+    # half the cores (at least one) may run part workers at once on one cache (lock files in its root); a
     # worker inherits its slot's lock, so the slot frees when the worker exits
     monkeypatch.setattr(jit._cache, 'CACHE_ROOT', str(tmp_path))
     n = max(1, (os.cpu_count() or 2) // 2)
