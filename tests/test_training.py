@@ -349,3 +349,12 @@ def test_resume_from_checkpoint(tmp_path):
     with pytest.raises(C.ConfigError, match="cannot change"):
         from training.train import build_parser, config_from_args
         config_from_args(build_parser().parse_args(["--resume", out, "--reward", "dist_weight=3"]))
+
+
+def test_warm_renderer_renders_a_frame_in_the_background():
+    # the main job's final video loads the renderer the background process compiled during training
+    from training.video import warm_renderer
+    assert warm_renderer("Hopper-v5", {}) is None                          # not ours: nothing to compile
+    assert warm_renderer("numjoco/Hopper-v0", {"x": object()}) is None     # kwargs that do not survive repr
+    proc = warm_renderer("numjoco/InvertedPendulum-v0", {"width": 32, "height": 32})
+    assert proc is not None and proc.wait(timeout=900) == 0

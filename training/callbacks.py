@@ -13,6 +13,38 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback, EvalCallback
 
 
+class WarmRendererCallback(BaseCallback):
+    """Starts training.video.warm_renderer when training starts (after the first env reset has compiled the step,
+    so the two compiles do not compete); `wait()` before recording the video."""
+
+    def __init__(self, env_id: str, env_kwargs: dict):
+        super().__init__()
+        self.env_id, self.env_kwargs, self.proc = env_id, env_kwargs, None
+
+    def _on_training_start(self) -> None:
+        from training.video import warm_renderer
+
+        try:
+            self.proc = warm_renderer(self.env_id, self.env_kwargs)
+        except OSError:         # no process to spare: the video compiles the renderer itself
+            self.proc = None
+
+    def _on_step(self) -> bool:
+        return True
+
+    def wait(self, timeout: float = 600.0) -> None:
+        """Let the background renderer finish (its kernels are then in the cache); stop it after `timeout` s."""
+        import subprocess
+
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+
 class RewardTermsCallback(BaseCallback):
     """Logs each ``info`` reward term (keys starting with ``reward_``) as an episode mean.
 

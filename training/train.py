@@ -131,7 +131,7 @@ def run(cfg: dict[str, Any], out_dir: str, resume: ResumePoint | None = None, pr
     from stable_baselines3.common.vec_env import VecNormalize
 
     from training.callbacks import (PrunedCheckpointCallback, RewardTermsCallback, RunEvalCallback,
-                                    SaveVecNormalizeCallback, eval_summary, save_checkpoint)
+                                    SaveVecNormalizeCallback, WarmRendererCallback, eval_summary, save_checkpoint)
     from training.plotting import plot_run
     from training.video import load_obs_normalizer, record_video
 
@@ -190,9 +190,11 @@ def run(cfg: dict[str, Any], out_dir: str, resume: ResumePoint | None = None, pr
     if resume is not None:
         eval_cb.load_history(os.path.join(out_dir, "evaluations.npz"), resume.steps)
     ckpt_dir = os.path.join(out_dir, "checkpoints")
+    make_video = video and cfg["video_episodes"] > 0
+    warm = WarmRendererCallback(env_id, eval_kwargs) if make_video else None
     callbacks = CallbackList([RewardTermsCallback(), eval_cb,
                               PrunedCheckpointCallback(cfg["checkpoint_freq"], ckpt_dir, cfg["keep_checkpoints"],
-                                                       cfg["save_replay_buffer"])])
+                                                       cfg["save_replay_buffer"])] + ([warm] if warm else []))
     remaining = cfg["steps"] - model.num_timesteps
     _print(f"training {algo.upper()} on {env_id} for {cfg['steps']} steps "
            f"({'resuming at ' + str(model.num_timesteps) if resume else 'from scratch'}; "
@@ -205,6 +207,10 @@ def run(cfg: dict[str, Any], out_dir: str, resume: ResumePoint | None = None, pr
     except KeyboardInterrupt:
         interrupted = True
         _print(f"interrupted at {model.num_timesteps} steps; saving (continue with --resume {out_dir})")
+    except BaseException:
+        if warm is not None:
+            warm.wait(timeout=0)
+        raise
     learn_time = time.time() - t_learn
     if cfg["n_eval_episodes"] > 0 and not interrupted and (
             not eval_cb.evaluations_timesteps or eval_cb.evaluations_timesteps[-1] != model.num_timesteps):
@@ -224,7 +230,8 @@ def run(cfg: dict[str, Any], out_dir: str, resume: ResumePoint | None = None, pr
         title += "\n" + ", ".join(f"{k}={v}" for k, v in cfg["env_kwargs"].items())
     curve = plot_run(out_dir, title)
     video_path, video_msg = None, "no video (disabled)"
-    if video and cfg["video_episodes"] > 0:
+    if make_video:
+        warm.wait()
         video_path, video_msg = record_video(
             model, env_id, eval_kwargs, os.path.join(out_dir, "video.mp4"), episodes=cfg["video_episodes"],
             seed=seed + 20_000, obs_normalizer=load_obs_normalizer(os.path.join(out_dir, "vecnormalize.pkl")),

@@ -112,6 +112,36 @@ def write_video(frames: list[np.ndarray], path: str, fps: int = 30) -> str:
     return path
 
 
+def warm_renderer(env_id: str, env_kwargs: dict):
+    """Start a background process that renders one frame of ``gym.make(env_id, **env_kwargs)``: on a first run it
+    compiles the renderer's kernels into the shared cache (~20 s on 2 cores) while training runs here on one torch
+    thread, so the final video does not wait for them. Returns the process, or None (not a numjoco task, or kwargs
+    that do not survive repr)."""
+    import ast
+    import subprocess
+    import sys
+
+    if not env_id.startswith("numjoco/"):
+        return None
+    try:
+        if ast.literal_eval(repr(env_kwargs)) != env_kwargs:
+            return None
+    except (ValueError, SyntaxError):
+        return None
+    from sim import cache
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = ("import sys; sys.path.insert(0, %r)\n"
+            "from training.env_factory import make_env\n"
+            "env = make_env(%r, %r, render_mode='rgb_array'); env.reset(seed=0); env.render(); env.close()\n"
+            % (root, env_id, env_kwargs))
+    env = dict(os.environ, NUMJOCO_QUIET="1")
+    if cache.CACHE_ROOT is not None:
+        env["NUMJOCO_CACHE_DIR"] = cache.CACHE_ROOT
+    return subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def record_video(model, env_id: str, env_kwargs: dict, path: str, episodes: int = 1, seed: int = 0,
                  obs_normalizer=None, max_frames: int = 1000, deterministic: bool = True) -> tuple[str | None, str]:
     """Record the policy to `path`. Returns (path or None, message); never raises for an env that cannot render."""
