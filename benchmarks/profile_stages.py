@@ -25,7 +25,8 @@ and humanoids3.
 
     python benchmarks/profile_stages.py --compile [model ...] [--top K]
 where the cold start goes instead (default hopper): a fresh process with an empty numba cache runs import, load,
-Data and one step; prints CPU seconds per phase, LLVM's share, and the K kernels with the most exclusive compile
+Data and one step; prints CPU seconds per phase, LLVM's share, the part worker's CPU seconds (sim/jit.py parts,
+compiled in a second process) and the K kernels of this process with the most exclusive compile
 CPU time (typing + lowering of the kernel itself; an entry's figure holds the O3 and machine code of its whole
 call tree, sim/jit.py).
 """
@@ -218,9 +219,10 @@ def compile_profile(names, top):
             r = start(model_path(name), tmp)
         ph = r['phases']
         print('\n%s cold start: %.1f CPU s (import %.1f, load %.1f, Data %.1f, first step %.1f), wall %.1f s, '
-              'load %.1f -> %.1f; %.1f s in numba compiles, %.1f s of it LLVM O3 + machine code'
+              'load %.1f -> %.1f; %.1f s in numba compiles, %.1f s of it LLVM O3 + machine code; the parts '
+              '(sim/parts.py) in %d worker process(es): %.1f CPU s, %.1f s waited for them'
               % (name, r['cpu'], ph['imp'], ph['load'], ph['data'], ph['step'], r['wall'], load0,
-                 os.getloadavg()[0], sum(r['kernels'].values()), r['llvm']))
+                 os.getloadavg()[0], sum(r['kernels'].values()), r['llvm'], r['workers'], r['worker_cpu'], r['wait']))
         print('%-8s %s' % ('CPU s', 'kernel (exclusive compile time)'))
         for k, v in sorted(r['kernels'].items(), key=lambda kv: -kv[1])[:top]:
             print('%8.2f %s' % (v, k))
