@@ -17,7 +17,8 @@ from sim.jit import njit
 from sim.math import normalize3, mul_quat, cross, sub_quat, mat_vec3, mat_t_vec3
 from sim.kinematics import local_to_global
 from sim.solver import _dot as dot
-from sim.rne import rne_post_constraint, contact_force
+from sim.rne import contact_force
+from sim.parts import rne_post_constraint as rne_post_constraint_part
 from sim.raycast import (ray_kernel, ray_plane, ray_sphere, ray_capsule, ray_ellipsoid, ray_cylinder, ray_box,
                          _map)
 from sim.collision.driver import narrowphase, has_collider
@@ -902,7 +903,7 @@ def compute_sensor(m, d, w, i, out, F):
         if m.sensor_needstage[i] == STAGE_VEL and not d.flg_subtreevel[w]:
             subtree_vel(m, d, w)
         elif m.sensor_needstage[i] == STAGE_ACC and not d.flg_rnepost[w]:
-            rne_post_constraint(m, d, w)
+            rne_post_constraint_part(m, d, w, F)
             d.flg_rnepost[w] = 1
     elif t == SENS_JOINTPOS:
         out[k] = d.qpos[w, m.jnt_qposadr[objid]]
@@ -1099,7 +1100,7 @@ def compute_sensor(m, d, w, i, out, F):
     else:
         # acceleration sensors that read cacc / cfrc_int: mj_rnePostConstraint on demand
         if not d.flg_rnepost[w]:
-            rne_post_constraint(m, d, w)
+            rne_post_constraint_part(m, d, w, F)
             d.flg_rnepost[w] = 1
         if t == SENS_ACCELEROMETER:
             acc = object_acceleration(m, d, w, OBJ_SITE, objid, True)
