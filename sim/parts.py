@@ -5,7 +5,8 @@ first compile runs them in a worker process while this one compiles the rest of 
     make_constraint(m, d, w, F)     sim.constraint.make_constraint(m, d, w) (mj_makeConstraint)
     fwd_constraint(m, d, w, F)      sim.solver.fwd_constraint (mj_fwdConstraint), F masked to the solvers
     passive(m, d, w, F)             sim.passive.passive(m, d, w) (mj_passive, with fluid forces)
-    rne_post_constraint(m, d, w, F) sim.rne.rne_post_constraint(m, d, w) (mj_rnePostConstraint, for env tasks)
+    rne_post_constraint(m, d, w, F) sim.rne.rne_post_constraint(m, d, w) (mj_rnePostConstraint: env
+                                    tasks, acceleration sensors)
 
 Callers import these in place of the kernels, and pass their feature set F to each (it names the parts a worker
 compiles together); the kernels themselves stay callable from Python and jitted code.
@@ -18,7 +19,7 @@ from sim.collision import driver as _driver
 from sim import passive as _passive
 from sim import rne as _rne
 from sim import solver as _solver
-from sim.features import F_COLLIDE2, F_PGS, F_PRIMAL, NAMES
+from sim.features import F_COLLIDE2, F_PGS, F_PRIMAL, NAMES, features
 from sim.jit import part, request_parts
 from sim.types import MODEL_TYPE, DATA_TYPE
 
@@ -63,7 +64,6 @@ def prefetch(m):
     """Have the parts for simulating model m (a numjoco Model) loaded or compiling in a worker (the compiler calls
     this before its own first compile, so that the worker overlaps it)."""
     try:
-        from sim.features import features
         request_parts(numba.typeof(features(m)))
     except Exception:       # a model the features cannot be read from yet: the first step requests them
         pass
