@@ -813,15 +813,18 @@ def _part_codegen(context, builder, symbol, sig, args):
     return context.get_dummy_value()
 
 
+def _cores():
+    """The cores this process may run on (its affinity: a container's or a batch job's share, not the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
 def _workers_allowed():
     if _cache.CACHE_DIR is None or os.environ.get('NUMJOCO_COMPILE_WORKERS', '1') == '0':
         return False
-    if os.environ.get('NUMJOCO_PART_WORKER'):
-        return False
-    try:
-        return len(os.sched_getaffinity(0)) > 1
-    except AttributeError:
-        return (os.cpu_count() or 1) > 1
+    return not os.environ.get('NUMJOCO_PART_WORKER') and _cores() > 1
 
 
 def request_parts(full):
@@ -835,13 +838,13 @@ def request_parts(full):
 
 
 def _worker_slot():
-    """One of the cache's worker slots (half the machine's cores, at least one: processes that start cold at once
+    """One of the cache's worker slots (half the cores it may use, at least one: processes that start cold at once
     on one cache, e.g. a SubprocVecEnv's, must not double the compiling processes): an open lock file in the cache
     root, locked, for the worker to inherit; None when every slot is taken (the parts are then compiled in this
     process); True without fcntl."""
     if fcntl is None:
         return True
-    for i in range(max(1, (os.cpu_count() or 2) // 2)):
+    for i in range(max(1, _cores() // 2)):
         f = open(os.path.join(_cache.CACHE_ROOT, 'part_worker.%d.lock' % i), 'a')
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -59,7 +59,7 @@ def test_worker_and_in_process_compiles_agree():
                  'numjoco_part_sim_parts_make_constraint_part', 'numjoco_part_sim_parts_passive_part',
                  'numjoco_part_sim_parts_rne_post_constraint_part']
         assert w['ready'] == names and here['ready'] == names
-        if len(os.sched_getaffinity(0)) > 1:
+        if jit._cores() > 1:
             assert w['stats']['workers'] == 1 and w['stats']['compiled_here'] == 0, w['stats']
         assert here['stats']['workers'] == 0 and here['stats']['compiled_here'] == len(names), here['stats']
         assert w['hash'] == here['hash']
@@ -86,7 +86,7 @@ def test_worker_slots_bound_the_workers(tmp_path, monkeypatch):
     # half the cores (at least one) may run part workers at once on one cache (lock files in its root); a
     # worker inherits its slot's lock, so the slot frees when the worker exits
     monkeypatch.setattr(jit._cache, 'CACHE_ROOT', str(tmp_path))
-    n = max(1, (os.cpu_count() or 2) // 2)
+    n = max(1, jit._cores() // 2)
     held = [jit._worker_slot() for _ in range(n)]
     assert all(h not in (None, True) for h in held)
     assert jit._worker_slot() is None
