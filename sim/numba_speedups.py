@@ -6,6 +6,10 @@ each with the numba / llvmlite code it replaces (the Flags of 1, then 2 and 4-7;
 removes timing events, are not compared).  Written against numba 0.68 and its llvmlite 0.50 (pyproject pins numba
 to the 0.68 series); a numba that changes these internals fails those tests, not the physics.
 """
+import importlib.util as _importlib_util
+import os as _os
+import sys as _sys
+
 import llvmlite.binding as _ll
 from llvmlite.ir import _utils as _llutils, types as _lltypes
 from numba.core import (analysis as _analysis, base as _base, errors as _errors, inline_closurecall as _inline_closurecall,
@@ -295,3 +299,30 @@ def _register(self, name, deduplicate=False):
 
 _llvmlite_register = _llutils.NameScope.register
 _llutils.NameScope.register = _register
+
+# 8. numba.np.arraymath, imported by the first compile or cache load, asks at import time whether BLAS is there
+#    (_HAVE_BLAS, for the inner products of np.convolve / np.correlate) by calling numba.np.linalg.ensure_blas,
+#    which imports scipy.linalg: 0.2 s of a 1 s warm start (hopper), for a module no kernel here uses.  The same
+#    question is answered by finding scipy.linalg's cython_blas extension on disk; ensure_blas itself is left as is
+#    (it runs, importing scipy, when a kernel lowers a BLAS call).
+
+
+def _blas_present():
+    """numba.np.linalg.ensure_blas's check without importing scipy.linalg: ImportError when cython_blas is absent."""
+    spec = _importlib_util.find_spec('scipy')
+    for loc in (spec.submodule_search_locations or []) if spec is not None else []:
+        folder = _os.path.join(loc, 'linalg')
+        if _os.path.isdir(folder) and any(f.startswith('cython_blas.') for f in _os.listdir(folder)):
+            return
+    raise ImportError("scipy 0.16+ is required for linear algebra")
+
+
+if 'numba.np.arraymath' not in _sys.modules:
+    from numba.np import linalg as _linalg
+    _ensure_blas = _linalg.ensure_blas
+    _linalg.ensure_blas = _blas_present
+    try:
+        from numba.np import arraymath as _arraymath
+    finally:
+        _linalg.ensure_blas = _ensure_blas
+    _arraymath.ensure_blas = _ensure_blas

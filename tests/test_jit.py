@@ -275,3 +275,19 @@ def test_name_registration_matches_llvmlite():
                     out.append('duplicate')
             assert out[0] == out[1]
         assert theirs._useset == ours._useset and dict(theirs._basenamemap) == dict(ours._basenamemap)
+
+
+def test_blas_check_matches_numba_without_importing_scipy_linalg():
+    """numba.np.arraymath, imported after sim.jit, has numba's answer (_HAVE_BLAS: scipy's cython_blas is there) and
+    its ensure_blas back; scipy.linalg is imported only when that ensure_blas runs."""
+    import subprocess
+    import sys
+    code = ("import sys, sim.jit\n"
+            "from numba.np import arraymath, linalg\n"
+            "before = 'scipy.linalg' in sys.modules\n"
+            "linalg.ensure_blas()\n"
+            "print(arraymath._HAVE_BLAS, before, 'scipy.linalg' in sys.modules,"
+            " arraymath.ensure_blas is linalg.ensure_blas, linalg.ensure_blas.__module__)\n")
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ['True', 'False', 'True', 'True', 'numba.np.linalg']
+    assert speedups._blas_present() is None
