@@ -48,7 +48,7 @@ from sim.jit import njit  # noqa: E402
 from sim.smooth_api import model_features, model_struct  # noqa: E402
 from sim.kinematics import kinematics  # noqa: E402
 from sim.com import com_pos, com_vel  # noqa: E402
-from sim.tendon import tendon, tendon_velocity, tendon_bias  # noqa: E402
+from sim.tendon import tendon_if, tendon_velocity_if, tendon_bias_if  # noqa: E402
 from sim.transmission import transmission, actuator_velocity  # noqa: E402
 from sim.crb import crb, tendon_armature, factor_m  # noqa: E402
 from sim.rne import rne  # noqa: E402
@@ -103,7 +103,7 @@ def timed(m, d, F, n, mode, acc):
         t0 = _rdtsc()
         kinematics(m, d, 0)
         com_pos(m, d, 0)
-        tendon(m, d, 0)
+        tendon_if(F, m, d, 0)
         t1 = _rdtsc()
         crb(m, d, 0)
         tendon_armature(m, d, 0)
@@ -111,19 +111,19 @@ def timed(m, d, F, n, mode, acc):
         t2 = _rdtsc()
         collision(m, d, 0, F)
         t3 = _rdtsc()
-        make_constraint(m, d, 0)
+        make_constraint(m, d, 0, F)
         t4 = _rdtsc()
-        transmission(m, d, 0)
+        transmission(m, d, 0, F)
         t5 = _rdtsc()
         project_constraint(m, d, 0)
         t6 = _rdtsc()
-        tendon_velocity(m, d, 0)
+        tendon_velocity_if(F, m, d, 0)
         actuator_velocity(m, d, 0)
         com_vel(m, d, 0)
-        passive(m, d, 0)
-        reference_constraint(m, d, 0)
+        passive(m, d, 0, F)
+        reference_constraint(m, d, 0, F)
         rne(m, d, 0)
-        tendon_bias(m, d, 0)
+        tendon_bias_if(F, m, d, 0)
         t7 = _rdtsc()
         actuation(m, d, 0)
         t8 = _rdtsc()

@@ -17,7 +17,7 @@ from sim.jit import njit, struct_at, struct_address
 from sim.pipeline import _restart
 from sim.kinematics import kinematics
 from sim.com import com_pos
-from sim.tendon import tendon
+from sim.tendon import tendon_if
 from sim.crb import crb, tendon_armature, factor_m, solve_m
 from sim.transmission import transmission
 from sim.jacobian import jac
@@ -45,7 +45,7 @@ def _solve_diag(m, d, w, row, x):
 
 
 @njit
-def set_const_world(m, d, w, body_simple, own_bias):
+def set_const_world(m, d, w, body_simple, own_bias, F):
     """The constants of mj_setConst that depend on masses, inertias and armature, for world w's Model struct m
     (its own arrays): body_subtreemass (setFixed), dof_M0 (mj_setM0), body/dof/tendon invweight0 and
     actuator_acc0 (set0), and the dampratio of position actuators when own_bias (biasprm is per world).
@@ -70,11 +70,11 @@ def set_const_world(m, d, w, body_simple, own_bias):
         b0, b1, b2, b3, b4, b5 = mul_inert_vec(c[m.dof_bodyid[i]], cd)
         m.dof_M0[i] = m.dof_armature_eff[i] + (cd[0] * b0 + cd[1] * b1 + cd[2] * b2 + cd[3] * b3 + cd[4] * b4
                                                + cd[5] * b5)
-    tendon(m, d, w)
+    tendon_if(F, m, d, w)
     crb(m, d, w)
     tendon_armature(m, d, w)
     factor_m(m, d, w)
-    transmission(m, d, w)
+    transmission(m, d, w, F)
     J = d.scr_nv[w]          # (6, nv)
     x = d.scr_deriv[w, 0]    # (nv,)
     iw = m.body_invweight0
@@ -170,7 +170,7 @@ def reset_worlds(m, d, t, worlds, mptrs, flags, body_simple, F):
         else:
             mw = struct_at(mptrs[w], m)
         if flags & SET_CONST:
-            set_const_world(mw, d, w, body_simple, (flags & OWN_BIAS) != 0)
+            set_const_world(mw, d, w, body_simple, (flags & OWN_BIAS) != 0, F)
         if flags & RESTART:
             _restart(mw, d, t, w, (flags & FINAL) != 0, F)
 

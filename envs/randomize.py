@@ -229,6 +229,11 @@ class WorldModels:
         if self.inertial:
             own |= set(DERIVED)
         self.own_bias = 'actuator_biasprm' in self.fields
+        if 'opt.density' in self.fields or 'opt.viscosity' in self.fields:
+            # a world may draw a fluid medium where the model has none: fluid forces compiled in (sim/features.py)
+            from sim import smooth_api as _api
+            from sim.features import F_FLUID
+            _api.require_features(m, F_FLUID)
         _, base = _t.make_model_struct(m)
         self.base = {k: v for k, v in base.items() if k in own}
         self.base['opt'] = np.asarray(m.opt._arr if hasattr(m.opt, '_arr') else _t.opt_array(m.opt))

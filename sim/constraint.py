@@ -11,6 +11,7 @@ share all dofs (exclude = 3).
 import math
 
 from sim.jit import njit
+from sim.features import call_if, F_EQUALITY
 
 from sim.com import is_sparse
 from sim.crb import solve_m
@@ -712,9 +713,9 @@ def make_impedance(m, d, w):
 # stage entry points
 
 @njit(cache=True)
-def make_constraint(m, d, w):
+def make_constraint(m, d, w, F):
     """Build efc_type/id/J/pos/margin/frictionloss/KBIP/D/R/diagA (njmax rows), contact efc_address/mu and
-    tendon_efcadr (ntendon,) of world w (mj_makeConstraint)."""
+    tendon_efcadr (ntendon,) of world w (mj_makeConstraint); equality rows compiled with F_EQUALITY."""
     d.ne[w] = 0
     d.nf[w] = 0
     d.nl[w] = 0
@@ -733,7 +734,7 @@ def make_constraint(m, d, w):
         d.warning_number[w][WARN_CNSTRFULL] += 1
         d.warning_lastinfo[w][WARN_CNSTRFULL] = n
         return
-    instantiate_equality(m, d, w, sparse)
+    _instantiate_equality(F, m, d, w, sparse)
     instantiate_friction(m, d, w, sparse)
     instantiate_limit(m, d, w, sparse)
     instantiate_contact(m, d, w, sparse)
@@ -854,8 +855,9 @@ def _deriv_quat(q, v0, v1, v2):
 
 
 @njit(cache=True)
-def reference_constraint(m, d, w):
-    """efc_vel = J qvel and efc_aref = -B vel - K I (pos - margin) - Jdot qvel (mj_referenceConstraint)."""
+def reference_constraint(m, d, w, F):
+    """efc_vel = J qvel and efc_aref = -B vel - K I (pos - margin) - Jdot qvel (mj_referenceConstraint; the Jdot
+    qvel of connect / weld rows compiled with F_EQUALITY)."""
     nefc = d.nefc[w]
     J = d.efc_J[w]
     qvel = d.qvel[w]
@@ -864,4 +866,9 @@ def reference_constraint(m, d, w):
         s = _dot(J[i], qvel, m.nv)        # mj_mulJacVec: mju_mulMatVec, mju_dot's order
         d.efc_vel[w, i] = s
         d.efc_aref[w, i] = -K[i, 1] * s - K[i, 0] * K[i, 2] * (d.efc_pos[w, i] - d.efc_margin[w, i])
-    _jdotv(m, d, w)
+    _jdotv_if(F, m, d, w)
+
+
+# equality rows and their Jdot qvel, compiled only for feature sets with equality constraints (sim/features.py)
+_instantiate_equality = call_if(F_EQUALITY, instantiate_equality)
+_jdotv_if = call_if(F_EQUALITY, _jdotv)

@@ -14,11 +14,15 @@ import inspect
 import numpy as np
 
 from sim.types import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_BOX,
-                       INT_IMPLICIT, INT_IMPLICITFAST, SOL_PGS)
+                       INT_IMPLICIT, INT_IMPLICITFAST, SOL_PGS, ENBL_ENERGY, ENBL_FWDINV, TRN_SLIDERCRANK, TRN_BODY,
+                       TRN_SITE)
 
-F_COLLIDE2, F_IMPLICIT, F_PGS, F_PRIMAL, F_SENSOR = 0, 1, 2, 3, 4
-NAMES = ('collision beyond primitive pairs', 'implicit integrators', 'PGS solver', 'CG/Newton solvers', 'sensors')
-FULL = (True, True, True, True, True)
+(F_COLLIDE2, F_IMPLICIT, F_PGS, F_PRIMAL, F_SENSOR, F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY,
+ F_FWDINV) = range(11)
+NAMES = ('collision beyond primitive pairs', 'implicit integrators', 'PGS solver', 'CG/Newton solvers', 'sensors',
+         'tendons', 'equality constraints', 'fluid forces', 'slider-crank, body and site-to-site transmissions',
+         'energy', 'forward/inverse comparison')
+FULL = (True,) * len(NAMES)
 
 # geom type pairs (type1 <= type2) whose colliders are in sim/collision/primitive.py
 PRIMITIVE_PAIRS = frozenset({(GEOM_PLANE, GEOM_SPHERE), (GEOM_PLANE, GEOM_CAPSULE), (GEOM_PLANE, GEOM_CYLINDER),
@@ -47,15 +51,27 @@ def needs_collide2(m):
     return False
 
 
-def features(m, collide2=None):
+def needs_trn(m):
+    """True when an actuator has a slider-crank, body (adhesion) or site-to-reference-site transmission
+    (sim/transmission.py's kernels beyond joints, tendons and plain sites)."""
+    tt = np.asarray(m.actuator_trntype).reshape(-1)
+    ref = np.asarray(m.actuator_trnid).reshape(-1, 2)[:, 1] if tt.size else np.zeros(0)
+    return bool(np.any((tt == TRN_SLIDERCRANK) | (tt == TRN_BODY) | ((tt == TRN_SITE) & (ref >= 0))))
+
+
+def features(m, collide2=None, on=()):
     """The feature set F of model m under its current options (m.opt); collide2 may pass the (static) result of
-    needs_collide2(m) computed before."""
+    needs_collide2(m) computed before; `on`: indices of features turned on whatever m says.  Parts that depend on the options (integrator, solver, fluid medium,
+    energy and fwdinv flags) follow them: a changed option selects another compiled entry."""
     opt = m.opt
     integ = int(opt.integrator)
     pgs = int(opt.solver) == SOL_PGS
+    enable = int(opt.enableflags)
     c2 = needs_collide2(m) if collide2 is None else collide2
-    on = (c2, integ in (INT_IMPLICIT, INT_IMPLICITFAST), pgs, not pgs, int(m.nsensor) > 0)
-    return tuple(True if x else None for x in on)
+    flags = (c2, integ in (INT_IMPLICIT, INT_IMPLICITFAST), pgs, not pgs, int(m.nsensor) > 0,
+          int(m.ntendon) > 0, int(m.neq) > 0, not (float(opt.density) == 0.0 and float(opt.viscosity) == 0.0),
+          needs_trn(m), bool(enable & ENBL_ENERGY), bool(enable & ENBL_FWDINV))
+    return tuple(True if x or i in on else None for i, x in enumerate(flags))
 
 
 def describe(F):

@@ -17,7 +17,7 @@ from numba import prange
 from sim.jit import njit
 from sim.kinematics import kinematics
 from sim.com import com_pos, com_vel, xfrc_accumulate
-from sim.tendon import tendon, tendon_velocity, tendon_bias
+from sim.tendon import tendon_if, tendon_velocity_if, tendon_bias_if
 from sim.transmission import transmission, actuator_velocity
 from sim.crb import crb, tendon_armature, factor_m, solve_m
 from sim.rne import rne
@@ -201,22 +201,22 @@ def inverse_world(m, d, w, F):
     acceleration parts, with sensors and energy as mj_inverseSkip."""
     kinematics(m, d, w)
     com_pos(m, d, w)
-    tendon(m, d, w)
+    tendon_if(F, m, d, w)
     crb(m, d, w)
     tendon_armature(m, d, w)
     factor_m(m, d, w)
     collision(m, d, w, F)
     make_constraint(m, d, w, F)
     project_constraint(m, d, w)
-    transmission(m, d, w)
+    transmission(m, d, w, F)
     sensor_pos_stage(m, d, w, F, False, False)
-    tendon_velocity(m, d, w)
+    tendon_velocity_if(F, m, d, w)
     actuator_velocity(m, d, w)
     com_vel(m, d, w)
     passive(m, d, w, F)
-    reference_constraint(m, d, w)
+    reference_constraint(m, d, w, F)
     rne(m, d, w)
-    tendon_bias(m, d, w)
+    tendon_bias_if(F, m, d, w)
     sensor_vel_stage(m, d, w, F, False)
     inverse_acc(m, d, w, F, False)
 

@@ -722,7 +722,8 @@ import sys as _sys
 import time as _time
 
 PART_PREFIX = 'numjoco_part_'
-_PARTS = {}          # stem -> (dispatcher, argument types without F (a function: the types module loads late), uses)
+_PARTS = {}          # stem -> (dispatcher, argument types without F (a function: the types module loads late), uses,
+                     #          compiled by a worker)
 _PART_KEYS = set()   # (module, qualname) of the part kernels: their compiled form has no wrappers (_PartEntry)
 _PART_READY = {}     # symbol -> compile result, its address given to LLVM
 _PART_WORKERS = {}   # symbol -> the worker process compiling it
@@ -741,17 +742,19 @@ class _PartEntry:
         raise RuntimeError('a numjoco part is called from jitted code only')
 
 
-def part(fn, argtypes, nf=None, uses=()):
+def part(fn, argtypes, nf=None, uses=(), worker=True):
     """Make the kernel fn(m, d, w[, F]) (returning nothing) a part (see above); returns the jitted stub
     stub(m, d, w, F) jitted code calls instead of fn, with the caller's feature set F (which names the parts to
     compile together).  argtypes() gives the types of fn's arguments before F; with nf (the length of F) fn's
-    last argument is F, masked to the indices in `uses`; without, fn takes no F."""
+    last argument is F, masked to the indices in `uses`; without, fn takes no F.  worker=False: a first compile
+    of the part runs in the process that needs it (after its caller's typing), not in the worker, to balance
+    the two."""
     if config.DISABLE_JIT:
         return fn if nf is not None else (lambda *args: fn(*args[:-1]))
     disp = njit(fn)
     disp._part = True
     stem = (fn.__module__ + '_' + fn.__name__).replace('.', '_')
-    _PARTS[stem] = (disp, argtypes, None if nf is None else tuple(uses))
+    _PARTS[stem] = (disp, argtypes, None if nf is None else tuple(uses), worker)
     _PART_KEYS.add((fn.__module__, fn.__qualname__))
     params = list(_inspect.signature(fn).parameters)
     env = dict(__name__=__name__, types=types, _part_typer=_part_typer, _part_codegen=_part_codegen, stem=stem)
@@ -856,7 +859,9 @@ def _worker_slot():
 
 def _part_request(full):
     todo = []
-    for st, (_, _, uses) in _PARTS.items():
+    for st, (_, _, uses, worker) in _PARTS.items():
+        if not worker:
+            continue
         b = None if uses is None else _bits(full, uses)
         sym = part_symbol(st, b)
         if sym in _PART_READY or sym in _PART_WORKERS or _part_load(st, b, compile=False):
@@ -923,7 +928,7 @@ def _part_resolve(symbol):
             proc.kill()
         PART_STATS['wait'] += _time.perf_counter() - t
     if not _part_load(stem, bits or None, compile=False):
-        PART_STATS['compiled_here'] += 1
+        PART_STATS['compiled_here'] += _PARTS[stem][3]
         _part_load(stem, bits or None, compile=True)
 
 

@@ -2,9 +2,9 @@
 first compile runs them in a worker process while this one compiles the rest of the step.
 
     collision(m, d, w, F)           sim.collision.driver.collision (mj_collision), F masked to F_COLLIDE2
-    make_constraint(m, d, w, F)     sim.constraint.make_constraint(m, d, w) (mj_makeConstraint)
+    make_constraint(m, d, w, F)     sim.constraint.make_constraint (mj_makeConstraint), F masked to equality
     fwd_constraint(m, d, w, F)      sim.solver.fwd_constraint (mj_fwdConstraint), F masked to the solvers
-    passive(m, d, w, F)             sim.passive.passive(m, d, w) (mj_passive, with fluid forces)
+    passive(m, d, w, F)             sim.passive.passive (mj_passive), F masked to fluid forces
     rne_post_constraint(m, d, w, F) sim.rne.rne_post_constraint(m, d, w) (mj_rnePostConstraint: env
                                     tasks, acceleration sensors)
 
@@ -19,7 +19,7 @@ from sim.collision import driver as _driver
 from sim import passive as _passive
 from sim import rne as _rne
 from sim import solver as _solver
-from sim.features import F_COLLIDE2, F_PGS, F_PRIMAL, NAMES, features
+from sim.features import F_COLLIDE2, F_EQUALITY, F_FLUID, F_PGS, F_PRIMAL, NAMES, features
 from sim.jit import part, request_parts
 from sim.types import MODEL_TYPE, DATA_TYPE
 
@@ -33,9 +33,9 @@ def collision_part(m, d, w, F):
     _driver.collision(m, d, w, F)
 
 
-def make_constraint_part(m, d, w):
+def make_constraint_part(m, d, w, F):
     """Constraint rows of world w (mj_makeConstraint): sim.constraint.make_constraint."""
-    _constraint.make_constraint(m, d, w)
+    _constraint.make_constraint(m, d, w, F)
 
 
 def fwd_constraint_part(m, d, w, F):
@@ -43,9 +43,9 @@ def fwd_constraint_part(m, d, w, F):
     _solver.fwd_constraint(m, d, w, F)
 
 
-def passive_part(m, d, w):
+def passive_part(m, d, w, F):
     """Passive forces of world w (mj_passive): sim.passive.passive."""
-    _passive.passive(m, d, w)
+    _passive.passive(m, d, w, F)
 
 
 def rne_post_constraint_part(m, d, w):
@@ -53,10 +53,10 @@ def rne_post_constraint_part(m, d, w):
     _rne.rne_post_constraint(m, d, w)
 
 
-collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2,))
-make_constraint = part(make_constraint_part, _mdw)
+collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2,), worker=False)
+make_constraint = part(make_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY,))
 fwd_constraint = part(fwd_constraint_part, _mdw, nf=len(NAMES), uses=(F_PGS, F_PRIMAL))
-passive = part(passive_part, _mdw)
+passive = part(passive_part, _mdw, nf=len(NAMES), uses=(F_FLUID,))
 rne_post_constraint = part(rne_post_constraint_part, _mdw)
 
 

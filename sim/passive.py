@@ -3,6 +3,7 @@ fluid forces (sim/fluid.py: inertia-box and ellipsoid models) -> qfrc_spring, qf
 qfrc_fluid, qfrc_passive (nv,)."""
 import math
 from sim.jit import njit
+from sim.features import call_if, F_FLUID
 
 from sim.math import normalize4, sub_quat, poly_force
 from sim.com import apply_ft
@@ -107,8 +108,9 @@ def gravcomp(m, d, w):
 
 
 @njit(cache=True)
-def passive(m, d, w):
-    """qfrc_spring/damper/gravcomp/fluid/passive (nv,) as mj_passive (no flex, contact-passive or adhesion)."""
+def passive(m, d, w, F):
+    """qfrc_spring/damper/gravcomp/fluid/passive (nv,) as mj_passive (no flex, contact-passive or adhesion); fluid
+    forces compiled with F_FLUID."""
     fs = d.qfrc_spring[w]
     fd = d.qfrc_damper[w]
     fg = d.qfrc_gravcomp[w]
@@ -120,7 +122,7 @@ def passive(m, d, w):
         return
     spring_damper(m, d, w)
     has_gc = gravcomp(m, d, w)
-    has_fluid = fluid(m, d, w)
+    has_fluid = _fluid(F, m, d, w)
     for i in range(m.nv):
         fp[i] = fs[i] + fd[i]
     if has_fluid:
@@ -130,3 +132,6 @@ def passive(m, d, w):
         for i in range(m.nv):
             if not m.jnt_actgravcomp[m.dof_jntid[i]]:
                 fp[i] += fg[i]
+
+
+_fluid = call_if(F_FLUID, fluid, 0)      # fluid forces only for feature sets with a fluid medium (sim/features.py)

@@ -8,7 +8,7 @@ from sim.jit import njit
 
 from sim.kinematics import kinematics
 from sim.com import com_pos, com_vel, xfrc_accumulate
-from sim.tendon import tendon, tendon_velocity, tendon_bias
+from sim.tendon import tendon_if, tendon_velocity_if, tendon_bias_if
 from sim.transmission import transmission, actuator_velocity
 from sim.crb import crb, tendon_armature, factor_m, solve_m, full_inertia
 from sim.rne import rne, rne_post_constraint
@@ -20,7 +20,7 @@ from sim.parts import rne_post_constraint as rne_post_constraint_part
 from sim.task import task_pre, task_post, task_reset, task_observe_reset, action_ok
 from sim.fields_task import ST_RESET, ST_TERMINATED, ST_TRUNCATED, ST_BADACTION
 from sim.jit import struct_at
-from sim.features import call_if, F_IMPLICIT
+from sim.features import call_if, F_IMPLICIT, F_FWDINV
 from sim.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage
 from sim.inverse import compare_fwd_inv
 from sim.types import (OPT_INTEGRATOR, OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, INT_RK4, INT_IMPLICITFAST,
@@ -29,6 +29,7 @@ from sim.types import (OPT_INTEGRATOR, OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, IN
 
 # the implicit integrators' derivatives are compiled only for feature sets that use them (sim/features.py)
 _implicit_fast = call_if(F_IMPLICIT, implicit_fast)
+_compare_fwd_inv = call_if(F_FWDINV, compare_fwd_inv)
 
 # upper bound on the threads a batch call spreads its worlds over (run_batch)
 NWORKER = 256
@@ -43,13 +44,13 @@ def fwd_position(m, d, w, F, skipsensor):
     then cameras, position sensors and potential energy (mj_forwardSkip)."""
     kinematics(m, d, w)
     com_pos(m, d, w)
-    tendon(m, d, w)
+    tendon_if(F, m, d, w)
     crb(m, d, w)
     tendon_armature(m, d, w)
     factor_m(m, d, w)
     collision(m, d, w, F)
     make_constraint(m, d, w, F)
-    transmission(m, d, w)
+    transmission(m, d, w, F)
     project_constraint(m, d, w)
     sensor_pos_stage(m, d, w, F, skipsensor, True)
 
@@ -58,13 +59,13 @@ def fwd_position(m, d, w, F, skipsensor):
 def fwd_velocity(m, d, w, F, skipsensor):
     """Velocity stage: ten/actuator velocity, com_vel, passive, rne bias (mj_fwdVelocity), then velocity sensors
     and kinetic energy (mj_forwardSkip)."""
-    tendon_velocity(m, d, w)
+    tendon_velocity_if(F, m, d, w)
     actuator_velocity(m, d, w)
     com_vel(m, d, w)
     passive(m, d, w, F)
-    reference_constraint(m, d, w)
+    reference_constraint(m, d, w, F)
     rne(m, d, w)
-    tendon_bias(m, d, w)
+    tendon_bias_if(F, m, d, w)
     sensor_vel_stage(m, d, w, F, skipsensor)
 
 
@@ -247,7 +248,7 @@ def step_world(m, d, w, F):
         if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
             forward_world(m, d, w, F)
     if int(m.opt[OPT_ENABLE]) & ENBL_FWDINV:
-        compare_fwd_inv(m, d, w, F)
+        _compare_fwd_inv(F, m, d, w, F)
     integ = int(m.opt[OPT_INTEGRATOR])
     if integ == INT_RK4:
         runge_kutta4(m, d, w, F)
@@ -379,19 +380,19 @@ def run_batch(m, d, t, nworld, nstep, mptrs, F):
 
 
 @njit
-def smooth_position(m, d, w, stage):
+def smooth_position(m, d, w, stage, F):
     """Position-dependent smooth quantities of world w for the compiler's mj_setConst (one entry instead of a
     compiled entry per stage): stage 0 kinematics and com_pos, 1 also tendons, 2 also crb, tendon armature,
-    factor_m and transmission."""
+    factor_m and transmission; F the model's feature set."""
     kinematics(m, d, w)
     com_pos(m, d, w)
     if stage >= 1:
-        tendon(m, d, w)
+        tendon_if(F, m, d, w)
     if stage >= 2:
         crb(m, d, w)
         tendon_armature(m, d, w)
         factor_m(m, d, w)
-        transmission(m, d, w)
+        transmission(m, d, w, F)
 
 
 @njit

@@ -22,7 +22,7 @@ from sim.parts import rne_post_constraint as rne_post_constraint_part
 from sim.raycast import (ray_kernel, ray_plane, ray_sphere, ray_capsule, ray_ellipsoid, ray_cylinder, ray_box,
                          _map)
 from sim.collision.driver import narrowphase, has_collider
-from sim.features import call_if, F_COLLIDE2, F_SENSOR
+from sim.features import call_if, F_COLLIDE2, F_SENSOR, F_ENERGY
 from sim.collision.support import init_obj
 from sim.collision.gjk import ccd, ST_NX
 from sim.collision.convex import check_nativeccd
@@ -1162,7 +1162,7 @@ def sensor_pos_stage(m, d, w, F, skipsensor, zero_energy):
         _sensor_stage(F, m, d, w, STAGE_POS, F)
     if not d.flg_energypos[w]:
         if int(m.opt[OPT_ENABLE]) & ENBL_ENERGY:
-            energy_pos(m, d, w)
+            _energy_pos(F, m, d, w)
         elif zero_energy:
             d.energy[w, 0] = 0.0
             d.energy[w, 1] = 0.0
@@ -1176,7 +1176,7 @@ def sensor_vel_stage(m, d, w, F, skipsensor):
     if not skipsensor:
         _sensor_stage(F, m, d, w, STAGE_VEL, F)
     if int(m.opt[OPT_ENABLE]) & ENBL_ENERGY and not d.flg_energyvel[w]:
-        energy_vel(m, d, w)
+        _energy_vel(F, m, d, w)
 
 
 @njit(cache=True)
@@ -1184,3 +1184,9 @@ def sensor_acc_stage(m, d, w, F):
     """Acceleration stage: acceleration sensors (mj_rnePostConstraint on demand)."""
     d.flg_rnepost[w] = 0
     _sensor_stage(F, m, d, w, STAGE_ACC, F)
+
+
+# mj_energyPos / mj_energyVel of the forward pass, compiled only for feature sets with the energy flag (energy
+# sensors call the kernels themselves)
+_energy_pos = call_if(F_ENERGY, energy_pos)
+_energy_vel = call_if(F_ENERGY, energy_vel)

@@ -31,14 +31,15 @@ def empty_task():
 
 
 def _entry(m, collision=True):
-    """[model, struct, arrays, options version checked, collision checked, collide2, F] for m, built once per
+    """[model, struct, arrays, options version checked, collision checked, collide2, F, features required on] for
+    m, built once per
     model object and re-checked when its options change (a numjoco Model's options carry a version; a foreign
     model's options are repacked on every call)."""
     own = type(m) is Model
     ent = m.__dict__.get('_sim') if own else _MODEL_CACHE.get(id(m))
     if ent is None or ent[0] is not m:
         st, arrs = _t.make_model_struct(m)
-        ent = [m, st, arrs, -1, False, features.needs_collide2(m), None]
+        ent = [m, st, arrs, -1, False, features.needs_collide2(m), None, frozenset()]
         if own:
             m.__dict__['_sim'] = ent
         else:
@@ -50,7 +51,7 @@ def _entry(m, collision=True):
             _t.opt_array(opt, out=ent[2]['opt'])
         ent[3] = opt._version if own else -1
         ent[4] = False
-        ent[6] = features.features(m, ent[5])
+        ent[6] = features.features(m, ent[5], ent[7])
     if collision and not ent[4]:
         check_collision(m)
         ent[4] = True
@@ -67,6 +68,14 @@ def model_struct(m, collision=True):
 def model_features(m):
     """The feature set the entries are compiled for when simulating m (sim/features.py)."""
     return _entry(m)[6]
+
+
+def require_features(m, *indices):
+    """Simulate m with these features (sim/features.py indices) compiled in whatever m's own values say: for
+    per-world Model structs whose values differ from m's (envs/randomize.py: a fluid medium drawn per world)."""
+    ent = _entry(m)
+    ent[7] = ent[7] | frozenset(indices)
+    ent[6] = features.features(m, ent[5], ent[7])
 
 
 def _nworld(d):

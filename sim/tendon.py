@@ -2,6 +2,7 @@
 pulleys and sphere/cylinder wraps; tendon armature bias (mj_tendonDot, mj_tendonBias)."""
 import math
 from sim.jit import njit
+from sim.features import call_if, F_TENDON
 
 from sim.math import cross, normalize3
 from sim.jacobian import jac, jac_dot
@@ -273,3 +274,9 @@ def tendon_velocity(m, d, w):
         for t in range(m.ten_J_rownnz[i]):
             s += J[ra + t] * qvel[m.ten_J_colind[ra + t]]
         v[i] = s
+
+
+# the tendon stages as the pipeline calls them: compiled only for feature sets with tendons (sim/features.py)
+tendon_if = call_if(F_TENDON, tendon)
+tendon_velocity_if = call_if(F_TENDON, tendon_velocity)
+tendon_bias_if = call_if(F_TENDON, tendon_bias)

@@ -25,11 +25,11 @@ import numpy as np
 from numba import prange
 
 from sim.jit import njit
-from sim.pipeline import fwd_position, fwd_velocity, fwd_acceleration, forward_world, _check, _implicit_fast
+from sim.pipeline import (fwd_position, fwd_velocity, fwd_acceleration, forward_world, _check, _implicit_fast,
+                          _compare_fwd_inv)
 from sim.actuation import actuation
 from sim.parts import fwd_constraint
 from sim.sensor import sensor_acc_stage
-from sim.inverse import compare_fwd_inv
 from sim.integrate import euler, integrate_pos
 from sim.math import sub_quat
 from sim.types import (INT_RK4, INT_IMPLICIT, INT_IMPLICITFAST, JNT_FREE, JNT_BALL, OPT_DISABLE, OPT_ENABLE,
@@ -70,7 +70,7 @@ def step_skip(m, d, w, skipstage, skipsensor, F):
         if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
             forward_world(m, d, w, F)
     if int(m.opt[OPT_ENABLE]) & ENBL_FWDINV:
-        compare_fwd_inv(m, d, w, F)
+        _compare_fwd_inv(F, m, d, w, F)
     integ = int(m.opt[OPT_INTEGRATOR])
     if integ == INT_IMPLICIT or integ == INT_IMPLICITFAST:
         _implicit_fast(F, m, d, w, skipstage >= STAGE_VEL)

@@ -2,6 +2,7 @@
 import math
 
 from sim.jit import njit
+from sim.features import call_if, F_TRN
 
 from sim.jacobian import jac, jac_dif_pair
 from sim.math import normalize4, quat2vel, rot_vec_quat, mat_vec3, mat_t_vec3, cross, mul_quat, sub_quat
@@ -222,8 +223,9 @@ def _body_adhesion(m, d, w, body, row):
             row[c] = (row[c] + excl[c]) * s
 
 @njit(cache=True)
-def transmission(m, d, w):
-    """actuator_length (nu,), actuator_moment (nJmom,) with moment_rownnz/rowadr/colind (nu,), as mj_transmission."""
+def transmission(m, d, w, F):
+    """actuator_length (nu,), actuator_moment (nJmom,) with moment_rownnz/rowadr/colind (nu,), as mj_transmission
+    (slider-crank, body and site-to-reference-site kinds compiled with F_TRN)."""
     if m.nu == 0:
         return
     length = d.actuator_length[w]
@@ -249,7 +251,7 @@ def transmission(m, d, w):
                 moment[adr + t] = tj[ra + t] * gear[0]
         elif tt == TRN_SLIDERCRANK:
             row = d.scr_trnrow[w]
-            length[i] = _slider_crank(m, d, w, i, row)
+            length[i] = _slider_crank_if(F, m, d, w, i, row)
             for j in range(m.nv):
                 row[j] *= gear[0]
             rownnz[i] = _compress(row, moment, colind, adr)
@@ -257,11 +259,11 @@ def transmission(m, d, w):
             # no meaningful length; gear is not applied (mj_transmission)
             length[i] = 0.0
             row = d.scr_trnrow[w]
-            _body_adhesion(m, d, w, idx, row)
+            _body_adhesion_if(F, m, d, w, idx, row)
             rownnz[i] = _compress(row, moment, colind, adr)
         elif tt == TRN_SITE and m.actuator_trnid[i, 1] >= 0:
             row = d.scr_trnrow[w]
-            length[i] = _site_refsite(m, d, w, i, row)
+            length[i] = _site_refsite_if(F, m, d, w, i, row)
             rownnz[i] = _compress(row, moment, colind, adr)
         elif tt == TRN_SITE:
             # moment = jacp' (R gear_trans) + jacr' (R gear_rot), compressed to non-zeros
@@ -341,3 +343,10 @@ def actuator_velocity(m, d, w):
         for t in range(rownnz[i]):
             s += moment[a + t] * qvel[colind[a + t]]
         vel[i] = s
+
+
+# slider-crank, body (adhesion) and site-to-reference-site transmissions, compiled only for feature sets with one
+# (sim/features.py)
+_slider_crank_if = call_if(F_TRN, _slider_crank, 0.0)
+_body_adhesion_if = call_if(F_TRN, _body_adhesion)
+_site_refsite_if = call_if(F_TRN, _site_refsite, 0.0)

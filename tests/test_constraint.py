@@ -24,6 +24,7 @@ from sim.passive import passive
 from sim.constraint import make_constraint, project_constraint, reference_constraint
 from sim.fields_collision import CONTACT_FIELDS, CONTACT_INT_FIELDS
 from sim.types import UnsupportedFeature, WARN_CNSTRFULL
+from sim.features import FULL
 
 RTOL = 1e-9
 ATOL = 1e-12
@@ -45,14 +46,14 @@ def _drive(m, d):
     tendon(m, d, w)
     crb(m, d, w)
     factor_m(m, d, w)
-    make_constraint(m, d, w)
-    transmission(m, d, w)
+    make_constraint(m, d, w, FULL)
+    transmission(m, d, w, FULL)
     project_constraint(m, d, w)
     tendon_velocity(m, d, w)
     actuator_velocity(m, d, w)
     com_vel(m, d, w)
-    passive(m, d, w)
-    reference_constraint(m, d, w)
+    passive(m, d, w, FULL)
+    reference_constraint(m, d, w, FULL)
 
 
 EQUALITY = """

@@ -168,6 +168,7 @@ def set_const(model, ctx):
     from ..math import mul_inert_vec
     from ..types import make_model_struct
     from ..parts import prefetch as prefetch_parts
+    from ..features import features
 
     m = model
     _set_fixed(m)
@@ -186,7 +187,8 @@ def set_const(model, ctx):
     ds = d._struct
     d.qpos = m.qpos0
     prefetch_parts(m)       # a first compile of the step's parts starts in a worker during smooth_position's
-    _fw.smooth_position(ms, ds, 0, 0)
+    F = features(m)
+    _fw.smooth_position(ms, ds, 0, 0, F)
     # dof_M0: composite rigid-body inertia seen by each dof at qpos0, plus armature (mj_setM0)
     crb = np.array(d.cinert, dtype=np.float64).copy()
     for i in range(m.nbody - 1, 0, -1):
@@ -200,7 +202,7 @@ def set_const(model, ctx):
         buf = np.array(mul_inert_vec.py_func(np.ascontiguousarray(crb[m.dof_bodyid[i]]), cd))
         m.dof_M0[i] = m.dof_armature[i] + arm_extra[m.dof_jntid[i]] + _dot(cd.tolist(), buf.tolist())
     ms, _ = make_model_struct(m)
-    _fw.smooth_position(ms, ds, 0, 2)
+    _fw.smooth_position(ms, ds, 0, 2, F)
     m.tendon_length0 = np.array(d.ten_length, dtype=np.float64).copy()
     m.actuator_length0 = np.array(d.actuator_length, dtype=np.float64).copy()
 
@@ -451,8 +453,9 @@ def _spring(m, ms, d):
     if not m.ntendon:
         return
     from .. import pipeline as _fw
+    from ..features import features
     d.qpos = m.qpos_spring
-    _fw.smooth_position(ms, d._struct, 0, 1)
+    _fw.smooth_position(ms, d._struct, 0, 1, features(m))
     ls = m.tendon_lengthspring
     for i in range(m.ntendon):
         if ls[i, 0] == -1 and ls[i, 1] == -1:
