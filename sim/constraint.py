@@ -11,7 +11,7 @@ share all dofs (exclude = 3).
 import math
 
 from sim.jit import njit
-from sim.features import call_if, F_EQUALITY
+from sim.features import call_if, F_EQUALITY, F_DIAGEXACT
 
 from sim.com import is_sparse
 from sim.crb import solve_m
@@ -872,3 +872,6 @@ def reference_constraint(m, d, w, F):
 # equality rows and their Jdot qvel, compiled only for feature sets with equality constraints (sim/features.py)
 _instantiate_equality = call_if(F_EQUALITY, instantiate_equality)
 _jdotv_if = call_if(F_EQUALITY, _jdotv)
+
+# mj_projectConstraint, which does something only with ENBL_DIAGEXACT: compiled for feature sets with that flag
+project_constraint_if = call_if(F_DIAGEXACT, project_constraint)

@@ -21,7 +21,7 @@ from sim.tendon import tendon_if, tendon_velocity_if, tendon_bias_if
 from sim.transmission import transmission, actuator_velocity
 from sim.crb import crb, tendon_armature, factor_m, solve_m
 from sim.rne import rne
-from sim.constraint import project_constraint, reference_constraint
+from sim.constraint import project_constraint_if, reference_constraint
 from sim.parts import collision, make_constraint, passive
 from sim.solver import constraint_update_world, _dot
 from sim.derivative import smooth_vel, free_mhat, is_free_body
@@ -207,7 +207,7 @@ def inverse_world(m, d, w, F):
     factor_m(m, d, w)
     collision(m, d, w, F)
     make_constraint(m, d, w, F)
-    project_constraint(m, d, w)
+    project_constraint_if(F, m, d, w)
     transmission(m, d, w, F)
     sensor_pos_stage(m, d, w, F, False, False)
     tendon_velocity_if(F, m, d, w)

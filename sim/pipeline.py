@@ -14,7 +14,7 @@ from sim.crb import crb, tendon_armature, factor_m, solve_m, full_inertia
 from sim.rne import rne, rne_post_constraint
 from sim.actuation import actuation
 from sim.integrate import euler, implicit_fast, integrate_pos, advance
-from sim.constraint import project_constraint, reference_constraint
+from sim.constraint import project_constraint_if, reference_constraint
 from sim.parts import collision, make_constraint, fwd_constraint, passive
 from sim.parts import rne_post_constraint as rne_post_constraint_part
 from sim.task import task_pre, task_post, task_reset, task_observe_reset, action_ok
@@ -51,7 +51,7 @@ def fwd_position(m, d, w, F, skipsensor):
     collision(m, d, w, F)
     make_constraint(m, d, w, F)
     transmission(m, d, w, F)
-    project_constraint(m, d, w)
+    project_constraint_if(F, m, d, w)
     sensor_pos_stage(m, d, w, F, skipsensor, True)
 
 
