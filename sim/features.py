@@ -4,7 +4,12 @@ The entries take a tuple F of True / None, one per optional part (index constant
 stub made by `call_if(index, fn, default)` resolves at typing time: with F[index] None it is `default` and `fn` (and
 its whole call tree) is never compiled for that feature set.  Each feature set is its own compiled entry (cached).
 Hopper, for instance, needs neither the general convex / box collision (GJK, EPA, multi-contact, height fields),
-the implicit integrators' derivatives, the PGS solver nor the sensors.
+the implicit integrators' derivatives, the PGS solver, the sensors, tendons (and their wrapping), equality
+constraints, fluid forces, slider-crank / body / site-to-site transmissions, nor what the energy, fwdinv and
+diagexact flags add.  The last seven halved the process's share of hopper's cold compile (profile_stages.py
+--compile: 25.8 -> 14.9 CPU-s; forward/inverse comparison alone pulls in the whole inverse pipeline).
+Features that follow the options (integrator, solver, fluid medium, enable flags) are re-read when they change;
+those that follow the model's sizes and types (collision pairs, tendons, equality, transmissions) are fixed.
 
     features(m) -> F          the smallest feature set for model m and its current options
     FULL                      every part (what tests that drive stages directly pass)
@@ -72,6 +77,12 @@ def features(m, collide2=None, on=()):
           int(m.ntendon) > 0, int(m.neq) > 0, not (float(opt.density) == 0.0 and float(opt.viscosity) == 0.0),
           needs_trn(m), bool(enable & ENBL_ENERGY), bool(enable & ENBL_FWDINV), bool(enable & ENBL_DIAGEXACT))
     return tuple(True if x or i in on else None for i, x in enumerate(flags))
+
+
+def mask(F, uses):
+    """F with only the features in `uses` kept (the others None): for an entry that needs only those, so that
+    feature sets differing elsewhere share its compiled code."""
+    return tuple(f if i in uses else None for i, f in enumerate(F))
 
 
 def describe(F):

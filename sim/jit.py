@@ -708,7 +708,8 @@ def struct_new(alloc, struct_type, values):
 # so a part is a whole stage (sim/parts.py: collision, make_constraint, fwd_constraint, passive,
 # rne_post_constraint).  The parts' F is masked to the features they use, so feature sets that differ elsewhere
 # share them.  NUMJOCO_COMPILE_WORKERS=0 compiles parts in-process; so does a process that finds every worker slot
-# of its cache (half the machine's cores) taken (_worker_slot).
+# of its cache (half the machine's cores) taken (_worker_slot).  A part made with worker=False is never sent to
+# the worker: a first compile runs it in the process that needs it, after typing the caller (to even the shares).
 # Measured (2026-11-27, 2 cores, empty caches, one tree after the other): hopper import + load + first step 56.8
 # -> 32.7 s wall (parent 27.6 CPU-s, worker 28.3), humanoid 52.1 -> 34.4; the test suite 14:55 -> 11:26.  Per
 # step, both trees at once, twice (min of 100-step blocks over 60 s): hopper 17.4-17.7 -> 16.2-16.6 us,

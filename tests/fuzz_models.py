@@ -35,6 +35,7 @@ import mujoco
 
 import sim
 from sim import smooth_api
+from sim.features import F_DIAGEXACT, F_ENERGY, F_EQUALITY, F_FLUID, F_FWDINV, F_TENDON, F_TRN
 from sim.mjcf import schema
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -379,12 +380,22 @@ def load_ours(case):
 _COMPILED = set()
 STEP_ALL = [False]
 _COMMON_F = set()
+# features compiled only for the models that use them (tendons, equality, fluid, transmissions, enable flags: each
+# also checked at run time), turned on for every fuzzed model and for the common models below, so that a fuzzed
+# model falls into one of a few feature sets (the conformance tests run those models' own, smaller sets)
+FUZZ_ON = (F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY, F_FWDINV, F_DIAGEXACT)
+
+
+def fuzz_features(m):
+    """The feature set a fuzzed model is stepped with: its own plus FUZZ_ON."""
+    smooth_api.require_features(m, *FUZZ_ON)
+    return smooth_api.model_features(m)
 
 
 def common_features():
-    """The feature sets (sim/features.py) the rest of the suite compiles anyway: Gymnasium's hopper, reacher and
-    humanoid (the env tests), hopper with implicitfast (test_integrate) and the URDF quadruped (test_urdf).  The
-    default run steps the accepted models of these feature sets only (each other one is one more numba compile of
+    """The feature sets (sim/features.py, with FUZZ_ON) of Gymnasium's hopper, reacher and humanoid (the env
+    tests), hopper with implicitfast (test_integrate) and the URDF quadruped (test_urdf).  The default run steps
+    the accepted models of these feature sets only (each other one is one more numba compile of
     the whole pipeline, 1.5-3 min); `--full` steps every accepted model (STEP_ALL).  Computed from the models,
     not written out: the feature tuple grows when sim/features.py gains a part (F_SENSOR made every hard-coded
     4-tuple stale, so no mutated model was stepped any more)."""
@@ -398,7 +409,7 @@ def common_features():
             models = [sim.load_model(p) for p in paths]
         if g:
             models[-1].opt.integrator = mujoco.mjtIntegrator.mjINT_IMPLICITFAST
-        _COMMON_F.update(smooth_api.model_features(m) for m in models)
+        _COMMON_F.update(fuzz_features(m) for m in models)
     return _COMMON_F
 
 
@@ -416,7 +427,7 @@ def step_finite(m, theirs, nstep=NSTEP):
     steps, the first call of a feature set (the numba compile or cache load) excluded."""
     d = sim.Data(m)
     md = mujoco.MjData(theirs)
-    F = smooth_api.model_features(m)
+    F = fuzz_features(m)
     rng = np.random.default_rng(0)
     dt = 0.0
     with warnings.catch_warnings():
@@ -495,7 +506,7 @@ def check_input(case, compare=True):
             assert int(getattr(ours, n)) == int(getattr(theirs, n)), (
                 f'{n}: numjoco {getattr(ours, n)} mujoco {getattr(theirs, n)}')
     try:
-        if not STEP_ALL[0] and smooth_api.model_features(ours) not in common_features():
+        if not STEP_ALL[0] and fuzz_features(ours) not in common_features():
             return 'accepted-not-stepped'
         dt = step_finite(ours, theirs)
     except sim.UnsupportedError as e:        # refused at the first simulation call (no file to name then)

@@ -168,7 +168,7 @@ def set_const(model, ctx):
     from ..math import mul_inert_vec
     from ..types import make_model_struct
     from ..parts import prefetch as prefetch_parts
-    from ..features import features
+    from ..features import features, mask, F_TENDON, F_TRN
 
     m = model
     _set_fixed(m)
@@ -187,7 +187,7 @@ def set_const(model, ctx):
     ds = d._struct
     d.qpos = m.qpos0
     prefetch_parts(m)       # a first compile of the step's parts starts in a worker during smooth_position's
-    F = features(m)
+    F = mask(features(m), (F_TENDON, F_TRN))     # the features smooth_position has
     _fw.smooth_position(ms, ds, 0, 0, F)
     # dof_M0: composite rigid-body inertia seen by each dof at qpos0, plus armature (mj_setM0)
     crb = np.array(d.cinert, dtype=np.float64).copy()
@@ -453,9 +453,9 @@ def _spring(m, ms, d):
     if not m.ntendon:
         return
     from .. import pipeline as _fw
-    from ..features import features
+    from ..features import features, mask, F_TENDON, F_TRN
     d.qpos = m.qpos_spring
-    _fw.smooth_position(ms, d._struct, 0, 1, features(m))
+    _fw.smooth_position(ms, d._struct, 0, 1, mask(features(m), (F_TENDON, F_TRN)))
     ls = m.tendon_lengthspring
     for i in range(m.ntendon):
         if ls[i, 0] == -1 and ls[i, 1] == -1:
