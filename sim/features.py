@@ -23,10 +23,10 @@ from sim.types import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_
                        TRN_BODY, TRN_SITE)
 
 (F_COLLIDE2, F_IMPLICIT, F_PGS, F_PRIMAL, F_SENSOR, F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY,
- F_FWDINV, F_DIAGEXACT) = range(12)
+ F_FWDINV, F_DIAGEXACT, F_CYLBOX) = range(13)
 NAMES = ('collision beyond primitive pairs', 'implicit integrators', 'PGS solver', 'CG/Newton solvers', 'sensors',
          'tendons', 'equality constraints', 'fluid forces', 'slider-crank, body and site-to-site transmissions',
-         'energy', 'forward/inverse comparison', 'exact constraint diagonal')
+         'energy', 'forward/inverse comparison', 'exact constraint diagonal', 'cylinder and box primitive colliders')
 FULL = (True,) * len(NAMES)
 
 # geom type pairs (type1 <= type2) whose colliders are in sim/collision/primitive.py
@@ -75,7 +75,8 @@ def features(m, collide2=None, on=()):
     c2 = needs_collide2(m) if collide2 is None else collide2
     flags = (c2, integ in (INT_IMPLICIT, INT_IMPLICITFAST), pgs, not pgs, int(m.nsensor) > 0,
           int(m.ntendon) > 0, int(m.neq) > 0, not (float(opt.density) == 0.0 and float(opt.viscosity) == 0.0),
-          needs_trn(m), bool(enable & ENBL_ENERGY), bool(enable & ENBL_FWDINV), bool(enable & ENBL_DIAGEXACT))
+          needs_trn(m), bool(enable & ENBL_ENERGY), bool(enable & ENBL_FWDINV), bool(enable & ENBL_DIAGEXACT),
+          bool(np.isin(np.asarray(m.geom_type), (GEOM_CYLINDER, GEOM_BOX)).any()))
     return tuple(True if x or i in on else None for i, x in enumerate(flags))
 
 

@@ -1,7 +1,7 @@
 """The pipeline's parts: whole stages compiled on their own and called by symbol (sim/jit.py `part`), so that a
 first compile runs them in a worker process while this one compiles the rest of the step.
 
-    collision(m, d, w, F)           sim.collision.driver.collision (mj_collision), F masked to F_COLLIDE2
+    collision(m, d, w, F)           sim.collision.driver.collision (mj_collision), F masked to the colliders
     make_constraint(m, d, w, F)     sim.constraint.make_constraint (mj_makeConstraint), F masked to equality
     fwd_constraint(m, d, w, F)      sim.solver.fwd_constraint (mj_fwdConstraint), F masked to the solvers
     passive(m, d, w, F)             sim.passive.passive (mj_passive), F masked to fluid forces
@@ -22,7 +22,7 @@ from sim.collision import driver as _driver
 from sim import passive as _passive
 from sim import rne as _rne
 from sim import solver as _solver
-from sim.features import F_COLLIDE2, F_EQUALITY, F_FLUID, F_PGS, F_PRIMAL, NAMES, features
+from sim.features import F_COLLIDE2, F_CYLBOX, F_EQUALITY, F_FLUID, F_PGS, F_PRIMAL, NAMES, features
 from sim.jit import part, request_parts
 from sim.types import MODEL_TYPE, DATA_TYPE
 
@@ -56,7 +56,7 @@ def rne_post_constraint_part(m, d, w):
     _rne.rne_post_constraint(m, d, w)
 
 
-collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2,), worker=False)
+collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2, F_CYLBOX), worker=False)
 make_constraint = part(make_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY,))
 fwd_constraint = part(fwd_constraint_part, _mdw, nf=len(NAMES), uses=(F_PGS, F_PRIMAL))
 passive = part(passive_part, _mdw, nf=len(NAMES), uses=(F_FLUID,))

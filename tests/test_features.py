@@ -7,8 +7,8 @@ import pytest
 
 import sim
 from sim import smooth_api as api
-from sim.features import (F_DIAGEXACT, F_ENERGY, F_EQUALITY, F_FLUID, F_FWDINV, F_TENDON, F_TRN, FULL, NAMES,
-                          features)
+from sim.features import (F_CYLBOX, F_DIAGEXACT, F_ENERGY, F_EQUALITY, F_FLUID, F_FWDINV, F_TENDON, F_TRN, FULL,
+                          NAMES, features)
 
 BASE = """<mujoco>
   %s
@@ -22,7 +22,7 @@ BASE = """<mujoco>
   %s
 </mujoco>"""
 
-NEW = (F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY, F_FWDINV, F_DIAGEXACT)
+NEW = (F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY, F_FWDINV, F_DIAGEXACT, F_CYLBOX)
 CASES = {
     'none': ('', '', ()),
     'joint actuator': ('', '<actuator><motor joint="j"/></actuator>', ()),
@@ -38,6 +38,9 @@ CASES = {
     'energy': ('<option><flag energy="enable"/></option>', '', (F_ENERGY,)),
     'fwdinv': ('<option><flag fwdinv="enable"/></option>', '', (F_FWDINV,)),
     'diagexact': ('<option><flag diagexact="enable"/></option>', '', (F_DIAGEXACT,)),
+    'cylinder': ('', '<worldbody><body pos="3 0 1"><freejoint/><geom type="cylinder" size=".1 .2"/></body></worldbody>',
+                 (F_CYLBOX,)),
+    'box': ('', '<worldbody><geom type="box" size=".1 .2 .3" pos="0 3 0"/></worldbody>', (F_CYLBOX,)),
 }
 
 

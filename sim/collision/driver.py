@@ -19,7 +19,7 @@ from sim.collision import primitive as P
 from sim.collision import box as B
 from sim.collision.convex import convex, plane_convex
 from sim.collision.hfield import convex_hfield
-from sim.features import call_if, F_COLLIDE2
+from sim.features import call_if, F_COLLIDE2, F_CYLBOX
 
 MINMU = 1e-5   # mjMINMU: smallest friction coefficient
 
@@ -30,6 +30,10 @@ _sphere_box = call_if(F_COLLIDE2, B.sphere_box, 0)
 _capsule_box = call_if(F_COLLIDE2, B.capsule_box, 0)
 _box_box = call_if(F_COLLIDE2, B.box_box, 0)
 _convex = call_if(F_COLLIDE2, convex, 0)
+# the primitive colliders of cylinders and boxes, compiled only for models with a cylinder or a box
+_plane_cylinder = call_if(F_CYLBOX, P.plane_cylinder, 0)
+_plane_box = call_if(F_CYLBOX, P.plane_box, 0)
+_sphere_cylinder = call_if(F_CYLBOX, P.sphere_cylinder, 0)
 
 
 @njit(cache=True)
@@ -43,7 +47,8 @@ def has_collider(t1, t2):
 @njit(cache=True)
 def narrowphase(m, d, w, g1, g2, margin, F):
     """Dispatch geom pair (type[g1] <= type[g2]) to its collider (mjCOLLISIONFUNC); returns #contacts.  The
-    colliders outside primitive.py are compiled only for feature sets with F_COLLIDE2 (sim/features.py)."""
+    colliders outside primitive.py are compiled only for feature sets with F_COLLIDE2, those of cylinders and boxes
+    only with F_CYLBOX (sim/features.py)."""
     t1 = m.geom_type[g1]
     t2 = m.geom_type[g2]
     if t1 == GEOM_PLANE:
@@ -52,9 +57,9 @@ def narrowphase(m, d, w, g1, g2, margin, F):
         if t2 == GEOM_CAPSULE:
             return P.plane_capsule(m, d, w, g1, g2, margin)
         if t2 == GEOM_CYLINDER:
-            return P.plane_cylinder(m, d, w, g1, g2, margin)
+            return _plane_cylinder(F, m, d, w, g1, g2, margin)
         if t2 == GEOM_BOX:
-            return P.plane_box(m, d, w, g1, g2, margin)
+            return _plane_box(F, m, d, w, g1, g2, margin)
         if t2 == GEOM_ELLIPSOID or t2 == GEOM_MESH:
             return _plane_convex(F, m, d, w, g1, g2, margin)
         return 0
@@ -68,7 +73,7 @@ def narrowphase(m, d, w, g1, g2, margin, F):
         if t2 == GEOM_CAPSULE:
             return P.sphere_capsule(m, d, w, g1, g2, margin)
         if t2 == GEOM_CYLINDER:
-            return P.sphere_cylinder(m, d, w, g1, g2, margin)
+            return _sphere_cylinder(F, m, d, w, g1, g2, margin)
         if t2 == GEOM_BOX:
             return _sphere_box(F, m, d, w, g1, g2, margin)
         return _convex(F, m, d, w, g1, g2, margin)
