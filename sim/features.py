@@ -5,9 +5,10 @@ stub made by `call_if(index, fn, default)` resolves at typing time: with F[index
 its whole call tree) is never compiled for that feature set.  Each feature set is its own compiled entry (cached).
 Hopper, for instance, needs neither the general convex / box collision (GJK, EPA, multi-contact, height fields),
 the implicit integrators' derivatives, the PGS solver, the sensors, tendons (and their wrapping), equality
-constraints, fluid forces, slider-crank / body / site-to-site transmissions, nor what the energy, fwdinv and
-diagexact flags add.  The last seven halved the process's share of hopper's cold compile (profile_stages.py
---compile: 25.8 -> 14.9 CPU-s; forward/inverse comparison alone pulls in the whole inverse pipeline).
+constraints, fluid forces, slider-crank / body / site-to-site transmissions, what the energy, fwdinv and
+diagexact flags add, nor the cylinder and box primitive colliders.  With the last eight, hopper's cold compile
+went from 25.8 + 27.0 CPU-s (this process + its part worker, sim/parts.py) to 18.4 + 15.4 (the fwdinv flag alone
+pulls in the whole inverse pipeline).
 Features that follow the options (integrator, solver, fluid medium, enable flags) are re-read when they change;
 those that follow the model's sizes and types (collision pairs, tendons, equality, transmissions) are fixed.
 

@@ -5,14 +5,15 @@ first compile runs them in a worker process while this one compiles the rest of 
     make_constraint(m, d, w, F)     sim.constraint.make_constraint (mj_makeConstraint), F masked to equality
     fwd_constraint(m, d, w, F)      sim.solver.fwd_constraint (mj_fwdConstraint), F masked to the solvers
     passive(m, d, w, F)             sim.passive.passive (mj_passive), F masked to fluid forces
-    rne_post_constraint(m, d, w, F) sim.rne.rne_post_constraint(m, d, w) (mj_rnePostConstraint: env
-                                    tasks, acceleration sensors)
+    rne_post_constraint(m, d, w, F) sim.rne.rne_post_constraint (mj_rnePostConstraint: env tasks,
+                                    acceleration sensors), F masked to equality and tendons
 
 Callers import these in place of the kernels, and pass their feature set F to each (it names the parts a worker
-compiles together); the kernels themselves stay callable from Python and jitted code.  The worker compiles all
-but collision, which a first compile runs in this process after typing the step: with the features of
-sim/features.py the two shares are even (hopper: 19.8 CPU-s here, 19.4 in the worker; with collision in the
-worker 14.9 and 26.0, the process waiting 13.8 s).
+compiles together); the kernels themselves stay callable from Python and jitted code.  The worker compiles
+make_constraint, fwd_constraint and rne_post_constraint; a first compile runs collision and passive in this
+process, after typing the step (worker=False), which evens the two shares out since sim/features.py prunes what
+a model does not use (hopper, empty cache: 18.4 CPU-s here, 15.2-15.6 in the worker, no wait, 18.3-18.4 s wall;
+with all five in the worker 14.9 and 26.0 CPU-s, 13.8 s waited, 28.6 s wall).
 """
 import numba
 from numba import types
@@ -22,7 +23,7 @@ from sim.collision import driver as _driver
 from sim import passive as _passive
 from sim import rne as _rne
 from sim import solver as _solver
-from sim.features import F_COLLIDE2, F_CYLBOX, F_EQUALITY, F_FLUID, F_PGS, F_PRIMAL, NAMES, features
+from sim.features import F_COLLIDE2, F_CYLBOX, F_EQUALITY, F_FLUID, F_PGS, F_PRIMAL, F_TENDON, NAMES, features
 from sim.jit import part, request_parts
 from sim.types import MODEL_TYPE, DATA_TYPE
 
@@ -51,16 +52,16 @@ def passive_part(m, d, w, F):
     _passive.passive(m, d, w, F)
 
 
-def rne_post_constraint_part(m, d, w):
+def rne_post_constraint_part(m, d, w, F):
     """cacc, cfrc_int, cfrc_ext of world w (mj_rnePostConstraint): sim.rne.rne_post_constraint."""
-    _rne.rne_post_constraint(m, d, w)
+    _rne.rne_post_constraint(m, d, w, F)
 
 
 collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2, F_CYLBOX), worker=False)
 make_constraint = part(make_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY,))
 fwd_constraint = part(fwd_constraint_part, _mdw, nf=len(NAMES), uses=(F_PGS, F_PRIMAL))
-passive = part(passive_part, _mdw, nf=len(NAMES), uses=(F_FLUID,))
-rne_post_constraint = part(rne_post_constraint_part, _mdw)
+passive = part(passive_part, _mdw, nf=len(NAMES), uses=(F_FLUID,), worker=False)
+rne_post_constraint = part(rne_post_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY, F_TENDON))
 
 
 def prefetch(m):

@@ -416,7 +416,7 @@ def full_inertia_all(m, d, nworld, out):
 
 
 @njit(cache=True)
-def rne_post_constraint_all(m, d, nworld):
+def rne_post_constraint_all(m, d, nworld, F):
     """cacc, cfrc_int, cfrc_ext for every world (mj_rnePostConstraint)."""
     for w in range(nworld):
-        rne_post_constraint(m, d, w)
+        rne_post_constraint(m, d, w, F)

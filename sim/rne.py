@@ -1,5 +1,6 @@
 """Recursive Newton-Euler: bias forces (mj_rne without acceleration) and mj_rnePostConstraint."""
 from sim.jit import njit
+from sim.features import call_if, F_EQUALITY, F_TENDON
 
 from sim.math import mul_inert_vec, cross_force_add, cross
 import math
@@ -154,40 +155,8 @@ def _path_segment_wrench(cext, sc, m, wx, k, b0, b1, f):
 
 
 @njit(cache=True)
-def rne_post_constraint(m, d, w):
-    """cacc, cfrc_int, cfrc_ext (nbody,6) from qacc, xfrc_applied, contact and connect / weld forces and the
-    tendon path forces, as mj_rnePostConstraint."""
-    cacc = d.cacc[w]
-    cext = d.cfrc_ext[w]
-    cint = d.cfrc_int[w]
-    xfrc = d.xfrc_applied[w]
-    sc = d.subtree_com[w]
-    xipos = d.xipos[w]
-    cacc[0, :] = 0.0
-    if not (int(m.opt[OPT_DISABLE]) & DSBL_GRAVITY):
-        cacc[0, 3] = -m.opt[OPT_GRAVITY]
-        cacc[0, 4] = -m.opt[OPT_GRAVITY + 1]
-        cacc[0, 5] = -m.opt[OPT_GRAVITY + 2]
-    cext[:, :] = 0.0
-    for i in range(1, m.nbody):
-        f = xfrc[i]
-        if f[0] != 0.0 or f[1] != 0.0 or f[2] != 0.0 or f[3] != 0.0 or f[4] != 0.0 or f[5] != 0.0:
-            _add_wrench_com(cext[i], sc[m.body_rootid[i]], xipos[i], f[0], f[1], f[2], f[3], f[4], f[5])
-    # contacts: world-oriented torque:force at the contact point, minus on body 1, plus on body 2
-    for c in range(d.ncon[w]):
-        if d.contact_efc_address[w, c] < 0:
-            continue
-        l0, l1, l2, l3, l4, l5 = contact_force(m, d, w, c)
-        fr = d.contact_frame[w, c]
-        t0, t1, t2 = mat_t_vec3(fr, l3, l4, l5)
-        f0, f1, f2 = mat_t_vec3(fr, l0, l1, l2)
-        cpos = d.contact_pos[w, c]
-        k = m.geom_bodyid[d.contact_geom[w, c, 0]]
-        if k:
-            _add_wrench_com(cext[k], sc[m.body_rootid[k]], cpos, -f0, -f1, -f2, -t0, -t1, -t2)
-        k = m.geom_bodyid[d.contact_geom[w, c, 1]]
-        if k:
-            _add_wrench_com(cext[k], sc[m.body_rootid[k]], cpos, f0, f1, f2, t0, t1, t2)
+def _equality_wrenches(m, d, w, cext, sc):
+    """cfrc_ext (nbody, 6) += the connect / weld constraint forces at their anchors (mj_rnePostConstraint)."""
     # connect and weld constraints: efc force (and weld torque) at the anchors, plus on body 1, minus on
     # body 2 (the equality rows come first, in equality order).  The weld's rotation rows are G (jacr1 - jacr2)
     # with G a = 0.5 torquescale Im(neg(q1) (0, a) q0 relpose) (mj_instantiateEquality): its world torque is
@@ -237,6 +206,11 @@ def rne_post_constraint(m, d, w):
             s = 1.0 if side == 0 else -1.0
             _add_wrench_com(cext[k], sc[m.body_rootid[k]], pt, s * f0, s * f1, s * f2, s * t0, s * t1, s * t2)
         i += 6 if weld else 3
+
+
+@njit(cache=True)
+def _tendon_wrenches(m, d, w, cext, sc):
+    """cfrc_ext (nbody, 6) += the spatial tendons' forces at their path points (mj_rnePostConstraint)."""
     # mujoco 3.17 counts spatial-tendon spring/damper, actuator and armature (-armature * tendon
     # acceleration) forces as external wrenches at the tendon path points (measured against the oracle;
     # not in the C snapshot)
@@ -288,6 +262,50 @@ def rne_post_constraint(m, d, w):
                 prev = b
                 k += 2
             j += 1
+
+
+# compiled only for feature sets with equality constraints / tendons (sim/features.py)
+_equality_wrenches_if = call_if(F_EQUALITY, _equality_wrenches)
+_tendon_wrenches_if = call_if(F_TENDON, _tendon_wrenches)
+
+
+@njit(cache=True)
+def rne_post_constraint(m, d, w, F):
+    """cacc, cfrc_int, cfrc_ext (nbody,6) from qacc, xfrc_applied, contact and connect / weld forces and the
+    tendon path forces, as mj_rnePostConstraint; F: feature set (equality and tendon forces)."""
+    cacc = d.cacc[w]
+    cext = d.cfrc_ext[w]
+    cint = d.cfrc_int[w]
+    xfrc = d.xfrc_applied[w]
+    sc = d.subtree_com[w]
+    xipos = d.xipos[w]
+    cacc[0, :] = 0.0
+    if not (int(m.opt[OPT_DISABLE]) & DSBL_GRAVITY):
+        cacc[0, 3] = -m.opt[OPT_GRAVITY]
+        cacc[0, 4] = -m.opt[OPT_GRAVITY + 1]
+        cacc[0, 5] = -m.opt[OPT_GRAVITY + 2]
+    cext[:, :] = 0.0
+    for i in range(1, m.nbody):
+        f = xfrc[i]
+        if f[0] != 0.0 or f[1] != 0.0 or f[2] != 0.0 or f[3] != 0.0 or f[4] != 0.0 or f[5] != 0.0:
+            _add_wrench_com(cext[i], sc[m.body_rootid[i]], xipos[i], f[0], f[1], f[2], f[3], f[4], f[5])
+    # contacts: world-oriented torque:force at the contact point, minus on body 1, plus on body 2
+    for c in range(d.ncon[w]):
+        if d.contact_efc_address[w, c] < 0:
+            continue
+        l0, l1, l2, l3, l4, l5 = contact_force(m, d, w, c)
+        fr = d.contact_frame[w, c]
+        t0, t1, t2 = mat_t_vec3(fr, l3, l4, l5)
+        f0, f1, f2 = mat_t_vec3(fr, l0, l1, l2)
+        cpos = d.contact_pos[w, c]
+        k = m.geom_bodyid[d.contact_geom[w, c, 0]]
+        if k:
+            _add_wrench_com(cext[k], sc[m.body_rootid[k]], cpos, -f0, -f1, -f2, -t0, -t1, -t2)
+        k = m.geom_bodyid[d.contact_geom[w, c, 1]]
+        if k:
+            _add_wrench_com(cext[k], sc[m.body_rootid[k]], cpos, f0, f1, f2, t0, t1, t2)
+    _equality_wrenches_if(F, m, d, w, cext, sc)
+    _tendon_wrenches_if(F, m, d, w, cext, sc)
     cdd = d.cdof_dot[w]
     cdof = d.cdof[w]
     qvel = d.qvel[w]

@@ -221,7 +221,7 @@ def full_inertia(m, d):
 def rne_post_constraint(m, d):
     """Compute cacc, cfrc_int, cfrc_ext (nbody,6) from the current state (mj_rnePostConstraint)."""
     ms = model_struct(m)
-    _fw.rne_post_constraint_all(ms, d._struct, _nworld(d))
+    _fw.rne_post_constraint_all(ms, d._struct, _nworld(d), model_features(m))
 
 
 __all__ = ['Data', 'forward', 'step', 'reset', 'full_inertia', 'rne_post_constraint', 'model_struct', 'run']
