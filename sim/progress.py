@@ -19,9 +19,9 @@ DELAY = 1.0         # seconds of compiling before the first word
 EVERY = 10.0        # seconds between progress lines
 # s of CPU, hopper (sim.jit.struct_new: no struct compile; the step's parts compiled by a worker meanwhile,
 # sim/jit.py). An entry compiled after another one in the same process reuses the kernels compiled for it (a batch
-# after a single world: ~10 s instead of ~22): those compiles are typed and remembered under '<entry>/shared'
+# after a single world: ~10 s instead of ~15): those compiles are typed and remembered under '<entry>/shared'
 # (SHARED kernels compiled earlier in the process)
-TYPICAL = {'run_serial': 22, 'run_batch': 22, 'smooth_position': 9, 'run_serial/shared': 10, 'run_batch/shared': 10,
+TYPICAL = {'run_serial': 15, 'run_batch': 15, 'smooth_position': 4, 'run_serial/shared': 10, 'run_batch/shared': 10,
            'render_frames': 25}
 SHARED = 100
 

@@ -39,13 +39,13 @@ def test_messages_and_records(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(progress, '_HEADER', True)
     listener = progress._Listener()
 
-    # first entry of a process: the typical figure of a compile from scratch (22 s -> 15-33 s), and the stages
+    # first entry of a process: the typical figure of a compile from scratch (15 s -> 10-22 s), and the stages
     # a worker process compiles meanwhile (sim/jit.py parts)
     monkeypatch.setattr(jit, '_PART_WORKERS', {'numjoco_part_a': None, 'numjoco_part_b': None})
     _compile(listener, 'run_batch', 150, 0.4)
     monkeypatch.setattr(jit, '_PART_WORKERS', {})
     err = capsys.readouterr().err
-    assert ('numjoco: compiling run_batch (What this entry computes), typically 15-33 s on 2 cores; 2 stage(s) '
+    assert ('numjoco: compiling run_batch (What this entry computes), typically 10-22 s on 2 cores; 2 stage(s) '
             'compiling in a second process ...') in err
     assert 'numjoco:   ... 150 kernels compiled' in err
     assert 'numjoco: compiled run_batch in 0 s (150 kernels)' in err
