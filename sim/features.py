@@ -20,8 +20,8 @@ import inspect
 import numpy as np
 
 from sim.types import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_BOX,
-                       INT_IMPLICIT, INT_IMPLICITFAST, SOL_PGS, ENBL_ENERGY, ENBL_FWDINV, ENBL_DIAGEXACT, TRN_SLIDERCRANK,
-                       TRN_BODY, TRN_SITE)
+                       INT_IMPLICIT, INT_IMPLICITFAST, SOL_PGS, ENBL_ENERGY, ENBL_FWDINV, ENBL_DIAGEXACT,
+                       TRN_SLIDERCRANK, TRN_BODY, TRN_SITE)
 
 (F_COLLIDE2, F_IMPLICIT, F_PGS, F_PRIMAL, F_SENSOR, F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY,
  F_FWDINV, F_DIAGEXACT, F_CYLBOX) = range(13)
@@ -67,17 +67,18 @@ def needs_trn(m):
 
 def features(m, collide2=None, on=()):
     """The feature set F of model m under its current options (m.opt); collide2 may pass the (static) result of
-    needs_collide2(m) computed before; `on`: indices of features turned on whatever m says.  Parts that depend on the options (integrator, solver, fluid medium,
-    energy and fwdinv flags) follow them: a changed option selects another compiled entry."""
+    needs_collide2(m) computed before; `on`: indices of features turned on whatever m says.  Parts that depend on
+    the options (integrator, solver, fluid medium, enable flags) follow them: a changed option selects another
+    compiled entry."""
     opt = m.opt
     integ = int(opt.integrator)
     pgs = int(opt.solver) == SOL_PGS
     enable = int(opt.enableflags)
     c2 = needs_collide2(m) if collide2 is None else collide2
     flags = (c2, integ in (INT_IMPLICIT, INT_IMPLICITFAST), pgs, not pgs, int(m.nsensor) > 0,
-          int(m.ntendon) > 0, int(m.neq) > 0, not (float(opt.density) == 0.0 and float(opt.viscosity) == 0.0),
-          needs_trn(m), bool(enable & ENBL_ENERGY), bool(enable & ENBL_FWDINV), bool(enable & ENBL_DIAGEXACT),
-          bool(np.isin(np.asarray(m.geom_type), (GEOM_CYLINDER, GEOM_BOX)).any()))
+             int(m.ntendon) > 0, int(m.neq) > 0, not (float(opt.density) == 0.0 and float(opt.viscosity) == 0.0),
+             needs_trn(m), bool(enable & ENBL_ENERGY), bool(enable & ENBL_FWDINV), bool(enable & ENBL_DIAGEXACT),
+             bool(np.isin(np.asarray(m.geom_type), (GEOM_CYLINDER, GEOM_BOX)).any()))
     return tuple(True if x or i in on else None for i, x in enumerate(flags))
 
 
