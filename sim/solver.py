@@ -563,30 +563,38 @@ def _pcg32_next(state):
 
 @njit(cache=True)
 def _dual_state(m, d, w, rows, ne, nf, nefc):
-    """efc_state of the listed rows from the dual forces; returns nactive (dualState)."""
+    """efc_state of the listed rows from the dual forces (dualState); returns (nactive, the number of rows whose
+    state changed), counted in the same pass."""
     force, floss, state = d.efc_force[w], d.efc_frictionloss[w], d.efc_state[w]
     typ, eid = d.efc_type[w], d.efc_id[w]
     cdim, cmu, cfr = d.contact_dim[w], d.contact_mu[w], d.contact_friction[w]
     nactive = ne + nf
+    nchange = 0
     for c in range(ne):
-        state[rows[c]] = CNSTRSTATE_QUADRATIC
+        i = rows[c]
+        nchange += state[i] != CNSTRSTATE_QUADRATIC
+        state[i] = CNSTRSTATE_QUADRATIC
     for c in range(ne, ne + nf):
         i = rows[c]
         if force[i] <= -floss[i]:
-            state[i] = CNSTRSTATE_LINEARPOS
+            st = CNSTRSTATE_LINEARPOS
         elif force[i] >= floss[i]:
-            state[i] = CNSTRSTATE_LINEARNEG
+            st = CNSTRSTATE_LINEARNEG
         else:
-            state[i] = CNSTRSTATE_QUADRATIC
+            st = CNSTRSTATE_QUADRATIC
+        nchange += state[i] != st
+        state[i] = st
     c = ne + nf
     while c < nefc:
         i = rows[c]
         if typ[i] != CNSTR_CONTACT_ELLIPTIC:
             if force[i] <= 0:
-                state[i] = CNSTRSTATE_SATISFIED
+                st = CNSTRSTATE_SATISFIED
             else:
-                state[i] = CNSTRSTATE_QUADRATIC
+                st = CNSTRSTATE_QUADRATIC
                 nactive += 1
+            nchange += state[i] != st
+            state[i] = st
             c += 1
             continue
         con = eid[i]
@@ -605,9 +613,10 @@ def _dual_state(m, d, w, rows, ne, nf, nefc):
             st = CNSTRSTATE_CONE
             nactive += dim
         for j in range(dim):
+            nchange += state[i + j] != st
             state[i + j] = st
         c += dim
-    return nactive
+    return nactive, nchange
 
 
 @njit(cache=True)
@@ -764,9 +773,9 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
     typ, eid, state = d.efc_type[w], d.efc_id[w], d.efc_state[w]
     cdim, cfr = d.contact_dim[w], d.contact_friction[w]
     ARinv = d.scr_slv_efc[w, _DIAG]
+    Adiag = d.scr_slv_efc[w, _JAREF]      # 1 / ARinv[i], the cost change's curvature (free during PGS)
     fprev = d.scr_slv_efc[w, _FPREV]
     fmom = d.scr_slv_efc[w, _FMOM]
-    oldstate = d.scr_slv_int[w, _OLDSTATE]
     blockstart = d.scr_slv_int[w, _BLOCK]
     small = d.scr_slv_small[w]
     res = small[0:6]
@@ -786,6 +795,7 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
     for c in range(nefc):
         i = rows[c]
         ARinv[i] = 1.0 / AR[i, i]
+        Adiag[i] = 1.0 / ARinv[i]     # once here, not a division per row and iteration (the same value)
     _dual_state(m, d, w, rows, ne, nf, nefc)
     nblocks = 0
     c = 0
@@ -805,17 +815,26 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
             beta = 0.0
             if it > 0:
                 beta = (nest_k - 1) / (nest_k + 2)
+            # one pass per row: momentum step, friction box / non-negativity, fmom (the same operations per row
+            # as separate loops); elliptic blocks are projected after the pass, once all their rows moved
             if beta > 0:
+                nell = 0
                 for c in range(nefc):
                     i = rows[c]
                     fs = force[i]
-                    force[i] += beta * (force[i] - fprev[i])
+                    f = fs + beta * (fs - fprev[i])
                     fprev[i] = fs
-                for c in range(ne, ne + nf):
-                    i = rows[c]
-                    force[i] = min(max(force[i], -floss[i]), floss[i])
+                    if c >= ne:
+                        if c < ne + nf:
+                            f = min(max(f, -floss[i]), floss[i])
+                        elif typ[i] == CNSTR_CONTACT_ELLIPTIC:
+                            nell += 1
+                        elif f < 0:
+                            f = 0.0
+                    force[i] = f
+                    fmom[i] = f
                 c = ne + nf
-                while c < nefc:
+                while nell and c < nefc:
                     i = rows[c]
                     if typ[i] == CNSTR_CONTACT_ELLIPTIC:
                         cid = eid[i]
@@ -825,16 +844,16 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
                                 force[i + j] = 0.0
                         else:
                             _project_ellipsoid(force, i + 1, force[i], cfr[cid], dim, True)
+                        for j in range(dim):
+                            fmom[i + j] = force[i + j]
                         c += dim
                     else:
-                        if force[i] < 0:
-                            force[i] = 0.0
                         c += 1
             else:
                 for c in range(nefc):
-                    fprev[rows[c]] = force[rows[c]]
-            for c in range(nefc):
-                fmom[rows[c]] = force[rows[c]]
+                    i = rows[c]
+                    fprev[i] = force[i]
+                    fmom[i] = force[i]
         improvement = 0.0
         # Fisher-Yates shuffle of the block order
         for k in range(nblocks - 1, 0, -1):
@@ -859,7 +878,7 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
                     if fi < 0:
                         fi = 0.0
                 dl = fi - f0
-                change = 0.5 * dl * dl * (1.0 / ARinv[i]) + dl * r0
+                change = 0.5 * dl * dl * Adiag[i] + dl * r0
                 if change > 1e-10:
                     fi = f0
                     change = 0.0
@@ -929,12 +948,7 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
                     force[i + j] = oldf[j]
                 change = 0.0
             improvement -= change
-        for c in range(nefc):
-            oldstate[c] = state[rows[c]]
-        nactive = _dual_state(m, d, w, rows, ne, nf, nefc)
-        nchange = 0
-        for c in range(nefc):
-            nchange += oldstate[c] != state[rows[c]]
+        nactive, nchange = _dual_state(m, d, w, rows, ne, nf, nefc)
         improvement *= scale
         _save_stats(d, w, isl, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
         if nesterov:
