@@ -5,7 +5,9 @@ Scratch (per world): scr_slv_nv (NV_ROWS, nv) dof vectors, scr_slv_efc (EFC_ROWS
 scr_slv_quad (3 njmax + 9,) line-search polynomials, scr_slv_int (INT_ROWS, njmax) old states / PGS blocks /
 island type, id, state, scr_slv_H (nv, nv) dense Hessian and its Cholesky factor, scr_slv_Hc (nv, nv) the factor
 with elliptic cones, scr_slv_J (njmax, nv) an island's gathered Jacobian (PGS: (J M^-1/2)' as (nv, njmax)),
-scr_slv_small (160,) cone / QCQP blocks,
+scr_slv_small (160,) cone / QCQP blocks, scr_slv_L (4 nv + 5, nv) int the sparse Newton factor's pattern and
+scr_slv_Jind (njmax, nv + 1) int J's nonzeros per row, both for models sparse when the Data is made (else no
+rows; sim/solver_sparse.py),
 scr_slv_AR (nar, nar) dense J M^-1 J' + R for PGS (nar = njmax up to AR_CAP, else 0: PGS then raises).
 
 Constraint islands (mj_island, sim/island.py): nisland/nidof (nworld,), tree_island (ntree,), island_*
@@ -32,7 +34,7 @@ DATA_ARRAYS = [
     ('solver_nactive', 2, 'i'), ('solver_nchange', 2, 'i'), ('solver_neval', 2, 'i'), ('solver_nupdate', 2, 'i'),
     ('scr_slv_nv', 3, 'f'), ('scr_slv_efc', 3, 'f'), ('scr_slv_quad', 2, 'f'), ('scr_slv_int', 3, 'i'),
     ('scr_slv_H', 3, 'f'), ('scr_slv_Hc', 3, 'f'), ('scr_slv_J', 3, 'f'), ('scr_slv_small', 2, 'f'),
-    ('scr_slv_AR', 3, 'f'),
+    ('scr_slv_AR', 3, 'f'), ('scr_slv_L', 3, 'i'), ('scr_slv_Jind', 3, 'i'),
     ('solver_niter_island', 2, 'i'), ('nisland', 1, 'i'), ('nidof', 1, 'i'), ('tree_island', 2, 'i'),
     ('island_ntree', 2, 'i'), ('island_itreeadr', 2, 'i'), ('map_itree2tree', 2, 'i'),
     ('island_nv', 2, 'i'), ('island_idofadr', 2, 'i'), ('island_dofadr', 2, 'i'),
@@ -47,6 +49,12 @@ def model_arrays(m):
     return {}
 
 
+def _sparse(m):
+    """mj_isSparse under the model's options now (jacobian sparse, or auto with nv >= 60)."""
+    jac = int(getattr(getattr(m, 'opt', None), 'jacobian', 2))
+    return jac == 1 or (jac == 2 and int(m.nv) >= 60)
+
+
 def data_shapes(m, size):
     """Per-world shapes of the solver statistics and scratch."""
     nv, j = int(m.nv), int(size['njmax'])
@@ -54,7 +62,8 @@ def data_shapes(m, size):
     s = dict(solver_niter=(), solver_fwdinv=(2,), scr_slv_nv=(NV_ROWS, nv), scr_slv_efc=(EFC_ROWS, j),
              scr_slv_quad=(3 * j + 9,), scr_slv_int=(INT_ROWS, j), scr_slv_H=(nv, nv), scr_slv_Hc=(nv, nv),
              scr_slv_J=(j, nv), scr_slv_small=(160,),
-             scr_slv_AR=(nar, nar))
+             scr_slv_AR=(nar, nar), scr_slv_L=(4 * nv + 5 if _sparse(m) else 0, nv),
+             scr_slv_Jind=(j if _sparse(m) else 0, nv + 1))
     nt = int(m.ntree)
     s.update(solver_niter_island=(NISLAND,), nisland=(), nidof=(), tree_island=(nt,), map_itree2tree=(nt,),
              dof_island=(nv,), map_dof2idof=(nv,), map_idof2dof=(nv,), efc_island=(j,), map_efc2iefc=(j,),

@@ -128,7 +128,7 @@ def inv_constraint(m, d, w):
     for i in range(nefc):
         jar[i] = _dot(J[i], qacc, nv)
         jar[i] -= aref[i]
-    constraint_update_world(m, d, w, jar, False)
+    constraint_update_world(m, d, w, jar, False, False)
 
 
 @njit(cache=True)

@@ -28,7 +28,9 @@ from sim.jit import njit
 from sim.fields_solver import NISLAND, MJ_NSOLVER
 from sim.island import island
 from sim.crb import dot_sparse_off
-from sim.features import call_if, F_PGS, F_PRIMAL
+from sim.features import call_if, F_PGS, F_PRIMAL, F_SPARSE
+from sim.com import is_sparse
+from sim import solver_sparse as _sp
 from sim.types import (OPT_DISABLE, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATIONS, OPT_TOLERANCE,
                        OPT_LS_TOLERANCE, OPT_CONE, DSBL_WARMSTART, SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC,
                        CNSTR_CONTACT_ELLIPTIC, CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC,
@@ -379,14 +381,17 @@ def constraint_update(jar, D, R, floss, typ, eid, cmu, cfr, cdim, cH, force, sta
 
 
 @njit(cache=True)
-def constraint_update_world(m, d, w, jar, flg_cone_hessian):
+def constraint_update_world(m, d, w, jar, flg_cone_hessian, spj):
     """constraint_update on every efc row of world w, then qfrc_constraint = J' efc_force
-    (mj_constraintUpdate); returns the constraint cost."""
+    (mj_constraintUpdate); returns the constraint cost.  spj: over J's row lists (scr_slv_Jind)."""
     nefc = d.nefc[w]
     cost = constraint_update(jar, d.efc_D[w], d.efc_R[w], d.efc_frictionloss[w], d.efc_type[w], d.efc_id[w],
                              d.contact_mu[w], d.contact_friction[w], d.contact_dim[w], d.contact_H[w],
                              d.efc_force[w], d.efc_state[w], d.ne[w], d.nf[w], nefc, flg_cone_hessian)
-    mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv)
+    if spj:
+        _sp.mul_jt_sparse(d.efc_J[w], d.scr_slv_Jind[w], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv)
+    else:
+        mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv)
     return cost
 
 
@@ -437,9 +442,9 @@ def _add_niter(d, w, isl, it):
 # warmstart (mj_fwdConstraint's warmstart, engine_forward.c) and the dual matrix AR
 
 @njit(cache=True)
-def warmstart(m, d, w):
+def warmstart(m, d, w, spj):
     """Initial qacc (and efc_force for PGS): best of qacc_warmstart and qacc_smooth; with islands,
-    unconstrained dofs restart at qacc_smooth."""
+    unconstrained dofs restart at qacc_smooth.  spj: J products over the row lists in scr_slv_Jind."""
     nv, nefc = m.nv, d.nefc[w]
     qacc, qs = d.qacc[w], d.qacc_smooth[w]
     force = d.efc_force[w]
@@ -455,10 +460,15 @@ def warmstart(m, d, w):
     jar = d.scr_slv_efc[w, _JAREF]
     J = d.efc_J[w]
     aref = d.efc_aref[w]
-    for i in range(nefc):
-        jar[i] = _dot(J[i], qw, nv)
-        jar[i] -= aref[i]
-    cost_ws = constraint_update_world(m, d, w, jar, False)
+    if spj:
+        _sp.mul_j_sparse(J, d.scr_slv_Jind[w], qw, jar, nefc)
+        for i in range(nefc):
+            jar[i] -= aref[i]
+    else:
+        for i in range(nefc):
+            jar[i] = _dot(J[i], qw, nv)
+            jar[i] -= aref[i]
+    cost_ws = constraint_update_world(m, d, w, jar, False, spj)
     if int(m.opt[OPT_SOLVER]) == SOL_PGS:
         # dual cost of the warmstart forces: f'b + 0.5 f'AR f; zero forces if positive
         AR, ARf = d.scr_slv_AR[w], d.scr_slv_efc[w, _FPREV]
@@ -478,7 +488,7 @@ def warmstart(m, d, w):
         qfs = d.qfrc_smooth[w]
         for i in range(nv):
             cost_ws += 0.5 * (Ma[i] - qfs[i]) * (qw[i] - qs[i])
-        cost_smooth = constraint_update_world(m, d, w, d.efc_b[w], False)
+        cost_smooth = constraint_update_world(m, d, w, d.efc_b[w], False, spj)
         if cost_ws > cost_smooth:
             for i in range(nv):
                 qacc[i] = qs[i]
@@ -978,14 +988,17 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
 # MuJoCo's mjPrimalContext.  Work vectors are rows of scr_slv_nv / scr_slv_efc, local indices.
 
 @njit(cache=True)
-def _primal_update_constraint(m, d, w, ctx, flg_cone):
+def _primal_update_constraint(m, d, w, ctx, flg_cone, spj):
     """force, state, qfrc_constraint, cost incl. Gauss (PrimalUpdateConstraint); returns (cost, gauss,
-    nactive, ncone)."""
+    nactive, ncone).  spj: J's row lists are in scr_slv_Jind (sparse products)."""
     J, D, R, floss, aref, typ, eid, force, state, qfs, qas, qacc, qfc, dofs, ne, nf, nefc, nv = ctx
     Jaref = d.scr_slv_efc[w, _JAREF]
     cost = constraint_update(Jaref, D, R, floss, typ, eid, d.contact_mu[w], d.contact_friction[w],
                              d.contact_dim[w], d.contact_H[w], force, state, ne, nf, nefc, flg_cone)
-    mul_jt(J, force, qfc, nefc, nv)
+    if spj:
+        _sp.mul_jt_sparse(J, d.scr_slv_Jind[w], force, qfc, nefc, nv)
+    else:
+        mul_jt(J, force, qfc, nefc, nv)
     nactive = 0
     ncone = 0
     for i in range(nefc):
@@ -1030,10 +1043,24 @@ def _make_hessian(m, d, w, ctx):
             Hi[ii - (i - colind[adr + t])] += M[adr + t]
 
 
+def _make_hessian_sparse_impl(m, d, w, ctx, pattern):
+    """H = J' D_quadratic J + M on the sparse path, with its factor's pattern when pattern (MakeHessian)."""
+    _sp.make_hessian_sparse(d.scr_slv_H[w], d.scr_slv_L[w], ctx[0], d.scr_slv_Jind[w], ctx[1], ctx[8], ctx[16],
+                            ctx[17], d.M[w], m.M_rowadr, m.M_rownnz, m.M_colind, ctx[13], pattern)
+
+
+_make_hessian_sparse = call_if(F_SPARSE, njit(cache=True)(_make_hessian_sparse_impl))
+_factor_sp = call_if(F_SPARSE, _sp.chol_factor_sparse, 0)
+_update_sp = call_if(F_SPARSE, _sp.chol_update_sparse, 0)
+_solve_sp = call_if(F_SPARSE, _sp.chol_solve_sparse)
+_is_sparse = call_if(F_SPARSE, is_sparse, False)
+
+
 @njit(cache=True)
-def _hessian_cone(m, d, w, ctx):
+def _hessian_cone(m, d, w, ctx, F, sparse):
     """scr_slv_Hc = factor of H + sum over cone contacts of J_c' H_c J_c, as rank-1 updates of a copy of the
-    factor in scr_slv_H along the rows of L_c' J_c, L_c = chol(H_c) (HessianCone, dense)."""
+    factor in scr_slv_H along the rows of L_c' J_c, L_c = chol(H_c) (HessianCone; sparse: the updates of
+    sim/solver_sparse.py)."""
     J, eid, state, nefc, nv = ctx[0], ctx[6], ctx[8], ctx[16], ctx[17]
     L = d.scr_slv_H[w]
     Lc = d.scr_slv_Hc[w]
@@ -1068,22 +1095,31 @@ def _hessian_cone(m, d, w, ctx):
                 for k in range(nv):
                     Lt[k] += Jr[k] * s
         for r in range(dim):
-            chol_update(Lc, LTJ[r], nv, True)
+            if sparse:
+                _update_sp(F, Lc, d.scr_slv_L[w], LTJ[r], nv, True)
+            else:
+                chol_update(Lc, LTJ[r], nv, True)
         i += dim
 
 
 @njit(cache=True)
-def _factorize_hessian(m, d, w, ctx, ncone, recompute):
-    """Factor scr_slv_H in place (rebuilding H first if recompute), then the cone copy (FactorizeHessian)."""
-    if recompute:
-        _make_hessian(m, d, w, ctx)
-    chol_factor(d.scr_slv_H[w], ctx[17], MINVAL)
+def _factorize_hessian(m, d, w, ctx, ncone, recompute, F, sparse):
+    """Factor scr_slv_H in place (rebuilding H first if recompute), then the cone copy (FactorizeHessian);
+    sparse: on the pattern MakeHessian found (sim/solver_sparse.py)."""
+    if sparse:
+        if recompute:
+            _make_hessian_sparse(F, m, d, w, ctx, False)
+        _factor_sp(F, d.scr_slv_H[w], d.scr_slv_L[w], ctx[17], MINVAL)
+    else:
+        if recompute:
+            _make_hessian(m, d, w, ctx)
+        chol_factor(d.scr_slv_H[w], ctx[17], MINVAL)
     if ncone:
-        _hessian_cone(m, d, w, ctx)
+        _hessian_cone(m, d, w, ctx, F, sparse)
 
 
 @njit(cache=True)
-def _hessian_incremental(m, d, w, ctx, ncone):
+def _hessian_incremental(m, d, w, ctx, ncone, F, sparse):
     """Rank-1 up/downdate the factor for every row that entered / left the quadratic state, refactorising
     when a downdate loses rank; then the cones (HessianIncremental).  Returns nupdate."""
     J, D, state, nefc, nv = ctx[0], ctx[1], ctx[8], ctx[16], ctx[17]
@@ -1100,24 +1136,30 @@ def _hessian_incremental(m, d, w, ctx, ncone):
         Jr = J[r]
         for k in range(nv):
             x[k] = Jr[k] * s
-        rank = chol_update(L, x, nv, now)
+        if sparse:
+            rank = _update_sp(F, L, d.scr_slv_L[w], x, nv, now)
+        else:
+            rank = chol_update(L, x, nv, now)
         nupdate += 1
         if rank < nv:
-            _factorize_hessian(m, d, w, ctx, ncone, True)
+            _factorize_hessian(m, d, w, ctx, ncone, True, F, sparse)
             return nefc
     if ncone:
-        _hessian_cone(m, d, w, ctx)
+        _hessian_cone(m, d, w, ctx, F, sparse)
     return nupdate
 
 
 @njit(cache=True)
-def _update_mgrad(m, d, w, ctx, newton, ncone):
+def _update_mgrad(m, d, w, ctx, newton, ncone, F, sparse):
     """Mgrad = H^-1 grad (Newton, from the factor, with cones if any) or M^-1 grad (CG) (PrimalUpdateMgrad)."""
     dofs, nv = ctx[13], ctx[17]
     g = d.scr_slv_nv[w, _GRAD]
     mg = d.scr_slv_nv[w, _MGRAD]
     if newton:
-        chol_solve(d.scr_slv_Hc[w] if ncone else d.scr_slv_H[w], nv, g, mg)
+        if sparse:
+            _solve_sp(F, d.scr_slv_Hc[w] if ncone else d.scr_slv_H[w], d.scr_slv_L[w], nv, g, mg)
+        else:
+            chol_solve(d.scr_slv_Hc[w] if ncone else d.scr_slv_H[w], nv, g, mg)
     else:
         for i in range(nv):
             mg[i] = g[i]
@@ -1357,7 +1399,7 @@ def _update_bracket(m, d, w, ctx, qg, p, cands, pn):
 
 
 @njit(cache=True)
-def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts):
+def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts, spj):
     """Exact 1-D Newton line search with bracketing (PrimalSearch).
 
     pts (9, 4) scratch points (alpha, cost, d0, d1). Returns (alpha, improvement, lsiter, lsslope)."""
@@ -1370,7 +1412,10 @@ def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts):
     gtol = tolerance * snorm / scale
     slopescl = scale / snorm
     mul_m(m, d, w, search, sv[_MV], ctx[13], nv)
-    mul_j(J, search, d.scr_slv_efc[w, _JV], nefc, nv)
+    if spj:
+        _sp.mul_j_sparse(J, d.scr_slv_Jind[w], search, d.scr_slv_efc[w, _JV], nefc)
+    else:
+        mul_j(J, search, d.scr_slv_efc[w, _JV], nefc, nv)
     _primal_prepare(m, d, w, ctx, qg)
     p0, p1, p2, pmid, p1n, p2n = pts[0], pts[1], pts[2], pts[3], pts[4], pts[5]
     cands = pts[6:9]
@@ -1423,10 +1468,11 @@ def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts):
 
 
 @njit(cache=True)
-def sol_primal(m, d, w, maxiter, newton, isl, ctx):
+def sol_primal(m, d, w, maxiter, newton, isl, ctx, F, lists):
     """CG (newton False) or Newton primal solver from ctx's qacc on one island context (mj_solPrimal).
 
-    isl: island (-1 monolithic)."""
+    isl: island (-1 monolithic).  Newton's Hessian is sparse where MuJoCo's is (mj_isSparse), in feature sets
+    with F_SPARSE (sim/solver_sparse.py); lists: scr_slv_Jind already holds the row lists of ctx's J."""
     J, aref, state, qfs, qacc, qfc, dofs, nefc, nv = ctx[0], ctx[4], ctx[8], ctx[9], ctx[11], ctx[12], \
         ctx[13], ctx[16], ctx[17]
     sv = d.scr_slv_nv[w]
@@ -1441,31 +1487,46 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx):
     ls_tol = tol * m.opt[OPT_LS_TOLERANCE]
     ls_iter = int(m.opt[OPT_LS_ITERATIONS])
     flg_cone = newton and int(m.opt[OPT_CONE]) == CONE_ELLIPTIC
+    # MuJoCo's sparse mode (mj_isSparse): J products over each row's nonzeros, when the Data was made with room
+    # for the row lists; Newton's Hessian sparse too in feature sets that have it
+    spj = is_sparse(m) and d.scr_slv_Jind.shape[1] >= nefc
+    sparse = newton and spj and _is_sparse(F, m)
     scale = inertia_scale(m, d, w, dofs, nv)
 
     mul_m(m, d, w, qacc, Ma, dofs, nv)
-    for i in range(nefc):
-        Jaref[i] = _dot(J[i], qacc, nv)
-        Jaref[i] -= aref[i]
-    cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone)
+    if spj:
+        if not lists:
+            _sp.row_lists(J, nefc, nv, d.scr_slv_Jind[w])
+        _sp.mul_j_sparse(J, d.scr_slv_Jind[w], qacc, Jaref, nefc)
+        for i in range(nefc):
+            Jaref[i] -= aref[i]
+    else:
+        for i in range(nefc):
+            Jaref[i] = _dot(J[i], qacc, nv)
+            Jaref[i] -= aref[i]
+    cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone, spj)
     qg[0] = gauss
     for i in range(nv):
         grad[i] = Ma[i] - qfs[i] - qfc[i]
-    _update_mgrad(m, d, w, ctx, False, 0)
+    _update_mgrad(m, d, w, ctx, False, 0, F, sparse)
     # zero-iteration exit certified by the duality gap 0.5 grad' M^-1 grad (and the gradient for Newton)
     flg_gap = max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
     flg_gradient = scale * math.sqrt(_dot(grad, grad, nv)) < tol
     done = flg_gap and (not newton or flg_gradient)
     if not done and newton:
-        _factorize_hessian(m, d, w, ctx, ncone, True)
-        _update_mgrad(m, d, w, ctx, True, ncone)
+        if sparse:
+            _make_hessian_sparse(F, m, d, w, ctx, True)
+            _factorize_hessian(m, d, w, ctx, ncone, False, F, sparse)
+        else:
+            _factorize_hessian(m, d, w, ctx, ncone, True, F, sparse)
+        _update_mgrad(m, d, w, ctx, True, ncone, F, sparse)
         done = flg_gradient and max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
     if not done:
         for i in range(nv):
             search[i] = -Mgrad[i]
     it = 0
     while not done and it < maxiter:
-        alpha, ls_impr, lsiter, lsslope = _primal_search(m, d, w, ctx, qg, ls_tol, ls_iter, scale, pts)
+        alpha, ls_impr, lsiter, lsslope = _primal_search(m, d, w, ctx, qg, ls_tol, ls_iter, scale, pts, spj)
         if alpha == 0:
             break
         for i in range(nv):
@@ -1479,14 +1540,14 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx):
                 Mgradold[i] = Mgrad[i]
         for i in range(nefc):
             oldstate[i] = state[i]
-        cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone)
+        cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone, spj)
         qg[0] = gauss
         nupdate = 0
         if newton:
-            nupdate = _hessian_incremental(m, d, w, ctx, ncone)
+            nupdate = _hessian_incremental(m, d, w, ctx, ncone, F, sparse)
         for i in range(nv):
             grad[i] = Ma[i] - qfs[i] - qfc[i]
-        _update_mgrad(m, d, w, ctx, newton, ncone)
+        _update_mgrad(m, d, w, ctx, newton, ncone, F, sparse)
         nchange = 0
         for i in range(nefc):
             nchange += state[i] != oldstate[i]
@@ -1622,16 +1683,24 @@ def fwd_constraint(m, d, w, F):
     for i in range(max(nv, nefc)):
         iota[i] = i
     island(m, d, w)
-    # efc_b = J qacc_smooth - aref
+    # efc_b = J qacc_smooth - aref; MuJoCo's sparse mode: J products over each row's nonzeros (mj_isSparse, when
+    # the Data has room for the row lists)
     J, b, aref, qs = d.efc_J[w], d.efc_b[w], d.efc_aref[w], d.qacc_smooth[w]
-    for i in range(nefc):
-        b[i] = _dot(J[i], qs, nv)
-        b[i] -= aref[i]
+    spj = is_sparse(m) and d.scr_slv_Jind.shape[1] >= nefc
+    if spj:
+        _sp.row_lists(J, nefc, nv, d.scr_slv_Jind[w])
+        _sp.mul_j_sparse(J, d.scr_slv_Jind[w], qs, b, nefc)
+        for i in range(nefc):
+            b[i] -= aref[i]
+    else:
+        for i in range(nefc):
+            b[i] = _dot(J[i], qs, nv)
+            b[i] -= aref[i]
     solver = int(m.opt[OPT_SOLVER])
     newton = solver == SOL_NEWTON
     if solver == SOL_PGS:
         _make_ar(F, m, d, w)
-    warmstart(m, d, w)
+    warmstart(m, d, w, spj)
     maxiter = int(m.opt[OPT_ITERATIONS])
     nisland = d.nisland[w]
     if nisland > 0:
@@ -1645,17 +1714,18 @@ def fwd_constraint(m, d, w, F):
                 _sol_pgs(F, m, d, w, maxiter, True, k, lst)
             elif nisland == 1 and d.island_nefc[w, 0] == nefc and d.island_nv[w, 0] == nv:
                 # one island with every row and dof: solve in place, states island-local
-                _sol_primal(F, m, d, w, maxiter, newton, k, _world_ctx(m, d, w, d.scr_slv_int[w, _ISTATE]))
+                _sol_primal(F, m, d, w, maxiter, newton, k, _world_ctx(m, d, w, d.scr_slv_int[w, _ISTATE]), F,
+                            spj)
             else:
                 ctx = _island_ctx(m, d, w, k)
-                _sol_primal(F, m, d, w, maxiter, newton, k, ctx)
+                _sol_primal(F, m, d, w, maxiter, newton, k, ctx, F, False)
                 _island_scatter(m, d, w, k, ctx)
     else:
         if solver == SOL_PGS:
             lst0 = (iota[:nefc], d.ne[w], d.nf[w], nefc, iota[:nv], nv)
             _sol_pgs(F, m, d, w, maxiter, True, -1, lst0)
         else:
-            _sol_primal(F, m, d, w, maxiter, newton, -1, _world_ctx(m, d, w, d.efc_state[w]))
+            _sol_primal(F, m, d, w, maxiter, newton, -1, _world_ctx(m, d, w, d.efc_state[w]), F, spj)
     if solver == SOL_PGS:
         # dualFinish: qfrc_constraint = J'f, qacc = qacc_smooth + M^-1 qfrc_constraint
         qa = d.qacc[w]

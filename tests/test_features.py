@@ -7,8 +7,8 @@ import pytest
 
 import sim
 from sim import smooth_api as api
-from sim.features import (F_CYLBOX, F_DIAGEXACT, F_ENERGY, F_EQUALITY, F_FLUID, F_FWDINV, F_TENDON, F_TRN, FULL,
-                          NAMES, features)
+from sim.features import (F_CYLBOX, F_DIAGEXACT, F_ENERGY, F_EQUALITY, F_FLUID, F_FWDINV, F_SPARSE, F_TENDON, F_TRN,
+                          FULL, NAMES, features)
 
 BASE = """<mujoco>
   %s
@@ -22,7 +22,7 @@ BASE = """<mujoco>
   %s
 </mujoco>"""
 
-NEW = (F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY, F_FWDINV, F_DIAGEXACT, F_CYLBOX)
+NEW = (F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY, F_FWDINV, F_DIAGEXACT, F_CYLBOX, F_SPARSE)
 CASES = {
     'none': ('', '', ()),
     'joint actuator': ('', '<actuator><motor joint="j"/></actuator>', ()),
@@ -41,6 +41,16 @@ CASES = {
     'cylinder': ('', '<worldbody><body pos="3 0 1"><freejoint/><geom type="cylinder" size=".1 .2"/></body></worldbody>',
                  (F_CYLBOX,)),
     'box': ('', '<worldbody><geom type="box" size=".1 .2 .3" pos="0 3 0"/></worldbody>', (F_CYLBOX,)),
+    'jacobian sparse': ('<option jacobian="sparse"/>', '', (F_SPARSE,)),
+    'jacobian sparse, CG': ('<option jacobian="sparse" solver="CG"/>', '', ()),
+    'jacobian sparse, PGS': ('<option jacobian="sparse" solver="PGS"/>', '', ()),
+    # a 58-body slide chain: nv 60 with the base's two joints
+    'nv 60, auto': ('', '<worldbody><body pos="0 0 3"><joint type="slide" axis="1 0 0"/><geom size=".1"/>'
+                    + '<body><joint type="slide" axis="0 1 0"/><geom size=".1"/>' * 57 + '</body>' * 58
+                    + '</worldbody>', (F_SPARSE,)),
+    'nv 60, dense': ('<option jacobian="dense"/>', '<worldbody><body pos="0 0 3"><joint type="slide" axis="1 0 0"/>'
+                     '<geom size=".1"/>' + '<body><joint type="slide"/><geom size=".1"/>' * 57 + '</body>' * 58
+                     + '</worldbody>', ()),
 }
 
 
@@ -68,6 +78,10 @@ def test_option_features_follow_the_options():
     m.opt.enableflags = int(m.opt.enableflags) | 2     # mjENBL_ENERGY
     F = api.model_features(m)
     assert F[F_FLUID] is None and F[F_ENERGY] is True
+    m.opt.jacobian = 1                                 # mjJAC_SPARSE: Newton's Hessian goes sparse
+    assert api.model_features(m)[F_SPARSE] is True
+    m.opt.solver = 1                                   # CG: no Hessian
+    assert api.model_features(m)[F_SPARSE] is None
 
 
 def test_randomised_fluid_medium_compiles_fluid_forces():
