@@ -6,8 +6,8 @@ its whole call tree) is never compiled for that feature set.  Each feature set i
 Hopper, for instance, needs neither the general convex / box collision (GJK, EPA, multi-contact, height fields),
 the implicit integrators' derivatives, the PGS solver, the sensors, tendons (and their wrapping), equality
 constraints, fluid forces, slider-crank / body / site-to-site transmissions, what the energy, fwdinv and
-diagexact flags add, nor the cylinder and box primitive colliders (nor the Newton solver's sparse Hessian, which
-only models with nv >= 60 or jacobian="sparse" use).  With the last eight, hopper's cold compile
+diagexact flags add, nor the cylinder and box primitive colliders (nor MuJoCo's sparse mode, which only models
+with nv >= 60 or jacobian="sparse" take: J products over each row's nonzeros, Newton's sparse Hessian).  With the last eight, hopper's cold compile
 went from 25.8 + 27.0 CPU-s (this process + its part worker, sim/parts.py) to 18.4 + 15.4 (the fwdinv flag alone
 pulls in the whole inverse pipeline).
 Features that follow the options (integrator, solver, Jacobian mode, fluid medium, enable flags) are re-read when they change;
@@ -21,7 +21,7 @@ import inspect
 import numpy as np
 
 from sim.types import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_BOX,
-                       INT_IMPLICIT, INT_IMPLICITFAST, SOL_PGS, SOL_NEWTON, ENBL_ENERGY, ENBL_FWDINV, ENBL_DIAGEXACT,
+                       INT_IMPLICIT, INT_IMPLICITFAST, SOL_PGS, ENBL_ENERGY, ENBL_FWDINV, ENBL_DIAGEXACT,
                        TRN_SLIDERCRANK, TRN_BODY, TRN_SITE)
 
 (F_COLLIDE2, F_IMPLICIT, F_PGS, F_PRIMAL, F_SENSOR, F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY,
@@ -29,8 +29,9 @@ from sim.types import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_
 NAMES = ('collision beyond primitive pairs', 'implicit integrators', 'PGS solver', 'CG/Newton solvers', 'sensors',
          'tendons', 'equality constraints', 'fluid forces', 'slider-crank, body and site-to-site transmissions',
          'energy', 'forward/inverse comparison', 'exact constraint diagonal', 'cylinder and box primitive colliders',
-         'sparse Newton Hessian')
+         'sparse Jacobian mode')
 FULL = (True,) * len(NAMES)
+NO_FEATURES = (None,) * len(NAMES)
 
 # geom type pairs (type1 <= type2) whose colliders are in sim/collision/primitive.py
 PRIMITIVE_PAIRS = frozenset({(GEOM_PLANE, GEOM_SPHERE), (GEOM_PLANE, GEOM_CAPSULE), (GEOM_PLANE, GEOM_CYLINDER),
@@ -78,7 +79,7 @@ def features(m, collide2=None, on=()):
     enable = int(opt.enableflags)
     c2 = needs_collide2(m) if collide2 is None else collide2
     jac = int(opt.jacobian)
-    sparse = int(opt.solver) == SOL_NEWTON and (jac == 1 or (jac == 2 and int(m.nv) >= 60))   # mj_isSparse
+    sparse = jac == 1 or (jac == 2 and int(m.nv) >= 60)   # mj_isSparse
     flags = (c2, integ in (INT_IMPLICIT, INT_IMPLICITFAST), pgs, not pgs, int(m.nsensor) > 0,
              int(m.ntendon) > 0, int(m.neq) > 0, not (float(opt.density) == 0.0 and float(opt.viscosity) == 0.0),
              needs_trn(m), bool(enable & ENBL_ENERGY), bool(enable & ENBL_FWDINV), bool(enable & ENBL_DIAGEXACT),

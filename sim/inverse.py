@@ -15,6 +15,7 @@ import numpy as np
 from numba import prange
 
 from sim.jit import njit
+from sim.features import NO_FEATURES
 from sim.kinematics import kinematics
 from sim.com import com_pos, com_vel, xfrc_accumulate
 from sim.tendon import tendon_if, tendon_velocity_if, tendon_bias_if
@@ -128,7 +129,7 @@ def inv_constraint(m, d, w):
     for i in range(nefc):
         jar[i] = _dot(J[i], qacc, nv)
         jar[i] -= aref[i]
-    constraint_update_world(m, d, w, jar, False, False)
+    constraint_update_world(m, d, w, jar, False, False, NO_FEATURES)
 
 
 @njit(cache=True)

@@ -381,7 +381,7 @@ def constraint_update(jar, D, R, floss, typ, eid, cmu, cfr, cdim, cH, force, sta
 
 
 @njit(cache=True)
-def constraint_update_world(m, d, w, jar, flg_cone_hessian, spj):
+def constraint_update_world(m, d, w, jar, flg_cone_hessian, spj, F):
     """constraint_update on every efc row of world w, then qfrc_constraint = J' efc_force
     (mj_constraintUpdate); returns the constraint cost.  spj: over J's row lists (scr_slv_Jind)."""
     nefc = d.nefc[w]
@@ -389,7 +389,7 @@ def constraint_update_world(m, d, w, jar, flg_cone_hessian, spj):
                              d.contact_mu[w], d.contact_friction[w], d.contact_dim[w], d.contact_H[w],
                              d.efc_force[w], d.efc_state[w], d.ne[w], d.nf[w], nefc, flg_cone_hessian)
     if spj:
-        _sp.mul_jt_sparse(d.efc_J[w], d.scr_slv_Jind[w], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv)
+        _mul_jt_sp(F, d.efc_J[w], d.scr_slv_Jind[w], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv)
     else:
         mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv)
     return cost
@@ -442,7 +442,7 @@ def _add_niter(d, w, isl, it):
 # warmstart (mj_fwdConstraint's warmstart, engine_forward.c) and the dual matrix AR
 
 @njit(cache=True)
-def warmstart(m, d, w, spj):
+def warmstart(m, d, w, spj, F):
     """Initial qacc (and efc_force for PGS): best of qacc_warmstart and qacc_smooth; with islands,
     unconstrained dofs restart at qacc_smooth.  spj: J products over the row lists in scr_slv_Jind."""
     nv, nefc = m.nv, d.nefc[w]
@@ -461,14 +461,14 @@ def warmstart(m, d, w, spj):
     J = d.efc_J[w]
     aref = d.efc_aref[w]
     if spj:
-        _sp.mul_j_sparse(J, d.scr_slv_Jind[w], qw, jar, nefc)
+        _mul_j_sp(F, J, d.scr_slv_Jind[w], qw, jar, nefc)
         for i in range(nefc):
             jar[i] -= aref[i]
     else:
         for i in range(nefc):
             jar[i] = _dot(J[i], qw, nv)
             jar[i] -= aref[i]
-    cost_ws = constraint_update_world(m, d, w, jar, False, spj)
+    cost_ws = constraint_update_world(m, d, w, jar, False, spj, F)
     if int(m.opt[OPT_SOLVER]) == SOL_PGS:
         # dual cost of the warmstart forces: f'b + 0.5 f'AR f; zero forces if positive
         AR, ARf = d.scr_slv_AR[w], d.scr_slv_efc[w, _FPREV]
@@ -488,7 +488,7 @@ def warmstart(m, d, w, spj):
         qfs = d.qfrc_smooth[w]
         for i in range(nv):
             cost_ws += 0.5 * (Ma[i] - qfs[i]) * (qw[i] - qs[i])
-        cost_smooth = constraint_update_world(m, d, w, d.efc_b[w], False, spj)
+        cost_smooth = constraint_update_world(m, d, w, d.efc_b[w], False, spj, F)
         if cost_ws > cost_smooth:
             for i in range(nv):
                 qacc[i] = qs[i]
@@ -988,7 +988,7 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
 # MuJoCo's mjPrimalContext.  Work vectors are rows of scr_slv_nv / scr_slv_efc, local indices.
 
 @njit(cache=True)
-def _primal_update_constraint(m, d, w, ctx, flg_cone, spj):
+def _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F):
     """force, state, qfrc_constraint, cost incl. Gauss (PrimalUpdateConstraint); returns (cost, gauss,
     nactive, ncone).  spj: J's row lists are in scr_slv_Jind (sparse products)."""
     J, D, R, floss, aref, typ, eid, force, state, qfs, qas, qacc, qfc, dofs, ne, nf, nefc, nv = ctx
@@ -996,7 +996,7 @@ def _primal_update_constraint(m, d, w, ctx, flg_cone, spj):
     cost = constraint_update(Jaref, D, R, floss, typ, eid, d.contact_mu[w], d.contact_friction[w],
                              d.contact_dim[w], d.contact_H[w], force, state, ne, nf, nefc, flg_cone)
     if spj:
-        _sp.mul_jt_sparse(J, d.scr_slv_Jind[w], force, qfc, nefc, nv)
+        _mul_jt_sp(F, J, d.scr_slv_Jind[w], force, qfc, nefc, nv)
     else:
         mul_jt(J, force, qfc, nefc, nv)
     nactive = 0
@@ -1054,6 +1054,9 @@ _factor_sp = call_if(F_SPARSE, _sp.chol_factor_sparse, 0)
 _update_sp = call_if(F_SPARSE, _sp.chol_update_sparse, 0)
 _solve_sp = call_if(F_SPARSE, _sp.chol_solve_sparse)
 _is_sparse = call_if(F_SPARSE, is_sparse, False)
+_row_lists = call_if(F_SPARSE, _sp.row_lists)
+_mul_j_sp = call_if(F_SPARSE, _sp.mul_j_sparse)
+_mul_jt_sp = call_if(F_SPARSE, _sp.mul_jt_sparse)
 
 
 @njit(cache=True)
@@ -1399,7 +1402,7 @@ def _update_bracket(m, d, w, ctx, qg, p, cands, pn):
 
 
 @njit(cache=True)
-def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts, spj):
+def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts, spj, F):
     """Exact 1-D Newton line search with bracketing (PrimalSearch).
 
     pts (9, 4) scratch points (alpha, cost, d0, d1). Returns (alpha, improvement, lsiter, lsslope)."""
@@ -1413,7 +1416,7 @@ def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts, spj):
     slopescl = scale / snorm
     mul_m(m, d, w, search, sv[_MV], ctx[13], nv)
     if spj:
-        _sp.mul_j_sparse(J, d.scr_slv_Jind[w], search, d.scr_slv_efc[w, _JV], nefc)
+        _mul_j_sp(F, J, d.scr_slv_Jind[w], search, d.scr_slv_efc[w, _JV], nefc)
     else:
         mul_j(J, search, d.scr_slv_efc[w, _JV], nefc, nv)
     _primal_prepare(m, d, w, ctx, qg)
@@ -1487,24 +1490,24 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx, F, lists):
     ls_tol = tol * m.opt[OPT_LS_TOLERANCE]
     ls_iter = int(m.opt[OPT_LS_ITERATIONS])
     flg_cone = newton and int(m.opt[OPT_CONE]) == CONE_ELLIPTIC
-    # MuJoCo's sparse mode (mj_isSparse): J products over each row's nonzeros, when the Data was made with room
-    # for the row lists; Newton's Hessian sparse too in feature sets that have it
-    spj = is_sparse(m) and d.scr_slv_Jind.shape[1] >= nefc
-    sparse = newton and spj and _is_sparse(F, m)
+    # MuJoCo's sparse mode (mj_isSparse, feature F_SPARSE): J products over each row's nonzeros when the Data was
+    # made with room for the row lists, Newton's Hessian sparse
+    spj = _is_sparse(F, m) and d.scr_slv_Jind.shape[1] >= nefc
+    sparse = newton and spj
     scale = inertia_scale(m, d, w, dofs, nv)
 
     mul_m(m, d, w, qacc, Ma, dofs, nv)
     if spj:
         if not lists:
-            _sp.row_lists(J, nefc, nv, d.scr_slv_Jind[w])
-        _sp.mul_j_sparse(J, d.scr_slv_Jind[w], qacc, Jaref, nefc)
+            _row_lists(F, J, nefc, nv, d.scr_slv_Jind[w])
+        _mul_j_sp(F, J, d.scr_slv_Jind[w], qacc, Jaref, nefc)
         for i in range(nefc):
             Jaref[i] -= aref[i]
     else:
         for i in range(nefc):
             Jaref[i] = _dot(J[i], qacc, nv)
             Jaref[i] -= aref[i]
-    cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone, spj)
+    cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F)
     qg[0] = gauss
     for i in range(nv):
         grad[i] = Ma[i] - qfs[i] - qfc[i]
@@ -1526,7 +1529,7 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx, F, lists):
             search[i] = -Mgrad[i]
     it = 0
     while not done and it < maxiter:
-        alpha, ls_impr, lsiter, lsslope = _primal_search(m, d, w, ctx, qg, ls_tol, ls_iter, scale, pts, spj)
+        alpha, ls_impr, lsiter, lsslope = _primal_search(m, d, w, ctx, qg, ls_tol, ls_iter, scale, pts, spj, F)
         if alpha == 0:
             break
         for i in range(nv):
@@ -1540,7 +1543,7 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx, F, lists):
                 Mgradold[i] = Mgrad[i]
         for i in range(nefc):
             oldstate[i] = state[i]
-        cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone, spj)
+        cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F)
         qg[0] = gauss
         nupdate = 0
         if newton:
@@ -1686,10 +1689,10 @@ def fwd_constraint(m, d, w, F):
     # efc_b = J qacc_smooth - aref; MuJoCo's sparse mode: J products over each row's nonzeros (mj_isSparse, when
     # the Data has room for the row lists)
     J, b, aref, qs = d.efc_J[w], d.efc_b[w], d.efc_aref[w], d.qacc_smooth[w]
-    spj = is_sparse(m) and d.scr_slv_Jind.shape[1] >= nefc
+    spj = _is_sparse(F, m) and d.scr_slv_Jind.shape[1] >= nefc
     if spj:
-        _sp.row_lists(J, nefc, nv, d.scr_slv_Jind[w])
-        _sp.mul_j_sparse(J, d.scr_slv_Jind[w], qs, b, nefc)
+        _row_lists(F, J, nefc, nv, d.scr_slv_Jind[w])
+        _mul_j_sp(F, J, d.scr_slv_Jind[w], qs, b, nefc)
         for i in range(nefc):
             b[i] -= aref[i]
     else:
@@ -1700,7 +1703,7 @@ def fwd_constraint(m, d, w, F):
     newton = solver == SOL_NEWTON
     if solver == SOL_PGS:
         _make_ar(F, m, d, w)
-    warmstart(m, d, w, spj)
+    warmstart(m, d, w, spj, F)
     maxiter = int(m.opt[OPT_ITERATIONS])
     nisland = d.nisland[w]
     if nisland > 0:

@@ -42,8 +42,8 @@ CASES = {
                  (F_CYLBOX,)),
     'box': ('', '<worldbody><geom type="box" size=".1 .2 .3" pos="0 3 0"/></worldbody>', (F_CYLBOX,)),
     'jacobian sparse': ('<option jacobian="sparse"/>', '', (F_SPARSE,)),
-    'jacobian sparse, CG': ('<option jacobian="sparse" solver="CG"/>', '', ()),
-    'jacobian sparse, PGS': ('<option jacobian="sparse" solver="PGS"/>', '', ()),
+    'jacobian sparse, CG': ('<option jacobian="sparse" solver="CG"/>', '', (F_SPARSE,)),
+    'jacobian sparse, PGS': ('<option jacobian="sparse" solver="PGS"/>', '', (F_SPARSE,)),
     # a 58-body slide chain: nv 60 with the base's two joints
     'nv 60, auto': ('', '<worldbody><body pos="0 0 3"><joint type="slide" axis="1 0 0"/><geom size=".1"/>'
                     + '<body><joint type="slide" axis="0 1 0"/><geom size=".1"/>' * 57 + '</body>' * 58
@@ -78,9 +78,9 @@ def test_option_features_follow_the_options():
     m.opt.enableflags = int(m.opt.enableflags) | 2     # mjENBL_ENERGY
     F = api.model_features(m)
     assert F[F_FLUID] is None and F[F_ENERGY] is True
-    m.opt.jacobian = 1                                 # mjJAC_SPARSE: Newton's Hessian goes sparse
+    m.opt.jacobian = 1                                 # mjJAC_SPARSE: MuJoCo's sparse mode
     assert api.model_features(m)[F_SPARSE] is True
-    m.opt.solver = 1                                   # CG: no Hessian
+    m.opt.jacobian = 0                                 # mjJAC_DENSE
     assert api.model_features(m)[F_SPARSE] is None
 
 

@@ -233,12 +233,20 @@ def solve_case(m, st, solver, iterations=None, tolerance=None):
     return out
 
 
-# jacobian="sparse": Newton factors its Hessian sparsely as MuJoCo does (sim/solver_sparse.py); PGS and CG run
-# the same algorithm in both modes and are compared on the dense cases above (their products round differently
-# from MuJoCo's sparse ones: CG's qacc on stack_ell_c4 state 1 differs by 1.2e-6)
+# jacobian="sparse" (and pile_auto, nv 66): MuJoCo's sparse mode, which ours follows (sim/solver_sparse.py: J
+# products over each row's nonzeros, Newton's sparse Hessian).  CG amplifies the rounding of those products (ours
+# run over J's nonzeros, MuJoCo's over its structural pattern, the dof chains): with the same iteration counts and
+# statistics, its qacc differs from MuJoCo's by 3.6e-6 (stack_ell_c4) and 1.1e-5 (limits_eq_pyr) at default
+# settings, by 6.8e-6 / 8.8e-8 / 2.8e-4 (limits_eq_ell: the same cost to 1e-12, a flat optimum) converged; with our
+# dense products instead the default-settings figures are 9.8e-6 and 7.6e-7.  The other cases: <= 2e-11.
 SPARSE = ['pile_auto', 'humanoid_sparse', 'stack_pyr_c3_sparse', 'stack_ell_c4_sparse', 'limits_eq_pyr_sparse',
           'limits_eq_ell_sparse']
-CASES = [(name, solver) for name in GYM + list(OWN) if name not in SPARSE for solver in SOLVERS] + [(name, 'newton') for name in SPARSE]
+_CG_ROUNDING = pytest.mark.xfail(reason='CG amplifies sparse-product rounding: qacc up to 1.1e-5 (default) and '
+                                        '2.8e-4 (converged, flat optimum) from MuJoCo', strict=False)
+CASES = ([(name, solver) for name in GYM + list(OWN) if name not in SPARSE for solver in SOLVERS]
+         + [pytest.param(name, solver, marks=[_CG_ROUNDING] if solver == 'cg' and name in (
+             'stack_ell_c4_sparse', 'limits_eq_pyr_sparse', 'limits_eq_ell_sparse') else [])
+            for name in SPARSE for solver in SOLVERS])
 
 
 @pytest.mark.parametrize('name, solver', CASES)
