@@ -7,10 +7,11 @@ Hopper, for instance, needs neither the general convex / box collision (GJK, EPA
 the implicit integrators' derivatives, the PGS solver, the sensors, tendons (and their wrapping), equality
 constraints, fluid forces, slider-crank / body / site-to-site transmissions, what the energy, fwdinv and
 diagexact flags add, nor the cylinder and box primitive colliders (nor MuJoCo's sparse mode, which only models
-with nv >= 60 or jacobian="sparse" take: J products over each row's nonzeros, Newton's sparse Hessian).  With the last eight, hopper's cold compile
+with nv >= 60 or jacobian="sparse" take: J products over each row's nonzeros, Newton's sparse Hessian; nor the
+solvers' elliptic-cone work: the Newton cone Hessian, the cone cost of the line search, PGS's QCQP block updates).  With the last eight, hopper's cold compile
 went from 25.8 + 27.0 CPU-s (this process + its part worker, sim/parts.py) to 18.4 + 15.4 (the fwdinv flag alone
 pulls in the whole inverse pipeline).
-Features that follow the options (integrator, solver, Jacobian mode, fluid medium, enable flags) are re-read when they change;
+Features that follow the options (integrator, solver, Jacobian mode, cone, fluid medium, enable flags) are re-read when they change;
 those that follow the model's sizes and types (collision pairs, tendons, equality, transmissions) are fixed.
 
     features(m) -> F          the smallest feature set for model m and its current options
@@ -21,15 +22,15 @@ import inspect
 import numpy as np
 
 from sim.types import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_BOX,
-                       INT_IMPLICIT, INT_IMPLICITFAST, SOL_PGS, ENBL_ENERGY, ENBL_FWDINV, ENBL_DIAGEXACT,
+                       INT_IMPLICIT, INT_IMPLICITFAST, SOL_PGS, CONE_ELLIPTIC, ENBL_ENERGY, ENBL_FWDINV, ENBL_DIAGEXACT,
                        TRN_SLIDERCRANK, TRN_BODY, TRN_SITE)
 
 (F_COLLIDE2, F_IMPLICIT, F_PGS, F_PRIMAL, F_SENSOR, F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY,
- F_FWDINV, F_DIAGEXACT, F_CYLBOX, F_SPARSE) = range(14)
+ F_FWDINV, F_DIAGEXACT, F_CYLBOX, F_SPARSE, F_ELLIPTIC) = range(15)
 NAMES = ('collision beyond primitive pairs', 'implicit integrators', 'PGS solver', 'CG/Newton solvers', 'sensors',
          'tendons', 'equality constraints', 'fluid forces', 'slider-crank, body and site-to-site transmissions',
          'energy', 'forward/inverse comparison', 'exact constraint diagonal', 'cylinder and box primitive colliders',
-         'sparse Jacobian mode')
+         'sparse Jacobian mode', 'elliptic cones')
 FULL = (True,) * len(NAMES)
 NO_FEATURES = (None,) * len(NAMES)
 
@@ -83,7 +84,8 @@ def features(m, collide2=None, on=()):
     flags = (c2, integ in (INT_IMPLICIT, INT_IMPLICITFAST), pgs, not pgs, int(m.nsensor) > 0,
              int(m.ntendon) > 0, int(m.neq) > 0, not (float(opt.density) == 0.0 and float(opt.viscosity) == 0.0),
              needs_trn(m), bool(enable & ENBL_ENERGY), bool(enable & ENBL_FWDINV), bool(enable & ENBL_DIAGEXACT),
-             bool(np.isin(np.asarray(m.geom_type), (GEOM_CYLINDER, GEOM_BOX)).any()), sparse)
+             bool(np.isin(np.asarray(m.geom_type), (GEOM_CYLINDER, GEOM_BOX)).any()), sparse,
+             int(opt.cone) == CONE_ELLIPTIC)
     return tuple(True if x or i in on else None for i, x in enumerate(flags))
 
 

@@ -28,7 +28,7 @@ from sim.jit import njit
 from sim.fields_solver import NISLAND, MJ_NSOLVER
 from sim.island import island
 from sim.crb import dot_sparse_off
-from sim.features import call_if, F_PGS, F_PRIMAL, F_SPARSE
+from sim.features import call_if, F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC
 from sim.com import is_sparse
 from sim import solver_sparse as _sp
 from sim.types import (OPT_DISABLE, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATIONS, OPT_TOLERANCE,
@@ -771,8 +771,15 @@ def qcqp_n(res, A, b, dd, r, n, work):
 
 
 
+# the elliptic-cone block updates are compiled only for feature sets with F_ELLIPTIC (sim/features.py)
+_qcqp2_if = call_if(F_ELLIPTIC, qcqp2, 0)
+_qcqp3_if = call_if(F_ELLIPTIC, qcqp3, 0)
+_qcqp_n_if = call_if(F_ELLIPTIC, qcqp_n, 0)
+_project_ellipsoid_if = call_if(F_ELLIPTIC, _project_ellipsoid)
+
+
 @njit(cache=True)
-def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
+def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
     """Projected Gauss-Seidel on the dual over one island's rows (solPGS); efc_force in, efc_force/state out.
 
     isl: island (-1 monolithic); lst = (rows, ne, nf, nefc, dofs, nv) of the island (identity if monolithic).
@@ -853,7 +860,7 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
                             for j in range(dim):
                                 force[i + j] = 0.0
                         else:
-                            _project_ellipsoid(force, i + 1, force[i], cfr[cid], dim, True)
+                            _project_ellipsoid_if(F, force, i + 1, force[i], cfr[cid], dim, True)
                         for j in range(dim):
                             fmom[i + j] = force[i + j]
                         c += dim
@@ -937,13 +944,13 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst):
                     force[i + j] = 0.0
             else:
                 if dim == 3:
-                    act = qcqp2(v, Ac, bc, fr, force[i])
+                    act = _qcqp2_if(F, v, Ac, bc, fr, force[i])
                 elif dim == 4:
-                    act = qcqp3(v, Ac, bc, fr, force[i])
+                    act = _qcqp3_if(F, v, Ac, bc, fr, force[i])
                 else:
-                    act = qcqp_n(v, Ac, bc, fr, force[i], n1, qwork)
+                    act = _qcqp_n_if(F, v, Ac, bc, fr, force[i], n1, qwork)
                 if act:
-                    _project_ellipsoid(v, 0, force[i], fr, dim, False)
+                    _project_ellipsoid_if(F, v, 0, force[i], fr, dim, False)
                 for j in range(n1):
                     force[i + 1 + j] = v[j]
             # cost change over the block, 0.5 delta' A delta + delta' res; restore if positive (costChange)
@@ -1105,6 +1112,9 @@ def _hessian_cone(m, d, w, ctx, F, sparse):
         i += dim
 
 
+_hessian_cone_if = call_if(F_ELLIPTIC, _hessian_cone)
+
+
 @njit(cache=True)
 def _factorize_hessian(m, d, w, ctx, ncone, recompute, F, sparse):
     """Factor scr_slv_H in place (rebuilding H first if recompute), then the cone copy (FactorizeHessian);
@@ -1118,7 +1128,7 @@ def _factorize_hessian(m, d, w, ctx, ncone, recompute, F, sparse):
             _make_hessian(m, d, w, ctx)
         chol_factor(d.scr_slv_H[w], ctx[17], MINVAL)
     if ncone:
-        _hessian_cone(m, d, w, ctx, F, sparse)
+        _hessian_cone_if(F, m, d, w, ctx, F, sparse)
 
 
 @njit(cache=True)
@@ -1148,7 +1158,7 @@ def _hessian_incremental(m, d, w, ctx, ncone, F, sparse):
             _factorize_hessian(m, d, w, ctx, ncone, True, F, sparse)
             return nefc
     if ncone:
-        _hessian_cone(m, d, w, ctx, F, sparse)
+        _hessian_cone_if(F, m, d, w, ctx, F, sparse)
     return nupdate
 
 
@@ -1245,6 +1255,9 @@ def _elliptic_cost_dif(quad, q, alpha, mu, Dm):
     return 0.0
 
 
+_elliptic_cost_dif_if = call_if(F_ELLIPTIC, _elliptic_cost_dif, 0.0)
+
+
 @njit(cache=True)
 def _primal_prepare(m, d, w, ctx, qg):
     """Per-row quadratics quad (3 nefc (+6),) and Gauss coefficients qg[1:3] along search (PrimalPrepare)."""
@@ -1296,7 +1309,7 @@ def _primal_prepare(m, d, w, ctx, qg):
 
 
 @njit(cache=True)
-def _primal_eval(m, d, w, ctx, qg, alpha):
+def _primal_eval(m, d, w, ctx, qg, alpha, F):
     """(cost(alpha) - cost(0), d/dalpha, d2/dalpha2) along the search direction (PrimalEval)."""
     D, R, floss, typ, eid, ne, nf, nefc = ctx[1], ctx[2], ctx[3], ctx[5], ctx[6], ctx[14], ctx[15], ctx[16]
     Jv, Jaref = d.scr_slv_efc[w, _JV], d.scr_slv_efc[w, _JAREF]
@@ -1334,7 +1347,7 @@ def _primal_eval(m, d, w, ctx, qg, alpha):
             mu = cmu[c]
             q = 3 * i
             U0, V0, UU, UV, VV, Dm = quad[q + 3], quad[q + 4], quad[q + 5], quad[q + 6], quad[q + 7], quad[q + 8]
-            cost += _elliptic_cost_dif(quad, q, alpha, mu, Dm)
+            cost += _elliptic_cost_dif_if(F, quad, q, alpha, mu, Dm)
             N = U0 + alpha * V0
             Tsqr = UU + alpha * (2 * UV + alpha * VV)
             if Tsqr <= 0:
@@ -1375,13 +1388,13 @@ def _primal_eval(m, d, w, ctx, qg, alpha):
 
 
 @njit(cache=True)
-def _set_pnt(m, d, w, ctx, qg, p, alpha):
+def _set_pnt(m, d, w, ctx, qg, p, alpha, F):
     p[0] = alpha
-    p[1], p[2], p[3] = _primal_eval(m, d, w, ctx, qg, alpha)
+    p[1], p[2], p[3] = _primal_eval(m, d, w, ctx, qg, alpha, F)
 
 
 @njit(cache=True)
-def _update_bracket(m, d, w, ctx, qg, p, cands, pn):
+def _update_bracket(m, d, w, ctx, qg, p, cands, pn, F):
     """Move bracket point p (alpha, cost, d0, d1) to a better candidate, refresh its Newton point pn (updateBracket).
 
     Returns (flag, neval)."""
@@ -1396,7 +1409,7 @@ def _update_bracket(m, d, w, ctx, qg, p, cands, pn):
                 p[j] = cands[k, j]
             flag = 2
     if flag:
-        _set_pnt(m, d, w, ctx, qg, pn, p[0] - p[2] / p[3])
+        _set_pnt(m, d, w, ctx, qg, pn, p[0] - p[2] / p[3], F)
         return flag, 1
     return flag, 0
 
@@ -1422,8 +1435,8 @@ def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts, spj, 
     _primal_prepare(m, d, w, ctx, qg)
     p0, p1, p2, pmid, p1n, p2n = pts[0], pts[1], pts[2], pts[3], pts[4], pts[5]
     cands = pts[6:9]
-    _set_pnt(m, d, w, ctx, qg, p0, 0.0)
-    _set_pnt(m, d, w, ctx, qg, p1, p0[0] - p0[2] / p0[3])
+    _set_pnt(m, d, w, ctx, qg, p0, 0.0, F)
+    _set_pnt(m, d, w, ctx, qg, p1, p0[0] - p0[2] / p0[3], F)
     lsiter = 2
     if abs(p1[2]) < gtol and (p1[0] == 0 or p1[1] < 0):
         return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
@@ -1433,7 +1446,7 @@ def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts, spj, 
     while p1[2] * direc <= -gtol and lsiter < ls_iterations:
         for j in range(4):
             p2[j] = p1[j]
-        _set_pnt(m, d, w, ctx, qg, p1, p1[0] - p1[2] / p1[3])
+        _set_pnt(m, d, w, ctx, qg, p1, p1[0] - p1[2] / p1[3], F)
         lsiter += 1
         if abs(p1[2]) < gtol and p1[1] < 0:
             return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
@@ -1441,10 +1454,10 @@ def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts, spj, 
         return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
     for j in range(4):
         p2n[j] = p1[j]
-    _set_pnt(m, d, w, ctx, qg, p1n, p1[0] - p1[2] / p1[3])
+    _set_pnt(m, d, w, ctx, qg, p1n, p1[0] - p1[2] / p1[3], F)
     lsiter += 1
     while lsiter < ls_iterations:
-        _set_pnt(m, d, w, ctx, qg, pmid, 0.5 * (p1[0] + p2[0]))
+        _set_pnt(m, d, w, ctx, qg, pmid, 0.5 * (p1[0] + p2[0]), F)
         lsiter += 1
         for j in range(4):
             cands[0, j] = p1n[j]
@@ -1458,8 +1471,8 @@ def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts, spj, 
                 best = k
         if best >= 0:
             return cands[best, 0], -cands[best, 1], lsiter, abs(cands[best, 2]) * slopescl
-        b1, n1 = _update_bracket(m, d, w, ctx, qg, p1, cands, p1n)
-        b2, n2 = _update_bracket(m, d, w, ctx, qg, p2, cands, p2n)
+        b1, n1 = _update_bracket(m, d, w, ctx, qg, p1, cands, p1n, F)
+        b2, n2 = _update_bracket(m, d, w, ctx, qg, p2, cands, p2n, F)
         lsiter += n1 + n2
         if not b1 and not b2:
             return pmid[0], -pmid[1], lsiter, abs(pmid[2]) * slopescl
@@ -1714,7 +1727,7 @@ def fwd_constraint(m, d, w, F):
                 rows = d.map_iefc2efc[w, ea:ea + d.island_nefc[w, k]]
                 dofs = d.map_idof2dof[w, da:da + d.island_nv[w, k]]
                 lst = (rows, d.island_ne[w, k], d.island_nf[w, k], d.island_nefc[w, k], dofs, d.island_nv[w, k])
-                _sol_pgs(F, m, d, w, maxiter, True, k, lst)
+                _sol_pgs(F, m, d, w, maxiter, True, k, lst, F)
             elif nisland == 1 and d.island_nefc[w, 0] == nefc and d.island_nv[w, 0] == nv:
                 # one island with every row and dof: solve in place, states island-local
                 _sol_primal(F, m, d, w, maxiter, newton, k, _world_ctx(m, d, w, d.scr_slv_int[w, _ISTATE]), F,
@@ -1726,7 +1739,7 @@ def fwd_constraint(m, d, w, F):
     else:
         if solver == SOL_PGS:
             lst0 = (iota[:nefc], d.ne[w], d.nf[w], nefc, iota[:nv], nv)
-            _sol_pgs(F, m, d, w, maxiter, True, -1, lst0)
+            _sol_pgs(F, m, d, w, maxiter, True, -1, lst0, F)
         else:
             _sol_primal(F, m, d, w, maxiter, newton, -1, _world_ctx(m, d, w, d.efc_state[w]), F, spj)
     if solver == SOL_PGS:

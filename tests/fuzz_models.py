@@ -35,7 +35,8 @@ import mujoco
 
 import sim
 from sim import smooth_api
-from sim.features import F_CYLBOX, F_DIAGEXACT, F_ENERGY, F_EQUALITY, F_FLUID, F_FWDINV, F_SPARSE, F_TENDON, F_TRN
+from sim.features import (F_CYLBOX, F_DIAGEXACT, F_ELLIPTIC, F_ENERGY, F_EQUALITY, F_FLUID, F_FWDINV, F_SPARSE,
+                          F_TENDON, F_TRN)
 from sim.mjcf import schema
 
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -381,9 +382,11 @@ _COMPILED = set()
 STEP_ALL = [False]
 _COMMON_F = set()
 # features compiled only for the models that use them (tendons, equality, fluid, transmissions, enable flags, the
-# sparse Newton Hessian: each also checked at run time), turned on for every fuzzed model and for the common models below, so that a fuzzed
-# model falls into one of a few feature sets (the conformance tests run those models' own, smaller sets)
-FUZZ_ON = (F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY, F_FWDINV, F_DIAGEXACT, F_CYLBOX, F_SPARSE)
+# sparse Jacobian mode, elliptic cones: each also checked at run time), turned on for every fuzzed model and for
+# the common models below, so that a fuzzed model falls into one of a few feature sets (the conformance tests run
+# those models' own, smaller sets)
+FUZZ_ON = (F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY, F_FWDINV, F_DIAGEXACT, F_CYLBOX, F_SPARSE,
+           F_ELLIPTIC)
 
 
 def fuzz_features(m):
