@@ -442,6 +442,20 @@ def _add_niter(d, w, isl, it):
 # warmstart (mj_fwdConstraint's warmstart, engine_forward.c) and the dual matrix AR
 
 @njit(cache=True)
+def _jar(d, w, J, x, aref, out, nefc, nv, spj, F):
+    """out[:nefc] = J x - aref, over the row lists of scr_slv_Jind when spj (MuJoCo's sparse mode), else in
+    mju_mulMatVec's order."""
+    if spj:
+        _mul_j_sp(F, J, d.scr_slv_Jind[w], x, out, nefc)
+        for i in range(nefc):
+            out[i] -= aref[i]
+    else:
+        for i in range(nefc):
+            out[i] = _dot(J[i], x, nv)
+            out[i] -= aref[i]
+
+
+@njit(cache=True)
 def warmstart(m, d, w, spj, F):
     """Initial qacc (and efc_force for PGS): best of qacc_warmstart and qacc_smooth; with islands,
     unconstrained dofs restart at qacc_smooth.  spj: J products over the row lists in scr_slv_Jind."""
@@ -460,14 +474,7 @@ def warmstart(m, d, w, spj, F):
     jar = d.scr_slv_efc[w, _JAREF]
     J = d.efc_J[w]
     aref = d.efc_aref[w]
-    if spj:
-        _mul_j_sp(F, J, d.scr_slv_Jind[w], qw, jar, nefc)
-        for i in range(nefc):
-            jar[i] -= aref[i]
-    else:
-        for i in range(nefc):
-            jar[i] = _dot(J[i], qw, nv)
-            jar[i] -= aref[i]
+    _jar(d, w, J, qw, aref, jar, nefc, nv, spj, F)
     cost_ws = constraint_update_world(m, d, w, jar, False, spj, F)
     if int(m.opt[OPT_SOLVER]) == SOL_PGS:
         # dual cost of the warmstart forces: f'b + 0.5 f'AR f; zero forces if positive
@@ -1510,16 +1517,9 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx, F, lists):
     scale = inertia_scale(m, d, w, dofs, nv)
 
     mul_m(m, d, w, qacc, Ma, dofs, nv)
-    if spj:
-        if not lists:
-            _row_lists(F, J, nefc, nv, d.scr_slv_Jind[w])
-        _mul_j_sp(F, J, d.scr_slv_Jind[w], qacc, Jaref, nefc)
-        for i in range(nefc):
-            Jaref[i] -= aref[i]
-    else:
-        for i in range(nefc):
-            Jaref[i] = _dot(J[i], qacc, nv)
-            Jaref[i] -= aref[i]
+    if spj and not lists:
+        _row_lists(F, J, nefc, nv, d.scr_slv_Jind[w])
+    _jar(d, w, J, qacc, aref, Jaref, nefc, nv, spj, F)
     cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F)
     qg[0] = gauss
     for i in range(nv):
@@ -1705,13 +1705,7 @@ def fwd_constraint(m, d, w, F):
     spj = _is_sparse(F, m) and d.scr_slv_Jind.shape[1] >= nefc
     if spj:
         _row_lists(F, J, nefc, nv, d.scr_slv_Jind[w])
-        _mul_j_sp(F, J, d.scr_slv_Jind[w], qs, b, nefc)
-        for i in range(nefc):
-            b[i] -= aref[i]
-    else:
-        for i in range(nefc):
-            b[i] = _dot(J[i], qs, nv)
-            b[i] -= aref[i]
+    _jar(d, w, J, qs, aref, b, nefc, nv, spj, F)
     solver = int(m.opt[OPT_SOLVER])
     newton = solver == SOL_NEWTON
     if solver == SOL_PGS:

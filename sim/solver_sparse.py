@@ -48,28 +48,32 @@ def row_lists(J, nefc, nv, Jind):
 
 
 @njit(cache=True)
+def dot_idx(a, idx, t0, n, x):
+    """sum over t in [t0, t0 + n) of a[idx[t]] x[idx[t]] in mju_dotSparse's order (four partial sums, then the
+    tail one by one)."""
+    t = t0
+    r0 = 0.0
+    r1 = 0.0
+    r2 = 0.0
+    r3 = 0.0
+    while t <= t0 + n - 4:
+        r0 += a[idx[t]] * x[idx[t]]
+        r1 += a[idx[t + 1]] * x[idx[t + 1]]
+        r2 += a[idx[t + 2]] * x[idx[t + 2]]
+        r3 += a[idx[t + 3]] * x[idx[t + 3]]
+        t += 4
+    res = (r0 + r2) + (r1 + r3)
+    while t < t0 + n:
+        res += a[idx[t]] * x[idx[t]]
+        t += 1
+    return res
+
+
+@njit(cache=True)
 def mul_j_sparse(J, Jind, x, out, nefc):
     """out[:nefc] = J x over the rows' nonzeros, in mju_dotSparse's order (mju_mulMatVecSparse)."""
     for r in range(nefc):
-        Jr = J[r]
-        Lr = Jind[r]
-        n = Lr[0]
-        t = 1
-        r0 = 0.0
-        r1 = 0.0
-        r2 = 0.0
-        r3 = 0.0
-        while t <= n - 3:
-            r0 += Jr[Lr[t]] * x[Lr[t]]
-            r1 += Jr[Lr[t + 1]] * x[Lr[t + 1]]
-            r2 += Jr[Lr[t + 2]] * x[Lr[t + 2]]
-            r3 += Jr[Lr[t + 3]] * x[Lr[t + 3]]
-            t += 4
-        res = (r0 + r2) + (r1 + r3)
-        while t <= n:
-            res += Jr[Lr[t]] * x[Lr[t]]
-            t += 1
-        out[r] = res
+        out[r] = dot_idx(J[r], Jind[r], 1, Jind[r, 0], x)
 
 
 @njit(cache=True)
@@ -260,21 +264,5 @@ def chol_solve_sparse(a, S, nv, b, x):
         st = start[i]
         n = nv - 1 - st
         if n > 0:
-            Li = S[i]
-            t = st
-            r0 = 0.0
-            r1 = 0.0
-            r2 = 0.0
-            r3 = 0.0
-            while t <= st + n - 4:
-                r0 += ai[Li[t]] * x[Li[t]]
-                r1 += ai[Li[t + 1]] * x[Li[t + 1]]
-                r2 += ai[Li[t + 2]] * x[Li[t + 2]]
-                r3 += ai[Li[t + 3]] * x[Li[t + 3]]
-                t += 4
-            res = (r0 + r2) + (r1 + r3)
-            while t < st + n:
-                res += ai[Li[t]] * x[Li[t]]
-                t += 1
-            x[i] -= res
+            x[i] -= dot_idx(ai, S[i], st, n, x)
         x[i] /= ai[i]
