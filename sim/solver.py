@@ -7,13 +7,17 @@ mj_fwdConstraint: efc_b, warmstart, then per island (sim/island.py; monolithic w
   forces mapped back by dualFinish.  Runs on the global rows through the island's row list, as MuJoCo.
 - CG / Newton (mj_solPrimal): primal minimisation of Gauss + constraint cost with MuJoCo's exact 1-D Newton
   line search (PrimalSearch / PrimalEval), Hager-Zhang CG directions preconditioned by M^-1, Newton directions
-  from the dense Cholesky factor of H = M + J'DJ, updated by rank-1 Cholesky up/downdates when constraints
-  change state (HessianIncremental), elliptic cones added as rank-1 updates of a copy (HessianCone).
+  from the Cholesky factor of H = M + J'DJ, updated by rank-1 Cholesky up/downdates when constraints
+  change state (HessianIncremental), elliptic cones added as rank-1 updates of a copy (HessianCone).  The factor
+  is dense, or in MuJoCo's sparse mode (nv >= 60 or jacobian="sparse", feature F_SPARSE) reverse-order on the
+  pattern of M + J'J (sim/solver_sparse.py).
   Works on contiguous island-local arrays as MuJoCo's mjPrimalContext: an island covering every dof and row
   uses the global arrays in place, other islands are gathered into scr_slv_* first and scattered back.
 Small dense kernels follow MuJoCo's operation order (mju_dot's four partial sums, mju_cholFactor /
 mju_cholSolve / mju_cholUpdate, mju_mulSymVecSparse), so results match MuJoCo to the last bit where the
-inputs do.  efc_J is dense (njmax, nv); scratch lives in the scr_slv_* fields (sim/fields_solver.py).
+inputs do.  efc_J is dense (njmax, nv); in the sparse mode the solvers' J products run over each row's nonzeros
+(row lists in scr_slv_Jind).  Elliptic-cone work is compiled only with F_ELLIPTIC.  Scratch lives in the scr_slv_*
+fields (sim/fields_solver.py).
 """
 import math
 
