@@ -98,6 +98,16 @@ def _body_force(cinert_i, cacc_i, cvel_i, out):
 
 
 @njit(cache=True)
+def world_acc(m, cacc):
+    """cacc[0] = the world body's acceleration, -gravity unless disabled (mj_rne / mj_rnePostConstraint)."""
+    cacc[0, :] = 0.0
+    if not (int(m.opt[OPT_DISABLE]) & DSBL_GRAVITY):
+        cacc[0, 3] = -m.opt[OPT_GRAVITY]
+        cacc[0, 4] = -m.opt[OPT_GRAVITY + 1]
+        cacc[0, 5] = -m.opt[OPT_GRAVITY + 2]
+
+
+@njit(cache=True)
 def rne(m, d, w):
     """qfrc_bias (nv,) = C(q,qvel) + gravity terms, as mj_rne(flg_acc=0)."""
     body_dofadr, body_dofnum, body_parentid, dof_bodyid = m.body_dofadr, m.body_dofnum, m.body_parentid, m.dof_bodyid
@@ -107,11 +117,7 @@ def rne(m, d, w):
     qvel = d.qvel[w]
     cinert = d.cinert[w]
     cvel = d.cvel[w]
-    cacc[0, :] = 0.0
-    if not (int(m.opt[OPT_DISABLE]) & DSBL_GRAVITY):
-        cacc[0, 3] = -m.opt[OPT_GRAVITY]
-        cacc[0, 4] = -m.opt[OPT_GRAVITY + 1]
-        cacc[0, 5] = -m.opt[OPT_GRAVITY + 2]
+    world_acc(m, cacc)
     for i in range(1, m.nbody):
         bda = body_dofadr[i]
         n = body_dofnum[i]
@@ -279,11 +285,7 @@ def rne_post_constraint(m, d, w, F):
     xfrc = d.xfrc_applied[w]
     sc = d.subtree_com[w]
     xipos = d.xipos[w]
-    cacc[0, :] = 0.0
-    if not (int(m.opt[OPT_DISABLE]) & DSBL_GRAVITY):
-        cacc[0, 3] = -m.opt[OPT_GRAVITY]
-        cacc[0, 4] = -m.opt[OPT_GRAVITY + 1]
-        cacc[0, 5] = -m.opt[OPT_GRAVITY + 2]
+    world_acc(m, cacc)
     cext[:, :] = 0.0
     for i in range(1, m.nbody):
         f = xfrc[i]
