@@ -10,6 +10,8 @@ the compiled physics (its kernels may call core kernels, never the reverse).
 """
 import hashlib
 import os
+import re
+import shutil
 import tempfile
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -22,6 +24,8 @@ NO_JIT_FILES = ('__init__.py', 'loader.py', 'model.py', 'errors.py', 'data.py', 
                 'progress.py', 'precompile.py')
 # subpackages whose kernels are cached on their own (module prefix -> folder under sim/)
 GROUPS = {'sim.render': 'render'}
+# source versions whose caches are kept under one root (the current one and the most recently used others)
+KEEP = int(os.environ.get('NUMJOCO_CACHE_KEEP', '4'))
 
 
 def source_hash(root=PACKAGE_DIR, skip=NO_JIT_DIRS + tuple(GROUPS.values()), seed=b''):
@@ -73,6 +77,58 @@ CACHE_DIR = None if CACHE_ROOT is None else os.path.join(CACHE_ROOT, SOURCE_HASH
 _GROUP_DIRS = {}
 
 
+_VERSION_DIR = re.compile(r'^(?:([a-z_]+)-)?[0-9a-f]{16}$')      # <hash> or <group>-<hash>
+_KERNEL_DIR = re.compile(r'^\w+_[0-9a-f]{40}$')                   # numba's per-source-folder subdirectory
+
+
+def _use(path):
+    """Create or touch the cache directory `path` (its mtime says when a process last used it); prune the other
+    versions of its kind when it is new.  Returns whether it was new."""
+    new = not os.path.isdir(path)
+    os.makedirs(path, exist_ok=True)
+    if new:
+        prune(os.path.dirname(path), os.path.basename(path))
+    else:
+        try:
+            os.utime(path)
+        except OSError:
+            pass
+    return new
+
+
+def prune(root, current, keep=None):
+    """Remove the caches of other source versions under `root` (folders named <hash> or <group>-<hash>, of the
+    same kind as `current`, holding only numba's kernel folders), all but the keep - 1 most recently used: every
+    edit or upgrade of the package starts a new folder (~10 MB), and without this they pile up.  keep=0 (or
+    NUMJOCO_CACHE_KEEP=0) keeps everything.  A process still running on a removed folder recompiles what it
+    misses and writes it back (the folder is recreated).  Returns the removed folder names."""
+    keep = KEEP if keep is None else keep
+    kind = _VERSION_DIR.match(current)
+    if keep <= 0 or kind is None:
+        return []
+    others = []
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return []
+    for name in names:
+        m = _VERSION_DIR.match(name)
+        path = os.path.join(root, name)
+        if name == current or m is None or m.group(1) != kind.group(1) or not os.path.isdir(path):
+            continue
+        try:
+            if not all(_KERNEL_DIR.match(sub) for sub in os.listdir(path)):
+                continue                                        # not a folder numjoco wrote: never touched
+            others.append((os.stat(path).st_mtime, name))
+        except OSError:
+            continue
+    others.sort(reverse=True)
+    removed = [name for _, name in others[keep - 1:]]
+    for name in removed:
+        shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+    return removed
+
+
 def group_dir(module):
     """Cache directory of the kernels defined in `module` (a module name)."""
     for prefix, folder in GROUPS.items():
@@ -81,12 +137,13 @@ def group_dir(module):
             if d is None:
                 digest = source_hash(os.path.join(PACKAGE_DIR, folder), skip=(), seed=SOURCE_HASH.encode())
                 d = _GROUP_DIRS[folder] = os.path.join(CACHE_ROOT, '%s-%s' % (folder, digest))
+                _use(d)
             return d
     return CACHE_DIR
 
 
 if CACHE_DIR is not None:
-    os.makedirs(CACHE_DIR, exist_ok=True)
+    _use(CACHE_DIR)
     # numba's own default for cache=True functions outside our groups; the environment variable covers a numba
     # not yet imported, config one already imported
     os.environ['NUMBA_CACHE_DIR'] = CACHE_DIR

@@ -65,3 +65,52 @@ def test_processes_compiling_at_once_leave_a_consistent_cache(tmp_path):
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert int(out.stdout.split()[-1]) == 2 * len(DTYPES)      # every signature came from the cache
+
+
+# ---- old source versions' caches are pruned (sim.cache.prune) ------------------------------------------------
+
+def _version(root, name, age, subs=('sim_' + 'ab' * 20,)):
+    """A fake cache folder of one source version, last used `age` hours ago."""
+    path = root / name
+    for sub in subs:
+        (path / sub).mkdir(parents=True)
+        (path / sub / 'k.nbi').write_bytes(b'x')
+    t = 1.7e9 - age * 3600.0
+    os.utime(path, (t, t))
+    return path
+
+
+def test_prune_keeps_the_most_recently_used_versions(tmp_path):
+    from sim.cache import prune
+    names = ['%016x' % (0xa0 + i) for i in range(6)]
+    for age, name in enumerate(names):
+        _version(tmp_path, name, age)
+    _version(tmp_path, 'render-' + '1' * 16, 9)
+    _version(tmp_path, 'render-' + '2' * 16, 8)
+    foreign = _version(tmp_path, 'f' * 16, 99, subs=('notes',))          # not numba's layout: never removed
+    (tmp_path / 'compile_times.json').write_text('{}')
+    current = 'c' * 16
+    _version(tmp_path, current, 100)
+    removed = prune(str(tmp_path), current, keep=3)
+    assert sorted(removed) == sorted(names[2:])
+    assert sorted(os.listdir(tmp_path)) == sorted(names[:2] + [current, foreign.name, 'compile_times.json',
+                                                               'render-' + '1' * 16, 'render-' + '2' * 16])
+    assert prune(str(tmp_path), 'render-' + '3' * 16, keep=2) == ['render-' + '1' * 16]
+    assert prune(str(tmp_path), current, keep=0) == []
+    assert prune(str(tmp_path), 'not-a-version', keep=1) == []
+
+
+def test_a_new_source_version_prunes_old_caches_at_import(tmp_path):
+    root = tmp_path / 'cache'
+    old = ['%016x' % (0xb0 + i) for i in range(6)]
+    for age, name in enumerate(old):
+        _version(root, name, age)
+    env = dict(os.environ, PYTHONPATH=REPO, NUMJOCO_QUIET='1', NUMJOCO_CACHE_DIR=str(root), NUMJOCO_CACHE_KEEP='3')
+    run = [sys.executable, '-c', 'import sim.cache as c; print(c.SOURCE_HASH)']
+    current = subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout.strip()
+    assert sorted(os.listdir(root)) == sorted(old[:2] + [current])
+    # a second process of the same version only marks its folder as used
+    _version(root, '%016x' % 0xd0, 50)
+    subprocess.run(run, env=env, capture_output=True, text=True, check=True)
+    assert len(os.listdir(root)) == 4
+    assert os.stat(root / current).st_mtime > os.stat(root / old[0]).st_mtime
