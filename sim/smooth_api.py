@@ -158,13 +158,18 @@ def forward(m, d):
 
 def step(m, d, nstep=1):
     """Advance nstep steps (mj_step); diverged worlds are reset and counted in d.warning (and warned)."""
+    fast = d.__dict__.get('_fast')
+    if nstep == 1 and fast is not None and fast[0] is m and fast[1] == m.opt._version:
+        # one step as envs and scripts call it: one check and one call with the arguments ready
+        if fast[7](*fast[8]) > 0:
+            warn_moved(d)
+        return
     if nstep.__class__ is not int:
         nstep = int(nstep)
     if nstep <= 0:
         if nstep < 0:
             raise ValueError('nstep must be >= 0, got %d' % nstep)
         return
-    fast = d.__dict__.get('_fast')
     if fast is not None and fast[0] is m and fast[1] == m.opt._version:
         if fast[6] is None:
             r = fast[2](fast[3], d._struct, fast[4], 0, nstep, fast[5])
@@ -179,8 +184,9 @@ def step(m, d, nstep=1):
 
 def _remember_step(m, d):
     """After a step through run(): keep on d what the next step of this model takes when nothing changed (the
-    compiled entry, serial or batch, the model struct, the feature set), so that step(m, d) makes one check and
-    one call (~0.5 us of Python less per call; the options' version re-checked at each call)."""
+    compiled entry, serial or batch, the model struct, the feature set, and the arguments of a one-step call), so
+    that step(m, d) makes one check and one call (half_cheetah: sim.step's Python 0.9 -> 0.43 -> 0.23-0.32 us a
+    call over the compiled wrapper's; the options' version re-checked at each call)."""
     ent = m.__dict__.get('_sim') if type(m) is Model else None
     if ent is None or not ent[4] or ent[3] != m.opt._version:
         d.__dict__.pop('_fast', None)
@@ -188,7 +194,10 @@ def _remember_step(m, d):
     one = serial(d)
     f = (_SERIAL if one else _BATCH).cfuncs.get(ent[6])
     if f is not None:
-        d.__dict__['_fast'] = (m, ent[3], f, ent[1], empty_task(), ent[6], None if one else d.nworld)
+        task = empty_task()
+        args1 = (ent[1], d._struct, task, 0, 1, ent[6]) if one else \
+            (ent[1], d._struct, task, d.nworld, 1, _NOPTRS, ent[6])
+        d.__dict__['_fast'] = (m, ent[3], f, ent[1], task, ent[6], None if one else d.nworld, f, args1)
 
 
 def reset(m, d, keyframe=None):
