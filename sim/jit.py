@@ -602,6 +602,33 @@ def struct_at(typingctx, ptr, like):
     return like(ptr, like), codegen
 
 
+def struct_at_address(struct_type):
+    """An intrinsic f(ptr) -> the struct of struct_type whose meminfo is at address ptr (a new reference): for
+    entries called from Python with addresses (`struct_addr`), an int unboxing in ~10 ns where a struct takes ~60
+    (numba's StructRef unboxing reads the proxy's meminfo through Python)."""
+    @_intrinsic
+    def at(typingctx, ptr):
+        def codegen(context, builder, sig, args):
+            st = _cgutils.create_struct_proxy(struct_type)(context, builder)
+            st.meminfo = builder.inttoptr(args[0], st.meminfo.type)
+            val = st._getvalue()
+            context.nrt.incref(builder, struct_type, val)
+            return val
+        return struct_type(types.int64), codegen
+    return at
+
+
+def struct_addr(st):
+    """The meminfo address of a struct's Python proxy (what struct_address gives in jitted code), read from
+    numba's MemInfo object (a PyObject header, then the NRT_MemInfo pointer) and remembered on the proxy.  The
+    caller keeps the proxy alive while jitted code uses the address."""
+    a = st.__dict__.get('_addr')
+    if a is None:
+        import ctypes
+        a = st.__dict__['_addr'] = ctypes.c_void_p.from_address(id(st._meminfo) + object.__basicsize__).value
+    return a
+
+
 @_intrinsic
 def struct_address(typingctx, st):
     """The meminfo address of a struct (int64)."""

@@ -15,6 +15,7 @@ from sim import types as _t
 from sim import pipeline as _fw
 from sim.collision.check import check_collision
 from sim.data import Data
+from sim.jit import struct_addr
 from sim.model import Model
 
 _MODEL_CACHE = {}
@@ -142,10 +143,11 @@ def run(m, d, nstep, task=None, mptrs=_NOPTRS):
         ent = _entry(m)
     if task is None:
         task = _EMPTY[0] if _EMPTY else empty_task()
+    mp, dp, tp = struct_addr(ent[1]), struct_addr(d._struct), struct_addr(task)
     if serial(d, mptrs):
-        r = _SERIAL(ent[6], ent[1], d._struct, task, 0, nstep)
+        r = _SERIAL(ent[6], mp, dp, tp, 0, nstep)
     else:
-        r = _BATCH(ent[6], ent[1], d._struct, task, d.nworld, nstep, mptrs)
+        r = _BATCH(ent[6], mp, dp, tp, d.nworld, nstep, mptrs)
     if r > 0:
         warn_moved(d)
     return r
@@ -171,10 +173,11 @@ def step(m, d, nstep=1):
             raise ValueError('nstep must be >= 0, got %d' % nstep)
         return
     if fast is not None and fast[0] is m and fast[1] == m.opt._version:
+        a = fast[8]
         if fast[6] is None:
-            r = fast[2](fast[3], d._struct, fast[4], 0, nstep, fast[5])
+            r = fast[2](a[0], a[1], a[2], 0, nstep, fast[5])
         else:
-            r = fast[2](fast[3], d._struct, fast[4], fast[6], nstep, _NOPTRS, fast[5])
+            r = fast[2](a[0], a[1], a[2], fast[6], nstep, _NOPTRS, fast[5])
         if r > 0:
             warn_moved(d)
         return
@@ -195,9 +198,11 @@ def _remember_step(m, d):
     f = (_SERIAL if one else _BATCH).cfuncs.get(ent[6])
     if f is not None:
         task = empty_task()
-        args1 = (ent[1], d._struct, task, 0, 1, ent[6]) if one else \
-            (ent[1], d._struct, task, d.nworld, 1, _NOPTRS, ent[6])
-        d.__dict__['_fast'] = (m, ent[3], f, ent[1], task, ent[6], None if one else d.nworld, f, args1)
+        mp, dp, tp = struct_addr(ent[1]), struct_addr(d._struct), struct_addr(task)
+        args1 = (mp, dp, tp, 0, 1, ent[6]) if one else (mp, dp, tp, d.nworld, 1, _NOPTRS, ent[6])
+        # the structs stay referenced here while their addresses are in use
+        d.__dict__['_fast'] = (m, ent[3], f, ent[1], task, ent[6], None if one else d.nworld, f, args1,
+                               d._struct)
 
 
 def reset(m, d, keyframe=None):

@@ -15,3 +15,32 @@ def test_data_capacities_and_views():
     assert b.contact.frame.shape == (3, 7, 9)
     assert b.efc_J.shape == (3, 11, m.nv)
     np.testing.assert_array_equal(b.ncon, np.zeros(3, np.int32))
+
+
+def test_struct_addresses_from_python_are_the_meminfo_addresses():
+    """sim.jit.struct_addr (how sim.step passes the Model, Data and task structs to the compiled entry) reads the
+    same address that jitted code reads from the struct, and the struct at that address holds the same arrays."""
+    import copy
+    from sim.jit import njit, struct_addr, struct_address, struct_at_address
+    from sim.smooth_api import empty_task, model_struct
+    from sim.types import DATA_TYPE
+
+    @njit
+    def address(st):
+        return struct_address(st)
+
+    data_at = struct_at_address(DATA_TYPE)
+
+    @njit
+    def qpos_at(ptr):
+        return data_at(ptr).qpos
+
+    m = sim.load_model('assets/hopper.xml')
+    d, b = sim.Data(m), sim.Data(m, nworld=2)
+    c = copy.copy(b)                    # a new struct around the same arrays
+    for st in (model_struct(m), d._struct, b._struct, c._struct, empty_task()):
+        assert struct_addr(st) == address(st) and struct_addr(st) == st.__dict__['_addr']
+    assert struct_addr(c._struct) != struct_addr(b._struct)
+    d.qpos = np.arange(d.qpos.size)
+    q = qpos_at(struct_addr(d._struct))
+    assert np.shares_memory(q, d.qpos) and np.array_equal(q[0], d.qpos)
