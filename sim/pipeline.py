@@ -387,7 +387,10 @@ def run_batch(mp, dp, tp, nworld, nstep, mptrs, F):
     if not _actions_ok(m, t, nworld):
         return -1
     chunk = max(1, nworld // 64)
-    ctr = np.zeros(1, np.int64)
+    # np.empty and a store: numba turns an np.zeros here into a parallel loop of its own, a second thread launch
+    # per call (+1.2 us)
+    ctr = np.empty(1, np.int64)
+    ctr[0] = 0
     moved = 0
     for i in prange(min(nworld, NWORKER)):
         moved += _run_worlds(m, d, t, nworld, nstep, mptrs, F, ctr, chunk)
