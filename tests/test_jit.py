@@ -291,3 +291,25 @@ def test_blas_check_matches_numba_without_importing_scipy_linalg():
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split()
     assert out == ['True', 'False', 'True', 'True', 'numba.np.linalg']
     assert speedups._blas_present() is None
+
+
+def test_kernels_index_as_c_does():
+    """Functions of the sim and envs packages index with a runtime value as is (no Python wraparound of a negative
+    index: sim/jit.py), with boundscheck a negative runtime index is out of bounds; constant indices and functions
+    elsewhere keep numba's meaning."""
+    import numba
+    import numpy as np
+    import pytest
+    src = 'def at(x, i):\n    return x[i]\ndef last(x):\n    return x[-1]\n'
+    x = np.arange(5.0)
+    for module, wraps in (('sim.test_indexing', False), ('envs.test_indexing', False), ('other.pkg', True)):
+        env = {'__name__': module}
+        exec(src, env)
+        at = numba.njit(boundscheck=True)(env['at'])
+        last = numba.njit(boundscheck=True)(env['last'])
+        assert at(x, 3) == 3.0 and last(x) == 4.0
+        if wraps:
+            assert at(x, -1) == 4.0
+        else:
+            with pytest.raises(IndexError):
+                at(x, -1)
