@@ -32,8 +32,12 @@ def test_struct_addresses_from_python_are_the_meminfo_addresses():
     data_at = struct_at_address(DATA_TYPE)
 
     @njit
-    def qpos_at(ptr):
-        return data_at(ptr).qpos
+    def qpos_dot(ptr):          # (a scalar back: these kernels keep no reference counts, sim/jit.py)
+        q = data_at(ptr).qpos
+        s = 0.0
+        for i in range(q.shape[1]):
+            s += q[0, i] * (i + 1)
+        return s
 
     m = sim.load_model('assets/hopper.xml')
     d, b = sim.Data(m), sim.Data(m, nworld=2)
@@ -42,5 +46,10 @@ def test_struct_addresses_from_python_are_the_meminfo_addresses():
         assert struct_addr(st) == address(st) and struct_addr(st) == st.__dict__['_addr']
     assert struct_addr(c._struct) != struct_addr(b._struct)
     d.qpos = np.arange(d.qpos.size)
-    q = qpos_at(struct_addr(d._struct))
-    assert np.shares_memory(q, d.qpos) and np.array_equal(q[0], d.qpos)
+    assert qpos_dot(struct_addr(d._struct)) == float(np.dot(d.qpos, np.arange(1, d.qpos.size + 1)))
+    assert d._struct._meminfo.refcount == 1         # the entries' struct-at-address takes and drops one reference
+    for _ in range(3):
+        sim.step(m, d)
+        sim.step(m, b)
+    assert d._struct._meminfo.refcount == 1 and b._struct._meminfo.refcount == 1
+    assert model_struct(m)._meminfo.refcount == 1 and empty_task()._meminfo.refcount == 1
