@@ -615,15 +615,20 @@ class _NamedPayloadModel(_models.StructModel):
 # structs alive for the call.
 
 
+def _struct_from_address(context, builder, struct_type, ptr):
+    """Code for the struct of struct_type whose meminfo is at address ptr (an int64 value): a new reference."""
+    st = _cgutils.create_struct_proxy(struct_type)(context, builder)
+    st.meminfo = builder.inttoptr(ptr, st.meminfo.type)
+    val = st._getvalue()
+    context.nrt.incref(builder, struct_type, val)
+    return val
+
+
 @_intrinsic
 def struct_at(typingctx, ptr, like):
     """The struct of `like`'s type whose meminfo is at address `ptr` (a new reference)."""
     def codegen(context, builder, sig, args):
-        st = _cgutils.create_struct_proxy(like)(context, builder)
-        st.meminfo = builder.inttoptr(args[0], st.meminfo.type)
-        val = st._getvalue()
-        context.nrt.incref(builder, like, val)
-        return val
+        return _struct_from_address(context, builder, like, args[0])
     return like(ptr, like), codegen
 
 
@@ -634,11 +639,7 @@ def struct_at_address(struct_type):
     @_intrinsic
     def at(typingctx, ptr):
         def codegen(context, builder, sig, args):
-            st = _cgutils.create_struct_proxy(struct_type)(context, builder)
-            st.meminfo = builder.inttoptr(args[0], st.meminfo.type)
-            val = st._getvalue()
-            context.nrt.incref(builder, struct_type, val)
-            return val
+            return _struct_from_address(context, builder, struct_type, args[0])
         return struct_type(types.int64), codegen
     return at
 
