@@ -163,7 +163,7 @@ def step(m, d, nstep=1):
     fast = d.__dict__.get('_fast')
     if nstep == 1 and fast is not None and fast[0] is m and fast[1] == m.opt._version:
         # one step as envs and scripts call it: one check and one call with the arguments ready
-        if fast[7](*fast[8]) > 0:
+        if fast[2](*fast[7]) > 0:
             warn_moved(d)
         return
     if nstep.__class__ is not int:
@@ -173,7 +173,7 @@ def step(m, d, nstep=1):
             raise ValueError('nstep must be >= 0, got %d' % nstep)
         return
     if fast is not None and fast[0] is m and fast[1] == m.opt._version:
-        a = fast[8]
+        a = fast[7]
         if fast[6] is None:
             r = fast[2](a[0], a[1], a[2], 0, nstep, fast[5])
         else:
@@ -200,9 +200,8 @@ def _remember_step(m, d):
         task = empty_task()
         mp, dp, tp = struct_addr(ent[1]), struct_addr(d._struct), struct_addr(task)
         args1 = (mp, dp, tp, 0, 1, ent[6]) if one else (mp, dp, tp, d.nworld, 1, _NOPTRS, ent[6])
-        # the structs stay referenced here while their addresses are in use
-        d.__dict__['_fast'] = (m, ent[3], f, ent[1], task, ent[6], None if one else d.nworld, f, args1,
-                               d._struct)
+        # the model and task structs stay referenced here (d holds its own) while their addresses are in use
+        d.__dict__['_fast'] = (m, ent[3], f, ent[1], task, ent[6], None if one else d.nworld, args1)
 
 
 def reset(m, d, keyframe=None):
