@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import prange
 
-from sim.jit import njit, struct_at, struct_address
+from sim.jit import njit, struct_at
 from sim.pipeline import _restart
 from sim.kinematics import kinematics
 from sim.com import com_pos
@@ -173,9 +173,3 @@ def reset_worlds(m, d, t, worlds, mptrs, flags, body_simple, F):
             set_const_world(mw, d, w, body_simple, (flags & OWN_BIAS) != 0, F)
         if flags & RESTART:
             _restart(mw, d, t, w, (flags & FINAL) != 0, F)
-
-
-@njit
-def model_address(st):
-    """The address of a Model struct (the mptrs entry of a world that uses it; sim/jit.py struct_at)."""
-    return struct_address(st)

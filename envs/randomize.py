@@ -216,7 +216,7 @@ class WorldModels:
 
     def __init__(self, m, nworld, config):
         from sim.structs import new_model
-        from envs.kernels import model_address
+        from sim.jit import struct_addr
         self.cfg = DomainRandomization.coerce(config)
         self.model, self.nworld = m, int(nworld)
         self.ranges = [FieldRange(m, f, s) for f, s in self.cfg.ranges.items()]
@@ -246,7 +246,7 @@ class WorldModels:
             arrs = [self.rows[n][w] if n in own else base[n] for n in names]
             self.structs.append(new_model(*(args + arrs)))
         self._base_arrays = base        # the shared arrays must outlive the structs
-        self.mptrs = np.array([model_address(s) for s in self.structs], dtype=np.int64)
+        self.mptrs = np.array([struct_addr(s) for s in self.structs], dtype=np.int64)
         # actuator contributions to effective damping / armature (mj_actuatorDamping / mj_actuatorArmature)
         nv = int(m.nv)
         jid = np.asarray(m.dof_jntid)

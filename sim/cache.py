@@ -83,17 +83,15 @@ _KERNEL_DIR = re.compile(r'^\w+_[0-9a-f]{40}$')                   # numba's per-
 
 def _use(path):
     """Create or touch the cache directory `path` (its mtime says when a process last used it); prune the other
-    versions of its kind when it is new.  Returns whether it was new."""
-    new = not os.path.isdir(path)
-    os.makedirs(path, exist_ok=True)
-    if new:
-        prune(os.path.dirname(path), os.path.basename(path))
-    else:
+    versions of its kind when it is new."""
+    if os.path.isdir(path):
         try:
             os.utime(path)
         except OSError:
             pass
-    return new
+        return
+    os.makedirs(path, exist_ok=True)
+    prune(os.path.dirname(path), os.path.basename(path))
 
 
 def prune(root, current, keep=None):
