@@ -385,13 +385,19 @@ def constraint_update(jar, D, R, floss, typ, eid, cmu, cfr, cdim, cH, force, sta
 
 
 @njit(cache=True)
+def _update_rows(m, d, w, jar, flg_cone_hessian):
+    """constraint_update on every efc row of world w (efc_force, efc_state); returns the constraint cost."""
+    return constraint_update(jar, d.efc_D[w], d.efc_R[w], d.efc_frictionloss[w], d.efc_type[w], d.efc_id[w],
+                             d.contact_mu[w], d.contact_friction[w], d.contact_dim[w], d.contact_H[w],
+                             d.efc_force[w], d.efc_state[w], d.ne[w], d.nf[w], d.nefc[w], flg_cone_hessian)
+
+
+@njit(cache=True)
 def constraint_update_world(m, d, w, jar, flg_cone_hessian, spj, F):
     """constraint_update on every efc row of world w, then qfrc_constraint = J' efc_force
     (mj_constraintUpdate); returns the constraint cost.  spj: over J's row lists (scr_slv_Jind)."""
     nefc = d.nefc[w]
-    cost = constraint_update(jar, d.efc_D[w], d.efc_R[w], d.efc_frictionloss[w], d.efc_type[w], d.efc_id[w],
-                             d.contact_mu[w], d.contact_friction[w], d.contact_dim[w], d.contact_H[w],
-                             d.efc_force[w], d.efc_state[w], d.ne[w], d.nf[w], nefc, flg_cone_hessian)
+    cost = _update_rows(m, d, w, jar, flg_cone_hessian)
     if spj:
         _mul_jt_sp(F, d.efc_J[w], d.scr_slv_Jind[w], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv)
     else:
@@ -479,8 +485,8 @@ def warmstart(m, d, w, spj, F):
     J = d.efc_J[w]
     aref = d.efc_aref[w]
     _jar(d, w, J, qw, aref, jar, nefc, nv, spj, F)
-    cost_ws = constraint_update_world(m, d, w, jar, False, spj, F)
     if int(m.opt[OPT_SOLVER]) == SOL_PGS:
+        cost_ws = constraint_update_world(m, d, w, jar, False, spj, F)
         # dual cost of the warmstart forces: f'b + 0.5 f'AR f; zero forces if positive
         AR, ARf = d.scr_slv_AR[w], d.scr_slv_efc[w, _FPREV]
         c = _dot(force, d.efc_b[w], nefc)
@@ -494,12 +500,16 @@ def warmstart(m, d, w, spj, F):
             for i in range(nv):
                 qfc[i] = 0.0
     else:
+        # mj_constraintUpdate's qfrc_constraint = J' efc_force is left out for the primal solvers: they compute
+        # it again from their own forces before anyone reads it (dofs outside every island keep the zeros
+        # fwd_constraint wrote; J' f is +0 there too)
+        cost_ws = _update_rows(m, d, w, jar, False)
         Ma = d.scr_slv_nv[w, _MA]
         mul_m(m, d, w, qw, Ma, d.scr_isl_int[w, 0], nv)
         qfs = d.qfrc_smooth[w]
         for i in range(nv):
             cost_ws += 0.5 * (Ma[i] - qfs[i]) * (qw[i] - qs[i])
-        cost_smooth = constraint_update_world(m, d, w, d.efc_b[w], False, spj, F)
+        cost_smooth = _update_rows(m, d, w, d.efc_b[w], False)
         if cost_ws > cost_smooth:
             for i in range(nv):
                 qacc[i] = qs[i]
@@ -1406,18 +1416,19 @@ def _set_pnt(m, d, w, ctx, qg, p, alpha, F):
 
 @njit(cache=True)
 def _update_bracket(m, d, w, ctx, qg, p, cands, pn, F):
-    """Move bracket point p (alpha, cost, d0, d1) to a better candidate, refresh its Newton point pn (updateBracket).
+    """Move bracket point p (alpha, cost, d0, d1) to a better one of the three candidates in cands (12,), refresh
+    its Newton point pn (updateBracket).
 
     Returns (flag, neval)."""
     flag = 0
     for k in range(3):
-        if p[2] < 0 and cands[k, 2] < 0 and p[2] < cands[k, 2]:
+        if p[2] < 0 and cands[4 * k + 2] < 0 and p[2] < cands[4 * k + 2]:
             for j in range(4):
-                p[j] = cands[k, j]
+                p[j] = cands[4 * k + j]
             flag = 1
-        elif p[2] > 0 and cands[k, 2] > 0 and p[2] > cands[k, 2]:
+        elif p[2] > 0 and cands[4 * k + 2] > 0 and p[2] > cands[4 * k + 2]:
             for j in range(4):
-                p[j] = cands[k, j]
+                p[j] = cands[4 * k + j]
             flag = 2
     if flag:
         _set_pnt(m, d, w, ctx, qg, pn, p[0] - p[2] / p[3], F)
@@ -1429,7 +1440,8 @@ def _update_bracket(m, d, w, ctx, qg, p, cands, pn, F):
 def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts, spj, F):
     """Exact 1-D Newton line search with bracketing (PrimalSearch).
 
-    pts (9, 4) scratch points (alpha, cost, d0, d1). Returns (alpha, improvement, lsiter, lsslope)."""
+    pts (36,) scratch: nine points (alpha, cost, d0, d1), flat (a (9, 4) reshape is a call into numba's C
+    helper every solve).  Returns (alpha, improvement, lsiter, lsslope)."""
     J, nefc, nv = ctx[0], ctx[16], ctx[17]
     sv = d.scr_slv_nv[w]
     search = sv[_SEARCH]
@@ -1444,8 +1456,8 @@ def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts, spj, 
     else:
         mul_j(J, search, d.scr_slv_efc[w, _JV], nefc, nv)
     _primal_prepare(m, d, w, ctx, qg)
-    p0, p1, p2, pmid, p1n, p2n = pts[0], pts[1], pts[2], pts[3], pts[4], pts[5]
-    cands = pts[6:9]
+    p0, p1, p2, pmid, p1n, p2n = pts[0:4], pts[4:8], pts[8:12], pts[12:16], pts[16:20], pts[20:24]
+    cands = pts[24:36]
     _set_pnt(m, d, w, ctx, qg, p0, 0.0, F)
     _set_pnt(m, d, w, ctx, qg, p1, p0[0] - p0[2] / p0[3], F)
     lsiter = 2
@@ -1471,17 +1483,17 @@ def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts, spj, 
         _set_pnt(m, d, w, ctx, qg, pmid, 0.5 * (p1[0] + p2[0]), F)
         lsiter += 1
         for j in range(4):
-            cands[0, j] = p1n[j]
-            cands[1, j] = p2n[j]
-            cands[2, j] = pmid[j]
+            cands[j] = p1n[j]
+            cands[4 + j] = p2n[j]
+            cands[8 + j] = pmid[j]
         best = -1
         bestcost = 0.0
         for k in range(3):
-            if abs(cands[k, 2]) < gtol and (best == -1 or cands[k, 1] < bestcost):
-                bestcost = cands[k, 1]
+            if abs(cands[4 * k + 2]) < gtol and (best == -1 or cands[4 * k + 1] < bestcost):
+                bestcost = cands[4 * k + 1]
                 best = k
         if best >= 0:
-            return cands[best, 0], -cands[best, 1], lsiter, abs(cands[best, 2]) * slopescl
+            return cands[4 * best], -cands[4 * best + 1], lsiter, abs(cands[4 * best + 2]) * slopescl
         b1, n1 = _update_bracket(m, d, w, ctx, qg, p1, cands, p1n, F)
         b2, n2 = _update_bracket(m, d, w, ctx, qg, p2, cands, p2n, F)
         lsiter += n1 + n2
@@ -1509,7 +1521,7 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx, F, lists):
     oldstate = d.scr_slv_int[w, _OLDSTATE]
     small = d.scr_slv_small[w]
     qg = small[0:3]
-    pts = small[4:40].reshape((9, 4))
+    pts = small[4:40]
     tol = m.opt[OPT_TOLERANCE]
     ls_tol = tol * m.opt[OPT_LS_TOLERANCE]
     ls_iter = int(m.opt[OPT_LS_ITERATIONS])
@@ -1603,7 +1615,7 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx, F, lists):
     _add_niter(d, w, isl, it)
 
 
-@njit(cache=True)
+@njit(cache=True, always_inline=True)
 def _world_ctx(m, d, w, state):
     """The primal context of the whole world (monolithic solve, or one island holding every row and dof);
     state: the efc state array the solver writes (efc_state, or island-local scratch)."""
