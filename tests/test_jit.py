@@ -4,6 +4,7 @@ internals (Flags hash / equality, remembered call resolutions, variable listing,
 struct payload types) agree with what they replace."""
 import operator
 
+import numba
 import numpy as np
 import pytest
 from llvmlite import ir as llir
@@ -313,3 +314,57 @@ def test_kernels_index_as_c_does():
         else:
             with pytest.raises(IndexError):
                 at(x, -1)
+
+
+@njit(cache=False)
+def _zero_rows(x, n):
+    for i in range(n):
+        x[i] = 0.0
+    x[n:] = 0.0
+
+
+@njit(cache=False, always_inline=True)
+def _pair_of_views(x, y):
+    return x[1:], y[1:], x[:1], y[:1]
+
+
+@njit(cache=False)
+def _sum_views(x, y):
+    a, b, c, d = _pair_of_views(x, y)
+    return a.sum() + b.sum() + c[0] + d[0]
+
+
+def test_kernel_attributes_no_memset_and_always_inline():
+    """Kernel bodies keep zeroing loops as loops (no libc memset call: sim/jit.py, "no-builtin-memset"), and a
+    kernel defined with always_inline=True is inlined into its callers (no call left in the machine code)."""
+    x = np.arange(40.0)
+    _zero_rows(x, 7)
+    assert not x.any()
+    (sig,) = _zero_rows.overloads
+    lib = _zero_rows.overloads[sig].library
+    assert '"no-builtin-memset"' in _fn_attrs(lib, _zero_rows.overloads[sig].fndesc.llvm_func_name)
+    assert 'memset' not in lib.get_asm_str()
+    # control: the same loop in a plain numba function becomes a memset call
+    plain = numba.njit(_zero_rows.py_func)
+    plain(x, 7)
+    assert 'memset' in plain.inspect_asm(plain.signatures[0])
+    y = np.arange(10.0)
+    assert _sum_views(x + 1.0, y) == (x + 1.0).sum() + y.sum()
+    (sig,) = _sum_views.overloads
+    callee = _pair_of_views.overloads[next(iter(_pair_of_views.overloads))].fndesc.llvm_func_name
+    asm = _sum_views.overloads[sig].library.get_asm_str()
+    assert callee not in _call_targets(asm)
+    lib = _pair_of_views.overloads[next(iter(_pair_of_views.overloads))].library
+    assert 'alwaysinline' in _fn_attrs(lib, callee)
+    caller = _sum_views.overloads[sig]
+    assert 'alwaysinline' not in _fn_attrs(caller.library, caller.fndesc.llvm_func_name)
+
+
+def _call_targets(asm):
+    """Symbols named by call instructions in an assembly listing."""
+    return {ln.split()[-1] for ln in asm.splitlines() if ln.strip().startswith('call')}
+
+
+def _fn_attrs(lib, name):
+    """Function attributes of `name` in a library's module, as strings."""
+    return b' '.join(lib._final_module.get_function(name).attributes).decode().split()
