@@ -5,7 +5,7 @@ from sim.math import normalize4, mul_quat, rot_vec_quat, axis_angle_quat, quat2m
 from sim.types import JNT_FREE, JNT_BALL, JNT_SLIDE
 
 
-@njit(cache=True)
+@njit(cache=True, always_inline=True)
 def local_to_global(xpos_out, xmat_out, k, pos, quat, xpos, xquat, xmat, xipos, ximat, b, sameframe):
     """row k of xpos_out (n,3) / xmat_out (n,9) from local pos/quat rows k and body b's frame (mj_local2Global)."""
     if sameframe == 1:

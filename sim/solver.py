@@ -384,7 +384,7 @@ def constraint_update(jar, D, R, floss, typ, eid, cmu, cfr, cdim, cH, force, sta
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, always_inline=True)
 def _update_rows(m, d, w, jar, flg_cone_hessian):
     """constraint_update on every efc row of world w (efc_force, efc_state); returns the constraint cost."""
     return constraint_update(jar, d.efc_D[w], d.efc_R[w], d.efc_frictionloss[w], d.efc_type[w], d.efc_id[w],
@@ -451,7 +451,7 @@ def _add_niter(d, w, isl, it):
 # ------------------------------------------------------------------------------------------------
 # warmstart (mj_fwdConstraint's warmstart, engine_forward.c) and the dual matrix AR
 
-@njit(cache=True)
+@njit(cache=True, always_inline=True)
 def _jar(d, w, J, x, aref, out, nefc, nv, spj, F):
     """out[:nefc] = J x - aref, over the row lists of scr_slv_Jind when spj (MuJoCo's sparse mode), else in
     mju_mulMatVec's order."""
@@ -1408,7 +1408,7 @@ def _primal_eval(m, d, w, ctx, qg, alpha, F):
     return cost, d0, d1
 
 
-@njit(cache=True)
+@njit(cache=True, always_inline=True)
 def _set_pnt(m, d, w, ctx, qg, p, alpha, F):
     p[0] = alpha
     p[1], p[2], p[3] = _primal_eval(m, d, w, ctx, qg, alpha, F)

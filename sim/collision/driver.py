@@ -104,7 +104,7 @@ def pair_margin_gap(m, g1, g2, ipair):
     return assign_margin(m, m.geom_margin[g1] + m.geom_margin[g2]), m.geom_gap[g1] + m.geom_gap[g2]
 
 
-@njit(cache=True)
+@njit(cache=True, always_inline=True)
 def filter_sphere(m, d, w, g1, g2, margin):
     """True to discard: bounding spheres (or plane-to-center distance) farther apart than margin."""
     r1 = m.geom_rbound[g1]
