@@ -129,7 +129,7 @@ def _dot_at(a, a0, b, b0, n):
     return res
 
 
-@njit(cache=True)
+@njit(cache=True, always_inline=True)
 def mul_j(J, x, out, nefc, nv):
     """out[:nefc] = J[:nefc, :nv] x (mju_mulMatVec)."""
     for r in range(nefc):
@@ -149,7 +149,7 @@ def mul_jt(J, f, out, nefc, nv):
                 out[k] += Jr[k] * fr
 
 
-@njit(cache=True)
+@njit(cache=True, always_inline=True)
 def mul_m(m, d, w, x, out, dofs, nv):
     """out[:nv] = M x on an island's dofs (island-local vectors; dofs[ii] its global dof), mju_mulSymVecSparse.
 
@@ -172,7 +172,7 @@ def mul_m(m, d, w, x, out, dofs, nv):
         out[ii] = s
 
 
-@njit(cache=True)
+@njit(cache=True, always_inline=True)
 def solve_m_local(m, d, w, x, dofs, nv):
     """x[:nv] <- M^-1 x on an island's dofs with the global factor qLD (mj_solveLD on the island block)."""
     qld = d.qLD[w]
@@ -408,7 +408,7 @@ def constraint_update_world(m, d, w, jar, flg_cone_hessian, spj, F):
 # ------------------------------------------------------------------------------------------------
 # statistics
 
-@njit(cache=True)
+@njit(cache=True, always_inline=True)
 def inertia_scale(m, d, w, dofs, nv):
     """1 / (sum of the diagonal of M over the listed dofs): scaling of the improvement / gradient statistics.
 
