@@ -99,10 +99,6 @@ def per_step(m, d, nstep, calls):
     return (time.perf_counter() - t) / (calls * nstep) * 1e6
 
 
-def best(f, repeats):
-    return min(f() for _ in range(repeats))
-
-
 def single_world(name, rounds, warm=200, seed=0):
     """(us per step one sim.step per call, us per step at nstep=k, us per mj_step) on one model: both engines
     restart every block from the same MuJoCo state (after `warm` steps with random controls), blocks of ours
@@ -187,8 +183,10 @@ def main():
     for nworld in (1, 2):      # one world runs the serial entry, two the parallel one (per world figures)
         b = sim.Data(m, nworld=nworld)
         sim.step(m, b)
-        one = best(lambda: per_step(m, b, 1, 2000), reps) / nworld
-        hundred = best(lambda: per_step(m, b, 100, 20), reps) / nworld
+        one = hundred = float('inf')
+        for _ in range(2 * reps):      # interleaved (see the batch table below)
+            one = min(one, per_step(m, b, 1, 2000) / nworld)
+            hundred = min(hundred, per_step(m, b, 100, 20) / nworld)
         print(f'\nper-call overhead, batched Data (half_cheetah, nworld={nworld}): {(one - hundred) * nworld:.1f} µs '
               f'per call ({one:.1f} µs per world-step at nstep=1, {hundred:.1f} at nstep=100)')
 
@@ -209,7 +207,6 @@ def main():
             t = time.perf_counter()
             sim.step(m, bd, nstep)
             return time.perf_counter() - t
-        o = nworld * nstep / best(ours, reps)
         datas = [mujoco.MjData(mm) for _ in range(nthread)]
         state0 = np.zeros((nworld, mujoco.mj_stateSize(mm, mujoco.mjtState.mjSTATE_FULLPHYSICS)))
         for i in range(nworld):
@@ -222,7 +219,13 @@ def main():
                 t = time.perf_counter()
                 r.rollout([mm] * nworld, datas, state0, ctrl)
                 return time.perf_counter() - t
-            c = nworld * nstep / best(theirs, reps)
+            # interleaved, best of each: this machine's speed drifts by 10-30 % within minutes, and a drift
+            # between two back-to-back series showed up as a ratio (1.21 one run, 1.47 the next)
+            to = tc = float('inf')
+            for _ in range(2 * reps):
+                to = min(to, ours())
+                tc = min(tc, theirs())
+            o, c = nworld * nstep / to, nworld * nstep / tc
         print(f'| {nthread} thread(s) | {o:,.0f} | {c:,.0f} | {o / c:.2f} |')
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
