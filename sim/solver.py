@@ -500,16 +500,20 @@ def warmstart(m, d, w, spj, F):
             for i in range(nv):
                 qfc[i] = 0.0
     else:
-        # mj_constraintUpdate's qfrc_constraint = J' efc_force is left out for the primal solvers: they compute
-        # it again from their own forces before anyone reads it (dofs outside every island keep the zeros
-        # fwd_constraint wrote; J' f is +0 there too)
+        # mj_constraintUpdate's qfrc_constraint = J' efc_force: the primal solvers compute it again from their own
+        # forces for every dof of an island before anyone reads it, so only dofs outside every island keep it,
+        # from the second call.  There it is 0 unless a force is not finite (0 * nan): a diverging world's nan
+        # reaches qacc through it in the implicit integrators, as in MuJoCo (tests/test_faults.py)
         cost_ws = _update_rows(m, d, w, jar, False)
         Ma = d.scr_slv_nv[w, _MA]
         mul_m(m, d, w, qw, Ma, d.scr_isl_int[w, 0], nv)
         qfs = d.qfrc_smooth[w]
         for i in range(nv):
             cost_ws += 0.5 * (Ma[i] - qfs[i]) * (qw[i] - qs[i])
-        cost_smooth = _update_rows(m, d, w, d.efc_b[w], False)
+        if d.nisland[w] > 0 and d.nidof[w] < nv:
+            cost_smooth = constraint_update_world(m, d, w, d.efc_b[w], False, spj, F)
+        else:
+            cost_smooth = _update_rows(m, d, w, d.efc_b[w], False)
         if cost_ws > cost_smooth:
             for i in range(nv):
                 qacc[i] = qs[i]
