@@ -241,7 +241,11 @@ def test_step_releases_the_gil(nworld):
 
     t = threading.Thread(target=spin)
     t.start()
-    nstep = 8000 if nworld is None else 2000
+    # a call of ~0.3 s (the check below needs > 0.1 s: 2000 steps of 4 hoppers took 0.099 s once the batch ran
+    # on both threads without false sharing)
+    t0 = time.perf_counter()
+    sim.step(m, d, 200)
+    nstep = max(200, int(0.3 / ((time.perf_counter() - t0) / 200)))
     inside.set()
     t0 = time.perf_counter()
     with warnings.catch_warnings():
