@@ -353,16 +353,13 @@ def test_kernel_attributes_no_memset_and_always_inline():
     (sig,) = _sum_views.overloads
     callee = _pair_of_views.overloads[next(iter(_pair_of_views.overloads))].fndesc.llvm_func_name
     asm = _sum_views.overloads[sig].library.get_asm_str()
-    assert callee not in _call_targets(asm)
+    # inlined and internal, the callee's copy is gone from the caller's module (not inlined, it would be there:
+    # calls go through a register under the large code model, so look for the symbol itself)
+    assert callee not in asm
     lib = _pair_of_views.overloads[next(iter(_pair_of_views.overloads))].library
     assert 'alwaysinline' in _fn_attrs(lib, callee)
     caller = _sum_views.overloads[sig]
     assert 'alwaysinline' not in _fn_attrs(caller.library, caller.fndesc.llvm_func_name)
-
-
-def _call_targets(asm):
-    """Symbols named by call instructions in an assembly listing."""
-    return {ln.split()[-1] for ln in asm.splitlines() if ln.strip().startswith('call')}
 
 
 def _fn_attrs(lib, name):
