@@ -13,10 +13,10 @@ from numba import njit
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from sim.smooth_api import Data as SimData, forward as sim_forward, model_struct  # noqa: E402
-from sim.collision.driver import collision  # noqa: E402
-from sim.features import FULL  # noqa: E402
-from sim.collision.broadphase import broadphase  # noqa: E402
+from sim.api import Data as SimData, forward as sim_forward, model_struct  # noqa: E402
+from sim.engine.collision.driver import collision  # noqa: E402
+from sim.jit.features import FULL  # noqa: E402
+from sim.engine.collision.broadphase import broadphase  # noqa: E402
 
 
 @njit(cache=True)

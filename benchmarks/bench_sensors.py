@@ -19,12 +19,12 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-import sim.cache  # noqa: E402,F401
+import sim.jit.cache  # noqa: E402,F401
 import mujoco  # noqa: E402
 import numba  # noqa: E402
 import sim  # noqa: E402
-from sim import smooth_api as api  # noqa: E402
-from sim.transition import transition_fd  # noqa: E402
+from sim import api  # noqa: E402
+from sim.api import transition_fd  # noqa: E402
 
 import gymnasium  # noqa: E402
 ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), 'envs/mujoco/assets')

@@ -13,10 +13,10 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-import sim.cache  # noqa: E402,F401
+import sim.jit.cache  # noqa: E402,F401
 import mujoco  # noqa: E402
 import numba  # noqa: E402
-from sim import smooth_api as api  # noqa: E402
+from sim import api  # noqa: E402
 
 import gymnasium  # noqa: E402
 ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), 'envs/mujoco/assets')
@@ -91,9 +91,9 @@ COLD = r'''
 import sys, time
 t = time.perf_counter()
 sys.path.insert(0, %r)
-import sim.cache
+import sim.jit.cache
 import mujoco
-from sim import smooth_api as api
+from sim import api
 m = mujoco.MjModel.from_xml_path(%r)
 m.opt.disableflags |= %d
 d = api.Data(m)

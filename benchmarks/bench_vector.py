@@ -11,7 +11,7 @@ N worlds and 1 / 2 threads, in one process (same machine state), env-steps/s of:
   rollout   mujoco.rollout of the same model, frame_skip physics steps per env step, random controls,
             nthread=t: MuJoCo's raw batched physics, no env logic
 and the cost of our env logic over our own raw batched physics: the env with no termination nor truncation and
-sim.smooth_api.run of a plain batched Data started in the same states with the same controls (identical
+sim.api.run of a plain batched Data started in the same states with the same controls (identical
 trajectories, checked), timed alternately; overhead = env time / physics time - 1.  Memory: bytes of the
 batched Data and task buffers per world.  The 1-minute load average is printed before and after: figures taken
 while other processes run are not comparable.
@@ -30,7 +30,7 @@ import numba  # noqa: E402
 import gymnasium as gym  # noqa: E402
 
 import envs  # noqa: E402,F401  (registers the numjoco/ ids)
-from sim import smooth_api as api  # noqa: E402
+from sim import api  # noqa: E402
 
 GYM_ASSETS = os.path.join(os.path.dirname(gym.__file__), 'envs', 'mujoco', 'assets')
 

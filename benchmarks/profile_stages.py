@@ -1,7 +1,7 @@
 """Per-stage cost of one forward pass and of one step, ours vs MuJoCo C, on one model from the same state.
 
 MuJoCo's side is read from its own timers (d.timer) with mjcb_time set to a numba cfunc reading the CPU's cycle
-counter, so no Python runs inside a timed region.  Our side runs the stages of sim.pipeline.forward_skip in one
+counter, so no Python runs inside a timed region.  Our side runs the stages of sim.engine.forward.forward_skip in one
 jitted loop with the same counter read between the stages, grouped as MuJoCo groups its timers:
 
     kinematics   kinematics, com_pos, tendon, transmission             (mjTIMER_POS_KINEMATICS)
@@ -45,19 +45,19 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import mujoco  # noqa: E402
 import sim  # noqa: E402
 from sim.jit import njit  # noqa: E402
-from sim.smooth_api import model_features, model_struct  # noqa: E402
-from sim.kinematics import kinematics  # noqa: E402
-from sim.com import com_pos, com_vel  # noqa: E402
-from sim.tendon import tendon_if, tendon_velocity_if, tendon_bias_if  # noqa: E402
-from sim.transmission import transmission, actuator_velocity  # noqa: E402
-from sim.crb import crb, tendon_armature, factor_m  # noqa: E402
-from sim.rne import rne  # noqa: E402
-from sim.passive import passive  # noqa: E402
-from sim.actuation import actuation  # noqa: E402
-from sim.collision.driver import collision  # noqa: E402
-from sim.constraint import make_constraint, project_constraint, reference_constraint  # noqa: E402
-from sim.solver import fwd_constraint  # noqa: E402
-from sim.pipeline import fwd_acceleration, step_world  # noqa: E402
+from sim.api import model_features, model_struct  # noqa: E402
+from sim.engine.kinematics import kinematics  # noqa: E402
+from sim.engine.com import com_pos, com_vel  # noqa: E402
+from sim.engine.tendon import tendon_if, tendon_velocity_if, tendon_bias_if  # noqa: E402
+from sim.engine.transmission import transmission, actuator_velocity  # noqa: E402
+from sim.engine.crb import crb, tendon_armature, factor_m  # noqa: E402
+from sim.engine.rne import rne  # noqa: E402
+from sim.engine.passive import passive  # noqa: E402
+from sim.engine.actuation import actuation  # noqa: E402
+from sim.engine.collision.driver import collision  # noqa: E402
+from sim.engine.constraint import make_constraint, project_constraint, reference_constraint  # noqa: E402
+from sim.engine.solver import fwd_constraint  # noqa: E402
+from sim.engine.forward import fwd_acceleration, step_world  # noqa: E402
 from models import model_path  # noqa: E402
 
 GROUPS = ('kinematics', 'inertia', 'collision', 'make', 'project', 'velocity', 'actuation', 'constraint',
@@ -220,7 +220,7 @@ def compile_profile(names, top):
         ph = r['phases']
         print('\n%s cold start: %.1f CPU s (import %.1f, load %.1f, Data %.1f, first step %.1f), wall %.1f s, '
               'load %.1f -> %.1f; %.1f s in numba compiles, %.1f s of it LLVM O3 + machine code; the parts '
-              '(sim/parts.py) in %d worker process(es): %.1f CPU s, %.1f s waited for them'
+              '(sim/engine/parts.py) in %d worker process(es): %.1f CPU s, %.1f s waited for them'
               % (name, r['cpu'], ph['imp'], ph['load'], ph['data'], ph['step'], r['wall'], load0,
                  os.getloadavg()[0], sum(r['kernels'].values()), r['llvm'], r['workers'], r['worker_cpu'], r['wait']))
         print('%-8s %s' % ('CPU s', 'kernel (exclusive compile time)'))

@@ -3,7 +3,7 @@
 A task subclass declares its model, frame_skip, keyword parameters with their defaults, and a `task(p)` method
 returning an envs.spec.Task (observation segments, reward terms, health checks).  The base class compiles that
 into a task program and runs each env step as ONE compiled call: action -> ctrl, frame_skip physics steps,
-mj_rnePostConstraint when the task reads cfrc_ext / cacc, observation, reward terms and termination (sim/task.py).
+mj_rnePostConstraint when the task reads cfrc_ext / cacc, observation, reward terms and termination (sim/engine/task.py).
 
 Conventions follow Gymnasium's v5 MuJoCo envs: float32 Box actions from actuator_ctrlrange, float64 observations,
 reward terms in `info` under the v5 names, `dt`, `init_qpos` / `init_qvel`, `state_vector()`, `set_state()`,
@@ -27,7 +27,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 import sim
-from sim import smooth_api as _api
+from sim import api as _api
 from sim.fields_task import (TASK_SCALARS, TASK_ARRAYS, CODE, FLAG_REWARD, FLAG_PRE, FLAG_RESET, TERM_DELTA,
                              CHK_OBS_FINITE, ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET, NSTATUS,
                              FLAG_F32, ST_F32)
@@ -119,7 +119,7 @@ class CompiledTask:
         uses = {c for c, _ in srcs}
         scal = dict(enabled=1, nobs=nobs, nterm=nterm, nchk=len(checks), same_step=int(same_step),
                     rne_post=int(bool(uses & _RNE_POST)), max_steps=int(max_steps), terminate=int(task.terminate))
-        from sim.structs import new_task
+        from sim.jit.structs import new_task
         self.arrays = a
         self.struct = new_task(*([scal[n] for n in TASK_SCALARS] + [a[n] for n, _, _ in TASK_ARRAYS]))
         self.nobs, self.nterm, self.rne_post = nobs, nterm, bool(scal['rne_post'])

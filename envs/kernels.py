@@ -2,9 +2,9 @@
 the mj_setConst constants of a world's own Model struct after domain randomisation changed its inertial fields.
 
     reset_worlds(m, d, t, worlds, mptrs, flags, body_simple, F)   one parallel entry (per feature set F,
-                                                                  sim/features.py), flags SET_CONST | RESTART | FINAL
+                                                                  sim/jit/features.py), flags SET_CONST | RESTART | FINAL
 
-The physics step of the vector env is sim.smooth_api.run (sim/pipeline.py run_batch); this entry serves only the
+The physics step of the vector env is sim.api.run (sim/engine/forward.py run_batch); this entry serves only the
 resets that must happen outside it: a partial reset (reset(options={"reset_mask": ...})) and the worlds whose
 randomised model must be in place before their reset.  It is compiled on first use (and cached like every kernel).
 """
@@ -14,14 +14,14 @@ import numpy as np
 from numba import prange
 
 from sim.jit import njit, struct_at
-from sim.pipeline import _restart
-from sim.kinematics import kinematics
-from sim.com import com_pos
-from sim.tendon import tendon_if
-from sim.crb import crb, tendon_armature, factor_m, solve_m
-from sim.transmission import transmission
-from sim.jacobian import jac
-from sim.math import mul_inert_vec
+from sim.engine.forward import _restart
+from sim.engine.kinematics import kinematics
+from sim.engine.com import com_pos
+from sim.engine.tendon import tendon_if
+from sim.engine.crb import crb, tendon_armature, factor_m, solve_m
+from sim.engine.transmission import transmission
+from sim.engine.jacobian import jac
+from sim.engine.math import mul_inert_vec
 
 SET_CONST, RESTART, FINAL, OWN_BIAS = 1, 2, 4, 8
 MINVAL = 1e-15

@@ -193,7 +193,7 @@ class DomainRandomization:
 
 
 def model_scalars(m):
-    """The scalar arguments of sim.structs.new_model for m, as sim.types.make_model_struct computes them."""
+    """The scalar arguments of sim.jit.structs.new_model for m, as sim.types.make_model_struct computes them."""
     scal = dict(nq=int(m.nq), nv=int(m.nv), nu=int(m.nu), na=int(m.na), nbody=int(m.nbody), njnt=int(m.njnt),
                 ngeom=int(m.ngeom), nsite=int(m.nsite), ntendon=int(m.ntendon), nwrap=int(m.nwrap),
                 nmocap=int(m.nmocap), nC=int(getattr(m, 'nC', getattr(m, 'nM', 0))),
@@ -212,10 +212,10 @@ def model_scalars(m):
 class WorldModels:
     """Per-world Model structs of m for nworld worlds: the randomised fields (and, for inertial ones, the
     mj_setConst outputs) have a row per world, everything else is the base Model's arrays.  mptrs: the struct
-    addresses for sim.smooth_api.run.  values: {field: (nworld, ...) current values}."""
+    addresses for sim.api.run.  values: {field: (nworld, ...) current values}."""
 
     def __init__(self, m, nworld, config):
-        from sim.structs import new_model
+        from sim.jit.structs import new_model
         from sim.jit import struct_addr
         self.cfg = DomainRandomization.coerce(config)
         self.model, self.nworld = m, int(nworld)
@@ -230,9 +230,9 @@ class WorldModels:
             own |= set(DERIVED)
         self.own_bias = 'actuator_biasprm' in self.fields
         if 'opt.density' in self.fields or 'opt.viscosity' in self.fields:
-            # a world may draw a fluid medium where the model has none: fluid forces compiled in (sim/features.py)
-            from sim import smooth_api as _api
-            from sim.features import F_FLUID
+            # a world may draw a fluid medium where the model has none: fluid forces compiled in (sim/jit/features.py)
+            from sim import api as _api
+            from sim.jit.features import F_FLUID
             _api.require_features(m, F_FLUID)
         _, base = _t.make_model_struct(m)
         self.base = {k: v for k, v in base.items() if k in own}

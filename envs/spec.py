@@ -1,7 +1,7 @@
 """The declarative language of numjoco tasks: observation segments, reward terms and health checks over Data fields.
 
 A task file describes its step with these objects; envs/base.py compiles them into a task program (arrays) that
-the physics entry runs after the frame_skip steps (sim/task.py), so an env step is one compiled call.
+the physics entry runs after the frame_skip steps (sim/engine/task.py), so an env step is one compiled call.
 
     qpos[1:]                    elements of a Data field (per world): int, slice, or an object name
     xpos["torso"][:2]           a body / site / geom / joint / actuator / sensor row by name, then sliced

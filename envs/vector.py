@@ -7,7 +7,7 @@
     obs, info = venv.reset(seed=0)                                          # world i seeded 0 + i
     obs, reward, terminated, truncated, info = venv.step(actions)           # (256, ...) arrays, info of arrays
 
-One call of the physics entry (sim.smooth_api.run) applies every world's action, runs frame_skip steps, computes
+One call of the physics entry (sim.api.run) applies every world's action, runs frame_skip steps, computes
 the observations, reward terms, health, termination, truncation at max_episode_steps and, per autoreset mode,
 resets the worlds whose episode ended (their next initial state is drawn beforehand, in Python, with that world's
 own generator, right after its previous reset).  So a vector env and N single envs seeded seed + i give identical
@@ -31,7 +31,7 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 import sim
 from envs.base import NumjocoEnv, CompiledTask
 from envs.kernels import reset_worlds, SET_CONST, RESTART, FINAL, OWN_BIAS
-from sim import smooth_api as _api
+from sim import api as _api
 from sim.fields_task import (ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET, ST_FINAL, ST_BADACTION,
                              ST_F32)
 

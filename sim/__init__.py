@@ -5,7 +5,7 @@
     sim.step(m, d)
 """
 
-from . import cache as _cache  # noqa: F401  (must come first: sets the numba cache directory)
+from .jit import cache as _cache  # noqa: F401  (must come first: sets the numba cache directory)
 from .errors import ModelError, UnsupportedError
 from .loader import load_model
 from .model import Model
@@ -45,12 +45,13 @@ def _keep_openmp_threads():
 
 _keep_openmp_threads()
 
-_SMOOTH = {"Data": "sim.data", "forward": "sim.smooth_api", "step": "sim.smooth_api",
-           "reset": "sim.smooth_api", "full_inertia": "sim.smooth_api", "rne_post_constraint": "sim.smooth_api",
-           "ray": "sim.raycast", "Renderer": "sim.render", "inverse": "sim.inverse", "transition_fd": "sim.transition",
-           "get_state": "sim.state", "set_state": "sim.state", "state_size": "sim.state",
-           "extract_state": "sim.state", "copy_state": "sim.state"}
-_SMOOTH.update({_n: "sim.state" for _n in (
+# the public names served by modules that import the compiled engine: loaded on first use, so that compiling a
+# model (sim.load_model) stays cheap
+_LAZY = {"Data": "sim.data", "Renderer": "sim.render"}
+_LAZY.update({_n: "sim.api" for _n in ("forward", "step", "reset", "full_inertia", "rne_post_constraint", "inverse",
+                                         "ray", "transition_fd")})
+_LAZY.update({_n: "sim.state" for _n in (
+    "get_state", "set_state", "state_size", "extract_state", "copy_state",
     "STATE_TIME", "STATE_QPOS", "STATE_QVEL", "STATE_ACT", "STATE_HISTORY", "STATE_WARMSTART", "STATE_CTRL",
     "STATE_QFRC_APPLIED", "STATE_XFRC_APPLIED", "STATE_EQ_ACTIVE", "STATE_MOCAP_POS", "STATE_MOCAP_QUAT",
     "STATE_USERDATA", "STATE_PLUGIN", "NSTATE", "STATE_PHYSICS", "STATE_FULLPHYSICS", "STATE_USER",
@@ -58,13 +59,12 @@ _SMOOTH.update({_n: "sim.state" for _n in (
 
 
 def __getattr__(name):
-    # the jitted pipeline is imported on first use so that compiling models stays cheap
-    if name in _SMOOTH:
+    if name in _LAZY:
         import importlib
-        value = getattr(importlib.import_module(_SMOOTH[name]), name)
+        value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value     # later lookups skip this function (sim.step is called per env step)
         return value
     raise AttributeError(f"module 'sim' has no attribute '{name}'")
 
 
-__all__ = ["load_model", "Model", "ModelError", "UnsupportedError"] + list(_SMOOTH)
+__all__ = ["load_model", "Model", "ModelError", "UnsupportedError"] + list(_LAZY)

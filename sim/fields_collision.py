@@ -8,7 +8,7 @@ import numpy as np
 
 from sim.constants import MAXCONPAIR
 
-BOXBOX_MAXVERT = 12   # clipped polygon capacity of the box-box collider (sim/collision/box.py)
+BOXBOX_MAXVERT = 12   # clipped polygon capacity of the box-box collider (sim/engine/collision/box.py)
 
 MODEL_SCALARS = ['npair', 'nexclude']
 MODEL_ARRAYS = [

@@ -1,7 +1,7 @@
 """Fields of the convex narrowphase (GJK/EPA/multi-contact for meshes, ellipsoids, cylinders) and height fields.
 
 Declares the mesh / height-field Model arrays the convex kernels read and their per-world scratch: the two
-collision objects (sim.collision.support), the GJK status and simplex, the EPA polytope (sized by
+collision objects (sim.engine.collision.support), the GJK status and simplex, the EPA polytope (sized by
 opt.ccd_iterations as mjc_ccdSize) and the multi-contact polygon buffers (sized by the largest mesh polygon
 and vertex degree).
 """

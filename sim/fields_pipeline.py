@@ -1,6 +1,6 @@
-"""Fields of the pipeline drivers (sim/pipeline.py): per-world bitmask of the watched warning counters that moved
+"""Fields of the pipeline drivers (sim/engine/forward.py): per-world bitmask of the watched warning counters that moved
 during the last call (1 contact buffer full, 2 constraint buffer full, 4 diverged and reset, 8 bad ctrl), read by
-sim/smooth_api.py to warn only when something happened."""
+sim/api.py to warn only when something happened."""
 MODEL_SCALARS = []
 MODEL_ARRAYS = []
 DATA_ARRAYS = [('warn_moved', 1, 'i')]

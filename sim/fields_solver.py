@@ -7,10 +7,10 @@ island type, id, state, scr_slv_H (nv, nv) dense Hessian and its Cholesky factor
 with elliptic cones, scr_slv_J (njmax, nv) an island's gathered Jacobian (PGS: (J M^-1/2)' as (nv, njmax)),
 scr_slv_small (160,) cone / QCQP blocks, scr_slv_L (4 nv + 5, nv) int the sparse Newton factor's pattern and
 scr_slv_Jind (njmax, nv + 1) int J's nonzeros per row, both for models sparse when the Data is made (else no
-rows; sim/solver_sparse.py),
+rows; sim/engine/solver_sparse.py),
 scr_slv_AR (nar, nar) dense J M^-1 J' + R for PGS (nar = njmax up to AR_CAP, else 0: PGS then raises).
 
-Constraint islands (mj_island, sim/island.py): nisland/nidof (nworld,), tree_island (ntree,), island_*
+Constraint islands (mj_island, sim/engine/island.py): nisland/nidof (nworld,), tree_island (ntree,), island_*
 (ntree,) per island (at most ntree islands), dof_island / map_dof2idof / map_idof2dof (nv,), efc_island /
 map_efc2iefc / map_iefc2efc (njmax,); solver_niter_island (NISLAND,) iterations per island (solver_niter
 is island 0, MuJoCo's d.solver_niter[0]); statistics of island k, iteration t at k*MJ_NSOLVER + t.
@@ -20,7 +20,7 @@ from sim.constants import NSOLVER
 
 AR_CAP = 1500   # largest njmax for which the dense PGS matrix AR (njmax^2 float64 per world) is allocated
 NV_ROWS = 21    # Ma, Mv, grad, Mgrad, search, gradold, Mgradold, graddif, Mgraddif, tmp, island qfrc_smooth /
-                # qacc_smooth / qacc / qfrc_constraint, Cholesky update vector, 6 rows L_c' J_c (sim/solver.py)
+                # qacc_smooth / qacc / qfrc_constraint, Cholesky update vector, 6 rows L_c' J_c (sim/engine/solver.py)
 NISLAND = 20    # mjNISLAND: islands with statistics
 MJ_NSOLVER = 200  # mjNSOLVER: statistics entries per island
 EFC_ROWS = 10   # Jaref, Jv, 1/diag(AR) (PGS), force_prev, force_momentum, island D / R / frictionloss / aref / force

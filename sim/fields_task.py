@@ -1,6 +1,6 @@
 """Fields of the Task struct: an environment step described as data and run inside the physics entry.
 
-A task program (built in Python by envs/, run by sim/task.py) reads scalar *sources*: a Data array and a flat
+A task program (built in Python by envs/, run by sim/engine/task.py) reads scalar *sources*: a Data array and a flat
 index into its per-world row (field codes FIELDS below), and from them fills per-world outputs: the observation
 (one op per element), reward terms, health checks, termination and truncation. The same compiled entry serves
 `sim.step` (an empty task, enabled = 0) and every environment, single or batched, so no task costs a compile.

@@ -1,6 +1,6 @@
 """Fields of the slider-crank, reference-site and body (adhesion) actuator transmissions (mj_transmission):
 the rod length per actuator, per-world dense Jacobian scratch; and the per-geom ellipsoid fluid
-coefficients read by sim/fluid.py (mj_ellipsoidFluidModel)."""
+coefficients read by sim/engine/fluid.py (mj_ellipsoidFluidModel)."""
 MODEL_SCALARS = []
 MODEL_ARRAYS = [('actuator_cranklength', 1, 'f'), ('geom_fluid', 2, 'f')]
 DATA_ARRAYS = [('scr_trnjac', 4, 'f'), ('scr_trnrow', 2, 'f'), ('scr_trnexcl', 2, 'f')]

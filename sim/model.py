@@ -191,7 +191,7 @@ class Model:
         self.vis = vis
 
     def __getstate__(self):
-        # the jitted struct cached by the API (sim.smooth_api) is rebuilt after unpickling
+        # the jitted struct cached by the API (sim.api) is rebuilt after unpickling
         return {k: v for k, v in self.__dict__.items() if k != "_sim"}
 
     def _lookup(self, kind, key):

@@ -177,8 +177,8 @@ def reset(m, d, key=None, keyframe=None):
     """mj_resetData, or mj_resetDataKeyframe when `key` (index or name; `keyframe` is the older spelling)
     is given: every world is reset to the model defaults, then time, qpos, qvel, act, ctrl, mocap_pos and
     mocap_quat are set from the keyframe.  For a batch, key may also be a sequence with one key per world."""
-    from sim import smooth_api as api
-    from sim import pipeline as fw
+    from sim import api
+    from sim.engine import forward as fw
     if key is not None and keyframe is not None:
         raise TypeError('give key or keyframe, not both')
     key = keyframe if key is None else key

@@ -6,7 +6,7 @@ arrays (effective damping/armature including actuator contributions) and a small
 leading world axis (nworld, ...) plus per-world scratch, so the same kernels serve one world
 (serial entry) and a batch (prange entry).
 """
-import sim.cache  # noqa: F401  (sets the source-hash-keyed numba cache dir first)
+import sim.jit.cache  # noqa: F401  (sets the source-hash-keyed numba cache dir first)
 import os
 
 import numpy as np
@@ -64,7 +64,7 @@ structref.define_boxing(DataType, DataStruct)
 structref.define_boxing(TaskType, TaskStruct)
 
 # --- smooth-core field tables; the other stages declare theirs in sim/fields_*.py (FIELD_MODULES).
-# The struct constructors in sim/structs.py take the field values in the order of these tables
+# The struct constructors in sim/jit/structs.py take the field values in the order of these tables
 MODEL_SCALARS = ['nq', 'nv', 'nu', 'na', 'nbody', 'njnt', 'ngeom', 'nsite', 'ntendon', 'nwrap', 'nmocap', 'nC', 'nJten', 'nJmom', 'nflg_gravcomp']
 MODEL_ARRAYS = [('opt', 1, 'f'), ('qpos0', 1, 'f'), ('qpos_spring', 1, 'f'), ('body_parentid', 1, 'i'), ('body_rootid', 1, 'i'), ('body_weldid', 1, 'i'), ('body_mocapid', 1, 'i'), ('body_jntnum', 1, 'i'), ('body_jntadr', 1, 'i'), ('body_dofnum', 1, 'i'), ('body_dofadr', 1, 'i'), ('body_geomnum', 1, 'i'), ('body_geomadr', 1, 'i'), ('body_sameframe', 1, 'i'), ('body_pos', 2, 'f'), ('body_quat', 2, 'f'), ('body_ipos', 2, 'f'), ('body_iquat', 2, 'f'), ('body_mass', 1, 'f'), ('body_subtreemass', 1, 'f'), ('body_inertia', 2, 'f'), ('body_gravcomp', 1, 'f'), ('jnt_type', 1, 'i'), ('jnt_qposadr', 1, 'i'), ('jnt_dofadr', 1, 'i'), ('jnt_bodyid', 1, 'i'), ('jnt_pos', 2, 'f'), ('jnt_axis', 2, 'f'), ('jnt_stiffness', 1, 'f'), ('jnt_stiffnesspoly', 2, 'f'), ('jnt_actfrclimited', 1, 'i'), ('jnt_actfrcrange', 2, 'f'), ('jnt_actgravcomp', 1, 'i'), ('dof_bodyid', 1, 'i'), ('dof_jntid', 1, 'i'), ('dof_parentid', 1, 'i'), ('dof_simplenum', 1, 'i'), ('dof_M0', 1, 'f'), ('dof_damping', 1, 'f'), ('dof_dampingpoly', 2, 'f'), ('dof_armature_eff', 1, 'f'), ('dof_damping_eff', 1, 'f'), ('dof_dampingpoly_eff', 2, 'f'), ('dof_eulerdamp', 1, 'i'), ('M_rownnz', 1, 'i'), ('M_rowadr', 1, 'i'), ('M_colind', 1, 'i'), ('geom_bodyid', 1, 'i'), ('geom_sameframe', 1, 'i'), ('geom_pos', 2, 'f'), ('geom_quat', 2, 'f'), ('site_bodyid', 1, 'i'), ('site_sameframe', 1, 'i'), ('site_pos', 2, 'f'), ('site_quat', 2, 'f'), ('tendon_adr', 1, 'i'), ('tendon_num', 1, 'i'), ('tendon_stiffness', 1, 'f'), ('tendon_stiffnesspoly', 2, 'f'), ('tendon_damping_eff', 1, 'f'), ('tendon_dampingpoly_eff', 2, 'f'), ('tendon_armature_eff', 1, 'f'), ('tendon_lengthspring', 2, 'f'), ('tendon_actfrclimited', 1, 'i'), ('tendon_actfrcrange', 2, 'f'), ('ten_J_rownnz', 1, 'i'), ('ten_J_rowadr', 1, 'i'), ('ten_J_colind', 1, 'i'), ('wrap_type', 1, 'i'), ('wrap_objid', 1, 'i'), ('wrap_prm', 1, 'f'), ('actuator_trntype', 1, 'i'), ('actuator_dyntype', 1, 'i'), ('actuator_gaintype', 1, 'i'), ('actuator_biastype', 1, 'i'), ('actuator_trnid', 2, 'i'), ('actuator_actadr', 1, 'i'), ('actuator_actnum', 1, 'i'), ('actuator_group', 1, 'i'), ('actuator_ctrllimited', 1, 'i'), ('actuator_forcelimited', 1, 'i'), ('actuator_actlimited', 1, 'i'), ('actuator_ctrlrange', 2, 'f'), ('actuator_forcerange', 2, 'f'), ('actuator_actrange', 2, 'f'), ('actuator_gear', 2, 'f'), ('actuator_dynprm', 2, 'f'), ('actuator_gainprm', 2, 'f'), ('actuator_biasprm', 2, 'f'), ('actuator_actearly', 1, 'i'), ('actuator_lengthrange', 2, 'f'), ('actuator_acc0', 1, 'f')]
 DATA_ARRAYS = [('time', 1, 'f'), ('qpos', 2, 'f'), ('qvel', 2, 'f'), ('act', 2, 'f'), ('ctrl', 2, 'f'), ('qfrc_applied', 2, 'f'), ('xfrc_applied', 3, 'f'), ('mocap_pos', 3, 'f'), ('mocap_quat', 3, 'f'), ('qacc', 2, 'f'), ('act_dot', 2, 'f'), ('qacc_warmstart', 2, 'f'), ('xpos', 3, 'f'), ('xquat', 3, 'f'), ('xmat', 3, 'f'), ('xipos', 3, 'f'), ('ximat', 3, 'f'), ('xanchor', 3, 'f'), ('xaxis', 3, 'f'), ('geom_xpos', 3, 'f'), ('geom_xmat', 3, 'f'), ('site_xpos', 3, 'f'), ('site_xmat', 3, 'f'), ('subtree_com', 3, 'f'), ('cinert', 3, 'f'), ('crb', 3, 'f'), ('cdof', 3, 'f'), ('cvel', 3, 'f'), ('cdof_dot', 3, 'f'), ('ten_length', 2, 'f'), ('ten_J', 2, 'f'), ('ten_velocity', 2, 'f'), ('wrap_xpos', 3, 'f'), ('wrap_obj', 2, 'i'), ('ten_wrapadr', 2, 'i'), ('ten_wrapnum', 2, 'i'), ('actuator_length', 2, 'f'), ('actuator_moment', 2, 'f'), ('moment_rownnz', 2, 'i'), ('moment_rowadr', 2, 'i'), ('moment_colind', 2, 'i'), ('actuator_velocity', 2, 'f'), ('actuator_force', 2, 'f'), ('qfrc_actuator', 2, 'f'), ('M', 2, 'f'), ('qLD', 2, 'f'), ('qLDiagInv', 2, 'f'), ('qH', 2, 'f'), ('qHDiagInv', 2, 'f'), ('qfrc_spring', 2, 'f'), ('qfrc_damper', 2, 'f'), ('qfrc_gravcomp', 2, 'f'), ('qfrc_fluid', 2, 'f'), ('qfrc_passive', 2, 'f'), ('qfrc_bias', 2, 'f'), ('qfrc_smooth', 2, 'f'), ('qacc_smooth', 2, 'f'), ('qfrc_constraint', 2, 'f'), ('cacc', 3, 'f'), ('cfrc_int', 3, 'f'), ('cfrc_ext', 3, 'f'), ('warning_number', 2, 'i'), ('warning_lastinfo', 2, 'i'), ('scr_body6a', 3, 'f'), ('scr_body6b', 3, 'f'), ('scr_nv', 3, 'f'), ('scr_ctrl', 2, 'f'), ('scr_rk_x', 3, 'f'), ('scr_rk_f', 3, 'f'), ('scr_rk_dx', 2, 'f'), ('scr_deriv', 3, 'f'), ('scr_tenjac', 4, 'f')]
@@ -322,7 +322,7 @@ def make_model_struct(m):
             scal[n] = int(extra[n] if n in extra else getattr(m, n))
         for n, nd, k in mod.MODEL_ARRAYS:
             arrs[n] = _as_field(extra[n] if n in extra else getattr(m, n), nd, k)
-    from sim.structs import new_model
+    from sim.jit.structs import new_model
     args = [scal[n] for n in MODEL_SCALARS] + [arrs[n] for n, _, _ in MODEL_ARRAYS]
     st = new_model(*args)
     return st, arrs
@@ -411,5 +411,5 @@ def _memory_bytes():
 
 def make_data_struct(arrays):
     """Wrap Data arrays (shared buffers) in the jitted Data struct."""
-    from sim.structs import new_data
+    from sim.jit.structs import new_data
     return new_data(*[arrays[n] for n, _, _ in DATA_ARRAYS])

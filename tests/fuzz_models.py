@@ -34,8 +34,8 @@ from hypothesis import strategies as st
 import mujoco
 
 import sim
-from sim import smooth_api
-from sim.features import (F_CYLBOX, F_DIAGEXACT, F_ELLIPTIC, F_ENERGY, F_EQUALITY, F_FLUID, F_FWDINV, F_SPARSE,
+from sim import api as smooth_api
+from sim.jit.features import (F_CYLBOX, F_DIAGEXACT, F_ELLIPTIC, F_ENERGY, F_EQUALITY, F_FLUID, F_FWDINV, F_SPARSE,
                           F_TENDON, F_TRN)
 from sim.mjcf import schema
 
@@ -396,11 +396,11 @@ def fuzz_features(m):
 
 
 def common_features():
-    """The feature sets (sim/features.py, with FUZZ_ON) of Gymnasium's hopper, reacher and humanoid (the env
+    """The feature sets (sim/jit/features.py, with FUZZ_ON) of Gymnasium's hopper, reacher and humanoid (the env
     tests), hopper with implicitfast (test_integrate) and the URDF quadruped (test_urdf).  The default run steps
     the accepted models of these feature sets only (each other one is one more numba compile of
     the whole pipeline, 1.5-3 min); `--full` steps every accepted model (STEP_ALL).  Computed from the models,
-    not written out: the feature tuple grows when sim/features.py gains a part (F_SENSOR made every hard-coded
+    not written out: the feature tuple grows when sim/jit/features.py gains a part (F_SENSOR made every hard-coded
     4-tuple stale, so no mutated model was stepped any more)."""
     if not _COMMON_F:
         from conftest import gymnasium_assets_dir

@@ -67,7 +67,7 @@ def test_processes_compiling_at_once_leave_a_consistent_cache(tmp_path):
     assert int(out.stdout.split()[-1]) == 2 * len(DTYPES)      # every signature came from the cache
 
 
-# ---- old source versions' caches are pruned (sim.cache.prune) ------------------------------------------------
+# ---- old source versions' caches are pruned (sim.jit.cache.prune) ------------------------------------------------
 
 def _version(root, name, age, subs=('sim_' + 'ab' * 20,)):
     """A fake cache folder of one source version, last used `age` hours ago."""
@@ -81,7 +81,7 @@ def _version(root, name, age, subs=('sim_' + 'ab' * 20,)):
 
 
 def test_prune_keeps_the_most_recently_used_versions(tmp_path):
-    from sim.cache import prune
+    from sim.jit.cache import prune
     names = ['%016x' % (0xa0 + i) for i in range(6)]
     for age, name in enumerate(names):
         _version(tmp_path, name, age)
@@ -106,7 +106,7 @@ def test_a_new_source_version_prunes_old_caches_at_import(tmp_path):
     for age, name in enumerate(old):
         _version(root, name, age)
     env = dict(os.environ, PYTHONPATH=REPO, NUMJOCO_QUIET='1', NUMJOCO_CACHE_DIR=str(root), NUMJOCO_CACHE_KEEP='3')
-    run = [sys.executable, '-c', 'import sim.cache as c; print(c.SOURCE_HASH)']
+    run = [sys.executable, '-c', 'import sim.jit.cache as c; print(c.SOURCE_HASH)']
     current = subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout.strip()
     assert sorted(os.listdir(root)) == sorted(old[:2] + [current])
     # a second process of the same version only marks its folder as used

@@ -3,7 +3,7 @@
 Every scene is run through full ``sim.forward`` on the mujoco MjModel and the contact buffer is compared
 with mujoco's d.contact: same count, same geom pairs in the same order, dist/pos/frame within TOL, and
 every parameter field identical.  mu, H and efc_address are left out: they are filled later by
-mj_makeConstraint (sim/constraint.py, not part of this stage).
+mj_makeConstraint (sim/engine/constraint.py, not part of this stage).
 """
 import os
 import zlib
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import sim
-from sim.smooth_api import Data as SimData, forward as sim_forward, model_struct
+from sim.api import Data as SimData, forward as sim_forward, model_struct
 from sim.types import WARN_CONTACTFULL
 from conftest import gymnasium_assets_dir
 

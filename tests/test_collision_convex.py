@@ -16,12 +16,12 @@ import mujoco
 import numpy as np
 import pytest
 
-import sim.cache  # noqa: F401  (must precede jitted modules)
+import sim.jit.cache  # noqa: F401  (must precede jitted modules)
 from numba import njit
-from sim import smooth_api as api
-from sim.kinematics import kinematics
-from sim.collision.convex import convex, plane_convex
-from sim.collision.hfield import convex_hfield
+from sim import api
+from sim.engine.kinematics import kinematics
+from sim.engine.collision.convex import convex, plane_convex
+from sim.engine.collision.hfield import convex_hfield
 from sim.types import UnsupportedFeature
 
 # We follow MuJoCo's GJK/EPA/multi-contact iterations step by step in float64, so the results agree to

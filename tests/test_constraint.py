@@ -13,18 +13,18 @@ import pytest
 from numba import njit
 
 from oracle import dense_efc_J as dense_J
-import sim.cache  # noqa: F401  (must precede jitted modules)
-from sim import smooth_api as api
-from sim.kinematics import kinematics
-from sim.com import com_pos, com_vel
-from sim.tendon import tendon, tendon_velocity
-from sim.crb import crb, factor_m
-from sim.transmission import transmission, actuator_velocity
-from sim.passive import passive
-from sim.constraint import make_constraint, project_constraint, reference_constraint
+import sim.jit.cache  # noqa: F401  (must precede jitted modules)
+from sim import api
+from sim.engine.kinematics import kinematics
+from sim.engine.com import com_pos, com_vel
+from sim.engine.tendon import tendon, tendon_velocity
+from sim.engine.crb import crb, factor_m
+from sim.engine.transmission import transmission, actuator_velocity
+from sim.engine.passive import passive
+from sim.engine.constraint import make_constraint, project_constraint, reference_constraint
 from sim.fields_collision import CONTACT_FIELDS, CONTACT_INT_FIELDS
 from sim.types import UnsupportedFeature, WARN_CNSTRFULL
-from sim.features import FULL
+from sim.jit.features import FULL
 
 RTOL = 1e-9
 ATOL = 1e-12
@@ -39,7 +39,7 @@ except ImportError:  # pragma: no cover
 
 @njit(cache=True)
 def _drive(m, d):
-    """fwd_position without collision, then the velocity stages (sim/pipeline.py order), world 0."""
+    """fwd_position without collision, then the velocity stages (sim/engine/forward.py order), world 0."""
     w = 0
     kinematics(m, d, w)
     com_pos(m, d, w)

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from oracle import dense_efc_J
-import sim.cache  # noqa: F401
-from sim import smooth_api as api
+import sim.jit.cache  # noqa: F401
+from sim import api
 
 try:
     import gymnasium

@@ -1,4 +1,4 @@
-"""sim/features.py: an optional part of the pipeline is in a model's feature set exactly when the model (or its
+"""sim/jit/features.py: an optional part of the pipeline is in a model's feature set exactly when the model (or its
 options) uses it.  A part left out is never compiled for that feature set, so a wrong "off" would drop physics
 silently; the conformance tests (test_tendon, test_fluid, test_transmission, test_inverse, test_sensor, ...)
 compare such models with MuJoCo through their own feature sets, these tests pin the predicates."""
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import sim
-from sim import smooth_api as api
-from sim.features import (F_CYLBOX, F_DIAGEXACT, F_ELLIPTIC, F_ENERGY, F_EQUALITY, F_FLUID, F_FWDINV, F_SPARSE, F_TENDON, F_TRN,
+from sim import api
+from sim.jit.features import (F_CYLBOX, F_DIAGEXACT, F_ELLIPTIC, F_ENERGY, F_EQUALITY, F_FLUID, F_FWDINV, F_SPARSE, F_TENDON, F_TRN,
                           FULL, NAMES, features)
 
 BASE = """<mujoco>

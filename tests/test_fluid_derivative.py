@@ -10,8 +10,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import sim.cache  # noqa: F401  (must precede jitted modules)
-from sim import smooth_api as api
+import sim.jit.cache  # noqa: F401  (must precede jitted modules)
+from sim import api
 from test_fluid import random_state
 
 MODEL = os.path.join(os.path.dirname(__file__), 'models', 'geom_fluid_shapes.xml')

@@ -3,8 +3,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import sim.cache  # noqa: F401
-from sim import smooth_api as api
+import sim.jit.cache  # noqa: F401
+from sim import api
 from test_smooth import load, random_states
 
 NSTEP = 1000

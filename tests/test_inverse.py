@@ -14,8 +14,8 @@ import pytest
 
 from conftest import gymnasium_assets_dir
 import sim
-from sim import smooth_api as api
-from sim.inverse import inverse
+from sim import api
+from sim.api import inverse
 
 MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'models')
 TOL = 1e-8

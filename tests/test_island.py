@@ -1,4 +1,4 @@
-"""Constraint islands (sim/island.py + the per-island solves of sim/solver.py) against MuJoCo 3.17.
+"""Constraint islands (sim/engine/island.py + the per-island solves of sim/engine/solver.py) against MuJoCo 3.17.
 
 MuJoCo (islands on, its default) assembles the constraints; its smooth quantities, efc rows and contacts
 are copied into our Data (our collision is not exercised) and our fwd_constraint runs on them. Compared:
@@ -15,10 +15,10 @@ import pytest
 from numba import njit
 
 from oracle import dense_efc_J as dense_J
-import sim.cache  # noqa: F401  (must precede jitted modules)
-from sim import smooth_api as api
-from sim.features import FULL
-from sim.solver import fwd_constraint
+import sim.jit.cache  # noqa: F401  (must precede jitted modules)
+from sim import api
+from sim.jit.features import FULL
+from sim.engine.solver import fwd_constraint
 
 # Newton refactorises its Hessian where MuJoCo rank-1 updates it (rounding only); CG / PGS follow MuJoCo's
 # operation order on the island lists, so their errors are at rounding level

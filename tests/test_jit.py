@@ -1,5 +1,5 @@
 """sim/jit.py's compile-time machinery: lazy callees (no wrappers, recompiled eagerly when called from Python,
-each linked once into the entry that needs machine code) and sim/numba_speedups.py's replacements of numba
+each linked once into the entry that needs machine code) and sim/jit/speedups.py's replacements of numba
 internals (Flags hash / equality, remembered call resolutions, variable listing, registry refresh, ABI sizes,
 struct payload types) agree with what they replace."""
 import operator
@@ -13,7 +13,7 @@ from numba.core.compiler import Flags
 from numba.core.registry import cpu_target
 
 import sim.jit as jit
-import sim.numba_speedups as speedups
+import sim.jit.speedups as speedups
 from sim.jit import njit
 
 
@@ -149,12 +149,12 @@ def test_lazy_tree_linked_once():
 def _all_statements():
     """Every statement and expression of the IR of a few pipeline kernels (numba's frontend, untyped)."""
     from numba.core.compiler import run_frontend
-    import sim.solver
-    import sim.constraint
-    import sim.kinematics
+    import sim.engine.solver
+    import sim.engine.constraint
+    import sim.engine.kinematics
     out = []
-    for fn in (sim.solver.sol_primal, sim.constraint.instantiate_contact, sim.kinematics.kinematics,
-               sim.solver._primal_search):
+    for fn in (sim.engine.solver.sol_primal, sim.engine.constraint.instantiate_contact, sim.engine.kinematics.kinematics,
+               sim.engine.solver._primal_search):
         fir = run_frontend(fn.py_func)
         for block in fir.blocks.values():
             for stmt in block.body:
@@ -185,9 +185,9 @@ def test_list_vars_matches_numba():
 
 def test_use_defs_match_numba():
     from numba.core.compiler import run_frontend
-    import sim.solver
-    import sim.pipeline
-    for fn in (sim.solver.sol_primal, sim.solver._primal_search, sim.pipeline.run_world, sim.pipeline.step_world):
+    import sim.engine.solver
+    import sim.engine.forward
+    for fn in (sim.engine.solver.sol_primal, sim.engine.solver._primal_search, sim.engine.forward.run_world, sim.engine.forward.step_world):
         blocks = run_frontend(fn.py_func).blocks
         ours, theirs = speedups._compute_use_defs(blocks), speedups._numba_compute_use_defs(blocks)
         assert ours.usemap == theirs.usemap and ours.defmap == theirs.defmap

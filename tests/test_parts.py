@@ -1,4 +1,4 @@
-"""Parts of the step compiled on their own (sim/jit.py `part`, sim/parts.py): a first compile sends them to a worker
+"""Parts of the step compiled on their own (sim/jit.py `part`, sim/engine/parts.py): a first compile sends them to a worker
 process and gives the same machine results as compiling them in-process; a warm process loads them and compiles
 nothing; the masked feature sets the stubs pass are the types the parts are compiled for."""
 import itertools
@@ -11,7 +11,7 @@ import tempfile
 import numba
 
 from sim import jit
-from sim.features import NAMES
+from sim.jit.features import NAMES
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HOPPER = os.path.join(REPO, 'assets', 'hopper.xml')
@@ -20,7 +20,7 @@ HOPPER = os.path.join(REPO, 'assets', 'hopper.xml')
 SCRIPT = r'''
 import hashlib, json, sys
 sys.path.insert(0, %(root)r)
-from sim.precompile import _count_compiles
+from sim.jit.precompile import _count_compiles
 c = _count_compiles()
 import numpy as np
 import sim
@@ -55,11 +55,11 @@ def test_worker_and_in_process_compiles_agree():
         # both cold compiles at once (the worker makes it three processes on CI's two cores)
         pw, ph = start(a, '1'), start(b, '0')
         w, here = result(pw), result(ph)
-        names = ['numjoco_part_sim_parts_collision_part.F000000000000000',
-                 'numjoco_part_sim_parts_fwd_constraint_part.F000100000000000',
-                 'numjoco_part_sim_parts_make_constraint_part.F000000000000000',
-                 'numjoco_part_sim_parts_passive_part.F000000000000000',
-                 'numjoco_part_sim_parts_rne_post_constraint_part.F000000000000000']
+        names = ['numjoco_part_sim_engine_parts_collision_part.F000000000000000',
+                 'numjoco_part_sim_engine_parts_fwd_constraint_part.F000100000000000',
+                 'numjoco_part_sim_engine_parts_make_constraint_part.F000000000000000',
+                 'numjoco_part_sim_engine_parts_passive_part.F000000000000000',
+                 'numjoco_part_sim_engine_parts_rne_post_constraint_part.F000000000000000']
         assert w['ready'] == names and here['ready'] == names
         # compiled_here counts the worker's parts compiled here instead (collision is compiled here by design)
         in_worker = sum(1 for _, _, _, worker in jit._PARTS.values() if worker)

@@ -1,4 +1,4 @@
-"""python -m sim.precompile: after it ran for a target, a fresh process uses that target without compiling a kernel
+"""python -m sim.jit.precompile: after it ran for a target, a fresh process uses that target without compiling a kernel
 (single world, batch, env, vector env); bad targets are reported; --portable builds a cache for a generic CPU that
 a process with NUMBA_CPU_NAME=generic loads."""
 import os
@@ -12,7 +12,7 @@ PENDULUM = os.path.join(REPO, 'assets', 'inverted_pendulum.xml')
 
 # what a user's first use runs, counting numba compilations in the process
 USE = '''
-from sim.precompile import _count_compiles
+from sim.jit.precompile import _count_compiles
 c = _count_compiles()
 import numpy as np, gymnasium as gym, envs, sim
 m = sim.load_model(%r)
@@ -26,7 +26,7 @@ print(c.n)
 
 
 def run(args, env=None, code=None):
-    cmd = [sys.executable, '-c', code] if code else [sys.executable, '-m', 'sim.precompile', *args]
+    cmd = [sys.executable, '-c', code] if code else [sys.executable, '-m', 'sim.jit.precompile', *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=1800, cwd=REPO,
                           env=dict(os.environ, PYTHONPATH=REPO, NUMJOCO_QUIET='1', **(env or {})))
 

@@ -1,9 +1,11 @@
-"""sim.progress: what a first compile tells the user (entry, expected time, progress, the time it took), and the
+"""sim.jit.progress: what a first compile tells the user (entry, expected time, progress, the time it took), and the
 times it remembers, with numba's compile events played by stand-in dispatchers (no compile)."""
 import json
 import time
 
-from sim import jit, progress
+from sim import jit
+
+from sim.jit import progress
 
 
 class KernelDispatcher:          # the listener reports on numjoco's dispatcher class only, by name

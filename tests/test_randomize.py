@@ -13,7 +13,7 @@ from gymnasium.vector import AutoresetMode
 
 import envs  # noqa: F401
 import sim
-from sim import smooth_api as api
+from sim import api
 from envs.randomize import WorldModels, DomainRandomization, DERIVED
 from envs.kernels import reset_worlds, SET_CONST, OWN_BIAS
 from test_vector import assert_same

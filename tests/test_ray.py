@@ -1,4 +1,4 @@
-"""mj_ray (sim/raycast.py) against mujoco.mj_ray: random rays through scenes of every supported geom type.
+"""mj_ray (sim/engine/ray.py) against mujoco.mj_ray: random rays through scenes of every supported geom type.
 
 Every scene runs twice on the sim side: with the mujoco.MjModel itself and with our compiled Model
 (sim.load_model, whose mesh BVHs come from sim/compiler/bvh.py). Distances must agree to 1e-12.
@@ -9,8 +9,8 @@ import mujoco
 import numpy as np
 import pytest
 
-from sim.smooth_api import Data as SimData, forward as sim_forward
-from sim.raycast import ray
+from sim.api import Data as SimData, forward as sim_forward
+from sim.api import ray
 import sim
 import oracle
 

@@ -26,7 +26,7 @@ def _torch_threads():
 
 @pytest.mark.parametrize('env_id, kwargs, n', [
     (ID, {}, 4),
-    (ID, {}, 1),                                      # one world: the serial entry of sim.smooth_api.run
+    (ID, {}, 1),                                      # one world: the serial entry of sim.api.run
     ('numjoco/ArmReachGoal-v0', {}, 4),                                       # Dict observations, compute_reward
     ('numjoco/ArmReach-v0', dict(terminate_on_success=True, success_threshold=0.5), 4)])  # Python-layer endings
 def test_matches_dummy_vec_env(env_id, kwargs, n):

@@ -11,8 +11,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import sim.cache  # noqa: F401  (must precede jitted modules)
-from sim import smooth_api as api
+import sim.jit.cache  # noqa: F401  (must precede jitted modules)
+from sim import api
 from sim.types import UnsupportedFeature
 from oracle import random_qpos
 

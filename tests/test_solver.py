@@ -1,4 +1,4 @@
-"""Constraint solvers (sim/solver.py) against MuJoCo on MuJoCo's own constraint rows.
+"""Constraint solvers (sim/engine/solver.py) against MuJoCo on MuJoCo's own constraint rows.
 
 The solver is tested in isolation: mujoco.mj_forward assembles the constraints (efc_* rows, contacts) and the
 smooth quantities (M, qLD, qacc_smooth, qfrc_smooth); those arrays are copied into our Data and our
@@ -22,10 +22,10 @@ import pytest
 from numba import njit
 
 from oracle import dense_efc_J as dense_J
-import sim.cache  # noqa: F401  (must precede jitted modules)
-from sim import smooth_api as api
-from sim.features import FULL
-from sim.solver import fwd_constraint
+import sim.jit.cache  # noqa: F401  (must precede jitted modules)
+from sim import api
+from sim.jit.features import FULL
+from sim.engine.solver import fwd_constraint
 
 RTOL_CONVERGED = 1e-6
 # same algorithm and same iterates; rounding differences (dense vs sparse products, Hessian refactorised
@@ -233,7 +233,7 @@ def solve_case(m, st, solver, iterations=None, tolerance=None):
     return out
 
 
-# jacobian="sparse" (and pile_auto, nv 66): MuJoCo's sparse mode, which ours follows (sim/solver_sparse.py: J
+# jacobian="sparse" (and pile_auto, nv 66): MuJoCo's sparse mode, which ours follows (sim/engine/solver_sparse.py: J
 # products over each row's nonzeros, Newton's sparse Hessian).  CG amplifies the rounding of those products (ours
 # run over J's nonzeros, MuJoCo's over its structural pattern, the dof chains): with the same iteration counts and
 # statistics, its qacc differs from MuJoCo's by 3.6e-6 (stack_ell_c4) and 1.1e-5 (limits_eq_pyr) at default

@@ -10,7 +10,7 @@ import pytest
 
 from oracle import random_qpos
 import sim
-from sim import smooth_api as api
+from sim import api
 from sim import state as st
 
 MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'models')

@@ -1,4 +1,4 @@
-"""sim.step's fast path: after a first step through sim.smooth_api.run, a Data keeps the compiled
+"""sim.step's fast path: after a first step through sim.api.run, a Data keeps the compiled
 entry, model struct and feature set of its model, and the next steps make one check and one call.  The results
 are those of the full path bit for bit (single world and batch), and a change the full path reacts to (options,
 another model) takes the full path again."""
@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 import sim
-from sim import smooth_api as api
+from sim import api
 
 HOPPER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'assets', 'hopper.xml')
 

@@ -22,7 +22,7 @@ def test_struct_addresses_from_python_are_the_meminfo_addresses():
     same address that jitted code reads from the struct, and the struct at that address holds the same arrays."""
     import copy
     from sim.jit import njit, struct_addr, struct_address, struct_at_address
-    from sim.smooth_api import empty_task, model_struct
+    from sim.api import empty_task, model_struct
     from sim.types import DATA_TYPE
 
     @njit

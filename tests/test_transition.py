@@ -14,7 +14,7 @@ import pytest
 
 from conftest import gymnasium_assets_dir
 import sim
-from sim.transition import transition_fd
+from sim.api import transition_fd
 
 MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'models')
 TOL = 1e-6
@@ -175,7 +175,7 @@ def test_batched(centered):
 def test_chunked(monkeypatch, nworld):
     """Worlds split over several kernel calls (tiny memory budget), or one world over several rows, give the same
     Jacobians bit for bit."""
-    import sim.transition as tr
+    from sim import api as tr
     m, mm = load('arm')
     set_integrator(m, mm, 'Euler')
     d = sim.Data(m, nworld=nworld)

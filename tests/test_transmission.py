@@ -6,8 +6,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import sim.cache  # noqa: F401  (must precede jitted modules)
-from sim import smooth_api as api
+import sim.jit.cache  # noqa: F401  (must precede jitted modules)
+from sim import api
 from oracle import random_qpos
 
 NSTATE = 24

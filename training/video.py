@@ -128,7 +128,7 @@ def warm_renderer(env_id: str, env_kwargs: dict):
             return None
     except (ValueError, SyntaxError):
         return None
-    from sim import cache
+    from sim.jit import cache
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     code = ("import sys; sys.path.insert(0, %r)\n"

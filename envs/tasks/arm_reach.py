@@ -17,7 +17,7 @@ from envs.spec import Task, qpos, qvel, xpos, site_xpos, sensordata, action, Sum
 # Where the task reads the end-effector position.  True: the framepos sensor "ee_pos" (d.sensordata), as the
 # task is meant to; False: the site "ee" itself (site_xpos).  Both give the same numbers here: a framepos sensor of
 # a site is its site_xpos, and with the implicitfast integrator both come from the last forward of a step.
-# The core computes sensors (sim/sensor.py) and the task kernel reads sensordata (field code 26 in sim/task.py read()).
+# The core computes sensors (sim/engine/sensor.py) and the task kernel reads sensordata (field code 26 in sim/engine/task.py read()).
 EE_FROM_SENSOR = True
 
 SHOULDER = np.array([0.0, 0.0, 0.333])   # joint 2's axis passes here (the Panda's d1)

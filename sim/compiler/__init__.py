@@ -6,8 +6,8 @@ derived constants (setconst).
 
 import numpy as np
 
-from ..mjcf import schema
-from ..model import Model, Option, Statistic
+from sim.mjcf import schema
+from sim.model import Model, Option, Statistic
 from .actuator import compile_actuators
 from .body import compile_bodies
 from .bvh import compile_bvh

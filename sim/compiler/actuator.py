@@ -149,7 +149,7 @@ def _parse_input(el, text):
 
 
 def _unsupported_cls():
-    from ..errors import UnsupportedError
+    from sim.errors import UnsupportedError
     return UnsupportedError
 
 

@@ -165,7 +165,7 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     compiler (see compiler.mesh / compiler.hfield).
     """
     wb = ctx.root.find("worldbody")
-    from ..mjcf.reader import Elem
+    from sim.mjcf.reader import Elem
     world_el = Elem("worldbody", "worldbody", ctx.file, None, {})
     for w in wb:
         if w.raw:

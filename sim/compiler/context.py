@@ -3,7 +3,7 @@ Model fields it fills in (MuJoCo's names and shapes)."""
 
 import numpy as np
 
-from ..errors import UnsupportedError
+from sim.errors import UnsupportedError
 
 # mjtObj names used for name spaces (and the keys of Context.names)
 OBJTYPES = ("body", "joint", "geom", "site", "camera", "light", "mesh", "skin", "hfield", "texture",
@@ -83,7 +83,7 @@ class Context:
 
 def merge_singletons(elems, key):
     """Several <compiler>/<option>/<size> elements may appear: later attributes override earlier ones."""
-    from ..mjcf.reader import Elem
+    from sim.mjcf.reader import Elem
     if not elems:
         return Elem(key, key, None, None, {})
     out = Elem(key, key, elems[0].file, elems[0].line, {})

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ..errors import UnsupportedError
+from sim.errors import UnsupportedError
 from .context import farr, iarr
 from .frames import normvec
 from .sensor import OBJ, _NAMESPACE

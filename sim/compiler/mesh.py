@@ -325,7 +325,7 @@ def load_obj(el, data, fname):
 
 
 def _unsupported_cls():
-    from ..errors import UnsupportedError
+    from sim.errors import UnsupportedError
     return UnsupportedError
 
 

@@ -1,14 +1,14 @@
 """<sensor>: every sensor type of MuJoCo 3.17, compiled to the sensor_* fields (type, object/reference resolution,
 datatype, needstage, dimension, address, noise, cutoff, user data) and nsensor / nsensordata / nuser_sensor.
 
-Every type compiles and is evaluated by sim/sensor.py except tactile sensors and sensor plugins, which raise
+Every type compiles and is evaluated by sim/engine/sensor.py except tactile sensors and sensor plugins, which raise
 UnsupportedError, as does sensor history (nsample / delay / interval).
 Run after the body, tendon and actuator stages (sensors refer to their objects and actuator_outnum).
 """
 
 import numpy as np
 
-from ..errors import UnsupportedError
+from sim.errors import UnsupportedError
 from .context import farr, iarr
 from .tendon import rows2, user_rows
 

@@ -163,12 +163,12 @@ def _jac_body_com(m, d, body):
 
 def set_const(model, ctx):
     """Fill the derived constants of a freshly compiled `model` (mj_setConst)."""
-    from .. import pipeline as _fw
-    from ..data import Data
-    from ..math import mul_inert_vec
-    from ..types import make_model_struct
-    from ..parts import prefetch as prefetch_parts
-    from ..features import features, mask, F_TENDON, F_TRN
+    from sim.engine import forward as _fw
+    from sim.data import Data
+    from sim.engine.math import mul_inert_vec
+    from sim.types import make_model_struct
+    from sim.engine.parts import prefetch as prefetch_parts
+    from sim.jit.features import features, mask, F_TENDON, F_TRN
 
     m = model
     _set_fixed(m)
@@ -452,8 +452,8 @@ def _spring(m, ms, d):
     """Tendon spring lengths of -1 become the tendon length at qpos_spring (setSpring)."""
     if not m.ntendon:
         return
-    from .. import pipeline as _fw
-    from ..features import features, mask, F_TENDON, F_TRN
+    from sim.engine import forward as _fw
+    from sim.jit.features import features, mask, F_TENDON, F_TRN
     d.qpos = m.qpos_spring
     _fw.smooth_position(ms, d._struct, 0, 1, mask(features(m), (F_TENDON, F_TRN)))
     ls = m.tendon_lengthspring

@@ -7,7 +7,7 @@ mj_defaultVisual's (engine_init.c).  Only the renderer (sim/render) reads these 
 
 import numpy as np
 
-from ..model import _Struct
+from sim.model import _Struct
 from .context import merge_singletons
 
 # mj_defaultVisual: section -> (attribute, kind, default); kind 'i' int, 'f' float, 'v' float vector

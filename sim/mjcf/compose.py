@@ -40,8 +40,8 @@ import warnings
 
 import numpy as np
 
-from ..compiler.frames import euler2quat, frameaccum
-from ..errors import UnsupportedError
+from sim.compiler.frames import euler2quat, frameaccum
+from sim.errors import UnsupportedError
 from . import numbers
 
 # tree element key -> name space
@@ -384,7 +384,7 @@ def _stem(filename):
 
 def _sub_compiler(sub, folder):
     """The merged <compiler> of an attached model, its asset folders made relative to this model's folder."""
-    from ..compiler.context import merge_singletons
+    from sim.compiler.context import merge_singletons
     comp = merge_singletons(sub.root.find("compiler"), "compiler")
     comp.dclass = "main"
     assetdir = comp.get("assetdir", "") or ""
@@ -612,7 +612,7 @@ class Composer:
         if not file:
             raise el.error("missing required attribute", "file")
         from . import reader
-        from ..compiler import compile_document
+        from sim.compiler import compile_document
         src = self.doc.source
         data = src.read(file, el)
         folder = os.path.dirname(file)

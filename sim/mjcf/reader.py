@@ -11,7 +11,7 @@ import xml.parsers.expat.errors
 
 import numpy as np
 
-from ..errors import ModelError, UnsupportedError
+from sim.errors import ModelError, UnsupportedError
 from . import numbers
 from . import schema
 from . import schema_assets  # noqa: F401  (registers asset elements)

@@ -37,9 +37,9 @@ import warnings
 
 import numpy as np
 
-from ..compiler.frames import euler2quat, quat2mat, z2quat
-from ..compiler.inertia import full_inertia
-from ..errors import ModelError, UnsupportedError
+from sim.compiler.frames import euler2quat, quat2mat, z2quat
+from sim.compiler.inertia import full_inertia
+from sim.errors import ModelError, UnsupportedError
 from . import numbers
 from . import schema
 

@@ -5,7 +5,7 @@ first), and the shadow views of the lights (mjr_render's shadow-map projections)
 import math
 
 from sim.jit import njit
-from sim.math import mul_quat, rot_vec_quat, quat2mat, normalize3
+from sim.engine.math import mul_quat, rot_vec_quat, quat2mat, normalize3
 
 from .layout import (CAMERA_TRACKING, CAMERA_FIXED, CAMLIGHT_TRACK, CAMLIGHT_TRACKCOM,
                      CAMLIGHT_TARGETBODY, CAMLIGHT_TARGETBODYCOM, LIGHT_SPOT, LIGHT_DIRECTIONAL, MAXLIGHT, PI,

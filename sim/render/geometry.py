@@ -11,7 +11,7 @@ Planes are seen from both sides (mjr_render flips the culled face for a plane se
 import math
 
 from sim.jit import njit
-from sim.raycast import _map as to_local  # noqa: F401  (ray origin and direction in a geom frame, ray_map)
+from sim.engine.ray import _map as to_local  # noqa: F401  (ray origin and direction in a geom frame, ray_map)
 
 from .layout import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER,
                      GEOM_BOX, GEOM_MESH, MINVAL, MI_VERTADR, MI_FACEADR, MI_BVHADR, HI_NROW, HI_NCOL, HI_ADR,

@@ -3,7 +3,7 @@ poses), area-weighted vertex normals, inflation along the normals; each skin fac
 triangle in world coordinates, smooth-shaded with the vertex normals, textured with the skin's texture
 coordinates)."""
 from sim.jit import njit
-from sim.math import mul_quat, quat2mat
+from sim.engine.math import mul_quat, quat2mat
 
 from .geometry import tri_hit
 from .layout import (MINVAL, SI_VERTADR, SI_VERTNUM, SI_FACEADR, SI_FACENUM, SI_BONEADR, SI_BONENUM,

@@ -1,0 +1,464 @@
+"""The Python entries of the engine, as MuJoCo's bindings name them: forward (mj_forward), step (mj_step), reset
+(mj_resetData), full_inertia (mj_fullM), rne_post_constraint (mj_rnePostConstraint), inverse (mj_inverse), ray
+(mj_ray) and transition_fd (mjd_transitionFD).
+
+Each call accepts a single-world Data or a batched Data; the model may be any object with MjModel attribute names
+(a mujoco.MjModel or the numjoco compiler's Model).  A call costs one compiled call plus ~1 us of Python: the
+Model struct is built once and kept on the Model, a numjoco Model's options are the packed array the kernels
+read (sim/model.py Option), and warnings are looked at only when the kernels report that a watched counter moved.
+The kernels live in sim/engine/ and never import this module.
+"""
+import warnings
+
+import numba
+import numpy as np
+
+from sim import types as _t
+from sim.constants import ENBL_INVDISCRETE, GEOM_MESH, INT_RK4, MINVAL
+from sim.data import Data
+from sim.engine import forward as _fw
+from sim.engine.collision.check import check_collision
+from sim.engine.inverse import inverse_batch
+from sim.engine.ray import MAXTREEDEPTH, NGROUP, ray_kernel
+from sim.engine.transition import KIND_ACT, KIND_CTRL, KIND_NONE, KIND_QPOS, KIND_QVEL, fd_columns, fd_rows
+from sim.errors import UnsupportedError
+from sim.jit import features, struct_addr
+from sim.model import Model
+
+_MODEL_CACHE = {}
+_NOPTRS = np.zeros(0, np.int64)
+_EMPTY = []
+
+
+def empty_task():
+    """The task struct of plain simulation (built once)."""
+    if not _EMPTY:
+        from sim.engine.task import empty_task as _new
+        _EMPTY.append(_new())
+    return _EMPTY[0]
+
+
+def _entry(m, collision=True):
+    """[model, struct, arrays, options version checked, collision checked, collide2, F, features required on] for
+    m, built once per
+    model object and re-checked when its options change (a numjoco Model's options carry a version; a foreign
+    model's options are repacked on every call)."""
+    own = type(m) is Model
+    ent = m.__dict__.get('_sim') if own else _MODEL_CACHE.get(id(m))
+    if ent is None or ent[0] is not m:
+        st, arrs = _t.make_model_struct(m)
+        ent = [m, st, arrs, -1, False, features.needs_collide2(m), None, frozenset()]
+        if own:
+            m.__dict__['_sim'] = ent
+        else:
+            _MODEL_CACHE[id(m)] = ent
+    opt = m.opt
+    if not own or ent[3] != opt._version:
+        _t.check_opt(opt)
+        if not own:
+            _t.opt_array(opt, out=ent[2]['opt'])
+        ent[3] = opt._version if own else -1
+        ent[4] = False
+        ent[6] = features.features(m, ent[5], ent[7])
+    if collision and not ent[4]:
+        check_collision(m)
+        ent[4] = True
+    return ent
+
+
+def model_struct(m, collision=True):
+    """Jitted Model struct for m (see _entry).  collision=True (every simulation entry) also refuses, once per
+    model, the collision cases numjoco does not reproduce (sim.engine.collision.check); tests that inject MuJoCo's
+    contacts and never run our collision pass False."""
+    return _entry(m, collision)[1]
+
+
+def model_features(m):
+    """The feature set the entries are compiled for when simulating m (sim/jit/features.py)."""
+    return _entry(m)[6]
+
+
+def require_features(m, *indices):
+    """Simulate m with these features (sim/jit/features.py indices) compiled in whatever m's own values say: for
+    per-world Model structs whose values differ from m's (envs/randomize.py: a fluid medium drawn per world)."""
+    ent = _entry(m)
+    ent[7] = ent[7] | frozenset(indices)
+    ent[6] = features.features(m, ent[5], ent[7])
+
+
+def _nworld(d):
+    return 1 if d.nworld is None else d.nworld
+
+
+# watched warning bits of d.warn_moved (sim/engine/forward.py run_world) and their messages (%s = world list)
+_WATCHED = (
+    (1, 'numjoco: contact buffer full in world(s) %s; contacts were dropped (raise nconmax: '
+        'sim.Data(m, nconmax=...))'),
+    (2, 'numjoco: constraint buffer full in world(s) %s; all constraints were dropped for that step (raise '
+        'njmax: sim.Data(m, njmax=...))'),
+    (4, 'numjoco: simulation diverged (NaN/inf or |value| > 1e10) in world(s) %s; reset (mj_resetData) unless autoreset is disabled'),
+    (8, 'numjoco: NaN, inf or |value| > 1e10 in ctrl in world(s) %s; all controls were zeroed for that step '
+        '(mjWARN_BADCTRL)'),
+)
+
+
+def warn_moved(d, stacklevel=3):
+    """Python warnings for the watched counters that moved during the last call (per world)."""
+    moved = d._arrays['warn_moved']
+    for bit, msg in _WATCHED:
+        worlds = np.nonzero(moved & bit)[0]
+        if worlds.size:
+            warnings.warn(msg % worlds.tolist(), RuntimeWarning, stacklevel=stacklevel)
+
+
+class _Entry:
+    """A pipeline entry called from Python: through numba's dispatcher the first time for a feature set
+    (compiling or loading it), then straight through its compiled wrapper (the argument types of a feature set
+    never change), which skips numba's per-call type dispatch (~1.4 us)."""
+
+    def __init__(self, disp):
+        self.disp = disp
+        self.cfuncs = {}
+
+    def __call__(self, F, *args):
+        f = self.cfuncs.get(F)
+        if f is not None:
+            return f(*args, F)
+        r = self.disp(*args, F)
+        ftype = numba.typeof(F)
+        for sig, cres in self.disp.overloads.items():
+            if sig[-1] == ftype:
+                self.cfuncs[F] = cres.entry_point
+        return r
+
+
+_SERIAL = _Entry(_fw.run_serial)
+_BATCH = _Entry(_fw.run_batch)
+
+
+def serial(d, mptrs=_NOPTRS):
+    """True when run() takes the serial entry: a single Data, or a batch of one world on the shared model (a
+    parallel region costs its launch, ~4 us, and its threads)."""
+    return d.nworld is None or (d.nworld == 1 and mptrs.shape[0] == 0)
+
+
+def run(m, d, nstep, task=None, mptrs=_NOPTRS):
+    """One compiled call: forward (nstep=0) or nstep steps of every world of d, with an env task program.
+    Returns the number of worlds whose watched warnings moved (already warned), or -1 for a non-finite action."""
+    ent = m.__dict__.get('_sim') if type(m) is Model else None
+    if ent is None or not ent[4] or ent[3] != m.opt._version or ent[0] is not m:
+        ent = _entry(m)
+    if task is None:
+        task = _EMPTY[0] if _EMPTY else empty_task()
+    mp, dp, tp = struct_addr(ent[1]), struct_addr(d._struct), struct_addr(task)
+    if serial(d, mptrs):
+        r = _SERIAL(ent[6], mp, dp, tp, 0, nstep)
+    else:
+        r = _BATCH(ent[6], mp, dp, tp, d.nworld, nstep, mptrs)
+    if r > 0:
+        warn_moved(d)
+    return r
+
+
+def forward(m, d):
+    """Forward dynamics (mj_forward without sensors) for one world or a batch."""
+    run(m, d, 0)
+
+
+def step(m, d, nstep=1):
+    """Advance nstep steps (mj_step); diverged worlds are reset and counted in d.warning (and warned)."""
+    fast = d.__dict__.get('_fast')
+    if nstep == 1 and fast is not None and fast[0] is m and fast[1] == m.opt._version:
+        # one step as envs and scripts call it: one check and one call with the arguments ready
+        if fast[2](*fast[7]) > 0:
+            warn_moved(d)
+        return
+    if nstep.__class__ is not int:
+        nstep = int(nstep)
+    if nstep <= 0:
+        if nstep < 0:
+            raise ValueError('nstep must be >= 0, got %d' % nstep)
+        return
+    if fast is not None and fast[0] is m and fast[1] == m.opt._version:
+        a = fast[7]
+        if fast[6] is None:
+            r = fast[2](a[0], a[1], a[2], 0, nstep, fast[5])
+        else:
+            r = fast[2](a[0], a[1], a[2], fast[6], nstep, _NOPTRS, fast[5])
+        if r > 0:
+            warn_moved(d)
+        return
+    run(m, d, nstep)
+    _remember_step(m, d)
+
+
+def _remember_step(m, d):
+    """After a step through run(): keep on d what the next step of this model takes when nothing changed (the
+    compiled entry, serial or batch, the model struct, the feature set, and the arguments of a one-step call), so
+    that step(m, d) makes one check and one call (half_cheetah: sim.step's Python 0.9 -> 0.43 -> 0.23-0.32 us a
+    call over the compiled wrapper's; the options' version re-checked at each call)."""
+    ent = m.__dict__.get('_sim') if type(m) is Model else None
+    if ent is None or not ent[4] or ent[3] != m.opt._version:
+        d.__dict__.pop('_fast', None)
+        return
+    one = serial(d)
+    f = (_SERIAL if one else _BATCH).cfuncs.get(ent[6])
+    if f is not None:
+        task = empty_task()
+        mp, dp, tp = struct_addr(ent[1]), struct_addr(d._struct), struct_addr(task)
+        args1 = (mp, dp, tp, 0, 1, ent[6]) if one else (mp, dp, tp, d.nworld, 1, _NOPTRS, ent[6])
+        # the model and task structs stay referenced here (d holds its own) while their addresses are in use
+        d.__dict__['_fast'] = (m, ent[3], f, ent[1], task, ent[6], None if one else d.nworld, args1)
+
+
+def reset(m, d, keyframe=None):
+    """mj_resetData (or mj_resetDataKeyframe if keyframe is given) on every world."""
+    _fw.reset_all(model_struct(m), d._struct, _nworld(d))
+    if keyframe is not None:
+        k = int(keyframe)
+        a = d._arrays
+        a['time'][:] = np.asarray(m.key_time).reshape(-1)[k]
+        a['qpos'][:] = np.asarray(m.key_qpos).reshape(int(m.nkey), -1)[k]
+        a['qvel'][:] = np.asarray(m.key_qvel).reshape(int(m.nkey), -1)[k]
+        if int(m.na):
+            a['act'][:] = np.asarray(m.key_act).reshape(int(m.nkey), -1)[k]
+        if int(m.nu):
+            a['ctrl'][:] = np.asarray(m.key_ctrl).reshape(int(m.nkey), -1)[k]
+        if int(m.nmocap):
+            a['mocap_pos'][:] = np.asarray(m.key_mpos).reshape(int(m.nkey), -1, 3)[k]
+            a['mocap_quat'][:] = np.asarray(m.key_mquat).reshape(int(m.nkey), -1, 4)[k]
+
+
+def full_inertia(m, d):
+    """Dense inertia matrix (nv,nv), batch (nworld,nv,nv), from the sparse M (mj_fullM)."""
+    ms = model_struct(m)
+    n = _nworld(d)
+    out = np.zeros((n, int(m.nv), int(m.nv)))
+    _fw.full_inertia_all(ms, d._struct, n, out)
+    return out[0] if d.nworld is None else out
+
+
+def rne_post_constraint(m, d):
+    """Compute cacc, cfrc_int, cfrc_ext (nbody,6) from the current state (mj_rnePostConstraint)."""
+    ms = model_struct(m)
+    _fw.rne_post_constraint_all(ms, d._struct, _nworld(d), model_features(m))
+
+
+
+# ------------------------------------------------------------------------------------------------------------
+# inverse dynamics (mj_inverse)
+
+def inverse(m, d):
+    """Inverse dynamics (mj_inverse) of one world or a batch: d.qfrc_inverse (nv,) / (nworld, nv) from
+    d.qpos, d.qvel, d.qacc (and act, ctrl, applied forces); sensors and energy as MuJoCo's mj_inverse."""
+    ms = model_struct(m)
+    F = model_features(m)
+    if int(m.opt.enableflags) & ENBL_INVDISCRETE and int(m.opt.integrator) == INT_RK4:
+        raise ValueError('discrete inverse dynamics (enable flag invdiscrete) is not supported by the RK4 '
+                         'integrator (as mj_inverse)')
+    n = 1 if d.nworld is None else d.nworld
+    nthread = numba.get_num_threads()
+    nt = min(n, nthread)
+    if nt != nthread:
+        numba.set_num_threads(nt)
+    try:
+        inverse_batch(ms, d._struct, n, F)
+    finally:
+        if nt != nthread:
+            numba.set_num_threads(nthread)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# ray casting (mj_ray)
+
+def ray(m, d, pnt, vec, geomgroup=None, flg_static=True, bodyexclude=-1, world=0):
+    """mujoco.mj_ray: (dist, geomid) of the nearest geom hit by pnt + x*vec, (-1, -1) if none."""
+    types_ = np.asarray(m.geom_type)
+    if np.any(types_ > GEOM_MESH):
+        raise UnsupportedError('mj_ray on SDF geoms is not supported')
+    has_bvh = np.asarray(getattr(m, 'bvh_aabb', np.zeros(0))).size > 0
+    if np.any(types_ == GEOM_MESH) and not has_bvh:
+        raise UnsupportedError('mj_ray on meshes needs the mesh BVH (bvh_aabb, bvh_child, bvh_nodeid, '
+                                 'mesh_bvhadr), which this model does not provide')
+    pnt = np.ascontiguousarray(pnt, dtype=np.float64).reshape(3)
+    vec = np.ascontiguousarray(vec, dtype=np.float64).reshape(3)
+    if np.linalg.norm(vec) < MINVAL:
+        raise ValueError('mj_ray: vector length is too small')
+    ms = model_struct(m)
+    use_group = geomgroup is not None
+    grp = np.zeros(NGROUP, np.int32)
+    if use_group:
+        grp[:] = np.asarray(geomgroup).astype(np.int32).reshape(NGROUP)
+    stack = np.zeros(MAXTREEDEPTH, np.int32)
+    w = 0 if d.nworld is None else int(world)
+    ngeom = int(m.ngeom)
+    vis = (np.ascontiguousarray(np.asarray(getattr(m, 'geom_matid', -np.ones(ngeom)), dtype=np.int32).reshape(ngeom)),
+           np.ascontiguousarray(np.asarray(getattr(m, 'geom_group', np.zeros(ngeom)), dtype=np.int32).reshape(ngeom)),
+           np.ascontiguousarray(np.asarray(getattr(m, 'geom_rgba', np.ones((ngeom, 4))),
+                                           dtype=np.float64).reshape(ngeom, 4)[:, 3]),
+           np.ascontiguousarray(np.asarray(getattr(m, 'mat_rgba', np.ones((0, 4))), dtype=np.float64).reshape(-1, 4)[:, 3]))
+    if has_bvh:
+        bvh = (np.ascontiguousarray(np.asarray(m.bvh_aabb, dtype=np.float64).reshape(-1, 6)),
+               np.ascontiguousarray(np.asarray(m.bvh_child, dtype=np.int32).reshape(-1, 2)),
+               np.ascontiguousarray(np.asarray(m.bvh_nodeid, dtype=np.int32).reshape(-1)),
+               np.ascontiguousarray(np.asarray(m.mesh_bvhadr, dtype=np.int32).reshape(-1)))
+    else:
+        bvh = (np.zeros((0, 6)), np.zeros((0, 2), np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32))
+    dist, gid = ray_kernel(ms, d._struct, w, vis, bvh, pnt, vec, grp, use_group, bool(flg_static),
+                           int(bodyexclude), stack)
+    return float(dist), int(gid)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# transition_fd (mjd_transitionFD): the nudge plan (cached per model), scratch rows, chunks; the nudged steps and
+# the differences are the kernels of sim/engine/transition.py
+
+MEMORY_BUDGET = 256 * 2 ** 20    # bytes of one scratch batch Data (worlds beyond it are done in chunks)
+# Data arrays copied from each world of d into its scratch rows: the inputs of mj_step, and what the unperturbed
+# step reads from d's previous forward: sensordata (kept where sensors are disabled), energy and the
+# lazy-evaluation flags (a position-stage e_kinetic sensor reads energy[1] when flg_energyvel is set)
+_INPUTS = ('time', 'qpos', 'qvel', 'act', 'ctrl', 'qacc_warmstart', 'qfrc_applied', 'xfrc_applied', 'mocap_pos',
+           'mocap_quat', 'eq_active', 'userdata', 'sensordata', 'energy', 'flg_energypos', 'flg_energyvel',
+           'flg_subtreevel', 'flg_rnepost')
+_CACHE = {}     # id(model) -> (model, {(nrow, nconmax, njmax): scratch Data})
+
+
+class _Cache:
+    """Per model: scratch Data by (rows, nconmax, njmax), nudge plans, bytes per world."""
+
+    def __init__(self, m):
+        self.m = m
+        self.data = {}
+        self.plans = {}
+        self.world_bytes = {}
+
+
+def _cache(m):
+    ent = _CACHE.get(id(m))
+    if ent is None or ent.m is not m:
+        ent = _Cache(m)
+        _CACHE[id(m)] = ent
+    return ent
+
+
+def _plan(m, cache, ctrl, eps, centered):
+    """Nudges of N worlds in mjd_stepFD's order: tasks (N, T, 3) = (kind, index, sign) padded with kind -1,
+    ntask (N,), slots (N, 2nv+na+nu, 2): the task slot (task index + 1) of the plus / minus nudge of each
+    column (-1: none).  Cached on the control-limit pattern."""
+    N = len(ctrl)
+    nv, na, nu = int(m.nv), int(m.na), int(m.nu)
+    if nu:
+        limited = np.asarray(m.actuator_ctrllimited).reshape(nu).astype(bool)[None, :]
+        rng = np.asarray(m.actuator_ctrlrange, dtype=np.float64).reshape(nu, 2)
+        lo, hi = rng[:, 0][None, :], rng[:, 1][None, :]
+
+        def inrange(x1, x2):
+            return (x1 >= lo) & (x1 <= hi) & (x2 >= lo) & (x2 <= hi)
+        fwd = ~limited | inrange(ctrl, ctrl + eps)
+        back = (centered | ~fwd) & (~limited | inrange(ctrl - eps, ctrl))
+    else:
+        fwd = back = np.zeros((N, 0), bool)
+    key = (N, centered, fwd.tobytes(), back.tobytes())
+    plan = cache.plans.get(key)
+    if plan is not None:
+        return plan
+    # every candidate nudge in order: ctrl (fwd, back per control), then act, qvel, qpos (fwd[, back])
+    cand = [(KIND_CTRL, i, sg) for i in range(nu) for sg in (1, -1)]
+    valid = [np.stack([fwd, back], 2).reshape(N, 2 * nu)]
+    for kind, n in ((KIND_ACT, na), (KIND_QVEL, nv), (KIND_QPOS, nv)):
+        cand += [(kind, i, sg) for i in range(n) for sg in ((1, -1) if centered else (1,))]
+        valid.append(np.ones((N, n * (2 if centered else 1)), bool))
+    cand = np.array(cand, np.int64).reshape(-1, 3)
+    valid = np.concatenate(valid, 1)
+    ntask = valid.sum(1).astype(np.int64)
+    T = int(ntask.max()) if N else 0
+    tasks = np.full((N, T, 3), KIND_NONE, np.int64)
+    col0 = {KIND_QPOS: 0, KIND_QVEL: nv, KIND_ACT: 2 * nv, KIND_CTRL: 2 * nv + na}
+    slots = np.full((N, 2 * nv + na + nu, 2), -1, np.int64)
+    for b in range(N):
+        sel = cand[valid[b]]
+        tasks[b, :len(sel)] = sel
+        cols = np.array([col0[k] for k in sel[:, 0]], np.int64).reshape(-1) + sel[:, 1]
+        slots[b, cols, (sel[:, 2] < 0).astype(np.int64)] = np.arange(1, len(sel) + 1)
+    plan = (tasks, ntask, slots)
+    if len(cache.plans) > 16:
+        cache.plans.clear()
+    cache.plans[key] = plan
+    return plan
+
+
+def _scratch(m, cache, nrow, nconmax, njmax):
+    key = (nrow, nconmax, njmax)
+    d = cache.data.get(key)
+    if d is None:
+        if len(cache.data) >= 2:
+            cache.data.clear()
+        d = Data(m, nworld=nrow, nconmax=nconmax, njmax=njmax)
+        cache.data[key] = d
+    return d
+
+
+def _world_bytes(m, cache, nconmax, njmax):
+    key = (nconmax, njmax)
+    if key not in cache.world_bytes:
+        size = _t.data_sizes(m, nconmax, njmax)
+        shapes = _t.data_shapes(m)
+        for mod in _t._field_modules():
+            shapes.update(mod.data_shapes(m, size))
+        cache.world_bytes[key] = sum(8 * int(np.prod(s)) for s in shapes.values())
+    return cache.world_bytes[key]
+
+
+def transition_fd(m, d, eps=1e-6, centered=False):
+    """(A, B, C, D) of mujoco.mjd_transitionFD at the state of d (see the module doc); (N, ...) arrays for a
+    batched d."""
+    if int(m.opt.integrator) == INT_RK4:
+        raise ValueError('RK4 integrator is not supported by transition_fd (as mjd_transitionFD)')
+    if int(getattr(m, 'nhistory', 0)):
+        raise ValueError('delays (history buffers) are not supported by transition_fd (as mjd_transitionFD)')
+    eps = float(eps)
+    centered = bool(centered)
+    ms = model_struct(m)
+    F = model_features(m)
+    cache = _cache(m)
+    nq, nv, na, nu = int(m.nq), int(m.nv), int(m.na), int(m.nu)
+    ns = int(getattr(m, 'nsensordata', 0))
+    ndx = 2 * nv + na
+    N = 1 if d.nworld is None else d.nworld
+    tasks, ntask, slots = _plan(m, cache, d._arrays['ctrl'].reshape(N, nu), eps, centered)
+    T = tasks.shape[1]
+    nxt = np.zeros((N, T + 1, nq + nv + na))
+    sens = np.zeros((N, T + 1, ns))
+    # rows: one per world, chunked to the memory budget; one world runs serially (no thread start-up)
+    nthread = numba.get_num_threads()
+    max_rows = max(1, MEMORY_BUDGET // max(1, _world_bytes(m, cache, d.nconmax, d.njmax)))
+    nchunk = -(-N // max_rows)
+    rows = -(-N // nchunk)
+    scratch = _scratch(m, cache, rows, d.nconmax, d.njmax)
+    sa = scratch._arrays
+    src = d._arrays
+    save = np.zeros((rows, nq + 2 * nv + na + nu + 1))
+    dpos = np.zeros((rows, nv))
+    zero = np.zeros(rows, np.int64)
+    for c in range(nchunk):
+        b0, b1 = c * rows, min(N, (c + 1) * rows)
+        n = b1 - b0
+        for name in _INPUTS:
+            sa[name][:n] = src[name][b0:b1]
+        nt = min(nthread, n)
+        if nt != nthread:
+            numba.set_num_threads(nt)
+        try:
+            fd_rows(ms, scratch._struct, n, np.arange(b0, b1), zero, ntask[b0:b1], tasks, eps, ns == 0, save, nxt,
+                    sens, dpos, F)
+        finally:
+            if nt != nthread:
+                numba.set_num_threads(nthread)
+    A = np.zeros((N, ndx, ndx))
+    B = np.zeros((N, ndx, nu))
+    C = np.zeros((N, ns, ndx))
+    D = np.zeros((N, ns, nu))
+    fd_columns(ms, nxt, sens, slots, eps, A, B, C, D)
+    if d.nworld is None:
+        return A[0], B[0], C[0], D[0]
+    return A, B, C, D

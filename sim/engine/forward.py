@@ -1,0 +1,446 @@
+"""Pipeline drivers: forward / step / reset per world, with serial (one world) and parallel (batch) entries."""
+import numpy as np
+from numba import prange, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from sim.jit import njit
+
+from sim.engine.kinematics import kinematics
+from sim.engine.com import com_pos, com_vel, xfrc_accumulate
+from sim.engine.tendon import tendon_if, tendon_velocity_if, tendon_bias_if
+from sim.engine.transmission import transmission, actuator_velocity
+from sim.engine.crb import crb, tendon_armature, factor_m, solve_m, full_inertia
+from sim.engine.rne import rne, rne_post_constraint
+from sim.engine.actuation import actuation
+from sim.engine.integrate import euler, implicit_fast, integrate_pos, advance
+from sim.engine.constraint import project_constraint_if, reference_constraint
+from sim.engine.parts import collision, make_constraint, fwd_constraint, passive
+from sim.engine.parts import rne_post_constraint as rne_post_constraint_part
+from sim.engine.task import task_pre, task_post, task_reset, task_observe_reset, action_ok
+from sim.fields_task import ST_RESET, ST_TERMINATED, ST_TRUNCATED, ST_BADACTION
+from sim.jit import struct_at, struct_at_address
+from sim.jit.features import call_if, F_IMPLICIT, F_FWDINV
+from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage
+from sim.engine.inverse import compare_fwd_inv
+from sim.types import (OPT_INTEGRATOR, OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, INT_RK4, INT_IMPLICITFAST,
+                       INT_IMPLICIT, DSBL_AUTORESET, ENBL_FWDINV, MAXVAL, WARN_BADQPOS, WARN_BADQVEL,
+                       WARN_BADQACC, WARN_BADCTRL, WARN_CONTACTFULL, WARN_CNSTRFULL, NWARNING, MODEL_TYPE,
+                       DATA_TYPE, TASK_TYPE)
+
+# the implicit integrators' derivatives are compiled only for feature sets that use them (sim/jit/features.py)
+_implicit_fast = call_if(F_IMPLICIT, implicit_fast)
+_compare_fwd_inv = call_if(F_FWDINV, compare_fwd_inv)
+
+# upper bound on the threads a batch call spreads its worlds over (run_batch)
+NWORKER = 256
+
+# index of the numjoco-only cumulative divergence counter in warning_number (never cleared by reset)
+WARN_DIVERGED = NWARNING
+
+
+@njit
+def fwd_position(m, d, w, F, skipsensor):
+    """Position stage: kinematics .. factor_m, collision, make_constraint, transmission, project (mj_fwdPosition),
+    then cameras, position sensors and potential energy (mj_forwardSkip)."""
+    kinematics(m, d, w)
+    com_pos(m, d, w)
+    tendon_if(F, m, d, w)
+    crb(m, d, w)
+    tendon_armature(m, d, w)
+    factor_m(m, d, w)
+    collision(m, d, w, F)
+    make_constraint(m, d, w, F)
+    transmission(m, d, w, F)
+    project_constraint_if(F, m, d, w)
+    sensor_pos_stage(m, d, w, F, skipsensor, True)
+
+
+@njit
+def fwd_velocity(m, d, w, F, skipsensor):
+    """Velocity stage: ten/actuator velocity, com_vel, passive, rne bias (mj_fwdVelocity), then velocity sensors
+    and kinetic energy (mj_forwardSkip)."""
+    tendon_velocity_if(F, m, d, w)
+    actuator_velocity(m, d, w)
+    com_vel(m, d, w)
+    passive(m, d, w, F)
+    reference_constraint(m, d, w, F)
+    rne(m, d, w)
+    tendon_bias_if(F, m, d, w)
+    sensor_vel_stage(m, d, w, F, skipsensor)
+
+
+@njit
+def fwd_acceleration(m, d, w):
+    """qfrc_smooth (nv,) = passive - bias + applied + actuator + J'xfrc; qacc_smooth = M^-1 qfrc_smooth."""
+    fs = d.qfrc_smooth[w]
+    fp = d.qfrc_passive[w]
+    fb = d.qfrc_bias[w]
+    fa = d.qfrc_applied[w]
+    fu = d.qfrc_actuator[w]
+    for i in range(m.nv):
+        fs[i] = ((fp[i] - fb[i]) + fa[i]) + fu[i]
+    xfrc_accumulate(m, d, w, fs)
+    qs = d.qacc_smooth[w]
+    for i in range(m.nv):
+        qs[i] = fs[i]
+    solve_m(m, d, w, qs)
+
+
+@njit
+def forward_skip(m, d, w, F, skipsensor):
+    """Forward dynamics of world w, sensors skipped if skipsensor (mj_forwardSkip(m, d, mjSTAGE_NONE, skipsensor))."""
+    fwd_position(m, d, w, F, skipsensor)
+    fwd_velocity(m, d, w, F, skipsensor)
+    actuation(m, d, w)
+    fwd_acceleration(m, d, w)
+    fwd_constraint(m, d, w, F)
+    if not skipsensor:
+        sensor_acc_stage(m, d, w, F)
+
+
+@njit
+def forward_world(m, d, w, F):
+    """Full forward dynamics of world w with sensors (mj_forward)."""
+    forward_skip(m, d, w, F, False)
+
+
+@njit(cache=True)
+def reset_world(m, d, w):
+    """Reset state of world w as mj_resetData: qpos0, zero velocities/controls/forces, mocap from model."""
+    for i in range(m.nq):      # (element loops: see runge_kutta4)
+        d.qpos[w, i] = m.qpos0[i]
+    d.qvel[w][:] = 0.0
+    d.act[w][:] = 0.0
+    d.ctrl[w][:] = 0.0
+    d.qfrc_applied[w][:] = 0.0
+    d.xfrc_applied[w][:, :] = 0.0
+    d.qacc[w][:] = 0.0
+    d.qacc_warmstart[w][:] = 0.0
+    d.act_dot[w][:] = 0.0
+    d.time[w] = 0.0
+    d.cacc[w][:, :] = 0.0
+    d.cfrc_int[w][:, :] = 0.0
+    d.cfrc_ext[w][:, :] = 0.0
+    for i in range(m.nbody):
+        mid = m.body_mocapid[i]
+        if mid >= 0:
+            for k in range(3):
+                d.mocap_pos[w, mid, k] = m.body_pos[i, k]
+            for k in range(4):
+                d.mocap_quat[w, mid, k] = m.body_quat[i, k]
+    for k in range(NWARNING):
+        d.warning_number[w][k] = 0
+        d.warning_lastinfo[w][k] = 0
+    for i in range(m.neq):
+        d.eq_active[w][i] = m.eq_active0[i]
+    d.ncon[w] = 0
+    d.ne[w] = 0
+    d.nf[w] = 0
+    d.nl[w] = 0
+    d.nefc[w] = 0
+    d.solver_niter[w] = 0
+    d.sensordata[w][:] = 0.0
+    d.energy[w][:] = 0.0
+    d.userdata[w][:] = 0.0
+
+
+@njit(cache=True)
+def _is_bad(x):
+    return x != x or x > MAXVAL or x < -MAXVAL
+
+
+@njit(cache=True)
+def _check(m, d, w, arr, n, kind):
+    """mj_checkPos/Vel/Acc: on a bad value warn, reset (unless autoreset disabled); return 1 if bad."""
+    for i in range(n):
+        if _is_bad(arr[i]):
+            d.warning_number[w][kind] += 1
+            d.warning_lastinfo[w][kind] = i
+            if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
+                reset_world(m, d, w)       # clears the counters: the warning is counted again (MuJoCo)
+                d.warning_number[w][kind] += 1
+                d.warning_lastinfo[w][kind] = i
+            d.warning_number[w][WARN_DIVERGED] += 1
+            return 1
+    return 0
+
+
+@njit
+def runge_kutta4(m, d, w, F):
+    """Classic RK4 step over (qpos, qvel, act), as mj_RungeKutta(N=4); forward already called."""
+    nq = m.nq
+    nv = m.nv
+    na = m.na
+    h = m.opt[OPT_TIMESTEP]
+    X = d.scr_rk_x[w]
+    K = d.scr_rk_f[w]
+    dX = d.scr_rk_dx[w]
+    qpos = d.qpos[w]
+    qvel = d.qvel[w]
+    act = d.act[w]
+    qacc = d.qacc[w]
+    act_dot = d.act_dot[w]
+    t0 = d.time[w]
+    # element loops throughout: an array-to-array slice assignment makes numba type and lower a shape-mismatch
+    # error path at the site (measured on hopper: 1.5 s of compile for the first in a process, 0.01-0.05 s each
+    # after)
+    for k in range(nq):
+        X[0, k] = qpos[k]
+    for k in range(nv):
+        X[0, nq + k] = qvel[k]
+        K[0, k] = qacc[k]
+    for k in range(na):
+        X[0, nq + nv + k] = act[k]
+        K[0, nv + k] = act_dot[k]
+    # Butcher tableau rows A = [[.5], [0, .5], [0, 0, 1]], C = [.5, .5, 1]
+    for i in range(1, 4):
+        dX[:] = 0.0
+        for j in range(i):
+            if i == 3:
+                a = 1.0 if j == 2 else 0.0
+            else:
+                a = 0.5 if j == i - 1 else 0.0
+            for k in range(nv):
+                dX[k] += X[j, nq + k] * a
+            for k in range(nv + na):
+                dX[nv + k] += K[j, k] * a
+        for k in range(nq + nv + na):
+            X[i, k] = X[0, k]
+        integrate_pos(m, X[i, :nq], dX[:nv], h)
+        for k in range(nv + na):
+            X[i, nq + k] += dX[nv + k] * h
+        for k in range(nq):
+            qpos[k] = X[i, k]
+        for k in range(nv):
+            qvel[k] = X[i, nq + k]
+        for k in range(na):
+            act[k] = X[i, nq + nv + k]
+        d.time[w] = t0 + (1.0 if i == 3 else 0.5) * h
+        forward_skip(m, d, w, F, True)
+        for k in range(nv):
+            K[i, k] = qacc[k]
+        for k in range(na):
+            K[i, nv + k] = act_dot[k]
+    dX[:] = 0.0
+    for j in range(4):
+        b = 1.0 / 6.0 if (j == 0 or j == 3) else 1.0 / 3.0
+        for k in range(nv):
+            dX[k] += X[j, nq + k] * b
+        for k in range(nv + na):
+            dX[nv + k] += K[j, k] * b
+    d.time[w] = t0
+    for k in range(nq):
+        qpos[k] = X[0, k]
+    for k in range(nv):
+        qvel[k] = X[0, nq + k]
+    for k in range(na):
+        act[k] = X[0, nq + nv + k]
+    advance(m, d, w, dX[2 * nv:], dX[nv:2 * nv], dX[:nv], True)
+
+
+@njit
+def step_world(m, d, w, F):
+    """One mj_step of world w: checks, forward, autoreset on bad acc, integrate."""
+    _check(m, d, w, d.qpos[w], m.nq, WARN_BADQPOS)
+    _check(m, d, w, d.qvel[w], m.nv, WARN_BADQVEL)
+    forward_world(m, d, w, F)
+    if _check(m, d, w, d.qacc[w], m.nv, WARN_BADQACC):
+        if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
+            forward_world(m, d, w, F)
+    if int(m.opt[OPT_ENABLE]) & ENBL_FWDINV:
+        _compare_fwd_inv(F, m, d, w, F)
+    integ = int(m.opt[OPT_INTEGRATOR])
+    if integ == INT_RK4:
+        runge_kutta4(m, d, w, F)
+    elif integ == INT_IMPLICITFAST or integ == INT_IMPLICIT:
+        _implicit_fast(F, m, d, w, False)
+    else:
+        euler(m, d, w, False)
+
+
+# ------------------------------------------------------------------------------------------
+# entry points: serial for one world, prange for a batch.  nstep == 0 means forward only (mj_forward), so one
+# compiled call tree serves sim.forward, sim.step and every environment (the task program t, sim/engine/task.py; an
+# empty task for plain simulation).  Each returns how many worlds moved a watched warning counter (d.warn_moved
+# has which), or -1 when an env action was not finite (then no world was touched).  The layers (run_world,
+# step_world, forward_world, fwd_*) are ordinary kernels: sim/jit.py generates machine code once per entry, so
+# they cost no extra LLVM work, and inlining them (typed again at every call site) only slowed the compile.
+
+@njit
+def _restart(m, d, t, w, final, F):
+    """Reset world w to its pending task state and observe it: mj_resetData then mj_forward, as Gymnasium's reset
+    (no mj_rnePostConstraint: cacc, cfrc_int and cfrc_ext stay zero until the first step)."""
+    reset_world(m, d, w)
+    task_reset(m, d, t, w, final)
+    forward_world(m, d, w, F)
+    task_observe_reset(d, t, w)
+
+
+@njit
+def run_world(m, d, t, w, nstep, F):
+    """forward (nstep == 0) or nstep steps of world w, with the task program when t.enabled; returns the
+    watched-warning bitmask (also stored in d.warn_moved[w])."""
+    wn = d.warning_number[w]
+    c0 = wn[WARN_CONTACTFULL]
+    c1 = wn[WARN_CNSTRFULL]
+    c2 = wn[WARN_DIVERGED]
+    c3 = wn[WARN_BADCTRL]
+    if t.enabled == 0:
+        if nstep == 0:
+            forward_world(m, d, w, F)
+        for _ in range(nstep):
+            step_world(m, d, w, F)
+    elif t.status[w, ST_RESET]:
+        _restart(m, d, t, w, False, F)
+    else:
+        div = task_pre(m, d, t, w)
+        if nstep == 0:
+            forward_world(m, d, w, F)
+        for _ in range(nstep):
+            step_world(m, d, w, F)
+        if t.rne_post:
+            rne_post_constraint_part(m, d, w, F)
+        task_post(m, d, t, w, div)
+        if t.same_step and (t.status[w, ST_TERMINATED] or t.status[w, ST_TRUNCATED]):
+            for i in range(t.nobs):
+                t.final_obs[w, i] = t.obs[w, i]
+            _restart(m, d, t, w, True, F)
+    mv = ((1 if wn[WARN_CONTACTFULL] != c0 else 0) | (2 if wn[WARN_CNSTRFULL] != c1 else 0)
+          | (4 if wn[WARN_DIVERGED] != c2 else 0) | (8 if wn[WARN_BADCTRL] != c3 else 0))
+    d.warn_moved[w] = mv
+    return mv
+
+
+@njit
+def _actions_ok(m, t, nworld):
+    """Every world that steps (not being reset) has a finite action; bad ones are flagged in t.status."""
+    ok = True
+    if t.enabled:
+        for w in range(nworld):
+            if not t.status[w, ST_RESET] and not action_ok(m, t, w):
+                t.status[w, ST_BADACTION] = 1
+                ok = False
+    return ok
+
+
+# the entries take the Model, Data and task structs by address (sim.jit.struct_addr): ~0.17 us less per call
+_model_at = struct_at_address(MODEL_TYPE)
+_data_at = struct_at_address(DATA_TYPE)
+_task_at = struct_at_address(TASK_TYPE)
+
+
+@njit(nogil=True)
+def run_serial(mp, dp, tp, w, nstep, F):
+    """forward (nstep == 0) or nstep steps of the single world w; the Model, Data and task structs at addresses
+    mp, dp, tp."""
+    m = _model_at(mp)
+    d = _data_at(dp)
+    t = _task_at(tp)
+    if not _actions_ok(m, t, 1):
+        return -1
+    return 1 if run_world(m, d, t, w, nstep, F) else 0
+
+
+@intrinsic
+def _fetch_add(typingctx, arr, idx, val):
+    """Atomic arr[idx] += val (int64), returning the old value (LLVM atomicrmw add)."""
+    def codegen(context, builder, sig, args):
+        aryty = sig.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
+        return builder.atomic_rmw('add', ptr, args[2], 'monotonic')
+    return types.int64(arr, types.int64, types.int64), codegen
+
+
+@njit
+def _run_worlds(m, d, t, nworld, nstep, mptrs, F, ctr, chunk):
+    """One worker of run_batch: claims `chunk` worlds at a time from the shared counter ctr[0] until all are
+    taken; returns how many of its worlds moved a watched warning counter."""
+    moved = 0
+    w0 = _fetch_add(ctr, 0, chunk)
+    while w0 < nworld:
+        for w in range(w0, min(w0 + chunk, nworld)):
+            if mptrs.shape[0] == 0:
+                mw = m
+            else:
+                mw = struct_at(mptrs[w], m)
+            if run_world(mw, d, t, w, nstep, F):
+                moved += 1
+        w0 = _fetch_add(ctr, 0, chunk)
+    return moved
+
+
+@njit(parallel=True, refcount=True, nogil=True)
+def run_batch(mp, dp, tp, nworld, nstep, mptrs, F):
+    """forward (nstep == 0) or nstep steps of worlds 0..nworld-1 in parallel, each independently, on the Model,
+    Data and task structs at addresses mp, dp, tp; world w uses the Model struct at address mptrs[w] when mptrs
+    is not empty (per-world model fields), else m.
+
+    Worlds are handed out in chunks from a shared counter (numba's prange splits its range statically: a thread
+    slowed down, e.g. by another process on its core, would hold up the whole call).  The prange runs NWORKER
+    workers; the first worker a thread starts takes chunks until none is left, so any thread count up to NWORKER
+    is balanced (numba.get_num_threads() would make the entry uncacheable).
+
+    A chunk is 16 worlds or a multiple of 16 once there are 128 worlds: every per-world row shorter than a cache
+    line (time, nefc, ncon, qpos, qvel, ctrl, ...) shares its line with the neighbouring worlds, so two threads
+    stepping worlds a few apart write to the same lines thousands of times a step (false sharing).  Measured,
+    256 hoppers, 100 steps, 2 threads, ratio to mujoco.rollout in alternating runs: 1.04-1.42 (mean 1.27 over 9)
+    with chunks of 4 (nworld/64), 1.35-1.59 (mean 1.43 over 8) with 16.  Fewer worlds: nworld/8 a chunk."""
+    m = _model_at(mp)
+    d = _data_at(dp)
+    t = _task_at(tp)
+    if not _actions_ok(m, t, nworld):
+        return -1
+    chunk = 16 * max(1, nworld // 1024) if nworld >= 128 else max(1, nworld // 8)
+    # np.empty and a store: numba turns an np.zeros here into a parallel loop of its own, a second thread launch
+    # per call (+1.2 us)
+    ctr = np.empty(1, np.int64)
+    ctr[0] = 0
+    moved = 0
+    for i in prange(min(nworld, NWORKER)):
+        moved += _run_worlds(m, d, t, nworld, nstep, mptrs, F, ctr, chunk)
+    return moved
+
+
+@njit
+def smooth_position(m, d, w, stage, F):
+    """Position-dependent smooth quantities of world w for the compiler's mj_setConst (one entry instead of a
+    compiled entry per stage): stage 0 kinematics and com_pos, 1 also tendons, 2 also crb, tendon armature,
+    factor_m and transmission; F the model's feature set."""
+    kinematics(m, d, w)
+    com_pos(m, d, w)
+    if stage >= 1:
+        tendon_if(F, m, d, w)
+    if stage >= 2:
+        crb(m, d, w)
+        tendon_armature(m, d, w)
+        factor_m(m, d, w)
+        transmission(m, d, w, F)
+
+
+@njit
+def solve_m_world(m, d, w, x):
+    """x (nv,) <- M^-1 x for world w (mj_solveM), from Python."""
+    solve_m(m, d, w, x)
+
+
+@njit
+def reset_all(m, d, nworld):
+    """mj_resetData on worlds 0..nworld-1."""
+    for w in range(nworld):
+        reset_world(m, d, w)
+
+
+@njit(cache=True)
+def full_inertia_all(m, d, nworld, out):
+    """Dense M (nworld,nv,nv) from the sparse M of each world, as mj_fullM."""
+    for w in range(nworld):
+        full_inertia(m, d, w, out[w])
+
+
+@njit(cache=True)
+def rne_post_constraint_all(m, d, nworld, F):
+    """cacc, cfrc_int, cfrc_ext for every world (mj_rnePostConstraint)."""
+    for w in range(nworld):
+        rne_post_constraint(m, d, w, F)

@@ -1,0 +1,75 @@
+"""The pipeline's parts: whole stages compiled on their own and called by symbol (sim/jit.py `part`), so that a
+first compile runs them in a worker process while this one compiles the rest of the step.
+
+    collision(m, d, w, F)           sim.engine.collision.driver.collision (mj_collision), F masked to the colliders
+    make_constraint(m, d, w, F)     sim.engine.constraint.make_constraint (mj_makeConstraint), F masked to equality
+    fwd_constraint(m, d, w, F)      sim.engine.solver.fwd_constraint (mj_fwdConstraint), F masked to the solvers,
+                                    the sparse Jacobian mode and elliptic cones
+    passive(m, d, w, F)             sim.engine.passive.passive (mj_passive), F masked to fluid forces
+    rne_post_constraint(m, d, w, F) sim.engine.rne.rne_post_constraint (mj_rnePostConstraint: env tasks,
+                                    acceleration sensors), F masked to equality and tendons
+
+Callers import these in place of the kernels, and pass their feature set F to each (it names the parts a worker
+compiles together); the kernels themselves stay callable from Python and jitted code.  The worker compiles
+make_constraint, fwd_constraint and rne_post_constraint; a first compile runs collision and passive in this
+process, after typing the step (worker=False), which evens the two shares out since sim/jit/features.py prunes what
+a model does not use (hopper, empty cache: 18.4 CPU-s here, 15.2-15.6 in the worker, no wait, 18.3-18.4 s wall;
+with all five in the worker 14.9 and 26.0 CPU-s, 13.8 s waited, 28.6 s wall).
+"""
+import numba
+from numba import types
+
+from sim.engine import constraint as _constraint
+from sim.engine.collision import driver as _driver
+from sim.engine import passive as _passive
+from sim.engine import rne as _rne
+from sim.engine import solver as _solver
+from sim.jit.features import (F_COLLIDE2, F_CYLBOX, F_ELLIPTIC, F_EQUALITY, F_FLUID, F_PGS, F_PRIMAL, F_SPARSE,
+                          F_TENDON, NAMES, features)
+from sim.jit import part, request_parts
+from sim.types import MODEL_TYPE, DATA_TYPE
+
+
+def _mdw():
+    return MODEL_TYPE, DATA_TYPE, types.int64
+
+
+def collision_part(m, d, w, F):
+    """Contacts of world w (mj_collision): sim.engine.collision.driver.collision."""
+    _driver.collision(m, d, w, F)
+
+
+def make_constraint_part(m, d, w, F):
+    """Constraint rows of world w (mj_makeConstraint): sim.engine.constraint.make_constraint."""
+    _constraint.make_constraint(m, d, w, F)
+
+
+def fwd_constraint_part(m, d, w, F):
+    """Constraint forces of world w (mj_fwdConstraint): sim.engine.solver.fwd_constraint."""
+    _solver.fwd_constraint(m, d, w, F)
+
+
+def passive_part(m, d, w, F):
+    """Passive forces of world w (mj_passive): sim.engine.passive.passive."""
+    _passive.passive(m, d, w, F)
+
+
+def rne_post_constraint_part(m, d, w, F):
+    """cacc, cfrc_int, cfrc_ext of world w (mj_rnePostConstraint): sim.engine.rne.rne_post_constraint."""
+    _rne.rne_post_constraint(m, d, w, F)
+
+
+collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2, F_CYLBOX), worker=False)
+make_constraint = part(make_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY,))
+fwd_constraint = part(fwd_constraint_part, _mdw, nf=len(NAMES), uses=(F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC))
+passive = part(passive_part, _mdw, nf=len(NAMES), uses=(F_FLUID,), worker=False)
+rne_post_constraint = part(rne_post_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY, F_TENDON))
+
+
+def prefetch(m):
+    """Have the parts for simulating model m (a numjoco Model) loaded or compiling in a worker (the compiler calls
+    this before its own first compile, so that the worker overlaps it)."""
+    try:
+        request_parts(numba.typeof(features(m)))
+    except Exception:       # a model the features cannot be read from yet: the first step requests them
+        pass

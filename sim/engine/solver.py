@@ -1,0 +1,1767 @@
+"""Constraint solvers on MuJoCo's convex soft-constraint problem: PGS, CG, Newton (engine_solver.c).
+
+mj_fwdConstraint: efc_b, warmstart, then per island (sim/engine/island.py; monolithic with DSBL_ISLAND):
+- PGS (mj_solPGS): projected Gauss-Seidel on the dual with AR = J M^-1 J' + R (built as Y Y' + R with
+  Y = J L^-T D^-1/2, mj_makeY / mj_makeAR), shuffled block order (PCG32, fixed seed), Nesterov momentum with
+  gradient restarts, friction-loss boxes, pyramidal non-negativity and elliptic-cone ray + QCQP updates;
+  forces mapped back by dualFinish.  Runs on the global rows through the island's row list, as MuJoCo.
+- CG / Newton (mj_solPrimal): primal minimisation of Gauss + constraint cost with MuJoCo's exact 1-D Newton
+  line search (PrimalSearch / PrimalEval), Hager-Zhang CG directions preconditioned by M^-1, Newton directions
+  from the Cholesky factor of H = M + J'DJ, updated by rank-1 Cholesky up/downdates when constraints
+  change state (HessianIncremental), elliptic cones added as rank-1 updates of a copy (HessianCone).  The factor
+  is dense, or in MuJoCo's sparse mode (nv >= 60 or jacobian="sparse", feature F_SPARSE) reverse-order on the
+  pattern of M + J'J (sim/engine/solver_sparse.py).
+  Works on contiguous island-local arrays as MuJoCo's mjPrimalContext: an island covering every dof and row
+  uses the global arrays in place, other islands are gathered into scr_slv_* first and scattered back.
+Small dense kernels follow MuJoCo's operation order (mju_dot's four partial sums, mju_cholFactor /
+mju_cholSolve / mju_cholUpdate, mju_mulSymVecSparse), so results match MuJoCo to the last bit where the
+inputs do.  efc_J is dense (njmax, nv); in the sparse mode the solvers' J products run over each row's nonzeros
+(row lists in scr_slv_Jind).  Elliptic-cone work is compiled only with F_ELLIPTIC.  Scratch lives in the scr_slv_*
+fields (sim/fields_solver.py).
+"""
+import math
+
+import numpy as np
+from llvmlite import ir as llir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from sim.jit import njit
+
+from sim.fields_solver import NISLAND, MJ_NSOLVER
+from sim.engine.island import island
+from sim.engine.crb import dot_sparse_off
+from sim.jit.features import call_if, F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC
+from sim.engine.com import is_sparse
+from sim.engine import solver_sparse as _sp
+from sim.types import (OPT_DISABLE, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATIONS, OPT_TOLERANCE,
+                       OPT_LS_TOLERANCE, OPT_CONE, DSBL_WARMSTART, SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC,
+                       CNSTR_CONTACT_ELLIPTIC, CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC,
+                       CNSTRSTATE_LINEARNEG, CNSTRSTATE_LINEARPOS, CNSTRSTATE_CONE, MINVAL,
+                       UnsupportedFeature)
+
+# rows of scr_slv_nv (nv each): primal vectors, island-local dof vectors, Cholesky update scratch, 6 LTJ rows
+(_MA, _MV, _GRAD, _MGRAD, _SEARCH, _GRADOLD, _MGRADOLD, _GRADDIF, _MGRADDIF, _TMP,
+ _IQFS, _IQAS, _IQACC, _IQFC, _CHOLUPD, _LTJ) = range(16)
+# rows of scr_slv_efc (njmax each): primal / PGS vectors, then the island-local efc vectors
+_JAREF, _JV, _DIAG, _FPREV, _FMOM, _ID, _IR, _IFL, _IAREF, _IFORCE = range(10)
+# rows of scr_slv_int (njmax each): old states, PGS block starts, island-local type / id / state
+_OLDSTATE, _BLOCK, _ITYPE, _IID, _ISTATE = range(5)
+
+
+# ------------------------------------------------------------------------------------------------
+# small linear algebra (mju_* equivalents, MuJoCo's operation order)
+
+@intrinsic
+def _lanes4(typingctx, a, a0, b, b0, n4):
+    """(r0 + r2) + (r1 + r3) where lane r_q sums a[a0+4g+q] * b[b0+4g+q] over the n4 // 4 groups g in order:
+    mju_dot's four partial sums (MuJoCo's AVX kernel keeps them in one 4-wide register), computed on <4 x double>
+    vectors (each lane the same sequence of IEEE multiplies and adds as the scalar loop, so bitwise equal).
+    a, b: contiguous float64 arrays."""
+    if not (isinstance(a, types.Array) and isinstance(b, types.Array) and a.layout == 'C' and b.layout == 'C'):
+        return None
+
+    def codegen(context, builder, sig, args):
+        aa = context.make_array(sig.args[0])(context, builder, args[0])
+        ba = context.make_array(sig.args[2])(context, builder, args[2])
+        v4 = llir.VectorType(llir.DoubleType(), 4)
+        pa = builder.gep(aa.data, [args[1]])
+        pb = builder.gep(ba.data, [args[3]])
+        acc = cgutils.alloca_once_value(builder, llir.Constant(v4, [0.0] * 4))
+        ngroup = builder.sdiv(args[4], llir.Constant(args[4].type, 4))
+        with cgutils.for_range(builder, ngroup) as loop:
+            off = builder.mul(loop.index, llir.Constant(loop.index.type, 4))
+            va = builder.load(builder.bitcast(builder.gep(pa, [off]), v4.as_pointer()), align=8)
+            vb = builder.load(builder.bitcast(builder.gep(pb, [off]), v4.as_pointer()), align=8)
+            builder.store(builder.fadd(builder.load(acc), builder.fmul(va, vb)), acc)
+        r = builder.load(acc)
+        lane = [builder.extract_element(r, llir.Constant(llir.IntType(32), q)) for q in range(4)]
+        return builder.fadd(builder.fadd(lane[0], lane[2]), builder.fadd(lane[1], lane[3]))
+    return types.float64(a, types.int64, b, types.int64, types.int64), codegen
+
+
+@njit(cache=True)
+def _dot_scalar(a, b, n):
+    """_dot on scalar registers.  For PGS residuals: each block update stores one force element that the next
+    residual reads back, and a 4-wide load of a just-stored scalar cannot be store-forwarded (measured: humanoid
+    step 1.12x -> 1.31x MuJoCo's time with the vector dot there)."""
+    r0 = 0.0
+    r1 = 0.0
+    r2 = 0.0
+    r3 = 0.0
+    i = 0
+    while i <= n - 4:
+        r0 += a[i] * b[i]
+        r1 += a[i + 1] * b[i + 1]
+        r2 += a[i + 2] * b[i + 2]
+        r3 += a[i + 3] * b[i + 3]
+        i += 4
+    res = (r0 + r2) + (r1 + r3)
+    k = n - i
+    if k == 3:
+        res += a[i] * b[i] + a[i + 1] * b[i + 1] + a[i + 2] * b[i + 2]
+    elif k == 2:
+        res += a[i] * b[i] + a[i + 1] * b[i + 1]
+    elif k == 1:
+        res += a[i] * b[i]
+    return res
+
+
+@njit(cache=True)
+def _dot(a, b, n):
+    """a[:n] . b[:n] summed in mju_dot's order (4 interleaved partial sums, then the tail)."""
+    return _dot_at(a, 0, b, 0, n)
+
+
+@njit(cache=True)
+def _dot_at(a, a0, b, b0, n):
+    """a[a0:a0+n] . b[b0:b0+n] in mju_dot's order (offsets instead of slices)."""
+    res = _lanes4(a, a0, b, b0, n)
+    i = n - (n & 3)
+    k = n & 3
+    if k == 3:
+        res += a[a0 + i] * b[b0 + i] + a[a0 + i + 1] * b[b0 + i + 1] + a[a0 + i + 2] * b[b0 + i + 2]
+    elif k == 2:
+        res += a[a0 + i] * b[b0 + i] + a[a0 + i + 1] * b[b0 + i + 1]
+    elif k == 1:
+        res += a[a0 + i] * b[b0 + i]
+    return res
+
+
+@njit(cache=True, always_inline=True)
+def mul_j(J, x, out, nefc, nv):
+    """out[:nefc] = J[:nefc, :nv] x (mju_mulMatVec)."""
+    for r in range(nefc):
+        out[r] = _dot(J[r], x, nv)
+
+
+@njit(cache=True)
+def mul_jt(J, f, out, nefc, nv):
+    """out[:nv] = J[:nefc, :nv]' f, rows with f = 0 skipped (mju_mulMatTVec)."""
+    for k in range(nv):
+        out[k] = 0.0
+    for r in range(nefc):
+        fr = f[r]
+        if fr != 0.0:
+            Jr = J[r]
+            for k in range(nv):
+                out[k] += Jr[k] * fr
+
+
+@njit(cache=True, always_inline=True)
+def mul_m(m, d, w, x, out, dofs, nv):
+    """out[:nv] = M x on an island's dofs (island-local vectors; dofs[ii] its global dof), mju_mulSymVecSparse.
+
+    Island dofs are whole trees in ascending order, so M's column c of global row i is local ii - (i - c)."""
+    M = d.M[w]
+    rowadr, rownnz, colind = m.M_rowadr, m.M_rownnz, m.M_colind
+    for ii in range(nv):
+        out[ii] = 0.0
+    for ii in range(nv):
+        i = dofs[ii]
+        adr = rowadr[i]
+        diag = rownnz[i] - 1
+        xi = x[ii]
+        s = M[adr + diag] * xi
+        for k in range(diag - 1, -1, -1):
+            jj = ii - (i - colind[adr + k])
+            v = M[adr + k]
+            s += v * x[jj]
+            out[jj] += v * xi
+        out[ii] = s
+
+
+@njit(cache=True, always_inline=True)
+def solve_m_local(m, d, w, x, dofs, nv):
+    """x[:nv] <- M^-1 x on an island's dofs with the global factor qLD (mj_solveLD on the island block)."""
+    qld = d.qLD[w]
+    dinv = d.qLDiagInv[w]
+    rowadr, rownnz, colind = m.M_rowadr, m.M_rownnz, m.M_colind
+    for ii in range(nv - 1, -1, -1):
+        i = dofs[ii]
+        if rownnz[i] == 1:
+            continue
+        xi = x[ii]
+        if xi != 0.0:
+            adr = rowadr[i]
+            for a in range(adr, adr + rownnz[i] - 1):
+                x[ii - (i - colind[a])] -= qld[a] * xi
+    for ii in range(nv):
+        x[ii] *= dinv[dofs[ii]]
+    for ii in range(nv):
+        i = dofs[ii]
+        n = rownnz[i] - 1
+        if n > 0:
+            x[ii] -= dot_sparse_off(qld, rowadr[i], x, ii - i, n, colind)
+
+
+@njit(cache=True)
+def chol_factor(a, n, mindiag):
+    """In-place dense Cholesky of the lower triangle of a (n, n), diagonal clamped to mindiag (mju_cholFactor)."""
+    rank = n
+    for j in range(n):
+        aj = a[j]
+        t = aj[j]
+        if j:
+            t -= _dot(aj, aj, j)
+        deficient = t < mindiag
+        if deficient:
+            t = mindiag
+            rank -= 1
+        aj[j] = math.sqrt(t)
+        if deficient:
+            for i in range(j + 1, n):
+                a[i, j] = 0.0
+        else:
+            inv = 1.0 / aj[j]
+            for i in range(j + 1, n):
+                ai = a[i]
+                ai[j] = (ai[j] - _dot(ai, aj, j)) * inv
+    return rank
+
+
+@njit(cache=True)
+def chol_solve(a, n, b, x):
+    """x (n,) = (L L')^-1 b with L the lower factor in a (mju_cholSolve); x may alias b."""
+    for i in range(n):
+        x[i] = b[i]
+    for i in range(n):
+        if i:
+            x[i] -= _dot(a[i], x, i)
+        x[i] /= a[i, i]
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, n):
+            s -= a[j, i] * x[j]
+        x[i] = s / a[i, i]
+
+
+@njit(cache=True)
+def chol_update(a, x, n, plus):
+    """Rank-1 update (plus) or downdate of the lower Cholesky factor in a by x (n,), x overwritten; returns
+    the rank, diagonal clamped to MINVAL (mju_cholUpdate)."""
+    rank = n
+    for k in range(n):
+        xk = x[k]
+        if xk != 0.0:
+            Lkk = a[k, k]
+            t = Lkk * Lkk + (xk * xk if plus else -xk * xk)
+            if t < MINVAL:
+                t = MINVAL
+                rank -= 1
+            r = math.sqrt(t)
+            c = r / Lkk
+            cinv = 1.0 / c
+            s = xk / Lkk
+            a[k, k] = r
+            if plus:
+                for i in range(k + 1, n):
+                    a[i, k] = (a[i, k] + s * x[i]) * cinv
+            else:
+                for i in range(k + 1, n):
+                    a[i, k] = (a[i, k] - s * x[i]) * cinv
+            for i in range(k + 1, n):
+                x[i] = c * x[i] - s * a[i, k]
+    return rank
+
+
+# ------------------------------------------------------------------------------------------------
+# constraint state / cost (mj_constraintUpdate_impl, engine_core_constraint.c)
+
+@njit(cache=True)
+def _tangent_norm(v, i, fr, dim, scale):
+    """mju_norm of the tangential part of a cone, v[i+1:i+dim] times (scale) or divided by fr[:dim-1] (mju_dot's
+    order for dim - 1 <= 5 terms: partial sums over the first four, then the fifth)."""
+    u1 = v[i + 1] * fr[0] if scale else v[i + 1] / fr[0]
+    u2 = 0.0
+    u3 = 0.0
+    u4 = 0.0
+    if dim > 2:
+        u2 = v[i + 2] * fr[1] if scale else v[i + 2] / fr[1]
+    if dim > 3:
+        u3 = v[i + 3] * fr[2] if scale else v[i + 3] / fr[2]
+    if dim > 4:
+        u4 = v[i + 4] * fr[3] if scale else v[i + 4] / fr[3]
+    if dim >= 5:
+        T2 = (u1 * u1 + u3 * u3) + (u2 * u2 + u4 * u4)
+        if dim == 6:
+            u5 = v[i + 5] * fr[4] if scale else v[i + 5] / fr[4]
+            T2 += u5 * u5
+    elif dim == 4:
+        T2 = u1 * u1 + u2 * u2 + u3 * u3
+    elif dim == 3:
+        T2 = u1 * u1 + u2 * u2
+    else:
+        T2 = u1 * u1
+    return math.sqrt(T2)
+
+@njit(cache=True)
+def constraint_update(jar, D, R, floss, typ, eid, cmu, cfr, cdim, cH, force, state, ne, nf, nefc,
+                      flg_cone_hessian):
+    """efc_force / efc_state of rows 0..nefc-1 (ne equality, nf friction first) and the cost s(jar) for
+    jar = J qacc - aref; cone Hessians in cH (the world's contact_H) (mj_constraintUpdate_impl).
+
+    The row arrays are the world's efc_* rows or an island's gathered rows; cmu / cfr / cdim / cH are the
+    world's contact_mu / friction / dim / H indexed by efc_id."""
+    s = 0.0
+    for i in range(nefc):
+        force[i] = -D[i] * jar[i]
+    i = 0
+    while i < nefc:
+        if i < ne:
+            s += 0.5 * D[i] * jar[i] * jar[i]
+            state[i] = CNSTRSTATE_QUADRATIC
+        elif i < ne + nf:
+            if jar[i] <= -R[i] * floss[i]:
+                s += -0.5 * R[i] * floss[i] * floss[i] - floss[i] * jar[i]
+                force[i] = floss[i]
+                state[i] = CNSTRSTATE_LINEARNEG
+            elif jar[i] >= R[i] * floss[i]:
+                s += -0.5 * R[i] * floss[i] * floss[i] + floss[i] * jar[i]
+                force[i] = -floss[i]
+                state[i] = CNSTRSTATE_LINEARPOS
+            else:
+                s += 0.5 * D[i] * jar[i] * jar[i]
+                state[i] = CNSTRSTATE_QUADRATIC
+        elif typ[i] != CNSTR_CONTACT_ELLIPTIC:
+            if jar[i] >= 0:
+                force[i] = 0.0
+                state[i] = CNSTRSTATE_SATISFIED
+            else:
+                s += 0.5 * D[i] * jar[i] * jar[i]
+                state[i] = CNSTRSTATE_QUADRATIC
+        else:
+            con = eid[i]
+            mu = cmu[con]
+            fr = cfr[con]
+            dim = cdim[con]
+            # regular dual cone coordinates U = diag(mu, friction) jar; N normal, T tangent norm (mju_norm)
+            N = jar[i] * mu
+            T = _tangent_norm(jar, i, fr, dim, True)
+            if N >= mu * T or (T <= 0 and N >= 0):
+                for j in range(dim):
+                    force[i + j] = 0.0
+                st = CNSTRSTATE_SATISFIED
+            elif mu * N + T <= 0 or (T <= 0 and N < 0):
+                for j in range(dim):
+                    s += 0.5 * D[i + j] * jar[i + j] * jar[i + j]
+                st = CNSTRSTATE_QUADRATIC
+            else:
+                # middle zone: cost 0.5 Dm (N - mu T)^2, Dm = D0 / (mu^2 (1 + mu^2))
+                Dm = D[i] / (mu * mu * (1 + mu * mu))
+                NmT = N - mu * T
+                s += 0.5 * Dm * NmT * NmT
+                force[i] = -Dm * NmT * mu
+                for j in range(1, dim):
+                    force[i + j] = -force[i] / T * (jar[i + j] * fr[j - 1]) * fr[j - 1]
+                st = CNSTRSTATE_CONE
+                if flg_cone_hessian:
+                    H = cH[con]
+                    scl = -mu / T
+                    H[0] = 1.0
+                    for j in range(1, dim):
+                        H[j] = scl * (jar[i + j] * fr[j - 1])
+                    scl = mu * N / (T * T * T)
+                    for k in range(1, dim):
+                        for j in range(k, dim):
+                            H[k * dim + j] = scl * (jar[i + j] * fr[j - 1]) * (jar[i + k] * fr[k - 1])
+                    scl = mu * mu - mu * N / T
+                    for j in range(1, dim):
+                        H[j * (dim + 1)] += scl
+                    for k in range(dim):
+                        sk = Dm * (mu if k == 0 else fr[k - 1])
+                        for j in range(k, dim):
+                            H[k * dim + j] *= sk * (mu if j == 0 else fr[j - 1])
+                    for k in range(dim):
+                        for j in range(k + 1, dim):
+                            H[j * dim + k] = H[k * dim + j]
+            for j in range(dim):
+                state[i + j] = st
+            i += dim
+            continue
+        i += 1
+    return s
+
+
+@njit(cache=True, always_inline=True)
+def _update_rows(m, d, w, jar, flg_cone_hessian):
+    """constraint_update on every efc row of world w (efc_force, efc_state); returns the constraint cost."""
+    return constraint_update(jar, d.efc_D[w], d.efc_R[w], d.efc_frictionloss[w], d.efc_type[w], d.efc_id[w],
+                             d.contact_mu[w], d.contact_friction[w], d.contact_dim[w], d.contact_H[w],
+                             d.efc_force[w], d.efc_state[w], d.ne[w], d.nf[w], d.nefc[w], flg_cone_hessian)
+
+
+@njit(cache=True)
+def constraint_update_world(m, d, w, jar, flg_cone_hessian, spj, F):
+    """constraint_update on every efc row of world w, then qfrc_constraint = J' efc_force
+    (mj_constraintUpdate); returns the constraint cost.  spj: over J's row lists (scr_slv_Jind)."""
+    nefc = d.nefc[w]
+    cost = _update_rows(m, d, w, jar, flg_cone_hessian)
+    if spj:
+        _mul_jt_sp(F, d.efc_J[w], d.scr_slv_Jind[w], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv)
+    else:
+        mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv)
+    return cost
+
+
+# ------------------------------------------------------------------------------------------------
+# statistics
+
+@njit(cache=True, always_inline=True)
+def inertia_scale(m, d, w, dofs, nv):
+    """1 / (sum of the diagonal of M over the listed dofs): scaling of the improvement / gradient statistics.
+
+    MuJoCo 3.17 (installed) scales by the summed diagonal of the current M (the island formula of
+    mj_solPrimal) also for the monolithic solve; measured: ratio to 1/(meaninertia nv) matches exactly."""
+    s = 0.0
+    M = d.M[w]
+    for ii in range(nv):
+        i = dofs[ii]
+        s += M[m.M_rowadr[i] + m.M_rownnz[i] - 1]
+    return 1.0 / s
+
+
+@njit(cache=True)
+def _save_stats(d, w, isl, it, improvement, gradient, lineslope, nactive, nchange, neval, nupdate):
+    """Store one iteration's mjSolverStat of island isl (-1: monolithic, stored as island 0) (saveStats)."""
+    isl = max(isl, 0)
+    if isl >= NISLAND or it >= MJ_NSOLVER:
+        return
+    k = isl * MJ_NSOLVER + it
+    d.solver_improvement[w, k] = improvement
+    d.solver_gradient[w, k] = gradient
+    d.solver_lineslope[w, k] = lineslope
+    d.solver_nactive[w, k] = nactive
+    d.solver_nchange[w, k] = nchange
+    d.solver_neval[w, k] = neval
+    d.solver_nupdate[w, k] = nupdate
+
+
+@njit(cache=True)
+def _add_niter(d, w, isl, it):
+    """Accumulate the iteration count of island isl (-1: monolithic = island 0)."""
+    isl = max(isl, 0)
+    if isl < NISLAND:
+        d.solver_niter_island[w, isl] += it
+        if isl == 0:
+            d.solver_niter[w] += it
+
+
+# ------------------------------------------------------------------------------------------------
+# warmstart (mj_fwdConstraint's warmstart, engine_forward.c) and the dual matrix AR
+
+@njit(cache=True, always_inline=True)
+def _jar(d, w, J, x, aref, out, nefc, nv, spj, F):
+    """out[:nefc] = J x - aref, over the row lists of scr_slv_Jind when spj (MuJoCo's sparse mode), else in
+    mju_mulMatVec's order."""
+    if spj:
+        _mul_j_sp(F, J, d.scr_slv_Jind[w], x, out, nefc)
+        for i in range(nefc):
+            out[i] -= aref[i]
+    else:
+        for i in range(nefc):
+            out[i] = _dot(J[i], x, nv)
+            out[i] -= aref[i]
+
+
+@njit(cache=True)
+def warmstart(m, d, w, spj, F):
+    """Initial qacc (and efc_force for PGS): best of qacc_warmstart and qacc_smooth; with islands,
+    unconstrained dofs restart at qacc_smooth.  spj: J products over the row lists in scr_slv_Jind."""
+    nv, nefc = m.nv, d.nefc[w]
+    qacc, qs = d.qacc[w], d.qacc_smooth[w]
+    force = d.efc_force[w]
+    if int(m.opt[OPT_DISABLE]) & DSBL_WARMSTART:
+        for i in range(nv):
+            qacc[i] = qs[i]
+        for i in range(nefc):
+            force[i] = 0.0
+        return
+    qw = d.qacc_warmstart[w]
+    for i in range(nv):
+        qacc[i] = qw[i]
+    jar = d.scr_slv_efc[w, _JAREF]
+    J = d.efc_J[w]
+    aref = d.efc_aref[w]
+    _jar(d, w, J, qw, aref, jar, nefc, nv, spj, F)
+    if int(m.opt[OPT_SOLVER]) == SOL_PGS:
+        cost_ws = constraint_update_world(m, d, w, jar, False, spj, F)
+        # dual cost of the warmstart forces: f'b + 0.5 f'AR f; zero forces if positive
+        AR, ARf = d.scr_slv_AR[w], d.scr_slv_efc[w, _FPREV]
+        c = _dot(force, d.efc_b[w], nefc)
+        for i in range(nefc):
+            ARf[i] = _dot(AR[i], force, nefc)
+        c += 0.5 * _dot(force, ARf, nefc)
+        if c > 0:
+            for i in range(nefc):
+                force[i] = 0.0
+            qfc = d.qfrc_constraint[w]
+            for i in range(nv):
+                qfc[i] = 0.0
+    else:
+        # mj_constraintUpdate's qfrc_constraint = J' efc_force: the primal solvers compute it again from their own
+        # forces for every dof of an island before anyone reads it, so only dofs outside every island keep it,
+        # from the second call.  There it is 0 unless a force is not finite (0 * nan): a diverging world's nan
+        # reaches qacc through it in the implicit integrators, as in MuJoCo (tests/test_faults.py)
+        cost_ws = _update_rows(m, d, w, jar, False)
+        Ma = d.scr_slv_nv[w, _MA]
+        mul_m(m, d, w, qw, Ma, d.scr_isl_int[w, 0], nv)
+        qfs = d.qfrc_smooth[w]
+        for i in range(nv):
+            cost_ws += 0.5 * (Ma[i] - qfs[i]) * (qw[i] - qs[i])
+        if d.nisland[w] > 0 and d.nidof[w] < nv:
+            cost_smooth = constraint_update_world(m, d, w, d.efc_b[w], False, spj, F)
+        else:
+            cost_smooth = _update_rows(m, d, w, d.efc_b[w], False)
+        if cost_ws > cost_smooth:
+            for i in range(nv):
+                qacc[i] = qs[i]
+    if d.nisland[w] > 0:
+        i2d = d.map_idof2dof[w]
+        for i in range(d.nidof[w], nv):
+            qacc[i2d[i]] = qs[i2d[i]]
+
+
+@njit(cache=True)
+def make_ar(m, d, w):
+    """scr_slv_AR (nefc, nefc) = Y Y' + diag(R) with Y = J L^-T D^-1/2 (mj_makeY, mj_makeAR, dense: mj_solveM2
+    and mju_sqrMatTD's operation order).  Y is kept transposed (YT (nv, nefc) in scr_slv_J), so the products
+    run along contiguous rows of YT, as mju_sqrMatTD does, and so does the solve: all constraint rows at once,
+    dof by dof, each row going through the same operations in the same order as a solve of that row alone
+    (humanoid, 26 rows: the Y solve 3.3-4.3 -> 1.7-2.1 us, row by row before)."""
+    nefc, nv = d.nefc[w], m.nv
+    AR = d.scr_slv_AR[w]
+    if AR.shape[0] < nefc:
+        raise UnsupportedFeature('PGS: nefc exceeds the dense AR capacity (sim.fields_solver.AR_CAP)')
+    J = d.efc_J[w]
+    YT = d.scr_slv_J[w].reshape((nv, d.scr_slv_J.shape[1]))
+    qld = d.qLD[w]
+    sq = d.scr_slv_nv[w, _TMP]
+    rowadr, rownnz, colind, simple = m.M_rowadr, m.M_rownnz, m.M_colind, m.dof_simplenum
+    for i in range(nv):
+        sq[i] = 1.0 / math.sqrt(qld[rowadr[i] + rownnz[i] - 1])
+    for r in range(nefc):
+        Jr = J[r]
+        for i in range(nv):
+            YT[i, r] = Jr[i]
+    # x <- L^-T x for every row x of J: dof i (descending) updates its ancestors colind[a] (ascending) by
+    # qLD[a] * x[i] where x[i] != 0
+    for i in range(nv - 1, 0, -1):
+        if simple[i]:
+            continue
+        Yi = YT[i]
+        adr = rowadr[i]
+        for a in range(adr, adr + rownnz[i] - 1):
+            Yk = YT[colind[a]]
+            q = qld[a]
+            for r in range(nefc):
+                yi = Yi[r]
+                if yi != 0.0:
+                    Yk[r] -= q * yi
+    for i in range(nv):
+        Yi = YT[i]
+        s = sq[i]
+        for r in range(nefc):
+            Yi[r] = Yi[r] * s
+    # AR = Y Y': row i accumulates YT[j, :i+1] * Y[i, j] over dofs j (zero Y[i, j] skipped), mirrored, + R
+    for i in range(nefc):
+        ARi = AR[i]
+        for k in range(i + 1):
+            ARi[k] = 0.0
+        for j in range(nv):
+            Yj = YT[j]
+            t = Yj[i]
+            if t != 0.0:
+                for k in range(i + 1):
+                    ARi[k] += Yj[k] * t
+        for k in range(i):
+            AR[k, i] = ARi[k]
+    R = d.efc_R[w]
+    for i in range(nefc):
+        AR[i, i] += R[i]
+
+
+# ------------------------------------------------------------------------------------------------
+# PGS (solPGS) and its elliptic-cone helpers
+
+@njit(cache=True)
+def _pcg32_next(state):
+    """One PCG32 step: (new state, 32-bit output) with increment 1 (pcg32_next)."""
+    old = state
+    state = old * np.uint64(6364136223846793005) + np.uint64(1)
+    x = (((old >> np.uint64(18)) ^ old) >> np.uint64(27)) & np.uint64(0xFFFFFFFF)
+    rot = old >> np.uint64(59)
+    out = ((x >> rot) | (x << ((np.uint64(32) - rot) & np.uint64(31)))) & np.uint64(0xFFFFFFFF)
+    return state, out
+
+
+@njit(cache=True)
+def _dual_state(m, d, w, rows, ne, nf, nefc):
+    """efc_state of the listed rows from the dual forces (dualState); returns (nactive, the number of rows whose
+    state changed), counted in the same pass."""
+    force, floss, state = d.efc_force[w], d.efc_frictionloss[w], d.efc_state[w]
+    typ, eid = d.efc_type[w], d.efc_id[w]
+    cdim, cmu, cfr = d.contact_dim[w], d.contact_mu[w], d.contact_friction[w]
+    nactive = ne + nf
+    nchange = 0
+    for c in range(ne):
+        i = rows[c]
+        nchange += state[i] != CNSTRSTATE_QUADRATIC
+        state[i] = CNSTRSTATE_QUADRATIC
+    for c in range(ne, ne + nf):
+        i = rows[c]
+        if force[i] <= -floss[i]:
+            st = CNSTRSTATE_LINEARPOS
+        elif force[i] >= floss[i]:
+            st = CNSTRSTATE_LINEARNEG
+        else:
+            st = CNSTRSTATE_QUADRATIC
+        nchange += state[i] != st
+        state[i] = st
+    c = ne + nf
+    while c < nefc:
+        i = rows[c]
+        if typ[i] != CNSTR_CONTACT_ELLIPTIC:
+            if force[i] <= 0:
+                st = CNSTRSTATE_SATISFIED
+            else:
+                st = CNSTRSTATE_QUADRATIC
+                nactive += 1
+            nchange += state[i] != st
+            state[i] = st
+            c += 1
+            continue
+        con = eid[i]
+        dim = cdim[con]
+        mu = cmu[con]
+        fr = cfr[con]
+        N = force[i] / mu
+        # T = mju_norm of the scaled tangential forces (mju_dot's order)
+        T = _tangent_norm(force, i, fr, dim, False)
+        if mu * N >= T:
+            st = CNSTRSTATE_SATISFIED
+        elif N + mu * T <= 0:
+            st = CNSTRSTATE_QUADRATIC
+            nactive += dim
+        else:
+            st = CNSTRSTATE_CONE
+            nactive += dim
+        for j in range(dim):
+            nchange += state[i + j] != st
+            state[i + j] = st
+        c += dim
+    return nactive, nchange
+
+
+@njit(cache=True)
+def _project_ellipsoid(force, i0, normal, fr, dim, feasible):
+    """Scale force[i0:i0+dim-1] onto sum (f_j/mu_j)^2 <= normal^2 (projectEllipsoid)."""
+    s = 0.0
+    for j in range(dim - 1):
+        s += force[i0 + j] * force[i0 + j] / (fr[j] * fr[j])
+    n2 = normal * normal
+    if not feasible or s > n2:
+        scl = math.sqrt(n2 / max(MINVAL, s))
+        for j in range(dim - 1):
+            force[i0 + j] *= scl
+
+
+@njit(cache=True)
+def qcqp2(res, A, b, dd, r):
+    """min 0.5 x'Ax + x'b s.t. sum (x_i/d_i)^2 <= r^2 in 2-D; returns 1 if constrained (mju_QCQP2)."""
+    b1 = b[0] * dd[0]
+    b2 = b[1] * dd[1]
+    A11 = A[0] * dd[0] * dd[0]
+    A22 = A[3] * dd[1] * dd[1]
+    A12 = A[1] * dd[0] * dd[1]
+    la = 0.0
+    v1 = 0.0
+    v2 = 0.0
+    for _ in range(20):
+        det = (A11 + la) * (A22 + la) - A12 * A12
+        if det < 1e-10:
+            res[0] = 0.0
+            res[1] = 0.0
+            return 0
+        detinv = 1.0 / det
+        P11 = (A22 + la) * detinv
+        P22 = (A11 + la) * detinv
+        P12 = -A12 * detinv
+        v1 = -P11 * b1 - P12 * b2
+        v2 = -P12 * b1 - P22 * b2
+        val = v1 * v1 + v2 * v2 - r * r
+        if val < 1e-10:
+            break
+        deriv = -2.0 * (P11 * v1 * v1 + 2.0 * P12 * v1 * v2 + P22 * v2 * v2)
+        delta = -val / deriv
+        if delta < 1e-10:
+            break
+        la += delta
+    res[0] = v1 * dd[0]
+    res[1] = v2 * dd[1]
+    return 1 if la != 0 else 0
+
+
+@njit(cache=True)
+def qcqp3(res, A, b, dd, r):
+    """3-D version of qcqp2 with closed-form 3x3 inverse (mju_QCQP3)."""
+    b1 = b[0] * dd[0]
+    b2 = b[1] * dd[1]
+    b3 = b[2] * dd[2]
+    A11 = A[0] * dd[0] * dd[0]
+    A22 = A[4] * dd[1] * dd[1]
+    A33 = A[8] * dd[2] * dd[2]
+    A12 = A[1] * dd[0] * dd[1]
+    A13 = A[2] * dd[0] * dd[2]
+    A23 = A[5] * dd[1] * dd[2]
+    la = 0.0
+    v1 = 0.0
+    v2 = 0.0
+    v3 = 0.0
+    for _ in range(20):
+        P11 = (A22 + la) * (A33 + la) - A23 * A23
+        P22 = (A11 + la) * (A33 + la) - A13 * A13
+        P33 = (A11 + la) * (A22 + la) - A12 * A12
+        P12 = A13 * A23 - A12 * (A33 + la)
+        P13 = A12 * A23 - A13 * (A22 + la)
+        P23 = A12 * A13 - A23 * (A11 + la)
+        det = (A11 + la) * P11 + A12 * P12 + A13 * P13
+        if det < 1e-10:
+            res[0] = 0.0
+            res[1] = 0.0
+            res[2] = 0.0
+            return 0
+        detinv = 1.0 / det
+        P11 *= detinv
+        P22 *= detinv
+        P33 *= detinv
+        P12 *= detinv
+        P13 *= detinv
+        P23 *= detinv
+        v1 = -P11 * b1 - P12 * b2 - P13 * b3
+        v2 = -P12 * b1 - P22 * b2 - P23 * b3
+        v3 = -P13 * b1 - P23 * b2 - P33 * b3
+        val = v1 * v1 + v2 * v2 + v3 * v3 - r * r
+        if val < 1e-10:
+            break
+        deriv = (-2.0 * (P11 * v1 * v1 + P22 * v2 * v2 + P33 * v3 * v3)
+                 - 4.0 * (P12 * v1 * v2 + P13 * v1 * v3 + P23 * v2 * v3))
+        delta = -val / deriv
+        if delta < 1e-10:
+            break
+        la += delta
+    res[0] = v1 * dd[0]
+    res[1] = v2 * dd[1]
+    res[2] = v3 * dd[2]
+    return 1 if la != 0 else 0
+
+
+@njit(cache=True)
+def qcqp_n(res, A, b, dd, r, n, work):
+    """n-D (n <= 5) version of qcqp2 with a Cholesky solve per Newton step (mju_QCQP); work (>= 3*25+10,)."""
+    As = work[0:25].reshape((5, 5))
+    Ala = work[25:50].reshape((5, 5))
+    bs = work[50:55]
+    tmp = work[55:60]
+    for i in range(n):
+        bs[i] = b[i] * dd[i]
+        for j in range(n):
+            As[i, j] = A[j + i * n] * dd[i] * dd[j]
+    la = 0.0
+    for _ in range(20):
+        for i in range(n):
+            for j in range(n):
+                Ala[i, j] = As[i, j]
+            Ala[i, i] += la
+        if chol_factor(Ala, n, 1e-10) < n:
+            for i in range(n):
+                res[i] = 0.0
+            return 0
+        chol_solve(Ala, n, bs, res)
+        for i in range(n):
+            res[i] = -res[i]
+        val = _dot(res, res, n) - r * r
+        if val < 1e-10:
+            break
+        chol_solve(Ala, n, res, tmp)
+        deriv = -2.0 * _dot(res, tmp, n)
+        delta = -val / deriv
+        if delta < 1e-10:
+            break
+        la += delta
+    for i in range(n):
+        res[i] = res[i] * dd[i]
+    return 1 if la != 0 else 0
+
+
+
+# the elliptic-cone block updates are compiled only for feature sets with F_ELLIPTIC (sim/jit/features.py)
+_qcqp2_if = call_if(F_ELLIPTIC, qcqp2, 0)
+_qcqp3_if = call_if(F_ELLIPTIC, qcqp3, 0)
+_qcqp_n_if = call_if(F_ELLIPTIC, qcqp_n, 0)
+_project_ellipsoid_if = call_if(F_ELLIPTIC, _project_ellipsoid)
+
+
+@njit(cache=True)
+def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
+    """Projected Gauss-Seidel on the dual over one island's rows (solPGS); efc_force in, efc_force/state out.
+
+    isl: island (-1 monolithic); lst = (rows, ne, nf, nefc, dofs, nv) of the island (identity if monolithic).
+    Residuals use the full AR rows (zero across islands), as MuJoCo's dense path."""
+    rows, ne, nf, nefc, dofs, nvi = lst
+    nefc_all = d.nefc[w]
+    force, floss, AR, b = d.efc_force[w], d.efc_frictionloss[w], d.scr_slv_AR[w], d.efc_b[w]
+    typ, eid, state = d.efc_type[w], d.efc_id[w], d.efc_state[w]
+    cdim, cfr = d.contact_dim[w], d.contact_friction[w]
+    ARinv = d.scr_slv_efc[w, _DIAG]
+    Adiag = d.scr_slv_efc[w, _JAREF]      # 1 / ARinv[i], the cost change's curvature (free during PGS)
+    fprev = d.scr_slv_efc[w, _FPREV]
+    fmom = d.scr_slv_efc[w, _FMOM]
+    blockstart = d.scr_slv_int[w, _BLOCK]
+    small = d.scr_slv_small[w]
+    res = small[0:6]
+    oldf = small[6:12]
+    v = small[12:18]
+    bc = small[18:23]
+    Ac = small[23:48]
+    Athis = small[48:84].reshape((6, 6))
+    delta = small[84:90]
+    v1 = small[90:96]
+    qwork = small[96:160]
+    scale = inertia_scale(m, d, w, dofs, nvi)
+    tol = m.opt[OPT_TOLERANCE]
+    if nesterov:
+        for c in range(nefc):
+            fprev[rows[c]] = force[rows[c]]
+    for c in range(nefc):
+        i = rows[c]
+        ARinv[i] = 1.0 / AR[i, i]
+        Adiag[i] = 1.0 / ARinv[i]     # once here, not a division per row and iteration (the same value)
+    _dual_state(m, d, w, rows, ne, nf, nefc)
+    nblocks = 0
+    c = 0
+    while c < nefc:
+        blockstart[nblocks] = c
+        nblocks += 1
+        i = rows[c]
+        if typ[i] == CNSTR_CONTACT_ELLIPTIC:
+            c += cdim[eid[i]]
+        else:
+            c += 1
+    rng, _ = _pcg32_next(np.uint64(0))
+    it = 0
+    nest_k = 0
+    while it < maxiter:
+        if nesterov:
+            beta = 0.0
+            if it > 0:
+                beta = (nest_k - 1) / (nest_k + 2)
+            # one pass per row: momentum step, friction box / non-negativity, fmom (the same operations per row
+            # as separate loops); elliptic blocks are projected after the pass, once all their rows moved
+            if beta > 0:
+                nell = 0
+                for c in range(nefc):
+                    i = rows[c]
+                    fs = force[i]
+                    f = fs + beta * (fs - fprev[i])
+                    fprev[i] = fs
+                    if c >= ne:
+                        if c < ne + nf:
+                            f = min(max(f, -floss[i]), floss[i])
+                        elif typ[i] == CNSTR_CONTACT_ELLIPTIC:
+                            nell += 1
+                        elif f < 0:
+                            f = 0.0
+                    force[i] = f
+                    fmom[i] = f
+                c = ne + nf
+                while nell and c < nefc:
+                    i = rows[c]
+                    if typ[i] == CNSTR_CONTACT_ELLIPTIC:
+                        cid = eid[i]
+                        dim = cdim[cid]
+                        if force[i] < 0:
+                            for j in range(dim):
+                                force[i + j] = 0.0
+                        else:
+                            _project_ellipsoid_if(F, force, i + 1, force[i], cfr[cid], dim, True)
+                        for j in range(dim):
+                            fmom[i + j] = force[i + j]
+                        c += dim
+                    else:
+                        c += 1
+            else:
+                for c in range(nefc):
+                    i = rows[c]
+                    fprev[i] = force[i]
+                    fmom[i] = force[i]
+        improvement = 0.0
+        # Fisher-Yates shuffle of the block order
+        for k in range(nblocks - 1, 0, -1):
+            rng, r32 = _pcg32_next(rng)
+            j = int(r32 % np.uint64(k + 1))
+            t = blockstart[k]
+            blockstart[k] = blockstart[j]
+            blockstart[j] = t
+        for bi in range(nblocks):
+            cb = blockstart[bi]
+            i = rows[cb]
+            if typ[i] != CNSTR_CONTACT_ELLIPTIC:
+                r0 = b[i] + _dot_scalar(AR[i], force, nefc_all)
+                f0 = force[i]
+                fi = f0 - r0 * ARinv[i]
+                if cb >= ne and cb < ne + nf:
+                    if fi < -floss[i]:
+                        fi = -floss[i]
+                    elif fi > floss[i]:
+                        fi = floss[i]
+                elif cb >= ne + nf:
+                    if fi < 0:
+                        fi = 0.0
+                dl = fi - f0
+                change = 0.5 * dl * dl * Adiag[i] + dl * r0
+                if change > 1e-10:
+                    fi = f0
+                    change = 0.0
+                force[i] = fi
+                improvement -= change
+                continue
+            cid = eid[i]
+            dim = cdim[cid]
+            fr = cfr[cid]
+            for j in range(dim):
+                res[j] = b[i + j] + _dot_scalar(AR[i + j], force, nefc_all)
+            for j in range(dim):
+                oldf[j] = force[i + j]
+            for j in range(dim):
+                for k in range(dim):
+                    Athis[j, k] = AR[i + j, i + k]
+            # normal update, or ray update along the current force
+            if force[i] < MINVAL:
+                force[i] -= res[0] * ARinv[i]
+                if force[i] < 0:
+                    force[i] = 0.0
+                for j in range(1, dim):
+                    force[i + j] = 0.0
+            else:
+                for j in range(dim):
+                    v[j] = force[i + j]
+                for j in range(dim):
+                    v1[j] = _dot(Athis[j], v, dim)
+                denom = _dot(v, v1, dim)
+                if denom >= MINVAL:
+                    x = -_dot(v, res, dim) / denom
+                    if force[i] + x * v[0] < 0:
+                        x = -v[0] / force[i]
+                    for j in range(dim):
+                        force[i + j] += x * v[j]
+            # friction update with the normal fixed: QCQP on the tangential block
+            n1 = dim - 1
+            for j in range(n1):
+                bc[j] = res[j + 1]
+                for k in range(n1):
+                    Ac[j * n1 + k] = Athis[j + 1, k + 1]
+                bc[j] -= _dot_at(Ac, j * n1, oldf, 1, n1)
+                bc[j] += Athis[j + 1, 0] * (force[i] - oldf[0])
+            if force[i] < MINVAL:
+                for j in range(1, dim):
+                    force[i + j] = 0.0
+            else:
+                if dim == 3:
+                    act = _qcqp2_if(F, v, Ac, bc, fr, force[i])
+                elif dim == 4:
+                    act = _qcqp3_if(F, v, Ac, bc, fr, force[i])
+                else:
+                    act = _qcqp_n_if(F, v, Ac, bc, fr, force[i], n1, qwork)
+                if act:
+                    _project_ellipsoid_if(F, v, 0, force[i], fr, dim, False)
+                for j in range(n1):
+                    force[i + 1 + j] = v[j]
+            # cost change over the block, 0.5 delta' A delta + delta' res; restore if positive (costChange)
+            for j in range(dim):
+                delta[j] = force[i + j] - oldf[j]
+            quadv = 0.0
+            for j in range(dim):
+                quadv += delta[j] * _dot(Athis[j], delta, dim)
+            change = 0.5 * quadv + _dot(delta, res, dim)
+            if change > 1e-10:
+                for j in range(dim):
+                    force[i + j] = oldf[j]
+                change = 0.0
+            improvement -= change
+        nactive, nchange = _dual_state(m, d, w, rows, ne, nf, nefc)
+        improvement *= scale
+        _save_stats(d, w, isl, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+        if nesterov:
+            restart = False
+            if it > 0:
+                dce = 0.0
+                for c in range(nefc):
+                    i = rows[c]
+                    dce += (force[i] - fmom[i]) * (fmom[i] - fprev[i])
+                restart = dce < 0
+            if restart:
+                nest_k = 0
+            else:
+                nest_k += 1
+        it += 1
+        if improvement < tol:
+            break
+    _add_niter(d, w, isl, it)
+
+
+# ------------------------------------------------------------------------------------------------
+# primal solvers (mj_solPrimal) on an island context
+#
+# ctx = (J, D, R, floss, aref, typ, eid, force, state, qfs, qas, qacc, qfc, dofs, ne, nf, nefc, nv): the
+# island's efc rows 0..nefc-1 (J (rows, >= nv) dense block, D, R, frictionloss, aref, type, id, force, state)
+# and dofs 0..nv-1 (qfrc_smooth, qacc_smooth, qacc, qfrc_constraint; dofs[ii] = global dof), contiguous as
+# MuJoCo's mjPrimalContext.  Work vectors are rows of scr_slv_nv / scr_slv_efc, local indices.
+
+@njit(cache=True)
+def _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F):
+    """force, state, qfrc_constraint, cost incl. Gauss (PrimalUpdateConstraint); returns (cost, gauss,
+    nactive, ncone).  spj: J's row lists are in scr_slv_Jind (sparse products)."""
+    J, D, R, floss, aref, typ, eid, force, state, qfs, qas, qacc, qfc, dofs, ne, nf, nefc, nv = ctx
+    Jaref = d.scr_slv_efc[w, _JAREF]
+    cost = constraint_update(Jaref, D, R, floss, typ, eid, d.contact_mu[w], d.contact_friction[w],
+                             d.contact_dim[w], d.contact_H[w], force, state, ne, nf, nefc, flg_cone)
+    if spj:
+        _mul_jt_sp(F, J, d.scr_slv_Jind[w], force, qfc, nefc, nv)
+    else:
+        mul_jt(J, force, qfc, nefc, nv)
+    nactive = 0
+    ncone = 0
+    for i in range(nefc):
+        nactive += state[i] != CNSTRSTATE_SATISFIED
+        ncone += state[i] == CNSTRSTATE_CONE
+    Ma = d.scr_slv_nv[w, _MA]
+    gauss = 0.0
+    for i in range(nv):
+        gauss += 0.5 * (Ma[i] - qfs[i]) * (qacc[i] - qas[i])
+    return cost + gauss, gauss, nactive, ncone
+
+
+@njit(cache=True)
+def _make_hessian(m, d, w, ctx):
+    """Lower triangle of scr_slv_H[:nv, :nv] = J' D_quadratic J + M (MakeHessian, dense: mju_sqrMatTD_impl
+    then mju_addToSymSparse)."""
+    J, D, state, dofs, nefc, nv = ctx[0], ctx[1], ctx[8], ctx[13], ctx[16], ctx[17]
+    H = d.scr_slv_H[w]
+    M = d.M[w]
+    for i in range(nv):
+        Hi = H[i]
+        for k in range(i + 1):
+            Hi[k] = 0.0
+    for r in range(nefc):
+        if state[r] != CNSTRSTATE_QUADRATIC:
+            continue
+        Dr = D[r]
+        Jr = J[r]
+        for i in range(nv):
+            t = Jr[i]
+            if t != 0.0:
+                scl = t * Dr
+                Hi = H[i]
+                for k in range(i + 1):
+                    Hi[k] += Jr[k] * scl
+    rowadr, rownnz, colind = m.M_rowadr, m.M_rownnz, m.M_colind
+    for ii in range(nv):
+        i = dofs[ii]
+        adr = rowadr[i]
+        Hi = H[ii]
+        for t in range(rownnz[i]):
+            Hi[ii - (i - colind[adr + t])] += M[adr + t]
+
+
+def _make_hessian_sparse_impl(m, d, w, ctx, pattern):
+    """H = J' D_quadratic J + M on the sparse path, with its factor's pattern when pattern (MakeHessian)."""
+    _sp.make_hessian_sparse(d.scr_slv_H[w], d.scr_slv_L[w], ctx[0], d.scr_slv_Jind[w], ctx[1], ctx[8], ctx[16],
+                            ctx[17], d.M[w], m.M_rowadr, m.M_rownnz, m.M_colind, ctx[13], pattern)
+
+
+_make_hessian_sparse = call_if(F_SPARSE, njit(cache=True)(_make_hessian_sparse_impl))
+_factor_sp = call_if(F_SPARSE, _sp.chol_factor_sparse, 0)
+_update_sp = call_if(F_SPARSE, _sp.chol_update_sparse, 0)
+_solve_sp = call_if(F_SPARSE, _sp.chol_solve_sparse)
+_is_sparse = call_if(F_SPARSE, is_sparse, False)
+_row_lists = call_if(F_SPARSE, _sp.row_lists)
+_mul_j_sp = call_if(F_SPARSE, _sp.mul_j_sparse)
+_mul_jt_sp = call_if(F_SPARSE, _sp.mul_jt_sparse)
+
+
+@njit(cache=True)
+def _hessian_cone(m, d, w, ctx, F, sparse):
+    """scr_slv_Hc = factor of H + sum over cone contacts of J_c' H_c J_c, as rank-1 updates of a copy of the
+    factor in scr_slv_H along the rows of L_c' J_c, L_c = chol(H_c) (HessianCone; sparse: the updates of
+    sim/engine/solver_sparse.py)."""
+    J, eid, state, nefc, nv = ctx[0], ctx[6], ctx[8], ctx[16], ctx[17]
+    L = d.scr_slv_H[w]
+    Lc = d.scr_slv_Hc[w]
+    for i in range(nv):
+        for k in range(i + 1):
+            Lc[i, k] = L[i, k]
+    cdim = d.contact_dim[w]
+    cH = d.contact_H[w]
+    LTJ = d.scr_slv_nv[w, _LTJ:_LTJ + 6]
+    small = d.scr_slv_small[w]
+    i = 0
+    while i < nefc:
+        if state[i] != CNSTRSTATE_CONE:
+            i += 1
+            continue
+        con = eid[i]
+        dim = cdim[con]
+        Hc = cH[con]
+        loc = small[100:100 + dim * dim].reshape((dim, dim))
+        for p in range(dim):
+            for q in range(dim):
+                loc[p, q] = Hc[p * dim + q]
+        chol_factor(loc, dim, MINVAL)
+        for r in range(dim):
+            for k in range(nv):
+                LTJ[r, k] = 0.0
+        for r in range(dim):
+            Jr = J[i + r]
+            for c in range(r + 1):
+                s = loc[r, c]
+                Lt = LTJ[c]
+                for k in range(nv):
+                    Lt[k] += Jr[k] * s
+        for r in range(dim):
+            if sparse:
+                _update_sp(F, Lc, d.scr_slv_L[w], LTJ[r], nv, True)
+            else:
+                chol_update(Lc, LTJ[r], nv, True)
+        i += dim
+
+
+_hessian_cone_if = call_if(F_ELLIPTIC, _hessian_cone)
+
+
+@njit(cache=True)
+def _factorize_hessian(m, d, w, ctx, ncone, recompute, F, sparse):
+    """Factor scr_slv_H in place (rebuilding H first if recompute), then the cone copy (FactorizeHessian);
+    sparse: on the pattern MakeHessian found (sim/engine/solver_sparse.py)."""
+    if sparse:
+        if recompute:
+            _make_hessian_sparse(F, m, d, w, ctx, False)
+        _factor_sp(F, d.scr_slv_H[w], d.scr_slv_L[w], ctx[17], MINVAL)
+    else:
+        if recompute:
+            _make_hessian(m, d, w, ctx)
+        chol_factor(d.scr_slv_H[w], ctx[17], MINVAL)
+    if ncone:
+        _hessian_cone_if(F, m, d, w, ctx, F, sparse)
+
+
+@njit(cache=True)
+def _hessian_incremental(m, d, w, ctx, ncone, F, sparse):
+    """Rank-1 up/downdate the factor for every row that entered / left the quadratic state, refactorising
+    when a downdate loses rank; then the cones (HessianIncremental).  Returns nupdate."""
+    J, D, state, nefc, nv = ctx[0], ctx[1], ctx[8], ctx[16], ctx[17]
+    oldstate = d.scr_slv_int[w, _OLDSTATE]
+    L = d.scr_slv_H[w]
+    x = d.scr_slv_nv[w, _CHOLUPD]
+    nupdate = 0
+    for r in range(nefc):
+        was = oldstate[r] == CNSTRSTATE_QUADRATIC
+        now = state[r] == CNSTRSTATE_QUADRATIC
+        if was == now:
+            continue
+        s = math.sqrt(D[r])
+        Jr = J[r]
+        for k in range(nv):
+            x[k] = Jr[k] * s
+        if sparse:
+            rank = _update_sp(F, L, d.scr_slv_L[w], x, nv, now)
+        else:
+            rank = chol_update(L, x, nv, now)
+        nupdate += 1
+        if rank < nv:
+            _factorize_hessian(m, d, w, ctx, ncone, True, F, sparse)
+            return nefc
+    if ncone:
+        _hessian_cone_if(F, m, d, w, ctx, F, sparse)
+    return nupdate
+
+
+@njit(cache=True)
+def _update_mgrad(m, d, w, ctx, newton, ncone, F, sparse):
+    """Mgrad = H^-1 grad (Newton, from the factor, with cones if any) or M^-1 grad (CG) (PrimalUpdateMgrad)."""
+    dofs, nv = ctx[13], ctx[17]
+    g = d.scr_slv_nv[w, _GRAD]
+    mg = d.scr_slv_nv[w, _MGRAD]
+    if newton:
+        if sparse:
+            _solve_sp(F, d.scr_slv_Hc[w] if ncone else d.scr_slv_H[w], d.scr_slv_L[w], nv, g, mg)
+        else:
+            chol_solve(d.scr_slv_Hc[w] if ncone else d.scr_slv_H[w], nv, g, mg)
+    else:
+        for i in range(nv):
+            mg[i] = g[i]
+        solve_m_local(m, d, w, mg, dofs, nv)
+
+
+@njit(cache=True)
+def _friction_cost(x, f, Rf, D):
+    """Huber cost of one friction-loss row at x (frictionCost)."""
+    if -Rf < x and x < Rf:
+        return 0.5 * D * x * x
+    elif x <= -Rf:
+        return f * (-0.5 * Rf - x)
+    return f * (-0.5 * Rf + x)
+
+
+@njit(cache=True)
+def _friction_cost_dif(start, x, f, Rf, D):
+    """cost(x) - cost(start) of one friction-loss row (frictionCostDif)."""
+    s0 = 0 if (-Rf < start and start < Rf) else (-1 if start <= -Rf else 1)
+    s1 = 0 if (-Rf < x and x < Rf) else (-1 if x <= -Rf else 1)
+    if s0 == 0 and s1 == 0:
+        return 0.5 * D * (x - start) * (x + start)
+    if s0 == -1 and s1 == -1:
+        return f * (start - x)
+    if s0 == 1 and s1 == 1:
+        return f * (x - start)
+    return _friction_cost(x, f, Rf, D) - _friction_cost(start, f, Rf, D)
+
+
+@njit(cache=True)
+def _cone_zone(N, Tsqr, mu):
+    """Zone of a circularised cone point: 1 top, 2 bottom, 3 middle; and T."""
+    if Tsqr <= 0:
+        return (2 if N < 0 else 1), 0.0
+    T = math.sqrt(Tsqr)
+    if N >= mu * T:
+        return 1, T
+    if mu * N + T <= 0:
+        return 2, T
+    return 3, T
+
+
+@njit(cache=True)
+def _elliptic_cost_dif(quad, q, alpha, mu, Dm):
+    """cost(alpha) - cost(0) of one elliptic cone from its packed quad[q:q+9] (ellipticCostDif)."""
+    U0, V0, UU, UV, VV = quad[q + 3], quad[q + 4], quad[q + 5], quad[q + 6], quad[q + 7]
+    if UU <= 0:
+        z0 = 2 if U0 < 0 else 1
+        T0 = 0.0
+    else:
+        z0, T0 = _cone_zone(U0, UU, mu)
+    N = U0 + alpha * V0
+    z1, T = _cone_zone(N, UU + alpha * (2 * UV + alpha * VV), mu)
+    if z0 == 1 and z1 == 1:
+        return 0.0
+    if z0 == 2 and z1 == 2:
+        return alpha * alpha * quad[q + 2] + alpha * quad[q + 1]
+    if z0 == 3 and z1 == 3:
+        Td = alpha * (2 * UV + alpha * VV) / (T + T0)
+        rd = alpha * V0 - mu * Td
+        r0 = U0 - mu * T0
+        return 0.5 * Dm * rd * (2 * r0 + rd)
+    if z0 == 3 and z1 == 2:
+        b0 = mu * U0 + T0
+        return alpha * (alpha * quad[q + 2] + quad[q + 1]) + 0.5 * Dm * b0 * b0
+    if z0 == 2 and z1 == 3:
+        b1 = mu * N + T
+        return alpha * (alpha * quad[q + 2] + quad[q + 1]) - 0.5 * Dm * b1 * b1
+    if z0 == 1 and z1 == 2:
+        return alpha * alpha * quad[q + 2] + alpha * quad[q + 1] + quad[q]
+    if z0 == 1 and z1 == 3:
+        r = N - mu * T
+        return 0.5 * Dm * r * r
+    if z0 == 3 and z1 == 1:
+        r0 = U0 - mu * T0
+        return -0.5 * Dm * r0 * r0
+    if z0 == 2 and z1 == 1:
+        return -quad[q]
+    return 0.0
+
+
+_elliptic_cost_dif_if = call_if(F_ELLIPTIC, _elliptic_cost_dif, 0.0)
+
+
+@njit(cache=True)
+def _primal_prepare(m, d, w, ctx, qg):
+    """Per-row quadratics quad (3 nefc (+6),) and Gauss coefficients qg[1:3] along search (PrimalPrepare)."""
+    D, typ, eid, qfs, nefc, nv = ctx[1], ctx[5], ctx[6], ctx[9], ctx[16], ctx[17]
+    sv = d.scr_slv_nv[w]
+    v = sv[_SEARCH]
+    qg[1] = _dot(v, sv[_MA], nv) - _dot(qfs, v, nv)
+    qg[2] = 0.5 * _dot(v, sv[_MV], nv)
+    Jv, Jaref = d.scr_slv_efc[w, _JV], d.scr_slv_efc[w, _JAREF]
+    quad = d.scr_slv_quad[w]
+    cdim, cmu, cfr = d.contact_dim[w], d.contact_mu[w], d.contact_friction[w]
+    i = 0
+    while i < nefc:
+        q = 3 * i
+        DJ0 = D[i] * Jaref[i]
+        quad[q] = Jaref[i] * DJ0
+        quad[q + 1] = Jv[i] * DJ0
+        quad[q + 2] = Jv[i] * D[i] * Jv[i]
+        step = 1
+        if typ[i] == CNSTR_CONTACT_ELLIPTIC:
+            c = eid[i]
+            dim = cdim[c]
+            mu = cmu[c]
+            fr = cfr[c]
+            for j in range(1, dim):
+                DJj = D[i + j] * Jaref[i + j]
+                quad[q] += Jaref[i + j] * DJj
+                quad[q + 1] += Jv[i + j] * DJj
+                quad[q + 2] += Jv[i + j] * D[i + j] * Jv[i + j]
+            UU = 0.0
+            UV = 0.0
+            VV = 0.0
+            for j in range(1, dim):
+                U = Jaref[i + j] * fr[j - 1]
+                V = Jv[i + j] * fr[j - 1]
+                UU += U * U
+                UV += U * V
+                VV += V * V
+            quad[q + 3] = Jaref[i] * mu
+            quad[q + 4] = Jv[i] * mu
+            quad[q + 5] = UU
+            quad[q + 6] = UV
+            quad[q + 7] = VV
+            quad[q + 8] = D[i] / ((mu * mu) * (1 + (mu * mu)))
+            step = dim
+        quad[q] *= 0.5
+        quad[q + 2] *= 0.5
+        i += step
+
+
+@njit(cache=True)
+def _primal_eval(m, d, w, ctx, qg, alpha, F):
+    """(cost(alpha) - cost(0), d/dalpha, d2/dalpha2) along the search direction (PrimalEval)."""
+    D, R, floss, typ, eid, ne, nf, nefc = ctx[1], ctx[2], ctx[3], ctx[5], ctx[6], ctx[14], ctx[15], ctx[16]
+    Jv, Jaref = d.scr_slv_efc[w, _JV], d.scr_slv_efc[w, _JAREF]
+    quad = d.scr_slv_quad[w]
+    cdim, cmu = d.contact_dim[w], d.contact_mu[w]
+    cost = 0.0
+    d0 = 0.0
+    d1 = 0.0
+    t0 = 0.0
+    t1 = qg[1]
+    t2 = qg[2]
+    for i in range(ne):
+        t1 += quad[3 * i + 1]
+        t2 += quad[3 * i + 2]
+    for i in range(ne, ne + nf):
+        start = Jaref[i]
+        dr = Jv[i]
+        x = start + alpha * dr
+        f = floss[i]
+        Di = D[i]
+        Rf = R[i] * f
+        cost += _friction_cost_dif(start, x, f, Rf, Di)
+        if -Rf < x and x < Rf:
+            d0 += Di * x * dr
+            d1 += Di * dr * dr
+        elif x <= -Rf:
+            d0 += -f * dr
+        else:
+            d0 += f * dr
+    i = ne + nf
+    while i < nefc:
+        if typ[i] == CNSTR_CONTACT_ELLIPTIC:
+            c = eid[i]
+            dim = cdim[c]
+            mu = cmu[c]
+            q = 3 * i
+            U0, V0, UU, UV, VV, Dm = quad[q + 3], quad[q + 4], quad[q + 5], quad[q + 6], quad[q + 7], quad[q + 8]
+            cost += _elliptic_cost_dif_if(F, quad, q, alpha, mu, Dm)
+            N = U0 + alpha * V0
+            Tsqr = UU + alpha * (2 * UV + alpha * VV)
+            if Tsqr <= 0:
+                if N < 0:
+                    d0 += 2 * alpha * quad[q + 2] + quad[q + 1]
+                    d1 += 2 * quad[q + 2]
+            else:
+                T = math.sqrt(Tsqr)
+                if N >= mu * T:
+                    pass
+                elif mu * N + T <= 0:
+                    d0 += 2 * alpha * quad[q + 2] + quad[q + 1]
+                    d1 += 2 * quad[q + 2]
+                else:
+                    N1 = V0
+                    T1 = (UV + alpha * VV) / T
+                    T2 = VV / T - (UV + alpha * VV) * T1 / (T * T)
+                    d0 += Dm * (N - mu * T) * (N1 - mu * T1)
+                    d1 += Dm * ((N1 - mu * T1) * (N1 - mu * T1) + (N - mu * T) * (-mu * T2))
+            i += dim
+            continue
+        start = Jaref[i]
+        x = start + alpha * Jv[i]
+        cost0 = quad[3 * i] if start < 0 else 0.0
+        if x < 0:
+            t0 += quad[3 * i] - cost0
+            t1 += quad[3 * i + 1]
+            t2 += quad[3 * i + 2]
+        else:
+            cost -= cost0
+        i += 1
+    cost += alpha * alpha * t2 + alpha * t1 + t0
+    d0 += 2 * alpha * t2 + t1
+    d1 += 2 * t2
+    if d1 <= 0:
+        d1 = MINVAL
+    return cost, d0, d1
+
+
+@njit(cache=True, always_inline=True)
+def _set_pnt(m, d, w, ctx, qg, p, alpha, F):
+    p[0] = alpha
+    p[1], p[2], p[3] = _primal_eval(m, d, w, ctx, qg, alpha, F)
+
+
+@njit(cache=True)
+def _update_bracket(m, d, w, ctx, qg, p, cands, pn, F):
+    """Move bracket point p (alpha, cost, d0, d1) to a better one of the three candidates in cands (12,), refresh
+    its Newton point pn (updateBracket).
+
+    Returns (flag, neval)."""
+    flag = 0
+    for k in range(3):
+        if p[2] < 0 and cands[4 * k + 2] < 0 and p[2] < cands[4 * k + 2]:
+            for j in range(4):
+                p[j] = cands[4 * k + j]
+            flag = 1
+        elif p[2] > 0 and cands[4 * k + 2] > 0 and p[2] > cands[4 * k + 2]:
+            for j in range(4):
+                p[j] = cands[4 * k + j]
+            flag = 2
+    if flag:
+        _set_pnt(m, d, w, ctx, qg, pn, p[0] - p[2] / p[3], F)
+        return flag, 1
+    return flag, 0
+
+
+@njit(cache=True)
+def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts, spj, F):
+    """Exact 1-D Newton line search with bracketing (PrimalSearch).
+
+    pts (36,) scratch: nine points (alpha, cost, d0, d1), flat (a (9, 4) reshape is a call into numba's C
+    helper every solve).  Returns (alpha, improvement, lsiter, lsslope)."""
+    J, nefc, nv = ctx[0], ctx[16], ctx[17]
+    sv = d.scr_slv_nv[w]
+    search = sv[_SEARCH]
+    snorm = math.sqrt(_dot(search, search, nv))
+    if snorm < MINVAL:
+        return 0.0, 0.0, 0, 1.0
+    gtol = tolerance * snorm / scale
+    slopescl = scale / snorm
+    mul_m(m, d, w, search, sv[_MV], ctx[13], nv)
+    if spj:
+        _mul_j_sp(F, J, d.scr_slv_Jind[w], search, d.scr_slv_efc[w, _JV], nefc)
+    else:
+        mul_j(J, search, d.scr_slv_efc[w, _JV], nefc, nv)
+    _primal_prepare(m, d, w, ctx, qg)
+    p0, p1, p2, pmid, p1n, p2n = pts[0:4], pts[4:8], pts[8:12], pts[12:16], pts[16:20], pts[20:24]
+    cands = pts[24:36]
+    _set_pnt(m, d, w, ctx, qg, p0, 0.0, F)
+    _set_pnt(m, d, w, ctx, qg, p1, p0[0] - p0[2] / p0[3], F)
+    lsiter = 2
+    if abs(p1[2]) < gtol and (p1[0] == 0 or p1[1] < 0):
+        return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
+    direc = 1.0 if p1[2] < 0 else -1.0
+    for j in range(4):
+        p2[j] = p0[j]
+    while p1[2] * direc <= -gtol and lsiter < ls_iterations:
+        for j in range(4):
+            p2[j] = p1[j]
+        _set_pnt(m, d, w, ctx, qg, p1, p1[0] - p1[2] / p1[3], F)
+        lsiter += 1
+        if abs(p1[2]) < gtol and p1[1] < 0:
+            return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
+    if lsiter >= ls_iterations:
+        return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
+    for j in range(4):
+        p2n[j] = p1[j]
+    _set_pnt(m, d, w, ctx, qg, p1n, p1[0] - p1[2] / p1[3], F)
+    lsiter += 1
+    while lsiter < ls_iterations:
+        _set_pnt(m, d, w, ctx, qg, pmid, 0.5 * (p1[0] + p2[0]), F)
+        lsiter += 1
+        for j in range(4):
+            cands[j] = p1n[j]
+            cands[4 + j] = p2n[j]
+            cands[8 + j] = pmid[j]
+        best = -1
+        bestcost = 0.0
+        for k in range(3):
+            if abs(cands[4 * k + 2]) < gtol and (best == -1 or cands[4 * k + 1] < bestcost):
+                bestcost = cands[4 * k + 1]
+                best = k
+        if best >= 0:
+            return cands[4 * best], -cands[4 * best + 1], lsiter, abs(cands[4 * best + 2]) * slopescl
+        b1, n1 = _update_bracket(m, d, w, ctx, qg, p1, cands, p1n, F)
+        b2, n2 = _update_bracket(m, d, w, ctx, qg, p2, cands, p2n, F)
+        lsiter += n1 + n2
+        if not b1 and not b2:
+            return pmid[0], -pmid[1], lsiter, abs(pmid[2]) * slopescl
+    if p1[1] <= p2[1] and p1[1] < 0:
+        return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
+    if p2[1] <= p1[1] and p2[1] < 0:
+        return p2[0], -p2[1], lsiter, abs(p2[2]) * slopescl
+    return 0.0, 0.0, lsiter, 1.0
+
+
+@njit(cache=True)
+def sol_primal(m, d, w, maxiter, newton, isl, ctx, F, lists):
+    """CG (newton False) or Newton primal solver from ctx's qacc on one island context (mj_solPrimal).
+
+    isl: island (-1 monolithic).  Newton's Hessian is sparse where MuJoCo's is (mj_isSparse), in feature sets
+    with F_SPARSE (sim/engine/solver_sparse.py); lists: scr_slv_Jind already holds the row lists of ctx's J."""
+    J, aref, state, qfs, qacc, qfc, dofs, nefc, nv = ctx[0], ctx[4], ctx[8], ctx[9], ctx[11], ctx[12], \
+        ctx[13], ctx[16], ctx[17]
+    sv = d.scr_slv_nv[w]
+    Ma, Mv, grad, Mgrad, search = sv[_MA], sv[_MV], sv[_GRAD], sv[_MGRAD], sv[_SEARCH]
+    gradold, Mgradold, graddif, Mgraddif = sv[_GRADOLD], sv[_MGRADOLD], sv[_GRADDIF], sv[_MGRADDIF]
+    Jaref, Jv = d.scr_slv_efc[w, _JAREF], d.scr_slv_efc[w, _JV]
+    oldstate = d.scr_slv_int[w, _OLDSTATE]
+    small = d.scr_slv_small[w]
+    qg = small[0:3]
+    pts = small[4:40]
+    tol = m.opt[OPT_TOLERANCE]
+    ls_tol = tol * m.opt[OPT_LS_TOLERANCE]
+    ls_iter = int(m.opt[OPT_LS_ITERATIONS])
+    flg_cone = newton and int(m.opt[OPT_CONE]) == CONE_ELLIPTIC
+    # MuJoCo's sparse mode (mj_isSparse, feature F_SPARSE): J products over each row's nonzeros when the Data was
+    # made with room for the row lists, Newton's Hessian sparse
+    spj = _is_sparse(F, m) and d.scr_slv_Jind.shape[1] >= nefc
+    sparse = newton and spj
+    scale = inertia_scale(m, d, w, dofs, nv)
+
+    mul_m(m, d, w, qacc, Ma, dofs, nv)
+    if spj and not lists:
+        _row_lists(F, J, nefc, nv, d.scr_slv_Jind[w])
+    _jar(d, w, J, qacc, aref, Jaref, nefc, nv, spj, F)
+    cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F)
+    qg[0] = gauss
+    for i in range(nv):
+        grad[i] = Ma[i] - qfs[i] - qfc[i]
+    _update_mgrad(m, d, w, ctx, False, 0, F, sparse)
+    # zero-iteration exit certified by the duality gap 0.5 grad' M^-1 grad (and the gradient for Newton)
+    flg_gap = max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
+    flg_gradient = scale * math.sqrt(_dot(grad, grad, nv)) < tol
+    done = flg_gap and (not newton or flg_gradient)
+    if not done and newton:
+        if sparse:
+            _make_hessian_sparse(F, m, d, w, ctx, True)
+            _factorize_hessian(m, d, w, ctx, ncone, False, F, sparse)
+        else:
+            _factorize_hessian(m, d, w, ctx, ncone, True, F, sparse)
+        _update_mgrad(m, d, w, ctx, True, ncone, F, sparse)
+        done = flg_gradient and max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
+    if not done:
+        for i in range(nv):
+            search[i] = -Mgrad[i]
+    it = 0
+    while not done and it < maxiter:
+        alpha, ls_impr, lsiter, lsslope = _primal_search(m, d, w, ctx, qg, ls_tol, ls_iter, scale, pts, spj, F)
+        if alpha == 0:
+            break
+        for i in range(nv):
+            qacc[i] += search[i] * alpha
+            Ma[i] += Mv[i] * alpha
+        for i in range(nefc):
+            Jaref[i] += Jv[i] * alpha
+        if not newton:
+            for i in range(nv):
+                gradold[i] = grad[i]
+                Mgradold[i] = Mgrad[i]
+        for i in range(nefc):
+            oldstate[i] = state[i]
+        cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F)
+        qg[0] = gauss
+        nupdate = 0
+        if newton:
+            nupdate = _hessian_incremental(m, d, w, ctx, ncone, F, sparse)
+        for i in range(nv):
+            grad[i] = Ma[i] - qfs[i] - qfc[i]
+        _update_mgrad(m, d, w, ctx, newton, ncone, F, sparse)
+        nchange = 0
+        for i in range(nefc):
+            nchange += state[i] != oldstate[i]
+        improvement = scale * ls_impr
+        gradient = scale * math.sqrt(_dot(grad, grad, nv))
+        _save_stats(d, w, isl, it, improvement, gradient, lsslope, nactive, nchange, lsiter, nupdate)
+        decrement = max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) if newton else 0.0
+        it += 1
+        if (improvement > 0 and improvement < tol) or gradient < tol or (newton and decrement < tol):
+            break
+        if newton:
+            for i in range(nv):
+                search[i] = -Mgrad[i]
+        else:
+            # Hager-Zhang conjugate direction, restart to steepest descent when d'y < MINVAL
+            for i in range(nv):
+                graddif[i] = grad[i] - gradold[i]
+                Mgraddif[i] = Mgrad[i] - Mgradold[i]
+            d_dot_y = _dot(search, graddif, nv)
+            if d_dot_y < MINVAL:
+                beta = 0.0
+            else:
+                y_My = _dot(graddif, Mgraddif, nv)
+                y_Mg = _dot(graddif, Mgrad, nv)
+                d_g = _dot(search, grad, nv)
+                beta_hz = (y_Mg - 2 * (y_My / d_dot_y) * d_g) / d_dot_y
+                dn = math.sqrt(_dot(search, search, nv))
+                gn = math.sqrt(_dot(grad, grad, nv))
+                eta_k = -1.0 / max(MINVAL, dn * min(0.01, gn))
+                beta = max(eta_k, beta_hz)
+            for i in range(nv):
+                search[i] = -Mgrad[i] + beta * search[i]
+    _add_niter(d, w, isl, it)
+
+
+@njit(cache=True, always_inline=True)
+def _world_ctx(m, d, w, state):
+    """The primal context of the whole world (monolithic solve, or one island holding every row and dof);
+    state: the efc state array the solver writes (efc_state, or island-local scratch)."""
+    return (d.efc_J[w], d.efc_D[w], d.efc_R[w], d.efc_frictionloss[w], d.efc_aref[w], d.efc_type[w],
+            d.efc_id[w], d.efc_force[w], state, d.qfrc_smooth[w], d.qacc_smooth[w], d.qacc[w],
+            d.qfrc_constraint[w], d.scr_isl_int[w, 0], d.ne[w], d.nf[w], d.nefc[w], m.nv)
+
+
+@njit(cache=True)
+def _island_ctx(m, d, w, k):
+    """Gather island k's rows and dofs into contiguous scratch (mj_island's iefc_* / mj_fwdConstraint's
+    gathers) and return its primal context."""
+    ea = d.island_iefcadr[w, k]
+    da = d.island_idofadr[w, k]
+    nefc = d.island_nefc[w, k]
+    nv = d.island_nv[w, k]
+    rows = d.map_iefc2efc[w, ea:ea + nefc]
+    dofs = d.map_idof2dof[w, da:da + nv]
+    se = d.scr_slv_efc[w]
+    si = d.scr_slv_int[w]
+    sv = d.scr_slv_nv[w]
+    J, iJ = d.efc_J[w], d.scr_slv_J[w]
+    D, R, fl, aref, force = d.efc_D[w], d.efc_R[w], d.efc_frictionloss[w], d.efc_aref[w], d.efc_force[w]
+    typ, eid = d.efc_type[w], d.efc_id[w]
+    iD, iR, ifl, iaref, iforce = se[_ID], se[_IR], se[_IFL], se[_IAREF], se[_IFORCE]
+    ityp, ieid = si[_ITYPE], si[_IID]
+    for c in range(nefc):
+        r = rows[c]
+        Jr = J[r]
+        iJc = iJ[c]
+        for ii in range(nv):
+            iJc[ii] = Jr[dofs[ii]]
+        iD[c] = D[r]
+        iR[c] = R[r]
+        ifl[c] = fl[r]
+        iaref[c] = aref[r]
+        iforce[c] = force[r]
+        ityp[c] = typ[r]
+        ieid[c] = eid[r]
+    qfs, qas, qacc, qfc = d.qfrc_smooth[w], d.qacc_smooth[w], d.qacc[w], d.qfrc_constraint[w]
+    iqfs, iqas, iqacc, iqfc = sv[_IQFS], sv[_IQAS], sv[_IQACC], sv[_IQFC]
+    for ii in range(nv):
+        i = dofs[ii]
+        iqfs[ii] = qfs[i]
+        iqas[ii] = qas[i]
+        iqacc[ii] = qacc[i]
+        iqfc[ii] = qfc[i]
+    return (iJ, iD, iR, ifl, iaref, ityp, ieid, iforce, si[_ISTATE], iqfs, iqas, iqacc, iqfc, dofs,
+            d.island_ne[w, k], d.island_nf[w, k], nefc, nv)
+
+
+@njit(cache=True)
+def _island_scatter(m, d, w, k, ctx):
+    """Copy an island's solution back: efc_force rows, qacc and qfrc_constraint dofs."""
+    ea = d.island_iefcadr[w, k]
+    rows = d.map_iefc2efc[w, ea:ea + ctx[16]]
+    force, iforce = d.efc_force[w], ctx[7]
+    for c in range(ctx[16]):
+        force[rows[c]] = iforce[c]
+    dofs, iqacc, iqfc = ctx[13], ctx[11], ctx[12]
+    qacc, qfc = d.qacc[w], d.qfrc_constraint[w]
+    for ii in range(ctx[17]):
+        qacc[dofs[ii]] = iqacc[ii]
+        qfc[dofs[ii]] = iqfc[ii]
+
+
+# the solvers a feature set does not use are not compiled (sim/jit/features.py)
+_make_ar = call_if(F_PGS, make_ar)
+_sol_pgs = call_if(F_PGS, sol_pgs)
+_sol_primal = call_if(F_PRIMAL, sol_primal)
+
+
+@njit(cache=True)
+def fwd_constraint(m, d, w, F):
+    """qacc, efc_force, efc_state, qfrc_constraint of world w (mj_fwdConstraint); the PGS and the CG/Newton
+    solvers are compiled only for feature sets that use them (F, sim/jit/features.py).
+
+    Islands (sim/engine/island.py) are discovered here and solved one by one (mj_sol*_island); the primal solvers
+    keep their constraint states island-local (MuJoCo's iefc_state): efc_state keeps the warmstart's states.
+    With DSBL_ISLAND or no island the problem is solved monolithically."""
+    nv, nefc = m.nv, d.nefc[w]
+    qfc = d.qfrc_constraint[w]
+    for i in range(nv):
+        qfc[i] = 0.0
+    d.solver_niter[w] = 0
+    nit = d.solver_niter_island[w]
+    for i in range(nit.shape[0]):
+        nit[i] = 0
+    if nefc == 0:
+        d.nisland[w] = 0
+        d.nidof[w] = 0
+        qacc, qs = d.qacc[w], d.qacc_smooth[w]
+        for i in range(nv):
+            qacc[i] = qs[i]
+        return
+    iota = d.scr_isl_int[w, 0]
+    for i in range(max(nv, nefc)):
+        iota[i] = i
+    island(m, d, w)
+    # efc_b = J qacc_smooth - aref; MuJoCo's sparse mode: J products over each row's nonzeros (mj_isSparse, when
+    # the Data has room for the row lists)
+    J, b, aref, qs = d.efc_J[w], d.efc_b[w], d.efc_aref[w], d.qacc_smooth[w]
+    spj = _is_sparse(F, m) and d.scr_slv_Jind.shape[1] >= nefc
+    if spj:
+        _row_lists(F, J, nefc, nv, d.scr_slv_Jind[w])
+    _jar(d, w, J, qs, aref, b, nefc, nv, spj, F)
+    solver = int(m.opt[OPT_SOLVER])
+    newton = solver == SOL_NEWTON
+    if solver == SOL_PGS:
+        _make_ar(F, m, d, w)
+    warmstart(m, d, w, spj, F)
+    maxiter = int(m.opt[OPT_ITERATIONS])
+    nisland = d.nisland[w]
+    if nisland > 0:
+        for k in range(nisland):
+            if solver == SOL_PGS:
+                ea = d.island_iefcadr[w, k]
+                da = d.island_idofadr[w, k]
+                rows = d.map_iefc2efc[w, ea:ea + d.island_nefc[w, k]]
+                dofs = d.map_idof2dof[w, da:da + d.island_nv[w, k]]
+                lst = (rows, d.island_ne[w, k], d.island_nf[w, k], d.island_nefc[w, k], dofs, d.island_nv[w, k])
+                _sol_pgs(F, m, d, w, maxiter, True, k, lst, F)
+            elif nisland == 1 and d.island_nefc[w, 0] == nefc and d.island_nv[w, 0] == nv:
+                # one island with every row and dof: solve in place, states island-local
+                _sol_primal(F, m, d, w, maxiter, newton, k, _world_ctx(m, d, w, d.scr_slv_int[w, _ISTATE]), F,
+                            spj)
+            else:
+                ctx = _island_ctx(m, d, w, k)
+                _sol_primal(F, m, d, w, maxiter, newton, k, ctx, F, False)
+                _island_scatter(m, d, w, k, ctx)
+    else:
+        if solver == SOL_PGS:
+            lst0 = (iota[:nefc], d.ne[w], d.nf[w], nefc, iota[:nv], nv)
+            _sol_pgs(F, m, d, w, maxiter, True, -1, lst0, F)
+        else:
+            _sol_primal(F, m, d, w, maxiter, newton, -1, _world_ctx(m, d, w, d.efc_state[w]), F, spj)
+    if solver == SOL_PGS:
+        # dualFinish: qfrc_constraint = J'f, qacc = qacc_smooth + M^-1 qfrc_constraint
+        qa = d.qacc[w]
+        mul_jt(J, d.efc_force[w], qfc, nefc, nv)
+        for i in range(nv):
+            qa[i] = qfc[i]
+        solve_m_local(m, d, w, qa, iota, nv)
+        for i in range(nv):
+            qa[i] += qs[i]
