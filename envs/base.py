@@ -28,9 +28,9 @@ from gymnasium import spaces
 
 import sim
 from sim import api as _api
-from sim.fields_task import (TASK_SCALARS, TASK_ARRAYS, CODE, FLAG_REWARD, FLAG_PRE, FLAG_RESET, TERM_DELTA,
-                             CHK_OBS_FINITE, ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET, NSTATUS,
-                             FLAG_F32, ST_F32)
+from sim.types import TASK_SCALARS, TASK_ARRAYS, CODE
+from sim.constants import (FLAG_REWARD, FLAG_PRE, FLAG_RESET, TERM_DELTA, CHK_OBS_FINITE, ST_TERMINATED, ST_TRUNCATED,
+                           ST_DIVERGED, ST_RESET, NSTATUS, FLAG_F32, ST_F32)
 
 ASSETS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'assets')
 _RNE_POST = {CODE['cacc'], CODE['cfrc_ext'], CODE['cfrc_int']}
@@ -119,7 +119,7 @@ class CompiledTask:
         uses = {c for c, _ in srcs}
         scal = dict(enabled=1, nobs=nobs, nterm=nterm, nchk=len(checks), same_step=int(same_step),
                     rne_post=int(bool(uses & _RNE_POST)), max_steps=int(max_steps), terminate=int(task.terminate))
-        from sim.jit.structs import new_task
+        from sim.io import new_task
         self.arrays = a
         self.struct = new_task(*([scal[n] for n in TASK_SCALARS] + [a[n] for n, _, _ in TASK_ARRAYS]))
         self.nobs, self.nterm, self.rne_post = nobs, nterm, bool(scal['rne_post'])

@@ -25,7 +25,9 @@ f(rng, nominal) -> {field: values of the field's shape}, nominal a dict of the m
 """
 import numpy as np
 
-from sim import types as _t
+from sim import io as _io
+from sim.constants import OPT_DENSITY, OPT_GRAVITY, OPT_VISCOSITY, OPT_WIND
+from sim.types import MODEL_ARRAYS, MODEL_SCALARS
 
 # randomisable field -> (row kind for names, struct arrays it lives in, inertial: changes mj_setConst outputs)
 FIELDS = {
@@ -45,9 +47,9 @@ FIELDS = {
     'opt.density': (None, ('opt',), False),
     'opt.viscosity': (None, ('opt',), False),
 }
-_OPT_SLICE = {'opt.gravity': slice(_t.OPT_GRAVITY, _t.OPT_GRAVITY + 3), 'opt.wind': slice(_t.OPT_WIND, _t.OPT_WIND + 3),
-              'opt.density': slice(_t.OPT_DENSITY, _t.OPT_DENSITY + 1),
-              'opt.viscosity': slice(_t.OPT_VISCOSITY, _t.OPT_VISCOSITY + 1)}
+_OPT_SLICE = {'opt.gravity': slice(OPT_GRAVITY, OPT_GRAVITY + 3), 'opt.wind': slice(OPT_WIND, OPT_WIND + 3),
+              'opt.density': slice(OPT_DENSITY, OPT_DENSITY + 1),
+              'opt.viscosity': slice(OPT_VISCOSITY, OPT_VISCOSITY + 1)}
 # the mj_setConst outputs of set_const_world (per world when an inertial field is randomised)
 DERIVED = ('body_subtreemass', 'dof_M0', 'body_invweight0', 'dof_invweight0', 'tendon_invweight0', 'actuator_acc0')
 _OPS = ('scale', 'add', 'set')
@@ -192,30 +194,13 @@ class DomainRandomization:
         raise TypeError(f'randomization must be a dict of field specs or a DomainRandomization, got {type(x)}')
 
 
-def model_scalars(m):
-    """The scalar arguments of sim.jit.structs.new_model for m, as sim.types.make_model_struct computes them."""
-    scal = dict(nq=int(m.nq), nv=int(m.nv), nu=int(m.nu), na=int(m.na), nbody=int(m.nbody), njnt=int(m.njnt),
-                ngeom=int(m.ngeom), nsite=int(m.nsite), ntendon=int(m.ntendon), nwrap=int(m.nwrap),
-                nmocap=int(m.nmocap), nC=int(getattr(m, 'nC', getattr(m, 'nM', 0))),
-                nJten=int(getattr(m, 'nJten', 0)), nJmom=int(getattr(m, 'nJmom', 0)),
-                nflg_gravcomp=int(bool(getattr(m, 'flg_gravcomp', np.any(np.asarray(m.body_gravcomp) != 0)))))
-    for mod in _t._field_modules():
-        extra = mod.model_arrays(m)
-        for n in mod.MODEL_SCALARS:
-            scal[n] = int(extra[n] if n in extra else getattr(m, n))
-    missing = [n for n in _t.MODEL_SCALARS if n not in scal]
-    if missing:
-        raise RuntimeError(f'envs.randomize.model_scalars does not know the Model scalars {missing}')
-    return scal
-
-
 class WorldModels:
     """Per-world Model structs of m for nworld worlds: the randomised fields (and, for inertial ones, the
     mj_setConst outputs) have a row per world, everything else is the base Model's arrays.  mptrs: the struct
     addresses for sim.api.run.  values: {field: (nworld, ...) current values}."""
 
     def __init__(self, m, nworld, config):
-        from sim.jit.structs import new_model
+        from sim.io import new_model
         from sim.jit import struct_addr
         self.cfg = DomainRandomization.coerce(config)
         self.model, self.nworld = m, int(nworld)
@@ -234,13 +219,13 @@ class WorldModels:
             from sim import api as _api
             from sim.jit.features import F_FLUID
             _api.require_features(m, F_FLUID)
-        _, base = _t.make_model_struct(m)
+        _, base = _io.make_model_struct(m)
         self.base = {k: v for k, v in base.items() if k in own}
-        self.base['opt'] = np.asarray(m.opt._arr if hasattr(m.opt, '_arr') else _t.opt_array(m.opt))
+        self.base['opt'] = np.asarray(m.opt._arr if hasattr(m.opt, '_arr') else _io.opt_array(m.opt))
         self.rows = {k: np.repeat(self.base[k][None], self.nworld, axis=0) for k in own}
-        scal = model_scalars(m)
-        args = [scal[n] for n in _t.MODEL_SCALARS]
-        names = [n for n, _, _ in _t.MODEL_ARRAYS]
+        scal = _io.model_scalars(m)
+        args = [scal[n] for n in MODEL_SCALARS]
+        names = [n for n, _, _ in MODEL_ARRAYS]
         self.structs = []
         for w in range(self.nworld):
             arrs = [self.rows[n][w] if n in own else base[n] for n in names]
@@ -250,9 +235,9 @@ class WorldModels:
         # actuator contributions to effective damping / armature (mj_actuatorDamping / mj_actuatorArmature)
         nv = int(m.nv)
         jid = np.asarray(m.dof_jntid)
-        self._act_damp = np.array([_t._actuator_contrib(m, True, int(jid[i]), 'actuator_damping',
+        self._act_damp = np.array([_io.actuator_contrib(m, True, int(jid[i]), 'actuator_damping',
                                                         'actuator_dampingpoly')[0] for i in range(nv)])
-        self._act_arm = np.array([_t._actuator_contrib(m, True, int(jid[i]), 'actuator_armature')[0]
+        self._act_arm = np.array([_io.actuator_contrib(m, True, int(jid[i]), 'actuator_armature')[0]
                                   for i in range(nv)])
         dpoly = np.asarray(m.dof_dampingpoly).reshape(nv, -1)
         self._euler_fixed = np.array([np.any(dpoly[i] != 0) or int(np.asarray(m.jnt_actuatorid)[jid[i]]) != -1

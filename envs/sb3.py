@@ -19,7 +19,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
 from envs.vector import BatchEngine, WorldView
-from sim.fields_task import ST_DIVERGED
+from sim.constants import ST_DIVERGED
 
 
 class NumjocoSB3VecEnv(VecEnv):

@@ -23,8 +23,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from sim.fields_task import CODE, OBS_VALUE, OBS_SIN, OBS_COS, TERM_SUM, TERM_SQ, TERM_NORM, TERM_DELTA, \
-    TERM_HEALTHY, CHK_OPEN, CHK_CLOSED, CHK_FINITE, CHK_OBS_FINITE
+from sim.constants import (CHK_CLOSED, CHK_FINITE, CHK_OBS_FINITE, CHK_OPEN, OBS_COS, OBS_SIN, OBS_VALUE, TERM_DELTA,
+                           TERM_HEALTHY, TERM_NORM, TERM_SQ, TERM_SUM)
+from sim.types import CODE
 
 INF = math.inf
 

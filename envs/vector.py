@@ -32,8 +32,7 @@ import sim
 from envs.base import NumjocoEnv, CompiledTask
 from envs.kernels import reset_worlds, SET_CONST, RESTART, FINAL, OWN_BIAS
 from sim import api as _api
-from sim.fields_task import (ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET, ST_FINAL, ST_BADACTION,
-                             ST_F32)
+from sim.constants import ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET, ST_FINAL, ST_BADACTION, ST_F32
 
 # numba's OpenMP workers spin after each parallel region (GOMP's default active wait); on a machine with more busy
 # threads than cores a spinning worker holds the core its descheduled peer needs: 8 worlds on 2 threads ran 50x

@@ -13,17 +13,18 @@ import warnings
 import numba
 import numpy as np
 
-from sim import types as _t
-from sim.constants import ENBL_INVDISCRETE, GEOM_MESH, INT_RK4, MINVAL
+from sim import io as _io
+from sim.constants import ENBL_INVDISCRETE, GEOM_MESH, INT_RK4, MAXTREEDEPTH, MINVAL, NGROUP
 from sim.data import Data
 from sim.engine import forward as _fw
 from sim.engine.collision.check import check_collision
 from sim.engine.inverse import inverse_batch
-from sim.engine.ray import MAXTREEDEPTH, NGROUP, ray_kernel
+from sim.engine.ray import ray_kernel
 from sim.engine.transition import KIND_ACT, KIND_CTRL, KIND_NONE, KIND_QPOS, KIND_QVEL, fd_columns, fd_rows
 from sim.errors import UnsupportedError
 from sim.jit import features, struct_addr
 from sim.model import Model
+from sim.types import data_shapes
 
 _MODEL_CACHE = {}
 _NOPTRS = np.zeros(0, np.int64)
@@ -46,7 +47,7 @@ def _entry(m, collision=True):
     own = type(m) is Model
     ent = m.__dict__.get('_sim') if own else _MODEL_CACHE.get(id(m))
     if ent is None or ent[0] is not m:
-        st, arrs = _t.make_model_struct(m)
+        st, arrs = _io.make_model_struct(m)
         ent = [m, st, arrs, -1, False, features.needs_collide2(m), None, frozenset()]
         if own:
             m.__dict__['_sim'] = ent
@@ -54,9 +55,9 @@ def _entry(m, collision=True):
             _MODEL_CACHE[id(m)] = ent
     opt = m.opt
     if not own or ent[3] != opt._version:
-        _t.check_opt(opt)
+        _io.check_opt(opt)
         if not own:
-            _t.opt_array(opt, out=ent[2]['opt'])
+            _io.opt_array(opt, out=ent[2]['opt'])
         ent[3] = opt._version if own else -1
         ent[4] = False
         ent[6] = features.features(m, ent[5], ent[7])
@@ -401,10 +402,8 @@ def _scratch(m, cache, nrow, nconmax, njmax):
 def _world_bytes(m, cache, nconmax, njmax):
     key = (nconmax, njmax)
     if key not in cache.world_bytes:
-        size = _t.data_sizes(m, nconmax, njmax)
-        shapes = _t.data_shapes(m)
-        for mod in _t._field_modules():
-            shapes.update(mod.data_shapes(m, size))
+        size = _io.data_sizes(m, nconmax, njmax)
+        shapes = data_shapes(m, size)
         cache.world_bytes[key] = sum(8 * int(np.prod(s)) for s in shapes.values())
     return cache.world_bytes[key]
 

@@ -1,6 +1,5 @@
-"""MuJoCo 3.17 enum values and numjoco's layout constants (the packed opt array, buffer bounds): a module
-with no imports, so that the field tables (sim/fields_*.py) and sim/types.py can share it without an import
-circle."""
+"""MuJoCo 3.17's enum values and limits, and numjoco's layout constants (the packed opt array, buffer bounds, the
+task program's codes): the one home of constants, a module with no imports."""
 
 # opt array layout (float64); integer flags are stored exactly as floats
 OPT_TIMESTEP, OPT_GRAVITY, OPT_WIND, OPT_DENSITY, OPT_VISCOSITY = 0, 1, 4, 7, 8
@@ -35,7 +34,44 @@ CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC, CNSTRSTATE_LINEARNEG = 0, 1, 2
 CNSTRSTATE_LINEARPOS, CNSTRSTATE_CONE = 3, 4
 CONE_PYRAMIDAL, CONE_ELLIPTIC = 0, 1
 SOL_PGS, SOL_CG, SOL_NEWTON = 0, 1, 2
-MAXCONPAIR = 50  # most contacts one narrowphase call may return (mjMAXCONPAIR)
-NSOLVER = 4000   # length of d.solver (mjNSOLVER * mjNISLAND in 3.17); we fill island 0
-MINVAL = 1e-15
-MAXVAL = 1e10
+# mjtSensor
+(SENS_TOUCH, SENS_ACCELEROMETER, SENS_VELOCIMETER, SENS_GYRO, SENS_FORCE, SENS_TORQUE, SENS_MAGNETOMETER,
+ SENS_RANGEFINDER, SENS_CAMPROJECTION, SENS_JOINTPOS, SENS_JOINTVEL, SENS_TENDONPOS, SENS_TENDONVEL,
+ SENS_ACTUATORPOS, SENS_ACTUATORVEL, SENS_ACTUATORFRC, SENS_JOINTACTFRC, SENS_TENDONACTFRC, SENS_BALLQUAT,
+ SENS_BALLANGVEL, SENS_JOINTLIMITPOS, SENS_JOINTLIMITVEL, SENS_JOINTLIMITFRC, SENS_TENDONLIMITPOS,
+ SENS_TENDONLIMITVEL, SENS_TENDONLIMITFRC, SENS_FRAMEPOS, SENS_FRAMEQUAT, SENS_FRAMEXAXIS, SENS_FRAMEYAXIS,
+ SENS_FRAMEZAXIS, SENS_FRAMELINVEL, SENS_FRAMEANGVEL, SENS_FRAMELINACC, SENS_FRAMEANGACC, SENS_SUBTREECOM,
+ SENS_SUBTREELINVEL, SENS_SUBTREEANGMOM, SENS_INSIDESITE, SENS_GEOMDIST, SENS_GEOMNORMAL, SENS_GEOMFROMTO,
+ SENS_CONTACT, SENS_E_POTENTIAL, SENS_E_KINETIC, SENS_CLOCK, SENS_TACTILE, SENS_PLUGIN, SENS_USER) = range(49)
+RAYDATA_NORMAL = 4  # bit of the rangefinder's "normal" data field (mjtRayDataField)
+
+# MuJoCo's limits
+MINVAL = 1e-15       # mjMINVAL
+MAXVAL = 1e10        # mjMAXVAL
+NGROUP = 6           # mjNGROUP
+MAXTREEDEPTH = 50    # mjMAXTREEDEPTH (BVH traversal stack)
+MAXCONPAIR = 50      # most contacts one narrowphase call may return (mjMAXCONPAIR)
+NISLAND = 20         # mjNISLAND: islands with solver statistics
+MJ_NSOLVER = 200     # mjNSOLVER: solver statistics entries per island
+NSOLVER = 4000       # length of d.solver_* (MJ_NSOLVER * NISLAND)
+
+# numjoco's buffer bounds
+BOXBOX_MAXVERT = 12  # clipped polygon capacity of the box-box collider (sim/engine/collision/box.py)
+AR_CAP = 1500        # largest njmax for which PGS's dense AR (njmax^2 float64 per world) is allocated
+SLV_NV_ROWS = 21     # solver dof-vector scratch rows: Ma, Mv, grad, Mgrad, search, gradold, Mgradold, graddif,
+                     # Mgraddif, tmp, island qfrc_smooth / qacc_smooth / qacc / qfrc_constraint, Cholesky update
+                     # vector, 6 rows L_c' J_c (sim/engine/solver.py)
+SLV_EFC_ROWS = 10    # solver efc-vector scratch rows: Jaref, Jv, 1/diag(AR) (PGS), force_prev, force_momentum,
+                     # island D / R / frictionloss / aref / force
+SLV_INT_ROWS = 5     # solver int scratch rows: old states, PGS block starts, island type / id / state
+
+# task program (sim/engine/task.py): observation element ops; term kinds and flags; health check ops; status columns
+OBS_VALUE, OBS_SIN, OBS_COS = 0, 1, 2
+TERM_SUM, TERM_SQ, TERM_NORM, TERM_DELTA, TERM_HEALTHY = 0, 1, 2, 3, 4
+# term flags: counts in the reward; evaluated before the physics steps; evaluated at reset; a sum of squares of
+# action elements computed in float32 (numpy's pairwise order, Gymnasium's np.sum(np.square(action))) when the
+# world's action came as float32 (status ST_F32)
+FLAG_REWARD, FLAG_PRE, FLAG_RESET, FLAG_F32 = 1, 2, 4, 8
+CHK_OPEN, CHK_CLOSED, CHK_FINITE, CHK_OBS_FINITE = 0, 1, 2, 3
+ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_HEALTHY, ST_ELAPSED, ST_RESET, ST_FINAL, ST_BADACTION, ST_F32 = range(9)
+NSTATUS = 9

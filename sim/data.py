@@ -1,7 +1,9 @@
 """Python-facing Data: MuJoCo-named arrays for one world (no world axis) or a batch (leading world axis)."""
 import numpy as np
 
-from sim import types as _t
+from sim import io as _io
+from sim.constants import NWARNING
+from sim.types import DATA_ARRAYS
 
 
 class _WarningStat:
@@ -26,25 +28,25 @@ class _WarningList:
 
     def __getitem__(self, k):
         k = int(k)
-        if not 0 <= k < _t.NWARNING:
+        if not 0 <= k < NWARNING:
             raise IndexError(k)
         return _WarningStat(self._d, k)
 
     def __len__(self):
-        return _t.NWARNING
+        return NWARNING
 
     @property
     def number(self):
-        a = self._d._arrays['warning_number'][:, :_t.NWARNING]
+        a = self._d._arrays['warning_number'][:, :NWARNING]
         return a[0] if self._d.nworld is None else a
 
     @property
     def lastinfo(self):
-        a = self._d._arrays['warning_lastinfo'][:, :_t.NWARNING]
+        a = self._d._arrays['warning_lastinfo'][:, :NWARNING]
         return a[0] if self._d.nworld is None else a
 
 
-_FIELDS = frozenset(n for n, _, _ in _t.DATA_ARRAYS if not n.startswith(('scr_', 'warning_', 'contact_')))
+_FIELDS = frozenset(n for n, _, _ in DATA_ARRAYS if not n.startswith(('scr_', 'warning_', 'contact_')))
 # per-world integer counters: an int for one world, an (nworld,) array for a batch
 _COUNTERS = frozenset(('ncon', 'ne', 'nf', 'nl', 'nefc', 'solver_niter', 'nisland', 'nidof'))
 # efc rows are shown up to nefc for one world (MuJoCo's shapes); a batch shows the whole buffer
@@ -80,12 +82,12 @@ class Data:
         n = 1 if nworld is None else int(nworld)
         if n < 1:
             raise ValueError('nworld must be >= 1')
-        size = _t.data_sizes(m, nconmax, njmax)
+        size = _io.data_sizes(m, nconmax, njmax)
         object.__setattr__(self, 'nworld', nworld if nworld is None else n)
         object.__setattr__(self, 'nconmax', size['nconmax'])
         object.__setattr__(self, 'njmax', size['njmax'])
-        object.__setattr__(self, '_arrays', _t.make_data_arrays(m, n, size))
-        object.__setattr__(self, '_struct', _t.make_data_struct(self._arrays))
+        object.__setattr__(self, '_arrays', _io.make_data_arrays(m, n, size))
+        object.__setattr__(self, '_struct', _io.make_data_struct(self._arrays))
         object.__setattr__(self, '_model_id', id(m))
         object.__setattr__(self, 'nv', int(m.nv))
         a = self._arrays
@@ -144,7 +146,7 @@ class Data:
         for k in ('nworld', 'nconmax', 'njmax', 'nv'):
             object.__setattr__(self, k, state[k])
         object.__setattr__(self, '_arrays', dict(state['arrays']))
-        object.__setattr__(self, '_struct', _t.make_data_struct(self._arrays))
+        object.__setattr__(self, '_struct', _io.make_data_struct(self._arrays))
         object.__setattr__(self, '_model_id', None)
 
     def __copy__(self):

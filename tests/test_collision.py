@@ -14,7 +14,7 @@ import pytest
 
 import sim
 from sim.api import Data as SimData, forward as sim_forward, model_struct
-from sim.types import WARN_CONTACTFULL
+from sim.constants import WARN_CONTACTFULL
 from conftest import gymnasium_assets_dir
 
 TOL = 1e-9

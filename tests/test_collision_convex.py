@@ -22,7 +22,7 @@ from sim import api
 from sim.engine.kinematics import kinematics
 from sim.engine.collision.convex import convex, plane_convex
 from sim.engine.collision.hfield import convex_hfield
-from sim.types import UnsupportedFeature
+from sim.errors import UnsupportedError as UnsupportedFeature
 
 # We follow MuJoCo's GJK/EPA/multi-contact iterations step by step in float64, so the results agree to
 # round-off; TOL bounds dist/pos/normal differences (measured max reported by test_report).

@@ -22,8 +22,9 @@ from sim.engine.crb import crb, factor_m
 from sim.engine.transmission import transmission, actuator_velocity
 from sim.engine.passive import passive
 from sim.engine.constraint import make_constraint, project_constraint, reference_constraint
-from sim.fields_collision import CONTACT_FIELDS, CONTACT_INT_FIELDS
-from sim.types import UnsupportedFeature, WARN_CNSTRFULL
+from sim.types import CONTACT_FIELDS, CONTACT_INT_FIELDS
+from sim.errors import UnsupportedError as UnsupportedFeature
+from sim.constants import WARN_CNSTRFULL
 from sim.jit.features import FULL
 
 RTOL = 1e-9

@@ -13,7 +13,7 @@ import pytest
 
 import sim.jit.cache  # noqa: F401  (must precede jitted modules)
 from sim import api
-from sim.types import UnsupportedFeature
+from sim.errors import UnsupportedError as UnsupportedFeature
 from oracle import random_qpos
 
 NSTATE = 20

@@ -306,8 +306,8 @@ def test_islands_default(name, solver):
 
 def test_pgs_ar_capacity_raises():
     """PGS keeps AR dense (njmax^2 per world) only up to AR_CAP rows; beyond it PGS raises instead of solving."""
-    from sim.fields_solver import AR_CAP
-    from sim.types import UnsupportedFeature
+    from sim.constants import AR_CAP
+    from sim.errors import UnsupportedError as UnsupportedFeature
     m = load('stack_pyr_c3')
     m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
     md = run_oracle(m, states(m, 1, seed=1)[0])

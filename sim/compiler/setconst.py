@@ -166,7 +166,7 @@ def set_const(model, ctx):
     from sim.engine import forward as _fw
     from sim.data import Data
     from sim.engine.math import mul_inert_vec
-    from sim.types import make_model_struct
+    from sim.io import make_model_struct
     from sim.engine.parts import prefetch as prefetch_parts
     from sim.jit.features import features, mask, F_TENDON, F_TRN
 

@@ -3,10 +3,10 @@ dyntype none/integrator/filter/filterexact/muscle and gain/bias fixed/affine/mus
 import math
 from sim.jit import njit
 
-from sim.types import (OPT_DISABLE, OPT_DISABLEACT, OPT_TIMESTEP, OPT_GRAVITY, DSBL_ACTUATION,
-                       DSBL_CLAMPCTRL, DSBL_GRAVITY, DYN_INTEGRATOR, DYN_FILTER, DYN_FILTEREXACT,
-                       DYN_MUSCLE, GAIN_FIXED, GAIN_AFFINE, BIAS_AFFINE, BIAS_MUSCLE,
-                       TRN_TENDON, JNT_FREE, JNT_BALL, MINVAL, MAXVAL, WARN_BADCTRL)
+from sim.constants import (OPT_DISABLE, OPT_DISABLEACT, OPT_TIMESTEP, OPT_GRAVITY, DSBL_ACTUATION, DSBL_CLAMPCTRL,
+                            DSBL_GRAVITY, DYN_INTEGRATOR, DYN_FILTER, DYN_FILTEREXACT, DYN_MUSCLE, GAIN_FIXED,
+                            GAIN_AFFINE, BIAS_AFFINE, BIAS_MUSCLE, TRN_TENDON, JNT_FREE, JNT_BALL, MINVAL, MAXVAL,
+                            WARN_BADCTRL)
 
 
 @njit(cache=True)

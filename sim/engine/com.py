@@ -2,7 +2,7 @@
 from sim.jit import njit
 
 from sim.engine.math import cross, cross_motion
-from sim.types import JNT_FREE, JNT_BALL, JNT_SLIDE, MINVAL, OPT_JACOBIAN
+from sim.constants import JNT_FREE, JNT_BALL, JNT_SLIDE, MINVAL, OPT_JACOBIAN
 
 
 @njit(cache=True)

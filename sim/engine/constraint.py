@@ -18,13 +18,12 @@ from sim.engine.crb import solve_m
 from sim.engine.solver import _dot
 from sim.engine.jacobian import jac_dif_pair, jac_dot, merge_chain_count
 from sim.engine.math import mul_quat, normalize3, normalize4, quat2vel
-from sim.types import (OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, OPT_IMPRATIO, OPT_CONE,
-                       DSBL_CONSTRAINT, DSBL_EQUALITY, DSBL_FRICTIONLOSS, DSBL_LIMIT, DSBL_CONTACT,
-                       DSBL_REFSAFE, ENBL_DIAGEXACT, CONE_PYRAMIDAL, JNT_BALL, JNT_SLIDE, JNT_HINGE,
-                       EQ_CONNECT, EQ_WELD, EQ_JOINT, EQ_TENDON,
-                       CNSTR_EQUALITY, CNSTR_FRICTION_DOF, CNSTR_FRICTION_TENDON, CNSTR_LIMIT_JOINT,
-                       CNSTR_LIMIT_TENDON, CNSTR_CONTACT_FRICTIONLESS, CNSTR_CONTACT_PYRAMIDAL,
-                       CNSTR_CONTACT_ELLIPTIC, WARN_CNSTRFULL, MINVAL)
+from sim.constants import (OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, OPT_IMPRATIO, OPT_CONE, DSBL_CONSTRAINT,
+                           DSBL_EQUALITY, DSBL_FRICTIONLOSS, DSBL_LIMIT, DSBL_CONTACT, DSBL_REFSAFE, ENBL_DIAGEXACT,
+                           CONE_PYRAMIDAL, JNT_BALL, JNT_SLIDE, JNT_HINGE, EQ_CONNECT, EQ_WELD, EQ_JOINT, EQ_TENDON,
+                           CNSTR_EQUALITY, CNSTR_FRICTION_DOF, CNSTR_FRICTION_TENDON, CNSTR_LIMIT_JOINT,
+                           CNSTR_LIMIT_TENDON, CNSTR_CONTACT_FRICTIONLESS, CNSTR_CONTACT_PYRAMIDAL,
+                           CNSTR_CONTACT_ELLIPTIC, WARN_CNSTRFULL, MINVAL)
 
 OBJ_SITE = 6        # mjOBJ_SITE (eq_objtype of site-semantic connect/weld)
 MINIMP = 0.0001     # mjMINIMP

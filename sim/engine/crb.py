@@ -8,7 +8,7 @@ from numba.extending import intrinsic
 from sim.jit import njit
 
 from sim.engine.math import mul_inert_vec, add_to_scl_sparse_inc
-from sim.types import MINVAL, WARN_INERTIA
+from sim.constants import MINVAL, WARN_INERTIA
 
 
 @intrinsic

@@ -9,9 +9,9 @@ from sim.engine.math import d_poly_force, cross, mul_inert_vec, add_to_scl_spars
 from sim.engine.crb import dot_sparse
 from sim.engine.fluid import uses_ellipsoid, geom_semi_axes, local_velocity
 from sim.engine.actuation import next_activation, actuator_disabled, muscle_gain_length
-from sim.types import (OPT_DISABLE, OPT_INTEGRATOR, INT_IMPLICITFAST, OPT_WIND, OPT_DENSITY, OPT_VISCOSITY, DSBL_SPRING, DSBL_DAMPER,
-                       DSBL_ACTUATION, DSBL_CLAMPCTRL, BIAS_AFFINE, GAIN_AFFINE, GAIN_MUSCLE, DYN_NONE, JNT_FREE,
-                       JNT_BALL, MINVAL)
+from sim.constants import (OPT_DISABLE, OPT_INTEGRATOR, INT_IMPLICITFAST, OPT_WIND, OPT_DENSITY, OPT_VISCOSITY,
+                           DSBL_SPRING, DSBL_DAMPER, DSBL_ACTUATION, DSBL_CLAMPCTRL, BIAS_AFFINE, GAIN_AFFINE,
+                           GAIN_MUSCLE, DYN_NONE, JNT_FREE, JNT_BALL, MINVAL)
 
 
 # ------------------------------------------------------------------------------------------

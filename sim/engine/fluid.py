@@ -6,8 +6,7 @@ from sim.jit import njit
 
 from sim.engine.math import mat_t_vec3, mat_vec3, cross
 from sim.engine.com import apply_ft
-from sim.types import (OPT_WIND, OPT_DENSITY, OPT_VISCOSITY, GEOM_SPHERE, GEOM_CAPSULE, GEOM_CYLINDER,
-                       MINVAL)
+from sim.constants import OPT_WIND, OPT_DENSITY, OPT_VISCOSITY, GEOM_SPHERE, GEOM_CAPSULE, GEOM_CYLINDER, MINVAL
 
 
 @njit(cache=True)

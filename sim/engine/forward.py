@@ -18,15 +18,15 @@ from sim.engine.constraint import project_constraint_if, reference_constraint
 from sim.engine.parts import collision, make_constraint, fwd_constraint, passive
 from sim.engine.parts import rne_post_constraint as rne_post_constraint_part
 from sim.engine.task import task_pre, task_post, task_reset, task_observe_reset, action_ok
-from sim.fields_task import ST_RESET, ST_TERMINATED, ST_TRUNCATED, ST_BADACTION
+from sim.constants import ST_RESET, ST_TERMINATED, ST_TRUNCATED, ST_BADACTION
 from sim.jit import struct_at, struct_at_address
 from sim.jit.features import call_if, F_IMPLICIT, F_FWDINV
 from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage
 from sim.engine.inverse import compare_fwd_inv
-from sim.types import (OPT_INTEGRATOR, OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, INT_RK4, INT_IMPLICITFAST,
-                       INT_IMPLICIT, DSBL_AUTORESET, ENBL_FWDINV, MAXVAL, WARN_BADQPOS, WARN_BADQVEL,
-                       WARN_BADQACC, WARN_BADCTRL, WARN_CONTACTFULL, WARN_CNSTRFULL, NWARNING, MODEL_TYPE,
-                       DATA_TYPE, TASK_TYPE)
+from sim.constants import (OPT_INTEGRATOR, OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, INT_RK4, INT_IMPLICITFAST,
+                           INT_IMPLICIT, DSBL_AUTORESET, ENBL_FWDINV, MAXVAL, WARN_BADQPOS, WARN_BADQVEL,
+                           WARN_BADQACC, WARN_BADCTRL, WARN_CONTACTFULL, WARN_CNSTRFULL, NWARNING)
+from sim.types import MODEL_TYPE, DATA_TYPE, TASK_TYPE
 
 # the implicit integrators' derivatives are compiled only for feature sets that use them (sim/jit/features.py)
 _implicit_fast = call_if(F_IMPLICIT, implicit_fast)

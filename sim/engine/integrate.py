@@ -7,8 +7,8 @@ from sim.engine.crb import factor_i, solve_ld, warn_inertia
 from sim.engine.actuation import next_activation, actuator_disabled
 from sim.engine.derivative import (smooth_vel, factor_lu_sparse, solve_lu_sparse, free_mhat, solve_lu6,
                             is_free_body)
-from sim.types import (JNT_FREE, JNT_BALL, OPT_TIMESTEP, OPT_DISABLE, OPT_INTEGRATOR, INT_IMPLICIT,
-                       DSBL_EULERDAMP, DSBL_DAMPER, DSBL_ACTUATION)
+from sim.constants import (JNT_FREE, JNT_BALL, OPT_TIMESTEP, OPT_DISABLE, OPT_INTEGRATOR, INT_IMPLICIT,
+                           DSBL_EULERDAMP, DSBL_DAMPER, DSBL_ACTUATION)
 
 
 @njit(cache=True)

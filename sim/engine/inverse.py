@@ -10,7 +10,6 @@ entry point (inverse_batch), compiled on first use.
 """
 import math
 
-import numba
 import numpy as np
 from numba import prange
 
@@ -29,8 +28,8 @@ from sim.engine.derivative import smooth_vel, free_mhat, is_free_body
 from sim.engine.math import d_poly_force
 from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage, mul_sym, dot
 from sim.jit.features import call_if, F_IMPLICIT
-from sim.types import (OPT_DISABLE, OPT_ENABLE, OPT_INTEGRATOR, OPT_TIMESTEP, DSBL_EULERDAMP,
-                       ENBL_INVDISCRETE, INT_EULER, INT_RK4, INT_IMPLICIT, JNT_FREE)
+from sim.constants import (OPT_DISABLE, OPT_ENABLE, OPT_INTEGRATOR, OPT_TIMESTEP, DSBL_EULERDAMP, ENBL_INVDISCRETE,
+                           INT_EULER, INT_RK4, INT_IMPLICIT, JNT_FREE)
 
 # rows of scr_inv_nv
 _QACC, _MA, _QFRC, _QFORCE, _QFRC_C = range(5)

@@ -8,9 +8,11 @@ ascending order of their smallest tree; dofs and efc rows of each island are lis
 """
 from sim.jit import njit
 
-from sim.types import (OPT_DISABLE, DSBL_ISLAND, CNSTR_EQUALITY, CNSTR_FRICTION_DOF, CNSTR_FRICTION_TENDON,
-                       CNSTR_LIMIT_JOINT, CNSTR_CONTACT_FRICTIONLESS, CNSTR_CONTACT_PYRAMIDAL,
-                       CNSTR_CONTACT_ELLIPTIC, EQ_CONNECT, EQ_WELD, UnsupportedFeature)
+from sim.constants import (OPT_DISABLE, DSBL_ISLAND, CNSTR_EQUALITY, CNSTR_FRICTION_DOF, CNSTR_FRICTION_TENDON,
+                            CNSTR_LIMIT_JOINT, CNSTR_CONTACT_FRICTIONLESS, CNSTR_CONTACT_PYRAMIDAL,
+                            CNSTR_CONTACT_ELLIPTIC, EQ_CONNECT, EQ_WELD)
+
+from sim.errors import UnsupportedError as UnsupportedFeature
 
 OBJ_SITE = 6  # mjOBJ_SITE
 

@@ -2,7 +2,7 @@
 from sim.jit import njit
 
 from sim.engine.math import cross
-from sim.types import JNT_BALL, JNT_FREE
+from sim.constants import JNT_BALL, JNT_FREE
 
 
 @njit(cache=True)

@@ -2,7 +2,7 @@
 from sim.jit import njit
 
 from sim.engine.math import normalize4, mul_quat, rot_vec_quat, axis_angle_quat, quat2mat, mat_vec3
-from sim.types import JNT_FREE, JNT_BALL, JNT_SLIDE
+from sim.constants import JNT_FREE, JNT_BALL, JNT_SLIDE
 
 
 @njit(cache=True, always_inline=True)

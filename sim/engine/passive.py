@@ -8,7 +8,7 @@ from sim.jit.features import call_if, F_FLUID
 from sim.engine.math import normalize4, sub_quat, poly_force
 from sim.engine.com import apply_ft
 from sim.engine.fluid import fluid
-from sim.types import JNT_FREE, JNT_BALL, OPT_DISABLE, OPT_GRAVITY, DSBL_SPRING, DSBL_DAMPER, DSBL_GRAVITY
+from sim.constants import JNT_FREE, JNT_BALL, OPT_DISABLE, OPT_GRAVITY, DSBL_SPRING, DSBL_DAMPER, DSBL_GRAVITY
 
 
 @njit(cache=True)

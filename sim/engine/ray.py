@@ -9,11 +9,8 @@ import math
 import numpy as np
 from sim.jit import njit
 
-from sim.types import (MINVAL, GEOM_PLANE, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER,
-                       GEOM_BOX, GEOM_MESH, GEOM_HFIELD, UnsupportedFeature)
-
-NGROUP = 6          # mjNGROUP
-MAXTREEDEPTH = 50   # mjMAXTREEDEPTH
+from sim.constants import (GEOM_BOX, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_ELLIPSOID, GEOM_HFIELD, GEOM_MESH, GEOM_PLANE,
+                           GEOM_SPHERE, MINVAL, NGROUP)
 
 
 @njit(cache=True)

@@ -9,9 +9,8 @@ from sim.engine.math import poly_force
 from sim.engine.tendon import tendon_dot
 from sim.engine.math import mat_t_vec3, mat_vec3, mul_quat
 from sim.engine.constraint import _weld_quats, _mul_quat_axis, _eq_bodies
-from sim.types import (OPT_DISABLE, OPT_GRAVITY, DSBL_GRAVITY, DSBL_SPRING, DSBL_DAMPER,
-                       WRAP_JOINT, WRAP_PULLEY, WRAP_SITE, TRN_TENDON, DSBL_ACTUATION, OPT_CONE,
-                       CONE_PYRAMIDAL, EQ_CONNECT, EQ_WELD)
+from sim.constants import (OPT_DISABLE, OPT_GRAVITY, DSBL_GRAVITY, DSBL_SPRING, DSBL_DAMPER, WRAP_JOINT, WRAP_PULLEY,
+                           WRAP_SITE, TRN_TENDON, DSBL_ACTUATION, OPT_CONE, CONE_PYRAMIDAL, EQ_CONNECT, EQ_WELD)
 
 OBJ_BODY = 1
 

@@ -17,7 +17,7 @@ Small dense kernels follow MuJoCo's operation order (mju_dot's four partial sums
 mju_cholSolve / mju_cholUpdate, mju_mulSymVecSparse), so results match MuJoCo to the last bit where the
 inputs do.  efc_J is dense (njmax, nv); in the sparse mode the solvers' J products run over each row's nonzeros
 (row lists in scr_slv_Jind).  Elliptic-cone work is compiled only with F_ELLIPTIC.  Scratch lives in the scr_slv_*
-fields (sim/fields_solver.py).
+fields (sim/types.py, section SOLVER).
 """
 import math
 
@@ -29,17 +29,17 @@ from numba.extending import intrinsic
 
 from sim.jit import njit
 
-from sim.fields_solver import NISLAND, MJ_NSOLVER
+from sim.constants import NISLAND, MJ_NSOLVER
 from sim.engine.island import island
 from sim.engine.crb import dot_sparse_off
 from sim.jit.features import call_if, F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC
 from sim.engine.com import is_sparse
 from sim.engine import solver_sparse as _sp
-from sim.types import (OPT_DISABLE, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATIONS, OPT_TOLERANCE,
-                       OPT_LS_TOLERANCE, OPT_CONE, DSBL_WARMSTART, SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC,
-                       CNSTR_CONTACT_ELLIPTIC, CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC,
-                       CNSTRSTATE_LINEARNEG, CNSTRSTATE_LINEARPOS, CNSTRSTATE_CONE, MINVAL,
-                       UnsupportedFeature)
+from sim.constants import (OPT_DISABLE, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATIONS, OPT_TOLERANCE,
+                           OPT_LS_TOLERANCE, OPT_CONE, DSBL_WARMSTART, SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC,
+                           CNSTR_CONTACT_ELLIPTIC, CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC, CNSTRSTATE_LINEARNEG,
+                           CNSTRSTATE_LINEARPOS, CNSTRSTATE_CONE, MINVAL)
+from sim.errors import UnsupportedError as UnsupportedFeature
 
 # rows of scr_slv_nv (nv each): primal vectors, island-local dof vectors, Cholesky update scratch, 6 LTJ rows
 (_MA, _MV, _GRAD, _MGRAD, _SEARCH, _GRADOLD, _MGRADOLD, _GRADDIF, _MGRADDIF, _TMP,
@@ -533,7 +533,7 @@ def make_ar(m, d, w):
     nefc, nv = d.nefc[w], m.nv
     AR = d.scr_slv_AR[w]
     if AR.shape[0] < nefc:
-        raise UnsupportedFeature('PGS: nefc exceeds the dense AR capacity (sim.fields_solver.AR_CAP)')
+        raise UnsupportedFeature('PGS: nefc exceeds the dense AR capacity (sim.constants.AR_CAP)')
     J = d.efc_J[w]
     YT = d.scr_slv_J[w].reshape((nv, d.scr_slv_J.shape[1]))
     qld = d.qLD[w]

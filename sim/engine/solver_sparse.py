@@ -25,7 +25,7 @@ CG's M^-1 preconditioner is the sparse L'DL factor already, PGS builds AR densel
 import math
 
 from sim.jit import njit
-from sim.types import CNSTRSTATE_QUADRATIC, MINVAL
+from sim.constants import CNSTRSTATE_QUADRATIC, MINVAL
 
 
 @njit(cache=True)

@@ -1,5 +1,5 @@
 """Task programs: an environment's action, observation, reward terms and termination, run inside the physics
-entry (sim/engine/forward.py run_world) so that an env step is one compiled call. Layout: sim/fields_task.py.
+entry (sim/engine/forward.py run_world) so that an env step is one compiled call. Layout: sim/types.py (the Task struct).
 
     task_pre(m, d, t, w)            validate and apply the action, record 'before' values, pre-physics terms
     task_post(m, d, t, w, before)   observation, health, post-physics terms, reward, termination, truncation
@@ -10,11 +10,11 @@ import math
 import numpy as np
 
 from sim.jit import njit
-from sim.types import NWARNING
-from sim.fields_task import (OBS_SIN, OBS_COS, TERM_SUM, TERM_SQ, TERM_NORM, TERM_DELTA, TERM_HEALTHY,
-                             FLAG_REWARD, FLAG_PRE, FLAG_RESET, FLAG_F32, CHK_OPEN, CHK_CLOSED, CHK_FINITE, CHK_OBS_FINITE,
-                             ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_HEALTHY, ST_ELAPSED, ST_RESET,
-                             ST_FINAL, ST_BADACTION, ST_F32)
+from sim.constants import NWARNING
+from sim.constants import (OBS_SIN, OBS_COS, TERM_SUM, TERM_SQ, TERM_NORM, TERM_DELTA, TERM_HEALTHY, FLAG_REWARD,
+                           FLAG_PRE, FLAG_RESET, FLAG_F32, CHK_OPEN, CHK_CLOSED, CHK_FINITE, CHK_OBS_FINITE,
+                           ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_HEALTHY, ST_ELAPSED, ST_RESET, ST_FINAL,
+                           ST_BADACTION, ST_F32)
 
 WARN_DIVERGED = NWARNING   # numjoco's cumulative divergence counter in warning_number (sim/engine/forward.py)
 
@@ -147,7 +147,7 @@ def _sumsq32(d, t, w, e0, n):
 
 @njit
 def _term(d, t, w, k, healthy):
-    """Value of term k: sign * clip(w * v, rlo, rhi) with v by kind (sim/fields_task.py)."""
+    """Value of term k: sign * clip(w * v, rlo, rhi) with v by kind (sim/constants.py)."""
     kind = t.term_kind[k]
     e0 = t.term_el0[k]
     n = t.term_nel[k]
@@ -304,8 +304,8 @@ def task_observe_reset(d, t, w):
 
 def empty_task():
     """The task struct of plain simulation (enabled = 0, zero-size buffers)."""
-    from sim.jit.structs import new_task
-    from sim.fields_task import TASK_SCALARS, TASK_ARRAYS
+    from sim.io import new_task
+    from sim.types import TASK_SCALARS, TASK_ARRAYS
     args = [0] * len(TASK_SCALARS)
     for _, nd, k in TASK_ARRAYS:
         args.append(np.zeros((0,) * nd, dtype=np.float64 if k == 'f' else np.int32))

@@ -6,7 +6,7 @@ from sim.jit.features import call_if, F_TENDON
 
 from sim.engine.math import cross, normalize3
 from sim.engine.jacobian import jac, jac_dot
-from sim.types import MINVAL, WRAP_JOINT, WRAP_PULLEY, WRAP_SPHERE, WRAP_CYLINDER
+from sim.constants import MINVAL, WRAP_JOINT, WRAP_PULLEY, WRAP_SPHERE, WRAP_CYLINDER
 from sim.engine.wrap import wrap
 
 

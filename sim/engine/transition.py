@@ -20,7 +20,6 @@ steps run in a compiled kernel (fd_rows) on a scratch batch Data, one row per wo
 (one world runs on the calling thread); d itself is left untouched (MuJoCo leaves the results of its last nudged
 step in d).  The differences are formed in a second compiled loop (fd_columns).
 """
-import numba
 import numpy as np
 from numba import prange
 
@@ -32,9 +31,9 @@ from sim.engine.parts import fwd_constraint
 from sim.engine.sensor import sensor_acc_stage
 from sim.engine.integrate import euler, integrate_pos
 from sim.engine.math import sub_quat
-from sim.types import (INT_RK4, INT_IMPLICIT, INT_IMPLICITFAST, JNT_FREE, JNT_BALL, OPT_DISABLE, OPT_ENABLE,
-                       OPT_INTEGRATOR, DSBL_AUTORESET, DSBL_WARMSTART, ENBL_FWDINV, WARN_BADQPOS, WARN_BADQVEL,
-                       WARN_BADQACC)
+from sim.constants import (INT_IMPLICIT, INT_IMPLICITFAST, JNT_FREE, JNT_BALL, OPT_DISABLE, OPT_ENABLE,
+                           OPT_INTEGRATOR, DSBL_AUTORESET, DSBL_WARMSTART, ENBL_FWDINV, WARN_BADQPOS, WARN_BADQVEL,
+                           WARN_BADQACC)
 
 KIND_NONE, KIND_CTRL, KIND_ACT, KIND_QVEL, KIND_QPOS = -1, 0, 1, 2, 3
 STAGE_NONE, STAGE_POS, STAGE_VEL = 0, 1, 2

@@ -6,8 +6,8 @@ from sim.jit.features import call_if, F_TRN
 
 from sim.engine.jacobian import jac, jac_dif_pair
 from sim.engine.math import normalize4, quat2vel, rot_vec_quat, mat_vec3, mat_t_vec3, cross, mul_quat, sub_quat
-from sim.types import (TRN_JOINT, TRN_TENDON, TRN_SITE, TRN_SLIDERCRANK, TRN_BODY, JNT_SLIDE, JNT_HINGE,
-                       JNT_BALL, OPT_DISABLE, OPT_CONE, CONE_ELLIPTIC, DSBL_ACTUATION)
+from sim.constants import (TRN_JOINT, TRN_TENDON, TRN_SITE, TRN_SLIDERCRANK, TRN_BODY, JNT_SLIDE, JNT_HINGE, JNT_BALL,
+                           OPT_DISABLE, OPT_CONE, CONE_ELLIPTIC, DSBL_ACTUATION)
 
 
 @njit(cache=True)

@@ -4,7 +4,7 @@ All functions are pure: inputs are scalars / small arrays, results are returned 
 import math
 from sim.jit import njit
 
-from sim.types import MINVAL, WRAP_CYLINDER
+from sim.constants import MINVAL, WRAP_CYLINDER
 
 _NOWRAP = -1.0
 

@@ -7,7 +7,7 @@ import math
 
 from sim.jit import njit
 
-from sim.types import MINVAL, MAXVAL
+from sim.constants import MINVAL, MAXVAL
 from sim.engine.math import normalize3
 from sim.engine.collision.primitive import put, zaxis, clip, _pose
 

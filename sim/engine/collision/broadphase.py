@@ -8,8 +8,7 @@ rotated geom AABB, inflated by margin + gap, or o_margin / 2 with the override f
 """
 from sim.jit import njit
 
-from sim.types import (OPT_DISABLE, OPT_ENABLE, OPT_O_MARGIN, DSBL_FILTERPARENT, ENBL_OVERRIDE,
-                       GEOM_PLANE)
+from sim.constants import OPT_DISABLE, OPT_ENABLE, OPT_O_MARGIN, DSBL_FILTERPARENT, ENBL_OVERRIDE, GEOM_PLANE
 
 
 @njit(cache=True)

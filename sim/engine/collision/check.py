@@ -1,8 +1,10 @@
 """Load-time refusal of collision cases the narrowphase does not reproduce (so they fail at load, not mid-step)."""
 import numpy as np
 
-from sim.types import (DSBL_NATIVECCD, ENBL_OVERRIDE, GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE,
-                       GEOM_ELLIPSOID, GEOM_MESH, UnsupportedFeature)
+from sim.constants import (DSBL_NATIVECCD, ENBL_OVERRIDE, GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE,
+                            GEOM_ELLIPSOID, GEOM_MESH)
+
+from sim.errors import UnsupportedError as UnsupportedFeature
 
 
 def _convex_table():

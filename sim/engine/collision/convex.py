@@ -12,8 +12,10 @@ import math
 from sim.jit import njit
 from sim.engine.math import normalize3
 
-from sim.types import (OPT_DISABLE, OPT_CCD_TOLERANCE, OPT_CCD_ITERATIONS, DSBL_NATIVECCD, DSBL_MULTICCD,
-                       GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_MESH, UnsupportedFeature)
+from sim.constants import (OPT_DISABLE, OPT_CCD_TOLERANCE, OPT_CCD_ITERATIONS, DSBL_NATIVECCD, DSBL_MULTICCD,
+                            GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_MESH)
+
+from sim.errors import UnsupportedError as UnsupportedFeature
 from sim.engine.collision.support import init_obj, ccd_support, I_MESHI
 from sim.engine.collision.gjk import ccd, ST_NX
 

@@ -10,10 +10,10 @@ of the two bodies); MuJoCo's internal BVH nodes only prune work, they cannot add
 
 from sim.jit import njit
 
-from sim.types import (OPT_DISABLE, OPT_ENABLE, OPT_O_MARGIN, OPT_O_SOLREF, OPT_O_SOLIMP, OPT_O_FRICTION,
-                       DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_MIDPHASE, ENBL_OVERRIDE, WARN_CONTACTFULL,
-                       MINVAL, MAXVAL, GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID,
-                       GEOM_CYLINDER, GEOM_BOX, GEOM_MESH)
+from sim.constants import (OPT_DISABLE, OPT_ENABLE, OPT_O_MARGIN, OPT_O_SOLREF, OPT_O_SOLIMP, OPT_O_FRICTION,
+                            DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_MIDPHASE, ENBL_OVERRIDE, WARN_CONTACTFULL, MINVAL,
+                            MAXVAL, GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER,
+                            GEOM_BOX, GEOM_MESH)
 from sim.engine.collision.broadphase import broadphase
 from sim.engine.collision import primitive as P
 from sim.engine.collision import box as B

@@ -9,7 +9,7 @@ rows [v(3), dist2] (Face).  Divisions by zero follow IEEE semantics as in C (err
 import math
 from sim.jit import njit
 
-from sim.types import GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_MESH, GEOM_HFIELD, MAXCONPAIR
+from sim.constants import GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_MESH, GEOM_HFIELD, MAXCONPAIR
 from sim.engine.collision.support import (support, center, I_TYPE, I_VERT, I_DATA, I_MODE, F_MARGIN, F_SIZE,
                                    MODE_OWN, MODE_POINT, MODE_LINE)
 

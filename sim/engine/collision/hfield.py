@@ -2,7 +2,9 @@
 import math
 from sim.jit import njit
 
-from sim.types import MAXCONPAIR, UnsupportedFeature
+from sim.constants import MAXCONPAIR
+
+from sim.errors import UnsupportedError as UnsupportedFeature
 from sim.engine.collision.support import init_obj, support, F_POS, F_MAT, F_MARGIN
 from sim.engine.collision.convex import check_nativeccd, penetration
 

@@ -10,7 +10,7 @@ import math
 from sim.jit import njit
 from sim.engine.math import normalize3
 
-from sim.types import MINVAL
+from sim.constants import MINVAL
 
 
 @njit(cache=True)

@@ -10,8 +10,7 @@ import math
 from sim.jit import njit
 from sim.engine.math import normalize3
 
-from sim.types import (GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER, GEOM_BOX, GEOM_MESH,
-                       GEOM_HFIELD)
+from sim.constants import GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER, GEOM_BOX, GEOM_MESH, GEOM_HFIELD
 
 MINVAL = 1e-15
 MINVAL2 = MINVAL * MINVAL
