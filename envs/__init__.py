@@ -4,10 +4,11 @@
     env = gym.make("numjoco/Hopper-v0")              # or gym.make("envs:numjoco/Hopper-v0") without the import
     venv = gym.make_vec("numjoco/Hopper-v0", num_envs=256)       # native vector env (envs/vector.py)
     sb3_venv = envs.make_sb3_vec_env("numjoco/Hopper-v0", 256)   # Stable-Baselines3 VecEnv (envs/sb3.py)
+    m = sim.load_model(envs.asset_path("hopper.xml"))            # the task models shipped in envs/assets/
 """
 from gymnasium.envs.registration import register, registry
 
-from envs.base import NumjocoEnv  # noqa: F401
+from envs.base import NumjocoEnv, asset_path  # noqa: F401
 from envs.shaping import RewardTerms  # noqa: F401
 from envs.vector import NumjocoVectorEnv, VectorEntryPoint  # noqa: F401
 

@@ -1,6 +1,6 @@
 """numjoco's physics core: MuJoCo's pipeline in Python, compiled with numba.
 
-    m = sim.load_model("assets/hopper.xml")     # MJCF -> static Model (MjModel names and shapes)
+    m = sim.load_model("envs/assets/hopper.xml")   # MJCF -> static Model (MjModel names and shapes)
     d = sim.Data(m)                             # or sim.Data(m, nworld=256) for a batch of worlds
     sim.step(m, d)
 """

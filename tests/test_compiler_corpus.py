@@ -39,7 +39,7 @@ def corpus():
     if g:
         out += [pytest.param(p, id="gymnasium/" + os.path.basename(p))
                 for p in sorted(glob.glob(os.path.join(g, "*.xml")))]
-    adir = os.path.join(REPO_DIR, "assets")
+    adir = os.path.join(REPO_DIR, "envs", "assets")
     out += [pytest.param(p, id="assets/" + os.path.relpath(p, adir))
             for p in sorted(glob.glob(os.path.join(adir, "**", "*.xml"), recursive=True))]
     out += [pytest.param(p, id="models/" + os.path.basename(p))

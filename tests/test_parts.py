@@ -14,7 +14,7 @@ from sim import jit
 from sim.jit.features import NAMES
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOPPER = os.path.join(REPO, 'assets', 'hopper.xml')
+HOPPER = os.path.join(REPO, 'envs', 'assets', 'hopper.xml')
 
 # 50 random-control steps of hopper in a fresh process: trajectory digest, part statistics, kernels compiled
 SCRIPT = r'''
