@@ -6,6 +6,8 @@
     sb3_venv = envs.make_sb3_vec_env("numjoco/Hopper-v0", 256)   # Stable-Baselines3 VecEnv (envs/sb3.py)
     m = sim.load_model(envs.asset_path("hopper.xml"))            # the task models shipped in envs/assets/
 """
+from __future__ import annotations
+
 from gymnasium.envs.registration import register, registry
 
 from envs.base import NumjocoEnv, asset_path  # noqa: F401
@@ -38,7 +40,7 @@ for _name, (_entry, _steps, _thr) in TASKS.items():
                  vector_entry_point=VectorEntryPoint(_entry))
 
 
-def make_sb3_vec_env(env_id, n_envs, seed=None, **env_kwargs):
+def make_sb3_vec_env(env_id: str, n_envs: int, seed: int | None = None, **env_kwargs):
     """Stable-Baselines3 VecEnv of n_envs worlds of a numjoco task (envs/sb3.py; imports SB3 on first use)."""
     from envs.sb3 import make_sb3_vec_env as make
     return make(env_id, n_envs, seed=seed, **env_kwargs)

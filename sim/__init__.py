@@ -58,7 +58,7 @@ _LAZY.update({_n: "sim.state" for _n in (
     "STATE_INTEGRATION")})
 
 
-def __getattr__(name):
+def __getattr__(name: str):
     if name in _LAZY:
         import importlib
         value = getattr(importlib.import_module(_LAZY[name]), name)
