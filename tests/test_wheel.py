@@ -65,15 +65,28 @@ def wheel(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def venv(wheel, tmp_path_factory):
-    """(python, bin folder) of a fresh venv with the wheel installed (`pip install dist/*.whl`)."""
+    """(python, bin folder) of a fresh venv with the wheel installed (`pip install numjoco-*.whl`)."""
     root = tmp_path_factory.mktemp("venv") / "v"
-    _run([sys.executable, "-m", "venv", "--system-site-packages", str(root)], cwd=str(root.parent))
+    _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(root)], cwd=str(root.parent))
     bindir = root / "bin"
     python = str(bindir / "python")
+    # this interpreter's pip installs into the venv (--python: no pip bootstrapped into it);
     # --no-index: the dependencies come from the system site-packages (installed by the test extra);
     # --force-reinstall --no-deps: the checkout's own editable numjoco is visible there too, same version
     _run(
-        [python, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--force-reinstall", wheel],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            python,
+            "install",
+            "-q",
+            "--no-index",
+            "--no-deps",
+            "--force-reinstall",
+            wheel,
+        ],
         cwd=str(root.parent),
     )
     return python, str(bindir)
