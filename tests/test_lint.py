@@ -1,5 +1,5 @@
 """Lint and format with ruff, configured in pyproject.toml ([tool.ruff]: line length 120, double quotes, rules
-E4 / E7 / E9 / F).
+E4 / E7 / E9 / F), and no block of six or more lines copied between files.
 
 `ruff check` runs on the paths that are clean today (CHECKED) in every run, so they stay clean. The whole
 repository (`ruff check .` and `ruff format --check .`) is checked when NUMJOCO_LINT_ALL=1: turn it on (or make
@@ -8,6 +8,8 @@ for the open branches to be merged. Until then `ruff format --check` runs on the
 (FORMATTED).
 """
 
+import collections
+import hashlib
 import os
 import shutil
 import subprocess
@@ -80,3 +82,56 @@ def test_ruff_check_repository():
 def test_ruff_format_repository():
     rc, out = _ruff("format", "--check", "--no-cache", ".")
     assert rc == 0, out
+
+
+# ---- copied blocks --------------------------------------------------------------------------------------------
+
+BLOCK = 6  # lines
+TRIVIAL = {")", "]", "}", "),", "],", "},", '"""', "else:", "try:", "return", "pass"}
+# free of copied blocks today (between any two of their files)
+UNCOPIED = ["training", "tests/test_docs.py", "tests/test_lint.py", "tests/test_wheel.py"]
+
+
+def copied_blocks(paths, size=BLOCK):
+    """{(file, file, ...): first lines} of the blocks of `size` consecutive code lines (stripped; blank, comment
+    and bracket-only lines skipped, blocks under 120 characters ignored) that occur in more than one file."""
+    files = []
+    for path in paths:
+        path = os.path.join(REPO, path)
+        if os.path.isfile(path):
+            files.append(path)
+        for folder, dirs, names in os.walk(path):
+            dirs[:] = [d for d in dirs if not d.startswith(("_", "."))]
+            files += [os.path.join(folder, n) for n in names if n.endswith(".py")]
+    where = collections.defaultdict(set)
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            lines = [(i + 1, t.strip()) for i, t in enumerate(f)]
+        lines = [(i, t) for i, t in lines if t and not t.startswith("#") and t not in TRIVIAL]
+        for k in range(len(lines) - size + 1):
+            block = "\n".join(t for _, t in lines[k : k + size])
+            if len(block) >= 120:
+                where[hashlib.sha1(block.encode()).digest()].add((os.path.relpath(path, REPO), lines[k][0]))
+    found = collections.defaultdict(list)
+    for locs in where.values():
+        if len({p for p, _ in locs}) > 1:
+            found[tuple(sorted({p for p, _ in locs}))].append(sorted(locs)[0])
+    return dict(found)
+
+
+def test_copied_blocks_detected(tmp_path):
+    """The detector finds a six-line block in two files, and not a three-line one."""
+    body = "".join(f"    value_{i} = compute_something_long(argument_{i}, other_argument_{i})\n" for i in range(6))
+    for name, text in (("a.py", body), ("b.py", body), ("c.py", body[: len(body) // 2])):
+        (tmp_path / name).write_text("def f():\n" + text)
+    found = copied_blocks([str(tmp_path)])
+    assert [tuple(os.path.basename(p) for p in files) for files in found] == [("a.py", "b.py")]
+
+
+def test_no_copied_blocks_clean_paths():
+    assert copied_blocks(UNCOPIED) == {}
+
+
+@pytest.mark.skipif(not LINT_ALL, reason=ALL_REASON)
+def test_no_copied_blocks_repository():
+    assert copied_blocks(["sim", "envs", "training", "tests", "benchmarks"]) == {}
