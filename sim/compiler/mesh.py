@@ -947,9 +947,10 @@ def process(m, el, needhull, smooth, refpos, refquat, maxhullvert, data):
             or e[1] + e[2] < e[0] * (1.0 - rtol) - atol):
         raise _err(el, f"eigenvalues of mesh inertia violate A + B >= C: {m.name}")
     vol = m.volume_ref()
-    m.boxsz = np.array([0.5 * math.sqrt(6 * (e[1] + e[2] - e[0]) / vol),
-                        0.5 * math.sqrt(6 * (e[0] + e[2] - e[1]) / vol),
-                        0.5 * math.sqrt(6 * (e[0] + e[1] - e[2]) / vol)])
+    # C's sqrt: NaN for a (rounding-level) negative argument of a near-degenerate inertia; MuJoCo keeps it
+    with np.errstate(invalid="ignore"):
+        m.boxsz = 0.5 * np.sqrt(np.array([6 * (e[1] + e[2] - e[0]) / vol, 6 * (e[0] + e[2] - e[1]) / vol,
+                                          6 * (e[0] + e[1] - e[2]) / vol]))
     dvert = dvert - com
     dvert = rotate(m, quat, dvert)
     m.pos = np.array(com, dtype=np.float64)
