@@ -100,6 +100,12 @@ class _Source:
         self.assets = assets or {}
         self.modeldir = modeldir    # the model file's folder as given (MuJoCo's ModelFileDir; '' for a string)
 
+    def exists(self, filename):
+        """True when `filename` is an in-memory asset or a file relative to the model's folder."""
+        if filename in self.assets or os.path.basename(filename) in self.assets:
+            return True
+        return os.path.isfile(filename if os.path.isabs(filename) else os.path.join(self.directory, filename))
+
     def read(self, filename, elem):
         """Bytes of `filename`: in-memory assets first, then the file system relative to the model's folder."""
         for cand in (filename, os.path.basename(filename)):
@@ -382,21 +388,23 @@ def _expand_includes(node, source, fname, depth=0, incdir="", included=None):
             if depth > 20:
                 raise probe.error("include nesting too deep (recursive include?)", "file")
             raw = cattrs["file"]
-            if path_reduce(raw) in included:
-                raise probe.error(f"File '{path_reduce(raw)}' already included", "file")
+            # ResolveFilePath: the name as written when the model's folder has it, else under the including folder
+            name = raw if os.path.isabs(raw) or source.exists(raw) else path_reduce(_combine(incdir, raw))
+            if path_reduce(name) in included:
+                raise probe.error(f"File '{path_reduce(name)}' already included", "file")
             try:
-                data, opened = source.read(raw, probe), raw
+                data, opened = source.read(name, probe), name
             except ModelError:
-                if not incdir or os.path.isabs(raw):
+                if not incdir or os.path.isabs(name):
                     raise
-                opened = _combine(incdir, raw)
+                opened = _combine(incdir, name)
                 data = source.read(opened, probe)
             if not data:
                 raise probe.error(f"Empty file '{raw}'", "file")
             sub = _parse_xml(data, raw)
             if not sub[3]:
                 raise probe.error(f"Empty include file '{raw}'", "file")
-            included.add(path_reduce(_combine(incdir, raw)))
+            included.add(path_reduce(_combine(incdir, name)))
             nextdir = _dirname(_combine(source.modeldir, opened))
             sub = _expand_includes(sub, source, raw, depth + 1, nextdir, included)
             for g in sub[3]:
