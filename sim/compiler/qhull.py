@@ -12,14 +12,17 @@ scipy's qhull (scipy.spatial, qhull 2020.2, the same algorithm as MuJoCo 3.17's 
 same hull; its Python API gives the facet list (facets and their vertex sets in qhull's order) but not the vertex
 list, the neighbour sets, nor the facets' orientation flags.  Those are read here from the qhull state that
 scipy's private `_Qhull` object keeps alive: qhull's facet / vertex / set structures (facetT, vertexT, setT of
-libqhull_r.h) are read with ctypes, at the byte offsets of qhull 2020.2 on 64-bit platforms, and every read is
-checked against what scipy's API reports (the same facets, vertex sets and counts) before it is used.  When that
+libqhull_r.h) are read with ctypes, at the byte offsets of qhull 2020.2 on 64-bit little-endian platforms.  The
+qhT is found through the object's `options` field and checked (dimension, point count, point array) before any
+pointer in it is followed; the facet and vertex lists are located by their counts and every structure read is
+checked against what scipy's API reports (the same facets, vertex sets and counts) before it is used.  When a
 check fails (another scipy build or qhull version), the hull is laid out from the API alone: the same hull (vertex
 set, faces, their orientation), neighbour lists in facet-list order as qh_vertexneighbors builds them, hull
-vertices in order of first appearance in the facet list; a warning says so once.
+vertices in order of first appearance in the facet list; a warning says so.
 """
 
 import ctypes
+import sys
 import warnings
 
 import numpy as np
@@ -99,7 +102,10 @@ def _qh_address(q, points):
 
 
 def _read_state(q, points, facets_api):
-    """qhull's vertex list, neighbour sets and facet orientation, read from its structures."""
+    """qhull's vertex list, neighbour sets and facet orientation, read from its structures (64-bit little-endian
+    platforms: the offsets above)."""
+    if ctypes.sizeof(ctypes.c_void_p) != 8 or sys.byteorder != "little":
+        raise _Unreadable("not a 64-bit little-endian platform")
     qh = _qh_address(q, points)
     nf, nv = len(facets_api), len(np.unique(facets_api))
     block = None
