@@ -1023,6 +1023,7 @@ def _compile_site(ctx, el, fpose):
     if fpose is not None:
         pos, quat = frameaccum(*fpose, pos, quat)
     normvec(quat)
+    _checksize(el, gtype, size)     # mjCSite::Compile calls the geom check (its message says "in geom")
     return dict(type=gtype, size=size, pos=pos, quat=quat)
 
 
