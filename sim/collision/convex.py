@@ -13,9 +13,9 @@ from sim.jit import njit
 from sim.math import normalize3
 
 from sim.types import (OPT_DISABLE, OPT_CCD_TOLERANCE, OPT_CCD_ITERATIONS, DSBL_NATIVECCD, DSBL_MULTICCD,
-                       GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_MESH, UnsupportedFeature)
+                       GEOM_BOX, UnsupportedFeature)
 from sim.collision.support import init_obj, ccd_support, I_MESHI
-from sim.collision.gjk import ccd, ST_NX
+from sim.collision.gjk import ccd, ST_NX, supports_multiccd
 
 MINVAL = 1e-15
 MAXPLANEMESH = 3      # maxplanemesh
@@ -58,31 +58,21 @@ def penetration(m, d, w, k0, max_contacts, margin):
 
 @njit(cache=True)
 def max_contacts(m, d, w, g1, g2, margin):
-    """Contacts one narrowphase pass may return (maxContacts)."""
-    if margin > 0:
-        return 1
+    """Contacts one narrowphase pass may return (maxContacts): 4 for the pairs with a multi-contact recovery
+    (faces of boxes, meshes, cylinders against faces or capsule edges) unless DSBL_MULTICCD, else 1."""
     t1 = m.geom_type[g1]
     t2 = m.geom_type[g2]
     if t1 == GEOM_BOX and t2 == GEOM_BOX:
         return 8
-    if (t1 == GEOM_BOX or t1 == GEOM_MESH) and (t2 == GEOM_BOX or t2 == GEOM_MESH):
+    if supports_multiccd(t1, t2):
         return 1 if int(m.opt[OPT_DISABLE]) & DSBL_MULTICCD else 4
     return 1
-
-
-@njit(cache=True)
-def _point_or_line(t):
-    """Sphere / capsule: mjc_ccd shrinks them to a point / segment and inflates the result afterwards."""
-    return t == GEOM_SPHERE or t == GEOM_CAPSULE
 
 
 @njit(cache=True)
 def convex(m, d, w, g1, g2, margin):
     """Contacts of two convex geoms into d.scr_con_*[w, :n]; returns n (mjc_Convex)."""
     check_nativeccd(m)
-    if margin > 0 and not (_point_or_line(m.geom_type[g1]) or _point_or_line(m.geom_type[g2])):
-        raise UnsupportedFeature('convex collision with margin/gap > 0 without a sphere or capsule '
-                                 '(MuJoCo 3.17 treats margins differently from the C snapshot)')
     init_obj(m, d, w, 0, g1, margin)
     init_obj(m, d, w, 1, g2, margin)
     mc = max_contacts(m, d, w, g1, g2, margin)
