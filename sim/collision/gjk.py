@@ -1060,17 +1060,10 @@ def epa(m, d, w, tol, max_iterations):
 
 @njit(**JIT)
 def _area4(P, a, b, c, e):
-    """Area of the quadrilateral a b c e of polygon rows P (area4)."""
-    ad = (P[e, 0] - P[a, 0], P[e, 1] - P[a, 1], P[e, 2] - P[a, 2])
-    db = (P[b, 0] - P[e, 0], P[b, 1] - P[e, 1], P[b, 2] - P[e, 2])
-    bc = (P[c, 0] - P[b, 0], P[c, 1] - P[b, 1], P[c, 2] - P[b, 2])
-    ca = (P[a, 0] - P[c, 0], P[a, 1] - P[c, 1], P[a, 2] - P[c, 2])
-    e1 = _cross(ad[0], ad[1], ad[2], db[0], db[1], db[2])
-    f1 = _cross(bc[0], bc[1], bc[2], ca[0], ca[1], ca[2])
-    g0 = e1[0] + f1[0]
-    g1 = e1[1] + f1[1]
-    g2 = e1[2] + f1[2]
-    return 0.5 * math.sqrt(_dot(g0, g1, g2, g0, g1, g2))
+    """Area of the quadrilateral a b c e of polygon rows P: half the norm of its diagonals' cross product (area4)."""
+    g = _cross(P[a, 0] - P[c, 0], P[a, 1] - P[c, 1], P[a, 2] - P[c, 2],
+               P[b, 0] - P[e, 0], P[b, 1] - P[e, 1], P[b, 2] - P[e, 2])
+    return 0.5 * math.sqrt(_dot(g[0], g[1], g[2], g[0], g[1], g[2]))
 
 
 @njit(**JIT)
@@ -1122,10 +1115,14 @@ def _witness_on_face(d, w, k, P, i, F, n, wd):
     v0 = P[i, 0]
     v1 = P[i, 1]
     v2 = P[i, 2]
-    dist = _dot(v0 - F[0, 0], v1 - F[0, 1], v2 - F[0, 2], n[0], n[1], n[2])
-    s = -abs(dist)
-    _set(d.scr_gjk_x1[w], k, v0 + s * wd[0], v1 + s * wd[1], v2 + s * wd[2])
-    _set(d.scr_gjk_x2[w], k, v0, v1, v2)
+    # w1: the vertex projected on the face's plane; w2: w1 moved back along wd to the vertex's depth
+    pd = _dot(v0 - F[0, 0], v1 - F[0, 1], v2 - F[0, 2], n[0], n[1], n[2])
+    a0 = v0 - pd * n[0]
+    a1 = v1 - pd * n[1]
+    a2 = v2 - pd * n[2]
+    dist = _dot(a0 - v0, a1 - v1, a2 - v2, wd[0], wd[1], wd[2])
+    _set(d.scr_gjk_x1[w], k, a0, a1, a2)
+    _set(d.scr_gjk_x2[w], k, a0 - dist * wd[0], a1 - dist * wd[1], a2 - dist * wd[2])
     d.scr_gjk_dist[w, k] = dist
 
 
