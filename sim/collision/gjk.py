@@ -1819,7 +1819,7 @@ def ccd(m, d, w, tol, max_iterations, max_contacts, cutoff):
     mg1 = d.scr_ccd_f[w, 0, F_MARGIN]
     mg2 = d.scr_ccd_f[w, 1, F_MARGIN]
     multi = supports_multiccd(t1, t2)
-    shrink = multi and (mg1 > 0 or mg2 > 0)
+    shrink = (mg1 > 0 or mg2 > 0) and t1 != GEOM_HFIELD and t2 != GEOM_HFIELD
     ps1 = t1 == GEOM_SPHERE or t1 == GEOM_CAPSULE
     ps2 = t2 == GEOM_SPHERE or t2 == GEOM_CAPSULE
     if ps1 or ps2 or shrink:
