@@ -191,7 +191,7 @@ def _cases(k1, k2, nscene, npose, seed, margins):
             mujoco.mj_forward(m, md)
             sel = [i for i in range(md.ncon) if md.contact.geom1[i] == 0 and md.contact.geom2[i] == 1]
             sd._arrays['qpos'][0] = md.qpos
-            n = _run(ms, sd._struct, kind, 0, 1, margin)
+            n = _run(ms, sd._struct, kind, 0, 1, float(m.geom_margin[0] + m.geom_margin[1]))
             a = sd._arrays
             err = 0.0
             for k, i in enumerate(sel[:n]):
