@@ -1,12 +1,10 @@
 """General convex narrowphase (mjc_Convex, mjc_PlaneConvex): GJK/EPA with multi-contact as MuJoCo 3.17.
 
 MuJoCo 3.17 runs its native GJK/EPA (engine_collision_gjk.c) unless DSBL_NATIVECCD is set (then libccd's
-MPR, which is not reproduced here: UnsupportedFeature).  Box/mesh pairs without margin get up to 4 contacts
-from the EPA polytope (multicontact).  Other pairs return the single GJK/EPA contact: the installed MuJoCo
-3.17 does not produce the extra contacts of the perturbation search found in the C snapshot (mjc_Convex's
-multiCCD loop), so that loop is not reproduced.  Margins are handled differently by 3.17 (e.g. box/mesh
-pairs get several contacts within the margin, ellipsoid pairs other witness points); only pairs with a
-sphere or capsule (shrunk to a point / segment by mjc_ccd) match, all others raise UnsupportedFeature.
+MPR, which is not reproduced here: UnsupportedFeature).  Pairs of faces (box, mesh, cylinder caps) or of a
+face and a capsule edge get up to 4 contacts (multicontact) unless DSBL_MULTICCD; the perturbation search of
+older MuJoCo (mjc_Convex's multiCCD loop) is gone in 3.17.  Margins: the first GJK pass runs without them
+(sphere / capsule as point / segment), shallow contacts are inflated back (gjk.ccd).
 """
 import math
 from sim.jit import njit
@@ -24,7 +22,8 @@ MINVAL = 1e-15
 def check_nativeccd(m):
     """Raise for DSBL_NATIVECCD: the libccd (MPR) path of MuJoCo is not reproduced."""
     if int(m.opt[OPT_DISABLE]) & DSBL_NATIVECCD:
-        raise UnsupportedFeature('disable flag nativeccd (libccd MPR collisions) is not supported')
+        raise UnsupportedFeature('disable flag nativeccd (libccd MPR collisions) is not supported: remove '
+                                 '<flag nativeccd="disable"/> to use the native GJK/EPA')
 
 
 @njit(cache=True)

@@ -2,7 +2,7 @@
 import math
 from sim.jit import njit
 
-from sim.types import MAXCONPAIR
+from sim.types import MAXCONPAIR, UnsupportedFeature
 from sim.collision.support import init_obj, support, F_POS, F_MAT, F_MARGIN
 from sim.collision.convex import check_nativeccd, penetration
 
@@ -31,6 +31,8 @@ def _add_prism_vert(m, d, w, hadr, ncol, r, c, i, dx, dy, s0, s1, s2, margin):
 def convex_hfield(m, d, w, g1, g2, margin):
     """Contacts of hfield g1 with convex geom g2 into d.scr_con_*[w, :n]; returns n (mjc_ConvexHField)."""
     check_nativeccd(m)
+    if margin > 0:
+        raise UnsupportedFeature('margin/gap > 0 on height-field contacts (MuJoCo 3.17 differs from mjc_ConvexHField)')
     pos1 = d.geom_xpos[w, g1]
     mat1 = d.geom_xmat[w, g1]
     pos2 = d.geom_xpos[w, g2]
