@@ -1650,6 +1650,9 @@ def _aligned_face_edge(EN, ne, FN, nfn, dr):
     """(found, edge j, face i): an edge direction perpendicular to a face normal within EDGE_TOL
     (alignedFaceEdge)."""
     for i in range(nfn):
+        # faces turned away from the contact direction do not take part
+        if _dot(FN[i, 0], FN[i, 1], FN[i, 2], dr[0], dr[1], dr[2]) <= MINVAL:
+            continue
         for j in range(ne):
             if abs(_dot(EN[j, 0], EN[j, 1], EN[j, 2], FN[i, 0], FN[i, 1], FN[i, 2])) < EDGE_TOL:
                 return True, j, i
