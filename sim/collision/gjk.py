@@ -1638,11 +1638,25 @@ def supports_multiccd(t1, t2):
 @njit(**JIT)
 def _aligned_faces(N1, nn1, N2, nn2, dr):
     """(found, i, j): face normals N1[i], N2[j] facing each other within FACE_TOL (alignedFaces)."""
+    # faces turned against the contact direction dr (within EDGE_TOL); the most opposed pair wins
+    dtol = EDGE_TOL * math.sqrt(_dot(dr[0], dr[1], dr[2], dr[0], dr[1], dr[2]))
+    best = -FACE_TOL
+    found = False
+    ri = 0
+    rj = 0
     for i in range(nn1):
+        if _dot(N1[i, 0], N1[i, 1], N1[i, 2], dr[0], dr[1], dr[2]) >= -dtol:
+            continue
         for j in range(nn2):
-            if _dot(N1[i, 0], N1[i, 1], N1[i, 2], N2[j, 0], N2[j, 1], N2[j, 2]) < -FACE_TOL:
-                return True, i, j
-    return False, 0, 0
+            if _dot(N2[j, 0], N2[j, 1], N2[j, 2], dr[0], dr[1], dr[2]) <= dtol:
+                continue
+            v = _dot(N1[i, 0], N1[i, 1], N1[i, 2], N2[j, 0], N2[j, 1], N2[j, 2])
+            if v < best:
+                best = v
+                ri = i
+                rj = j
+                found = True
+    return found, ri, rj
 
 
 @njit(**JIT)
