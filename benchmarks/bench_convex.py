@@ -9,7 +9,10 @@ Run: python benchmarks/bench_convex.py [--quick]
 Prints a markdown table of µs per step (min / median over rounds) and the ratio ours / MuJoCo.
 """
 import os
+import re
+import shutil
 import sys
+import tempfile
 import time
 
 import mujoco
@@ -17,19 +20,18 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import sim  # noqa: E402
 from sim import smooth_api as api  # noqa: E402
 
 
 def _gr(path):
     import gymnasium_robotics
-    return mujoco.MjModel.from_xml_path(os.path.join(os.path.dirname(gymnasium_robotics.__file__), 'envs', 'assets',
-                                                     path))
+    return os.path.join(os.path.dirname(gymnasium_robotics.__file__), 'envs', 'assets', path), None
 
 
 def _quadruped():
     from dm_control.suite import common, quadruped
-    return mujoco.MjModel.from_xml_string(quadruped.make_model(floor_size=15, terrain=False, rangefinders=False,
-                                                               walls_and_ball=True), common.ASSETS)
+    return quadruped.make_model(floor_size=15, terrain=False, rangefinders=False, walls_and_ball=True), common.ASSETS
 
 
 MODELS = {
@@ -40,10 +42,38 @@ MODELS = {
 }
 
 
+def models(name):
+    """(mujoco.MjModel, numjoco Model) of the same MJCF, noslip_iterations removed (numjoco has no noslip)."""
+    src, assets = MODELS[name]()
+    if isinstance(src, bytes):
+        src = src.decode()
+    if src.lstrip().startswith('<'):
+        return mujoco.MjModel.from_xml_string(src, assets), sim.load_model(src, assets=assets)
+    here = os.path.dirname(src)
+    if not any('noslip_iterations' in open(os.path.join(here, f)).read() for f in os.listdir(here)
+               if f.endswith('.xml')):
+        return mujoco.MjModel.from_xml_path(src), sim.load_model(src)
+    # a copy of the model's folder without noslip_iterations in any of its files
+    tmp = tempfile.mkdtemp()
+    folder = os.path.join(tmp, 'model')
+    shutil.copytree(os.path.dirname(src), folder)
+    for f in os.listdir(folder):
+        if f.endswith('.xml'):
+            path = os.path.join(folder, f)
+            with open(path) as fh:
+                text = fh.read()
+            with open(path, 'w') as fh:
+                fh.write(re.sub(r'noslip_iterations="[^"]*"', '', text))
+    path = os.path.join(folder, os.path.basename(src))
+    try:
+        return mujoco.MjModel.from_xml_path(path), sim.load_model(path)
+    finally:
+        shutil.rmtree(tmp)
+
+
 def run(name, nstep, rounds):
     """(ours µs/step per round, MuJoCo µs/step per round, mean contacts per step)."""
-    m = MODELS[name]()
-    m.opt.noslip_iterations = 0
+    m, sm = models(name)
     md = mujoco.MjData(m)
     if m.nkey:
         mujoco.mj_resetDataKeyframe(m, md, 0)
@@ -56,7 +86,7 @@ def run(name, nstep, rounds):
     spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
     s0 = np.zeros(mujoco.mj_stateSize(m, spec))
     mujoco.mj_getState(m, md, s0, spec)
-    d = api.Data(m)
+    d = api.Data(sm)
 
     def load_ours():
         d.qpos[:] = md.qpos
@@ -69,7 +99,7 @@ def run(name, nstep, rounds):
 
     mujoco.mj_setState(m, md, s0, spec)
     load_ours()
-    api.step(m, d)   # compile / load
+    api.step(sm, d)   # compile / load
     ours, ref, ncon = [], [], 0
     for _ in range(rounds):
         mujoco.mj_setState(m, md, s0, spec)
@@ -77,7 +107,7 @@ def run(name, nstep, rounds):
         t = time.perf_counter()
         for k in range(nstep):
             d.ctrl[:] = ctrl[k]
-            api.step(m, d)
+            api.step(sm, d)
         ours.append((time.perf_counter() - t) / nstep * 1e6)
         mujoco.mj_setState(m, md, s0, spec)
         t = time.perf_counter()
