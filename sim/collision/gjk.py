@@ -5,6 +5,9 @@ lives in per-world scratch: witness points d.scr_gjk_x1/x2[w] (MAXCONPAIR, 3), d
 (MAXCONPAIR,), integers d.scr_gjk_st[w] (ST_*).  Simplex / polytope vertices are rows (9,) = [v1 - v2, v1,
 v2] with vertex indices (2,) (Vertex); polytope faces are integer rows [verts(3), adj(3), index] plus float
 rows [v(3), dist2] (Face).  Divisions by zero follow IEEE semantics as in C (error_model='numpy').
+Where the installed MuJoCo 3.17 differs from the C source we read (3.12), we follow 3.17 as measured: cylinder
+caps and capsule edges in multicontact, margins (first GJK pass without them), witnesses projected on the
+clipping face, face choice by the contact direction.
 """
 import math
 from sim.jit import njit
