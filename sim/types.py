@@ -293,7 +293,8 @@ def _convex_shapes(m, size):
     nv, nf = 5 + n, 6 * n
     pnum = np.asarray(getattr(m, 'mesh_polyvertnum', np.zeros(0)))
     mnum = np.asarray(getattr(m, 'mesh_polymapnum', np.zeros(0)))
-    pmax = max(4, int(pnum.max()) if pnum.size else 0, int(getattr(m, 'npolygonmax', 0) or 0))
+    # polygons: box faces (4), cylinder caps (16-gons), mesh polygons
+    pmax = max(16, int(pnum.max()) if pnum.size else 0, int(getattr(m, "npolygonmax", 0) or 0))
     dmax = max(3, int(mnum.max()) if mnum.size else 0, int(getattr(m, 'nmeshdegmax', 0) or 0))
     return dict(
         scr_ccd_f=(2, 20), scr_ccd_i=(2, 8), scr_prism=(6, 3),

@@ -72,10 +72,14 @@ SIZE = {
     'capsule': lambda r: '%.4f %.4f' % (r.uniform(0.05, 0.2), r.uniform(0.05, 0.4)),
     'cylinder': lambda r: '%.4f %.4f' % (r.uniform(0.05, 0.3), r.uniform(0.05, 0.4)),
     'box': lambda r: '%.4f %.4f %.4f' % tuple(r.uniform(0.05, 0.3, 3)),
+    'ellipsoid': lambda r: '%.4f %.4f %.4f' % tuple(r.uniform(0.05, 0.3, 3)),
 }
-PAIRS = [('plane', t) for t in ('sphere', 'capsule', 'cylinder', 'box')] + [
+PAIRS = [('plane', t) for t in ('sphere', 'capsule', 'cylinder', 'box', 'ellipsoid')] + [
     ('sphere', 'sphere'), ('sphere', 'capsule'), ('sphere', 'cylinder'), ('capsule', 'capsule'),
-    ('sphere', 'box'), ('capsule', 'box'), ('box', 'box')]
+    ('sphere', 'box'), ('capsule', 'box'), ('box', 'box'),
+    # general convex pairs (mjc_Convex) through the driver, with margins and gaps
+    ('sphere', 'ellipsoid'), ('capsule', 'cylinder'), ('ellipsoid', 'box'), ('cylinder', 'cylinder'),
+    ('cylinder', 'box')]
 
 
 def _margin_attr(rng):

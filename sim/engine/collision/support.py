@@ -215,6 +215,8 @@ def support(m, d, w, o, d0, d1, d2):
     if t == GEOM_CYLINDER:
         n2 = l0 * l0 + l1 * l1
         scl = s0 / math.sqrt(n2) if n2 >= MINVAL2 else 0.0
+        # feature index: 0 on the top cap's rim, 1 on the bottom's (the cylinder faces of multicontact)
+        iv[I_VERT] = 0 if l2 >= 0 else 1
         return _to_global(f, scl * l0, scl * l1, s1 if l2 >= 0 else -s1)
     if t == GEOM_BOX:
         r0 = s0 if l0 >= 0 else -s0
