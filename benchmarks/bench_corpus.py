@@ -1,0 +1,180 @@
+"""The real-robot model corpus against MuJoCo 3.17: every model of tests/corpus.py through tests/corpus_check.py,
+then the table (model, package, MJCF/URDF, loads, steps, worst errors, status) and a summary line.
+
+    python benchmarks/bench_corpus.py                              # whole corpus (each model in a worker process)
+    python benchmarks/bench_corpus.py --jsonl out.jsonl --markdown table.md
+    python benchmarks/bench_corpus.py --from-jsonl out.jsonl --markdown table.md   # table of a saved run
+    python benchmarks/bench_corpus.py --only dm_control/suite      # names containing any of these strings
+
+Compiles are included in the time (a model whose feature set is new compiles the pipeline for it, cached after).
+"""
+
+import argparse
+import collections
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path[:0] = [REPO, os.path.join(REPO, "tests")]
+
+import corpus            # noqa: E402
+import corpus_check      # noqa: E402
+
+
+def _e(x):
+    if x is None:
+        return "-"
+    if x == 0:
+        return "0"
+    return f"{x:.1e}"
+
+
+def _load_cell(r):
+    mj = "yes" if r.get("mj_load") == "ok" else ("no" if r.get("mj_load") else "-")
+    ours = "yes" if r.get("ours_load") == "ok" else ("no" if r.get("ours_load") else "-")
+    return mj, ours
+
+
+def _short_name(name):
+    return name.replace("/envs/assets/", "/").replace("/locomotion/walkers/assets/", "/walkers/")
+
+
+def rows(records):
+    out = []
+    for r in records:
+        mj, ours = _load_cell(r)
+        sizes = r.get("sizes") or {}
+        step = r.get("step")
+        step_cell = "-" if step is None else ("ok" if step == "ok" else ("static" if step == "static" else "raises"))
+        if r.get("nstates") is None:
+            states = "-"
+        else:
+            states = f"{r['nstates']}" + (f" ({r['contact_mismatch']} differ)" if r.get("contact_mismatch") else "")
+        reason = "; ".join(r.get("reasons") or [])
+        if not reason and r.get("load") == "both refuse":
+            reason = "MuJoCo: " + (r.get("mj_load") or "")[:90]
+        out.append([_short_name(r["name"]), r["package"], r["kind"], mj, ours,
+                    str(sizes.get("nv", "-")), "-" if r.get("fields") is None else str(r["fields"]), step_cell,
+                    states, _e(r.get("dist_err")), _e(r.get("qacc_err")), _e(r.get("qfrc_err")),
+                    _e(r.get("traj_err")), r.get("status") or "fail", reason[:160]])
+    return out
+
+
+HEADER = ["model", "package", "kind", "MuJoCo loads", "we load", "nv", "field diffs", "steps", "contact states",
+          "dist err", "qacc err", "qfrc_c err", "traj err", "status", "reason"]
+
+
+def summary(records):
+    n = len(records)
+    mj = [r for r in records if r.get("mj_load") == "ok"]
+    refused = [r for r in records if r.get("mj_load") not in (None, "ok")]
+    we_load = [r for r in mj if r.get("ours_load") == "ok"]
+    fields = [r for r in we_load if r.get("fields") == 0]
+    steps = [r for r in we_load if r.get("step") in ("ok", "static")]
+    match = [r for r in mj if r.get("status") in ("match", "static")]
+    refuse_ok = [r for r in refused if r.get("load") == "both refuse"]
+    return (f"{n} corpus files: {len(mj)} models MuJoCo loads, {len(refused)} it refuses | of the {len(mj)} models "
+            f"we load {len(we_load)}, fields match {len(fields)}, step {len(steps)}, match on every check "
+            f"{len(match)} | of the {len(refused)} refused we refuse {len(refuse_ok)} with ModelError")
+
+
+def table_text(records):
+    rs = rows(records)
+    widths = [max(len(h), *(len(r[i]) for r in rs)) if rs else len(h) for i, h in enumerate(HEADER)]
+    widths[-1] = min(widths[-1], 80)
+    fmt = "  ".join("{:<%d}" % w for w in widths)
+    lines = [fmt.format(*HEADER), fmt.format(*("-" * w for w in widths))]
+    lines += [fmt.format(*(c[:w] for c, w in zip(r, widths))) for r in rs]
+    return "\n".join(lines)
+
+
+def table_markdown(records):
+    rs = rows(records)
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    for r in rs:
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in r) + " |")
+    return "\n".join(lines)
+
+
+def _bound(x):
+    """10x a measured error, to two significant digits (the regression bound of an expected failure)."""
+    return float(f"{10 * x:.2g}")
+
+
+def write_expected(records, path):
+    """tests/corpus_expected.py from a run: every failing record with its reasons and upper bounds."""
+    lines = ['"""Corpus models that fail today (tests/test_robot_corpus.py): name -> reason (the measured failure),',
+             'optional bounds (record key -> upper bound: 10x the measured error; the number of differing fields as',
+             'measured) and crash (True: checked in a worker process).  Written by',
+             '`python benchmarks/bench_corpus.py --write-expected tests/corpus_expected.py`; the categories and their',
+             'likely causes are in docs/corpus.md.  Remove an entry when its model passes."""',
+             "", "EXPECTED = {"]
+    limits = {"dist_err": corpus_check.DIST_TOL, "qacc_err": corpus_check.ACC_RTOL,
+              "qfrc_err": corpus_check.ACC_RTOL, "traj_err": corpus_check.TRAJ_RTOL}
+    for r in sorted(records, key=lambda r: r["name"]):
+        if r.get("status") != "fail":
+            continue
+        e = {"reason": "; ".join(r.get("reasons") or [])[:400]}
+        bounds = {k: _bound(r[k]) for k, lim in limits.items() if r.get(k) is not None and lim < r[k] < float("inf")}
+        if r.get("fields"):
+            bounds["fields"] = r["fields"]
+        if bounds:
+            e["bounds"] = bounds
+        if any(x.startswith(("worker process died", "hung")) for x in r.get("reasons") or []):
+            e["crash"] = True
+        lines.append(f"    {r['name']!r}: {e!r},")
+    lines.append("}")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", nargs="*", default=None, help="check only names containing one of these strings")
+    ap.add_argument("--jsonl", help="append each record to this file as it comes")
+    ap.add_argument("--from-jsonl", help="print the table of a saved run (no checking)")
+    ap.add_argument("--markdown", help="write the table as markdown to this file")
+    ap.add_argument("--log", help="the workers' stderr (compile progress, package messages) to this file")
+    ap.add_argument("--write-expected", help="write the failures as tests/corpus_expected.py's EXPECTED to this file")
+    ap.add_argument("--timeout", type=float, default=1800, help="seconds per model before it counts as hung")
+    args = ap.parse_args(argv)
+
+    t0 = time.perf_counter()
+    if args.from_jsonl:
+        with open(args.from_jsonl) as f:
+            by = collections.OrderedDict((r["name"], r) for r in map(json.loads, f) if r)
+        records = sorted(by.values(), key=lambda r: r["name"])
+    else:
+        entries = corpus.discover()
+        if args.only:
+            entries = [e for e in entries if any(s in e.name for s in args.only)]
+        print(f"corpus packages: {corpus.installed_packages()}", flush=True)
+        print(f"{len(entries)} entries", flush=True)
+        log = open(args.log, "a") if args.log else None
+        out = open(args.jsonl, "a") if args.jsonl else None
+        records = []
+        for r in corpus_check.check_isolated(entries, timeout=args.timeout, log=log):
+            records.append(r)
+            if out:
+                out.write(json.dumps(r) + "\n")
+                out.flush()
+            print(f"[{len(records)}/{len(entries)}] {r['name']}: {r['status']} {r.get('seconds')} s "
+                  f"{'; '.join(r.get('reasons') or [])[:200]}", flush=True)
+    print()
+    print(table_text(records))
+    print()
+    print(summary(records))
+    if not args.from_jsonl:
+        print(f"wall time {time.perf_counter() - t0:.0f} s (compiles included)")
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(table_markdown(records) + "\n\n" + summary(records) + "\n")
+    if args.write_expected:
+        write_expected(records, args.write_expected)
+
+
+if __name__ == "__main__":
+    main()
