@@ -68,7 +68,8 @@ BUILT = {
     "dm_control/built/walker_cmu_humanoid_position_controlled":
         ("dm-control", "_walker_cmu_2019", "locomotion.walkers.cmu_humanoid.CMUHumanoidPositionControlled()"),
     "dm_control/built/walker_rat": ("dm-control", "_walker_rat", "locomotion.walkers.rodent.Rat()"),
-    "dm_control/built/walker_fruitfly_v2": ("dm-control", "_walker_fruitfly", "locomotion.walkers.fruitfly_v2.FruitFly()"),
+    "dm_control/built/walker_fruitfly_v2": ("dm-control", "_walker_fruitfly",
+                                            "locomotion.walkers.fruitfly_v2.FruitFly()"),
     "dm_control/built/walker_ant": ("dm-control", "_walker_ant", "locomotion.walkers.ant.Ant()"),
     "dm_control/built/walker_jumping_ball": ("dm-control", "_walker_jumping_ball",
                                             "locomotion.walkers.jumping_ball.RollingBallWithHead()"),
@@ -88,7 +89,7 @@ BUILT = {
     "dm_control/built/suite_lqr_6_2": ("dm-control", "_suite_lqr_6_2",
                                        "suite.lqr.get_model_and_assets(6, 2, RandomState(0))"),
     "gymnasium_robotics/built/point_maze_umaze": ("gymnasium-robotics", "_point_maze_umaze",
-                                                  "maze_v4.Maze.make_maze(point.xml, U_MAZE, 1, 0.4) (PointMaze_UMaze)"),
+                                                  "maze_v4.Maze.make_maze(point.xml, U_MAZE, 1, 0.4)"),
     "gymnasium_robotics/built/point_maze_medium": ("gymnasium-robotics", "_point_maze_medium",
                                                    "maze_v4.Maze.make_maze(point.xml, MEDIUM_MAZE, 1, 0.4)"),
     "gymnasium_robotics/built/ant_maze_umaze": ("gymnasium-robotics", "_ant_maze_umaze",

@@ -31,8 +31,9 @@ RECORD keys: name, package, kind, source; mj_load / ours_load ("ok" or "<Excepti
 fields (number of mismatching fields), fields_detail (first messages); step ("ok", "static" or the exception);
 nstates, ncon (summed over states), contact_mismatch (states whose contact set differs, with the first
 difference in contact_detail), dist_err, qacc_err, qfrc_err; traj_steps (steps compared), traj_err,
-traj_first_bad (first step above TRAJ_RTOL or None); status ("match", "refused (both)", "static", or "fail")
-and reasons (list of short strings naming each failed check); seconds.
+traj_first_bad (first step above TRAJ_RTOL or None), traj_profile (error at steps 1, 10, 100, 300, 1000);
+status ("match", "refused (both)", "static", or "fail") and reasons (list of short strings naming each failed
+check); seconds.
 """
 
 import collections
@@ -65,6 +66,7 @@ STATE_GAP = 20
 KICK = 1.0
 KICK_EVERY = 50
 N_TRAJ = 1000
+PROFILE_STEPS = (1, 10, 100, 300, 1000)
 SEED = 0
 
 DETAIL = 4              # messages kept per list
@@ -195,7 +197,8 @@ def compare_state(sim, m, md, mm):
 
 def trajectory(sim, mujoco, m, mm, nstep=N_TRAJ, seed=SEED + 1):
     """Contact-free rollout on both: (steps compared, worst relative qpos / qvel error, first step above
-    TRAJ_RTOL or None, exception text or None)."""
+    TRAJ_RTOL or None, exception text or None, {step: error at that step} for PROFILE_STEPS: an error that grows
+    steadily from rounding is chaos amplifying ulps, a jump is a discrete difference)."""
     bit = int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
     old_mm, old_m = mm.opt.disableflags, m.opt.disableflags
     mm.opt.disableflags = old_mm | bit
@@ -207,7 +210,7 @@ def trajectory(sim, mujoco, m, mm, nstep=N_TRAJ, seed=SEED + 1):
         sim.reset(m, d, keyframe=0 if mm.nkey > 0 else None)
         rng = np.random.default_rng(seed)
         worst, first_bad = 0.0, None
-        t = 0
+        profile = {}
         for t in range(nstep):
             u = _random_ctrl(mm, rng)
             md.ctrl[:] = u
@@ -217,14 +220,16 @@ def trajectory(sim, mujoco, m, mm, nstep=N_TRAJ, seed=SEED + 1):
             try:
                 sim.step(m, d)
             except Exception as e:      # a failing step is a record, not a harness crash
-                return t, worst, first_bad, _err(e)
+                return t, worst, first_bad, _err(e), profile
             e = max(rel_err(d.qpos, md.qpos), rel_err(d.qvel, md.qvel))
             worst = max(worst, e)
             if e > TRAJ_RTOL and first_bad is None:
                 first_bad = t + 1
+            if t + 1 in PROFILE_STEPS:
+                profile[t + 1] = e
             if not np.isfinite(e):
-                return t + 1, worst, first_bad, None
-        return nstep, worst, first_bad, None
+                return t + 1, worst, first_bad, None, profile
+        return nstep, worst, first_bad, None, profile
     finally:
         mm.opt.disableflags = old_mm
         m.opt.disableflags = old_m
@@ -344,8 +349,9 @@ def _check(entry, rec, mujoco, oracle, sim, dynamics):
     if aerr > ACC_RTOL or ferr > ACC_RTOL:
         rec["reasons"].append(f"qacc err {aerr:.2g}, qfrc_constraint err {ferr:.2g}")
     # contact-free trajectory
-    steps, worst, first_bad, exc = trajectory(sim, mujoco, m, mm)
+    steps, worst, first_bad, exc, profile = trajectory(sim, mujoco, m, mm)
     rec["traj_steps"], rec["traj_err"], rec["traj_first_bad"] = steps, worst, first_bad
+    rec["traj_profile"] = {str(k): v for k, v in profile.items()}
     if exc:
         rec["reasons"].append(f"trajectory step {steps}: {exc}")
     elif worst > TRAJ_RTOL:
