@@ -81,6 +81,57 @@ def summary(records):
             f"{len(match)} | of the {len(refused)} refused we refuse {len(refuse_ok)} with ModelError")
 
 
+def _normalise(msg):
+    """An error message without file paths, line numbers, names in quotes and numbers (for grouping)."""
+    import re
+    msg = re.sub(r"\S*/\S*\.(xml|urdf)(:\d+)?", "<file>", msg)
+    msg = re.sub(r"'[^']*'", "'..'", msg)
+    msg = re.sub(r"\b\d+(\.\d+)?(e-?\d+)?\b", "N", msg)
+    return msg[:150]
+
+
+def category(r):
+    """The failure category of a failing record (its first failed check, the message normalised)."""
+    reasons = r.get("reasons") or []
+    if not reasons:
+        return None
+    first = reasons[0]
+    if first.startswith(("worker process died", "hung")):
+        return "crash: " + _normalise(first)
+    if first.startswith("load: "):
+        return "we refuse a model MuJoCo loads: " + _normalise(first[6:])
+    if first.startswith("MuJoCo refuses"):
+        return "refusal: " + _normalise(first) + (" | we raise " + _normalise(r.get("ours_load") or "")
+                                                  if "raises" in first else "")
+    if first.startswith("fields: "):
+        fields = first.split("(", 1)[-1].rstrip(")")
+        return "model fields differ: " + fields
+    if first.startswith("step: "):
+        return "step raises: " + _normalise(first[6:])
+    if first.startswith("contacts: ") or first.startswith("dist err"):
+        return "contact set / dist differ"
+    if first.startswith("qacc err"):
+        return "qacc / qfrc_constraint differ at contact states"
+    if first.startswith("trajectory err"):
+        prof = r.get("traj_profile") or {}
+        if prof.get("1") is not None and prof["1"] <= 1e-12:
+            return "contact-free trajectory: rounding-level at step 1, grows to above 1e-6 (chaotic amplification)"
+        return "contact-free trajectory: differs from step 1"
+    if first.startswith("trajectory step"):
+        return "step raises during the trajectory: " + _normalise(first)
+    return _normalise(first)
+
+
+def categories(records):
+    """{category: [names]} of the failing records, largest first."""
+    out = collections.defaultdict(list)
+    for r in records:
+        c = category(r)
+        if c:
+            out[c].append(r["name"])
+    return dict(sorted(out.items(), key=lambda kv: -len(kv[1])))
+
+
 def table_text(records):
     rs = rows(records)
     widths = [max(len(h), *(len(r[i]) for r in rs)) if rs else len(h) for i, h in enumerate(HEADER)]
@@ -167,6 +218,11 @@ def main(argv=None):
     print(table_text(records))
     print()
     print(summary(records))
+    print()
+    for c, names in categories(records).items():
+        print(f"{len(names):4d}  {c}")
+        for n in names:
+            print(f"        {n}")
     if not args.from_jsonl:
         print(f"wall time {time.perf_counter() - t0:.0f} s (compiles included)")
     if args.markdown:

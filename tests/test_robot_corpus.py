@@ -21,13 +21,14 @@ from corpus_expected import EXPECTED
 
 ENTRIES = corpus.by_name()
 
-# dynamics in CI: every check, on models whose feature sets tests elsewhere in the suite compile (primitive
-# collisions, dense mode, no sensors / tendons / equality: the Gymnasium locomotion set) or that are cheap
+# dynamics in CI: every check, on models whose feature sets (sim/features.py) the suite compiles anyway or that
+# add one: point and Gymnasium-Robotics' ant take hopper's set (CG/Newton solver, primitive collisions), the two
+# dm_control suite models the set with sensors
 CI_MODELS = [
-    "dm_control/suite/cheetah.xml",              # planar runner on a plane: contacts every state
-    "dm_control/suite/hopper.xml",
     "gymnasium_robotics/envs/assets/point/point.xml",
-    "dm_control/third_party/ant/ant.xml",
+    "gymnasium_robotics/envs/mujoco/assets/ant.xml",
+    "dm_control/suite/cheetah.xml",
+    "dm_control/suite/hopper.xml",
 ]
 
 # load / refusal checks in CI (no compile): fragments MuJoCo refuses, URDFs, meshes
