@@ -190,7 +190,8 @@ def main(argv=None):
     ap.add_argument("--markdown", help="write the table as markdown to this file")
     ap.add_argument("--log", help="the workers' stderr (compile progress, package messages) to this file")
     ap.add_argument("--write-expected", help="write the failures as tests/corpus_expected.py's EXPECTED to this file")
-    ap.add_argument("--timeout", type=float, default=1800, help="seconds per model before it counts as hung")
+    ap.add_argument("--timeout", type=float, default=900, help="seconds per model before it counts as hung")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     args = ap.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -207,7 +208,7 @@ def main(argv=None):
         log = open(args.log, "a") if args.log else None
         out = open(args.jsonl, "a") if args.jsonl else None
         records = []
-        for r in corpus_check.check_isolated(entries, timeout=args.timeout, log=log):
+        for r in corpus_check.check_isolated(entries, timeout=args.timeout, log=log, jobs=args.jobs):
             records.append(r)
             if out:
                 out.write(json.dumps(r) + "\n")

@@ -239,9 +239,9 @@ def _fields(oracle, ours, theirs):
     mism = oracle.compare_models(ours, theirs, rtol=FIELD_TOL, atol=FIELD_TOL, skip=oracle.HULL_ORDER_FIELDS)
     for i in range(theirs.nmesh):
         try:
-            mism += oracle.hull_mismatches(ours, theirs, i)
+            mism += ["mesh_hull: " + x for x in oracle.hull_mismatches(ours, theirs, i)]
         except Exception as e:        # a hull we cannot read is a mismatch
-            mism.append(f"mesh {i} hull: {_err(e)}")
+            mism.append(f"mesh_hull: mesh {i}: {_err(e)}")
     return mism
 
 
@@ -267,7 +267,16 @@ def check(entry, dynamics=True):
     return rec
 
 
+_STAGE = [None]      # worker mode: a callable told each stage's name (check_isolated reports where a model hung)
+
+
+def _stage(name):
+    if _STAGE[0] is not None:
+        _STAGE[0](name)
+
+
 def _check(entry, rec, mujoco, oracle, sim, dynamics):
+    _stage("build / mujoco load")
     try:
         path = entry.resolve()
     except Exception as e:
@@ -279,6 +288,7 @@ def _check(entry, rec, mujoco, oracle, sim, dynamics):
     except Exception as e:
         mm = None
         rec["mj_load"] = _err(e)
+    _stage("numjoco load (compile the model)")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -304,6 +314,7 @@ def _check(entry, rec, mujoco, oracle, sim, dynamics):
         rec["reasons"].append("load: " + rec["ours_load"])
         return
     rec["load"] = "both"
+    _stage("model fields")
     mism = _fields(oracle, m, mm)
     rec["fields"] = len(mism)
     rec["fields_detail"] = [x[:300] for x in mism[:DETAIL]]
@@ -315,6 +326,7 @@ def _check(entry, rec, mujoco, oracle, sim, dynamics):
     if mm.nv == 0:
         rec["step"] = "static"
         return
+    _stage("first step (numba compile of a new feature set)")
     try:
         d = sim.Data(m)
         sim.step(m, d)
@@ -324,6 +336,7 @@ def _check(entry, rec, mujoco, oracle, sim, dynamics):
         rec["reasons"].append("step: " + rec["step"])
         return
     # contact states
+    _stage("contact states")
     states = contact_states(mujoco, mm)
     rec["nstates"] = len(states)
     rec["ncon"] = int(sum(s.ncon for s in states))
@@ -349,6 +362,7 @@ def _check(entry, rec, mujoco, oracle, sim, dynamics):
     if aerr > ACC_RTOL or ferr > ACC_RTOL:
         rec["reasons"].append(f"qacc err {aerr:.2g}, qfrc_constraint err {ferr:.2g}")
     # contact-free trajectory
+    _stage("contact-free trajectory")
     steps, worst, first_bad, exc, profile = trajectory(sim, mujoco, m, mm)
     rec["traj_steps"], rec["traj_err"], rec["traj_first_bad"] = steps, worst, first_bad
     rec["traj_profile"] = {str(k): v for k, v in profile.items()}
@@ -373,11 +387,17 @@ def _status(rec):
 # ------------------------------------------------------------------------------------ process isolation
 
 def _worker():
-    """Read entry names on stdin, write one JSON record a line on stdout (the protocol of check_isolated)."""
+    """Read entry names on stdin; write JSON lines on stdout: {"stage": name} as each stage starts, then the record
+    (the protocol of check_isolated)."""
     import corpus
     entries = corpus.by_name()
     out = sys.stdout
     sys.stdout = sys.stderr         # anything the packages print goes to stderr
+
+    def tell(name):
+        out.write(json.dumps({"stage": name}) + "\n")
+        out.flush()
+    _STAGE[0] = tell
     for line in sys.stdin:
         name = line.strip()
         if not name:
@@ -387,38 +407,52 @@ def _worker():
         out.flush()
 
 
-def check_isolated(entries, timeout=1800, log=None):
-    """Records of entries, each checked in a worker process (restarted after a crash or a hang of `timeout` s):
-    a model that kills the interpreter (a segfault in compiled code) is a 'fail' record, not a lost run."""
+def check_isolated(entries, timeout=900, log=None, jobs=1):
+    """Records of entries (in the order they finish), each checked in one of `jobs` worker processes: a model
+    that kills the interpreter (a segfault in compiled code) or runs longer than `timeout` s is a 'fail' record
+    naming the stage it was in (the worker is then replaced), not a lost run."""
     import select
     pending = list(entries)
-    proc = None
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, HERE, os.environ.get("PYTHONPATH", "")]))
-    while pending:
-        if proc is None:
-            proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--worker"], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=log or subprocess.DEVNULL, env=env, text=True,
-                                    cwd=REPO)
-        e = pending.pop(0)
-        t0 = time.perf_counter()
-        proc.stdin.write(e.name + "\n")
-        proc.stdin.flush()
-        ready, _, _ = select.select([proc.stdout], [], [], timeout)
-        line = proc.stdout.readline() if ready else ""
-        if line:
-            yield json.loads(line)
-            continue
-        # died or hung
-        if proc.poll() is None:
+    busy = {}       # proc -> [entry, start time, stage]
+    idle = []
+
+    def failed(e, t0, what):
+        return {"name": e.name, "package": e.package, "kind": e.kind, "source": e.source, "status": "fail",
+                "reasons": [what], "seconds": round(time.perf_counter() - t0, 2)}
+
+    while pending or busy:
+        while pending and len(busy) < jobs:
+            proc = idle.pop() if idle else subprocess.Popen(
+                [sys.executable, os.path.abspath(__file__), "--worker"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=log or subprocess.DEVNULL, env=env, text=True, cwd=REPO)
+            e = pending.pop(0)
+            proc.stdin.write(e.name + "\n")
+            proc.stdin.flush()
+            busy[proc] = [e, time.perf_counter(), "start"]
+        ready, _, _ = select.select([p.stdout for p in busy], [], [], 5.0)
+        for proc in [p for p in busy if p.stdout in ready]:
+            e, t0, st = busy[proc]
+            line = proc.stdout.readline()
+            if not line:        # died
+                proc.wait()
+                del busy[proc]
+                yield failed(e, t0, f"worker process died (exit code {proc.returncode}) in stage '{st}'")
+                continue
+            msg = json.loads(line)
+            if "stage" in msg:
+                busy[proc][2] = msg["stage"]
+                continue
+            del busy[proc]
+            idle.append(proc)
+            yield msg
+        now = time.perf_counter()
+        for proc in [p for p, (e, t0, st) in busy.items() if now - t0 > timeout]:
+            e, t0, st = busy.pop(proc)
             proc.kill()
-            what = f"hung: no record after {timeout} s"
-        else:
-            what = f"worker process died (exit code {proc.returncode})"
-        proc.wait()
-        proc = None
-        yield {"name": e.name, "package": e.package, "kind": e.kind, "source": e.source, "status": "fail",
-               "reasons": [what], "seconds": round(time.perf_counter() - t0, 2)}
-    if proc is not None:
+            proc.wait()
+            yield failed(e, t0, f"hung: no record after {timeout:g} s, in stage '{st}'")
+    for proc in idle:
         proc.stdin.close()
         proc.wait()
 
