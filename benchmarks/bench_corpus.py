@@ -96,6 +96,8 @@ def category(r):
     if not reasons:
         return None
     first = reasons[0]
+    if first.startswith("slow load"):
+        return f"slow load: sim.load_model still running after {corpus_check.LOAD_TIMEOUT} s (MuJoCo: under 3 s)"
     if first.startswith(("worker process died", "hung")):
         return "crash: " + _normalise(first)
     if first.startswith("load: "):
@@ -191,6 +193,7 @@ def main(argv=None):
     ap.add_argument("--log", help="the workers' stderr (compile progress, package messages) to this file")
     ap.add_argument("--write-expected", help="write the failures as tests/corpus_expected.py's EXPECTED to this file")
     ap.add_argument("--timeout", type=float, default=900, help="seconds per model before it counts as hung")
+    ap.add_argument("--resume", action="store_true", help="with --jsonl: skip the models that file has")
     ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     args = ap.parse_args(argv)
 
@@ -201,19 +204,25 @@ def main(argv=None):
         records = sorted(by.values(), key=lambda r: r["name"])
     else:
         entries = corpus.discover()
+        done = []
+        if args.resume and args.jsonl and os.path.exists(args.jsonl):
+            with open(args.jsonl) as f:
+                done = list({r["name"]: r for r in map(json.loads, f) if r}.values())
+            names = {r["name"] for r in done}
+            entries = [e for e in entries if e.name not in names]
         if args.only:
             entries = [e for e in entries if any(s in e.name for s in args.only)]
         print(f"corpus packages: {corpus.installed_packages()}", flush=True)
         print(f"{len(entries)} entries", flush=True)
         log = open(args.log, "a") if args.log else None
         out = open(args.jsonl, "a") if args.jsonl else None
-        records = []
+        records = list(done)
         for r in corpus_check.check_isolated(entries, timeout=args.timeout, log=log, jobs=args.jobs):
             records.append(r)
             if out:
                 out.write(json.dumps(r) + "\n")
                 out.flush()
-            print(f"[{len(records)}/{len(entries)}] {r['name']}: {r['status']} {r.get('seconds')} s "
+            print(f"[{len(records)}/{len(entries) + len(done)}] {r['name']}: {r['status']} {r.get('seconds')} s "
                   f"{'; '.join(r.get('reasons') or [])[:200]}", flush=True)
     print()
     print(table_text(records))

@@ -68,6 +68,7 @@ KICK_EVERY = 50
 N_TRAJ = 1000
 PROFILE_STEPS = (1, 10, 100, 300, 1000)
 SEED = 0
+LOAD_TIMEOUT = 180      # check_isolated: a numjoco load this slow is a failure (MuJoCo loads every model in < 3 s)
 
 DETAIL = 4              # messages kept per list
 
@@ -267,6 +268,17 @@ def check(entry, dynamics=True):
     return rec
 
 
+def _mj_load_seconds(entry):
+    """Seconds mujoco.MjModel.from_xml_path takes on the entry (for the slow-load message)."""
+    import mujoco
+    t = time.perf_counter()
+    try:
+        mujoco.MjModel.from_xml_path(entry.resolve())
+    except Exception:
+        pass
+    return time.perf_counter() - t
+
+
 _STAGE = [None]      # worker mode: a callable told each stage's name (check_isolated reports where a model hung)
 
 
@@ -407,10 +419,11 @@ def _worker():
         out.flush()
 
 
-def check_isolated(entries, timeout=900, log=None, jobs=1):
+def check_isolated(entries, timeout=900, log=None, jobs=1, load_timeout=LOAD_TIMEOUT):
     """Records of entries (in the order they finish), each checked in one of `jobs` worker processes: a model
-    that kills the interpreter (a segfault in compiled code) or runs longer than `timeout` s is a 'fail' record
-    naming the stage it was in (the worker is then replaced), not a lost run."""
+    that kills the interpreter (a segfault in compiled code), runs longer than `timeout` s, or whose numjoco load
+    alone runs longer than `load_timeout` s is a 'fail' record naming the stage it was in (the worker is then
+    replaced), not a lost run."""
     import select
     pending = list(entries)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, HERE, os.environ.get("PYTHONPATH", "")]))
@@ -429,10 +442,10 @@ def check_isolated(entries, timeout=900, log=None, jobs=1):
             e = pending.pop(0)
             proc.stdin.write(e.name + "\n")
             proc.stdin.flush()
-            busy[proc] = [e, time.perf_counter(), "start"]
+            busy[proc] = [e, time.perf_counter(), "start (imports)", time.perf_counter()]
         ready, _, _ = select.select([p.stdout for p in busy], [], [], 5.0)
         for proc in [p for p in busy if p.stdout in ready]:
-            e, t0, st = busy[proc]
+            e, t0, st, _ = busy[proc]
             line = proc.stdout.readline()
             if not line:        # died
                 proc.wait()
@@ -441,17 +454,22 @@ def check_isolated(entries, timeout=900, log=None, jobs=1):
                 continue
             msg = json.loads(line)
             if "stage" in msg:
-                busy[proc][2] = msg["stage"]
+                busy[proc][2:] = [msg["stage"], time.perf_counter()]
                 continue
             del busy[proc]
             idle.append(proc)
             yield msg
         now = time.perf_counter()
-        for proc in [p for p, (e, t0, st) in busy.items() if now - t0 > timeout]:
-            e, t0, st = busy.pop(proc)
+        for proc in [p for p, (e, t0, st, ts) in busy.items()
+                     if now - t0 > timeout or (st.startswith("numjoco load") and now - ts > load_timeout)]:
+            e, t0, st, ts = busy.pop(proc)
             proc.kill()
             proc.wait()
-            yield failed(e, t0, f"hung: no record after {timeout:g} s, in stage '{st}'")
+            if st.startswith("numjoco load") and now - ts > load_timeout:
+                yield failed(e, t0, f"slow load: sim.load_model still running after {load_timeout:g} s "
+                                    f"(MuJoCo: {_mj_load_seconds(e):.2f} s)")
+            else:
+                yield failed(e, t0, f"hung: no record after {timeout:g} s, in stage '{st}'")
     for proc in idle:
         proc.stdin.close()
         proc.wait()
