@@ -97,7 +97,8 @@ def category(r):
         return None
     first = reasons[0]
     if first.startswith("slow load"):
-        return f"slow load: sim.load_model still running after {corpus_check.LOAD_TIMEOUT} s (MuJoCo: under 3 s)"
+        return (f"slow load: sim.load_model still running after {corpus_check.LOAD_TIMEOUT} s "
+                "(MuJoCo loads it in seconds)")
     if first.startswith(("worker process died", "hung")):
         return "crash: " + _normalise(first)
     if first.startswith("load: "):
@@ -152,6 +153,11 @@ def table_markdown(records):
     return "\n".join(lines)
 
 
+def _depth(r):
+    """How far a record's check went: 2 with dynamics (a step was tried), 1 with loads only."""
+    return 2 if r.get("step") is not None or r.get("traj_steps") is not None else 1
+
+
 def _bound(x):
     """10x a measured error, to two significant digits (the regression bound of an expected failure)."""
     return float(f"{10 * x:.2g}")
@@ -188,7 +194,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", nargs="*", default=None, help="check only names containing one of these strings")
     ap.add_argument("--jsonl", help="append each record to this file as it comes")
-    ap.add_argument("--from-jsonl", help="print the table of a saved run (no checking)")
+    ap.add_argument("--from-jsonl", nargs="+", help="print the table of saved runs (no checking); a model in "
+                    "several files takes the record that went furthest (a full check over a --fields-only one)")
+    ap.add_argument("--fields-only", action="store_true", help="load and model-field checks only (no dynamics)")
     ap.add_argument("--markdown", help="write the table as markdown to this file")
     ap.add_argument("--log", help="the workers' stderr (compile progress, package messages) to this file")
     ap.add_argument("--write-expected", help="write the failures as tests/corpus_expected.py's EXPECTED to this file")
@@ -199,8 +207,13 @@ def main(argv=None):
 
     t0 = time.perf_counter()
     if args.from_jsonl:
-        with open(args.from_jsonl) as f:
-            by = collections.OrderedDict((r["name"], r) for r in map(json.loads, f) if r)
+        by = {}
+        for path in args.from_jsonl:
+            with open(path) as f:
+                for r in map(json.loads, f):
+                    old = by.get(r["name"])
+                    if old is None or _depth(r) >= _depth(old):
+                        by[r["name"]] = r
         records = sorted(by.values(), key=lambda r: r["name"])
     else:
         entries = corpus.discover()
@@ -217,7 +230,8 @@ def main(argv=None):
         log = open(args.log, "a") if args.log else None
         out = open(args.jsonl, "a") if args.jsonl else None
         records = list(done)
-        for r in corpus_check.check_isolated(entries, timeout=args.timeout, log=log, jobs=args.jobs):
+        for r in corpus_check.check_isolated(entries, timeout=args.timeout, log=log, jobs=args.jobs,
+                                                  dynamics=not args.fields_only):
             records.append(r)
             if out:
                 out.write(json.dumps(r) + "\n")

@@ -411,15 +411,15 @@ def _worker():
         out.flush()
     _STAGE[0] = tell
     for line in sys.stdin:
-        name = line.strip()
+        name, _, mode = line.strip().partition("\t")
         if not name:
             continue
-        rec = check(entries[name])
+        rec = check(entries[name], dynamics=mode != "fields")
         out.write(json.dumps(rec) + "\n")
         out.flush()
 
 
-def check_isolated(entries, timeout=900, log=None, jobs=1, load_timeout=LOAD_TIMEOUT):
+def check_isolated(entries, timeout=900, log=None, jobs=1, load_timeout=LOAD_TIMEOUT, dynamics=True):
     """Records of entries (in the order they finish), each checked in one of `jobs` worker processes: a model
     that kills the interpreter (a segfault in compiled code), runs longer than `timeout` s, or whose numjoco load
     alone runs longer than `load_timeout` s is a 'fail' record naming the stage it was in (the worker is then
@@ -440,7 +440,7 @@ def check_isolated(entries, timeout=900, log=None, jobs=1, load_timeout=LOAD_TIM
                 [sys.executable, os.path.abspath(__file__), "--worker"], stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE, stderr=log or subprocess.DEVNULL, env=env, text=True, cwd=REPO)
             e = pending.pop(0)
-            proc.stdin.write(e.name + "\n")
+            proc.stdin.write(e.name + ("\n" if dynamics else "\tfields\n"))
             proc.stdin.flush()
             busy[proc] = [e, time.perf_counter(), "start (imports)", time.perf_counter()]
         ready, _, _ = select.select([p.stdout for p in busy], [], [], 5.0)
