@@ -182,7 +182,7 @@ def write_expected(records, path):
             bounds["fields"] = r["fields"]
         if bounds:
             e["bounds"] = bounds
-        if any(x.startswith(("worker process died", "hung")) for x in r.get("reasons") or []):
+        if any(x.startswith(("worker process died", "hung", "slow load")) for x in r.get("reasons") or []):
             e["crash"] = True
         lines.append(f"    {r['name']!r}: {e!r},")
     lines.append("}")
@@ -197,6 +197,7 @@ def main(argv=None):
     ap.add_argument("--from-jsonl", nargs="+", help="print the table of saved runs (no checking); a model in "
                     "several files takes the record that went furthest (a full check over a --fields-only one)")
     ap.add_argument("--fields-only", action="store_true", help="load and model-field checks only (no dynamics)")
+    ap.add_argument("--reverse", action="store_true", help="check in reverse name order")
     ap.add_argument("--markdown", help="write the table as markdown to this file")
     ap.add_argument("--log", help="the workers' stderr (compile progress, package messages) to this file")
     ap.add_argument("--write-expected", help="write the failures as tests/corpus_expected.py's EXPECTED to this file")
@@ -220,11 +221,14 @@ def main(argv=None):
         done = []
         if args.resume and args.jsonl and os.path.exists(args.jsonl):
             with open(args.jsonl) as f:
-                done = list({r["name"]: r for r in map(json.loads, f) if r}.values())
+                done = [r for r in {r["name"]: r for r in map(json.loads, f) if r}.values()
+                        if not (r.get("reasons") or [""])[0].startswith("hung")]     # a hang is retried
             names = {r["name"] for r in done}
             entries = [e for e in entries if e.name not in names]
         if args.only:
             entries = [e for e in entries if any(s in e.name for s in args.only)]
+        if args.reverse:
+            entries = entries[::-1]
         print(f"corpus packages: {corpus.installed_packages()}", flush=True)
         print(f"{len(entries)} entries", flush=True)
         log = open(args.log, "a") if args.log else None
