@@ -3,11 +3,14 @@
 Parity: `reset(seed=s)` against `suite.load(domain, task, task_kwargs={'random': s}).reset()` (the same
 RandomState draws: initial state, model edits and first observation), then 100 steps of the same random actions:
 every observation and reward within 1e-9, relative to max(1, |value|) as tests/test_envs_parity.py, or within
-SENS_FACTOR times MuJoCo's own sensitivity where the task is chaotic: a second dm_control env of the same seed
-whose qvel[0] is moved by 1e-15 after reset is stepped alongside (the sensitivity reference), and a step passes
-when our error is <= max(1e-9, SENS_FACTOR * its error).  Measured (seeds 0 and 1): 26 of the 30 tasks agree to
+SENS_FACTOR times MuJoCo's own sensitivity where the task is chaotic: dm_control envs of the same seed whose
+qvel is nudged by 1e-15 after reset are stepped alongside (the sensitivity reference), and a step passes
+when our error is <= max(1e-9, SENS_FACTOR * its error).  The deviation depends on the direction of the nudge
+(humanoid seed 0: 5.4e-10 at step 100 with qvel[0], 4.1e-8 with qvel[5]), so the reference is the largest of three
+copies nudged at qvel[0], qvel[5] and qvel[nv - 1].  Measured (seeds 0 and 1): 26 of the 30 tasks agree to
 <= 7e-13 over the 100 steps (most bit for bit); hopper 1.6e-11, quadruped 1.7e-11; humanoid stand / walk / run
-5.3e-6 at step 100 where MuJoCo against its own perturbed copy reaches 6.4e-6 (docs/dmc.md has the table).
+5.3e-6 at step 100 where MuJoCo against its own perturbed copy reaches 6.4e-6 (seed 1; seed 0: 3.8e-8 against
+4.1e-8).  docs/dmc.md has the table.
 
 The default run covers four tasks on three compiled feature sets (cheetah-run and hopper-hop share one, with
 touch sensors read at dm_control's acceleration stage; cartpole-swingup with RK4; ball_in_cup-catch with its
@@ -52,16 +55,24 @@ def _obs_err(obs, ref):
     return max(_err(obs[k], ref[k]) for k in ref)
 
 
+def _flat(obs):
+    return np.concatenate([np.ravel(obs[k]) for k in obs])
+
+
 def run_parity(domain, task, seed, nsteps=NSTEPS):
     """Reset both with the seed, step both with the same random actions; returns (reset error, worst obs error,
     worst reward error, steps beyond the bound, worst obs and reward errors in absolute terms)."""
     env = dmc.load(domain, task)
     obs, info = env.reset(seed=seed)
     de = suite.load(domain, task, task_kwargs={'random': seed})
-    ref = suite.load(domain, task, task_kwargs={'random': seed})
     ts = de.reset()
-    ref.reset()
-    ref.physics.data.qvel[0] += 1e-15
+    nv = de.physics.model.nv
+    refs = []
+    for i in sorted({0, min(5, nv - 1), nv - 1}):
+        ref = suite.load(domain, task, task_kwargs={'random': seed})
+        ref.reset()
+        ref.physics.data.qvel[i] += 1e-15
+        refs.append(ref)
     reset_err = _obs_err(obs, ts.observation)
     p, d = de.physics, env.data
     for f in ('qpos', 'qvel', 'act', 'qacc_warmstart'):
@@ -80,10 +91,11 @@ def run_parity(domain, task, seed, nsteps=NSTEPS):
         a = rng.uniform(spec.minimum, spec.maximum)
         o, r, terminated, truncated, info = env.step(a)
         ts = de.step(a)
-        tr = ref.step(a)
         e = (_obs_err(o, ts.observation), _err(r, ts.reward))
-        sens = max(_err(np.concatenate([np.ravel(tr.observation[k]) for k in tr.observation]),
-                        np.concatenate([np.ravel(ts.observation[k]) for k in ts.observation])), _err(tr.reward, ts.reward))
+        sens = 0.0
+        for ref in refs:
+            tr = ref.step(a)
+            sens = max(sens, _err(_flat(tr.observation), _flat(ts.observation)), _err(tr.reward, ts.reward))
         bad += max(e) > max(TOL, SENS_FACTOR * sens)
         worst = [max(worst[0], e[0]), max(worst[1], e[1])]
         absolute = [max(absolute[0], max(float(np.max(np.abs(np.asarray(o[k]) - ts.observation[k]))) for k in o)),
