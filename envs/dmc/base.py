@@ -20,7 +20,11 @@ same draws in the same order, dm_control's reset semantics: forward with actuati
 continue that RandomState.
 
 Gymnasium conventions: observations a Dict of float64 arrays in dm_control's order and shapes (a scalar is shape
-()), or one float64 vector (flat_observation=True: dm_control's flatten_observation order); float32 Box actions
+()), or one float64 vector (flat_observation=True: dm_control's flatten_observation order); obs_type="pixels": the
+(height, width, 3) uint8 image of camera camera_id (default 84 x 84, the task's pixels_camera: 0, quadruped 2, as
+DrQ-v2 renders them), "pixels_state": the state observations plus the image under "pixels" (dm_control's pixels
+wrapper with pixels_only=False; with flat_observation the state vector is under "observations"); render() draws
+the same camera at width x height; float32 Box actions
 from actuator_ctrlrange (any real dtype accepted; ctrl holds them as float64, as dm_control's set_control); an
 episode lasts time_limit seconds (1000 control steps for every task here) and ends truncated (dm_control's LAST
 step with discount 1), info["discount"] the step's discount; action_repeat=k repeats an action over k control
@@ -43,6 +47,9 @@ from envs.dmc import models
 from envs.dmc.expr import Symbols, Program
 from envs.dmc.kernels import run_serial
 from envs.dmc.physics import Physics
+
+OBS_TYPES = ('states', 'pixels', 'pixels_state')
+FLAT_KEY = 'observations'        # dm_control's FLAT_OBSERVATION_KEY
 
 
 def compute_n_steps(control_timestep, physics_timestep, tolerance=1e-8):
@@ -71,10 +78,12 @@ class DMCEnv(gym.Env):
     domain = task = None
     time_limit = math.inf
     control_timestep = None
+    episode_fields = ()         # Model struct arrays initialize_episode sets per episode (a row per world in a vector env)
+    pixels_camera = 0           # the camera of pixel observations and render() (DrQ-v2's: 0, quadruped 2)
     params = {}
 
     def __init__(self, *, time_limit=None, action_repeat=1, flat_observation=False, control_timestep=None,
-                 render_mode=None, width=320, height=240, camera_id=0, **kwargs):
+                 obs_type='states', render_mode=None, width=84, height=84, camera_id=None, **kwargs):
         unknown = sorted(set(kwargs) - set(self.params))
         if unknown:
             raise TypeError(f'{type(self).__name__}: unknown keyword argument(s) {unknown}; task parameters: '
@@ -95,6 +104,9 @@ class DMCEnv(gym.Env):
         if self.action_repeat < 1:
             raise ValueError(f'action_repeat must be >= 1, got {action_repeat}')
         self.flat_observation = bool(flat_observation)
+        if obs_type not in OBS_TYPES:
+            raise ValueError(f'obs_type must be one of {OBS_TYPES}, got {obs_type!r}')
+        self.obs_type = obs_type
         # the observation and reward program
         sym = Symbols(m)
         obs = self.get_observation(sym)
@@ -112,21 +124,35 @@ class DMCEnv(gym.Env):
             k += n
         low, high = np.asarray(m.actuator_ctrlrange, dtype=np.float32).reshape(m.nu, 2).T
         self.action_space = spaces.Box(low=low, high=high, dtype=np.float32)
-        if self.flat_observation:
-            self.observation_space = spaces.Box(-np.inf, np.inf, (self._nobs,), np.float64)
-        else:
-            self.observation_space = spaces.Dict(OrderedDict(
-                (name, spaces.Box(-np.inf, np.inf, shape, np.float64)) for name, shape in self._obs_shapes.items()))
         self.render_mode = render_mode
         if render_mode is not None and render_mode not in self.metadata['render_modes']:
             raise ValueError(f'render_mode {render_mode!r} not in {self.metadata["render_modes"]}')
-        self.width, self.height, self.camera_id, self.camera_name = int(width), int(height), camera_id, None
-        self.camera_config = {}
+        self.width, self.height = int(width), int(height)
+        self.camera_id = self.pixels_camera if camera_id is None else int(camera_id)
+        self.camera_name, self.camera_config = None, {}
         self._renderer = None
+        self._pixels = None
+        self.observation_space = self.make_observation_space()
         self.metadata = dict(self.metadata, render_fps=int(round(1.0 / self.dt)))
         self.random = None
         self._count = 0
         self._needs_reset = True
+
+    def make_observation_space(self):
+        """Dict of dm_control's arrays (or one flat vector), an (H, W, 3) uint8 image for obs_type="pixels", both
+        (the image under "pixels") for "pixels_state"."""
+        if self.flat_observation:
+            state = spaces.Box(-np.inf, np.inf, (self._nobs,), np.float64)
+        else:
+            state = spaces.Dict(OrderedDict(
+                (name, spaces.Box(-np.inf, np.inf, shape, np.float64)) for name, shape in self._obs_shapes.items()))
+        pixels = spaces.Box(0, 255, (self.height, self.width, 3), np.uint8)
+        if self.obs_type == 'states':
+            return state
+        if self.obs_type == 'pixels':
+            return pixels
+        items = list(state.spaces.items()) if not self.flat_observation else [(FLAT_KEY, state)]
+        return spaces.Dict(OrderedDict(items + [('pixels', pixels)]))
 
     # ------------------------------------------------------------------ what a task declares
     def model_xml(self, p):
@@ -212,9 +238,11 @@ class DMCEnv(gym.Env):
         return self._renderer.render_env(self)
 
     def close(self):
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
+        for name in ('_renderer', '_pixels'):
+            r = getattr(self, name)
+            if r is not None:
+                r.close()
+                setattr(self, name, None)
 
     # ------------------------------------------------------------------ internals
     def _diverged(self):
@@ -226,10 +254,26 @@ class DMCEnv(gym.Env):
         run_serial(struct_addr(self.data._struct), 0, pr.code, pr.prm, self._reg, pr.outputs, self._out)
 
     def _observation(self):
+        if self.obs_type == 'pixels':
+            return self._render_pixels()
         flat = self._out[0, :self._nobs]
         if self.flat_observation:
-            return flat.copy()
-        return OrderedDict((name, flat[a:b].reshape(shape).copy()) for name, a, b, shape in self._slices)
+            obs = flat.copy()
+            if self.obs_type == 'pixels_state':
+                return OrderedDict(((FLAT_KEY, obs), ('pixels', self._render_pixels())))
+            return obs
+        obs = OrderedDict((name, flat[a:b].reshape(shape).copy()) for name, a, b, shape in self._slices)
+        if self.obs_type == 'pixels_state':
+            obs['pixels'] = self._render_pixels()
+        return obs
+
+    def _render_pixels(self):
+        """The (H, W, 3) uint8 image of the pixel camera (dm_control's physics.render(height, width, camera_id))."""
+        if self._pixels is None:
+            self._pixels = sim.Renderer(self.model, self.height, self.width)
+        r = self._pixels
+        r.update_scene(self.data, camera=self.camera_id)
+        return r.render().copy()
 
     def reward(self):
         """The reward of the current state (dm_control's get_reward after the last step)."""

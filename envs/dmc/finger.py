@@ -48,6 +48,7 @@ class Spin(DMCEnv):
 class TurnEasy(Spin):
     task = 'turn_easy'
     target_radius = 0.07
+    episode_fields = ('site_pos',)
 
     def configure_model(self, model, p):
         pass

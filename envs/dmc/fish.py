@@ -32,6 +32,7 @@ class Swim(DMCEnv):
     domain, task = 'fish', 'swim'
     time_limit = 40
     control_timestep = .04
+    episode_fields = ('geom_pos',)
 
     def initialize_episode(self, physics, random):
         quat = random.randn(4)

@@ -19,6 +19,7 @@ class BringBall(DMCEnv):
     params = {'fully_observable': True}
     _object, _target = 'ball', 'target_ball'
     _object_joints = ['ball_x', 'ball_z', 'ball_y']
+    episode_fields = ('body_pos', 'body_quat')
 
     def model_xml(self, p):
         return models.manipulator(use_peg=False, insert=False)

@@ -29,6 +29,7 @@ class Walk(DMCEnv):
     time_limit = 20
     control_timestep = .02
     desired_speed = 0.5
+    pixels_camera = 2           # DrQ-v2's camera for the quadruped
 
     def model_xml(self, p):
         return models.quadruped(floor_size=type(self).time_limit * self.desired_speed)

@@ -10,6 +10,7 @@ class Easy(DMCEnv):
     domain, task = 'reacher', 'easy'
     time_limit = 20
     target_size = .05
+    episode_fields = ('geom_pos',)
 
     def initialize_episode(self, physics, random):
         physics.named.model.geom_size['target', 0] = self.target_size

@@ -10,6 +10,7 @@ class Swimmer6(DMCEnv):
     time_limit = 30
     control_timestep = .03
     n_links = 6
+    episode_fields = ('geom_pos',)      # (and light_pos, drawn from the base model in a vector env)
 
     def model_xml(self, p):
         return models.swimmer(self.n_links)
