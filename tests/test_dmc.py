@@ -266,3 +266,103 @@ def test_tolerance_kernel():
         expr.tolerance(q, bounds=(1, 0))
     with pytest.raises(ValueError):
         expr.tolerance(q, margin=1, sigmoid='gaussian', value_at_margin=0)
+
+
+def _vector_vs_single(domain, task, n, nsteps, seed=10, **kwargs):
+    """World i of gym.make_vec against a single env reset(seed=seed + i): the largest difference of observations
+    and rewards, and the truncation flags of both."""
+    venv = gym.make_vec(dmc.env_id(domain, task), num_envs=n, **kwargs)
+    singles = [dmc.load(domain, task, **kwargs) for _ in range(n)]
+    obs, _ = venv.reset(seed=seed)
+    ref = [s.reset(seed=seed + i)[0] for i, s in enumerate(singles)]
+    err = max(float(np.max(np.abs(obs[k][i] - ref[i][k]))) for i in range(n) for k in ref[0])
+    rng = np.random.RandomState(0)
+    for _ in range(nsteps):
+        a = rng.uniform(-1, 1, (n, singles[0].model.nu))
+        obs, r, terminated, truncated, info = venv.step(a)
+        for i, s in enumerate(singles):
+            o, ri, te, tr, _ = s.step(a[i])
+            err = max(err, max(float(np.max(np.abs(obs[k][i] - o[k]))) for k in o), abs(r[i] - ri))
+            assert tr == truncated[i] and te == terminated[i]
+    venv.close()
+    return err
+
+
+@pytest.mark.oracle
+def test_vector_env_autoreset():
+    """The native vector env: each world as the single env of its seed (bit for bit) through episode ends
+    (time_limit 0.05 s: 5 control steps, 3 env steps with action_repeat 2) and the next-step autoreset; the
+    same-step mode's final observations."""
+    from gymnasium.vector import AutoresetMode
+    venv = gym.make_vec('numjoco/dmc-cheetah-run-v0', num_envs=3, action_repeat=2, time_limit=0.05)
+    assert venv.metadata['autoreset_mode'] == AutoresetMode.NEXT_STEP
+    obs, _ = venv.reset(seed=4)
+    single = dmc.load('cheetah', 'run', action_repeat=2, time_limit=0.05)
+    o1, _ = single.reset(seed=5)
+    np.testing.assert_array_equal(obs['position'][1], o1['position'])
+    a = np.full((3, 6), 0.5)
+    flags = []
+    for t in range(4):
+        obs, r, terminated, truncated, info = venv.step(a)
+        if t < 3:
+            o1, r1, _, tr1, _ = single.step(a[1])
+            np.testing.assert_array_equal(obs['velocity'][1], o1['velocity'])
+            assert r[1] == r1 and truncated[1] == tr1
+        flags.append(truncated.tolist())
+    assert flags == [[False] * 3, [False] * 3, [True] * 3, [False] * 3]
+    assert np.all(r == 0)           # the step after the end resets (NEXT_STEP): no reward
+    venv = gym.make_vec('numjoco/dmc-cheetah-run-v0', num_envs=2, time_limit=0.02,
+                        autoreset_mode=AutoresetMode.SAME_STEP, flat_observation=True)
+    venv.reset(seed=0)
+    venv.step(np.zeros((2, 6)))
+    obs, r, terminated, truncated, info = venv.step(np.zeros((2, 6)))
+    assert truncated.all() and info['_final_obs'].all()
+    single = dmc.load('cheetah', 'run', flat_observation=True, time_limit=0.02)
+    single.reset(seed=1)
+    single.step(np.zeros(6))
+    last, *_ = single.step(np.zeros(6))
+    np.testing.assert_array_equal(info['final_obs'][1], last)      # the episode's last observation
+    np.testing.assert_array_equal(obs[1], single.reset()[0])         # the next episode, same RandomState
+
+
+@pytest.mark.oracle
+@pytest.mark.full
+@pytest.mark.parametrize('domain,task', [('reacher', 'easy'), ('manipulator', 'bring_ball'), ('finger', 'turn_hard'),
+                                         ('fish', 'swim'), ('swimmer', 'swimmer6'), ('quadruped', 'run')])
+def test_vector_env_matches_single(domain, task):
+    """Tasks that move a target (a model row per world) and the quadruped: every world bit for bit as its
+    single env over 30 steps."""
+    assert _vector_vs_single(domain, task, 3, 30) == 0.0
+
+
+@pytest.mark.oracle
+@pytest.mark.full
+@pytest.mark.parametrize('domain,task', [('cheetah', 'run'), ('walker', 'walk'), ('quadruped', 'walk'),
+                                         ('reacher', 'easy')])
+def test_pixels_segmentation(domain, task):
+    """obs_type="pixels": the 84x84 image of DrQ-v2's camera; which object each pixel shows (segmentation) as
+    mujoco.Renderer draws dm_control's physics in the same state (>= 99 % of the pixels: numjoco draws exact
+    shapes where MuJoCo tessellates, so silhouettes differ by up to a pixel)."""
+    import mujoco
+    env = dmc.load(domain, task, obs_type='pixels')
+    de = suite.load(domain, task, task_kwargs={'random': 3})
+    img, _ = env.reset(seed=3)
+    de.reset()
+    assert img.shape == (84, 84, 3) and img.dtype == np.uint8 and env.observation_space.contains(img)
+    rng = np.random.RandomState(0)
+    for _ in range(5):
+        a = rng.uniform(-1, 1, env.model.nu)
+        img, *_ = env.step(a)
+        de.step(a)
+    r = env._pixels
+    r.enable_segmentation_rendering()
+    r.update_scene(env.data, camera=env.camera_id)
+    ours = r.render()[..., 0]
+    with mujoco.Renderer(de.physics.model.ptr, 84, 84) as mr:
+        mr.enable_segmentation_rendering()
+        mr.update_scene(de.physics.data.ptr, camera=env.camera_id)
+        theirs = mr.render()[..., 0]
+    assert np.mean(ours == theirs) >= 0.99, f'{np.mean(ours == theirs):.3f} of the pixels agree'
+    both = dmc.load(domain, task, obs_type='pixels_state')
+    o, _ = both.reset(seed=3)
+    assert both.observation_space.contains(o) and list(o)[-1] == 'pixels'
