@@ -39,6 +39,17 @@ for _name, (_entry, _steps, _thr) in TASKS.items():
         register(id=_id, entry_point=_entry, max_episode_steps=_steps, reward_threshold=_thr,
                  vector_entry_point=VectorEntryPoint(_entry))
 
+# the DeepMind Control Suite (envs/dmc): numjoco/dmc-<domain>-<task>-v0; each env ends its episodes itself after
+# time_limit seconds, as dm_control does (1000 control steps; fewer env steps with action_repeat)
+from envs import dmc as _dmc  # noqa: E402
+from envs.dmc.vector import VectorEntryPoint as _DMCVectorEntryPoint  # noqa: E402
+
+for (_domain, _task) in _dmc.TASKS:
+    _id = _dmc.env_id(_domain, _task)
+    if _id not in registry:
+        register(id=_id, entry_point=_dmc.entry_point(_domain, _task), max_episode_steps=None,
+                 vector_entry_point=_DMCVectorEntryPoint(_dmc.entry_point(_domain, _task)))
+
 
 def make_sb3_vec_env(env_id: str, n_envs: int, seed: int | None = None, **env_kwargs):
     """Stable-Baselines3 VecEnv of n_envs worlds of a numjoco task (envs/sb3.py; imports SB3 on first use)."""
