@@ -4,7 +4,7 @@ first compile runs them in a worker process while this one compiles the rest of 
     collision(m, d, w, F)           sim.engine.collision.driver.collision (mj_collision), F masked to the colliders
     make_constraint(m, d, w, F)     sim.engine.constraint.make_constraint (mj_makeConstraint), F masked to equality
     fwd_constraint(m, d, w, F)      sim.engine.solver.fwd_constraint (mj_fwdConstraint), F masked to the solvers,
-                                    the sparse Jacobian mode and elliptic cones
+                                    the sparse Jacobian mode, elliptic cones and noslip
     passive(m, d, w, F)             sim.engine.passive.passive (mj_passive), F masked to fluid forces
     rne_post_constraint(m, d, w, F) sim.engine.rne.rne_post_constraint (mj_rnePostConstraint: env tasks,
                                     acceleration sensors), F masked to equality and tendons

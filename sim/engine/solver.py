@@ -43,9 +43,10 @@ from sim.jit.features import call_if, F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC, F_N
 from sim.engine.com import is_sparse
 from sim.engine import solver_sparse as _sp
 from sim.constants import (OPT_DISABLE, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATIONS, OPT_TOLERANCE,
-                           OPT_LS_TOLERANCE, OPT_CONE, DSBL_WARMSTART, SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC,
-                           OPT_NOSLIP_ITERATIONS, OPT_NOSLIP_TOLERANCE, CNSTR_CONTACT_PYRAMIDAL, CNSTR_CONTACT_ELLIPTIC, CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC, CNSTRSTATE_LINEARNEG,
-                           CNSTRSTATE_LINEARPOS, CNSTRSTATE_CONE, MINVAL)
+                           OPT_LS_TOLERANCE, OPT_CONE, OPT_NOSLIP_ITERATIONS, OPT_NOSLIP_TOLERANCE, DSBL_WARMSTART,
+                           SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC, CNSTR_CONTACT_PYRAMIDAL, CNSTR_CONTACT_ELLIPTIC,
+                           CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC, CNSTRSTATE_LINEARNEG, CNSTRSTATE_LINEARPOS,
+                           CNSTRSTATE_CONE, MINVAL)
 
 # rows of scr_slv_nv (nv each): primal vectors, island-local dof vectors, Cholesky update scratch, 6 LTJ rows
 (_MA, _MV, _GRAD, _MGRAD, _SEARCH, _GRADOLD, _MGRADOLD, _GRADDIF, _MGRADDIF, _TMP,
@@ -488,7 +489,24 @@ def ar_mul(m, d, w, f, out, nefc):
             out[i] = y_dot(Y, ylo, yhi, z, i) + R[i] * f[i]
 
 
-_ar_mul = call_if(F_PGS, ar_mul)
+@njit(cache=True)
+def pgs_setup(m, d, w):
+    """PGS's part of mj_fwdConstraint after warmstart: AR (make_dual), then the warmstart forces' dual cost
+    f'b + 0.5 f'AR f, the forces (and qfrc_constraint) zeroed if it is positive (warmstart, PGS branch)."""
+    make_dual(m, d, w)
+    if int(m.opt[OPT_DISABLE]) & DSBL_WARMSTART:
+        return
+    nefc, nv = d.nefc[w], m.nv
+    force, ARf = d.efc_force[w], d.scr_slv_efc[w, _FPREV]
+    c = _dot(force, d.efc_b[w], nefc)
+    ar_mul(m, d, w, force, ARf, nefc)
+    c += 0.5 * _dot(force, ARf, nefc)
+    if c > 0:
+        for i in range(nefc):
+            force[i] = 0.0
+        qfc = d.qfrc_constraint[w]
+        for i in range(nv):
+            qfc[i] = 0.0
 
 
 @njit(cache=True)
@@ -512,18 +530,8 @@ def warmstart(m, d, w, spj, F):
     aref = d.efc_aref[w]
     _jar(d, w, J, qw, aref, jar, nefc, nv, spj, F)
     if int(m.opt[OPT_SOLVER]) == SOL_PGS:
+        # efc_force from qacc_warmstart; their dual cost is checked by pgs_setup
         cost_ws = constraint_update_world(m, d, w, jar, False, spj, F)
-        # dual cost of the warmstart forces: f'b + 0.5 f'AR f; zero forces if positive
-        ARf = d.scr_slv_efc[w, _FPREV]
-        c = _dot(force, d.efc_b[w], nefc)
-        _ar_mul(F, m, d, w, force, ARf, nefc)
-        c += 0.5 * _dot(force, ARf, nefc)
-        if c > 0:
-            for i in range(nefc):
-                force[i] = 0.0
-            qfc = d.qfrc_constraint[w]
-            for i in range(nv):
-                qfc[i] = 0.0
     else:
         # mj_constraintUpdate's qfrc_constraint = J' efc_force: the primal solvers compute it again from their own
         # forces for every dof of an island before anyone reads it, so only dofs outside every island keep it,
@@ -2052,7 +2060,7 @@ def _island_scatter(m, d, w, k, ctx):
 
 
 # the solvers a feature set does not use are not compiled (sim/jit/features.py)
-_make_dual = call_if(F_PGS, make_dual)
+_pgs_setup = call_if(F_PGS, pgs_setup)
 _sol_pgs = call_if(F_PGS, sol_pgs)
 _sol_primal = call_if(F_PRIMAL, sol_primal)
 
@@ -2093,9 +2101,9 @@ def fwd_constraint(m, d, w, F):
     _jar(d, w, J, qs, aref, b, nefc, nv, spj, F)
     solver = int(m.opt[OPT_SOLVER])
     newton = solver == SOL_NEWTON
-    if solver == SOL_PGS:
-        _make_dual(F, m, d, w)
     warmstart(m, d, w, spj, F)
+    if solver == SOL_PGS:
+        _pgs_setup(F, m, d, w)
     maxiter = int(m.opt[OPT_ITERATIONS])
     nisland = d.nisland[w]
     if nisland > 0:
