@@ -304,18 +304,29 @@ def test_islands_default(name, solver):
         assert r['qacc'] < RTOL_DEFAULT and r['force'] < RTOL_DEFAULT, (name, solver, k, r)
 
 
-def test_pgs_ar_capacity_raises():
-    """PGS keeps AR dense (njmax^2 per world) only up to AR_CAP rows; beyond it PGS raises instead of solving."""
-    from sim.constants import AR_CAP
-    from sim.errors import UnsupportedError as UnsupportedFeature
-    m = load('stack_pyr_c3')
-    m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
-    md = run_oracle(m, states(m, 1, seed=1)[0])
-    assert md.nefc > 0
-    d = api.Data(m, nconmax=max(1, md.ncon), njmax=AR_CAP + 1)
-    copy_inputs(m, md, d)
-    with pytest.raises(UnsupportedFeature):
-        _drive(api.model_struct(m, collision=False), d._struct)
+@pytest.mark.parametrize('name', ['stack_pyr_c3', 'stack_ell_c4', 'limits_eq_ell'])
+def test_pgs_beyond_ar_capacity(name):
+    """njmax > AR_CAP: PGS keeps a dense AR of AR_SMALL rows when its Data is made for a dual solver (the same
+    numbers as with room for njmax rows), and computes AR on the fly when the Data has none (made for Newton):
+    the same iterates up to rounding (tests/test_noslip.py has the large problems)."""
+    from sim.constants import AR_CAP, AR_SMALL
+    m = load(name)
+    for k, st in enumerate(states(m, 2, seed=1)):
+        m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
+        md = run_oracle(m, st)
+        assert 0 < md.nefc <= AR_SMALL
+        for dual in (True, False):
+            m.opt.solver = mujoco.mjtSolver.mjSOL_PGS if dual else mujoco.mjtSolver.mjSOL_NEWTON
+            d = api.Data(m, nconmax=max(1, md.ncon), njmax=AR_CAP + 1)
+            m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
+            assert d._arrays['scr_slv_AR'].shape[1] == (AR_SMALL if dual else 0)
+            copy_inputs(m, md, d)
+            _drive(api.model_struct(m, collision=False), d._struct)
+            A = d._arrays
+            where = (name, k, dual)
+            assert int(A['solver_niter'][0]) == md.solver_niter[0], where
+            err = max(rel(A['qacc'][0], md.qacc), rel(A['efc_force'][0, :md.nefc], md.efc_force))
+            assert err < (RTOL_DEFAULT if dual else 1e-9), (where, err)
 
 
 def test_no_constraints():
