@@ -267,22 +267,10 @@ def _real_states(mm, n, seed, warm=200, every=20):
     return out
 
 
-# what still blocks the other real models with noslip (outside the solver; measured with mujoco 3.17's own models)
-_MARGIN = pytest.mark.xfail(raises=sim.UnsupportedError, strict=True,
-                            reason='collision check refuses a margin on a convex pair without sphere/capsule')
-_BLOCKED = {
-    'adroit_door': _MARGIN,     # box-cylinder margin 0.0005
-    'adroit_pen': _MARGIN,      # box-cylinder margin 0.0005
-    'fruitfly': _MARGIN,        # ellipsoid-ellipsoid margin 0.0005 (--full: its meshes take ~75 s to load)
-    'adroit_hammer': pytest.mark.xfail(raises=sim.ModelError, strict=True,
-                                       reason='MJCF parser: "only one top-level <default> is allowed" '
-                                              '(adroit_assets.xml:10), which MuJoCo accepts'),
-}
-
-
-@pytest.mark.parametrize('name', ['adroit_relocate', pytest.param('dog', marks=pytest.mark.full)]
-                         + [pytest.param(n, marks=[mk] + ([pytest.mark.full] if n == 'fruitfly' else []))
-                            for n, mk in _BLOCKED.items()])
+# the Adroit models and the fruit fly load and step with margins on convex pairs and two top-level defaults
+@pytest.mark.parametrize('name', ['adroit_relocate', 'adroit_door', 'adroit_pen', 'adroit_hammer',
+                                  pytest.param('dog', marks=pytest.mark.full),
+                                  pytest.param('fruitfly', marks=pytest.mark.full)])  # its meshes take ~75 s to load
 def test_real_models(name):
     path = _real(name)
     mm = mujoco.MjModel.from_xml_path(path)
