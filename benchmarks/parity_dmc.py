@@ -8,6 +8,7 @@ observation and reward errors over the steps (relative to max(1, |value|)), and 
 max(1e-9, 20 x MuJoCo's own sensitivity), measured by dm_control copies whose qvel is nudged by 1e-15.
 Prints a markdown table.
 """
+
 import argparse
 import os
 import sys
@@ -29,8 +30,10 @@ def main():
     ap.add_argument("--steps", type=int, default=100)
     args = ap.parse_args()
     tasks = [tuple(t.split("-", 1)) for t in args.tasks] or list(dmc.TASKS)
-    print(f"| task | seeds | reset obs error | worst obs error ({args.steps} steps) | worst reward error "
-          "| steps beyond the bound |")
+    print(
+        f"| task | seeds | reset obs error | worst obs error ({args.steps} steps) | worst reward error "
+        "| steps beyond the bound |"
+    )
     print("| --- | --- | --- | --- | --- | --- |")
     for domain, task in tasks:
         res = [run_parity(domain, task, s, nsteps=args.steps) for s in args.seeds]
@@ -38,8 +41,10 @@ def main():
         obs = max(r[1] for r in res)
         rew = max(r[2] for r in res)
         bad = sum(r[3] for r in res)
-        print(f"| {domain}-{task} | {' '.join(map(str, args.seeds))} | {reset:.1e} | {obs:.1e} | {rew:.1e} "
-              f"| {bad} |", flush=True)
+        print(
+            f"| {domain}-{task} | {' '.join(map(str, args.seeds))} | {reset:.1e} | {obs:.1e} | {rew:.1e} | {bad} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

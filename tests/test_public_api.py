@@ -4,6 +4,7 @@ A submodule import once replaced a lazily exported function (`sim.inverse` becam
 the first step): here every submodule of sim is imported first, a step is taken, then every name the README's API
 lists is called on a hopper in contact and compared with the oracle's function of the same name.
 """
+
 import importlib
 import pkgutil
 import types
@@ -17,8 +18,8 @@ import sim
 
 pytestmark = pytest.mark.oracle
 
-TOL = 1e-9          # relative to max(1, |value|), as tests/test_envs_parity.py
-TOL_FD = 1e-6       # finite differences divide round-off by eps = 1e-6
+TOL = 1e-9  # relative to max(1, |value|), as tests/test_envs_parity.py
+TOL_FD = 1e-6  # finite differences divide round-off by eps = 1e-6
 
 
 def _close(ours, theirs, tol=TOL, what=""):
@@ -123,7 +124,7 @@ def test_state(pair):
 
 def test_transition_fd(pair):
     m, d, mm, md = pair
-    with pytest.raises(ValueError, match="RK4"):          # hopper.xml integrates with RK4: MuJoCo refuses it too
+    with pytest.raises(ValueError, match="RK4"):  # hopper.xml integrates with RK4: MuJoCo refuses it too
         sim.transition_fd(m, d)
     with pytest.raises(mujoco.FatalError, match="RK4"):
         mujoco.mjd_transitionFD(mm, md, 1e-6, 0, None, None, None, None)
