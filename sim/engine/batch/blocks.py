@@ -14,7 +14,7 @@ import numpy as np
 
 from sim.jit import njit
 
-from sim.engine.batch.simd import LANES
+from sim.engine.batch.simd import LANES, vld, vst, vldu, vstu, lane, with_lane, transpose4, splat
 from sim.engine.batch.smooth import (kinematics_block, com_pos_block, crb_block, factor_m_block, com_vel_block,
                                      rne_block)
 from sim.engine.kinematics import kinematics
@@ -61,6 +61,60 @@ def from_blocks(src, dst, nworld):
         l = w - b * LANES
         for r in range(n):
             dst[w, r] = src[b, r, l]
+
+
+@njit(cache=True)
+def blocks_to_rows(srcs, dsts, nworld):
+    """dsts[k] (nworld, n)[w, r] = srcs[k] (nblock, n, LANES)[w // LANES, r, w % LANES] for every field k: 4x4
+    transposes (LANES == 4) of full blocks, element by element for the rest."""
+    for k in range(len(srcs)):
+        S = srcs[k]
+        D = dsts[k]
+        n = D.shape[1]
+        for b in range(S.shape[0]):
+            w0 = b * LANES
+            Sb = S[b]
+            r = 0
+            if w0 + LANES <= nworld:
+                while r + 4 <= n:
+                    c0, c1, c2, c3 = transpose4(vld(Sb, r), vld(Sb, r + 1), vld(Sb, r + 2), vld(Sb, r + 3))
+                    vstu(D, w0 * n + r, c0)
+                    vstu(D, (w0 + 1) * n + r, c1)
+                    vstu(D, (w0 + 2) * n + r, c2)
+                    vstu(D, (w0 + 3) * n + r, c3)
+                    r += 4
+            for rr in range(r, n):
+                v = vld(Sb, rr)
+                for l in range(min(LANES, nworld - w0)):
+                    D[w0 + l, rr] = lane(v, l)
+
+
+@njit(cache=True)
+def rows_to_blocks(srcs, dsts, nworld):
+    """dsts[k] (nblock, n, LANES)[b, r, l] = srcs[k] (nworld, n)[b*LANES + l, r] for every field k, lanes past
+    nworld repeating the last world: 4x4 transposes of full blocks, element by element for the rest."""
+    for k in range(len(srcs)):
+        D = srcs[k]
+        S = dsts[k]
+        n = D.shape[1]
+        for b in range(S.shape[0]):
+            w0 = b * LANES
+            Sb = S[b]
+            r = 0
+            if w0 + LANES <= nworld:
+                while r + 4 <= n:
+                    c0, c1, c2, c3 = transpose4(vldu(D, w0 * n + r), vldu(D, (w0 + 1) * n + r),
+                                                vldu(D, (w0 + 2) * n + r), vldu(D, (w0 + 3) * n + r))
+                    vst(Sb, r, c0)
+                    vst(Sb, r + 1, c1)
+                    vst(Sb, r + 2, c2)
+                    vst(Sb, r + 3, c3)
+                    r += 4
+            for rr in range(r, n):
+                v = splat(0.0)
+                for l in range(LANES):
+                    v = with_lane(v, l, D[min(w0 + l, nworld - 1), rr])
+                vst(Sb, rr, v)
 
 
 @njit(cache=True)
@@ -138,19 +192,20 @@ class SmoothBlocks:
     def rows_of(self, d, name):
         """Data field `name` of batch d as (nworld, n) rows (a view)."""
         x = getattr(d, name) if hasattr(d, name) else d._arrays[name]
-        return x.reshape(x.shape[0], -1)
+        r = x.reshape(x.shape[0], -1)
+        if r.size and not np.shares_memory(r, x):
+            raise ValueError("Data field %s is not contiguous" % name)
+        return r
 
     def load(self, d, names=INPUTS):
         """Copy fields of batch Data d into the blocks."""
-        for k in names:
-            if self.rows[k]:
-                to_blocks(self.rows_of(d, k), self.a[k], self.nworld)
+        names = [k for k in names if self.rows[k]]
+        rows_to_blocks(tuple(self.rows_of(d, k) for k in names), tuple(self.a[k] for k in names), self.nworld)
 
     def store(self, d, names):
         """Copy fields from the blocks into batch Data d."""
-        for k in names:
-            if self.rows[k]:
-                from_blocks(self.a[k], self.rows_of(d, k), self.nworld)
+        names = [k for k in names if self.rows[k]]
+        blocks_to_rows(tuple(self.a[k] for k in names), tuple(self.rows_of(d, k) for k in names), self.nworld)
 
     def inertia_warnings(self):
         """Per world, the row factor_m raised to mjMINVAL (-1 when none), as factor_i returns it."""

@@ -277,3 +277,55 @@ def vcos(v):
     for k in range(LANES):
         r = with_lane(r, k, math.cos(lane(v, k)))
     return r
+
+
+def _elem_ptr(context, builder, aryty, ary, off):
+    arr = context.make_array(aryty)(context, builder, ary)
+    return builder.bitcast(builder.gep(arr.data, [off]), _VT.as_pointer())
+
+
+@intrinsic
+def vldu(typingctx, a, off):
+    """LANES doubles of a C-contiguous float64 array from flat element offset off (a.flat[off:off+LANES])."""
+    if not _row_array(a):
+        return None
+
+    def codegen(context, builder, sig, args):
+        return builder.load(_elem_ptr(context, builder, sig.args[0], args[0],
+                                      context.cast(builder, args[1], sig.args[1], types.intp)), align=8)
+    return vec(a, off), codegen
+
+
+@intrinsic
+def vstu(typingctx, a, off, v):
+    """Store Vec v at flat element offset off of a C-contiguous float64 array."""
+    if not _row_array(a) or not isinstance(v, VecType):
+        return None
+
+    def codegen(context, builder, sig, args):
+        builder.store(args[2], _elem_ptr(context, builder, sig.args[0], args[0],
+                                         context.cast(builder, args[1], sig.args[1], types.intp)), align=8)
+        return context.get_dummy_value()
+    return types.void(a, off, v), codegen
+
+
+@intrinsic
+def transpose4(typingctx, a, b, c, d):
+    """The 4x4 transpose of rows a, b, c, d (LANES == 4): (a0 b0 c0 d0), (a1 b1 c1 d1), ... as a 4-tuple."""
+    if LANES != 4 or not all(isinstance(x, VecType) for x in (a, b, c, d)):
+        return None
+    tup = types.UniTuple(vec, 4)
+
+    def codegen(context, builder, sig, args):
+        x, y, z, w = args
+
+        def shuf(p, q, idx):
+            return builder.shuffle_vector(p, q, ir.Constant(_IT, idx))
+        t0 = shuf(x, y, [0, 4, 2, 6])
+        t1 = shuf(x, y, [1, 5, 3, 7])
+        t2 = shuf(z, w, [0, 4, 2, 6])
+        t3 = shuf(z, w, [1, 5, 3, 7])
+        out = [shuf(t0, t2, [0, 1, 4, 5]), shuf(t1, t3, [0, 1, 4, 5]), shuf(t0, t2, [2, 3, 6, 7]),
+               shuf(t1, t3, [2, 3, 6, 7])]
+        return context.make_tuple(builder, tup, out)
+    return tup(a, b, c, d), codegen
