@@ -1,5 +1,5 @@
 """Where a batched step's time goes, per stage, on worlds in contact: the stage table behind
-docs/performance-roofline.md.
+docs/simd.md.
 
     python benchmarks/simd_profile.py [model ...] [--n N] [--rounds R] [--warm W]
 

@@ -13,8 +13,10 @@ six stages (world by world / block by block) and for the transposes:
     load     qpos, qvel (the inputs) from Data's rows into the blocks
     store    every output field from the blocks into Data's rows
 
-each call repeated to ~0.2 ms (short blocks: on a loaded machine most of them run undisturbed); figures are ns per world, min / median over rounds, and the paired ratio
-ref / blocks (min / median / max over rounds: a round's two runs are neighbours in time).
+each call repeated to ~0.2 ms inside one jitted loop (so Python's call and argument unboxing cost is not counted;
+short blocks: on a loaded machine most of them run undisturbed); figures are ns per world, min / median over
+rounds, and the paired ratio ref / blocks (min / median / max over rounds: a round's two runs are neighbours in
+time).
 """
 import os
 import sys
@@ -27,9 +29,36 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from simd_states import contact_batch  # noqa: E402
 from sim.api import model_struct  # noqa: E402
+from sim.jit import njit  # noqa: E402
 from sim.engine.batch.simd import LANES  # noqa: E402
-from sim.engine.batch.blocks import (SmoothBlocks, run_worlds, from_blocks, ALL, STAGES, OUTPUTS, INPUTS,  # noqa
-                                     WRITES)
+from sim.engine.batch.blocks import (SmoothBlocks, run_worlds, run_blocks, from_blocks, rows_to_blocks,  # noqa
+                                     blocks_to_rows, ALL, STAGES, OUTPUTS, INPUTS)
+
+
+@njit(cache=False)
+def rep_worlds(m, d, n, stages, reps):
+    for _ in range(reps):
+        run_worlds(m, d, n, stages)
+
+
+@njit(cache=False)
+def rep_blocks(m, nblock, stages, a, reps):
+    for _ in range(reps):
+        run_blocks(m, nblock, stages, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11],
+                   a[12], a[13], a[14], a[15], a[16], a[17], a[18], a[19], a[20], a[21], a[22], a[23], a[24],
+                   a[25], a[26], a[27])
+
+
+@njit(cache=False)
+def rep_load(srcs, dsts, n, reps):
+    for _ in range(reps):
+        rows_to_blocks(srcs, dsts, n)
+
+
+@njit(cache=False)
+def rep_store(srcs, dsts, n, reps):
+    for _ in range(reps):
+        blocks_to_rows(srcs, dsts, n)
 
 
 def bitwise(sb, d):
@@ -48,8 +77,7 @@ def bitwise(sb, d):
 
 def timer(fn, reps):
     t = time.perf_counter()
-    for _ in range(reps):
-        fn()
+    fn(reps)
     return (time.perf_counter() - t) / reps
 
 
@@ -65,13 +93,22 @@ def measure(name, n, rounds, warm):
           % (name, m.nq, m.nv, m.nbody, m.ngeom, n, LANES, 'yes' if not bad else 'NO, differ in ' + ', '.join(bad)))
     cases = [(s, bit) for s, bit in STAGES] + [('all six', ALL)]
     items = []
+    args = sb._args()
+    ins = [k for k in INPUTS if sb.rows[k]]
+    outs = [k for k in OUTPUTS if sb.rows[k]]
+    in_rows, in_blocks = tuple(sb.rows_of(d, k) for k in ins), tuple(sb.a[k] for k in ins)
+    out_rows, out_blocks = tuple(sb.rows_of(d, k) for k in outs), tuple(sb.a[k] for k in outs)
     for s, bit in cases:
-        items.append((s, (lambda b=bit: run_worlds(ms, ds, n, b)), (lambda b=bit: sb.run(b))))
-    items.append(('load inputs', None, lambda: sb.load(d)))
-    items.append(('store outputs', None, lambda: sb.store(d, OUTPUTS)))
+        items.append((s, (lambda r, b=bit: rep_worlds(ms, ds, n, b, r)),
+                      (lambda r, b=bit: rep_blocks(sb.ms, sb.nblock, b, args, r))))
+    items.append(('load inputs', None, lambda r: rep_load(in_rows, in_blocks, n, r)))
+    items.append(('store outputs', None, lambda r: rep_store(out_blocks, out_rows, n, r)))
     res = {s: ([], []) for s, _, _ in items}
     reps = {}
     for s, f, g in items:
+        if f is not None:
+            f(1)
+        g(1)
         t = timer(g, 3)
         reps[s] = max(1, int(0.0002 / max(t, 1e-7)))
     for r in range(rounds):
