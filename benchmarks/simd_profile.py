@@ -43,7 +43,7 @@ from sim.engine.constraint import make_constraint, project_constraint_if, refere
 from sim.engine.solver import fwd_constraint  # noqa: E402
 from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage  # noqa: E402
 from sim.engine.forward import fwd_acceleration, step_world  # noqa: E402
-from sim.constants import OPT_INTEGRATOR, INT_RK4  # noqa: E402
+from sim.constants import INT_RK4  # noqa: E402
 
 STAGES = ('kinematics', 'com_pos', 'tendon', 'crb', 'factor_m', 'collision', 'make_constraint', 'transmission',
           'project', 'sensor_pos', 'tendon_vel+actuator_vel', 'com_vel', 'passive', 'reference_constraint', 'rne',
@@ -167,7 +167,7 @@ def profile(name, n, rounds, warm):
         acc[:] = 0
         staged(ms, ds, F, n, acc, tt)
         best = np.minimum(best, acc / n / tsc)
-    npass = 4 if int(m.opt[OPT_INTEGRATOR]) == INT_RK4 else 1
+    npass = 4 if int(m.opt.integrator) == INT_RK4 else 1
     ncon = d.ncon if np.ndim(d.ncon) else np.array([d.ncon])
     nefc = d._arrays['nefc']
     print('\n%s: nv %d, %d worlds, contacts per world mean %.1f (max %d), efc rows mean %.1f; %d forward pass(es) '
