@@ -1,0 +1,1 @@
+"""Kernels over blocks of worlds laid out world-minor (structure of arrays), one world per SIMD lane."""
