@@ -611,6 +611,10 @@ def _build_defaults(root):
             slot = cls.slots.setdefault(spec.default_slot, {})
             for k, v in vals.items():
                 slot[k] = merge_value(spec.attrs[k], slot.get(k), v)
+            if child.tag == "texture" and "gridlayout" in vals:     # mjXReader checks it where it is written
+                gs = slot.get("gridsize", spec.attrs["gridsize"].default)
+                if len(vals["gridlayout"]) != int(gs[0]) * int(gs[1]):
+                    raise child.error("gridlayout length must match gridsize", "gridlayout")
             if child.children:      # a default material's layers: (role, texture) by role, inherited
                 layers = dict(cls.layers)
                 for ly in child.children:
