@@ -441,7 +441,7 @@ def _convert(node, key, parent, fname, lenient=False):
     if unknown:
         probe = Elem(tag, key, nfile, line, attrs, parent, origin)
         if not lenient:
-            raise probe.error("unknown or unsupported attribute", unknown[0])
+            raise probe.error("unrecognized attribute", unknown[0])
         for name in unknown:
             warnings.warn(str(probe.error("unknown attribute in a <replicate> / <frame>, ignored as MuJoCo ignores it",
                                           name)), stacklevel=2)
@@ -649,7 +649,7 @@ def _apply_defaults(el, classes, inherited):
     if "class" in el.raw and "class" in spec.attrs:
         cname = el.raw["class"]
         if cname not in classes:
-            raise el.error(f"unknown default class '{cname}'", "class")
+            raise el.error(f"unknown default class name '{cname}'", "class")
     el.dclass = cname
     slot = spec.default_slot
     own = own_values(el, complete=slot is None)
