@@ -175,7 +175,8 @@ def compile_texture(ctx, el, name):
     t.nchannel = int(el.get("nchannel"))
     gl = el.get("gridlayout", None)
     gs = el.get("gridsize")
-    if gl is not None and len(gl) != int(gs[0]) * int(gs[1]):
+    # checked where gridlayout is written (here, or on the <default><texture> that sets it: mjcf.reader)
+    if "gridlayout" in el.raw and len(gl) != int(gs[0]) * int(gs[1]):
         raise el.error("gridlayout length must match gridsize", "gridlayout")
     builtin = int(el.get("builtin"))
     if builtin != BUILTIN_NONE:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .context import iarr
 from .frames import normvec
-from .mesh import asset_path
+from .mesh import asset_path, stripext, strippath
 
 MINVAL = 1e-15   # mjMINVAL
 NGROUP = 6       # mjNGROUP
@@ -181,7 +181,7 @@ def compile_skins(ctx):
         group = el.get("group")
         if group < 0 or group >= NGROUP:
             raise el.error("skin group must be between 0 and 5", "group")
-        ctx.add("skin", el)
+        ctx.add("skin", el, name=el.get("name", "") or stripext(strippath(el.get("file", "") or "")))
         skins.append(_compile(ctx, _load(ctx, el)))
     f = ctx.f
     f32 = np.float32

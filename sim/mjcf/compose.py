@@ -73,6 +73,37 @@ def _kind(el):
     return None
 
 
+# the sections whose objects MuJoCo 3.17 names as it parses them (mjXReader::Parse order: custom, asset, contact,
+# deformable, equality, tendon, actuator, sensor; the body tree after them, keyframes when compiling), and the name
+# space of each element key in them
+_PARSE_ORDER = ("custom", "asset", "contact", "deformable", "equality", "tendon", "actuator", "sensor")
+_NAMED_ASSETS = {"mesh": "mesh", "skin": "skin", "hfield": "hfield", "texture": "texture", "material": "material",
+                 "numeric": "numeric", "text": "text", "tuple": "tuple"}
+_FILE_NAMED = ("mesh", "skin", "hfield", "texture")       # an unnamed one takes its file name (mjuu_strippath/ext)
+
+
+def check_section_names(root):
+    """Refuse a name repeated within one kind among the non-tree objects, in the order MuJoCo's reader meets them
+    (mjs_setName refuses a name its kind already has: the first repetition in that order is the error)."""
+    seen = {}
+    for tag in _PARSE_ORDER:
+        for sec in root.find(tag):
+            for el in sec.children:
+                kind = _NAMED_ASSETS.get(el.key) or _kind(el)
+                if kind is None:
+                    continue
+                name = el.raw.get("name", "")
+                if not name and el.key in _FILE_NAMED:
+                    f = el.raw.get("file", "").replace("\\", "/").rsplit("/", 1)[-1]
+                    name = f[:f.rfind(".")] if "." in f else f
+                if not name:
+                    continue
+                names = seen.setdefault(kind, set())
+                if name in names:
+                    raise el.error(f"repeated name '{name}' in {kind}", "name" if "name" in el.raw else "file")
+                names.add(name)
+
+
 # ------------------------------------------------------------------------------------------ references
 
 
@@ -421,6 +452,7 @@ class Composer:
                         self.names.add(kind, el.raw.get("name", ""))
 
     def run(self):
+        check_section_names(self.root)
         self.read_submodels()
         for wb in self.root.find("worldbody"):
             self.walk(wb)

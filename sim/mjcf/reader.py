@@ -441,7 +441,7 @@ def _convert(node, key, parent, fname, lenient=False):
     if unknown:
         probe = Elem(tag, key, nfile, line, attrs, parent, origin)
         if not lenient:
-            raise probe.error("unknown or unsupported attribute", unknown[0])
+            raise probe.error("unrecognized attribute", unknown[0])
         for name in unknown:
             warnings.warn(str(probe.error("unknown attribute in a <replicate> / <frame>, ignored as MuJoCo ignores it",
                                           name)), stacklevel=2)
@@ -611,6 +611,10 @@ def _build_defaults(root):
             slot = cls.slots.setdefault(spec.default_slot, {})
             for k, v in vals.items():
                 slot[k] = merge_value(spec.attrs[k], slot.get(k), v)
+            if child.tag == "texture" and "gridlayout" in vals:     # mjXReader checks it where it is written
+                gs = slot.get("gridsize", spec.attrs["gridsize"].default)
+                if len(vals["gridlayout"]) != int(gs[0]) * int(gs[1]):
+                    raise child.error("gridlayout length must match gridsize", "gridlayout")
             if child.children:      # a default material's layers: (role, texture) by role, inherited
                 layers = dict(cls.layers)
                 for ly in child.children:
@@ -645,7 +649,7 @@ def _apply_defaults(el, classes, inherited):
     if "class" in el.raw and "class" in spec.attrs:
         cname = el.raw["class"]
         if cname not in classes:
-            raise el.error(f"unknown default class '{cname}'", "class")
+            raise el.error(f"unknown default class name '{cname}'", "class")
     el.dclass = cname
     slot = spec.default_slot
     own = own_values(el, complete=slot is None)

@@ -75,20 +75,23 @@ vertweight real[] !required
 # UnsupportedError (they change the simulation)
 declare("deformable", "", children={"skin": "skin"})
 
+# a texture's class is a default class (MuJoCo 3.17 reads <default><texture>): everything but the name, class,
+# content type and files can be set there
 declare("texture", """
-name         str
+name         str     !nodefault
+class        str     !nodefault
 type         enum:texture cube
 colorspace   enum:colorspace auto
-content_type str
-file         str
+content_type str     !nodefault
+file         str     !nodefault
 gridsize     int[2] 1 1
 gridlayout   str
-fileright    str
-fileleft     str
-fileup       str
-filedown     str
-filefront    str
-fileback     str
+fileright    str     !nodefault
+fileleft     str     !nodefault
+fileup       str     !nodefault
+filedown     str     !nodefault
+filefront    str     !nodefault
+fileback     str     !nodefault
 builtin      enum:builtin none
 rgb1         real[3] 0.8 0.8 0.8
 rgb2         real[3] 0.5 0.5 0.5
@@ -100,7 +103,7 @@ height       int 0
 hflip        bool false
 vflip        bool false
 nchannel     int 3
-""")
+""", default_slot="texture")
 
 declare("material", """
 name        str     !nodefault
