@@ -13,6 +13,8 @@ from gymnasium.envs.registration import register, registry
 from envs.base import NumjocoEnv, asset_path  # noqa: F401
 from envs.shaping import RewardTerms  # noqa: F401
 from envs.vector import NumjocoVectorEnv, VectorEntryPoint  # noqa: F401
+from envs.robotics import TASKS as ROBOTICS_TASKS
+from envs.robotics.vector import RobotVectorEntryPoint
 
 # id -> (entry point, max_episode_steps, reward_threshold)
 # (Gymnasium's v5 values for the v5 tasks)
@@ -38,6 +40,15 @@ for _name, (_entry, _steps, _thr) in TASKS.items():
     if _id not in registry:
         register(id=_id, entry_point=_entry, max_episode_steps=_steps, reward_threshold=_thr,
                  vector_entry_point=VectorEntryPoint(_entry))
+
+# Gymnasium-Robotics' Fetch and Shadow Hand tasks (envs/robotics/; models read from the installed gymnasium-robotics),
+# sparse and dense (<Name>Dense-v0)
+for _name, (_entry, _steps, _kw) in ROBOTICS_TASKS.items():
+    for _suffix, _reward in (('', 'sparse'), ('Dense', 'dense')):
+        _id = 'numjoco/' + _name.replace('-v', _suffix + '-v')
+        if _id not in registry:
+            register(id=_id, entry_point=_entry, max_episode_steps=_steps, kwargs=dict(_kw, reward_type=_reward),
+                     vector_entry_point=RobotVectorEntryPoint(_entry))
 
 
 def make_sb3_vec_env(env_id: str, n_envs: int, seed: int | None = None, **env_kwargs):

@@ -356,14 +356,24 @@ class RobotEnv(gym.Env):
         if self.render_mode is None:
             gym.logger.warn('render() called without a render_mode: pass render_mode="rgb_array" to the env')
             return None
+        return self.render_world(0)
+
+    def render_world(self, w):
+        """The frame of world w: render_callback (the goal markers, then mj_forward of that world, as
+        gymnasium_robotics' render does), then sim.Renderer with default_camera_config's free camera."""
         if self._renderer is None:
             from envs.render import EnvRenderer
-            self._renderer = EnvRenderer(self)
-        self.render_callback()
-        return self._renderer.render_env(self, None if self.nworld is None else 0)
+            self._renderer = EnvRenderer(self, None if self.nworld is None else 0)
+        self.render_callback(int(w))
+        self.advance(np.array([w], np.int64), FORWARD, 0)
+        return self._renderer.render_env(self, None if self.nworld is None else int(w))
 
-    def render_callback(self):
-        """_render_callback: target markers moved to the goal (world 0 of a batch)."""
+    def render_callback(self, w):
+        """_render_callback of world w: the goal markers moved to its goal (before its mj_forward)."""
+
+    def site_offsets(self, w):
+        """site_xpos - site_pos (model) of world w: a marker site's position is goal - its offset."""
+        return self._d['site_xpos'][w] - np.asarray(self.model.site_pos)
 
     def close(self):
         if self._renderer is not None:

@@ -155,13 +155,9 @@ class FetchEnv(RobotEnv):
     def goal_success(self, achieved_goal, desired_goal):
         return (self.goal_distance(achieved_goal, desired_goal) < self.p.distance_threshold).astype(np.float32)
 
-    def render_callback(self):
-        """The target marker (site target0) at the goal, as _render_callback (world 0 of a batch)."""
-        m, d = self.model, self._d
-        site = object_id(m, 'site', 'target0')
-        offset = d['site_xpos'][0, 0] - np.asarray(m.site_pos)[0]
-        m.site_pos[site] = self._goal[0] - offset
-
+    def render_callback(self, w):
+        """The target marker (site target0) at world w's goal, as _render_callback (offset of site 0)."""
+        self.model.site_pos[object_id(self.model, 'site', 'target0')] = self._goal[w] - self.site_offsets(w)[0]
 
 class FetchReachEnv(FetchEnv):
     """Move the gripper to a target in the air (gymnasium_robotics FetchReach-v4)."""

@@ -102,6 +102,16 @@ class HandReachEnv(HandEnv):
         qpos, qvel = self.robot_obs(d, worlds)
         return np.concatenate([qpos, qvel, tips], axis=1), tips.copy()
 
+    def render_callback(self, w):
+        """Markers target0-4 at the goal's fingertip positions and finger0-4 at the achieved ones."""
+        m, off = self.model, self.site_offsets(w)
+        goal = self._goal[w].reshape(5, 3)
+        tips = self._d['site_xpos'][w, self.tips]
+        for i in range(5):
+            t, f = object_id(m, 'site', f'target{i}'), object_id(m, 'site', f'finger{i}')
+            m.site_pos[t] = goal[i] - off[t]
+            m.site_pos[f] = tips[i] - off[f]
+
     def compute_reward(self, achieved_goal, desired_goal, info):
         """-(distance > distance_threshold) as float32 (sparse) or -distance (dense), batched like the goals."""
         d = _distance(achieved_goal, desired_goal)
@@ -215,6 +225,21 @@ class ManipulateEnv(HandEnv):
         obj_vel = d['qvel'][worlds][:, self.obj_dof:self.obj_dof + 6]
         achieved = d['qpos'][worlds][:, self.obj_qpos:self.obj_qpos + 7]
         return np.concatenate([qpos, qvel, obj_vel, achieved], axis=1), achieved.copy()
+
+    def render_callback(self, w):
+        """The target object (free joint target:joint) at world w's goal, 0.15 m aside when its position is
+        ignored; the hidden object's geom made opaque."""
+        m, d = self.model, self._d
+        goal = self._goal[w].copy()
+        if self.p.target_position == 'ignore':
+            goal[0] += 0.15
+        adr = joint_qpos_range(m, 'target:joint')[0]
+        dof = joint_dof_range(m, 'target:joint')[0]
+        d['qpos'][w, adr:adr + 7] = goal
+        d['qvel'][w, dof:dof + 6] = 0.0
+        hidden = m.name2id('geom', 'object_hidden')
+        if hidden >= 0:
+            m.geom_rgba[hidden, 3] = 1.0
 
     def goal_distance(self, goal_a, goal_b):
         """(position distance, rotation angle) between (batches of) goals (..., 7)."""
