@@ -206,10 +206,10 @@ def test_her_sac_runs(env_id):
 
 
 def test_single_env_api():
-    env = gym.make('numjoco/FetchReach-v0')
+    env = gym.make('numjoco/FetchPush-v0')
     u = env.unwrapped
     obs, info = env.reset(seed=0)
-    assert info == {} and obs['observation'].shape == (10,) and u.goal.shape == (3,)
+    assert info == {} and obs['observation'].shape == (25,) and u.goal.shape == (3,)
     assert u.dt == pytest.approx(0.04) and u.metadata['render_fps'] == 25
     u.goal = obs['achieved_goal']                                   # HER evaluation scripts set the goal
     _, r, _, _, info = env.step(np.zeros(4, np.float32))
@@ -220,9 +220,9 @@ def test_single_env_api():
             env.step(bad)
     assert np.array_equal(u.data.qpos, before)
     with pytest.raises(TypeError, match='unknown keyword'):
-        gym.make('numjoco/FetchReach-v0', not_a_parameter=1)
+        gym.make('numjoco/FetchPush-v0', not_a_parameter=1)
     with pytest.raises(ValueError, match='reward_type'):
-        gym.make('numjoco/FetchReach-v0', reward_type='shaped')
+        gym.make('numjoco/FetchPush-v0', reward_type='shaped')
     with pytest.raises(NotImplementedError, match='relative_control'):
         gym.make('numjoco/HandReach-v0', relative_control=True)
 

@@ -21,6 +21,7 @@ envs/robotics/kernels.py `advance`, one compiled call for all listed worlds).  T
 env and the SB3 VecEnv (envs/robotics/vector.py).  Random numbers: each world draws from its own generator in
 gymnasium_robotics' order, so the same seed gives the same initial states and goals as its envs.
 """
+import copy
 import importlib.util
 import os
 import time
@@ -53,6 +54,20 @@ def robotics_asset(path):
         raise FileNotFoundError(f'{full} does not exist: this gymnasium-robotics installation has no {path} '
                                 '(numjoco is tested against gymnasium-robotics 1.4.2)')
     return full
+
+
+_MODELS = {}
+
+
+def load_model_cached(path):
+    """sim.load_model(path), compiled once per process and file version: each call returns a copy (the tasks
+    edit their Model: mocap welds, marker sites).  Compiling a Fetch or Shadow Hand scene takes seconds (its
+    meshes' hulls and BVHs); a vector env's template, its single envs and a test's oracles would repeat it."""
+    st = os.stat(path)
+    key = (os.path.realpath(path), st.st_mtime_ns, st.st_size)
+    if key not in _MODELS:
+        _MODELS[key] = sim.load_model(path)
+    return copy.deepcopy(_MODELS[key])
 
 
 def joint_qpos_range(m, name):
@@ -200,7 +215,7 @@ class RobotEnv(gym.Env):
 
     # ------------------------------------------------------------------ what a task declares (batched hooks)
     def load_model(self, path, p):
-        return sim.load_model(path)
+        return load_model_cached(path)
 
     def env_setup(self, d):
         pass

@@ -11,8 +11,8 @@ fetch/*.xml.
 """
 import numpy as np
 
-import sim
-from envs.robotics.core import (RobotEnv, SiteJacobian, joint_qpos_range, object_id, robot_joints)
+from envs.robotics.core import (RobotEnv, SiteJacobian, joint_qpos_range, load_model_cached, object_id,
+                                 robot_joints)
 from envs.robotics.kernels import FORWARD, RESET
 from envs.robotics.rotations import mat2euler
 
@@ -30,7 +30,7 @@ class FetchEnv(RobotEnv):
                   distance_threshold=0.05)
 
     def load_model(self, path, p):
-        m = sim.load_model(path)
+        m = load_model_cached(path)
         if m.nmocap != 1:
             raise ValueError(f'{path}: the Fetch tasks drive one mocap body, found {m.nmocap}')
         # reset_mocap_welds: the weld's anchor and relative pose zeroed, the quaternion's w set to 1
