@@ -8,6 +8,7 @@ worlds against Gymnasium's SyncVectorEnv of N gymnasium_robotics envs (steps/s c
 oracle needs tests/robotics_oracle.py's shim on mujoco 3.17.  The table gives the median over the rounds, the
 ratio ours / gymnasium_robotics' and the load average (figures from a busy machine are not trustworthy).
 """
+
 import os
 import sys
 import time
@@ -17,11 +18,11 @@ import gymnasium as gym
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
-sys.path.insert(0, os.path.join(ROOT, 'tests'))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
 import envs  # noqa: E402,F401  (registers numjoco/*)
 from robotics_oracle import oracle_id, install_shim  # noqa: E402
 
-NAMES = ['FetchReach', 'FetchPush', 'FetchSlide', 'FetchPickAndPlace', 'HandReach', 'HandManipulateBlock']
+NAMES = ["FetchReach", "FetchPush", "FetchSlide", "FetchPickAndPlace", "HandReach", "HandManipulateBlock"]
 
 
 def rate(env, actions, vector):
@@ -36,7 +37,7 @@ def rate(env, actions, vector):
 
 
 def bench(name, rounds, nstep, nvec):
-    env_id = f'numjoco/{name}-v0'
+    env_id = f"numjoco/{name}-v0"
     if nvec:
         ours = gym.make_vec(env_id, num_envs=nvec)
         theirs = gym.vector.SyncVectorEnv([lambda: gym.make(oracle_id(env_id)) for _ in range(nvec)])
@@ -47,31 +48,33 @@ def bench(name, rounds, nstep, nvec):
     actions = [rng.uniform(-1, 1, shape).astype(np.float32) for _ in range(nstep)]
     for env in (ours, theirs):
         env.reset(seed=0)
-        rate(env, actions[:20], nvec)              # warm-up (the first call loads the compiled entry)
-    out = {'ours': [], 'theirs': []}
+        rate(env, actions[:20], nvec)  # warm-up (the first call loads the compiled entry)
+    out = {"ours": [], "theirs": []}
     for _ in range(rounds):
-        out['ours'].append(rate(ours, actions, nvec))
-        out['theirs'].append(rate(theirs, actions, nvec))
-    return np.median(out['ours']), np.median(out['theirs'])
+        out["ours"].append(rate(ours, actions, nvec))
+        out["theirs"].append(rate(theirs, actions, nvec))
+    return np.median(out["ours"]), np.median(out["theirs"])
 
 
 def main():
     args = sys.argv[1:]
-    nvec = int(args[args.index('--vector') + 1]) if '--vector' in args else 0
-    names = [a for a in args if not a.startswith('--') and not a.isdigit()] or NAMES
-    rounds, nstep = (3, 100) if '--quick' in args else (7, 300)
+    nvec = int(args[args.index("--vector") + 1]) if "--vector" in args else 0
+    names = [a for a in args if not a.startswith("--") and not a.isdigit()] or NAMES
+    rounds, nstep = (3, 100) if "--quick" in args else (7, 300)
     install_shim()
     load0 = os.getloadavg()
-    what = f'vector env of {nvec} (world steps/s)' if nvec else 'env.step/s'
-    print(f'| task | numjoco {what} | gymnasium_robotics (MuJoCo) | ratio |')
-    print('|---|---|---|---|')
+    what = f"vector env of {nvec} (world steps/s)" if nvec else "env.step/s"
+    print(f"| task | numjoco {what} | gymnasium_robotics (MuJoCo) | ratio |")
+    print("|---|---|---|---|")
     for name in names:
         o, g = bench(name, rounds, nstep, nvec)
-        print(f'| {name} | {o:,.0f} | {g:,.0f} | {o / g:.2f} |', flush=True)
+        print(f"| {name} | {o:,.0f} | {g:,.0f} | {o / g:.2f} |", flush=True)
     load1 = os.getloadavg()
-    print(f'\n{rounds} alternating rounds of {nstep} steps, median; load average before {load0[0]:.2f}, after '
-          f'{load1[0]:.2f} ({os.cpu_count()} cores)')
+    print(
+        f"\n{rounds} alternating rounds of {nstep} steps, median; load average before {load0[0]:.2f}, after "
+        f"{load1[0]:.2f} ({os.cpu_count()} cores)"
+    )
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     main()

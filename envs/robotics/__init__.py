@@ -13,22 +13,34 @@ with numjoco): `pip install gymnasium-robotics`.  The machinery: core.py (RobotE
 # id -> (entry point, max_episode_steps, kwargs) as gymnasium_robotics registers them (FetchX-v4, HandReach-v3,
 # HandManipulateBlockX-v1); envs/__init__.py registers each as numjoco/<id> and numjoco/<Name>Dense-v0 (reward_type
 # 'dense').  HandManipulateBlock is the full task (gymnasium_robotics' alias of HandManipulateBlockFull).
-_FETCH, _HAND = 'envs.robotics.fetch:', 'envs.robotics.hand:'
+_FETCH, _HAND = "envs.robotics.fetch:", "envs.robotics.hand:"
 TASKS = {
-    'FetchReach-v0': (_FETCH + 'FetchReachEnv', 50, {}),
-    'FetchPush-v0': (_FETCH + 'FetchPushEnv', 50, {}),
-    'FetchSlide-v0': (_FETCH + 'FetchSlideEnv', 50, {}),
-    'FetchPickAndPlace-v0': (_FETCH + 'FetchPickAndPlaceEnv', 50, {}),
-    'HandReach-v0': (_HAND + 'HandReachEnv', 50, {}),
-    'HandManipulateBlock-v0': (_HAND + 'HandBlockEnv', 100, {'target_position': 'random', 'target_rotation': 'xyz'}),
-    'HandManipulateBlockFull-v0': (_HAND + 'HandBlockEnv', 100,
-                                   {'target_position': 'random', 'target_rotation': 'xyz'}),
-    'HandManipulateBlockRotateZ-v0': (_HAND + 'HandBlockEnv', 100,
-                                      {'target_position': 'ignore', 'target_rotation': 'z'}),
-    'HandManipulateBlockRotateParallel-v0': (_HAND + 'HandBlockEnv', 100,
-                                             {'target_position': 'ignore', 'target_rotation': 'parallel'}),
-    'HandManipulateBlockRotateXYZ-v0': (_HAND + 'HandBlockEnv', 100,
-                                        {'target_position': 'ignore', 'target_rotation': 'xyz'}),
+    "FetchReach-v0": (_FETCH + "FetchReachEnv", 50, {}),
+    "FetchPush-v0": (_FETCH + "FetchPushEnv", 50, {}),
+    "FetchSlide-v0": (_FETCH + "FetchSlideEnv", 50, {}),
+    "FetchPickAndPlace-v0": (_FETCH + "FetchPickAndPlaceEnv", 50, {}),
+    "HandReach-v0": (_HAND + "HandReachEnv", 50, {}),
+    "HandManipulateBlock-v0": (_HAND + "HandBlockEnv", 100, {"target_position": "random", "target_rotation": "xyz"}),
+    "HandManipulateBlockFull-v0": (
+        _HAND + "HandBlockEnv",
+        100,
+        {"target_position": "random", "target_rotation": "xyz"},
+    ),
+    "HandManipulateBlockRotateZ-v0": (
+        _HAND + "HandBlockEnv",
+        100,
+        {"target_position": "ignore", "target_rotation": "z"},
+    ),
+    "HandManipulateBlockRotateParallel-v0": (
+        _HAND + "HandBlockEnv",
+        100,
+        {"target_position": "ignore", "target_rotation": "parallel"},
+    ),
+    "HandManipulateBlockRotateXYZ-v0": (
+        _HAND + "HandBlockEnv",
+        100,
+        {"target_position": "ignore", "target_rotation": "xyz"},
+    ),
 }
 
 
@@ -40,9 +52,10 @@ def robot_task_class(task):
     import gymnasium as gym
 
     from envs.robotics.core import RobotEnv
+
     if isinstance(task, str):
-        mod, _, rest = task.rpartition(':')
-        if '/' in rest or '-v' in rest:
+        mod, _, rest = task.rpartition(":")
+        if "/" in rest or "-v" in rest:
             if mod:
                 importlib.import_module(mod)
             try:
@@ -50,7 +63,7 @@ def robot_task_class(task):
             except gym.error.Error:
                 return None
     if isinstance(task, str):
-        mod, _, attr = task.partition(':')
+        mod, _, attr = task.partition(":")
         try:
             task = getattr(importlib.import_module(mod), attr)
         except (ImportError, AttributeError):

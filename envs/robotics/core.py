@@ -21,6 +21,7 @@ envs/robotics/kernels.py `advance`, one compiled call for all listed worlds).  T
 env and the SB3 VecEnv (envs/robotics/vector.py).  Random numbers: each world draws from its own generator in
 gymnasium_robotics' order, so the same seed gives the same initial states and goals as its envs.
 """
+
 import copy
 import importlib.util
 import os
@@ -37,22 +38,25 @@ from envs.base import Params
 from envs.robotics.kernels import advance, RESET, FORWARD
 from envs.vector import ThreadTuner, _on_threads
 
-MAX_RESET_ROUNDS = 1000      # _reset_sim retries (a world whose object fell off the hand draws again)
+MAX_RESET_ROUNDS = 1000  # _reset_sim retries (a world whose object fell off the hand draws again)
 
 
 def robotics_asset(path):
     """Absolute path of a model file of the installed gymnasium-robotics package (envs/assets/<path>), found
     without importing it (it imports mujoco).  Raises gymnasium's DependencyNotInstalled when it is missing."""
-    spec = importlib.util.find_spec('gymnasium_robotics')
+    spec = importlib.util.find_spec("gymnasium_robotics")
     if spec is None or not spec.submodule_search_locations:
         raise gym.error.DependencyNotInstalled(
-            f'the Fetch and Shadow Hand tasks load their models ({path}) from the gymnasium-robotics package, '
-            'whose MJCF files and meshes numjoco does not ship: pip install gymnasium-robotics (numjoco is tested '
-            'against gymnasium-robotics 1.4.2)')
-    full = os.path.join(list(spec.submodule_search_locations)[0], 'envs', 'assets', path)
+            f"the Fetch and Shadow Hand tasks load their models ({path}) from the gymnasium-robotics package, "
+            "whose MJCF files and meshes numjoco does not ship: pip install gymnasium-robotics (numjoco is tested "
+            "against gymnasium-robotics 1.4.2)"
+        )
+    full = os.path.join(list(spec.submodule_search_locations)[0], "envs", "assets", path)
     if not os.path.isfile(full):
-        raise FileNotFoundError(f'{full} does not exist: this gymnasium-robotics installation has no {path} '
-                                '(numjoco is tested against gymnasium-robotics 1.4.2)')
+        raise FileNotFoundError(
+            f"{full} does not exist: this gymnasium-robotics installation has no {path} "
+            "(numjoco is tested against gymnasium-robotics 1.4.2)"
+        )
     return full
 
 
@@ -72,7 +76,7 @@ def load_model_cached(path):
 
 def joint_qpos_range(m, name):
     """(qpos address, size) of joint `name` (free 7, ball 4, slide / hinge 1)."""
-    j = m.name2id('joint', name)
+    j = m.name2id("joint", name)
     if j < 0:
         raise KeyError(f"no joint named '{name}' in the model")
     return int(m.jnt_qposadr[j]), {0: 7, 1: 4}.get(int(m.jnt_type[j]), 1)
@@ -80,7 +84,7 @@ def joint_qpos_range(m, name):
 
 def joint_dof_range(m, name):
     """(dof address, size) of joint `name` (free 6, ball 3, slide / hinge 1)."""
-    j = m.name2id('joint', name)
+    j = m.name2id("joint", name)
     if j < 0:
         raise KeyError(f"no joint named '{name}' in the model")
     return int(m.jnt_dofadr[j]), {0: 6, 1: 3}.get(int(m.jnt_type[j]), 1)
@@ -95,11 +99,13 @@ def object_id(m, kind, name):
 
 def robot_joints(m):
     """qpos and dof addresses of the joints named robot*, in id order (gymnasium_robotics' robot_get_obs)."""
-    ids = [j for j in range(m.njnt) if (m.id2name('joint', j) or '').startswith('robot')]
+    ids = [j for j in range(m.njnt) if (m.id2name("joint", j) or "").startswith("robot")]
     if any(int(m.jnt_type[j]) not in (2, 3) for j in ids):
-        raise ValueError('robot_get_obs reads one value per robot joint: only slide and hinge joints are expected')
-    return (np.array([int(m.jnt_qposadr[j]) for j in ids], np.int64),
-            np.array([int(m.jnt_dofadr[j]) for j in ids], np.int64))
+        raise ValueError("robot_get_obs reads one value per robot joint: only slide and hinge joints are expected")
+    return (
+        np.array([int(m.jnt_qposadr[j]) for j in ids], np.int64),
+        np.array([int(m.jnt_dofadr[j]) for j in ids], np.int64),
+    )
 
 
 class SiteJacobian:
@@ -123,17 +129,20 @@ class SiteJacobian:
 
     def velocity(self, d, worlds):
         """(translational (k, 3), rotational (k, 3)) velocities of the site in the listed worlds."""
-        cdof = d['cdof'][worlds][:, self.dofs]                    # (k, ndof, 6)
-        qv = d['qvel'][worlds][:, self.dofs]                      # (k, ndof)
-        off = d['site_xpos'][worlds, self.site] - d['subtree_com'][worlds, self.root]
+        cdof = d["cdof"][worlds][:, self.dofs]  # (k, ndof, 6)
+        qv = d["qvel"][worlds][:, self.dofs]  # (k, ndof)
+        off = d["site_xpos"][worlds, self.site] - d["subtree_com"][worlds, self.root]
         lin = np.cross(cdof[..., :3], off[:, None, :]) + cdof[..., 3:]
-        return np.einsum('kdj,kd->kj', lin, qv), np.einsum('kdj,kd->kj', cdof[..., :3], qv)
+        return np.einsum("kdj,kd->kj", lin, qv), np.einsum("kdj,kd->kj", cdof[..., :3], qv)
 
 
 def _signature(cls):
     import inspect
-    base = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=v) for n, v in (
-        ('render_mode', None), ('width', 480), ('height', 480), ('default_camera_config', None))]
+
+    base = [
+        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=v)
+        for n, v in (("render_mode", None), ("width", 480), ("height", 480), ("default_camera_config", None))
+    ]
     own = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=v) for n, v in cls.params.items()]
     return inspect.Signature(base + own)
 
@@ -143,8 +152,8 @@ class RobotEnv(gym.Env):
     achieved_goal, desired_goal}, Box(-1, 1) float32 actions, reward = compute_reward(achieved_goal, goal,
     info), info["is_success"], never terminated (the time limit truncates), as gymnasium_robotics' envs."""
 
-    metadata = {'render_modes': ['rgb_array', 'depth_array']}
-    model_path = None            # in gymnasium_robotics/envs/assets
+    metadata = {"render_modes": ["rgb_array", "depth_array"]}
+    model_path = None  # in gymnasium_robotics/envs/assets
     n_actions = None
     initial_qpos = {}
     params = {}
@@ -169,24 +178,26 @@ class RobotEnv(gym.Env):
         sig = type(self).__signature__
         unknown = sorted(set(kwargs) - set(sig.parameters))
         if unknown:
-            raise TypeError(f'{type(self).__name__}: unknown keyword argument(s) {unknown}; valid: '
-                            f'{sorted(sig.parameters)}')
+            raise TypeError(
+                f"{type(self).__name__}: unknown keyword argument(s) {unknown}; valid: {sorted(sig.parameters)}"
+            )
         bound = {n: q.default for n, q in sig.parameters.items()}
         bound.update(kwargs)
         self._kwargs = dict(kwargs)
         self.p = Params({n: bound[n] for n in type(self).params})
-        if self.p.get('reward_type', 'sparse') not in ('sparse', 'dense'):
+        if self.p.get("reward_type", "sparse") not in ("sparse", "dense"):
             raise ValueError(f"reward_type must be 'sparse' or 'dense', got {self.p.reward_type!r}")
-        self.reward_type = self.p.get('reward_type')
+        self.reward_type = self.p.get("reward_type")
         self.n_substeps = int(self.p.n_substeps)
         if self.n_substeps < 1:
-            raise ValueError(f'n_substeps must be >= 1, got {self.n_substeps}')
-        self.render_mode = bound['render_mode']
-        if self.render_mode is not None and self.render_mode not in self.metadata['render_modes']:
-            raise ValueError(f'render_mode {self.render_mode!r} not in {self.metadata["render_modes"]}')
-        self.width, self.height = int(bound['width']), int(bound['height'])
-        self.camera_config = (self.default_camera_config if bound['default_camera_config'] is None
-                              else bound['default_camera_config'])
+            raise ValueError(f"n_substeps must be >= 1, got {self.n_substeps}")
+        self.render_mode = bound["render_mode"]
+        if self.render_mode is not None and self.render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {self.render_mode!r} not in {self.metadata['render_modes']}")
+        self.width, self.height = int(bound["width"]), int(bound["height"])
+        self.camera_config = (
+            self.default_camera_config if bound["default_camera_config"] is None else bound["default_camera_config"]
+        )
         self._renderer = None
         self.fullpath = robotics_asset(self.model_path)
         self.model = m = self.load_model(self.fullpath, self.p)
@@ -207,10 +218,11 @@ class RobotEnv(gym.Env):
         self._rngs = [None] * self.num_worlds
         obs, ag = self.observe(self._all[:1], d1._arrays)
         self._goal = np.zeros((self.num_worlds, ag.shape[1]))
-        box = lambda n: spaces.Box(-np.inf, np.inf, shape=(n,), dtype='float64')  # noqa: E731
-        self.observation_space = spaces.Dict(dict(desired_goal=box(ag.shape[1]), achieved_goal=box(ag.shape[1]),
-                                                  observation=box(obs.shape[1])))
-        self.action_space = spaces.Box(-1.0, 1.0, shape=(self.n_actions,), dtype='float32')
+        box = lambda n: spaces.Box(-np.inf, np.inf, shape=(n,), dtype="float64")  # noqa: E731
+        self.observation_space = spaces.Dict(
+            dict(desired_goal=box(ag.shape[1]), achieved_goal=box(ag.shape[1]), observation=box(obs.shape[1]))
+        )
+        self.action_space = spaces.Box(-1.0, 1.0, shape=(self.n_actions,), dtype="float32")
         self.metadata = dict(self.metadata, render_fps=int(np.round(1.0 / self.dt)))
 
     # ------------------------------------------------------------------ what a task declares (batched hooks)
@@ -243,7 +255,12 @@ class RobotEnv(gym.Env):
         raise NotImplementedError
 
     def goal_success(self, achieved_goal, desired_goal):
+        """_is_success: 1.0 / 0.0 (float32) per goal, batched like the goals."""
         raise NotImplementedError
+
+    def _is_success(self, achieved_goal, desired_goal):
+        """gymnasium_robotics' name of goal_success (scripts call it)."""
+        return self.goal_success(achieved_goal, desired_goal)
 
     # ------------------------------------------------------------------ helpers for the hooks
     @property
@@ -255,11 +272,10 @@ class RobotEnv(gym.Env):
         data = self.data if data is None else data
         worlds = np.ascontiguousarray(worlds, np.int64)
         m = self.model
-        args = (_api.model_struct(m), data._struct, self._task, worlds, int(flags), int(nstep),
-                _api.model_features(m))
+        args = (_api.model_struct(m), data._struct, self._task, worlds, int(flags), int(nstep), _api.model_features(m))
         old = numba.get_num_threads()
         top = min(old if self.num_threads is None else self.num_threads, len(worlds))
-        if self.num_threads is None and nstep > 0 and top > 1:      # the step: 1 thread or all, the faster
+        if self.num_threads is None and nstep > 0 and top > 1:  # the step: 1 thread or all, the faster
             want, timed = self._tuner.count(top)
             t0 = time.perf_counter()
             _on_threads(want, old, advance, *args)
@@ -267,15 +283,15 @@ class RobotEnv(gym.Env):
                 self._tuner.record(want, time.perf_counter() - t0)
         else:
             _on_threads(max(1, top), old, advance, *args)
-        if data._arrays['warn_moved'][worlds].any():
+        if data._arrays["warn_moved"][worlds].any():
             _api.warn_moved(data, stacklevel=4)
 
     def load_initial(self, worlds):
         """The initial time, qpos and qvel (the state after env_setup) into the listed worlds."""
         d = self._d
-        d['time'][worlds] = self.initial_time
-        d['qpos'][worlds] = self.initial_qpos
-        d['qvel'][worlds] = self.initial_qvel
+        d["time"][worlds] = self.initial_time
+        d["qpos"][worlds] = self.initial_qpos
+        d["qvel"][worlds] = self.initial_qvel
 
     def _rng(self, w):
         return self.np_random if self.nworld is None else self._rngs[w]
@@ -316,8 +332,10 @@ class RobotEnv(gym.Env):
             ok = self.reset_sim(pending, draws)
             pending = pending[~ok]
         else:
-            raise RuntimeError(f'{type(self).__name__}: no valid initial state after {MAX_RESET_ROUNDS} attempts in '
-                               f'world(s) {pending.tolist()}')
+            raise RuntimeError(
+                f"{type(self).__name__}: no valid initial state after {MAX_RESET_ROUNDS} attempts in "
+                f"world(s) {pending.tolist()}"
+            )
         for w in np.asarray(worlds).tolist():
             self._goal[w] = self.sample_goal(self._rng(w), w)
 
@@ -330,42 +348,41 @@ class RobotEnv(gym.Env):
     def observations(self, worlds):
         """{observation, achieved_goal, desired_goal} (k, ...) arrays of the listed worlds."""
         obs, ag = self.observe(worlds)
-        return {'observation': obs, 'achieved_goal': ag, 'desired_goal': self._goal[worlds]}
+        return {"observation": obs, "achieved_goal": ag, "desired_goal": self._goal[worlds]}
 
     def check_actions(self, actions, shape):
         a = np.asarray(actions)
         if a.shape != shape:
-            raise ValueError(f'action has shape {a.shape}, expected {shape} (the action space is '
-                             f'{self.action_space})')
-        if a.dtype.kind not in 'biuf':
-            raise ValueError(f'action must hold real numbers, got dtype {a.dtype}; the simulation state is unchanged')
+            raise ValueError(f"action has shape {a.shape}, expected {shape} (the action space is {self.action_space})")
+        if a.dtype.kind not in "biuf":
+            raise ValueError(f"action must hold real numbers, got dtype {a.dtype}; the simulation state is unchanged")
         if not np.isfinite(a).all():
-            raise ValueError(f'action contains NaN or inf: {a}; the simulation state is unchanged')
+            raise ValueError(f"action contains NaN or inf: {a}; the simulation state is unchanged")
         return np.clip(a, self.action_space.low, self.action_space.high)
 
     # ------------------------------------------------------------------ Gymnasium API (the single env)
     def reset(self, *, seed=None, options=None):
         if self.nworld is not None:
-            raise TypeError('a batched RobotEnv is stepped through its vector env (envs/robotics/vector.py)')
+            raise TypeError("a batched RobotEnv is stepped through its vector env (envs/robotics/vector.py)")
         super().reset(seed=seed)
         self.reset_worlds(self._all)
         return self._single(), {}
 
     def step(self, action):
         if self.nworld is not None:
-            raise TypeError('a batched RobotEnv is stepped through its vector env (envs/robotics/vector.py)')
+            raise TypeError("a batched RobotEnv is stepped through its vector env (envs/robotics/vector.py)")
         a = self.check_actions(action, self.action_space.shape)
         self.step_worlds(self._all, a[None])
         obs = self._single()
-        info = {'is_success': self.goal_success(obs['achieved_goal'], self._goal[0])}
-        terminated = self.compute_terminated(obs['achieved_goal'], self._goal[0], info)
-        truncated = self.compute_truncated(obs['achieved_goal'], self._goal[0], info)
-        reward = self.compute_reward(obs['achieved_goal'], self._goal[0], info)
+        info = {"is_success": self.goal_success(obs["achieved_goal"], self._goal[0])}
+        terminated = self.compute_terminated(obs["achieved_goal"], self._goal[0], info)
+        truncated = self.compute_truncated(obs["achieved_goal"], self._goal[0], info)
+        reward = self.compute_reward(obs["achieved_goal"], self._goal[0], info)
         return obs, reward, terminated, truncated, info
 
     def _single(self):
         obs, ag = self.observe(self._all)
-        return {'observation': obs[0], 'achieved_goal': ag[0], 'desired_goal': self._goal[0].copy()}
+        return {"observation": obs[0], "achieved_goal": ag[0], "desired_goal": self._goal[0].copy()}
 
     def render(self):
         if self.render_mode is None:
@@ -378,6 +395,7 @@ class RobotEnv(gym.Env):
         gymnasium_robotics' render does), then sim.Renderer with default_camera_config's free camera."""
         if self._renderer is None:
             from envs.render import EnvRenderer
+
             self._renderer = EnvRenderer(self, None if self.nworld is None else 0)
         self.render_callback(int(w))
         self.advance(np.array([w], np.int64), FORWARD, 0)
@@ -388,10 +406,9 @@ class RobotEnv(gym.Env):
 
     def site_offsets(self, w):
         """site_xpos - site_pos (model) of world w: a marker site's position is goal - its offset."""
-        return self._d['site_xpos'][w] - np.asarray(self.model.site_pos)
+        return self._d["site_xpos"][w] - np.asarray(self.model.site_pos)
 
     def close(self):
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
-

@@ -9,6 +9,7 @@ Python side (numpy over the worlds, envs/robotics/core.py) runs between calls of
 world of a batch or any subset (a partial reset), so a model compiles this one entry per feature set
 (sim/jit/features.py).
 """
+
 import numpy as np
 from numba import prange
 

@@ -5,6 +5,7 @@ gymnasium_robotics.utils.rotations uses for the Fetch object's orientation and t
 function takes arrays of shape (..., 4), (..., 3) or (..., 3, 3) and computes element-wise, with the same formulas
 (so the same numbers) as those helpers.
 """
+
 import itertools
 
 import numpy as np
@@ -17,10 +18,15 @@ def quat_mul(q0, q1):
     q0, q1 = np.asarray(q0, np.float64), np.asarray(q1, np.float64)
     w0, x0, y0, z0 = q0[..., 0], q0[..., 1], q0[..., 2], q0[..., 3]
     w1, x1, y1, z1 = q1[..., 0], q1[..., 1], q1[..., 2], q1[..., 3]
-    return np.stack([w0 * w1 - x0 * x1 - y0 * y1 - z0 * z1,
-                     w0 * x1 + x0 * w1 + y0 * z1 - z0 * y1,
-                     w0 * y1 + y0 * w1 + z0 * x1 - x0 * z1,
-                     w0 * z1 + z0 * w1 + x0 * y1 - y0 * x1], axis=-1)
+    return np.stack(
+        [
+            w0 * w1 - x0 * x1 - y0 * y1 - z0 * z1,
+            w0 * x1 + x0 * w1 + y0 * z1 - z0 * y1,
+            w0 * y1 + y0 * w1 + z0 * x1 - x0 * z1,
+            w0 * z1 + z0 * w1 + x0 * y1 - y0 * x1,
+        ],
+        axis=-1,
+    )
 
 
 def quat_conjugate(q):
@@ -129,5 +135,5 @@ def parallel_quats():
         if all((canonical != r).any() for r in found):
             found.append(canonical)
     if len(found) != 24:
-        raise AssertionError(f'expected 24 parallel rotations, found {len(found)}')
+        raise AssertionError(f"expected 24 parallel rotations, found {len(found)}")
     return euler2quat(np.array(found))

@@ -9,6 +9,7 @@ the same numbers: the three autoreset modes, info["is_success"] with its mask, f
 reset(options={"reset_mask": ...}); terminal_observation, TimeLimit.truncated, float32 rewards for SB3.  Worlds
 draw their initial states and goals from their own generators (Python, only for the worlds that reset).
 """
+
 import importlib
 
 import numba
@@ -26,19 +27,19 @@ def resolve_robot_task(task, kwargs):
     """(RobotEnv subclass, constructor kwargs, the spec's max_episode_steps or None) for a registered id, a
     'module:Class' entry point or a class; kwargs override the registered ones."""
     steps = None
-    if isinstance(task, str) and ':' not in task:
+    if isinstance(task, str) and ":" not in task:
         task = gym.spec(task)
-    elif isinstance(task, str) and ('/' in task.rpartition(':')[2] or '-v' in task.rpartition(':')[2]):
-        mod, _, rest = task.rpartition(':')
+    elif isinstance(task, str) and ("/" in task.rpartition(":")[2] or "-v" in task.rpartition(":")[2]):
+        mod, _, rest = task.rpartition(":")
         importlib.import_module(mod)
         task = gym.spec(rest)
     if isinstance(task, gym.envs.registration.EnvSpec):
         task, kwargs, steps = task.entry_point, dict(task.kwargs, **kwargs), task.max_episode_steps
     if isinstance(task, str):
-        mod, _, attr = task.partition(':')
+        mod, _, attr = task.partition(":")
         task = getattr(importlib.import_module(mod), attr)
     if not (isinstance(task, type) and issubclass(task, RobotEnv)):
-        raise TypeError(f'a robotics vector env needs a RobotEnv task class, got {task!r}')
+        raise TypeError(f"a robotics vector env needs a RobotEnv task class, got {task!r}")
     return task, dict(kwargs), steps
 
 
@@ -50,10 +51,12 @@ class RobotBatch:
         cls, kwargs, spec_steps = resolve_robot_task(task, kwargs)
         n = int(num_envs)
         if n < 1:
-            raise ValueError(f'num_envs must be >= 1, got {num_envs}')
+            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         if num_threads is not None and not 1 <= int(num_threads) <= numba.config.NUMBA_NUM_THREADS:
-            raise ValueError(f'num_threads must be in [1, {numba.config.NUMBA_NUM_THREADS}] (numba\'s thread pool, '
-                             f'NUMBA_NUM_THREADS), got {num_threads}')
+            raise ValueError(
+                f"num_threads must be in [1, {numba.config.NUMBA_NUM_THREADS}] (numba's thread pool, "
+                f"NUMBA_NUM_THREADS), got {num_threads}"
+            )
         self.task_class, self.kwargs, self.n = cls, kwargs, n
         self.env = cls.batched(n, **kwargs)
         self.env.num_threads = None if num_threads is None else int(num_threads)
@@ -73,7 +76,7 @@ class RobotBatch:
         else:
             seeds = list(seeds)
             if len(seeds) != len(worlds):
-                raise ValueError(f'{len(seeds)} seeds for {len(worlds)} environments')
+                raise ValueError(f"{len(seeds)} seeds for {len(worlds)} environments")
         rngs = self.env._rngs
         for w, s in zip(np.asarray(worlds).tolist(), seeds):
             if s is not None or rngs[w] is None:
@@ -98,7 +101,7 @@ class RobotBatch:
         obs, ag = env.observe(worlds)
         dg = env._goal[worlds]
         success = env.goal_success(ag, dg)
-        info = {'is_success': success}
+        info = {"is_success": success}
         reward = np.asarray(env.compute_reward(ag, dg, info), np.float64)
         terminated = np.asarray(env.compute_terminated(ag, dg, info), bool)
         truncated = np.asarray(env.compute_truncated(ag, dg, info), bool)
@@ -112,9 +115,9 @@ class RobotBatch:
     def world_attr(self, w, name):
         """An attribute of world w seen as a single env: its generator, goal and Data rows; the rest is shared."""
         env = self.env
-        if name == 'np_random':
+        if name == "np_random":
             return env._rngs[w]
-        if name == 'goal':
+        if name == "goal":
             return env._goal[w].copy()
         if name in env.p:
             return env.p[name]
@@ -122,7 +125,7 @@ class RobotBatch:
 
 
 def _obs_dict(obs, ag, dg):
-    return {'observation': obs, 'achieved_goal': ag, 'desired_goal': dg}
+    return {"observation": obs, "achieved_goal": ag, "desired_goal": dg}
 
 
 class RobotVectorEnv(VectorEnv):
@@ -132,13 +135,23 @@ class RobotVectorEnv(VectorEnv):
     0 = no truncation); autoreset_mode (AutoresetMode or its value, default NEXT_STEP); num_threads (numba
     threads, default numba's setting); render_mode; other keywords go to the task (reward_type=...)."""
 
-    def __init__(self, task, num_envs=1, *, max_episode_steps=None, autoreset_mode=None, num_threads=None,
-                 render_mode=None, **kwargs):
+    def __init__(
+        self,
+        task,
+        num_envs=1,
+        *,
+        max_episode_steps=None,
+        autoreset_mode=None,
+        num_threads=None,
+        render_mode=None,
+        **kwargs,
+    ):
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         if render_mode is not None:
-            kwargs['render_mode'] = render_mode
-        self.batch = b = RobotBatch(task, num_envs, max_episode_steps=max_episode_steps, num_threads=num_threads,
-                                    **kwargs)
+            kwargs["render_mode"] = render_mode
+        self.batch = b = RobotBatch(
+            task, num_envs, max_episode_steps=max_episode_steps, num_threads=num_threads, **kwargs
+        )
         env = b.env
         self.num_envs = b.n
         self.single_observation_space = env.observation_space
@@ -170,12 +183,14 @@ class RobotVectorEnv(VectorEnv):
     def reset(self, *, seed=None, options=None):
         if isinstance(seed, (int, np.integer)):
             super().reset(seed=int(seed))
-        mask = None if options is None else options.get('reset_mask')
+        mask = None if options is None else options.get("reset_mask")
         if mask is not None:
             mask = np.asarray(mask)
             if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
-                raise ValueError(f'options["reset_mask"] must be a bool array of shape ({self.num_envs},), got '
-                                 f'{mask.dtype} {mask.shape}')
+                raise ValueError(
+                    f'options["reset_mask"] must be a bool array of shape ({self.num_envs},), got '
+                    f"{mask.dtype} {mask.shape}"
+                )
             if not mask.any():
                 raise ValueError('options["reset_mask"] resets no environment')
             worlds = np.flatnonzero(mask)
@@ -186,7 +201,7 @@ class RobotVectorEnv(VectorEnv):
         else:
             worlds = self.batch.all
             if seed is not None and not isinstance(seed, (int, np.integer)) and len(seed) != self.num_envs:
-                raise ValueError(f'{len(seed)} seeds for {self.num_envs} environments')
+                raise ValueError(f"{len(seed)} seeds for {self.num_envs} environments")
         self.batch.reset(worlds, seed)
         self._autoreset[worlds] = False
         self._needs_reset[worlds] = False
@@ -195,12 +210,13 @@ class RobotVectorEnv(VectorEnv):
     def step(self, actions):
         b, n = self.batch, self.num_envs
         if not b.started:
-            raise gym.error.ResetNeeded('Cannot call step() before calling reset()')
+            raise gym.error.ResetNeeded("Cannot call step() before calling reset()")
         mode = self.autoreset_mode
         if mode == AutoresetMode.DISABLED and self._needs_reset.any():
             raise gym.error.ResetNeeded(
-                f'environment(s) {np.flatnonzero(self._needs_reset).tolist()} ended and the autoreset is disabled: '
-                'reset them with reset(options={"reset_mask": mask}) before stepping')
+                f"environment(s) {np.flatnonzero(self._needs_reset).tolist()} ended and the autoreset is disabled: "
+                'reset them with reset(options={"reset_mask": mask}) before stepping'
+            )
         a = b.check_actions(actions)
         reset_now = self._autoreset.copy() if mode == AutoresetMode.NEXT_STEP else np.zeros(n, bool)
         stepped = np.flatnonzero(~reset_now)
@@ -222,14 +238,14 @@ class RobotVectorEnv(VectorEnv):
             pos = np.searchsorted(stepped, ended)
             for w, i in zip(ended.tolist(), pos.tolist()):
                 final[w] = _obs_dict(obs[i].copy(), ag[i].copy(), dg[i].copy())
-            info['final_obs'], info['_final_obs'] = final, done.copy()
-            info['final_info'] = {'is_success': np.where(done, success, np.float32(0)), '_is_success': done.copy()}
-            info['_final_info'] = done.copy()
+            info["final_obs"], info["_final_obs"] = final, done.copy()
+            info["final_info"] = {"is_success": np.where(done, success, np.float32(0)), "_is_success": done.copy()}
+            info["_final_info"] = done.copy()
             b.reset(ended)
             shown &= ~done
         if shown.any():
-            info['is_success'] = np.where(shown, success, np.float32(0))
-            info['_is_success'] = shown
+            info["is_success"] = np.where(shown, success, np.float32(0))
+            info["_is_success"] = shown
         if mode == AutoresetMode.NEXT_STEP:
             self._autoreset = done
         elif mode == AutoresetMode.DISABLED:
@@ -253,12 +269,14 @@ class RobotVectorEnv(VectorEnv):
         if not isinstance(values, (list, tuple)):
             values = [values] * self.num_envs
         if len(values) != self.num_envs:
-            raise ValueError(f'{len(values)} values for {self.num_envs} environments')
-        if name == 'goal':
+            raise ValueError(f"{len(values)} values for {self.num_envs} environments")
+        if name == "goal":
             self.batch.env._goal[...] = np.asarray(values, np.float64)
             return
-        raise AttributeError(f'{name!r} is shared by the worlds of a numjoco vector env and cannot be set per '
-                             'environment; create the env with the value instead')
+        raise AttributeError(
+            f"{name!r} is shared by the worlds of a numjoco vector env and cannot be set per "
+            "environment; create the env with the value instead"
+        )
 
     def call(self, name, *args, **kwargs):
         out = []
@@ -269,7 +287,7 @@ class RobotVectorEnv(VectorEnv):
 
     def __repr__(self):
         sid = self.spec.id if self.spec is not None else self.batch.task_class.__name__
-        return f'RobotVectorEnv({sid}, num_envs={self.num_envs})'
+        return f"RobotVectorEnv({sid}, num_envs={self.num_envs})"
 
 
 class RobotVectorEntryPoint:
@@ -282,7 +300,7 @@ class RobotVectorEntryPoint:
         return RobotVectorEnv(self.entry_point, num_envs, **kwargs)
 
     def __repr__(self):
-        return f'RobotVectorEntryPoint({self.entry_point!r})'
+        return f"RobotVectorEntryPoint({self.entry_point!r})"
 
     def __eq__(self, other):
         return isinstance(other, RobotVectorEntryPoint) and other.entry_point == self.entry_point
@@ -291,6 +309,7 @@ class RobotVectorEntryPoint:
 def make_sb3_vec_env(task, n_envs, seed=None, **kwargs):
     """RobotSB3VecEnv of n_envs worlds (world i seeded seed + i at the first reset when seed is given)."""
     from envs.robotics.sb3 import RobotSB3VecEnv
+
     venv = RobotSB3VecEnv(task, n_envs, **kwargs)
     if seed is not None:
         venv.seed(seed)
