@@ -13,7 +13,7 @@ from gymnasium.envs.registration import register, registry
 from envs.base import NumjocoEnv, asset_path  # noqa: F401
 from envs.shaping import RewardTerms  # noqa: F401
 from envs.vector import NumjocoVectorEnv, VectorEntryPoint  # noqa: F401
-from envs.robotics import TASKS as ROBOTICS_TASKS
+from envs.robotics import TASKS as ROBOTICS_TASKS, env_ids as robotics_env_ids
 from envs.robotics.vector import RobotVectorEntryPoint
 
 # id -> (entry point, max_episode_steps, reward_threshold)
@@ -43,12 +43,22 @@ for _name, (_entry, _steps, _thr) in TASKS.items():
 
 # Gymnasium-Robotics' Fetch and Shadow Hand tasks (envs/robotics/; models read from the installed gymnasium-robotics),
 # sparse and dense (<Name>Dense-v0)
-for _name, (_entry, _steps, _kw) in ROBOTICS_TASKS.items():
-    for _suffix, _reward in (('', 'sparse'), ('Dense', 'dense')):
-        _id = 'numjoco/' + _name.replace('-v', _suffix + '-v')
-        if _id not in registry:
-            register(id=_id, entry_point=_entry, max_episode_steps=_steps, kwargs=dict(_kw, reward_type=_reward),
-                     vector_entry_point=RobotVectorEntryPoint(_entry))
+for _id, _name, _reward in robotics_env_ids():
+    _entry, _steps, _kw = ROBOTICS_TASKS[_name]
+    if _id not in registry:
+        register(id=_id, entry_point=_entry, max_episode_steps=_steps, kwargs=dict(_kw, reward_type=_reward),
+                 vector_entry_point=RobotVectorEntryPoint(_entry))
+
+# the DeepMind Control Suite (envs/dmc): numjoco/dmc-<domain>-<task>-v0; each env ends its episodes itself after
+# time_limit seconds, as dm_control does (1000 control steps; fewer env steps with action_repeat)
+from envs import dmc as _dmc  # noqa: E402
+from envs.dmc.vector import VectorEntryPoint as _DMCVectorEntryPoint  # noqa: E402
+
+for (_domain, _task) in _dmc.TASKS:
+    _id = _dmc.env_id(_domain, _task)
+    if _id not in registry:
+        register(id=_id, entry_point=_dmc.entry_point(_domain, _task), max_episode_steps=None,
+                 vector_entry_point=_DMCVectorEntryPoint(_dmc.entry_point(_domain, _task)))
 
 
 def make_sb3_vec_env(env_id: str, n_envs: int, seed: int | None = None, **env_kwargs):

@@ -44,6 +44,16 @@ TASKS = {
 }
 
 
+def env_ids():
+    """The registered ids, (numjoco id, TASKS key, reward_type): numjoco/<Name>-v0 (sparse) and
+    numjoco/<Name>Dense-v0 (dense) per task."""
+    return [
+        ("numjoco/" + name.replace("-v", suffix + "-v"), name, reward)
+        for name in TASKS
+        for suffix, reward in (("", "sparse"), ("Dense", "dense"))
+    ]
+
+
 def robot_task_class(task):
     """The RobotEnv subclass behind a registered id, a 'module:Class' entry point or a class; None when the
     task is not one of the robotics tasks (nothing is constructed)."""

@@ -16,8 +16,6 @@ from sim.errors import UnsupportedError as UnsupportedFeature
 from sim.engine.collision.support import init_obj, ccd_support, I_MESHI
 from sim.engine.collision.gjk import ccd, ST_NX, supports_multiccd
 
-MINVAL = 1e-15
-
 
 @njit(cache=True)
 def check_nativeccd(m):

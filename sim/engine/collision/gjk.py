@@ -15,8 +15,8 @@ from sim.jit import njit
 from sim.constants import GEOM_SPHERE, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_BOX, GEOM_MESH, GEOM_HFIELD, MAXCONPAIR
 from sim.engine.collision.support import (support, center, I_TYPE, I_VERT, I_DATA, I_MODE, F_MARGIN, F_SIZE,
                                    MODE_OWN, MODE_POINT, MODE_LINE)
+from sim.constants import MINVAL  # mjMINVAL
 
-MINVAL = 1e-15
 MINVAL2 = MINVAL * MINVAL
 MAXVAL2 = 1e10 * 1e10
 MAX_LIMIT = 1.7976931348623157e308   # DBL_MAX

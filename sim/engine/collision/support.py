@@ -11,8 +11,8 @@ from sim.jit import njit
 from sim.engine.math import normalize3
 
 from sim.constants import GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER, GEOM_BOX, GEOM_MESH, GEOM_HFIELD
+from sim.constants import MINVAL  # mjMINVAL
 
-MINVAL = 1e-15
 MINVAL2 = MINVAL * MINVAL
 FLT_MAX = 3.4028234663852886e38
 MESH_HILLCLIMB_MIN = 10   # mjMESH_HILLCLIMB_MIN
