@@ -36,9 +36,14 @@ import sim
 from sim import api as _api
 from envs.base import Params
 from envs.robotics.kernels import advance, RESET, FORWARD
+from sim.jit.features import F_EQUALITY, F_SENSOR, F_TENDON
 from envs.vector import ThreadTuner, _on_threads
 
 MAX_RESET_ROUNDS = 1000  # _reset_sim retries (a world whose object fell off the hand draws again)
+# Every Fetch and Shadow Hand scene is simulated with one feature set (sim/jit/features.py): the union of theirs
+# (Fetch's mocap welds need equality constraints, the hand's tendons and sensors), so that `advance` compiles once
+# for all the tasks.  A part a model does not have loops over nothing: the numbers are those of its own feature set.
+SHARED_FEATURES = (F_SENSOR, F_TENDON, F_EQUALITY)
 
 
 def robotics_asset(path):
@@ -201,6 +206,7 @@ class RobotEnv(gym.Env):
         self._renderer = None
         self.fullpath = robotics_asset(self.model_path)
         self.model = m = self.load_model(self.fullpath, self.p)
+        _api.require_features(m, *SHARED_FEATURES)
         self.nworld = nworld
         self.num_worlds = 1 if nworld is None else nworld
         self.data = sim.Data(m, nworld=nworld)
