@@ -28,8 +28,8 @@ from test_vector import assert_same, run_pair
 
 pytestmark = pytest.mark.oracle
 
-RESET_TOL = 1e-12
-STEP_TOL = 1e-9
+RESET_TOL = 1e-12  # measured, seeds 0 and 1: FetchPush 4.4e-16, HandManipulateBlockRotateZ 1.2e-14
+STEP_TOL = 1e-9  # measured over 50 steps: FetchPush 3.5e-10, HandManipulateBlockRotateZ 7.9e-13; rewards equal
 NSTEPS = 50
 DEFAULT = ("numjoco/FetchPush-v0", "numjoco/HandManipulateBlockRotateZ-v0")
 ALL_IDS = [i for i, _, _ in env_ids()]
