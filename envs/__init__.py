@@ -13,6 +13,8 @@ from gymnasium.envs.registration import register, registry
 from envs.base import NumjocoEnv, asset_path  # noqa: F401
 from envs.shaping import RewardTerms  # noqa: F401
 from envs.vector import NumjocoVectorEnv, VectorEntryPoint  # noqa: F401
+from envs.robotics import TASKS as ROBOTICS_TASKS, env_ids as robotics_env_ids
+from envs.robotics.vector import RobotVectorEntryPoint
 
 # id -> (entry point, max_episode_steps, reward_threshold)
 # (Gymnasium's v5 values for the v5 tasks)
@@ -38,6 +40,14 @@ for _name, (_entry, _steps, _thr) in TASKS.items():
     if _id not in registry:
         register(id=_id, entry_point=_entry, max_episode_steps=_steps, reward_threshold=_thr,
                  vector_entry_point=VectorEntryPoint(_entry))
+
+# Gymnasium-Robotics' Fetch and Shadow Hand tasks (envs/robotics/; models read from the installed gymnasium-robotics),
+# sparse and dense (<Name>Dense-v0)
+for _id, _name, _reward in robotics_env_ids():
+    _entry, _steps, _kw = ROBOTICS_TASKS[_name]
+    if _id not in registry:
+        register(id=_id, entry_point=_entry, max_episode_steps=_steps, kwargs=dict(_kw, reward_type=_reward),
+                 vector_entry_point=RobotVectorEntryPoint(_entry))
 
 # the DeepMind Control Suite (envs/dmc): numjoco/dmc-<domain>-<task>-v0; each env ends its episodes itself after
 # time_limit seconds, as dm_control does (1000 control steps; fewer env steps with action_repeat)

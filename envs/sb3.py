@@ -164,7 +164,12 @@ def _split_info(info, n):
 
 def make_sb3_vec_env(env_id, n_envs, seed=None, **env_kwargs):
     """NumjocoSB3VecEnv of n_envs worlds of env_id (a registered numjoco id, 'module:id' or a task class);
-    world i seeded seed + i at the first reset when seed is given (the action space seeded with seed)."""
+    world i seeded seed + i at the first reset when seed is given (the action space seeded with seed).  The
+    Fetch and Shadow Hand tasks get their own VecEnv (envs/robotics/sb3.py: batched Python layers)."""
+    from envs.robotics import robot_task_class
+    if robot_task_class(env_id) is not None:
+        from envs.robotics.vector import make_sb3_vec_env as make_robot
+        return make_robot(env_id, n_envs, seed=seed, **env_kwargs)
     venv = NumjocoSB3VecEnv(env_id, n_envs, **env_kwargs)
     if seed is not None:
         venv.seed(seed)
