@@ -7,7 +7,6 @@ applied; one difference on purpose: a config with `trackbodyid` makes it a track
 body (Gymnasium 1.x renders a fixed free camera and ignores trackbodyid, Gymnasium #1141, so a hopping robot
 leaves the frame).  A batched Data renders every world in one call (render_worlds).
 """
-import numpy as np
 
 import sim
 from sim import render as R
