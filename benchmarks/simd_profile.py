@@ -19,9 +19,6 @@ import sys
 import time
 
 import numpy as np
-from numba import types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -44,22 +41,12 @@ from sim.engine.solver import fwd_constraint  # noqa: E402
 from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage  # noqa: E402
 from sim.engine.forward import fwd_acceleration, step_world  # noqa: E402
 from sim.constants import INT_RK4  # noqa: E402
+# after sim: profile_stages puts this checkout first on sys.path, and the tree on PYTHONPATH must win
+from profile_stages import _rdtsc  # noqa: E402  (the cycle counter, one definition)
 
 STAGES = ('kinematics', 'com_pos', 'tendon', 'crb', 'factor_m', 'collision', 'make_constraint', 'transmission',
           'project', 'sensor_pos', 'tendon_vel+actuator_vel', 'com_vel', 'passive', 'reference_constraint', 'rne',
           'tendon_bias+sensor_vel', 'actuation', 'fwd_acceleration', 'fwd_constraint', 'sensor_acc')
-
-
-@intrinsic
-def _rdtsc(typingctx):
-    """The CPU's cycle counter (llvm.readcyclecounter) as int64."""
-    import llvmlite.ir as ir
-
-    def codegen(context, builder, signature, args):
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(64), []),
-                                            'llvm.readcyclecounter')
-        return builder.call(fn, [])
-    return types.int64(), codegen
 
 
 @njit(cache=False)
