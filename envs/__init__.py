@@ -7,6 +7,13 @@
 """
 from gymnasium.envs.registration import register, registry
 
+from sim.jit.patches import openmp_passive_wait
+
+# OMP_WAIT_POLICY=PASSIVE unless the user set it: OpenMP workers otherwise spin after each parallel region, which
+# on a machine with more busy threads than cores starves the vector envs' threads (sim/jit/patches.py); set before
+# numba starts its thread pool (its first parallel call)
+openmp_passive_wait()
+
 from envs.base import NumjocoEnv  # noqa: F401
 from envs.shaping import RewardTerms  # noqa: F401
 from envs.vector import NumjocoVectorEnv, VectorEntryPoint  # noqa: F401
