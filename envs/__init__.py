@@ -4,19 +4,21 @@
     env = gym.make("numjoco/Hopper-v0")              # or gym.make("envs:numjoco/Hopper-v0") without the import
     venv = gym.make_vec("numjoco/Hopper-v0", num_envs=256)       # native vector env (envs/vector.py)
     sb3_venv = envs.make_sb3_vec_env("numjoco/Hopper-v0", 256)   # Stable-Baselines3 VecEnv (envs/sb3.py)
+    m = sim.load_model(envs.asset_path("hopper.xml"))            # the task models shipped in envs/assets/
 """
+from __future__ import annotations
+
 from gymnasium.envs.registration import register, registry
 
+from envs.base import NumjocoEnv, asset_path  # noqa: F401
+from envs.shaping import RewardTerms  # noqa: F401
+from envs.vector import NumjocoVectorEnv, VectorEntryPoint  # noqa: F401
 from sim.jit.patches import openmp_passive_wait
 
 # OMP_WAIT_POLICY=PASSIVE unless the user set it: OpenMP workers otherwise spin after each parallel region, which
 # on a machine with more busy threads than cores starves the vector envs' threads (sim/jit/patches.py); set before
 # numba starts its thread pool (its first parallel call)
 openmp_passive_wait()
-
-from envs.base import NumjocoEnv  # noqa: F401
-from envs.shaping import RewardTerms  # noqa: F401
-from envs.vector import NumjocoVectorEnv, VectorEntryPoint  # noqa: F401
 
 # id -> (entry point, max_episode_steps, reward_threshold)
 # (Gymnasium's v5 values for the v5 tasks)
@@ -43,8 +45,19 @@ for _name, (_entry, _steps, _thr) in TASKS.items():
         register(id=_id, entry_point=_entry, max_episode_steps=_steps, reward_threshold=_thr,
                  vector_entry_point=VectorEntryPoint(_entry))
 
+# the DeepMind Control Suite (envs/dmc): numjoco/dmc-<domain>-<task>-v0; each env ends its episodes itself after
+# time_limit seconds, as dm_control does (1000 control steps; fewer env steps with action_repeat)
+from envs import dmc as _dmc  # noqa: E402
+from envs.dmc.vector import VectorEntryPoint as _DMCVectorEntryPoint  # noqa: E402
 
-def make_sb3_vec_env(env_id, n_envs, seed=None, **env_kwargs):
+for (_domain, _task) in _dmc.TASKS:
+    _id = _dmc.env_id(_domain, _task)
+    if _id not in registry:
+        register(id=_id, entry_point=_dmc.entry_point(_domain, _task), max_episode_steps=None,
+                 vector_entry_point=_DMCVectorEntryPoint(_dmc.entry_point(_domain, _task)))
+
+
+def make_sb3_vec_env(env_id: str, n_envs: int, seed: int | None = None, **env_kwargs):
     """Stable-Baselines3 VecEnv of n_envs worlds of a numjoco task (envs/sb3.py; imports SB3 on first use)."""
     from envs.sb3 import make_sb3_vec_env as make
     return make(env_id, n_envs, seed=seed, **env_kwargs)

@@ -32,12 +32,26 @@ from sim.types import TASK_SCALARS, TASK_ARRAYS, CODE
 from sim.constants import (FLAG_REWARD, FLAG_PRE, FLAG_RESET, TERM_DELTA, CHK_OBS_FINITE, ST_TERMINATED, ST_TRUNCATED,
                            ST_DIVERGED, ST_RESET, NSTATUS, FLAG_F32, ST_F32)
 
-ASSETS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'assets')
+#: the task models shipped with the package (envs/assets/*.xml, package data of the wheel)
+ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets")
 _RNE_POST = {CODE['cacc'], CODE['cfrc_ext'], CODE['cfrc_int']}
 
 
-def expand_model_path(path):
-    """Gymnasium's rule: a path not starting with '.', '/' or '~' names a file in numjoco's assets/."""
+def asset_path(name: str) -> str:
+    """Absolute path of a model shipped with numjoco (`envs/assets/<name>`), e.g. `asset_path("hopper.xml")`.
+
+    Works from a source checkout and from an installed wheel alike; raises FileNotFoundError naming the
+    available files when `name` is not one of them.
+    """
+    full = os.path.join(ASSETS, name)
+    if not os.path.isfile(full):
+        have = ", ".join(sorted(f for f in os.listdir(ASSETS) if f.endswith(".xml")))
+        raise FileNotFoundError(f"no asset {name!r} in {ASSETS} (available: {have})")
+    return full
+
+
+def expand_model_path(path: str) -> str:
+    """Gymnasium's rule: a path not starting with '.', '/' or '~' names a file in numjoco's envs/assets/."""
     if path.startswith(('.', '/', '~')):
         full = os.path.expanduser(path)
     else:

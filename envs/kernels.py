@@ -22,9 +22,9 @@ from sim.engine.crb import crb, tendon_armature, factor_m, solve_m
 from sim.engine.transmission import transmission
 from sim.engine.jacobian import jac
 from sim.engine.math import mul_inert_vec
+from sim.constants import MINVAL  # mjMINVAL
 
 SET_CONST, RESTART, FINAL, OWN_BIAS = 1, 2, 4, 8
-MINVAL = 1e-15
 
 
 @njit

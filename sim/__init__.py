@@ -1,6 +1,6 @@
 """numjoco's physics core: MuJoCo's pipeline in Python, compiled with numba.
 
-    m = sim.load_model("assets/hopper.xml")     # MJCF -> static Model (MjModel names and shapes)
+    m = sim.load_model("envs/assets/hopper.xml")   # MJCF -> static Model (MjModel names and shapes)
     d = sim.Data(m)                             # or sim.Data(m, nworld=256) for a batch of worlds
     sim.step(m, d)
 """
@@ -23,7 +23,7 @@ _LAZY.update({_n: "sim.state" for _n in (
     "STATE_INTEGRATION")})
 
 
-def __getattr__(name):
+def __getattr__(name: str):
     if name in _LAZY:
         import importlib
         value = getattr(importlib.import_module(_LAZY[name]), name)

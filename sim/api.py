@@ -8,10 +8,13 @@ Model struct is built once and kept on the Model, a numjoco Model's options are 
 read (sim/model.py Option), and warnings are looked at only when the kernels report that a watched counter moved.
 The kernels live in sim/engine/ and never import this module.
 """
+from __future__ import annotations
+
 import warnings
 
 import numba
 import numpy as np
+from numpy.typing import ArrayLike
 
 from sim import io as _io
 from sim.constants import ENBL_INVDISCRETE, GEOM_MESH, INT_RK4, MAXTREEDEPTH, MINVAL, NGROUP
@@ -23,7 +26,7 @@ from sim.engine.ray import ray_kernel
 from sim.engine.transition import KIND_ACT, KIND_CTRL, KIND_NONE, KIND_QPOS, KIND_QVEL, fd_columns, fd_rows
 from sim.errors import UnsupportedError
 from sim.jit import features, struct_addr
-from sim.model import Model
+from sim.model import Model, ModelLike
 from sim.types import data_shapes
 
 _MODEL_CACHE = {}
@@ -161,12 +164,12 @@ def run(m, d, nstep, task=None, mptrs=_NOPTRS):
     return r
 
 
-def forward(m, d):
+def forward(m: ModelLike, d: Data) -> None:
     """Forward dynamics (mj_forward without sensors) for one world or a batch."""
     run(m, d, 0)
 
 
-def step(m, d, nstep=1):
+def step(m: ModelLike, d: Data, nstep: int = 1) -> None:
     """Advance nstep steps (mj_step); diverged worlds are reset and counted in d.warning (and warned)."""
     fast = d.__dict__.get('_fast')
     if nstep == 1 and fast is not None and fast[0] is m and fast[1] == m.opt._version:
@@ -212,7 +215,7 @@ def _remember_step(m, d):
         d.__dict__['_fast'] = (m, ent[3], f, ent[1], task, ent[6], None if one else d.nworld, args1)
 
 
-def reset(m, d, keyframe=None):
+def reset(m: ModelLike, d: Data, keyframe: int | None = None) -> None:
     """mj_resetData (or mj_resetDataKeyframe if keyframe is given) on every world."""
     _fw.reset_all(model_struct(m), d._struct, _nworld(d))
     if keyframe is not None:
@@ -230,7 +233,7 @@ def reset(m, d, keyframe=None):
             a['mocap_quat'][:] = np.asarray(m.key_mquat).reshape(int(m.nkey), -1, 4)[k]
 
 
-def full_inertia(m, d):
+def full_inertia(m: ModelLike, d: Data) -> np.ndarray:
     """Dense inertia matrix (nv,nv), batch (nworld,nv,nv), from the sparse M (mj_fullM)."""
     ms = model_struct(m)
     n = _nworld(d)
@@ -239,7 +242,7 @@ def full_inertia(m, d):
     return out[0] if d.nworld is None else out
 
 
-def rne_post_constraint(m, d):
+def rne_post_constraint(m: ModelLike, d: Data) -> None:
     """Compute cacc, cfrc_int, cfrc_ext (nbody,6) from the current state (mj_rnePostConstraint)."""
     ms = model_struct(m)
     _fw.rne_post_constraint_all(ms, d._struct, _nworld(d), model_features(m))
@@ -249,7 +252,7 @@ def rne_post_constraint(m, d):
 # ------------------------------------------------------------------------------------------------------------
 # inverse dynamics (mj_inverse)
 
-def inverse(m, d):
+def inverse(m: ModelLike, d: Data) -> None:
     """Inverse dynamics (mj_inverse) of one world or a batch: d.qfrc_inverse (nv,) / (nworld, nv) from
     d.qpos, d.qvel, d.qacc (and act, ctrl, applied forces); sensors and energy as MuJoCo's mj_inverse."""
     ms = model_struct(m)
@@ -272,7 +275,8 @@ def inverse(m, d):
 # ------------------------------------------------------------------------------------------------------------
 # ray casting (mj_ray)
 
-def ray(m, d, pnt, vec, geomgroup=None, flg_static=True, bodyexclude=-1, world=0):
+def ray(m: ModelLike, d: Data, pnt: ArrayLike, vec: ArrayLike, geomgroup: ArrayLike | None = None,
+        flg_static: bool = True, bodyexclude: int = -1, world: int = 0) -> tuple[float, int]:
     """mujoco.mj_ray: (dist, geomid) of the nearest geom hit by pnt + x*vec, (-1, -1) if none."""
     types_ = np.asarray(m.geom_type)
     if np.any(types_ > GEOM_MESH):
@@ -408,7 +412,8 @@ def _world_bytes(m, cache, nconmax, njmax):
     return cache.world_bytes[key]
 
 
-def transition_fd(m, d, eps=1e-6, centered=False):
+def transition_fd(m: ModelLike, d: Data, eps: float = 1e-6,
+                  centered: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(A, B, C, D) of mujoco.mjd_transitionFD at the state of d (see the module doc); (N, ...) arrays for a
     batched d."""
     if int(m.opt.integrator) == INT_RK4:

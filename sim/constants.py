@@ -57,7 +57,9 @@ NSOLVER = 4000       # length of d.solver_* (MJ_NSOLVER * NISLAND)
 
 # numjoco's buffer bounds
 BOXBOX_MAXVERT = 12  # clipped polygon capacity of the box-box collider (sim/engine/collision/box.py)
-AR_CAP = 1500        # largest njmax for which PGS's dense AR (njmax^2 float64 per world) is allocated
+AR_CAP = 1500        # largest njmax for which the dual solvers' dense AR (njmax^2 float64 per world) is allocated
+AR_SMALL = 512       # dense AR rows kept when njmax > AR_CAP for a dense-mode model that uses a dual solver (PGS or
+                     # noslip) when its Data is made; problems with more rows use AR rows on the fly (solver.py)
 SLV_NV_ROWS = 21     # solver dof-vector scratch rows: Ma, Mv, grad, Mgrad, search, gradold, Mgradold, graddif,
                      # Mgraddif, tmp, island qfrc_smooth / qacc_smooth / qacc / qfrc_constraint, Cholesky update
                      # vector, 6 rows L_c' J_c (sim/engine/solver.py)

@@ -1,8 +1,11 @@
 """Python-facing Data: MuJoCo-named arrays for one world (no world axis) or a batch (leading world axis)."""
+from __future__ import annotations
+
 import numpy as np
 
 from sim import io as _io
 from sim.constants import NWARNING
+from sim.model import ModelLike
 from sim.types import DATA_ARRAYS
 
 
@@ -76,9 +79,15 @@ class _ContactView:
 
 
 class Data:
-    """Simulation state and outputs.  Data(m) is one world; Data(m, nworld=N) is a batch of N."""
+    """Simulation state and outputs.  Data(m) is one world; Data(m, nworld=N) is a batch of N.
 
-    def __init__(self, m, nworld=None, nconmax=None, njmax=None):
+    Arrays have MjData's names; one world has MjData's shapes, a batch a leading world axis (nworld, ...).
+    nconmax / njmax: the contact and constraint-row capacities per world (default: from the model's <size>, else
+    numjoco's bounds for the model); contacts or rows beyond them are dropped with MuJoCo's warnings.
+    """
+
+    def __init__(self, m: ModelLike, nworld: int | None = None, nconmax: int | None = None,
+                 njmax: int | None = None) -> None:
         n = 1 if nworld is None else int(nworld)
         if n < 1:
             raise ValueError('nworld must be >= 1')

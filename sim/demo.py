@@ -11,7 +11,7 @@ import numpy as np
 
 import sim
 
-DEFAULT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "assets", "hopper.xml")
+DEFAULT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "envs", "assets", "hopper.xml")
 
 
 def summary(m):

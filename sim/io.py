@@ -54,8 +54,6 @@ def check_opt(opt):
         raise UnsupportedError('enable flag "sleep" is not supported')
     if int(opt.integrator) not in (INT_EULER, INT_RK4, INT_IMPLICIT, INT_IMPLICITFAST):
         raise UnsupportedError('integrator %d is not supported' % int(opt.integrator))
-    if int(opt.noslip_iterations) > 0:
-        raise UnsupportedError('noslip_iterations > 0: the noslip solver is not implemented')
 
 
 # ------------------------------------------------------------------------------------------------------------------

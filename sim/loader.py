@@ -1,13 +1,17 @@
 """`load_model`: MJCF or URDF file path or XML string (plus optional in-memory assets) -> compiled Model."""
 
+from __future__ import annotations
+
 import os
+from collections.abc import Mapping
 
 from .compiler import compile_document
 from .errors import ModelError
 from .mjcf import reader
+from .model import Model
 
 
-def load_model(source, assets=None):
+def load_model(source: str | bytes | os.PathLike, assets: Mapping[str, bytes] | None = None) -> Model:
     """Compile an MJCF model, or a URDF robot as MuJoCo's URDF import does (a <robot> root element).
 
     source: a path to an .xml / .urdf file, or the XML text itself (anything that starts with '<' after

@@ -1,5 +1,9 @@
 """The compiled, static `Model`: MuJoCo's MjModel field names, shapes and dtypes, plus named access."""
 
+from __future__ import annotations
+
+from typing import Any, Union
+
 import numpy as np
 
 from sim import constants as C
@@ -213,12 +217,12 @@ class Model:
             return lambda key: self._lookup(attr, key)
         raise AttributeError(f"'Model' object has no attribute '{attr}'")
 
-    def name2id(self, kind, name):
+    def name2id(self, kind: str, name: str) -> int:
         """Id of the object of `kind` called `name`, or -1 (like mujoco.mj_name2id)."""
         names = self.object_names.get(_NAMESPACE.get(kind, kind), [])
         return names.index(name) if name in names else -1
 
-    def id2name(self, kind, oid):
+    def id2name(self, kind: str, oid: int) -> str | None:
         """Name of object `oid` of `kind` ('' when unnamed), like mujoco.mj_id2name (None there)."""
         names = self.object_names.get(_NAMESPACE.get(kind, kind), [])
         return names[oid] if 0 <= oid < len(names) else None
@@ -231,3 +235,8 @@ class Model:
     def __repr__(self):
         return (f"<sim.Model nq={self.nq} nv={self.nv} nu={getattr(self, 'nu', 0)} nbody={self.nbody} "
                 f"ngeom={self.ngeom}>")
+
+
+#: What the engine's entries (sim.step, sim.forward, sim.Data ...) take as a model: a `Model`, or any object with
+#: MjModel attribute names and shapes (a `mujoco.MjModel`), which share no base class.
+ModelLike = Union[Model, Any]

@@ -10,7 +10,15 @@ For a batched Data the state is (nworld, size), one row per world; for one world
     ...
     sim.set_state(m, d, s, sim.STATE_INTEGRATION)        # bitwise round trip
 """
+from __future__ import annotations
+
+from collections.abc import Sequence
+
 import numpy as np
+from numpy.typing import ArrayLike
+
+from sim.data import Data
+from sim.model import ModelLike
 
 STATE_TIME = 1 << 0
 STATE_QPOS = 1 << 1
@@ -80,7 +88,7 @@ def _elements(spec):
     return [1 << i for i in range(NSTATE) if spec & (1 << i)]
 
 
-def state_size(m, spec):
+def state_size(m: ModelLike, spec: int) -> int:
     """Number of numbers in a state of components `spec` (mj_stateSize)."""
     spec = _check_spec(spec)
     return sum(_elem_size(m, e) for e in _elements(spec))
@@ -90,7 +98,7 @@ def _nworld(d):
     return 1 if d.nworld is None else d.nworld
 
 
-def get_state(m, d, spec):
+def get_state(m: ModelLike, d: Data, spec: int) -> np.ndarray:
     """State of components `spec` (mj_getState): (size,) for one world, (nworld, size) for a batch."""
     spec = _check_spec(spec)
     n = _nworld(d)
@@ -104,7 +112,7 @@ def get_state(m, d, spec):
     return out[0] if d.nworld is None else out
 
 
-def set_state(m, d, state, spec):
+def set_state(m: ModelLike, d: Data, state: ArrayLike, spec: int) -> None:
     """Set the components `spec` of d from state (mj_setState): (size,) for one world (a batch: the same state
     in every world), (nworld, size) for a batch, one row per world."""
     spec = _check_spec(spec)
@@ -125,7 +133,7 @@ def set_state(m, d, state, spec):
         adr += size
 
 
-def extract_state(m, src, srcspec, dstspec):
+def extract_state(m: ModelLike, src: ArrayLike, srcspec: int, dstspec: int) -> np.ndarray:
     """Sub-state of components dstspec (a subset of srcspec) from a state of components srcspec
     (mj_extractState); works on (size,) and (nworld, size) states."""
     srcspec = _check_spec(srcspec, 'srcspec')
@@ -146,7 +154,7 @@ def extract_state(m, src, srcspec, dstspec):
     return np.concatenate(parts, axis=-1) if parts else src[..., :0].copy()
 
 
-def copy_state(m, src, dst, spec):
+def copy_state(m: ModelLike, src: Data, dst: Data, spec: int) -> None:
     """Copy the components `spec` from Data src to Data dst (mj_copyState); batches must have the same
     number of worlds (or src one world: copied into every world of dst)."""
     spec = _check_spec(spec)
@@ -173,7 +181,8 @@ def _key_index(m, key):
     return k
 
 
-def reset(m, d, key=None, keyframe=None):
+def reset(m: ModelLike, d: Data, key: int | str | Sequence[int | str] | None = None,
+          keyframe: int | str | None = None) -> None:
     """mj_resetData, or mj_resetDataKeyframe when `key` (index or name; `keyframe` is the older spelling)
     is given: every world is reset to the model defaults, then time, qpos, qvel, act, ctrl, mocap_pos and
     mocap_quat are set from the keyframe.  For a batch, key may also be a sequence with one key per world."""

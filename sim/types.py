@@ -17,7 +17,7 @@ from numba.experimental import structref
 
 import sim.jit.cache  # noqa: F401  (sets the source-hash-keyed numba cache dir first)
 from sim.constants import (BOXBOX_MAXVERT, MAXCONPAIR, MAXTREEDEPTH, NISLAND, NSOLVER, NWARNING, OPT_CCD_ITERATIONS,
-                           SLV_EFC_ROWS, SLV_INT_ROWS, SLV_NV_ROWS, AR_CAP)
+                           SLV_EFC_ROWS, SLV_INT_ROWS, SLV_NV_ROWS, AR_CAP, AR_SMALL, SOL_PGS)
 from sim.jit import short_struct_type
 
 
@@ -293,7 +293,8 @@ def _convex_shapes(m, size):
     nv, nf = 5 + n, 6 * n
     pnum = np.asarray(getattr(m, 'mesh_polyvertnum', np.zeros(0)))
     mnum = np.asarray(getattr(m, 'mesh_polymapnum', np.zeros(0)))
-    pmax = max(4, int(pnum.max()) if pnum.size else 0, int(getattr(m, 'npolygonmax', 0) or 0))
+    # polygons: box faces (4), cylinder caps (16-gons), mesh polygons
+    pmax = max(16, int(pnum.max()) if pnum.size else 0, int(getattr(m, "npolygonmax", 0) or 0))
     dmax = max(3, int(mnum.max()) if mnum.size else 0, int(getattr(m, 'nmeshdegmax', 0) or 0))
     return dict(
         scr_ccd_f=(2, 20), scr_ccd_i=(2, 8), scr_prism=(6, 3),
@@ -398,7 +399,10 @@ CONSTRAINT = Section(
 # scr_slv_small (160,) cone / QCQP blocks, scr_slv_L (4 nv + 5, nv) int the sparse Newton factor's pattern and
 # scr_slv_Jind (njmax, nv + 1) int J's nonzeros per row, both for models sparse when the Data is made (else no
 # rows; sim/engine/solver_sparse.py),
-# scr_slv_AR (nar, nar) dense J M^-1 J' + R for PGS (nar = njmax up to AR_CAP, else 0: PGS then raises).
+# scr_slv_AR (nar, nar) dense J M^-1 J' + R for the dual solvers (PGS, noslip): nar = njmax up to AR_CAP, else
+# AR_SMALL for a dense-mode model that uses a dual solver when the Data is made, else 0; a problem with more rows
+# than nar runs on AR rows computed on the fly from Y = J L^-T D^-1/2 (rows in scr_slv_J) and scr_slv_yr (2, njmax)
+# int, the first and last dof of each Y row's support (sim/engine/solver.py).
 #
 # Constraint islands (mj_island, sim/engine/island.py): nisland/nidof (nworld,), tree_island (ntree,), island_*
 # (ntree,) per island (at most ntree islands), dof_island / map_dof2idof / map_idof2dof (nv,), efc_island /
@@ -420,11 +424,15 @@ def _solver_derived(m):
 def _solver_shapes(m, size):
     """Per-world shapes of the solver statistics and scratch."""
     nv, j = int(m.nv), int(size['njmax'])
-    nar = j if j <= AR_CAP else 0
+    dual = False
+    opt = getattr(m, 'opt', None)
+    if opt is not None:
+        dual = int(opt.solver) == SOL_PGS or int(opt.noslip_iterations) > 0
+    nar = j if j <= AR_CAP else (min(j, AR_SMALL) if dual and not _solver_sparse(m) else 0)
     s = dict(solver_niter=(), solver_fwdinv=(2,), scr_slv_nv=(SLV_NV_ROWS, nv), scr_slv_efc=(SLV_EFC_ROWS, j),
              scr_slv_quad=(3 * j + 9,), scr_slv_int=(SLV_INT_ROWS, j), scr_slv_H=(nv, nv), scr_slv_Hc=(nv, nv),
              scr_slv_J=(j, nv), scr_slv_small=(160,),
-             scr_slv_AR=(nar, nar), scr_slv_L=(4 * nv + 5 if _solver_sparse(m) else 0, nv),
+             scr_slv_AR=(nar, nar), scr_slv_yr=(2, j), scr_slv_L=(4 * nv + 5 if _solver_sparse(m) else 0, nv),
              scr_slv_Jind=(j if _solver_sparse(m) else 0, nv + 1))
     nt = int(m.ntree)
     s.update(solver_niter_island=(NISLAND,), nisland=(), nidof=(), tree_island=(nt,), map_itree2tree=(nt,),
@@ -451,7 +459,8 @@ SOLVER = Section(
         ('solver_nchange', 2, 'i'), ('solver_neval', 2, 'i'), ('solver_nupdate', 2, 'i'), ('scr_slv_nv', 3, 'f'),
         ('scr_slv_efc', 3, 'f'), ('scr_slv_quad', 2, 'f'), ('scr_slv_int', 3, 'i'), ('scr_slv_H', 3, 'f'),
         ('scr_slv_Hc', 3, 'f'), ('scr_slv_J', 3, 'f'), ('scr_slv_small', 2, 'f'), ('scr_slv_AR', 3, 'f'),
-        ('scr_slv_L', 3, 'i'), ('scr_slv_Jind', 3, 'i'), ('solver_niter_island', 2, 'i'), ('nisland', 1, 'i'),
+        ('scr_slv_yr', 3, 'i'), ('scr_slv_L', 3, 'i'), ('scr_slv_Jind', 3, 'i'), ('solver_niter_island', 2, 'i'),
+        ('nisland', 1, 'i'),
         ('nidof', 1, 'i'), ('tree_island', 2, 'i'), ('island_ntree', 2, 'i'), ('island_itreeadr', 2, 'i'),
         ('map_itree2tree', 2, 'i'), ('island_nv', 2, 'i'), ('island_idofadr', 2, 'i'), ('island_dofadr', 2, 'i'),
         ('island_ne', 2, 'i'), ('island_nf', 2, 'i'), ('island_nefc', 2, 'i'), ('island_iefcadr', 2, 'i'),

@@ -123,7 +123,7 @@ def test_attach_conflict_policies(policy, timestep, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ours = sim.load_model(path)
-    oracle.assert_models_match(ours, theirs, skip=oracle.HULL_ORDER_FIELDS)
+    oracle.assert_models_match(ours, theirs)
 
 
 @pytest.mark.oracle
@@ -133,6 +133,6 @@ def test_attach_urdf_model():
         '<mujoco><asset><model name="q" file="quadruped.urdf"/></asset><worldbody><attach model="q" '
         'prefix="dog/"/><frame pos="2 0 0"><attach model="q" body="FR_hip" prefix="leg/"/></frame></worldbody>'
         '</mujoco>', os.path.join(HERE, "assets", "urdf"))
-    oracle.assert_models_match(ours, theirs, skip=oracle.HULL_ORDER_FIELDS)
+    oracle.assert_models_match(ours, theirs)
     # this model does not fuse static bodies (the URDF's fusestatic stays with the URDF): its feet stay bodies
     assert theirs.nbody == 22 and theirs.njnt == 16

@@ -21,7 +21,7 @@ import envs  # noqa: F401
 import sim
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOPPER = os.path.join(REPO, 'assets', 'hopper.xml')
+HOPPER = os.path.join(REPO, 'envs', 'assets', 'hopper.xml')
 
 
 def env_digest(env_id='numjoco/Hopper-v0', seed=3, nstep=200):

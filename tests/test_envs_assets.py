@@ -1,4 +1,4 @@
-"""numjoco's task models (assets/*.xml) against Gymnasium's v5 assets, and the arm reach model's kinematics.
+"""numjoco's task models (envs/assets/*.xml) against Gymnasium's v5 assets, and the arm reach model's kinematics.
 
 Each of our eleven task models must compile to the same Model as the Gymnasium v5 asset it stands for: compared
 with tests/oracle.py compare_models against mujoco.MjModel.from_xml_path(Gymnasium's file), and bit for bit
@@ -19,7 +19,7 @@ import sim
 from conftest import gymnasium_assets_dir
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ASSETS = os.path.join(REPO, 'assets')
+ASSETS = os.path.join(REPO, 'envs', 'assets')
 GYM = gymnasium_assets_dir()
 
 TASK_MODELS = ['hopper.xml', 'walker2d_v5.xml', 'half_cheetah.xml', 'ant.xml', 'humanoid.xml',

@@ -7,8 +7,8 @@ import pytest
 
 import sim
 from sim import api
-from sim.jit.features import (F_CYLBOX, F_DIAGEXACT, F_ELLIPTIC, F_ENERGY, F_EQUALITY, F_FLUID, F_FWDINV, F_SPARSE, F_TENDON, F_TRN,
-                          FULL, NAMES, features)
+from sim.jit.features import (F_CYLBOX, F_DIAGEXACT, F_ELLIPTIC, F_ENERGY, F_EQUALITY, F_FLUID, F_FWDINV, F_NOSLIP,
+                          F_SPARSE, F_TENDON, F_TRN, FULL, NAMES, features)
 
 BASE = """<mujoco>
   %s
@@ -22,7 +22,7 @@ BASE = """<mujoco>
   %s
 </mujoco>"""
 
-NEW = (F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY, F_FWDINV, F_DIAGEXACT, F_CYLBOX, F_SPARSE, F_ELLIPTIC)
+NEW = (F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY, F_FWDINV, F_DIAGEXACT, F_CYLBOX, F_SPARSE, F_ELLIPTIC, F_NOSLIP)
 CASES = {
     'none': ('', '', ()),
     'joint actuator': ('', '<actuator><motor joint="j"/></actuator>', ()),
@@ -43,6 +43,7 @@ CASES = {
     'box': ('', '<worldbody><geom type="box" size=".1 .2 .3" pos="0 3 0"/></worldbody>', (F_CYLBOX,)),
     'jacobian sparse': ('<option jacobian="sparse"/>', '', (F_SPARSE,)),
     'elliptic cones': ('<option cone="elliptic"/>', '', (F_ELLIPTIC,)),
+    'noslip': ('<option noslip_iterations="3"/>', '', (F_NOSLIP,)),
     'jacobian sparse, CG': ('<option jacobian="sparse" solver="CG"/>', '', (F_SPARSE,)),
     'jacobian sparse, PGS': ('<option jacobian="sparse" solver="PGS"/>', '', (F_SPARSE,)),
     # a 58-body slide chain: nv 60 with the base's two joints
@@ -85,6 +86,9 @@ def test_option_features_follow_the_options():
     assert api.model_features(m)[F_SPARSE] is None
     m.opt.cone = 1                                     # mjCONE_ELLIPTIC
     assert api.model_features(m)[F_ELLIPTIC] is True
+    assert api.model_features(m)[F_NOSLIP] is None
+    m.opt.noslip_iterations = 2
+    assert api.model_features(m)[F_NOSLIP] is True
 
 
 def test_randomised_fluid_medium_compiles_fluid_forces():

@@ -14,7 +14,7 @@ from sim.jit import parts
 from sim.jit.features import NAMES
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOPPER = os.path.join(REPO, 'assets', 'hopper.xml')
+HOPPER = os.path.join(REPO, 'envs', 'assets', 'hopper.xml')
 
 # 50 random-control steps of hopper in a fresh process: trajectory digest, part statistics, kernels compiled
 SCRIPT = r'''
@@ -55,11 +55,11 @@ def test_worker_and_in_process_compiles_agree():
         # both cold compiles at once (the worker makes it three processes on CI's two cores)
         pw, ph = start(a, '1'), start(b, '0')
         w, here = result(pw), result(ph)
-        names = ['numjoco_part_sim_engine_parts_collision_part.F000000000000000',
-                 'numjoco_part_sim_engine_parts_fwd_constraint_part.F000100000000000',
-                 'numjoco_part_sim_engine_parts_make_constraint_part.F000000000000000',
-                 'numjoco_part_sim_engine_parts_passive_part.F000000000000000',
-                 'numjoco_part_sim_engine_parts_rne_post_constraint_part.F000000000000000']
+        names = ['numjoco_part_sim_engine_parts_collision_part.F0000000000000000',
+                 'numjoco_part_sim_engine_parts_fwd_constraint_part.F0001000000000000',
+                 'numjoco_part_sim_engine_parts_make_constraint_part.F0000000000000000',
+                 'numjoco_part_sim_engine_parts_passive_part.F0000000000000000',
+                 'numjoco_part_sim_engine_parts_rne_post_constraint_part.F0000000000000000']
         assert w['ready'] == names and here['ready'] == names
         # compiled_here counts the worker's parts compiled here instead (collision is compiled here by design)
         in_worker = sum(1 for _, _, _, worker in parts._PARTS.values() if worker)

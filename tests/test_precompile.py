@@ -8,7 +8,7 @@ import sys
 import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PENDULUM = os.path.join(REPO, 'assets', 'inverted_pendulum.xml')
+PENDULUM = os.path.join(REPO, 'envs', 'assets', 'inverted_pendulum.xml')
 
 # what a user's first use runs, counting numba compilations in the process
 USE = '''

@@ -261,10 +261,7 @@ def test_ray_colliding_meshes(side):
 @pytest.mark.compiler
 @pytest.mark.oracle
 @pytest.mark.parametrize('xml', [
-    pytest.param(scene_xml, marks=pytest.mark.xfail(strict=True, reason=(
-        "mesh 'tet' has two equal principal moments, so its frame (mesh_quat) is arbitrary; ours differs from "
-        "MuJoCo's by a rotation (quaternion entries differ by 0.2): its face boxes and the body box differ"))),
-    hfield_xml, mesh_xml], ids=['scene', 'hfield', 'meshes'])
+    scene_xml, hfield_xml, mesh_xml], ids=['scene', 'hfield', 'meshes'])
 def test_compiled_bvh_matches(xml):
     """The compiler's bvh_* / body_bvh* / mesh_bvh* arrays (tests/oracle.py compares hull-face meshes as
     sets of leaf boxes), names and paths equal MuJoCo's."""

@@ -281,16 +281,3 @@ def test_unsupported_raises():
         api.forward(m, api.Data(m))
 
 
-def test_noslip_refused_at_load():
-    # the noslip solver is not implemented: refused when the model is loaded, and when opt is changed later
-    xml = """<mujoco><option noslip_iterations="3"/><worldbody><body><freejoint/><geom size=".1"/></body>
-      </worldbody></mujoco>"""
-    import sim
-    with pytest.raises(sim.UnsupportedError, match='noslip'):
-        sim.load_model(xml)
-    m = mujoco.MjModel.from_xml_string(xml.replace(' noslip_iterations="3"', ''))
-    d = api.Data(m)
-    api.forward(m, d)
-    m.opt.noslip_iterations = 2
-    with pytest.raises(UnsupportedFeature, match='noslip'):
-        api.step(m, d)

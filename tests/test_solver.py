@@ -241,12 +241,11 @@ def solve_case(m, st, solver, iterations=None, tolerance=None):
 # dense products instead the default-settings figures are 9.8e-6 and 7.6e-7.  The other cases: <= 2e-11.
 SPARSE = ['pile_auto', 'humanoid_sparse', 'stack_pyr_c3_sparse', 'stack_ell_c4_sparse', 'limits_eq_pyr_sparse',
           'limits_eq_ell_sparse']
-_CG_ROUNDING = pytest.mark.xfail(reason='CG amplifies sparse-product rounding: qacc up to 1.1e-5 (default) and '
-                                        '2.8e-4 (converged, flat optimum) from MuJoCo', strict=False)
-CASES = ([(name, solver) for name in GYM + list(OWN) if name not in SPARSE for solver in SOLVERS]
-         + [pytest.param(name, solver, marks=[_CG_ROUNDING] if solver == 'cg' and name in (
-             'stack_ell_c4_sparse', 'limits_eq_pyr_sparse', 'limits_eq_ell_sparse') else [])
-            for name in SPARSE for solver in SOLVERS])
+# bounds of the CG cases above (measured: qacc 1.1e-5 and the improvement statistic 1.8e-5 at default settings,
+# qacc 2.8e-4 converged), with margin; iteration counts, integer statistics and cost as every other case
+CG_ROUNDING = {'stack_ell_c4_sparse', 'limits_eq_pyr_sparse', 'limits_eq_ell_sparse'}
+RTOL_CG_DEFAULT, RTOL_CG_CONVERGED = 5e-5, 5e-4
+CASES = [(name, solver) for name in GYM + list(OWN) + SPARSE for solver in SOLVERS]
 
 
 @pytest.mark.parametrize('name, solver', CASES)
@@ -254,6 +253,9 @@ def test_solver_matches_mujoco(name, solver, request):
     m = load(name)
     nstate = 6 if request.config.getoption('--full') else 3
     sts = states(m, nstate, seed=sum(map(ord, name)))
+    rounding = solver == 'cg' and name in CG_ROUNDING
+    tol_default = RTOL_CG_DEFAULT if rounding else RTOL_DEFAULT
+    tol_converged = RTOL_CG_CONVERGED if rounding else RTOL_CONVERGED
     total = 0
     for k, st in enumerate(sts):
         where = f'{name}/{solver} state {k}'
@@ -262,16 +264,16 @@ def test_solver_matches_mujoco(name, solver, request):
         total += r['nefc']
         assert r['efc_b'] < 1e-9, (where, r)
         assert r['niter_ours'] == r['niter_mj'], (where, r)
-        assert r['qacc'] < RTOL_DEFAULT and r['force'] < RTOL_DEFAULT, (where, r)
-        # per-iteration statistics: integer counters equal, scaled improvement / line slope to RTOL_DEFAULT
+        assert r['qacc'] < tol_default and r['force'] < tol_default, (where, r)
+        # per-iteration statistics: integer counters equal, scaled improvement / line slope to the tolerance
         assert r['stat_int_diff'] == 0, (where, r)
-        assert r['stat_improvement'] < RTOL_DEFAULT and r['stat_lineslope'] < RTOL_DEFAULT, (where, r)
+        assert r['stat_improvement'] < tol_default and r['stat_lineslope'] < tol_default, (where, r)
         if r['nefc']:
             assert r['cost_ours'] <= r['cost_mj'] + 1e-4 * abs(r['cost_mj']), (where, r)
         # converged optimum
         r = solve_case(m, st, SOLVERS[solver], iterations=1000, tolerance=1e-12)
         if r['niter_mj'] < 1000:
-            assert r['qacc'] < RTOL_CONVERGED and r['force'] < RTOL_CONVERGED, (where, 'converged', r)
+            assert r['qacc'] < tol_converged and r['force'] < tol_converged, (where, 'converged', r)
         if r['nefc']:
             assert r['cost_ours'] <= r['cost_mj'] + 1e-4 * abs(r['cost_mj']), (where, 'converged', r)
         m.opt.iterations, m.opt.tolerance = 100, 1e-8
@@ -304,18 +306,29 @@ def test_islands_default(name, solver):
         assert r['qacc'] < RTOL_DEFAULT and r['force'] < RTOL_DEFAULT, (name, solver, k, r)
 
 
-def test_pgs_ar_capacity_raises():
-    """PGS keeps AR dense (njmax^2 per world) only up to AR_CAP rows; beyond it PGS raises instead of solving."""
-    from sim.constants import AR_CAP
-    from sim.errors import UnsupportedError as UnsupportedFeature
-    m = load('stack_pyr_c3')
-    m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
-    md = run_oracle(m, states(m, 1, seed=1)[0])
-    assert md.nefc > 0
-    d = api.Data(m, nconmax=max(1, md.ncon), njmax=AR_CAP + 1)
-    copy_inputs(m, md, d)
-    with pytest.raises(UnsupportedFeature):
-        _drive(api.model_struct(m, collision=False), d._struct)
+@pytest.mark.parametrize('name', ['stack_pyr_c3', 'stack_ell_c4', 'limits_eq_ell'])
+def test_pgs_beyond_ar_capacity(name):
+    """njmax > AR_CAP: PGS keeps a dense AR of AR_SMALL rows when its Data is made for a dual solver (the same
+    numbers as with room for njmax rows), and computes AR on the fly when the Data has none (made for Newton):
+    the same iterates up to rounding (tests/test_noslip.py has the large problems)."""
+    from sim.constants import AR_CAP, AR_SMALL
+    m = load(name)
+    for k, st in enumerate(states(m, 2, seed=1)):
+        m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
+        md = run_oracle(m, st)
+        assert 0 < md.nefc <= AR_SMALL
+        for dual in (True, False):
+            m.opt.solver = mujoco.mjtSolver.mjSOL_PGS if dual else mujoco.mjtSolver.mjSOL_NEWTON
+            d = api.Data(m, nconmax=max(1, md.ncon), njmax=AR_CAP + 1)
+            m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
+            assert d._arrays['scr_slv_AR'].shape[1] == (AR_SMALL if dual else 0)
+            copy_inputs(m, md, d)
+            _drive(api.model_struct(m, collision=False), d._struct)
+            A = d._arrays
+            where = (name, k, dual)
+            assert int(A['solver_niter'][0]) == md.solver_niter[0], where
+            err = max(rel(A['qacc'][0], md.qacc), rel(A['efc_force'][0, :md.nefc], md.efc_force))
+            assert err < (RTOL_DEFAULT if dual else 1e-9), (where, err)
 
 
 def test_no_constraints():

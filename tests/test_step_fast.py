@@ -10,7 +10,7 @@ import numpy as np
 import sim
 from sim import api
 
-HOPPER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'assets', 'hopper.xml')
+HOPPER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'envs', 'assets', 'hopper.xml')
 
 
 def _pair(m):

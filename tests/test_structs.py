@@ -5,7 +5,7 @@ import sim
 
 
 def test_data_capacities_and_views():
-    m = sim.load_model('assets/hopper.xml')
+    m = sim.load_model('envs/assets/hopper.xml')
     d = sim.Data(m, nconmax=7, njmax=11)
     assert (d.nconmax, d.njmax) == (7, 11)
     assert d.ncon == 0 and d.nefc == 0
@@ -39,7 +39,7 @@ def test_struct_addresses_from_python_are_the_meminfo_addresses():
             s += q[0, i] * (i + 1)
         return s
 
-    m = sim.load_model('assets/hopper.xml')
+    m = sim.load_model('envs/assets/hopper.xml')
     d, b = sim.Data(m), sim.Data(m, nworld=2)
     c = copy.copy(b)                    # a new struct around the same arrays
     for st in (model_struct(m), d._struct, b._struct, c._struct, empty_task()):

@@ -29,8 +29,6 @@ INTEG = {'euler': mujoco.mjtIntegrator.mjINT_EULER, 'rk4': mujoco.mjtIntegrator.
          'implicitfast': mujoco.mjtIntegrator.mjINT_IMPLICITFAST,
          'implicit': mujoco.mjtIntegrator.mjINT_IMPLICIT}
 
-# largest relative error measured per (case, field), printed with -s for the report
-MEASURED = {}
 
 
 # spatial tendon whose sidesite lies inside the wrapping sphere (mju_wrap inside wrap) on a free-ball chain;
@@ -121,8 +119,6 @@ def compare(ours, ref, field, where):
     i = int(np.argmax(err))
     assert not np.any(err > tol), (f'{where} {field}: max err {err.max():.3e} at {i} '
                                    f'(ours {ours.flat[i]!r}, mujoco {ref.flat[i]!r})')
-    key = (where.split('[')[0], field)
-    MEASURED[key] = max(MEASURED.get(key, 0.0), float(err.max() / scale))
 
 
 def dense_ten_J(m, sparse):
@@ -233,7 +229,6 @@ def test_trajectory_matches_mujoco(name, integ):
         ref = getattr(md, f)
         err = float(np.max(np.abs(getattr(d, f) - ref)))
         scale = max(1.0, float(np.max(np.abs(ref))))
-        MEASURED[(f'{name}/{integ}', f)] = err / scale
         assert err <= TRAJ_TOL * scale, f'{name}/{integ} {f}: {err:.3e}'
 
 
@@ -250,7 +245,6 @@ def test_trajectory_with_tendon_limit():
         mujoco.mj_step(m, md)
         api.step(m, d)
     err = float(np.max(np.abs(d.qpos - md.qpos)))
-    MEASURED[('tendons_wrap/limit', 'qpos')] = err
     assert err <= TRAJ_TOL * max(1.0, float(np.max(np.abs(md.qpos))))
 
 
@@ -289,9 +283,3 @@ def test_exact_tangency_at_qpos0():
     d = api.Data(m)
     api.forward(m, d)
     compare(d.ten_length, md.ten_length, 'ten_length', 'tendons_wrap[qpos0]')
-
-
-def test_zz_report_measured():
-    """Prints the largest relative errors measured above (run with -s)."""
-    for k in sorted(MEASURED):
-        print('MEASURED', k, '%.2e' % MEASURED[k])

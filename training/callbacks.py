@@ -5,12 +5,17 @@ from __future__ import annotations
 import glob
 import json
 import os
-import re
 from collections import defaultdict, deque
 from typing import Callable
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback, EvalCallback
+
+from training.rundir import list_checkpoints
+from training.video import warm_renderer
+
+__all__ = ["WarmRendererCallback", "RewardTermsCallback", "RunEvalCallback", "SaveVecNormalizeCallback",
+           "PrunedCheckpointCallback", "eval_summary", "save_checkpoint", "list_checkpoints"]
 
 
 class WarmRendererCallback(BaseCallback):
@@ -22,8 +27,6 @@ class WarmRendererCallback(BaseCallback):
         self.env_id, self.env_kwargs, self.proc = env_id, env_kwargs, None
 
     def _on_training_start(self) -> None:
-        from training.video import warm_renderer
-
         try:
             self.proc = warm_renderer(self.env_id, self.env_kwargs)
         except OSError:         # no process to spare: the video compiles the renderer itself
@@ -154,7 +157,6 @@ class SaveVecNormalizeCallback(BaseCallback):
         return True
 
 
-_CKPT_RE = re.compile(r"model_(\d+)_steps\.zip$")
 
 
 class PrunedCheckpointCallback(BaseCallback):
@@ -199,13 +201,3 @@ def save_checkpoint(model, path: str, save_replay_buffer: bool = True) -> str:
     with open(os.path.join(path, "latest.json"), "w") as f:
         json.dump({"timesteps": n, "model": os.path.basename(zip_path)}, f)
     return zip_path
-
-
-def list_checkpoints(path: str) -> list[tuple[int, str]]:
-    """[(timesteps, model zip path)] of the checkpoints in `path`, oldest first."""
-    out = []
-    for f in glob.glob(os.path.join(path, "model_*_steps.zip")):
-        m = _CKPT_RE.search(f)
-        if m:
-            out.append((int(m.group(1)), f))
-    return sorted(out)

@@ -28,7 +28,9 @@ from typing import Any
 
 import yaml
 
-CONFIG_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs")
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+CONFIG_DIR = os.path.join(PACKAGE_DIR, "configs")
+SWEEP_DIR = os.path.join(PACKAGE_DIR, "sweeps")
 ALGOS = ("ppo", "sac", "td3")
 
 DEFAULTS: dict[str, Any] = {
@@ -108,14 +110,21 @@ def default_config_path(env_id: str, algo: str) -> str | None:
     return path if os.path.exists(path) else None
 
 
+def find_file(path: str, shipped_dir: str, what: str = "config file") -> str:
+    """`path` as given when it exists, else the shipped file it names: relative to `shipped_dir`
+    (``cleanrl/hopper_ppo.yaml``) or written as in a source checkout (``training/configs/cleanrl/hopper_ppo.yaml``),
+    so the commands of the docs work from an installed wheel too; ConfigError when none exists."""
+    if os.path.exists(path):
+        return path
+    for alt in (os.path.join(shipped_dir, path), os.path.join(os.path.dirname(PACKAGE_DIR), path)):
+        if os.path.exists(alt):
+            return alt
+    raise ConfigError(f"{what} not found: {path}")
+
+
 def load_yaml(path: str) -> dict[str, Any]:
     """Load a config file; unknown top-level keys are an error naming the valid ones."""
-    if not os.path.exists(path):
-        alt = os.path.join(CONFIG_DIR, path)
-        if os.path.exists(alt):
-            path = alt
-        else:
-            raise ConfigError(f"config file not found: {path}")
+    path = find_file(path, CONFIG_DIR)
     with open(path) as f:
         data = yaml_load(f) or {}
     if not isinstance(data, dict):
@@ -191,7 +200,7 @@ def validate(cfg: dict[str, Any]) -> None:
             raise ConfigError(f"{key} must be a mapping, got {cfg.get(key)!r}")
     if not isinstance(cfg.get("wrappers"), list):
         raise ConfigError(f"wrappers must be a list of wrapper specs, got {cfg.get('wrappers')!r}")
-    from training.shaping import validate_specs
+    from training.shaping import validate_specs  # imports SB3 (the wrappers subclass VecEnvWrapper)
     validate_specs(cfg["wrappers"])
     validate_specs(cfg.get("eval_wrappers") or [])
 
@@ -229,6 +238,13 @@ def normalize_kwargs(cfg: dict[str, Any]) -> dict[str, Any] | None:
     if "gamma" in cfg["hyperparams"]:
         kwargs.setdefault("gamma", cfg["hyperparams"]["gamma"])
     return kwargs
+
+
+def algo_class(algo: str):
+    """The SB3 algorithm class of `algo` (ppo, sac, td3); imports SB3."""
+    from stable_baselines3 import PPO, SAC, TD3
+
+    return {"ppo": PPO, "sac": SAC, "td3": TD3}[algo]
 
 
 def algo_kwargs(cfg: dict[str, Any], action_space) -> dict[str, Any]:

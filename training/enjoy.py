@@ -14,43 +14,25 @@ import sys
 import numpy as np
 
 from training import config as C
-
-
-def _model_files(run_dir: str, which: str) -> tuple[str, str]:
-    """(model .zip, VecNormalize .pkl) for 'final', 'best' or a checkpoint path."""
-    if which == "final":
-        return os.path.join(run_dir, "model.zip"), os.path.join(run_dir, "vecnormalize.pkl")
-    if which == "best":
-        return os.path.join(run_dir, "best_model.zip"), os.path.join(run_dir, "best_vecnormalize.pkl")
-    if which == "latest":
-        from training.callbacks import list_checkpoints
-
-        ckpts = list_checkpoints(os.path.join(run_dir, "checkpoints"))
-        if not ckpts:
-            raise C.ConfigError(f"{run_dir}: no checkpoint")
-        which = ckpts[-1][1]
-    n = os.path.basename(which).removeprefix("model_").removesuffix("_steps.zip")
-    return which, os.path.join(os.path.dirname(which), f"vecnormalize_{n}_steps.pkl")
+from training.env_factory import make_vec_env
+from training.rundir import model_files
+from training.video import RenderUnavailable, load_obs_normalizer, rollout, write_video
 
 
 def enjoy(run_dir: str, episodes: int = 5, video: str | None = None, which: str = "final", seed: int | None = None,
           deterministic: bool = True, max_frames: int = 5000):
     """Replay and return the Rollout (returns, lengths, successes); write `video` when given."""
-    from training.env_factory import make_vec_env
-    from training.train import _algo_class
-    from training.video import RenderUnavailable, load_obs_normalizer, rollout, write_video
-
     cfg_path = os.path.join(run_dir, "config.yaml")
     if not os.path.exists(cfg_path):
         raise C.ConfigError(f"{run_dir} is not a run directory (no config.yaml)")
     cfg = C.load_yaml(cfg_path)
-    model_path, norm_path = _model_files(run_dir, which)
+    model_path, norm_path = model_files(run_dir, which)
     if not os.path.exists(model_path):
         raise C.ConfigError(f"no model at {model_path}")
     env_kwargs = cfg["env_kwargs"] if cfg.get("eval_env_kwargs") is None else cfg["eval_env_kwargs"]
     # an env to load against (HerReplayBuffer needs one; it also checks the spaces match)
     venv = make_vec_env(cfg["env"], 1, seed=0, env_kwargs=env_kwargs)
-    model = _algo_class(cfg["algo"]).load(model_path, env=venv, device=cfg.get("device", "cpu"))
+    model = C.algo_class(cfg["algo"]).load(model_path, env=venv, device=cfg.get("device", "cpu"))
     normalizer = load_obs_normalizer(norm_path)
     seed = cfg.get("seed", 0) + 30_000 if seed is None else seed
     try:

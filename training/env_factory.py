@@ -110,7 +110,7 @@ def make_vec_env(env_id: str, n_envs: int, seed: int | None = None, env_kwargs: 
     """
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    from training.shaping import apply_shaping
+    from training.shaping import apply_shaping  # imports SB3 (VecEnvWrapper)
 
     env_kwargs = dict(env_kwargs or {})
     bare = register_env_module(env_id)

@@ -23,7 +23,12 @@ import os
 import time
 from importlib import metadata
 
+import gymnasium as gym
+
 from training import config as C
+from training.cluster import init_ray
+from training.env_factory import check_env_kwargs, env_spec, register_env_module
+from training.plotting import plot_series
 
 
 def gymnasium_pin() -> str | None:
@@ -41,8 +46,6 @@ def gymnasium_pin() -> str | None:
 
 def check_rllib() -> str:
     """Import RLlib or raise a ConfigError naming what is missing; returns a note on the gymnasium pin."""
-    import gymnasium
-
     pin = gymnasium_pin()
     try:
         import ray  # noqa: F401
@@ -51,10 +54,10 @@ def check_rllib() -> str:
         raise C.ConfigError(
             f"--backend rllib needs Ray RLlib ({exc}). Install numjoco's ray extra: pip install -e '.[ray]' "
             f"(ray[tune] plus RLlib's own requirements). Do not install 'ray[rllib]': its extra pins "
-            f"gymnasium=={pin or '1.2.2'} and would replace gymnasium {gymnasium.__version__}.") from None
-    if pin and pin != gymnasium.__version__:
+            f"gymnasium=={pin or '1.2.2'} and would replace gymnasium {gym.__version__}.") from None
+    if pin and pin != gym.__version__:
         return (f"note: ray {ray.__version__}'s rllib extra pins gymnasium=={pin}; running RLlib with the installed "
-                f"gymnasium {gymnasium.__version__} (the combination numjoco's ray extra installs and tests)")
+                f"gymnasium {gym.__version__} (the combination numjoco's ray extra installs and tests)")
     return ""
 
 
@@ -65,10 +68,6 @@ class EnvCreator:
         self.env_id, self.env_kwargs = env_id, dict(env_kwargs)
 
     def __call__(self, ctx):
-        import gymnasium as gym
-
-        from training.env_factory import register_env_module
-
         bare = register_env_module(self.env_id)
         n = ctx.get("num_envs") if hasattr(ctx, "get") else None
         if n is not None:
@@ -79,10 +78,7 @@ class EnvCreator:
 
 def ppo_config(cfg: dict, num_env_runners: int):
     """An RLlib PPOConfig from a training config (see the module docstring for the mapping)."""
-    import gymnasium as gym
     from ray.rllib.algorithms.ppo import PPOConfig
-
-    from training.env_factory import env_spec
 
     if cfg["algo"] != "ppo":
         raise C.ConfigError(f"--backend rllib trains PPO only, not {cfg['algo']}")
@@ -125,7 +121,6 @@ def ppo_config(cfg: dict, num_env_runners: int):
             evaluation_interval=max(1, round(cfg["eval_freq"] / batch)), evaluation_num_env_runners=0,
             evaluation_duration=cfg["n_eval_episodes"], evaluation_duration_unit="episodes",
             evaluation_config=PPOConfig.overrides(explore=False))
-    del gym
     return config, batch
 
 
@@ -140,10 +135,6 @@ def _get(d: dict, *keys, default=float("nan")):
 def train_rllib(cfg: dict, out_dir: str, num_env_runners: int = 2, address: str | None = None, num_cpus: int = 2,
                 resume: bool = False) -> dict:
     """Train RLlib PPO per `cfg`; writes progress.csv, learning_curve.png, rllib_checkpoint/, result.json."""
-    from training.env_factory import check_env_kwargs
-    from training.plotting import plot_series
-    from training.sweep import init_ray
-
     note = check_rllib()
     check_env_kwargs(cfg["env"], cfg["env_kwargs"])
     from ray import tune

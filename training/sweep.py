@@ -41,12 +41,20 @@ from typing import Any
 import yaml
 
 from training import config as C
+from training.cluster import child_pythonpath, init_ray
+from training.env_factory import check_env_kwargs
+from training.plotting import plot_sweep
 from training.shaping import spec_label
+from training.train import run
+
+__all__ = ["load_sweep", "expand", "run_sweep", "write_table", "init_ray", "main"]
 
 SWEEP_KEYS = ("name", "train", "grid", "evaluate_on", "jobs", "description")
 
 
 def load_sweep(path: str) -> dict[str, Any]:
+    """Read and check a sweep file (a path, or a shipped sweep: ``hopper_reward.yaml``)."""
+    path = C.find_file(path, C.SWEEP_DIR, "sweep file")
     with open(path) as f:
         sweep = C.yaml_load(f) or {}
     unknown = sorted(set(sweep) - set(SWEEP_KEYS))
@@ -85,8 +93,6 @@ def expand(sweep: dict[str, Any], steps: int | None = None, sweep_dir: str = "."
         wrappers = {spec_label(w): w for w in wrappers}
     seeds = grid.get("seeds") or [base.get("seed", 0)]
     keys = list(reward_grid)
-    from training.env_factory import check_env_kwargs
-
     for values in itertools.product(*(reward_grid[k] for k in keys)):  # fail before any training
         check_env_kwargs(base["env"], {**(base.get("env_kwargs") or {}), **dict(zip(keys, values))})
     trials = []
@@ -120,9 +126,7 @@ def _run_local(trials: list[dict], jobs: int) -> list[dict]:
     running: list[tuple[dict, subprocess.Popen, float, Any]] = []
     done: list[dict] = []
     env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    # the children import `training` from wherever this process did
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([root] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["PYTHONPATH"] = child_pythonpath(env)  # the children import `training` from wherever this process did
     while pending or running:
         while pending and len(running) < jobs:
             t = pending.pop(0)
@@ -169,8 +173,6 @@ def _ray_trainable(config: dict) -> None:
     """A Ray Tune function trainable: our SB3 training, reporting each evaluation to Tune."""
     from ray import tune
 
-    from training.train import run
-
     t = config["trial"]
 
     def _report(summary: dict) -> None:
@@ -182,23 +184,6 @@ def _ray_trainable(config: dict) -> None:
     tune.report({"timesteps": result["timesteps"], "eval_return": result["final_return"],
                  "best_return": result["best_return"], "success_rate": result["success_rate"], "done_run": True,
                  "result_json": json.dumps(result)})
-
-
-def init_ray(address: str | None = None, num_cpus: int = 2) -> None:
-    """Connect to the cluster at `address` / $RAY_ADDRESS, or start a local Ray with `num_cpus` CPUs."""
-    import ray
-
-    if ray.is_initialized():
-        return
-    address = address or os.environ.get("RAY_ADDRESS")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    runtime_env = {"env_vars": {"PYTHONPATH": os.pathsep.join(
-        [root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]),
-        "OMP_NUM_THREADS": "1"}}
-    if address:
-        ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
-    else:
-        ray.init(num_cpus=num_cpus, include_dashboard=False, runtime_env=runtime_env, log_to_driver=False)
 
 
 def _run_ray(trials: list[dict], jobs: int, sweep_dir: str, address: str | None, num_cpus: int) -> list[dict]:
@@ -286,8 +271,6 @@ def write_table(rows: list[dict], sweep_dir: str, title: str) -> tuple[str, str]
 def run_sweep(path: str, jobs: int | None = None, backend: str = "local", out: str | None = None,
               steps: int | None = None, address: str | None = None, num_cpus: int = 2) -> list[dict]:
     """Run every trial of the sweep file `path` and write the table and the plot; returns the rows."""
-    from training.plotting import plot_sweep
-
     sweep = load_sweep(path)
     sweep_dir = out or os.path.join("runs", "sweeps", f"{sweep['name']}-{time.strftime('%Y%m%d-%H%M%S')}")
     os.makedirs(sweep_dir, exist_ok=True)

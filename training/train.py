@@ -27,65 +27,16 @@ import os
 import shutil
 import sys
 import time
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from training import config as C
 from training.env_factory import check_env_kwargs, env_spec, make_vec_env
+from training.plotting import plot_run
+from training.rllib_backend import train_rllib
+from training.rundir import ResumePoint, find_resume_point
+from training.video import load_obs_normalizer, record_video
 
-
-@dataclass
-class ResumePoint:
-    run_dir: str
-    steps: int
-    model: str
-    vecnormalize: str | None
-    replay_buffer: str | None
-
-
-def _algo_class(algo: str):
-    from stable_baselines3 import PPO, SAC, TD3
-
-    return {"ppo": PPO, "sac": SAC, "td3": TD3}[algo]
-
-
-def find_resume_point(path: str) -> ResumePoint:
-    """The newest saved state of a run directory (checkpoint or final model), or the given checkpoint .zip."""
-    from training.callbacks import _CKPT_RE, list_checkpoints
-
-    def _sibling(p):
-        return p if os.path.exists(p) else None
-
-    path = os.path.abspath(path)
-    if path.endswith(".zip"):
-        m = _CKPT_RE.search(path)
-        if not m or not os.path.exists(path):
-            raise C.ConfigError(f"--resume {path}: not a checkpoint (expected checkpoints/model_<N>_steps.zip)")
-        d = os.path.dirname(path)
-        n = int(m.group(1))
-        run_dir = os.path.dirname(d) if os.path.basename(d) == "checkpoints" else d
-        return ResumePoint(run_dir, n, path, _sibling(os.path.join(d, f"vecnormalize_{n}_steps.pkl")),
-                           _sibling(os.path.join(d, f"replay_buffer_{n}_steps.pkl")))
-    if not os.path.exists(os.path.join(path, "config.yaml")):
-        raise C.ConfigError(f"--resume {path}: not a run directory (no config.yaml)")
-    rllib_ckpt = os.path.join(path, "rllib_checkpoint")
-    if os.path.isdir(rllib_ckpt):  # an RLlib run (--backend rllib): its checkpoint directory
-        return ResumePoint(path, -1, rllib_ckpt, None, None)
-    points = []
-    for n, zip_path in list_checkpoints(os.path.join(path, "checkpoints")):
-        d = os.path.dirname(zip_path)
-        points.append(ResumePoint(path, n, zip_path, _sibling(os.path.join(d, f"vecnormalize_{n}_steps.pkl")),
-                                  _sibling(os.path.join(d, f"replay_buffer_{n}_steps.pkl"))))
-    result = os.path.join(path, "result.json")
-    if os.path.exists(os.path.join(path, "model.zip")) and os.path.exists(result):
-        with open(result) as f:
-            n = int(json.load(f)["timesteps"])
-        points.append(ResumePoint(path, n, os.path.join(path, "model.zip"),
-                                  _sibling(os.path.join(path, "vecnormalize.pkl")),
-                                  _sibling(os.path.join(path, "replay_buffer.pkl"))))
-    if not points:
-        raise C.ConfigError(f"--resume {path}: no checkpoint or final model to resume from")
-    return max(points, key=lambda p: p.steps)
+__all__ = ["run", "main", "build_parser", "config_from_args", "find_resume_point", "ResumePoint"]
 
 
 def _archive_logs(run_dir: str, upto: int) -> None:
@@ -130,10 +81,8 @@ def run(cfg: dict[str, Any], out_dir: str, resume: ResumePoint | None = None, pr
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.vec_env import VecNormalize
 
-    from training.callbacks import (PrunedCheckpointCallback, RewardTermsCallback, RunEvalCallback,
+    from training.callbacks import (PrunedCheckpointCallback, RewardTermsCallback, RunEvalCallback,  # SB3
                                     SaveVecNormalizeCallback, WarmRendererCallback, eval_summary, save_checkpoint)
-    from training.plotting import plot_run
-    from training.video import load_obs_normalizer, record_video
 
     if cfg["torch_threads"] > 0:
         torch.set_num_threads(cfg["torch_threads"])
@@ -161,7 +110,7 @@ def run(cfg: dict[str, Any], out_dir: str, resume: ResumePoint | None = None, pr
 
     import gymnasium as gym
 
-    cls = _algo_class(algo)
+    cls = C.algo_class(algo)
     if resume is not None:
         model = cls.load(resume.model, env=train_env, device=cfg["device"])
         if resume.replay_buffer and hasattr(model, "load_replay_buffer"):
@@ -332,8 +281,6 @@ def main(argv: list[str] | None = None) -> int:
         return rc
     cfg, out, point = setup["cfg"], setup["out"], setup["point"]
     if args.backend == "rllib":
-        from training.rllib_backend import train_rllib
-
         return C.cli_exit(train_rllib, cfg, out, num_env_runners=args.num_env_runners, address=args.ray_address,
                           num_cpus=args.num_cpus, resume=point is not None, errors=(ValueError,))
     return C.cli_exit(run, cfg, out, resume=point, progress_bar=not args.no_progress, verbose=int(args.verbose),

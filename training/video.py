@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import pickle
+import subprocess
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from training.cluster import IMPORT_ROOT
+from training.env_factory import make_env
 
 
 class RenderUnavailable(RuntimeError):
@@ -54,8 +60,6 @@ def rollout(model, env_id: str, env_kwargs: dict, episodes: int = 1, seed: int =
 
     Raises RenderUnavailable (with the reason) when `render` is set and the env cannot render rgb_array frames.
     """
-    from training.env_factory import make_env
-
     try:
         env = make_env(env_id, env_kwargs, render_mode="rgb_array" if render else None)
     except Exception as exc:  # a renderer that cannot start fails in the constructor
@@ -117,10 +121,6 @@ def warm_renderer(env_id: str, env_kwargs: dict):
     compiles the renderer's kernels into the shared cache (~20 s on 2 cores) while training runs here on one torch
     thread, so the final video does not wait for them. Returns the process, or None (not a numjoco task, or kwargs
     that do not survive repr)."""
-    import ast
-    import subprocess
-    import sys
-
     if not env_id.startswith("numjoco/"):
         return None
     try:
@@ -128,9 +128,9 @@ def warm_renderer(env_id: str, env_kwargs: dict):
             return None
     except (ValueError, SyntaxError):
         return None
-    from sim.jit import cache
+    from sim.jit import cache  # numjoco's physics: only for numjoco/ ids
 
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = IMPORT_ROOT
     code = ("import sys; sys.path.insert(0, %r)\n"
             "from training.env_factory import make_env\n"
             "env = make_env(%r, %r, render_mode='rgb_array'); env.reset(seed=0); env.render(); env.close()\n"

@@ -12,8 +12,8 @@ import numpy as np
 from . import inertia as inr
 from .context import farr, iarr, store_columns
 from .frames import EPS, frameaccum, frameinvert, normvec, orientation, rotvec, z2quat
+from sim.constants import MINVAL  # mjMINVAL
 
-MINVAL = 1e-15     # mjMINVAL
 _DEG2RAD = math.pi / 180.0   # MuJoCo converts joint range / ref with x *= mjPI/180.0 (one rounded factor)
 FRAME_EPS = 1e-6   # kFrameEps: poses closer than this are "the same frame"
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
@@ -1023,6 +1023,7 @@ def _compile_site(ctx, el, fpose):
     if fpose is not None:
         pos, quat = frameaccum(*fpose, pos, quat)
     normvec(quat)
+    _checksize(el, gtype, size)     # mjCSite::Compile calls the geom check (its message says "in geom")
     return dict(type=gtype, size=size, pos=pos, quat=quat)
 
 

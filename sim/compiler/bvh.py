@@ -3,8 +3,9 @@
 One BVH per body over its colliding geoms (in the body's inertial frame) and one per mesh over its faces
 (in the mesh frame). A node stores its box as (center, half size); an inner node splits its elements at the
 median of their centers along the longest box edge (ties within mjEPS broken by element order), computed
-with the GNU libstdc++ std::nth_element that the MuJoCo 3.17 Linux build uses: the partition of nearly
-equal centers depends on that algorithm, so it is reproduced step by step (introselect below).
+with the LLVM libc++ std::nth_element that MuJoCo 3.17's wheels are built with: the comparison is not transitive
+for centers closer than mjEPS, so the partition of nearly equal centers depends on that algorithm, and it is
+reproduced step by step (nth_element below).
 
 Model layout (mjCModel::CopyTree / CopyObjects): the body trees first (by body id), then the mesh trees
 (by mesh id); bvh_child holds node indices local to each tree, bvh_nodeid the geom id (bodies) or face
@@ -17,118 +18,144 @@ EPS = 1e-14           # mjEPS
 MAXVAL = np.finfo(np.float64).max
 
 
-# ------------------------------------------------------------------ libstdc++ std::nth_element, step by step
+# ---------------------------------------------------------------------- libc++ std::nth_element, step by step
 
-def _lg(n):
-    return n.bit_length() - 1
-
-
-def _median_to_first(a, result, i, j, k, less):
-    """std::__move_median_to_first."""
-    if less(a[i], a[j]):
-        if less(a[j], a[k]):
-            a[result], a[j] = a[j], a[result]
-        elif less(a[i], a[k]):
-            a[result], a[k] = a[k], a[result]
-        else:
-            a[result], a[i] = a[i], a[result]
-    elif less(a[i], a[k]):
-        a[result], a[i] = a[i], a[result]
-    elif less(a[j], a[k]):
-        a[result], a[k] = a[k], a[result]
-    else:
-        a[result], a[j] = a[j], a[result]
-
-
-def _unguarded_partition(a, first, last, pivot, less):
-    """std::__unguarded_partition."""
-    while True:
-        while less(a[first], a[pivot]):
-            first += 1
-        last -= 1
-        while less(a[pivot], a[last]):
-            last -= 1
-        if not first < last:
-            return first
-        a[first], a[last] = a[last], a[first]
-        first += 1
+def _sort3(a, x, y, z, less):
+    """libc++ std::__sort3 (with a user comparator): sorts a[x], a[y], a[z]; returns the number of swaps."""
+    if not less(a[y], a[x]):
+        if not less(a[z], a[y]):
+            return 0
+        a[y], a[z] = a[z], a[y]
+        if less(a[y], a[x]):
+            a[x], a[y] = a[y], a[x]
+            return 2
+        return 1
+    if less(a[z], a[y]):
+        a[x], a[z] = a[z], a[x]
+        return 1
+    a[x], a[y] = a[y], a[x]
+    if less(a[z], a[y]):
+        a[y], a[z] = a[z], a[y]
+        return 2
+    return 1
 
 
-def _insertion_sort(a, first, last, less):
-    """std::__insertion_sort."""
-    if first == last:
-        return
-    for i in range(first + 1, last):
-        val = a[i]
-        if less(val, a[first]):
-            a[first + 1:i + 1] = a[first:i]
-            a[first] = val
-        else:
-            j = i
-            while j > first and less(val, a[j - 1]):
-                a[j] = a[j - 1]
-                j -= 1
-            a[j] = val
-
-
-def _adjust_heap(a, first, hole, length, value, less):
-    """std::__adjust_heap (+ __push_heap) on a[first:first+length]."""
-    top = hole
-    second = hole
-    while second < (length - 1) // 2:
-        second = 2 * (second + 1)
-        if less(a[first + second], a[first + second - 1]):
-            second -= 1
-        a[first + hole] = a[first + second]
-        hole = second
-    if (length & 1) == 0 and second == (length - 2) // 2:
-        second = 2 * (second + 1)
-        a[first + hole] = a[first + second - 1]
-        hole = second - 1
-    parent = (hole - 1) // 2
-    while hole > top and less(a[first + parent], value):
-        a[first + hole] = a[first + parent]
-        hole = parent
-        parent = (hole - 1) // 2
-    a[first + hole] = value
-
-
-def _heap_select(a, first, middle, last, less):
-    """std::__heap_select."""
-    length = middle - first
-    if length >= 2:
-        parent = (length - 2) // 2
-        while True:
-            _adjust_heap(a, first, parent, length, a[first + parent], less)
-            if parent == 0:
-                break
-            parent -= 1
-    for i in range(middle, last):
-        if less(a[i], a[first]):
-            value = a[i]
-            a[i] = a[first]
-            _adjust_heap(a, first, 0, length, value, less)
+def _selection_sort(a, first, last, less):
+    """libc++ std::__selection_sort (swap with the first minimum of the rest)."""
+    for f in range(first, last - 1):
+        i = f
+        for j in range(f + 1, last):
+            if less(a[j], a[i]):
+                i = j
+        if i != f:
+            a[f], a[i] = a[i], a[f]
 
 
 def nth_element(a, first, nth, last, less):
-    """In-place std::nth_element(a+first, a+nth, a+last, less) exactly as GNU libstdc++ performs it."""
-    if first == last or nth == last:
-        return
-    depth = 2 * _lg(last - first)
-    while last - first > 3:
-        if depth == 0:
-            _heap_select(a, first, nth + 1, last, less)
-            a[first], a[nth] = a[nth], a[first]
+    """In-place std::nth_element(a+first, a+nth, a+last, less) exactly as LLVM libc++ performs it (the
+    standard library of MuJoCo 3.17's Linux wheels)."""
+    while True:
+        if nth == last:
             return
-        depth -= 1
-        mid = first + (last - first) // 2
-        _median_to_first(a, first, first + 1, mid, last - 1, less)
-        cut = _unguarded_partition(a, first + 1, last, first, less)
-        if cut <= nth:
-            first = cut
+        n = last - first
+        if n <= 1:
+            return
+        if n == 2:
+            if less(a[last - 1], a[first]):
+                a[first], a[last - 1] = a[last - 1], a[first]
+            return
+        if n == 3:
+            _sort3(a, first, first + 1, last - 1, less)
+            return
+        if n <= 7:
+            _selection_sort(a, first, last, less)
+            return
+        m = first + n // 2
+        lm1 = last - 1
+        nswaps = _sort3(a, first, m, lm1, less)
+        i, j = first, lm1
+        restart = False
+        if not less(a[i], a[m]):
+            # find a guard for the downward moving j
+            found = False
+            while True:
+                j -= 1
+                if i == j:
+                    break
+                if less(a[j], a[m]):
+                    found = True
+                    break
+            if found:
+                a[i], a[j] = a[j], a[i]
+                nswaps += 1
+            else:
+                # *first == *m <= everything: partition into [first, i) == *first < [i, last)
+                i = first + 1
+                j = last - 1
+                if not less(a[first], a[j]):
+                    while True:
+                        if i == j:
+                            return
+                        if less(a[first], a[i]):
+                            a[i], a[j] = a[j], a[i]
+                            nswaps += 1
+                            i += 1
+                            break
+                        i += 1
+                if i == j:
+                    return
+                while True:
+                    while not less(a[first], a[i]):
+                        i += 1
+                    j -= 1
+                    while less(a[first], a[j]):
+                        j -= 1
+                    if i >= j:
+                        break
+                    a[i], a[j] = a[j], a[i]
+                    nswaps += 1
+                    i += 1
+                if nth < i:
+                    return
+                first = i
+                restart = True
+        if restart:
+            continue
+        i += 1
+        if i < j:
+            while True:
+                while less(a[i], a[m]):
+                    i += 1
+                j -= 1
+                while not less(a[j], a[m]):
+                    j -= 1
+                if i >= j:
+                    break
+                a[i], a[j] = a[j], a[i]
+                nswaps += 1
+                if m == i:
+                    m = j
+                i += 1
+        if i != m and less(a[m], a[i]):
+            a[i], a[m] = a[m], a[i]
+            nswaps += 1
+        if nth == i:
+            return
+        if nswaps == 0:
+            lo, hi = (first, i) if nth < i else (i, last)
+            k = lo
+            is_sorted = True
+            for jj in range(lo + 1, hi):
+                if less(a[jj], a[k]):
+                    is_sorted = False
+                    break
+                k = jj
+            if is_sorted:
+                return
+        if nth < i:
+            last = i
         else:
-            last = cut
-    _insertion_sort(a, first, last, less)
+            first = i + 1
 
 
 # ------------------------------------------------------------------------------------------ the hierarchy

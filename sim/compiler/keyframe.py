@@ -16,10 +16,10 @@ from .context import farr, iarr
 from .frames import normvec
 from .sensor import OBJ, _NAMESPACE
 from .tendon import size_elem
+from sim.constants import MINVAL  # mjMINVAL
 
 JNT_FREE, JNT_BALL = 0, 1
 MJEPS = 1e-14
-MINVAL = 1e-15
 
 
 def _normvec(v):

@@ -11,9 +11,8 @@ Follows MuJoCo's mjCMesh (user_mesh.cc) step by step, with one function per MuJo
 Arithmetic is done in the order MuJoCo does it (sequential sums, float32 where MuJoCo stores float) so that
 symmetric meshes, whose principal axes are decided by rounding noise, still come out identical.
 
-The convex hull is our own incremental hull (MuJoCo calls qhull): the hull vertex set, the faces of a
-simplicial hull and every derived quantity match, but the order of hull vertices, of faces and of
-neighbour lists in mesh_graph differ from qhull's, and so may the triangulation of coplanar hull facets.
+The convex hull is qhull's, run through scipy with MuJoCo's options and laid out in qhull's orders as MuJoCo
+lays it out (compiler.qhull): mesh_graph, hull faces and everything derived from them as MuJoCo's.
 """
 
 import math
@@ -25,6 +24,7 @@ import numpy as np
 from .frames import mulquat, normvec, quat2mat
 from .inertia import EIG_TOL_MESH, eig3
 from .bvh import mesh_tree
+from . import qhull
 
 MINVAL = 1e-15   # mjMINVAL
 EPS = 1e-14      # mjEPS (user code)
@@ -493,109 +493,33 @@ def _hull_precheck(el, name, dvert):
 
 
 def convex_hull(points):
-    """Triangulated convex hull of (n,3) points: (m,3) int array of faces, counter-clockwise seen from
-    outside. Incremental quickhull; points within a small tolerance of a facet plane are not hull vertices
-    (as qhull treats coplanar points)."""
-    p = np.asarray(points, dtype=np.float64)
-    n = len(p)
-    scale = max(float(np.max(np.abs(p))), 1e-300)
-    tol = 1e-11 * scale
-    # initial simplex: extreme points
-    i0 = int(np.argmin(p[:, 0]))
-    d = np.sum((p - p[i0]) ** 2, axis=1)
-    i1 = int(np.argmax(d))
-    e = p[i1] - p[i0]
-    c = np.cross(p - p[i0], e)
-    i2 = int(np.argmax(np.sum(c * c, axis=1)))
-    nrm = np.cross(p[i1] - p[i0], p[i2] - p[i0])
-    h = (p - p[i0]) @ nrm
-    i3 = int(np.argmax(np.abs(h)))
-    if h[i3] > 0:
-        i1, i2 = i2, i1
-    faces = {}
-    next_id = [0]
-
-    def plane(a, b, cc):
-        nv = np.cross(p[b] - p[a], p[cc] - p[a])
-        ln = math.sqrt(float(nv @ nv))
-        nv = nv / ln if ln > 0 else nv
-        return nv, float(nv @ p[a])
-
-    def add(a, b, cc):
-        nv, off = plane(a, b, cc)
-        fid = next_id[0]
-        next_id[0] += 1
-        faces[fid] = [(a, b, cc), nv, off, np.zeros(0, dtype=np.int64)]
-        return fid
-
-    for f in ((i0, i1, i2), (i0, i3, i1), (i1, i3, i2), (i2, i3, i0)):
-        add(*f)
-    rest = np.setdiff1d(np.arange(n), [i0, i1, i2, i3])
-
-    def assign(pts, fids):
-        if not len(pts) or not fids:
-            return
-        dist = np.stack([p[pts] @ faces[f][1] - faces[f][2] for f in fids], axis=1)
-        best = np.argmax(dist, axis=1)
-        ok = dist[np.arange(len(pts)), best] > tol
-        for k, f in enumerate(fids):
-            faces[f][3] = pts[ok & (best == k)]
-
-    assign(rest, list(faces))
-    while True:
-        fid = next((f for f, v in faces.items() if len(v[3])), None)
-        if fid is None:
-            break
-        out = faces[fid][3]
-        dist = p[out] @ faces[fid][1] - faces[fid][2]
-        eye = int(out[np.argmax(dist)])
-        visible = [f for f, v in faces.items() if float(p[eye] @ v[1] - v[2]) > tol]
-        edges = set()
-        for f in visible:
-            a, b, cc = faces[f][0]
-            edges.update(((a, b), (b, cc), (cc, a)))
-        horizon = [e for e in edges if (e[1], e[0]) not in edges]
-        orphans = np.unique(np.concatenate([faces[f][3] for f in visible]))
-        orphans = orphans[orphans != eye]
-        for f in visible:
-            del faces[f]
-        new = [add(a, b, eye) for a, b in horizon]
-        assign(orphans, new)
-    return np.array([v[0] for v in faces.values()], dtype=np.int64).reshape(-1, 3)
+    """Triangulated convex hull of (n,3) points as MuJoCo builds it (qhull): (m,3) int array of faces,
+    counter-clockwise seen from outside, in qhull's facet order."""
+    return qhull.convex_hull(points).faces
 
 
 def make_graph(el, name, dvert, maxhullvert):
-    """MakeGraph: MuJoCo's convex-hull graph
+    """MakeGraph: MuJoCo's convex-hull graph from qhull (see compiler.qhull)
     [numvert, numface, vert_edgeadr[numvert], vert_globalid[numvert], edge_localid[numvert+3*numface],
      face_globalid[3*numface]] (neighbour lists end with -1)."""
     if len(dvert) < 4:
         return None
     _hull_precheck(el, name, dvert)
-    hf = convex_hull(dvert)
-    gids = np.unique(hf)
-    if maxhullvert > -1 and len(gids) > maxhullvert:
-        raise el.error(f"convex hull of mesh '{name}' has {len(gids)} vertices; reducing it to maxhullvert="
-                       f"{maxhullvert} (qhull's TA option) is not supported by numjoco", "maxhullvert",
-                       cls=_unsupported_cls())
-    local = {int(g): i for i, g in enumerate(gids)}
-    nbr = [[] for _ in gids]
-    for f in hf:
-        for j in range(3):
-            a, b = local[int(f[j])], local[int(f[(j + 1) % 3])]
-            if b not in nbr[a]:
-                nbr[a].append(b)
-            if a not in nbr[b]:
-                nbr[b].append(a)
-    numvert, numface = len(gids), len(hf)
+    try:
+        hull = qhull.convex_hull(dvert, maxhullvert)
+    except qhull.QhullError as e:
+        raise _err(el, f"qhull error (mesh '{name}'): {e}") from None
+    local = {int(g): i for i, g in enumerate(hull.vertices.tolist())}
+    numvert, numface = len(hull.vertices), len(hull.faces)
     edgeadr, edges, adr = [], [], 0
-    for lst in nbr:
+    for lst in hull.neighbors:
         edgeadr.append(adr)
-        edges += lst + [-1]
+        edges += [local[p] for p in lst] + [-1]
         adr += len(lst) + 1
     if adr != numvert + 3 * numface:
-        raise _err(el, f"convex hull of mesh '{name}' is not a closed triangulated surface")
-    return np.array([numvert, numface] + edgeadr + [int(g) for g in gids] + edges + hf.reshape(-1).tolist(),
-                    dtype=np.int32)
+        raise _err(el, f"wrong size in the convex hull graph of mesh '{name}'")
+    return np.array([numvert, numface] + edgeadr + hull.vertices.tolist() + edges
+                    + hull.faces.reshape(-1).tolist(), dtype=np.int32)
 
 
 def graph_faces(graph):
@@ -752,9 +676,84 @@ def round_half_away(x):
     return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
 
 
+def _hash_double(x):
+    """libc++'s std::hash<double> on 64-bit platforms: the bit pattern, 0 for +-0."""
+    return 0 if x == 0 else struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def _next_prime(n):
+    """Smallest prime >= n (libc++'s __next_prime)."""
+    while True:
+        if n > 1 and all(n % d for d in range(2, int(math.isqrt(n)) + 1)):
+            return n
+        n += 1
+
+
+def _constrain_hash(h, bc):
+    return h & (bc - 1) if not bc & (bc - 1) else (h if h < bc else h % bc)
+
+
+def unordered_order(keys, hashes):
+    """Iteration order of a libc++ std::unordered_map (MuJoCo 3.17's wheels are built with libc++) after
+    inserting the distinct `keys` in this order with these hash values (max_load_factor 1): libc++'s
+    __hash_table, a singly linked list whose buckets point at the node before their first node; a new node goes
+    first in its bucket, or first in the list when its bucket is empty; a rehash relinks the list."""
+    nxt = {None: None}               # node -> next node; None is the list head (before-begin)
+    buckets, bc, size, hv = {}, 0, 0, {}
+
+    def rehash(n):
+        nonlocal buckets, bc
+        n = 2 if n == 1 else (_next_prime(n) if n & (n - 1) else n)
+        if n <= bc:
+            return
+        bc, buckets = n, {}
+        pp, cp = None, nxt[None]
+        if cp is None:
+            return
+        phash = _constrain_hash(hv[cp], bc)
+        buckets[phash] = None
+        pp, cp = cp, nxt[cp]
+        while cp is not None:
+            chash = _constrain_hash(hv[cp], bc)
+            if chash == phash:
+                pp = cp
+            elif chash not in buckets:
+                buckets[chash] = pp
+                pp, phash = cp, chash
+            else:
+                nxt[pp] = nxt[cp]
+                before = buckets[chash]
+                nxt[cp] = nxt[before]
+                nxt[before] = cp
+            cp = nxt[pp]
+
+    for k, h in zip(keys, hashes):
+        hv[k] = h
+        if size + 1 > bc or bc == 0:
+            pow2 = bc > 2 and not bc & (bc - 1)
+            rehash(max(2 * bc + (not pow2), size + 1))
+        b = _constrain_hash(h, bc)
+        if b not in buckets:
+            nxt[k] = nxt[None]
+            nxt[None] = k
+            buckets[b] = None
+            if nxt[k] is not None:
+                buckets[_constrain_hash(hv[nxt[k]], bc)] = k
+        else:
+            before = buckets[b]
+            nxt[k] = nxt[before]
+            nxt[before] = k
+        size += 1
+    out, k = [], nxt[None]
+    while k is not None:
+        out.append(k)
+        k = nxt[k]
+    return out
+
+
 def make_polygons(m, dvert):
-    """MakePolygons: merge coplanar hull triangles into polygons (order of polygons: first appearance of
-    their normal key; MuJoCo's order follows its hash map)."""
+    """MakePolygons: merge coplanar hull triangles into polygons, listed in the iteration order of MuJoCo's
+    std::unordered_map from normal key to polygon (unordered_order)."""
     tol = 0.01
     polys = {}
     for vi1, vi2, vi3 in graph_faces(m.graph).tolist():
@@ -765,10 +764,15 @@ def make_polygons(m, dvert):
             polys[key] = _Polygon(vi1, vi2, vi3, tol * key[0], tol * key[1])
         else:
             polys[key].insert(vi1, vi2, vi3)
+    keys = list(polys)
+    order = unordered_order(keys, [_hash_double(a) ^ _hash_double(b) for a, b in keys])
     m.polygons, normals = [], []
-    for poly in polys.values():
+    for key in order:
+        poly = polys[key]
         for path in poly.paths():
             if len(path) >= 3:
+                if _dot3(_newell(dvert[path]), np.array(poly.normal)) < 0:
+                    path = path[:1] + path[1:][::-1]
                 m.polygons.append(path)
                 normals.append(poly.normal)
     m.polygon_normals = np.array(normals, dtype=np.float64).reshape(-1, 3)
@@ -778,12 +782,19 @@ def make_polygons(m, dvert):
             m.polygon_map[v].append(i)
 
 
+def _newell(p):
+    """Newell's normal (unnormalised) of the vertex cycle p (k, 3), summed in cycle order."""
+    q = np.roll(p, -1, axis=0)
+    return _seqsum(np.stack([(p[:, 1] - q[:, 1]) * (p[:, 2] + q[:, 2]), (p[:, 2] - q[:, 2]) * (p[:, 0] + q[:, 0]),
+                             (p[:, 0] - q[:, 0]) * (p[:, 1] + q[:, 1])], axis=1))
+
+
 def make_polygon_normals(m, dvert):
-    """MakePolygonNormals (mjuu_makenormal of the first three polygon vertices)."""
+    """MakePolygonNormals of MuJoCo 3.17: Newell's normal of the polygon's vertex cycle, divided by its length
+    (matched bit for bit on the oracle; older MuJoCo used the first three vertices)."""
     for i, path in enumerate(m.polygons):
-        a, b, c = dvert[path[0]], dvert[path[1]], dvert[path[2]]
-        n = _cross(b - a, c - a)
-        ln = math.sqrt(float(_dot3(n, n)))
+        n = _newell(dvert[path])
+        ln = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
         m.polygon_normals[i] = (1.0, 0.0, 0.0) if ln < EPS else n / ln
 
 
@@ -902,14 +913,16 @@ def process(m, el, needhull, smooth, refpos, refquat, maxhullvert, data):
     if not len(m.facenormal):
         per = (3 * len(m.normal)) // (3 * len(m.vert))
         m.facenormal = per * m.face
-    if m.graph is not None and not float(m.scale[0] * m.scale[1] * m.scale[2]) > 0:
-        # MuJoCo 3.17 also re-winds the hull faces for a mirroring scale, before merging them into polygons
-        # (not in the snapshot source; measured on the oracle: hull faces and polygon cycles are reversed)
-        hf = graph_faces(m.graph)[:, [0, 2, 1]]
-        m.graph[len(m.graph) - hf.size:] = hf.reshape(-1)
     if m.graph is not None:
         make_polygons(m, dvert)
-    else:
+    if m.graph is not None and not float(m.scale[0] * m.scale[1] * m.scale[2]) > 0:
+        # MuJoCo 3.17 also re-winds the hull faces and reverses the polygons (each cycle runs backwards from its
+        # first vertex) for a mirroring scale, after merging the faces into polygons (not in the snapshot source;
+        # measured on the oracle)
+        hf = graph_faces(m.graph)[:, [0, 2, 1]]
+        m.graph[len(m.graph) - hf.size:] = hf.reshape(-1)
+        m.polygons = [p[:1] + p[1:][::-1] for p in m.polygons]
+    if m.graph is None:
         m.polygon_map = [[] for _ in range(len(dvert))]
     if not float(m.scale[0] * m.scale[1] * m.scale[2]) > 0:
         m.face = m.face[:, [0, 2, 1]]
@@ -947,9 +960,10 @@ def process(m, el, needhull, smooth, refpos, refquat, maxhullvert, data):
             or e[1] + e[2] < e[0] * (1.0 - rtol) - atol):
         raise _err(el, f"eigenvalues of mesh inertia violate A + B >= C: {m.name}")
     vol = m.volume_ref()
-    m.boxsz = np.array([0.5 * math.sqrt(6 * (e[1] + e[2] - e[0]) / vol),
-                        0.5 * math.sqrt(6 * (e[0] + e[2] - e[1]) / vol),
-                        0.5 * math.sqrt(6 * (e[0] + e[1] - e[2]) / vol)])
+    # C's sqrt: NaN for a (rounding-level) negative argument of a near-degenerate inertia; MuJoCo keeps it
+    with np.errstate(invalid="ignore"):
+        m.boxsz = 0.5 * np.sqrt(np.array([6 * (e[1] + e[2] - e[0]) / vol, 6 * (e[0] + e[2] - e[1]) / vol,
+                                          6 * (e[0] + e[1] - e[2]) / vol]))
     dvert = dvert - com
     dvert = rotate(m, quat, dvert)
     m.pos = np.array(com, dtype=np.float64)

@@ -1,8 +1,8 @@
 """Small quaternion / spatial helpers on float tuples and array rows (MuJoCo engine_util_spatial)."""
 import math
 from sim.jit import njit
+from sim.constants import MINVAL  # mjMINVAL
 
-MINVAL = 1e-15
 
 
 @njit(cache=True)

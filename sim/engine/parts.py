@@ -4,7 +4,7 @@ first compile runs them in a worker process while this one compiles the rest of 
     collision(m, d, w, F)           sim.engine.collision.driver.collision (mj_collision), F masked to the colliders
     make_constraint(m, d, w, F)     sim.engine.constraint.make_constraint (mj_makeConstraint), F masked to equality
     fwd_constraint(m, d, w, F)      sim.engine.solver.fwd_constraint (mj_fwdConstraint), F masked to the solvers,
-                                    the sparse Jacobian mode and elliptic cones
+                                    the sparse Jacobian mode, elliptic cones and noslip
     passive(m, d, w, F)             sim.engine.passive.passive (mj_passive), F masked to fluid forces
     rne_post_constraint(m, d, w, F) sim.engine.rne.rne_post_constraint (mj_rnePostConstraint: env tasks,
                                     acceleration sensors), F masked to equality and tendons
@@ -24,8 +24,8 @@ from sim.engine.collision import driver as _driver
 from sim.engine import passive as _passive
 from sim.engine import rne as _rne
 from sim.engine import solver as _solver
-from sim.jit.features import (F_COLLIDE2, F_CYLBOX, F_ELLIPTIC, F_EQUALITY, F_FLUID, F_PGS, F_PRIMAL, F_SPARSE,
-                          F_TENDON, NAMES, features)
+from sim.jit.features import (F_COLLIDE2, F_CYLBOX, F_ELLIPTIC, F_EQUALITY, F_FLUID, F_NOSLIP, F_PGS, F_PRIMAL,
+                          F_SPARSE, F_TENDON, NAMES, features)
 from sim.jit import part, request_parts
 from sim.types import MODEL_TYPE, DATA_TYPE
 
@@ -61,7 +61,8 @@ def rne_post_constraint_part(m, d, w, F):
 
 collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2, F_CYLBOX), worker=False)
 make_constraint = part(make_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY,))
-fwd_constraint = part(fwd_constraint_part, _mdw, nf=len(NAMES), uses=(F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC))
+fwd_constraint = part(fwd_constraint_part, _mdw, nf=len(NAMES),
+                      uses=(F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC, F_NOSLIP))
 passive = part(passive_part, _mdw, nf=len(NAMES), uses=(F_FLUID,), worker=False)
 rne_post_constraint = part(rne_post_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY, F_TENDON))
 

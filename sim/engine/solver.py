@@ -1,4 +1,4 @@
-"""Constraint solvers on MuJoCo's convex soft-constraint problem: PGS, CG, Newton (engine_solver.c).
+"""Constraint solvers on MuJoCo's convex soft-constraint problem: PGS, CG, Newton, noslip (engine_solver.c).
 
 mj_fwdConstraint: efc_b, warmstart, then per island (sim/engine/island.py; monolithic with DSBL_ISLAND):
 - PGS (mj_solPGS): projected Gauss-Seidel on the dual with AR = J M^-1 J' + R (built as Y Y' + R with
@@ -13,6 +13,13 @@ mj_fwdConstraint: efc_b, warmstart, then per island (sim/engine/island.py; monol
   pattern of M + J'J (sim/engine/solver_sparse.py).
   Works on contiguous island-local arrays as MuJoCo's mjPrimalContext: an island covering every dof and row
   uses the global arrays in place, other islands are gathered into scr_slv_* first and scattered back.
+- noslip (mj_solNoSlip, feature F_NOSLIP): after the main solver, Gauss-Seidel sweeps on the dual without the
+  regularizer R over the friction dimensions only (friction-loss rows, pairs of opposing pyramid edges, the
+  tangential block of elliptic cones by QCQP), per island as MuJoCo; then dualFinish as PGS.
+- The dual solvers' AR: dense (scr_slv_AR) when the problem's rows fit its capacity, else computed on the fly
+  (MuJoCo allocates an nefc^2 AR per step, or a sparse one in its sparse mode): Y = J L^-T D^-1/2 rows in
+  scr_slv_J, the entries of AR by the same sums as the dense AR (so the diagonal blocks are the same numbers),
+  and the residual rows AR f as Y (Y' f) + R f with z = Y' f kept up to date as the forces change.
 Small dense kernels follow MuJoCo's operation order (mju_dot's four partial sums, mju_cholFactor /
 mju_cholSolve / mju_cholUpdate, mju_mulSymVecSparse), so results match MuJoCo to the last bit where the
 inputs do.  efc_J is dense (njmax, nv); in the sparse mode the solvers' J products run over each row's nonzeros
@@ -32,14 +39,14 @@ from sim.jit import njit
 from sim.constants import NISLAND, MJ_NSOLVER
 from sim.engine.island import island
 from sim.engine.crb import dot_sparse_off
-from sim.jit.features import call_if, F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC
+from sim.jit.features import call_if, F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC, F_NOSLIP
 from sim.engine.com import is_sparse
 from sim.engine import solver_sparse as _sp
 from sim.constants import (OPT_DISABLE, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATIONS, OPT_TOLERANCE,
-                           OPT_LS_TOLERANCE, OPT_CONE, DSBL_WARMSTART, SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC,
-                           CNSTR_CONTACT_ELLIPTIC, CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC, CNSTRSTATE_LINEARNEG,
-                           CNSTRSTATE_LINEARPOS, CNSTRSTATE_CONE, MINVAL)
-from sim.errors import UnsupportedError as UnsupportedFeature
+                           OPT_LS_TOLERANCE, OPT_CONE, OPT_NOSLIP_ITERATIONS, OPT_NOSLIP_TOLERANCE, DSBL_WARMSTART,
+                           SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC, CNSTR_CONTACT_PYRAMIDAL, CNSTR_CONTACT_ELLIPTIC,
+                           CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC, CNSTRSTATE_LINEARNEG, CNSTRSTATE_LINEARPOS,
+                           CNSTRSTATE_CONE, MINVAL)
 
 # rows of scr_slv_nv (nv each): primal vectors, island-local dof vectors, Cholesky update scratch, 6 LTJ rows
 (_MA, _MV, _GRAD, _MGRAD, _SEARCH, _GRADOLD, _MGRADOLD, _GRADDIF, _MGRADDIF, _TMP,
@@ -48,6 +55,8 @@ from sim.errors import UnsupportedError as UnsupportedFeature
 _JAREF, _JV, _DIAG, _FPREV, _FMOM, _ID, _IR, _IFL, _IAREF, _IFORCE = range(10)
 # rows of scr_slv_int (njmax each): old states, PGS block starts, island-local type / id / state
 _OLDSTATE, _BLOCK, _ITYPE, _IID, _ISTATE = range(5)
+# z = Y' efc_force of the dual solvers' AR on the fly: a primal row, free while PGS / noslip run
+_Z = _MA
 
 
 # ------------------------------------------------------------------------------------------------
@@ -466,6 +475,41 @@ def _jar(d, w, J, x, aref, out, nefc, nv, spj, F):
 
 
 @njit(cache=True)
+def ar_mul(m, d, w, f, out, nefc):
+    """out[:nefc] = AR f: by the dense AR's rows (mju_mulMatVec), or on the fly as Y (Y' f) + R f."""
+    if ar_dense(d, nefc):
+        AR = d.scr_slv_AR[w]
+        for i in range(nefc):
+            out[i] = _dot(AR[i], f, nefc)
+    else:
+        Y, ylo, yhi, z, R = d.scr_slv_J[w], d.scr_slv_yr[w, 0], d.scr_slv_yr[w, 1], d.scr_slv_nv[w, _Z], d.efc_R[w]
+        iota = d.scr_isl_int[w, 0]
+        z_compute(Y, ylo, yhi, z, f, iota, nefc, iota, m.nv)
+        for i in range(nefc):
+            out[i] = y_dot(Y, ylo, yhi, z, i) + R[i] * f[i]
+
+
+@njit(cache=True)
+def pgs_setup(m, d, w):
+    """PGS's part of mj_fwdConstraint after warmstart: AR (make_dual), then the warmstart forces' dual cost
+    f'b + 0.5 f'AR f, the forces (and qfrc_constraint) zeroed if it is positive (warmstart, PGS branch)."""
+    make_dual(m, d, w)
+    if int(m.opt[OPT_DISABLE]) & DSBL_WARMSTART:
+        return
+    nefc, nv = d.nefc[w], m.nv
+    force, ARf = d.efc_force[w], d.scr_slv_efc[w, _FPREV]
+    c = _dot(force, d.efc_b[w], nefc)
+    ar_mul(m, d, w, force, ARf, nefc)
+    c += 0.5 * _dot(force, ARf, nefc)
+    if c > 0:
+        for i in range(nefc):
+            force[i] = 0.0
+        qfc = d.qfrc_constraint[w]
+        for i in range(nv):
+            qfc[i] = 0.0
+
+
+@njit(cache=True)
 def warmstart(m, d, w, spj, F):
     """Initial qacc (and efc_force for PGS): best of qacc_warmstart and qacc_smooth; with islands,
     unconstrained dofs restart at qacc_smooth.  spj: J products over the row lists in scr_slv_Jind."""
@@ -486,19 +530,8 @@ def warmstart(m, d, w, spj, F):
     aref = d.efc_aref[w]
     _jar(d, w, J, qw, aref, jar, nefc, nv, spj, F)
     if int(m.opt[OPT_SOLVER]) == SOL_PGS:
+        # efc_force from qacc_warmstart; their dual cost is checked by pgs_setup
         cost_ws = constraint_update_world(m, d, w, jar, False, spj, F)
-        # dual cost of the warmstart forces: f'b + 0.5 f'AR f; zero forces if positive
-        AR, ARf = d.scr_slv_AR[w], d.scr_slv_efc[w, _FPREV]
-        c = _dot(force, d.efc_b[w], nefc)
-        for i in range(nefc):
-            ARf[i] = _dot(AR[i], force, nefc)
-        c += 0.5 * _dot(force, ARf, nefc)
-        if c > 0:
-            for i in range(nefc):
-                force[i] = 0.0
-            qfc = d.qfrc_constraint[w]
-            for i in range(nv):
-                qfc[i] = 0.0
     else:
         # mj_constraintUpdate's qfrc_constraint = J' efc_force: the primal solvers compute it again from their own
         # forces for every dof of an island before anyone reads it, so only dofs outside every island keep it,
@@ -532,8 +565,6 @@ def make_ar(m, d, w):
     (humanoid, 26 rows: the Y solve 3.3-4.3 -> 1.7-2.1 us, row by row before)."""
     nefc, nv = d.nefc[w], m.nv
     AR = d.scr_slv_AR[w]
-    if AR.shape[0] < nefc:
-        raise UnsupportedFeature('PGS: nefc exceeds the dense AR capacity (sim.constants.AR_CAP)')
     J = d.efc_J[w]
     YT = d.scr_slv_J[w].reshape((nv, d.scr_slv_J.shape[1]))
     qld = d.qLD[w]
@@ -580,6 +611,130 @@ def make_ar(m, d, w):
     R = d.efc_R[w]
     for i in range(nefc):
         AR[i, i] += R[i]
+
+
+@njit(cache=True)
+def make_y_rows(m, d, w):
+    """Y (nefc, nv) = J L^-T D^-1/2 in the rows of scr_slv_J, each row through the same operations as in make_ar
+    (so the same numbers), and scr_slv_yr = the first / last dof where each row is not zero (an empty row: 0, -1):
+    the dual solvers' AR on the fly, for problems larger than the dense AR's capacity."""
+    nefc, nv = d.nefc[w], m.nv
+    J, Y = d.efc_J[w], d.scr_slv_J[w]
+    ylo, yhi = d.scr_slv_yr[w, 0], d.scr_slv_yr[w, 1]
+    qld = d.qLD[w]
+    sq = d.scr_slv_nv[w, _TMP]
+    rowadr, rownnz, colind, simple = m.M_rowadr, m.M_rownnz, m.M_colind, m.dof_simplenum
+    for i in range(nv):
+        sq[i] = 1.0 / math.sqrt(qld[rowadr[i] + rownnz[i] - 1])
+    for r in range(nefc):
+        Jr, Yr = J[r], Y[r]
+        for i in range(nv):
+            Yr[i] = Jr[i]
+        for i in range(nv - 1, 0, -1):
+            if simple[i]:
+                continue
+            yi = Yr[i]
+            if yi != 0.0:
+                for a in range(rowadr[i], rowadr[i] + rownnz[i] - 1):
+                    Yr[colind[a]] -= qld[a] * yi
+        lo = 0
+        hi = -1
+        for i in range(nv):
+            Yr[i] = Yr[i] * sq[i]
+            if Yr[i] != 0.0:
+                if hi < 0:
+                    lo = i
+                hi = i
+        ylo[r] = lo
+        yhi[r] = hi
+
+
+@njit(cache=True, always_inline=True)
+def ar_dense(d, nefc):
+    """True when the dense AR (scr_slv_AR) has room for nefc rows; else the dual solvers compute AR on the fly."""
+    return d.scr_slv_AR.shape[1] >= nefc
+
+
+@njit(cache=True)
+def make_dual(m, d, w):
+    """What the dual solvers read of AR = J M^-1 J' + R: the dense AR, or the rows of Y (mj_makeAR)."""
+    if ar_dense(d, d.nefc[w]):
+        make_ar(m, d, w)
+    else:
+        make_y_rows(m, d, w)
+
+
+@njit(cache=True)
+def ar_entry(Y, ylo, yhi, i, k):
+    """(Y Y')[i, k]: the sum over dofs in ascending order, as make_ar's (its skipped terms are zeros)."""
+    Yi, Yk = Y[i], Y[k]
+    s = 0.0
+    for j in range(max(ylo[i], ylo[k]), min(yhi[i], yhi[k]) + 1):
+        s += Yk[j] * Yi[j]
+    return s
+
+
+@njit(cache=True, always_inline=True)
+def y_dot(Y, ylo, yhi, z, i):
+    """Y[i] . z over the row's support (four partial sums, on scalar registers: z changes between calls)."""
+    Yi = Y[i]
+    lo = ylo[i]
+    hi = yhi[i] + 1
+    r0 = 0.0
+    r1 = 0.0
+    r2 = 0.0
+    r3 = 0.0
+    j = lo
+    while j <= hi - 4:
+        r0 += Yi[j] * z[j]
+        r1 += Yi[j + 1] * z[j + 1]
+        r2 += Yi[j + 2] * z[j + 2]
+        r3 += Yi[j + 3] * z[j + 3]
+        j += 4
+    res = (r0 + r2) + (r1 + r3)
+    while j < hi:
+        res += Yi[j] * z[j]
+        j += 1
+    return res
+
+
+@njit(cache=True, always_inline=True)
+def z_add(Y, ylo, yhi, z, i, delta):
+    """z += Y[i]' delta (a change of efc_force[i])."""
+    Yi = Y[i]
+    for j in range(ylo[i], yhi[i] + 1):
+        z[j] += Yi[j] * delta
+
+
+@njit(cache=True)
+def z_compute(Y, ylo, yhi, z, force, rows, nefc, dofs, nv):
+    """z = Y' efc_force over the listed rows, on the listed dofs (an island's; their rows touch no other)."""
+    for ii in range(nv):
+        z[dofs[ii]] = 0.0
+    for c in range(nefc):
+        i = rows[c]
+        f = force[i]
+        if f != 0.0:
+            z_add(Y, ylo, yhi, z, i, f)
+
+
+@njit(cache=True)
+def ar_block(AR, Y, ylo, yhi, R, i0, n, out, subR, dense):
+    """out (n*n,) = AR[i0:i0+n, i0:i0+n], with R subtracted from the diagonal and that clamped below at 1e-10 if
+    subR (extractBlock)."""
+    for j in range(n):
+        for k in range(n):
+            if dense:
+                out[j * n + k] = AR[i0 + j, i0 + k]
+            elif k < j:
+                out[j * n + k] = out[k * n + j]
+            else:
+                a = ar_entry(Y, ylo, yhi, i0 + j, i0 + k)
+                out[j * n + k] = a + R[i0 + j] if k == j else a
+    if subR:
+        for j in range(n):
+            out[j * (n + 1)] -= R[i0 + j]
+            out[j * (n + 1)] = max(1e-10, out[j * (n + 1)])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -808,10 +963,13 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
     """Projected Gauss-Seidel on the dual over one island's rows (solPGS); efc_force in, efc_force/state out.
 
     isl: island (-1 monolithic); lst = (rows, ne, nf, nefc, dofs, nv) of the island (identity if monolithic).
-    Residuals use the full AR rows (zero across islands), as MuJoCo's dense path."""
+    Residuals use the full dense AR rows (zero across islands), as MuJoCo's dense path, or AR on the fly
+    (ar_dense false): b + Y (Y' f) + R f with z = Y' f updated as the forces change."""
     rows, ne, nf, nefc, dofs, nvi = lst
     nefc_all = d.nefc[w]
     force, floss, AR, b = d.efc_force[w], d.efc_frictionloss[w], d.scr_slv_AR[w], d.efc_b[w]
+    dense = ar_dense(d, nefc_all)
+    Y, ylo, yhi, z, R = d.scr_slv_J[w], d.scr_slv_yr[w, 0], d.scr_slv_yr[w, 1], d.scr_slv_nv[w, _Z], d.efc_R[w]
     typ, eid, state = d.efc_type[w], d.efc_id[w], d.efc_state[w]
     cdim, cfr = d.contact_dim[w], d.contact_friction[w]
     ARinv = d.scr_slv_efc[w, _DIAG]
@@ -836,8 +994,10 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
             fprev[rows[c]] = force[rows[c]]
     for c in range(nefc):
         i = rows[c]
-        ARinv[i] = 1.0 / AR[i, i]
+        ARinv[i] = 1.0 / (AR[i, i] if dense else ar_entry(Y, ylo, yhi, i, i) + R[i])
         Adiag[i] = 1.0 / ARinv[i]     # once here, not a division per row and iteration (the same value)
+    if not dense:
+        z_compute(Y, ylo, yhi, z, force, rows, nefc, dofs, nvi)
     _dual_state(m, d, w, rows, ne, nf, nefc)
     nblocks = 0
     c = 0
@@ -891,6 +1051,8 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
                         c += dim
                     else:
                         c += 1
+                if not dense:
+                    z_compute(Y, ylo, yhi, z, force, rows, nefc, dofs, nvi)
             else:
                 for c in range(nefc):
                     i = rows[c]
@@ -908,7 +1070,10 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
             cb = blockstart[bi]
             i = rows[cb]
             if typ[i] != CNSTR_CONTACT_ELLIPTIC:
-                r0 = b[i] + _dot_scalar(AR[i], force, nefc_all)
+                if dense:
+                    r0 = b[i] + _dot_scalar(AR[i], force, nefc_all)
+                else:
+                    r0 = b[i] + (y_dot(Y, ylo, yhi, z, i) + R[i] * force[i])
                 f0 = force[i]
                 fi = f0 - r0 * ARinv[i]
                 if cb >= ne and cb < ne + nf:
@@ -925,18 +1090,29 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
                     fi = f0
                     change = 0.0
                 force[i] = fi
+                if not dense and fi != f0:
+                    z_add(Y, ylo, yhi, z, i, fi - f0)
                 improvement -= change
                 continue
             cid = eid[i]
             dim = cdim[cid]
             fr = cfr[cid]
-            for j in range(dim):
-                res[j] = b[i + j] + _dot_scalar(AR[i + j], force, nefc_all)
+            if dense:
+                for j in range(dim):
+                    res[j] = b[i + j] + _dot_scalar(AR[i + j], force, nefc_all)
+                for j in range(dim):
+                    for k in range(dim):
+                        Athis[j, k] = AR[i + j, i + k]
+            else:
+                for j in range(dim):
+                    res[j] = b[i + j] + (y_dot(Y, ylo, yhi, z, i + j) + R[i + j] * force[i + j])
+                for j in range(dim):
+                    for k in range(j, dim):
+                        a = ar_entry(Y, ylo, yhi, i + j, i + k)
+                        Athis[j, k] = a + R[i + j] if k == j else a
+                        Athis[k, j] = Athis[j, k]
             for j in range(dim):
                 oldf[j] = force[i + j]
-            for j in range(dim):
-                for k in range(dim):
-                    Athis[j, k] = AR[i + j, i + k]
             # normal update, or ray update along the current force
             if force[i] < MINVAL:
                 force[i] -= res[0] * ARinv[i]
@@ -989,6 +1165,10 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
                 for j in range(dim):
                     force[i + j] = oldf[j]
                 change = 0.0
+            if not dense:
+                for j in range(dim):
+                    if force[i + j] != oldf[j]:
+                        z_add(Y, ylo, yhi, z, i + j, force[i + j] - oldf[j])
             improvement -= change
         nactive, nchange = _dual_state(m, d, w, rows, ne, nf, nefc)
         improvement *= scale
@@ -1009,6 +1189,199 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
         if improvement < tol:
             break
     _add_niter(d, w, isl, it)
+
+
+# ------------------------------------------------------------------------------------------------
+# noslip (solNoSlip): friction dimensions without the regularizer, after the main solver
+
+@njit(cache=True, always_inline=True)
+def _res_noslip(AR, Y, ylo, yhi, z, R, b, force, i, nefc_all, dense):
+    """Residual of row i of the unregularized dual, b + (AR - R) f (residual with flg_subR)."""
+    if dense:
+        r = b[i] + _dot_scalar(AR[i], force, nefc_all)
+        return r - R[i] * force[i]
+    return b[i] + y_dot(Y, ylo, yhi, z, i)
+
+
+@njit(cache=True)
+def sol_noslip(m, d, w, maxiter, isl, lst, F):
+    """The noslip sweeps over one island's rows (solNoSlip); efc_force in, efc_force / efc_state out.
+
+    isl: island (-1 monolithic); lst = (rows, ne, nf, nefc, dofs, nv) as sol_pgs.  Per iteration: friction-loss
+    rows (box), each pyramidal contact's pairs of opposing edges (their sum kept, the split minimised), each
+    elliptic contact's tangential block (QCQP inside the cone of the current normal force); R is left out of AR.
+    Statistics are saved after the main solver's iterations of the island, the count added to its solver_niter."""
+    rows, ne, nf, nefc, dofs, nvi = lst
+    nefc_all = d.nefc[w]
+    force, floss, AR, b, R = d.efc_force[w], d.efc_frictionloss[w], d.scr_slv_AR[w], d.efc_b[w], d.efc_R[w]
+    dense = ar_dense(d, nefc_all)
+    Y, ylo, yhi, z = d.scr_slv_J[w], d.scr_slv_yr[w, 0], d.scr_slv_yr[w, 1], d.scr_slv_nv[w, _Z]
+    typ, eid = d.efc_type[w], d.efc_id[w]
+    cdim, cfr = d.contact_dim[w], d.contact_friction[w]
+    ARinv = d.scr_slv_efc[w, _DIAG]
+    small = d.scr_slv_small[w]
+    res = small[0:6]
+    oldf = small[6:12]
+    v = small[12:18]
+    bc = small[18:23]
+    Ac = small[23:48]
+    delta = small[84:90]
+    qwork = small[96:160]
+    scale = inertia_scale(m, d, w, dofs, nvi)
+    tol = m.opt[OPT_NOSLIP_TOLERANCE]
+    stat = max(isl, 0)
+    # 1 / diag(AR - R), the diagonal clamped at MINVAL (ARdiaginv with flg_subR)
+    for c in range(nefc):
+        i = rows[c]
+        aii = AR[i, i] if dense else ar_entry(Y, ylo, yhi, i, i) + R[i]
+        ARinv[i] = 1.0 / max(MINVAL, aii - R[i])
+    if not dense:
+        z_compute(Y, ylo, yhi, z, force, rows, nefc, dofs, nvi)
+    _dual_state(m, d, w, rows, ne, nf, nefc)
+    it = 0
+    while it < maxiter:
+        improvement = 0.0
+        # the cost of the first iteration also loses R's share (0.5 f' R f)
+        if it == 0:
+            for c in range(nefc):
+                i = rows[c]
+                improvement += 0.5 * force[i] * force[i] * R[i]
+        # friction loss: 1-D minimum, clamped to the box
+        for c in range(ne, ne + nf):
+            i = rows[c]
+            r0 = _res_noslip(AR, Y, ylo, yhi, z, R, b, force, i, nefc_all, dense)
+            f0 = force[i]
+            fi = f0 - r0 * ARinv[i]
+            if fi < -floss[i]:
+                fi = -floss[i]
+            elif fi > floss[i]:
+                fi = floss[i]
+            force[i] = fi
+            dl = fi - f0
+            improvement -= 0.5 * dl * dl / ARinv[i] + dl * r0
+            if not dense and dl != 0.0:
+                z_add(Y, ylo, yhi, z, i, dl)
+        # contact friction
+        c = ne + nf
+        while c < nefc:
+            i = rows[c]
+            if typ[i] == CNSTR_CONTACT_PYRAMIDAL:
+                dim = cdim[eid[i]]
+                for j in range(i, i + 2 * (dim - 1), 2):
+                    res[0] = _res_noslip(AR, Y, ylo, yhi, z, R, b, force, j, nefc_all, dense)
+                    res[1] = _res_noslip(AR, Y, ylo, yhi, z, R, b, force, j + 1, nefc_all, dense)
+                    oldf[0] = force[j]
+                    oldf[1] = force[j + 1]
+                    ar_block(AR, Y, ylo, yhi, R, j, 2, Ac, True, dense)
+                    for k in range(2):
+                        bc[k] = res[k] - _dot_at(Ac, 2 * k, oldf, 0, 2)
+                    # f0 = mid + y, f1 = mid - y: minimise over y in [-mid, mid]
+                    mid = 0.5 * (force[j] + force[j + 1])
+                    K1 = Ac[0] + Ac[3] - Ac[1] - Ac[2]
+                    K0 = mid * (Ac[0] - Ac[3]) + bc[0] - bc[1]
+                    if K1 < MINVAL:
+                        force[j] = mid
+                        force[j + 1] = mid
+                    else:
+                        y = -K0 / K1
+                        if y < -mid:
+                            force[j] = 0.0
+                            force[j + 1] = 2 * mid
+                        elif y > mid:
+                            force[j] = 2 * mid
+                            force[j + 1] = 0.0
+                        else:
+                            force[j] = mid + y
+                            force[j + 1] = mid - y
+                    improvement -= _cost_change(Ac, force, j, oldf, res, delta, 2, dense, Y, ylo, yhi, z)
+                c += 2 * (dim - 1)
+            elif typ[i] == CNSTR_CONTACT_ELLIPTIC:
+                cid = eid[i]
+                dim = cdim[cid]
+                n1 = dim - 1
+                for k in range(n1):
+                    res[k] = _res_noslip(AR, Y, ylo, yhi, z, R, b, force, i + 1 + k, nefc_all, dense)
+                    oldf[k] = force[i + 1 + k]
+                ar_block(AR, Y, ylo, yhi, R, i + 1, n1, Ac, True, dense)
+                for k in range(n1):
+                    bc[k] = res[k] - _dot_at(Ac, k * n1, oldf, 0, n1)
+                if force[i] < MINVAL:
+                    for k in range(n1):
+                        force[i + 1 + k] = 0.0
+                else:
+                    # solveQCQP: the tangential minimum inside the cone of the normal force, put on its
+                    # boundary when the constraint is active
+                    if dim == 3:
+                        act = _qcqp2_if(F, v, Ac, bc, cfr[cid], force[i])
+                    elif dim == 4:
+                        act = _qcqp3_if(F, v, Ac, bc, cfr[cid], force[i])
+                    else:
+                        act = _qcqp_n_if(F, v, Ac, bc, cfr[cid], force[i], n1, qwork)
+                    if act:
+                        _project_ellipsoid_if(F, v, 0, force[i], cfr[cid], dim, False)
+                    for k in range(n1):
+                        force[i + 1 + k] = v[k]
+                improvement -= _cost_change(Ac, force, i + 1, oldf, res, delta, n1, dense, Y, ylo, yhi, z)
+                c += dim
+            else:
+                c += 1
+        nactive, nchange = _dual_state(m, d, w, rows, ne, nf, nefc)
+        improvement *= scale
+        if stat < NISLAND:
+            _save_stats(d, w, isl, it + d.solver_niter_island[w, stat], improvement, 0.0, 0.0, nactive, nchange,
+                        0, 0)
+        it += 1
+        if improvement < tol:
+            break
+    _add_niter(d, w, isl, it)
+
+
+@njit(cache=True)
+def _cost_change(A, force, i0, oldf, res, delta, n, dense, Y, ylo, yhi, z):
+    """0.5 delta' A delta + delta' res of the block force[i0:i0+n] (A (n*n,) flat); the old forces restored and 0
+    returned if positive (costChange); z follows the forces when AR is on the fly."""
+    for j in range(n):
+        delta[j] = force[i0 + j] - oldf[j]
+    quadv = 0.0
+    for j in range(n):
+        quadv += delta[j] * _dot_at(A, j * n, delta, 0, n)
+    change = 0.5 * quadv + _dot(delta, res, n)
+    if change > 1e-10:
+        for j in range(n):
+            force[i0 + j] = oldf[j]
+        change = 0.0
+    if not dense:
+        for j in range(n):
+            if force[i0 + j] != oldf[j]:
+                z_add(Y, ylo, yhi, z, i0 + j, force[i0 + j] - oldf[j])
+    return change
+
+
+def noslip_impl(m, d, w, solver, F):
+    """The noslip stage of mj_fwdConstraint, after the main solver: AR made if the solver was not PGS, then
+    sol_noslip per island (monolithic without islands).  Returns True when it ran (dualFinish to follow)."""
+    maxiter = int(m.opt[OPT_NOSLIP_ITERATIONS])
+    if maxiter <= 0:
+        return False
+    if solver != SOL_PGS:
+        make_dual(m, d, w)
+    nisland = d.nisland[w]
+    if nisland > 0:
+        for k in range(nisland):
+            ea = d.island_iefcadr[w, k]
+            da = d.island_idofadr[w, k]
+            rows = d.map_iefc2efc[w, ea:ea + d.island_nefc[w, k]]
+            dofs = d.map_idof2dof[w, da:da + d.island_nv[w, k]]
+            lst = (rows, d.island_ne[w, k], d.island_nf[w, k], d.island_nefc[w, k], dofs, d.island_nv[w, k])
+            sol_noslip(m, d, w, maxiter, k, lst, F)
+    else:
+        iota = d.scr_isl_int[w, 0]
+        nefc, nv = d.nefc[w], m.nv
+        sol_noslip(m, d, w, maxiter, -1, (iota[:nefc], d.ne[w], d.nf[w], nefc, iota[:nv], nv), F)
+    return True
+
+
+_noslip = call_if(F_NOSLIP, njit(cache=True)(noslip_impl), False)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1687,15 +2060,15 @@ def _island_scatter(m, d, w, k, ctx):
 
 
 # the solvers a feature set does not use are not compiled (sim/jit/features.py)
-_make_ar = call_if(F_PGS, make_ar)
+_pgs_setup = call_if(F_PGS, pgs_setup)
 _sol_pgs = call_if(F_PGS, sol_pgs)
 _sol_primal = call_if(F_PRIMAL, sol_primal)
 
 
 @njit(cache=True)
 def fwd_constraint(m, d, w, F):
-    """qacc, efc_force, efc_state, qfrc_constraint of world w (mj_fwdConstraint); the PGS and the CG/Newton
-    solvers are compiled only for feature sets that use them (F, sim/jit/features.py).
+    """qacc, efc_force, efc_state, qfrc_constraint of world w (mj_fwdConstraint); the PGS, the CG/Newton and the
+    noslip solvers are compiled only for feature sets that use them (F, sim/jit/features.py).
 
     Islands (sim/engine/island.py) are discovered here and solved one by one (mj_sol*_island); the primal solvers
     keep their constraint states island-local (MuJoCo's iefc_state): efc_state keeps the warmstart's states.
@@ -1728,9 +2101,9 @@ def fwd_constraint(m, d, w, F):
     _jar(d, w, J, qs, aref, b, nefc, nv, spj, F)
     solver = int(m.opt[OPT_SOLVER])
     newton = solver == SOL_NEWTON
-    if solver == SOL_PGS:
-        _make_ar(F, m, d, w)
     warmstart(m, d, w, spj, F)
+    if solver == SOL_PGS:
+        _pgs_setup(F, m, d, w)
     maxiter = int(m.opt[OPT_ITERATIONS])
     nisland = d.nisland[w]
     if nisland > 0:
@@ -1756,7 +2129,9 @@ def fwd_constraint(m, d, w, F):
             _sol_pgs(F, m, d, w, maxiter, True, -1, lst0, F)
         else:
             _sol_primal(F, m, d, w, maxiter, newton, -1, _world_ctx(m, d, w, d.efc_state[w]), F, spj)
-    if solver == SOL_PGS:
+    # noslip (feature F_NOSLIP), per island as the main solver
+    noslip = _noslip(F, m, d, w, solver, F)
+    if solver == SOL_PGS or noslip:
         # dualFinish: qfrc_constraint = J'f, qacc = qacc_smooth + M^-1 qfrc_constraint
         qa = d.qacc[w]
         mul_jt(J, d.efc_force[w], qfc, nefc, nv)

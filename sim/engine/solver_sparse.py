@@ -20,7 +20,8 @@ the J products of the solver (J qacc, J search, J' force) then run over them as 
 
 MuJoCo takes J's structural pattern (the dof chains); this takes J's nonzeros, a subset whose products are the
 same numbers, so H and the factor are MuJoCo's up to the order of some sums.  Only the Newton solver uses it:
-CG's M^-1 preconditioner is the sparse L'DL factor already, PGS builds AR densely (sim/engine/solver.py).
+CG's M^-1 preconditioner is the sparse L'DL factor already, the dual solvers (PGS, noslip) use a dense AR or AR
+on the fly (sim/engine/solver.py).
 """
 import math
 

@@ -4,7 +4,7 @@ The entries take a tuple F of True / None, one per optional part (index constant
 stub made by `call_if(index, fn, default)` resolves at typing time: with F[index] None it is `default` and `fn` (and
 its whole call tree) is never compiled for that feature set.  Each feature set is its own compiled entry (cached).
 Hopper, for instance, needs neither the general convex / box collision (GJK, EPA, multi-contact, height fields),
-the implicit integrators' derivatives, the PGS solver, the sensors, tendons (and their wrapping), equality
+the implicit integrators' derivatives, the PGS and noslip solvers, the sensors, tendons (and their wrapping), equality
 constraints, fluid forces, slider-crank / body / site-to-site transmissions, what the energy, fwdinv and
 diagexact flags add, nor the cylinder and box primitive colliders (nor MuJoCo's sparse mode, which only models
 with nv >= 60 or jacobian="sparse" take: J products over each row's nonzeros, Newton's sparse Hessian; nor the
@@ -26,11 +26,11 @@ from sim.constants import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, G
                             TRN_SLIDERCRANK, TRN_BODY, TRN_SITE)
 
 (F_COLLIDE2, F_IMPLICIT, F_PGS, F_PRIMAL, F_SENSOR, F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY,
- F_FWDINV, F_DIAGEXACT, F_CYLBOX, F_SPARSE, F_ELLIPTIC) = range(15)
+ F_FWDINV, F_DIAGEXACT, F_CYLBOX, F_SPARSE, F_ELLIPTIC, F_NOSLIP) = range(16)
 NAMES = ('collision beyond primitive pairs', 'implicit integrators', 'PGS solver', 'CG/Newton solvers', 'sensors',
          'tendons', 'equality constraints', 'fluid forces', 'slider-crank, body and site-to-site transmissions',
          'energy', 'forward/inverse comparison', 'exact constraint diagonal', 'cylinder and box primitive colliders',
-         'sparse Jacobian mode', 'elliptic cones')
+         'sparse Jacobian mode', 'elliptic cones', 'noslip solver')
 FULL = (True,) * len(NAMES)
 NO_FEATURES = (None,) * len(NAMES)
 
@@ -85,7 +85,7 @@ def features(m, collide2=None, on=()):
              int(m.ntendon) > 0, int(m.neq) > 0, not (float(opt.density) == 0.0 and float(opt.viscosity) == 0.0),
              needs_trn(m), bool(enable & ENBL_ENERGY), bool(enable & ENBL_FWDINV), bool(enable & ENBL_DIAGEXACT),
              bool(np.isin(np.asarray(m.geom_type), (GEOM_CYLINDER, GEOM_BOX)).any()), sparse,
-             int(opt.cone) == CONE_ELLIPTIC)
+             int(opt.cone) == CONE_ELLIPTIC, int(opt.noslip_iterations) > 0)
     return tuple(True if x or i in on else None for i, x in enumerate(flags))
 
 

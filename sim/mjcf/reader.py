@@ -94,10 +94,17 @@ MUJOCO_ONLY = {"composite", "flexcomp", "plugin", "flex",
 class _Source:
     """Where the text came from: a display name for errors, a directory for relative files, in-memory assets."""
 
-    def __init__(self, name, directory, assets):
+    def __init__(self, name, directory, assets, modeldir=""):
         self.name = name
         self.directory = directory
         self.assets = assets or {}
+        self.modeldir = modeldir    # the model file's folder as given (MuJoCo's ModelFileDir; '' for a string)
+
+    def exists(self, filename):
+        """True when `filename` is an in-memory asset or a file relative to the model's folder."""
+        if filename in self.assets or os.path.basename(filename) in self.assets:
+            return True
+        return os.path.isfile(filename if os.path.isabs(filename) else os.path.join(self.directory, filename))
 
     def read(self, filename, elem):
         """Bytes of `filename`: in-memory assets first, then the file system relative to the model's folder."""
@@ -191,7 +198,21 @@ def tinyxml_text(text, filename):
         text = _escape_cdata_end(text)
     if "--" in text:
         text = _COMMENT.sub(_comment, text)
-    return _blank_text_before_root(text)
+    return _declaration_first(_blank_text_before_root(text))
+
+
+def _declaration_first(text):
+    """White space before an XML declaration (tinyxml2 reads it; expat wants the declaration first) moved to just
+    after the declaration, so that the lines of everything after it stay the same."""
+    if not text[:1].isspace():
+        return text
+    body = text.lstrip()
+    if not body.startswith("<?"):
+        return text
+    k = body.find("?>")
+    if k < 0 or "\n" in body[:k]:
+        return text
+    return body[:k + 2] + text[:len(text) - len(body)] + body[k + 2:]
 
 
 def _blank_text_before_root(text):
@@ -312,30 +333,85 @@ def _more_elements(text, line, column):
     return True
 
 
-def _expand_includes(node, source, fname, depth=0):
-    """Replace every <include file=.../> by the children of the included file's root element."""
-    tag, attrs, line, children = node
+def path_reduce(path):
+    """FilePath::PathReduce: '.' parts dropped, 'dir/..' pairs collapsed, '/' as the separator."""
+    prefix = ""
+    if path.startswith(("/", "\\")):
+        prefix = path[0]
+    elif len(path) > 2 and path[1] == ":" and path[2] in "/\\":
+        prefix = path[:3]
+    parts = re.split(r"[/\\]", path[len(prefix):])
+    dirs = []
+    for p in parts[:-1]:
+        if p == ".." and dirs and dirs[-1] != "..":
+            dirs.pop()
+        elif p != ".":
+            dirs.append(p)
+    dirs.append(parts[-1])
+    return prefix + "/".join(dirs)
+
+
+def _combine(d, name):
+    """FilePath::Combine: `name` under the folder `d` (an absolute `name` stays as it is)."""
+    if os.path.isabs(name) or not d:
+        return name
+    return d + name if d.endswith(("/", "\\")) else d + "/" + name
+
+
+def _dirname(path):
+    """The folder part of a path with its trailing separator ('' when there is none), as mju_getResourceDir."""
+    i = max(path.rfind("/"), path.rfind("\\"))
+    return path[:i + 1]
+
+
+def _expand_includes(node, source, fname, depth=0, incdir="", included=None):
+    """Replace every <include file=.../> by the children of the included file's root element (IncludeXML of
+    MuJoCo's xml.cc): a file is looked up relative to the model's folder, then to the including file's folder;
+    the same file included a second time is refused ('already included': MuJoCo compares the file name as
+    written with the including folder + name of every file included before); an included file whose root element
+    has no children is refused.  incdir: MuJoCo's folder string of the file being expanded ('' for the model)."""
+    if included is None:
+        included = set()
+    tag, attrs, line, children = node[:4]
     out = []
     for child in children:
         if child[0] == "include":
-            ctag, cattrs, cline, cchildren = child
+            ctag, cattrs, cline, cchildren = child[:4]
             probe = Elem("include", "include", fname, cline, cattrs)
             unknown = set(cattrs) - {"file"}
             if unknown:
                 raise probe.error("unknown attribute", sorted(unknown)[0])
             if "file" not in cattrs:
-                raise probe.error("missing required attribute", "file")
+                raise probe.error("Include element missing file attribute", "file")
             if cchildren:
-                raise probe.error("<include> cannot have children")
+                raise probe.error("Include element cannot have children")
             if depth > 20:
                 raise probe.error("include nesting too deep (recursive include?)", "file")
-            data = source.read(cattrs["file"], probe)
-            sub = _parse_xml(data, cattrs["file"])
-            sub = _expand_includes(sub, source, cattrs["file"], depth + 1)
+            raw = cattrs["file"]
+            # ResolveFilePath: the name as written when the model's folder has it, else under the including folder
+            name = raw if os.path.isabs(raw) or source.exists(raw) else path_reduce(_combine(incdir, raw))
+            if path_reduce(name) in included:
+                raise probe.error(f"File '{path_reduce(name)}' already included", "file")
+            try:
+                data, opened = source.read(name, probe), name
+            except ModelError:
+                if not incdir or os.path.isabs(name):
+                    raise
+                opened = _combine(incdir, name)
+                data = source.read(opened, probe)
+            if not data:
+                raise probe.error(f"Empty file '{raw}'", "file")
+            sub = _parse_xml(data, raw)
+            if not sub[3]:
+                raise probe.error(f"Empty include file '{raw}'", "file")
+            included.add(path_reduce(_combine(incdir, name)))
+            nextdir = _dirname(_combine(source.modeldir, opened))
+            sub = _expand_includes(sub, source, raw, depth + 1, nextdir, included)
             for g in sub[3]:
                 out.append(g)
         else:
-            out.append(_expand_includes(child, source, fname, depth) if child[3] else _tag_file(child, fname))
+            out.append(_expand_includes(child, source, fname, depth, incdir, included) if child[3]
+                       else _tag_file(child, fname))
     return (tag, attrs, line, out, fname) if len(node) == 4 else (tag, attrs, line, out, node[4])
 
 
@@ -383,6 +459,14 @@ def _convert(node, key, parent, fname, lenient=False):
     for child in children:
         ctag = child[0]
         ckey = spec.children.get(ctag)
+        if ckey is None and key == "mujoco" and ctag in ("body", "frame", "replicate"):
+            # MuJoCo 3.17's schema check takes these for a <worldbody> (mjXSchema::NameMatch) and its reader never
+            # looks at them: checked as a body, then left out of the model
+            _convert(child, "body", el, nfile)
+            warnings.warn(str(Elem(ctag, ctag, child[4] if len(child) >= 5 else nfile, child[2], child[1]).error(
+                f"<{ctag}> directly inside <mujoco> (not in <worldbody>) is ignored, as MuJoCo ignores it")),
+                stacklevel=2)
+            continue
         if ckey is None:
             probe = Elem(ctag, ctag, child[4] if len(child) >= 5 else nfile, child[2], child[1])
             if lenient and key not in ("body", "frame", "replicate", "worldbody"):
@@ -491,28 +575,35 @@ class DefaultClass:
 
 
 def _build_defaults(root):
+    """Default classes of every top-level <default> (mjXReader::Default): each top-level <default> adds to the
+    class 'main' (MuJoCo accepts several, typically one in the main file and one per included file); a nested
+    class copies its parent as it is when the nested <default> is read."""
     classes = {}
 
     def visit(el, parent, top):
         name = el.raw.get("class")
-        if name is None:
-            if not top:
-                raise el.error("nested default class must have a name", "class")
+        if top:
+            if name not in (None, "", "main"):
+                raise el.error("top-level default class 'main' cannot be renamed", "class")
             name = "main"
-        elif top and name != "main":
-            raise el.error("top-level default class 'main' cannot be renamed", "class")
-        if name in classes:
-            raise el.error(f"repeated default class name '{name}'", "class")
-        cls = DefaultClass(name, parent)
-        classes[name] = cls
-        seen = set()
+        elif not name:
+            raise el.error("empty class name", "class")
+        if top and name in classes:
+            cls = classes[name]
+        else:
+            if name in classes:
+                raise el.error(f"repeated default class name '{name}'", "class")
+            cls = DefaultClass(name, parent)
+            classes[name] = cls
+        counts = {}
+        for child in el.children:
+            counts[child.tag] = counts.get(child.tag, 0) + 1
         for child in el.children:
             if child.key == "default":
                 continue
             spec = schema.ELEMENTS[child.key]
-            if child.tag in seen:
-                raise child.error(f"repeated <{child.tag}> in default class '{name}'")
-            seen.add(child.tag)
+            if counts[child.tag] > 1:       # MuJoCo's schema: each element at most once in a <default>
+                raise el.error(f"unique element '{child.tag}' found {counts[child.tag]} times")
             vals = own_values(child)
             if spec.default_slot == "actuator":
                 cls.actuator.append((child, vals))
@@ -533,12 +624,9 @@ def _build_defaults(root):
             if child.key == "default":
                 visit(child, cls, False)
 
-    tops = root.find("default")
-    if len(tops) > 1:
-        raise tops[1].error("only one top-level <default> is allowed")
-    if tops:
-        visit(tops[0], None, True)
-    else:
+    for top in root.find("default"):
+        visit(top, None, True)
+    if "main" not in classes:
         classes["main"] = DefaultClass("main", None)
     return classes
 
@@ -602,10 +690,10 @@ class Document:
         self.submodels = {}     # <asset><model> name -> (Document, compiled Model without constants)
 
 
-def read(text, name="<string>", directory=".", assets=None, depth=0):
+def read(text, name="<string>", directory=".", assets=None, depth=0, modeldir=""):
     """Parse MJCF `text` (str or bytes) into a Document; raises ModelError on any malformed input.  depth: the
     nesting of <asset><model> files being read (a model that attaches itself would never end)."""
-    source = _Source(name, directory, assets)
+    source = _Source(name, directory, assets, modeldir)
     node = _parse_xml(text, name)
     if node[0].lower() == "robot":     # a URDF file (MuJoCo compares the root tag case-insensitively)
         from . import urdf
@@ -630,4 +718,5 @@ def read_file(path, assets=None):
             text = f.read()
     except OSError as e:
         raise ModelError(f"cannot read model file: {e.strerror}", file=path) from None
-    return read(text, name=path, directory=os.path.dirname(os.path.abspath(path)), assets=assets)
+    return read(text, name=path, directory=os.path.dirname(os.path.abspath(path)), assets=assets,
+                modeldir=_dirname(path))

@@ -28,23 +28,25 @@ _TABLE = _convex_table()
 
 
 def _margin_unsupported(t1, t2):
-    kind = _TABLE.get((min(t1, t2), max(t1, t2)))
-    if kind == 'hfield':
-        return True
-    return kind == 'convex' and not ({t1, t2} & {GEOM_SPHERE, GEOM_CAPSULE})
+    return _TABLE.get((min(t1, t2), max(t1, t2))) == 'hfield'
+
+
+NATIVECCD_MSG = ('disable flag nativeccd (libccd MPR collisions) is not supported: numjoco simulates MuJoCo\'s native '
+                 'GJK/EPA convex collisions; remove <flag nativeccd="disable"/> from <option> (or clear '
+                 'mjDSBL_NATIVECCD in opt.disableflags) to use them')
 
 
 def check_collision(m):
-    """Raise UnsupportedFeature when a geom pair that can collide needs an unreproduced convex case:
-    margin > 0 on height fields or on convex pairs without a sphere/capsule (MuJoCo 3.17 differs from the
-    published algorithm there), or the libccd path (disable flag nativeccd)."""
+    """Raise UnsupportedFeature when a geom pair that can collide needs an unreproduced convex case: margin > 0
+    on a height field (MuJoCo 3.17's prism contacts within the margin are not reproduced), or the libccd path
+    (disable flag nativeccd)."""
     ngeom = int(m.ngeom)
     if ngeom == 0:
         return
     gtype = np.asarray(m.geom_type).reshape(-1)
     margin = np.asarray(m.geom_margin, dtype=float).reshape(-1)
-    if int(m.opt.enableflags) & ENBL_OVERRIDE:
-        margin = np.full(ngeom, float(m.opt.o_margin))
+    gap = np.asarray(m.geom_gap, dtype=float).reshape(-1)
+    override = int(m.opt.enableflags) & ENBL_OVERRIDE
     body = np.asarray(m.geom_bodyid).reshape(-1)
     ct = np.asarray(m.geom_contype).reshape(-1)
     ca = np.asarray(m.geom_conaffinity).reshape(-1)
@@ -52,18 +54,21 @@ def check_collision(m):
     can &= body[:, None] != body[None, :]
     pairs = [(int(a), int(b), None) for a, b in zip(*np.nonzero(np.triu(can, 1)))]
     for k in range(int(getattr(m, 'npair', 0))):
-        pm = float(m.opt.o_margin) if int(m.opt.enableflags) & ENBL_OVERRIDE else float(m.pair_margin[k])
-        pairs.append((int(m.pair_geom1[k]), int(m.pair_geom2[k]), pm))
+        pm = float(m.opt.o_margin) if override else float(m.pair_margin[k])
+        pairs.append((int(m.pair_geom1[k]), int(m.pair_geom2[k]), pm + float(m.pair_gap[k])))
     nativeccd_off = int(m.opt.disableflags) & DSBL_NATIVECCD
     for a, b, pm in pairs:
         t1, t2 = int(gtype[a]), int(gtype[b])
         if (min(t1, t2), max(t1, t2)) not in _TABLE:
             continue
         if nativeccd_off:
-            raise UnsupportedFeature('disable flag nativeccd (libccd MPR collisions) is not supported')
-        mg = max(margin[a], margin[b]) if pm is None else pm
+            raise UnsupportedFeature(NATIVECCD_MSG)
+        if pm is None:   # getMargin / getGap: sums of the geoms' values
+            mg = (float(m.opt.o_margin) if override else margin[a] + margin[b]) + gap[a] + gap[b]
+        else:
+            mg = pm
         if mg > 0 and _margin_unsupported(t1, t2):
             raise UnsupportedFeature(
-                'collision margin %g between geoms %d and %d (types %d, %d) is not supported: MuJoCo 3.17 '
-                'treats margins of height fields and of convex pairs without a sphere/capsule differently from '
-                'its published algorithm' % (mg, a, b, t1, t2))
+                'collision margin/gap %g between geoms %d and %d (types %d, %d) is not supported: MuJoCo 3.17\'s '
+                'height-field contacts within a margin are not reproduced; set margin="0" and gap="0" on the '
+                'geoms that touch the height field' % (mg, a, b, t1, t2))

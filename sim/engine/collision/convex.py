@@ -1,34 +1,28 @@
 """General convex narrowphase (mjc_Convex, mjc_PlaneConvex): GJK/EPA with multi-contact as MuJoCo 3.17.
 
 MuJoCo 3.17 runs its native GJK/EPA (engine_collision_gjk.c) unless DSBL_NATIVECCD is set (then libccd's
-MPR, which is not reproduced here: UnsupportedFeature).  Box/mesh pairs without margin get up to 4 contacts
-from the EPA polytope (multicontact).  Other pairs return the single GJK/EPA contact: the installed MuJoCo
-3.17 does not produce the extra contacts of the perturbation search found in the C snapshot (mjc_Convex's
-multiCCD loop), so that loop is not reproduced.  Margins are handled differently by 3.17 (e.g. box/mesh
-pairs get several contacts within the margin, ellipsoid pairs other witness points); only pairs with a
-sphere or capsule (shrunk to a point / segment by mjc_ccd) match, all others raise UnsupportedFeature.
+MPR, which is not reproduced here: UnsupportedFeature).  Pairs of faces (box, mesh, cylinder caps) or of a
+face and a capsule edge get up to 4 contacts (multicontact) unless DSBL_MULTICCD; the perturbation search of
+older MuJoCo (mjc_Convex's multiCCD loop) is gone in 3.17.  Margins: the first GJK pass runs without them
+(sphere / capsule as point / segment), shallow contacts are inflated back (gjk.ccd).
 """
 import math
 from sim.jit import njit
 from sim.engine.math import normalize3
 
-from sim.constants import (OPT_DISABLE, OPT_CCD_TOLERANCE, OPT_CCD_ITERATIONS, DSBL_NATIVECCD, DSBL_MULTICCD,
-                            GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_MESH)
+from sim.constants import OPT_DISABLE, OPT_CCD_TOLERANCE, OPT_CCD_ITERATIONS, DSBL_NATIVECCD, DSBL_MULTICCD, GEOM_BOX
 
 from sim.errors import UnsupportedError as UnsupportedFeature
 from sim.engine.collision.support import init_obj, ccd_support, I_MESHI
-from sim.engine.collision.gjk import ccd, ST_NX
-
-MINVAL = 1e-15
-MAXPLANEMESH = 3      # maxplanemesh
-TOLPLANEMESH = 0.3    # tolplanemesh
+from sim.engine.collision.gjk import ccd, ST_NX, supports_multiccd
 
 
 @njit(cache=True)
 def check_nativeccd(m):
     """Raise for DSBL_NATIVECCD: the libccd (MPR) path of MuJoCo is not reproduced."""
     if int(m.opt[OPT_DISABLE]) & DSBL_NATIVECCD:
-        raise UnsupportedFeature('disable flag nativeccd (libccd MPR collisions) is not supported')
+        raise UnsupportedFeature('disable flag nativeccd (libccd MPR collisions) is not supported: remove '
+                                 '<flag nativeccd="disable"/> to use the native GJK/EPA')
 
 
 @njit(cache=True)
@@ -60,69 +54,25 @@ def penetration(m, d, w, k0, max_contacts, margin):
 
 @njit(cache=True)
 def max_contacts(m, d, w, g1, g2, margin):
-    """Contacts one narrowphase pass may return (maxContacts)."""
-    if margin > 0:
-        return 1
+    """Contacts one narrowphase pass may return (maxContacts): 4 for the pairs with a multi-contact recovery
+    (faces of boxes, meshes, cylinders against faces or capsule edges) unless DSBL_MULTICCD, else 1."""
     t1 = m.geom_type[g1]
     t2 = m.geom_type[g2]
     if t1 == GEOM_BOX and t2 == GEOM_BOX:
         return 8
-    if (t1 == GEOM_BOX or t1 == GEOM_MESH) and (t2 == GEOM_BOX or t2 == GEOM_MESH):
+    if supports_multiccd(t1, t2):
         return 1 if int(m.opt[OPT_DISABLE]) & DSBL_MULTICCD else 4
     return 1
-
-
-@njit(cache=True)
-def _point_or_line(t):
-    """Sphere / capsule: mjc_ccd shrinks them to a point / segment and inflates the result afterwards."""
-    return t == GEOM_SPHERE or t == GEOM_CAPSULE
 
 
 @njit(cache=True)
 def convex(m, d, w, g1, g2, margin):
     """Contacts of two convex geoms into d.scr_con_*[w, :n]; returns n (mjc_Convex)."""
     check_nativeccd(m)
-    if margin > 0 and not (_point_or_line(m.geom_type[g1]) or _point_or_line(m.geom_type[g2])):
-        raise UnsupportedFeature('convex collision with margin/gap > 0 without a sphere or capsule '
-                                 '(MuJoCo 3.17 treats margins differently from the C snapshot)')
     init_obj(m, d, w, 0, g1, margin)
     init_obj(m, d, w, 1, g2, margin)
     mc = max_contacts(m, d, w, g1, g2, margin)
     return penetration(m, d, w, 0, mc, margin)
-
-
-@njit(cache=True)
-def _add_plane_mesh(m, d, w, k, a, g1, g2):
-    """Contact k of plane g1 with mesh vertex row a of geom g2 unless near contact 0 (addplanemesh)."""
-    mat2 = d.geom_xmat[w, g2]
-    v0 = m.mesh_vert[a, 0]
-    v1 = m.mesh_vert[a, 1]
-    v2 = m.mesh_vert[a, 2]
-    p0 = mat2[0] * v0 + mat2[1] * v1 + mat2[2] * v2 + d.geom_xpos[w, g2, 0]
-    p1 = mat2[3] * v0 + mat2[4] * v1 + mat2[5] * v2 + d.geom_xpos[w, g2, 1]
-    p2 = mat2[6] * v0 + mat2[7] * v1 + mat2[8] * v2 + d.geom_xpos[w, g2, 2]
-    f0 = p0 - d.scr_con_pos[w, 0, 0]
-    f1 = p1 - d.scr_con_pos[w, 0, 1]
-    f2 = p2 - d.scr_con_pos[w, 0, 2]
-    if math.sqrt(f0 * f0 + f1 * f1 + f2 * f2) < TOLPLANEMESH * m.geom_rbound[g2]:
-        return 0
-    mat1 = d.geom_xmat[w, g1]
-    n0 = mat1[2]
-    n1 = mat1[5]
-    n2 = mat1[8]
-    dist = (n0 * (p0 - d.geom_xpos[w, g1, 0]) + n1 * (p1 - d.geom_xpos[w, g1, 1])
-            + n2 * (p2 - d.geom_xpos[w, g1, 2]))
-    d.scr_con_dist[w, k] = dist
-    h = -0.5 * dist
-    d.scr_con_pos[w, k, 0] = p0 + n0 * h
-    d.scr_con_pos[w, k, 1] = p1 + n1 * h
-    d.scr_con_pos[w, k, 2] = p2 + n2 * h
-    d.scr_con_normal[w, k, 0] = n0
-    d.scr_con_normal[w, k, 1] = n1
-    d.scr_con_normal[w, k, 2] = n2
-    for c in range(3):
-        d.scr_con_tangent[w, k, c] = 0.0
-    return 1
 
 
 @njit(cache=True)
@@ -150,37 +100,123 @@ def plane_convex(m, d, w, g1, g2, margin):
         d.scr_con_tangent[w, 0, c] = 0.0
     count = 1
     mid = m.geom_dataid[g2]
-    if mid == -1:
+    if mid == -1 or m.mesh_polynum[mid] <= 0 or dist > margin:
         return count
+    # mesh: the other vertices (up to 3) of the polygon at the support vertex most anti-aligned with the plane
+    # normal, pruned to a maximum-area quadrilateral through the support vertex (hull4), that lie on the plane's
+    # side of the mesh center
+    vi = d.scr_ccd_i[w, 0, I_MESHI]
+    gadr = m.mesh_graphadr[mid]
+    if gadr >= 0:
+        vi = m.mesh_graph[gadr + 2 + m.mesh_graph[gadr] + vi]
     adr = m.mesh_vertadr[mid]
     mat2 = d.geom_xmat[w, g2]
-    # -normal in the mesh frame and the inclusion threshold relative to the geom center
-    l0 = mat2[0] * -n0 + mat2[3] * -n1 + mat2[6] * -n2
-    l1 = mat2[1] * -n0 + mat2[4] * -n1 + mat2[7] * -n2
-    l2 = mat2[2] * -n0 + mat2[5] * -n1 + mat2[8] * -n2
-    thr = (n0 * (d.geom_xpos[w, g2, 0] - d.geom_xpos[w, g1, 0]) + n1 * (d.geom_xpos[w, g2, 1] - d.geom_xpos[w, g1, 1])
-           + n2 * (d.geom_xpos[w, g2, 2] - d.geom_xpos[w, g1, 2])) - margin
-    best = d.scr_ccd_i[w, 0, I_MESHI]
-    gadr = m.mesh_graphadr[mid]
-    if gadr < 0:
-        i = 0
-        while i < m.mesh_vertnum[mid] and count < MAXPLANEMESH:
-            a = adr + i
-            v = l0 * m.mesh_vert[a, 0] + l1 * m.mesh_vert[a, 1] + l2 * m.mesh_vert[a, 2]
-            if v > thr and i != best:
-                count += _add_plane_mesh(m, d, w, count, a, g1, g2)
-            i += 1
-    elif best >= 0:
-        graph = m.mesh_graph
-        numvert = graph[gadr]
-        i = graph[gadr + 2 + best]
-        while True:
-            loc = graph[gadr + 2 + 2 * numvert + i]
-            if loc < 0 or count >= MAXPLANEMESH:
-                break
-            a = adr + graph[gadr + 2 + numvert + loc]
-            v = l0 * m.mesh_vert[a, 0] + l1 * m.mesh_vert[a, 1] + l2 * m.mesh_vert[a, 2]
-            if v > thr:
-                count += _add_plane_mesh(m, d, w, count, a, g1, g2)
-            i += 1
+    l0 = mat2[0] * n0 + mat2[3] * n1 + mat2[6] * n2
+    l1 = mat2[1] * n0 + mat2[4] * n1 + mat2[7] * n2
+    l2 = mat2[2] * n0 + mat2[5] * n1 + mat2[8] * n2
+    padr = m.mesh_polyadr[mid]
+    madr = m.mesh_polymapadr[adr + vi]
+    best = -1
+    bdot = 1.0
+    for i in range(m.mesh_polymapnum[adr + vi]):
+        p = m.mesh_polymap[madr + i]
+        pn = m.mesh_polynormal[padr + p]
+        v = pn[0] * l0 + pn[1] * l1 + pn[2] * l2
+        if v < bdot:
+            bdot = v
+            best = p
+    if best < 0:
+        return count
+    fadr = m.mesh_polyvertadr[padr + best]
+    fnum = m.mesh_polyvertnum[padr + best]
+    a = 0
+    for i in range(fnum):
+        if m.mesh_polyvert[fadr + i] == vi:
+            a = i
+            break
+    nh, q1, q2, q3 = _hull4(m, adr, fadr, fnum, a)
+    pos2 = d.geom_xpos[w, g2]
+    for k in range(1, nh):
+        q = q1 if k == 1 else (q2 if k == 2 else q3)
+        r = adr + m.mesh_polyvert[fadr + q]
+        v0 = m.mesh_vert[r, 0]
+        v1 = m.mesh_vert[r, 1]
+        v2 = m.mesh_vert[r, 2]
+        p0 = mat2[0] * v0 + mat2[1] * v1 + mat2[2] * v2 + pos2[0]
+        p1 = mat2[3] * v0 + mat2[4] * v1 + mat2[5] * v2 + pos2[1]
+        p2 = mat2[6] * v0 + mat2[7] * v1 + mat2[8] * v2 + pos2[2]
+        if n0 * (p0 - pos2[0]) + n1 * (p1 - pos2[1]) + n2 * (p2 - pos2[2]) > 0:
+            continue
+        vd = (n0 * (p0 - d.geom_xpos[w, g1, 0]) + n1 * (p1 - d.geom_xpos[w, g1, 1])
+              + n2 * (p2 - d.geom_xpos[w, g1, 2]))
+        if vd > margin:
+            continue
+        d.scr_con_dist[w, count] = vd
+        h = -0.5 * vd
+        d.scr_con_pos[w, count, 0] = p0 + n0 * h
+        d.scr_con_pos[w, count, 1] = p1 + n1 * h
+        d.scr_con_pos[w, count, 2] = p2 + n2 * h
+        d.scr_con_normal[w, count, 0] = n0
+        d.scr_con_normal[w, count, 1] = n1
+        d.scr_con_normal[w, count, 2] = n2
+        for c in range(3):
+            d.scr_con_tangent[w, count, c] = 0.0
+        count += 1
     return count
+
+
+@njit(cache=True)
+def _area4(m, adr, fadr, a, b, c, e):
+    """Area of the quadrilateral of mesh polygon vertices a b c e (in polygon order) from its diagonals."""
+    va = m.mesh_vert[adr + m.mesh_polyvert[fadr + a]]
+    vb = m.mesh_vert[adr + m.mesh_polyvert[fadr + b]]
+    vc = m.mesh_vert[adr + m.mesh_polyvert[fadr + c]]
+    ve = m.mesh_vert[adr + m.mesh_polyvert[fadr + e]]
+    x0 = va[0] - vc[0]
+    x1 = va[1] - vc[1]
+    x2 = va[2] - vc[2]
+    y0 = vb[0] - ve[0]
+    y1 = vb[1] - ve[1]
+    y2 = vb[2] - ve[2]
+    c0 = x1 * y2 - x2 * y1
+    c1 = x2 * y0 - x0 * y2
+    c2 = x0 * y1 - x1 * y0
+    return 0.5 * math.sqrt(c0 * c0 + c1 * c1 + c2 * c2)
+
+
+@njit(cache=True)
+def _hull4(m, adr, fadr, n, a):
+    """(count, b, c, e): a maximum-area quadrilateral a b c e of an n-vertex convex mesh polygon keeping vertex a
+    (hull4f); count = min(n, 4)."""
+    b = (a + 1) % n
+    c = (a + 2) % n
+    e = (a + 3) % n
+    if n <= 4:
+        return n, b, c, e
+    rb, rc, re = b, c, e
+    best = _area4(m, adr, fadr, a, b, c, e)
+    while True:
+        e1 = (e + 1) % n
+        mn = _area4(m, adr, fadr, a, b, c, e1)
+        if mn <= best:
+            break
+        e = e1
+        best = mn
+        rb, rc, re = b, c, e
+        while True:
+            c1 = (c + 1) % n
+            mn = _area4(m, adr, fadr, a, b, c1, e)
+            if mn <= best:
+                break
+            c = c1
+            best = mn
+            rb, rc, re = b, c, e
+        while True:
+            b1 = (b + 1) % n
+            mn = _area4(m, adr, fadr, a, b1, c, e)
+            if mn <= best:
+                break
+            b = b1
+            best = mn
+            rb, rc, re = b, c, e
+    return 4, rb, rc, re

@@ -5,15 +5,18 @@ lives in per-world scratch: witness points d.scr_gjk_x1/x2[w] (MAXCONPAIR, 3), d
 (MAXCONPAIR,), integers d.scr_gjk_st[w] (ST_*).  Simplex / polytope vertices are rows (9,) = [v1 - v2, v1,
 v2] with vertex indices (2,) (Vertex); polytope faces are integer rows [verts(3), adj(3), index] plus float
 rows [v(3), dist2] (Face).  Divisions by zero follow IEEE semantics as in C (error_model='numpy').
+Where the installed MuJoCo 3.17 differs from the C source we read (3.12), we follow 3.17 as measured: cylinder
+caps and capsule edges in multicontact, margins (first GJK pass without them), witnesses projected on the
+clipping face, face choice by the contact direction.
 """
 import math
 from sim.jit import njit
 
-from sim.constants import GEOM_SPHERE, GEOM_CAPSULE, GEOM_BOX, GEOM_MESH, GEOM_HFIELD, MAXCONPAIR
+from sim.constants import GEOM_SPHERE, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_BOX, GEOM_MESH, GEOM_HFIELD, MAXCONPAIR
 from sim.engine.collision.support import (support, center, I_TYPE, I_VERT, I_DATA, I_MODE, F_MARGIN, F_SIZE,
                                    MODE_OWN, MODE_POINT, MODE_LINE)
+from sim.constants import MINVAL  # mjMINVAL
 
-MINVAL = 1e-15
 MINVAL2 = MINVAL * MINVAL
 MAXVAL2 = 1e10 * 1e10
 MAX_LIMIT = 1.7976931348623157e308   # DBL_MAX
@@ -23,6 +26,9 @@ MINDIST4 = MINVAL2
 MINEPATOL = MINVAL
 FACE_TOL = 0.996
 EDGE_TOL = 0.0888
+# cylinder caps as 16-gons in multicontact
+CYL_COS = tuple(math.cos(i * math.pi / 8.0) for i in range(16))
+CYL_SIN = tuple(math.sin(i * math.pi / 8.0) for i in range(16))
 
 # scr_gjk_st columns
 ST_NX, ST_SEP, ST_NSIMPLEX, ST_GJKIT, ST_EPAST, ST_EPAIT, ST_MAXCON = 0, 1, 2, 3, 4, 5, 6
@@ -1057,17 +1063,10 @@ def epa(m, d, w, tol, max_iterations):
 
 @njit(**JIT)
 def _area4(P, a, b, c, e):
-    """Area of the quadrilateral a b c e of polygon rows P (area4)."""
-    ad = (P[e, 0] - P[a, 0], P[e, 1] - P[a, 1], P[e, 2] - P[a, 2])
-    db = (P[b, 0] - P[e, 0], P[b, 1] - P[e, 1], P[b, 2] - P[e, 2])
-    bc = (P[c, 0] - P[b, 0], P[c, 1] - P[b, 1], P[c, 2] - P[b, 2])
-    ca = (P[a, 0] - P[c, 0], P[a, 1] - P[c, 1], P[a, 2] - P[c, 2])
-    e1 = _cross(ad[0], ad[1], ad[2], db[0], db[1], db[2])
-    f1 = _cross(bc[0], bc[1], bc[2], ca[0], ca[1], ca[2])
-    g0 = e1[0] + f1[0]
-    g1 = e1[1] + f1[1]
-    g2 = e1[2] + f1[2]
-    return 0.5 * math.sqrt(_dot(g0, g1, g2, g0, g1, g2))
+    """Area of the quadrilateral a b c e of polygon rows P: half the norm of its diagonals' cross product (area4)."""
+    g = _cross(P[a, 0] - P[c, 0], P[a, 1] - P[c, 1], P[a, 2] - P[c, 2],
+               P[b, 0] - P[e, 0], P[b, 1] - P[e, 1], P[b, 2] - P[e, 2])
+    return 0.5 * math.sqrt(_dot(g[0], g[1], g[2], g[0], g[1], g[2]))
 
 
 @njit(**JIT)
@@ -1119,18 +1118,24 @@ def _witness_on_face(d, w, k, P, i, F, n, wd):
     v0 = P[i, 0]
     v1 = P[i, 1]
     v2 = P[i, 2]
-    dist = _dot(v0 - F[0, 0], v1 - F[0, 1], v2 - F[0, 2], n[0], n[1], n[2])
-    s = -abs(dist)
-    _set(d.scr_gjk_x1[w], k, v0 + s * wd[0], v1 + s * wd[1], v2 + s * wd[2])
-    _set(d.scr_gjk_x2[w], k, v0, v1, v2)
+    # w1: the vertex projected on the face's plane; w2: w1 moved back along wd to the vertex's depth
+    pd = _dot(v0 - F[0, 0], v1 - F[0, 1], v2 - F[0, 2], n[0], n[1], n[2])
+    a0 = v0 - pd * n[0]
+    a1 = v1 - pd * n[1]
+    a2 = v2 - pd * n[2]
+    dist = _dot(a0 - v0, a1 - v1, a2 - v2, wd[0], wd[1], wd[2])
+    _set(d.scr_gjk_x1[w], k, a0, a1, a2)
+    _set(d.scr_gjk_x2[w], k, a0 - dist * wd[0], a1 - dist * wd[1], a2 - dist * wd[2])
     d.scr_gjk_dist[w, k] = dist
 
 
 @njit(**JIT)
-def _polygon_clip(d, w, F1, nf1, F2, nf2, n, wd):
-    """Clip polygon F2 against the side planes of polygon F1 and store the witnesses (polygonClip)."""
+def _polygon_clip(d, w, F1, nf1, F2, nf2, n, wd, mg):
+    """Clip polygon F2 against the side planes of polygon F1 and store the witnesses (polygonClip); vertices
+    farther than mg (the margins not in the faces) from F1's plane are dropped.  Returns their number (0: the
+    status is left as it was)."""
     if nf1 < 3:
-        return
+        return 0
     st = d.scr_gjk_st[w]
     pnrm = d.scr_mc_pn[w]
     pd = d.scr_mc_pd[w]
@@ -1181,12 +1186,12 @@ def _polygon_clip(d, w, F1, nf1, F2, nf2, n, wd):
     mcount = npoly
     npoly = 0
     for i in range(mcount):
-        if _dot(P[i, 0] - F1[0, 0], P[i, 1] - F1[0, 1], P[i, 2] - F1[0, 2], n[0], n[1], n[2]) <= 0:
+        if _dot(P[i, 0] - F1[0, 0], P[i, 1] - F1[0, 1], P[i, 2] - F1[0, 2], n[0], n[1], n[2]) <= mg:
             if npoly != i:
                 _set(P, npoly, P[i, 0], P[i, 1], P[i, 2])
             npoly += 1
     if npoly < 1:
-        return
+        return 0
     if st[ST_MAXCON] < 5 and npoly > 4:
         st[ST_NX] = 4
         q0, q1, q2, q3 = _polygon_quad(P, npoly)
@@ -1194,7 +1199,7 @@ def _polygon_clip(d, w, F1, nf1, F2, nf2, n, wd):
         _witness_on_face(d, w, 1, P, q1, F1, n, wd)
         _witness_on_face(d, w, 2, P, q2, F1, n, wd)
         _witness_on_face(d, w, 3, P, q3, F1, n, wd)
-        return
+        return 4
     if nf2 == 2 and npoly > 2:
         b1 = 0
         b2 = 1
@@ -1210,12 +1215,13 @@ def _polygon_clip(d, w, F1, nf1, F2, nf2, n, wd):
         _witness_on_face(d, w, 0, P, b1, F1, n, wd)
         _witness_on_face(d, w, 1, P, b2, F1, n, wd)
         st[ST_NX] = 2
-        return
+        return 2
     if npoly > MAXCONPAIR:
         npoly = MAXCONPAIR
     for i in range(npoly):
         _witness_on_face(d, w, i, P, i, F1, n, wd)
     st[ST_NX] = npoly
+    return npoly
 
 
 @njit(**JIT)
@@ -1490,22 +1496,125 @@ def _simplex_dim(vi, v):
 
 
 @njit(**JIT)
+def _cylinder_normals(d, w, o, N, idx, dim, vi):
+    """Cap normal of a cylinder whose feature lies on one cap (cylinderNormals): vi 0 top, 1 bottom."""
+    if dim != 1:
+        return 0
+    f = d.scr_ccd_f[w, o]
+    sg = -1.0 if vi[0] != 0 else 1.0
+    _set(N, 0, f[5] * sg, f[8] * sg, f[11] * sg)
+    idx[0] = vi[0]
+    return 1
+
+
+@njit(**JIT)
+def _cylinder_edge_normals(d, w, o, N, E, dim, v, v1i):
+    """Side line of a cylinder from the rim point v[0] to the other cap (cylinderEdgeNormals); start into v[0]."""
+    if dim != 1 and dim != 2:
+        return 0
+    f = d.scr_ccd_f[w, o]
+    sg = 1.0 if v1i != 0 else -1.0
+    if f[F_MARGIN] > 0:
+        # the polytope's vertex is margin-inflated: project it back onto the rim
+        e0 = v[0, 0] - f[0]
+        e1 = v[0, 1] - f[1]
+        e2 = v[0, 2] - f[2]
+        l0 = f[3] * e0 + f[6] * e1 + f[9] * e2
+        l1 = f[4] * e0 + f[7] * e1 + f[10] * e2
+        n2 = l0 * l0 + l1 * l1
+        scl = f[F_SIZE] / math.sqrt(n2) if n2 >= MINVAL2 else 0.0
+        r = _gcoord(f, scl * l0, scl * l1, -sg * f[F_SIZE + 1], True)
+        _set(v, 0, r[0], r[1], r[2])
+    a0 = f[5] * sg
+    a1 = f[8] * sg
+    a2 = f[11] * sg
+    _set(N, 0, a0, a1, a2)
+    h = 2.0 * f[F_SIZE + 1]
+    _set(E, 0, v[0, 0] + a0 * h, v[0, 1] + a1 * h, v[0, 2] + a2 * h)
+    return 1
+
+
+@njit(**JIT)
+def _capsule_edge_normals(d, w, o, N, E, v, X):
+    """Capsule surface line through witness X[0] along the axis (capsuleEdgeNormals); start into v[0]."""
+    f = d.scr_ccd_f[w, o]
+    a0 = f[5]
+    a1 = f[8]
+    a2 = f[11]
+    pr = _dot(X[0, 0] - f[0], X[0, 1] - f[1], X[0, 2] - f[2], a0, a1, a2)
+    ln = f[F_SIZE + 1]
+    _set(N, 0, a0, a1, a2)
+    s = -pr - ln
+    _set(v, 0, X[0, 0] + a0 * s, X[0, 1] + a1 * s, X[0, 2] + a2 * s)
+    s = -pr + ln
+    _set(E, 0, X[0, 0] + a0 * s, X[0, 1] + a1 * s, X[0, 2] + a2 * s)
+    return 1
+
+
+@njit(**JIT)
+def _cylinder_face(d, w, o, F, idx):
+    """Cap idx (0 top, 1 bottom) of a cylinder as a 16-gon (cylinderFace)."""
+    f = d.scr_ccd_f[w, o]
+    sg = -1.0 if idx != 0 else 1.0
+    h = sg * f[F_SIZE + 1]
+    r = f[F_SIZE]
+    rs = r * sg
+    c0 = f[5] * h + f[0]
+    c1 = f[8] * h + f[1]
+    c2 = f[11] * h + f[2]
+    x0 = f[3] * r
+    x1 = f[6] * r
+    x2 = f[9] * r
+    y0 = f[4] * rs
+    y1 = f[7] * rs
+    y2 = f[10] * rs
+    for k in range(16):
+        cs = CYL_COS[k]
+        sn = CYL_SIN[k]
+        _set(F, k, x0 * cs - y0 * sn + c0, x1 * cs - y1 * sn + c1, x2 * cs - y2 * sn + c2)
+    return 16
+
+
+@njit(**JIT)
 def _feature_normals(m, d, w, o, N, idx, dim, vi, dr):
     t = d.scr_ccd_i[w, o, I_TYPE]
     if t == GEOM_BOX:
         return _box_normals(d, w, o, N, idx, dim, vi, dr)
     if t == GEOM_MESH:
         return _mesh_normals(m, d, w, o, N, idx, dim, vi)
+    if t == GEOM_CYLINDER:
+        return _cylinder_normals(d, w, o, N, idx, dim, vi)
     return 0
 
 
 @njit(**JIT)
-def _edge_normals(m, d, w, o, N, E, dim, v, v1i):
+def _feature_vertices(m, d, w, o, v, vi, dim):
+    """Box corners / mesh vertices v[:dim] of feature indices vi without the margin inflation of the polytope."""
+    f = d.scr_ccd_f[w, o]
+    for k in range(dim if dim < 3 else 3):
+        if d.scr_ccd_i[w, o, I_TYPE] == GEOM_BOX:
+            r = _gcoord(f, f[F_SIZE] if (vi[k] & 1) != 0 else -f[F_SIZE],
+                        f[F_SIZE + 1] if (vi[k] & 2) != 0 else -f[F_SIZE + 1],
+                        f[F_SIZE + 2] if (vi[k] & 4) != 0 else -f[F_SIZE + 2], True)
+        else:
+            q = m.mesh_vertadr[d.scr_ccd_i[w, o, I_DATA]] + vi[k]
+            r = _gcoord(f, m.mesh_vert[q, 0], m.mesh_vert[q, 1], m.mesh_vert[q, 2], True)
+        _set(v, k, r[0], r[1], r[2])
+
+
+@njit(**JIT)
+def _edge_normals(m, d, w, o, N, E, dim, v, vi, X):
     t = d.scr_ccd_i[w, o, I_TYPE]
-    if t == GEOM_BOX:
-        return _box_edge_normals(d, w, o, N, E, dim, v, v1i)
-    if t == GEOM_MESH:
-        return _mesh_edge_normals(m, d, w, o, N, E, dim, v, v1i)
+    if t == GEOM_BOX or t == GEOM_MESH:
+        if d.scr_ccd_f[w, o, F_MARGIN] > 0:
+            _feature_vertices(m, d, w, o, v, vi, dim)
+        if t == GEOM_BOX:
+            return _box_edge_normals(d, w, o, N, E, dim, v, vi[0])
+        return _mesh_edge_normals(m, d, w, o, N, E, dim, v, vi[0])
+    if t == GEOM_CYLINDER:
+        return _cylinder_edge_normals(d, w, o, N, E, dim, v, vi[0])
+    if t == GEOM_CAPSULE:
+        return _capsule_edge_normals(d, w, o, N, E, v, X)
     return 0
 
 
@@ -1516,12 +1625,60 @@ def _face_of(m, d, w, o, F, idx):
         return _box_face(d, w, o, F, idx)
     if t == GEOM_MESH:
         return _mesh_face(m, d, w, o, F, idx)
+    if t == GEOM_CYLINDER:
+        return _cylinder_face(d, w, o, F, idx)
     return 0
 
 
 @njit(**JIT)
+def supports_multiccd(t1, t2):
+    """Pairs with a multi-contact recovery: faces (box, mesh, cylinder) against faces or capsule edges."""
+    f1 = t1 == GEOM_BOX or t1 == GEOM_MESH or t1 == GEOM_CYLINDER
+    f2 = t2 == GEOM_BOX or t2 == GEOM_MESH or t2 == GEOM_CYLINDER
+    return (f1 and f2) or (f1 and t2 == GEOM_CAPSULE) or (f2 and t1 == GEOM_CAPSULE)
+
+
+@njit(**JIT)
+def _aligned_faces(N1, nn1, N2, nn2, dr):
+    """(found, i, j): face normals N1[i], N2[j] facing each other within FACE_TOL (alignedFaces)."""
+    # faces turned against the contact direction dr (within EDGE_TOL); the most opposed pair wins
+    dtol = EDGE_TOL * math.sqrt(_dot(dr[0], dr[1], dr[2], dr[0], dr[1], dr[2]))
+    best = -FACE_TOL
+    found = False
+    ri = 0
+    rj = 0
+    for i in range(nn1):
+        if _dot(N1[i, 0], N1[i, 1], N1[i, 2], dr[0], dr[1], dr[2]) >= -dtol:
+            continue
+        for j in range(nn2):
+            if _dot(N2[j, 0], N2[j, 1], N2[j, 2], dr[0], dr[1], dr[2]) <= dtol:
+                continue
+            v = _dot(N1[i, 0], N1[i, 1], N1[i, 2], N2[j, 0], N2[j, 1], N2[j, 2])
+            if v < best:
+                best = v
+                ri = i
+                rj = j
+                found = True
+    return found, ri, rj
+
+
+@njit(**JIT)
+def _aligned_face_edge(EN, ne, FN, nfn, dr):
+    """(found, edge j, face i): an edge direction perpendicular to a face normal within EDGE_TOL
+    (alignedFaceEdge)."""
+    for i in range(nfn):
+        # faces turned away from the contact direction do not take part
+        if _dot(FN[i, 0], FN[i, 1], FN[i, 2], dr[0], dr[1], dr[2]) <= MINVAL:
+            continue
+        for j in range(ne):
+            if abs(_dot(EN[j, 0], EN[j, 1], EN[j, 2], FN[i, 0], FN[i, 1], FN[i, 2])) < EDGE_TOL:
+                return True, j, i
+    return False, 0, 0
+
+
+@njit(**JIT)
 def multicontact(m, d, w, face):
-    """Recover up to max_contacts contacts from aligned faces / edges of the EPA face (multicontact)."""
+    """Recover up to max_contacts contacts from aligned faces / edges of polytope face `face` (multicontact)."""
     for o in range(2):
         if d.scr_ccd_i[w, o, I_TYPE] == GEOM_MESH and m.mesh_polynum[d.scr_ccd_i[w, o, I_DATA]] == 0:
             return
@@ -1548,46 +1705,18 @@ def multicontact(m, d, w, face):
     E = d.scr_mc_end[w]
     nn1 = _feature_normals(m, d, w, 0, N1, idx1, nf1, vi[0], drn)
     nn2 = _feature_normals(m, d, w, 1, N2, idx2, nf2, vi[1], dr)
-    found = False
-    ri = 0
-    rj = 0
-    for i in range(nn1):
-        for j in range(nn2):
-            if _dot(N1[i, 0], N1[i, 1], N1[i, 2], N2[j, 0], N2[j, 1], N2[j, 2]) < -FACE_TOL:
-                ri = i
-                rj = j
-                found = True
-                break
-        if found:
-            break
+    found, ri, rj = _aligned_faces(N1, nn1, N2, nn2, dr)
     edgecon1 = False
     edgecon2 = False
     if not found:
-        if nf1 < 3 and nf1 <= nf2:
-            nn1 = _edge_normals(m, d, w, 0, N1, E, nf1, vv[0], vi[0, 0])
-            EN = N1
-            ne = nn1
-            FN = N2
-            nfn = nn2
+        if nf1 < 3 and nn2 > 0 and (nf1 <= nf2 or nn1 == 0):
+            nn1 = _edge_normals(m, d, w, 0, N1, E, nf1, vv[0], vi[0], X1)
+            found, ri, rj = _aligned_face_edge(N1, nn1, N2, nn2, dr)
             edgecon1 = True
         elif nf2 < 3:
-            nn2 = _edge_normals(m, d, w, 1, N2, E, nf2, vv[1], vi[1, 0])
-            EN = N2
-            ne = nn2
-            FN = N1
-            nfn = nn1
+            nn2 = _edge_normals(m, d, w, 1, N2, E, nf2, vv[1], vi[1], X2)
+            found, ri, rj = _aligned_face_edge(N2, nn2, N1, nn1, drn)
             edgecon2 = True
-        else:
-            return
-        for i in range(nfn):
-            for j in range(ne):
-                if abs(_dot(EN[j, 0], EN[j, 1], EN[j, 2], FN[i, 0], FN[i, 1], FN[i, 2])) < EDGE_TOL:
-                    ri = j
-                    rj = i
-                    found = True
-                    break
-            if found:
-                break
         if not found:
             return
     F1 = d.scr_mc_face[w, 0]
@@ -1604,20 +1733,60 @@ def multicontact(m, d, w, face):
         nf2 = 2
     else:
         nf2 = _face_of(m, d, w, 1, F2, idx2[rj])
+    # margins not in the faces (a capsule's edge passes through its inflated witness already)
+    t1 = d.scr_ccd_i[w, 0, I_TYPE]
+    t2 = d.scr_ccd_i[w, 1, I_TYPE]
+    mg1 = 0.5 * d.scr_ccd_f[w, 0, F_MARGIN] if t1 != GEOM_CAPSULE else 0.0
+    mg2 = 0.5 * d.scr_ccd_f[w, 1, F_MARGIN] if t2 != GEOM_CAPSULE else 0.0
+    mg = mg1 + mg2
     if edgecon1:
         n = (N2[rj, 0], N2[rj, 1], N2[rj, 2])
-        _polygon_clip(d, w, F2, nf2, F1, nf1, n, (n[0] * -1.0, n[1] * -1.0, n[2] * -1.0))
-        for k in range(d.scr_gjk_st[w, ST_NX]):
+        nrm = (n[0] * -1.0, n[1] * -1.0, n[2] * -1.0)
+        nx = _polygon_clip(d, w, F2, nf2, F1, nf1, n, nrm, mg)
+        if nx == 0:
+            return
+        for k in range(nx):
             for c in range(3):
                 t = X1[k, c]
                 X1[k, c] = X2[k, c]
                 X2[k, c] = t
-        return
-    if edgecon2:
+    elif edgecon2:
         n = (N1[rj, 0], N1[rj, 1], N1[rj, 2])
-        _polygon_clip(d, w, F1, nf1, F2, nf2, n, (n[0] * -1.0, n[1] * -1.0, n[2] * -1.0))
+        nrm = n
+        nx = _polygon_clip(d, w, F1, nf1, F2, nf2, n, (n[0] * -1.0, n[1] * -1.0, n[2] * -1.0), mg)
+    else:
+        n = (N2[rj, 0], N2[rj, 1], N2[rj, 2])
+        nrm = (n[0] * -1.0, n[1] * -1.0, n[2] * -1.0)
+        nx = _polygon_clip(d, w, F1, nf1, F2, nf2, (N1[ri, 0], N1[ri, 1], N1[ri, 2]), n, mg)
+    if nx == 0 or (mg1 == 0 and mg2 == 0):
         return
-    _polygon_clip(d, w, F1, nf1, F2, nf2, (N1[ri, 0], N1[ri, 1], N1[ri, 2]), (N2[rj, 0], N2[rj, 1], N2[rj, 2]))
+    for k in range(nx):
+        for c in range(3):
+            X1[k, c] += mg1 * nrm[c]
+            X2[k, c] -= mg2 * nrm[c]
+        d.scr_gjk_dist[w, k] -= mg
+
+
+@njit(**JIT)
+def _simplex_face(d, w):
+    """Polytope face 0 from the GJK simplex's first three vertices (repeated when it has fewer) for the
+    multi-contact of a shallow (margin) contact."""
+    S = d.scr_simplex[w]
+    Si = d.scr_simplex_i[w]
+    V = d.scr_pt_v[w]
+    Vi = d.scr_pt_vi[w]
+    ns = d.scr_gjk_st[w, ST_NSIMPLEX]
+    for r in range(3):
+        q = r if r < ns else 0
+        for c in range(9):
+            V[r, c] = S[q, c]
+        Vi[r, 0] = Si[q, 0]
+        Vi[r, 1] = Si[q, 1]
+    FI = d.scr_pt_fi[w]
+    FI[0, 0] = 0
+    FI[0, 1] = 1
+    FI[0, 2] = 2
+    return 0
 
 
 # ---------------------------------------- driver --------------------------------------------------
@@ -1650,6 +1819,10 @@ def ccd(m, d, w, tol, max_iterations, max_contacts, cutoff):
     """General convex collision of objects 0 and 1; negative for penetration (mjc_ccd).  cutoff
     (config.dist_cutoff): separation distances up to it are recovered (mj_geomDistance), 0 for contacts.
 
+    Spheres and capsules are shrunk to points and segments, and pairs with a multi-contact recovery
+    (supports_multiccd) lose their margins, for a first GJK pass whose result is inflated back when it is a
+    shallow contact (then, for a pair with multi-contact, the GJK simplex stands for the EPA face); deep
+    contacts rerun GJK and EPA on the full (margin-inflated) objects.
     Witnesses: d.scr_gjk_x1/x2[w, :nx], d.scr_gjk_dist[w, :nx] with nx = d.scr_gjk_st[w, ST_NX].
     """
     if 6 * max_iterations > d.scr_pt_ff.shape[1]:
@@ -1663,19 +1836,28 @@ def ccd(m, d, w, tol, max_iterations, max_contacts, cutoff):
     dist = d.scr_gjk_dist[w]
     t1 = d.scr_ccd_i[w, 0, I_TYPE]
     t2 = d.scr_ccd_i[w, 1, I_TYPE]
-    if t1 == GEOM_SPHERE or t2 == GEOM_SPHERE or t1 == GEOM_CAPSULE or t2 == GEOM_CAPSULE:
-        # shrink spheres to points and capsules to segments, inflate the result afterwards
+    mg1 = d.scr_ccd_f[w, 0, F_MARGIN]
+    mg2 = d.scr_ccd_f[w, 1, F_MARGIN]
+    multi = supports_multiccd(t1, t2)
+    shrink = (mg1 > 0 or mg2 > 0) and t1 != GEOM_HFIELD and t2 != GEOM_HFIELD
+    ps1 = t1 == GEOM_SPHERE or t1 == GEOM_CAPSULE
+    ps2 = t2 == GEOM_SPHERE or t2 == GEOM_CAPSULE
+    if ps1 or ps2 or shrink:
         fm1 = 0.0
         fm2 = 0.0
-        mg1 = d.scr_ccd_f[w, 0, F_MARGIN]
-        mg2 = d.scr_ccd_f[w, 1, F_MARGIN]
-        if t1 == GEOM_SPHERE or t1 == GEOM_CAPSULE:
+        if ps1:
             fm1 = d.scr_ccd_f[w, 0, F_SIZE] + 0.5 * mg1
             d.scr_ccd_i[w, 0, I_MODE] = MODE_POINT if t1 == GEOM_SPHERE else MODE_LINE
             d.scr_ccd_f[w, 0, F_MARGIN] = 0.0
-        if t2 == GEOM_SPHERE or t2 == GEOM_CAPSULE:
+        elif shrink:
+            fm1 = 0.5 * mg1
+            d.scr_ccd_f[w, 0, F_MARGIN] = 0.0
+        if ps2:
             fm2 = d.scr_ccd_f[w, 1, F_SIZE] + 0.5 * mg2
             d.scr_ccd_i[w, 1, I_MODE] = MODE_POINT if t2 == GEOM_SPHERE else MODE_LINE
+            d.scr_ccd_f[w, 1, F_MARGIN] = 0.0
+        elif shrink:
+            fm2 = 0.5 * mg2
             d.scr_ccd_f[w, 1, F_MARGIN] = 0.0
         gjk(m, d, w, tol, max_iterations, cutoff + fm1 + fm2)
         d.scr_ccd_f[w, 0, F_MARGIN] = mg1
@@ -1686,7 +1868,9 @@ def ccd(m, d, w, tol, max_iterations, max_contacts, cutoff):
             _inflate(d, w, fm1, fm2)
             if dist[0] > cutoff:
                 dist[0] = MAX_LIMIT
-            return dist[0]
+            elif (dist[0] < 0 and max_contacts > 1 and multi and st[ST_NSIMPLEX] > 0):
+                multicontact(m, d, w, _simplex_face(d, w))
+            return _min_dist(d, w)
         if max_contacts == 0:
             st[ST_NX] = 0
             dist[0] = 0.0
@@ -1714,10 +1898,17 @@ def ccd(m, d, w, tol, max_iterations, max_contacts, cutoff):
         st[ST_EPAST] = ret
         if ret == 0:
             face = epa(m, d, w, tol, max_iterations)
-            if max_contacts > 1 and face >= 0:
+            if max_contacts > 1 and face >= 0 and multi:
                 multicontact(m, d, w, face)
+    return _min_dist(d, w)
+
+
+@njit(**JIT)
+def _min_dist(d, w):
+    """Smallest of the status distances d.scr_gjk_dist[w, :nx] (at least the first)."""
+    dist = d.scr_gjk_dist[w]
     mind = dist[0]
-    for i in range(1, st[ST_NX]):
+    for i in range(1, d.scr_gjk_st[w, ST_NX]):
         if dist[i] < mind:
             mind = dist[i]
     return mind

@@ -11,8 +11,8 @@ from sim.jit import njit
 from sim.engine.math import normalize3
 
 from sim.constants import GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER, GEOM_BOX, GEOM_MESH, GEOM_HFIELD
+from sim.constants import MINVAL  # mjMINVAL
 
-MINVAL = 1e-15
 MINVAL2 = MINVAL * MINVAL
 FLT_MAX = 3.4028234663852886e38
 MESH_HILLCLIMB_MIN = 10   # mjMESH_HILLCLIMB_MIN
@@ -215,6 +215,8 @@ def support(m, d, w, o, d0, d1, d2):
     if t == GEOM_CYLINDER:
         n2 = l0 * l0 + l1 * l1
         scl = s0 / math.sqrt(n2) if n2 >= MINVAL2 else 0.0
+        # feature index: 0 on the top cap's rim, 1 on the bottom's (the cylinder faces of multicontact)
+        iv[I_VERT] = 0 if l2 >= 0 else 1
         return _to_global(f, scl * l0, scl * l1, s1 if l2 >= 0 else -s1)
     if t == GEOM_BOX:
         r0 = s0 if l0 >= 0 else -s0
