@@ -583,7 +583,7 @@ def test_speedups_off_compile_the_same_code(tmp_path):
             'ir = [sp.overloads[s].library.get_llvm_str() for s in sp.signatures]\n'
             'print(json.dumps(dict(ir=hashlib.sha1("".join(ir).encode()).hexdigest(), n=len(ir), '
             'body_mass=np.asarray(m.body_mass).tolist(), register=_utils.NameScope.register.__module__)))\n'
-            % os.path.join(REPO, 'assets', 'hopper.xml'))
+            % os.path.join(REPO, 'envs', 'assets', 'hopper.xml'))
     runs = {}
     for flag in ('1', '0'):
         env = dict(os.environ, PYTHONPATH=REPO, NUMJOCO_QUIET='1', NUMJOCO_NUMBA_SPEEDUPS=flag,
