@@ -15,6 +15,12 @@ from envs.shaping import RewardTerms  # noqa: F401
 from envs.vector import NumjocoVectorEnv, VectorEntryPoint  # noqa: F401
 from envs.robotics import TASKS as ROBOTICS_TASKS, env_ids as robotics_env_ids
 from envs.robotics.vector import RobotVectorEntryPoint
+from sim.jit.patches import openmp_passive_wait
+
+# OMP_WAIT_POLICY=PASSIVE unless the user set it: OpenMP workers otherwise spin after each parallel region, which
+# on a machine with more busy threads than cores starves the vector envs' threads (sim/jit/patches.py); set before
+# numba starts its thread pool (its first parallel call)
+openmp_passive_wait()
 
 # id -> (entry point, max_episode_steps, reward_threshold)
 # (Gymnasium's v5 values for the v5 tasks)

@@ -17,7 +17,6 @@ BatchEngine is the engine (shared with the SB3 VecEnv of envs/sb3.py); NumjocoVe
 on it.  Domain randomisation per world and per episode: envs/randomize.py.
 """
 import importlib
-import os
 import time
 
 import cloudpickle
@@ -33,12 +32,6 @@ from envs.base import NumjocoEnv, CompiledTask
 from envs.kernels import reset_worlds, SET_CONST, RESTART, FINAL, OWN_BIAS
 from sim import api as _api
 from sim.constants import ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET, ST_FINAL, ST_BADACTION, ST_F32
-
-# numba's OpenMP workers spin after each parallel region (GOMP's default active wait); on a machine with more busy
-# threads than cores a spinning worker holds the core its descheduled peer needs: 8 worlds on 2 threads ran 50x
-# slower than on 1 (README, vector envs).  Passive waiting unless the user set the variable; effective when set
-# before numba starts its thread pool (its first parallel call in the process: importing envs comes first).
-os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
 
 _EMPTY = np.zeros(0, np.int64)
 

@@ -5,45 +5,10 @@
     sim.step(m, d)
 """
 
-from .jit import cache as _cache  # noqa: F401  (must come first: sets the numba cache directory)
+from .jit import cache as _cache  # noqa: F401  (the numba machinery; its patches: sim/jit/patches.py)
 from .errors import ModelError, UnsupportedError
 from .loader import load_model
 from .model import Model
-
-
-def _keep_openmp_threads():
-    """Make numba's thread-pool launch keep the calling thread's OpenMP thread count.  With the omp threading
-    layer numba's launch calls omp_set_num_threads(NUMBA_NUM_THREADS), and libgomp is shared with torch (and
-    OpenMP BLAS): a torch.set_num_threads(1) made before became 2, spinning workers against ours (a 64-64 tanh
-    MLP forward went 106 -> 766 us, PPO on Hopper ran 2.5x slower than on Gymnasium's env).  The pool still
-    starts lazily, at the first parallel call, so a process that never runs one stays safe to fork."""
-    from numba.np.ufunc import parallel
-    launch = parallel._launch_threads
-    if getattr(launch, 'keeps_openmp_threads', False):
-        return
-
-    def _launch_threads():
-        if parallel._is_initialized:
-            return launch()
-        import ctypes
-        libs = []
-        try:
-            with open('/proc/self/maps') as f:
-                paths = {line.split()[-1] for line in f if 'libgomp' in line}
-            for path in sorted(paths):
-                lib = ctypes.CDLL(path)
-                libs.append((lib, lib.omp_get_max_threads()))
-        except (OSError, AttributeError, IndexError):      # no /proc, or not an OpenMP runtime: nothing to keep
-            pass
-        launch()
-        for lib, before in libs:
-            if lib.omp_get_max_threads() != before:
-                lib.omp_set_num_threads(before)
-    _launch_threads.keeps_openmp_threads = True
-    parallel._launch_threads = _launch_threads
-
-
-_keep_openmp_threads()
 
 # the public names served by modules that import the compiled engine: loaded on first use, so that compiling a
 # model (sim.load_model) stays cheap

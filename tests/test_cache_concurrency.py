@@ -2,7 +2,7 @@
 next to a training run): every signature each process compiled loads afterwards from the cache as its own code.
 numba numbers its data files from the index it read and rewrites the index unlocked; two writers could leave an
 index entry naming another signature's code (seen on a shared cache: a single-world step ran the code compiled
-for another feature set).  sim/jit.py names each data file after its key and rewrites the index under a lock."""
+for another feature set).  sim/jit/cache.py names each data file after its key and rewrites the index under a lock."""
 import os
 import subprocess
 import sys

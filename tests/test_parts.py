@@ -1,6 +1,6 @@
-"""Parts of the step compiled on their own (sim/jit.py `part`, sim/engine/parts.py): a first compile sends them to a worker
-process and gives the same machine results as compiling them in-process; a warm process loads them and compiles
-nothing; the masked feature sets the stubs pass are the types the parts are compiled for."""
+"""Parts of the step compiled on their own (sim/jit/parts.py `part`, sim/engine/parts.py): a first compile sends them
+to a worker process and gives the same machine results as compiling them in-process; a warm process loads them and
+compiles nothing; the masked feature sets the stubs pass are the types the parts are compiled for."""
 import itertools
 import json
 import os
@@ -11,7 +11,7 @@ import tempfile
 
 import numba
 
-from sim import jit
+from sim.jit import parts
 from sim.jit.features import NAMES
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -25,7 +25,7 @@ from sim.jit.precompile import _count_compiles
 c = _count_compiles()
 import numpy as np
 import sim
-from sim import jit
+from sim.jit import parts
 m = sim.load_model(%(path)r)
 d = sim.Data(m)
 rng = np.random.default_rng(0)
@@ -35,7 +35,7 @@ for i in range(50):
     sim.step(m, d)
     h.update(np.ascontiguousarray(d.qpos).tobytes())
     h.update(np.ascontiguousarray(d.qvel).tobytes())
-print(json.dumps(dict(hash=h.hexdigest(), stats=jit.PART_STATS, ready=sorted(jit._PART_READY), compiled=c.n)))
+print(json.dumps(dict(hash=h.hexdigest(), stats=parts.PART_STATS, ready=sorted(parts._PART_READY), compiled=c.n)))
 ''' % dict(root=REPO, path=HOPPER)
 
 
@@ -63,9 +63,9 @@ def test_worker_and_in_process_compiles_agree():
                  'numjoco_part_sim_engine_parts_rne_post_constraint_part.F0000000000000000']
         assert w['ready'] == names and here['ready'] == names
         # compiled_here counts the worker's parts compiled here instead (collision is compiled here by design)
-        in_worker = sum(1 for _, _, _, worker in jit._PARTS.values() if worker)
+        in_worker = sum(1 for _, _, _, worker in parts._PARTS.values() if worker)
         assert 0 < in_worker < len(names)
-        if jit._cores() > 1:
+        if parts._cores() > 1:
             assert w['stats']['workers'] == 1 and w['stats']['compiled_here'] == 0, w['stats']
         assert here['stats']['workers'] == 0 and here['stats']['compiled_here'] == in_worker, here['stats']
         assert w['hash'] == here['hash']
@@ -83,33 +83,33 @@ def test_masked_feature_sets_are_the_compiled_types(full_run):
         rng = random.Random(0)
         every = [every[0], every[-1]] + rng.sample(every, 512)
     for F in every:
-        for stem, (disp, argtypes, uses, _) in jit._PARTS.items():
+        for stem, (disp, argtypes, uses, _) in parts._PARTS.items():
             if uses is None:
-                assert jit._part_argtypes(stem, None) == tuple(argtypes())
+                assert parts._part_argtypes(stem, None) == tuple(argtypes())
                 continue
             masked = tuple(F[i] if i in uses else None for i in range(len(NAMES)))
-            bits = jit._bits(numba.typeof(F), uses)
-            assert jit._part_argtypes(stem, bits)[-1] == numba.typeof(masked)
-            assert jit.part_symbol(stem, bits).endswith('.F' + ''.join('1' if x else '0' for x in masked))
+            bits = parts._bits(numba.typeof(F), uses)
+            assert parts._part_argtypes(stem, bits)[-1] == numba.typeof(masked)
+            assert parts.part_symbol(stem, bits).endswith('.F' + ''.join('1' if x else '0' for x in masked))
 
 
 
 def test_worker_slots_bound_the_workers(tmp_path, monkeypatch):
     # half the cores (at least one) may run part workers at once on one cache (lock files in its root); a
     # worker inherits its slot's lock, so the slot frees when the worker exits
-    monkeypatch.setattr(jit._cache, 'CACHE_ROOT', str(tmp_path))
-    n = max(1, jit._cores() // 2)
-    held = [jit._worker_slot() for _ in range(n)]
+    monkeypatch.setattr(parts._cache, 'CACHE_ROOT', str(tmp_path))
+    n = max(1, parts._cores() // 2)
+    held = [parts._worker_slot() for _ in range(n)]
     assert all(h not in (None, True) for h in held)
-    assert jit._worker_slot() is None
+    assert parts._worker_slot() is None
     child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], pass_fds=(held[0].fileno(),))
     try:
         held[0].close()
-        assert jit._worker_slot() is None          # the child still holds it
+        assert parts._worker_slot() is None          # the child still holds it
     finally:
         child.kill()
         child.wait()
-    again = jit._worker_slot()
+    again = parts._worker_slot()
     assert again not in (None, True)
     for h in held[1:] + [again]:
         h.close()

@@ -3,9 +3,7 @@ times it remembers, with numba's compile events played by stand-in dispatchers (
 import json
 import time
 
-from sim import jit
-
-from sim.jit import progress
+from sim.jit import parts, progress
 
 
 class KernelDispatcher:          # the listener reports on numjoco's dispatcher class only, by name
@@ -42,10 +40,10 @@ def test_messages_and_records(tmp_path, monkeypatch, capsys):
     listener = progress._Listener()
 
     # first entry of a process: the typical figure of a compile from scratch (15 s -> 10-22 s), and the stages
-    # a worker process compiles meanwhile (sim/jit.py parts)
-    monkeypatch.setattr(jit, '_PART_WORKERS', {'numjoco_part_a': None, 'numjoco_part_b': None})
+    # a worker process compiles meanwhile (sim/jit/parts.py)
+    monkeypatch.setattr(parts, '_PART_WORKERS', {'numjoco_part_a': None, 'numjoco_part_b': None})
     _compile(listener, 'run_batch', 150, 0.4)
-    monkeypatch.setattr(jit, '_PART_WORKERS', {})
+    monkeypatch.setattr(parts, '_PART_WORKERS', {})
     err = capsys.readouterr().err
     assert ('numjoco: compiling run_batch (What this entry computes), typically 10-22 s on 2 cores; 2 stage(s) '
             'compiling in a second process ...') in err

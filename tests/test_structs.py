@@ -32,7 +32,7 @@ def test_struct_addresses_from_python_are_the_meminfo_addresses():
     data_at = struct_at_address(DATA_TYPE)
 
     @njit
-    def qpos_dot(ptr):          # (a scalar back: these kernels keep no reference counts, sim/jit.py)
+    def qpos_dot(ptr):          # (a scalar back: these kernels keep no reference counts, sim/jit/codegen.py)
         q = data_at(ptr).qpos
         s = 0.0
         for i in range(q.shape[1]):

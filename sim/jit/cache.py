@@ -1,18 +1,32 @@
-"""Numba on-disk cache location keyed on a hash of the package sources, one directory per kernel group.
+"""numjoco's disk cache of compiled kernels: where it is (keyed on a hash of the package sources, one directory per
+kernel group) and numba's cache files made safe for processes compiling at once.
 
-Import this module before any module that defines jitted functions (it contains no jitted code).  Numba keys
-each cached function on its own file only, so an edit in a helper module would otherwise leave callers in other
-files serving stale machine code.  Keying the cache directory on a digest of the sources makes any edit start a
-fresh cache.  Kernels are cached per group (sim.jit.njit uses `locator_for`): the core group hashes every module
-of `sim` except the pure-Python compiler packages (NO_JIT_DIRS) and the other groups' folders; a group folder such
-as `sim/render` (GROUPS) hashes the core digest plus its own sources, so editing the renderer does not throw away
-the compiled physics (its kernels may call core kernels, never the reverse).
+Numba keys each cached function on its own file only, so an edit in a helper module would otherwise leave callers in
+other files serving stale machine code.  Keying the cache directory on a digest of the sources makes any edit start
+a fresh cache.  Kernels are cached per group (sim.jit.njit gives each its GroupCache): the core group hashes every
+module of `sim` except the pure-Python compiler packages (NO_JIT_DIRS) and the other groups' folders; a group folder
+such as `sim/render` (GROUPS) hashes the core digest plus its own sources, so editing the renderer does not throw
+away the compiled physics (its kernels may call core kernels, never the reverse).
+
+Only numjoco's kernels are cached here: numba's own cache settings (NUMBA_CACHE_DIR, numba.config.CACHE_DIR) are
+left as they are for other code in the process.
 """
+import contextlib
 import hashlib
 import os
 import re
 import shutil
 import tempfile
+
+try:
+    import fcntl
+except ImportError:        # Windows: numba's unlocked index
+    fcntl = None
+
+from numba.core import compiler as _compiler, sigutils as _sigutils
+from numba.core.caching import CompileResultCacheImpl, FunctionCache, IndexDataCacheFile, UserProvidedCacheLocator
+
+from sim.jit import codegen as _codegen
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))      # the sim package
 
@@ -142,8 +156,87 @@ def group_dir(module):
 
 if CACHE_DIR is not None:
     _use(CACHE_DIR)
-    # numba's own default for cache=True functions outside our groups; the environment variable covers a numba
-    # not yet imported, config one already imported
-    os.environ['NUMBA_CACHE_DIR'] = CACHE_DIR
-    import numba.core.config as _nbconfig
-    _nbconfig.CACHE_DIR = CACHE_DIR
+
+
+# ------------------------------------------------------------------------------------------------------------
+# numba's function cache, under the group directories, safe under concurrent writers, and aware of the runtime
+# symbols a kernel calls (sim/jit/codegen.py SYMBOL_RESOLVERS: the parts it calls by name must be known to LLVM
+# before its machine code is loaded).
+
+class _GroupLocator(UserProvidedCacheLocator):
+    """Cache locator under the kernel's group directory (group_dir); numba's config.CACHE_DIR is not read."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(group_dir(py_func.__module__), self.get_suitable_cache_subpath(py_file))
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        return super(UserProvidedCacheLocator, cls).from_function(py_func, py_file)
+
+
+class _GroupCacheImpl(CompileResultCacheImpl):
+    """numba's compile-result cache entries, with the runtime symbols the kernel's code calls."""
+    _locator_classes = [_GroupLocator]
+
+    def reduce(self, cres):
+        return cres._reduce(), _codegen.runtime_symbols(cres.library._final_module)
+
+    def rebuild(self, target_context, payload):
+        data, symbols = payload
+        _codegen.resolve_symbols(symbols)
+        cres = _compiler.CompileResult._rebuild(_codegen.kernel_context(target_context), *data)
+        return cres._replace(target_context=target_context)
+
+
+@contextlib.contextmanager
+def _locked(path):
+    """Exclusive inter-process lock on the file at path (a no-op where fcntl is missing)."""
+    if fcntl is None:
+        yield
+        return
+    with open(path, 'a') as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+class _SafeCacheFile(IndexDataCacheFile):
+    """numba's index + data cache files, safe when several processes compile at once (SubprocVecEnv or Ray
+    workers, sweep trials, a test run next to a training run).  numba numbers a new data file from the index it
+    read (1, 2, ...) and rewrites the index unlocked: two processes compiling two signatures could both write
+    file 1, leaving the index naming the other signature's code (a single-world step then ran the code compiled
+    for another feature set).  Here a data file is named after its key and written whole before the index, which
+    is re-read and rewritten under an exclusive lock."""
+
+    def __init__(self, cache_path, filename_base, source_stamp):
+        super().__init__(cache_path, filename_base, source_stamp)
+        self._base = filename_base
+
+    def save(self, key, data):
+        name = '%s.%s.nbc' % (self._base, hashlib.sha256(repr(key).encode()).hexdigest()[:16])
+        os.makedirs(self._cache_path, exist_ok=True)    # removed under a running process (prune)
+        self._save_data(name, data)
+        with _locked(self._index_path + '.lock'):
+            overloads = self._load_index()
+            overloads[key] = name
+            self._save_index(overloads)
+
+
+class GroupCache(FunctionCache):
+    """The disk cache of one kernel (sim.jit.njit's cache=True)."""
+    _impl_class = _GroupCacheImpl
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        self._cache_file = _SafeCacheFile(self._cache_path, self._impl.filename_base,
+                                          self._impl.locator.get_source_stamp())
+
+    def _load_overload(self, sig, target_context):
+        cres = super()._load_overload(sig, target_context)
+        if cres is not None and tuple(cres.signature.args) != tuple(_sigutils.normalize_signature(sig)[0]):
+            return None         # an entry holding another signature's code (a cache written before the lock)
+        return cres

@@ -18,8 +18,8 @@ QUIET = os.environ.get('NUMJOCO_QUIET', '') not in ('', '0')
 DELAY = 1.0         # seconds of compiling before the first word
 EVERY = 10.0        # seconds between progress lines
 # s of CPU, hopper (sim.jit.struct_new: no struct compile; the step's parts compiled by a worker meanwhile,
-# sim/jit.py). An entry compiled after another one in the same process reuses the kernels compiled for it (a batch
-# after a single world: ~10 s instead of ~15): those compiles are typed and remembered under '<entry>/shared'
+# sim/jit/parts.py). An entry compiled after another one in the same process reuses the kernels compiled for it
+# (a batch after a single world: ~10 s instead of ~15): those compiles are typed and remembered under '<entry>/shared'
 # (SHARED kernels compiled earlier in the process)
 TYPICAL = {'run_serial': 15, 'run_batch': 15, 'smooth_position': 4, 'run_serial/shared': 10, 'run_batch/shared': 10,
            'render_frames': 25}
@@ -119,8 +119,8 @@ class _Listener(event.Listener):
         if len(what) > 60:
             what = what[:60].rsplit(' ', 1)[0] + '...'
 
-        from sim import jit
-        apart = len(jit._PART_WORKERS)
+        from sim.jit import parts
+        apart = len(parts._PART_WORKERS)
         _say('numjoco: compiling %s%s, %s%s ...' % (name, ' (%s)' % what if what else '',
                                                      ('about %.0f s last time' % est if 'seconds' in rec else
                                                       'typically %.0f-%.0f s on 2 cores' % (est * 0.7, est * 1.5))
@@ -131,7 +131,8 @@ class _Listener(event.Listener):
         while not stop.wait(EVERY):
             with self.lock:
                 n, dt = self.count, time.perf_counter() - self.t0
-            _say('numjoco:   ... %s kernels compiled, %.0f s' % ('%d/%d' % (n, total) if total and n <= total else n, dt))
+            done = '%d/%d' % (n, total) if total and n <= total else n
+            _say('numjoco:   ... %s kernels compiled, %.0f s' % (done, dt))
 
 
 _HEADER = False
