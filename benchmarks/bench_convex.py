@@ -8,6 +8,7 @@ noslip_iterations = 0 on both sides (numjoco has no noslip solver).
 Run: python benchmarks/bench_convex.py [--quick]
 Prints a markdown table of µs per step (min / median over rounds) and the ratio ours / MuJoCo.
 """
+
 import os
 import re
 import shutil
@@ -26,19 +27,21 @@ from sim import api  # noqa: E402
 
 def _gr(path):
     import gymnasium_robotics
-    return os.path.join(os.path.dirname(gymnasium_robotics.__file__), 'envs', 'assets', path), None
+
+    return os.path.join(os.path.dirname(gymnasium_robotics.__file__), "envs", "assets", path), None
 
 
 def _quadruped():
     from dm_control.suite import common, quadruped
+
     return quadruped.make_model(floor_size=15, terrain=False, rangefinders=False, walls_and_ball=True), common.ASSETS
 
 
 MODELS = {
-    'FetchPickAndPlace': lambda: _gr('fetch/pick_and_place.xml'),
-    'ShadowHand block': lambda: _gr('hand/manipulate_block.xml'),
-    'Adroit relocate': lambda: _gr('adroit_hand/adroit_relocate.xml'),
-    'dm_control quadruped': _quadruped,
+    "FetchPickAndPlace": lambda: _gr("fetch/pick_and_place.xml"),
+    "ShadowHand block": lambda: _gr("hand/manipulate_block.xml"),
+    "Adroit relocate": lambda: _gr("adroit_hand/adroit_relocate.xml"),
+    "dm_control quadruped": _quadruped,
 }
 
 
@@ -47,23 +50,24 @@ def models(name):
     src, assets = MODELS[name]()
     if isinstance(src, bytes):
         src = src.decode()
-    if src.lstrip().startswith('<'):
+    if src.lstrip().startswith("<"):
         return mujoco.MjModel.from_xml_string(src, assets), sim.load_model(src, assets=assets)
     here = os.path.dirname(src)
-    if not any('noslip_iterations' in open(os.path.join(here, f)).read() for f in os.listdir(here)
-               if f.endswith('.xml')):
+    if not any(
+        "noslip_iterations" in open(os.path.join(here, f)).read() for f in os.listdir(here) if f.endswith(".xml")
+    ):
         return mujoco.MjModel.from_xml_path(src), sim.load_model(src)
     # a copy of the model's folder without noslip_iterations in any of its files
     tmp = tempfile.mkdtemp()
-    folder = os.path.join(tmp, 'model')
+    folder = os.path.join(tmp, "model")
     shutil.copytree(os.path.dirname(src), folder)
     for f in os.listdir(folder):
-        if f.endswith('.xml'):
+        if f.endswith(".xml"):
             path = os.path.join(folder, f)
             with open(path) as fh:
                 text = fh.read()
-            with open(path, 'w') as fh:
-                fh.write(re.sub(r'noslip_iterations="[^"]*"', '', text))
+            with open(path, "w") as fh:
+                fh.write(re.sub(r'noslip_iterations="[^"]*"', "", text))
     path = os.path.join(folder, os.path.basename(src))
     try:
         return mujoco.MjModel.from_xml_path(path), sim.load_model(path)
@@ -80,7 +84,7 @@ def run(name, nstep, rounds):
     rng = np.random.default_rng(0)
     lo, hi = m.actuator_ctrlrange[:, 0], m.actuator_ctrlrange[:, 1]
     ctrl = rng.uniform(lo, hi, size=(nstep, m.nu))
-    for k in range(200):   # into contact
+    for k in range(200):  # into contact
         md.ctrl[:] = ctrl[k % nstep]
         mujoco.mj_step(m, md)
     spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
@@ -99,7 +103,7 @@ def run(name, nstep, rounds):
 
     mujoco.mj_setState(m, md, s0, spec)
     load_ours()
-    api.step(sm, d)   # compile / load
+    api.step(sm, d)  # compile / load
     ours, ref, ncon = [], [], 0
     for _ in range(rounds):
         mujoco.mj_setState(m, md, s0, spec)
@@ -120,16 +124,18 @@ def run(name, nstep, rounds):
 
 
 def main():
-    quick = '--quick' in sys.argv
+    quick = "--quick" in sys.argv
     nstep, rounds = (200, 3) if quick else (1000, 7)
-    print('| model | contacts/step | ours µs/step (min / med) | MuJoCo µs/step (min / med) | ratio (med) |')
-    print('|---|---|---|---|---|')
+    print("| model | contacts/step | ours µs/step (min / med) | MuJoCo µs/step (min / med) | ratio (med) |")
+    print("|---|---|---|---|---|")
     for name in MODELS:
         ours, ref, ncon = run(name, nstep, rounds)
-        print('| %s | %.1f | %.1f / %.1f | %.1f / %.1f | %.2fx |' % (
-            name, ncon, ours.min(), np.median(ours), ref.min(), np.median(ref), np.median(ours) / np.median(ref)),
-            flush=True)
+        print(
+            "| %s | %.1f | %.1f / %.1f | %.1f / %.1f | %.2fx |"
+            % (name, ncon, ours.min(), np.median(ours), ref.min(), np.median(ref), np.median(ours) / np.median(ref)),
+            flush=True,
+        )
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     main()

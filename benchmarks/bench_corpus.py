@@ -22,8 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path[:0] = [REPO, os.path.join(REPO, "tests")]
 
-import corpus            # noqa: E402
-import corpus_check      # noqa: E402
+import corpus  # noqa: E402
+import corpus_check  # noqa: E402
 
 
 def _e(x):
@@ -58,15 +58,45 @@ def rows(records):
         reason = re.sub(r"/[^\s:]+/([^/\s:]+\.(xml|urdf))", r"\1", "; ".join(r.get("reasons") or []))
         if not reason and r.get("load") == "both refuse":
             reason = "MuJoCo: " + (r.get("mj_load") or "")[:90]
-        out.append([_short_name(r["name"]), r["package"], r["kind"], mj, ours,
-                    str(sizes.get("nv", "-")), "-" if r.get("fields") is None else str(r["fields"]), step_cell,
-                    states, _e(r.get("dist_err")), _e(r.get("qacc_err")), _e(r.get("qfrc_err")),
-                    _e(r.get("traj_err")), r.get("status") or "fail", reason[:160]])
+        out.append(
+            [
+                _short_name(r["name"]),
+                r["package"],
+                r["kind"],
+                mj,
+                ours,
+                str(sizes.get("nv", "-")),
+                "-" if r.get("fields") is None else str(r["fields"]),
+                step_cell,
+                states,
+                _e(r.get("dist_err")),
+                _e(r.get("qacc_err")),
+                _e(r.get("qfrc_err")),
+                _e(r.get("traj_err")),
+                r.get("status") or "fail",
+                reason[:160],
+            ]
+        )
     return out
 
 
-HEADER = ["model", "package", "kind", "MuJoCo loads", "we load", "nv", "field diffs", "steps", "contact states",
-          "dist err", "qacc err", "qfrc_c err", "traj err", "status", "reason"]
+HEADER = [
+    "model",
+    "package",
+    "kind",
+    "MuJoCo loads",
+    "we load",
+    "nv",
+    "field diffs",
+    "steps",
+    "contact states",
+    "dist err",
+    "qacc err",
+    "qfrc_c err",
+    "traj err",
+    "status",
+    "reason",
+]
 
 
 def summary(records):
@@ -78,14 +108,17 @@ def summary(records):
     steps = [r for r in we_load if r.get("step") in ("ok", "static")]
     match = [r for r in mj if r.get("status") in ("match", "static")]
     refuse_ok = [r for r in refused if r.get("load") == "both refuse"]
-    return (f"{n} corpus files: {len(mj)} models MuJoCo loads, {len(refused)} it refuses | of the {len(mj)} models "
-            f"we load {len(we_load)}, fields match {len(fields)}, step {len(steps)}, match on every check "
-            f"{len(match)} | of the {len(refused)} refused we refuse {len(refuse_ok)} with ModelError")
+    return (
+        f"{n} corpus files: {len(mj)} models MuJoCo loads, {len(refused)} it refuses | of the {len(mj)} models "
+        f"we load {len(we_load)}, fields match {len(fields)}, step {len(steps)}, match on every check "
+        f"{len(match)} | of the {len(refused)} refused we refuse {len(refuse_ok)} with ModelError"
+    )
 
 
 def _normalise(msg):
     """An error message without file paths, line numbers, names in quotes and numbers (for grouping)."""
     import re
+
     msg = re.sub(r"\S*/\S*\.(xml|urdf)(:\d+)?", "<file>", msg)
     msg = re.sub(r"'[^']*'", "'..'", msg)
     msg = re.sub(r"\b\d+(\.\d+)?(e-?\d+)?\b", "N", msg)
@@ -99,15 +132,19 @@ def category(r):
         return None
     first = reasons[0]
     if first.startswith("slow load"):
-        return (f"slow load: sim.load_model still running after {corpus_check.LOAD_TIMEOUT} s "
-                "(MuJoCo loads it in seconds)")
+        return (
+            f"slow load: sim.load_model still running after {corpus_check.LOAD_TIMEOUT} s (MuJoCo loads it in seconds)"
+        )
     if first.startswith(("worker process died", "hung")):
         return "crash: " + _normalise(first)
     if first.startswith("load: "):
         return "we refuse a model MuJoCo loads: " + _normalise(first[6:])
     if first.startswith("MuJoCo refuses"):
-        return "refusal: " + _normalise(first) + (" | we raise " + _normalise(r.get("ours_load") or "")
-                                                  if "raises" in first else "")
+        return (
+            "refusal: "
+            + _normalise(first)
+            + (" | we raise " + _normalise(r.get("ours_load") or "") if "raises" in first else "")
+        )
     if first.startswith("fields: "):
         fields = first.split("(", 1)[-1].rstrip(")")
         return "model fields differ: " + fields
@@ -167,18 +204,24 @@ def _bound(x):
 
 def write_expected(records, path):
     """tests/corpus_expected.py from a run: every failing record with its reasons and upper bounds."""
-    lines = ['"""Corpus models that fail today (tests/test_robot_corpus.py): name -> reason (the measured failure),',
-             'optional bounds (record key -> upper bound: 10x the measured error; the number of differing fields as',
-             'measured) and crash (True: checked in a worker process: it crashes, hangs or loads too slowly).',
-             'Written by `python benchmarks/bench_corpus.py --write-expected tests/corpus_expected.py`; the',
-             'categories and their likely causes are in docs/corpus.md.  Remove an entry when its model passes."""',
-             ""]
+    lines = [
+        '"""Corpus models that fail today (tests/test_robot_corpus.py): name -> reason (the measured failure),',
+        "optional bounds (record key -> upper bound: 10x the measured error; the number of differing fields as",
+        "measured) and crash (True: checked in a worker process: it crashes, hangs or loads too slowly).",
+        "Written by `python benchmarks/bench_corpus.py --write-expected tests/corpus_expected.py`; the",
+        'categories and their likely causes are in docs/corpus.md.  Remove an entry when its model passes."""',
+        "",
+    ]
     expected = {}
-    limits = {"dist_err": corpus_check.DIST_TOL, "qacc_err": corpus_check.ACC_RTOL,
-              "qfrc_err": corpus_check.ACC_RTOL, "traj_err": corpus_check.TRAJ_RTOL}
+    limits = {
+        "dist_err": corpus_check.DIST_TOL,
+        "qacc_err": corpus_check.ACC_RTOL,
+        "qfrc_err": corpus_check.ACC_RTOL,
+        "traj_err": corpus_check.TRAJ_RTOL,
+    }
     for r in sorted(records, key=lambda r: r["name"]):
         if r.get("status") != "fail" or (r.get("reasons") or [""])[0].startswith("hung"):
-            continue        # a hang (the whole check over --timeout: compiles on a busy machine) is no finding
+            continue  # a hang (the whole check over --timeout: compiles on a busy machine) is no finding
         reason = re.sub(r"/[^\s:]+/([^/\s:]+\.(xml|urdf))", r"\1", "; ".join(r.get("reasons") or []))
         e = {"reason": reason[:400]}
         bounds = {k: _bound(r[k]) for k, lim in limits.items() if r.get(k) is not None and lim < r[k] < float("inf")}
@@ -198,8 +241,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", nargs="*", default=None, help="check only names containing one of these strings")
     ap.add_argument("--jsonl", help="append each record to this file as it comes")
-    ap.add_argument("--from-jsonl", nargs="+", help="print the table of saved runs (no checking); a model in "
-                    "several files takes the record that went furthest (a full check over a --fields-only one)")
+    ap.add_argument(
+        "--from-jsonl",
+        nargs="+",
+        help="print the table of saved runs (no checking); a model in "
+        "several files takes the record that went furthest (a full check over a --fields-only one)",
+    )
     ap.add_argument("--fields-only", action="store_true", help="load and model-field checks only (no dynamics)")
     ap.add_argument("--reverse", action="store_true", help="check in reverse name order")
     ap.add_argument("--markdown", help="write the table as markdown to this file")
@@ -225,8 +272,11 @@ def main(argv=None):
         done = []
         if args.resume and args.jsonl and os.path.exists(args.jsonl):
             with open(args.jsonl) as f:
-                done = [r for r in {r["name"]: r for r in map(json.loads, f) if r}.values()
-                        if not (r.get("reasons") or [""])[0].startswith("hung")]     # a hang is retried
+                done = [
+                    r
+                    for r in {r["name"]: r for r in map(json.loads, f) if r}.values()
+                    if not (r.get("reasons") or [""])[0].startswith("hung")
+                ]  # a hang is retried
             names = {r["name"] for r in done}
             entries = [e for e in entries if e.name not in names]
         if args.only:
@@ -238,14 +288,18 @@ def main(argv=None):
         log = open(args.log, "a") if args.log else None
         out = open(args.jsonl, "a") if args.jsonl else None
         records = list(done)
-        for r in corpus_check.check_isolated(entries, timeout=args.timeout, log=log, jobs=args.jobs,
-                                                  dynamics=not args.fields_only):
+        for r in corpus_check.check_isolated(
+            entries, timeout=args.timeout, log=log, jobs=args.jobs, dynamics=not args.fields_only
+        ):
             records.append(r)
             if out:
                 out.write(json.dumps(r) + "\n")
                 out.flush()
-            print(f"[{len(records)}/{len(entries) + len(done)}] {r['name']}: {r['status']} {r.get('seconds')} s "
-                  f"{'; '.join(r.get('reasons') or [])[:200]}", flush=True)
+            print(
+                f"[{len(records)}/{len(entries) + len(done)}] {r['name']}: {r['status']} {r.get('seconds')} s "
+                f"{'; '.join(r.get('reasons') or [])[:200]}",
+                flush=True,
+            )
     print()
     print(table_text(records))
     print()

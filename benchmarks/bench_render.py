@@ -20,6 +20,7 @@ Prints markdown tables (frames/s; each frame = update_scene + render, as an envi
 Single-thread figures also give frames per CPU-second (process time), which is less sensitive to a busy machine;
 the load average is printed before and after.
 """
+
 import os
 import sys
 import time
@@ -37,6 +38,7 @@ import sim  # noqa: E402
 
 def _gym(name):
     import gymnasium
+
     return os.path.join(os.path.dirname(gymnasium.__file__), "envs", "mujoco", "assets", name)
 
 
@@ -74,6 +76,7 @@ def ours_single(name, camera, mode, nthread, seconds, size=480):
     def frame():
         r.update_scene(d, camera=camera)
         r.render()
+
     return _rate(frame, 1, seconds)
 
 
@@ -84,12 +87,14 @@ def ours_batch(name, camera, nworld, nthread, seconds, mode="rgb", size=64):
     r = sim.Renderer(m, size, size)
     if mode == "depth":
         r.enable_depth_rendering()
-    out = np.empty((nworld, size, size, 3) if mode == "rgb" else (nworld, size, size),
-                   np.uint8 if mode == "rgb" else np.float32)
+    out = np.empty(
+        (nworld, size, size, 3) if mode == "rgb" else (nworld, size, size), np.uint8 if mode == "rgb" else np.float32
+    )
 
     def frame():
         r.update_scene(d, camera=camera)
         r.render(out=out)
+
     return _rate(frame, nworld, seconds)
 
 
@@ -104,12 +109,16 @@ def stages(name="hopper.xml", size=480, seconds=1.0):
     print("|---|---|---|")
     upd = 1e3 / _rate(lambda: r.update_scene(d, camera="track"), 1, seconds)[1]
     print(f"| update_scene alone | {upd:.3f} | |")
-    for label, flags, tex, mode in (("full look", {}, True, "rgb"), ("shadows off", {0: 0}, True, "rgb"),
-                                    ("reflection off", {2: 0}, True, "rgb"), ("skybox + haze off", {4: 0, 6: 0},
-                                                                              True, "rgb"),
-                                    ("textures off", {}, False, "rgb"),
-                                    ("all four off", {0: 0, 2: 0, 4: 0, 6: 0}, False, "rgb"),
-                                    ("depth", {}, True, "depth"), ("segmentation", {}, True, "seg")):
+    for label, flags, tex, mode in (
+        ("full look", {}, True, "rgb"),
+        ("shadows off", {0: 0}, True, "rgb"),
+        ("reflection off", {2: 0}, True, "rgb"),
+        ("skybox + haze off", {4: 0, 6: 0}, True, "rgb"),
+        ("textures off", {}, False, "rgb"),
+        ("all four off", {0: 0, 2: 0, 4: 0, 6: 0}, False, "rgb"),
+        ("depth", {}, True, "depth"),
+        ("segmentation", {}, True, "seg"),
+    ):
         for f in (0, 2, 4, 6):
             r.scene.flags[f] = flags.get(f, 1)
         opt.flags[opt.VIS_TEXTURE] = tex
@@ -133,6 +142,7 @@ def mujoco_renderer(name, size):
         return None
     try:
         import mujoco
+
         mm = mujoco.MjModel.from_xml_path(_gym(name))
         md = mujoco.MjData(mm)
         rng = np.random.default_rng(0)
@@ -141,7 +151,7 @@ def mujoco_renderer(name, size):
         mm.vis.global_.offwidth = max(size, mm.vis.global_.offwidth)
         mm.vis.global_.offheight = max(size, mm.vis.global_.offheight)
         return mm, md, mujoco.Renderer(mm, size, size)
-    except Exception as e:       # no OSMesa / EGL / display
+    except Exception as e:  # no OSMesa / EGL / display
         _MJ_ERROR.append(f"{type(e).__name__}: {e}")
         return None
 
@@ -159,6 +169,7 @@ def mujoco_single(name, camera, mode, seconds, size=480):
     def frame():
         r.update_scene(md, camera=camera)
         r.render()
+
     out = _rate(frame, 1, seconds)
     r.close()
     return out
@@ -171,11 +182,18 @@ def _fmt(x):
 def compare(outdir):
     """Side-by-side images ours | MuJoCo for a few scenes, with their mean absolute difference."""
     import mujoco
+
     sys.path.insert(0, os.path.join(ROOT, "tests"))
     from test_render_look import write_png
+
     os.makedirs(outdir, exist_ok=True)
-    scenes = [("hopper.xml", "track", 480), ("humanoid.xml", "track", 480), ("half_cheetah.xml", "track", 64),
-              ("ant.xml", "track", 240), (os.path.join(ROOT, "tests", "models", "render_scene.xml"), "fixed", 480)]
+    scenes = [
+        ("hopper.xml", "track", 480),
+        ("humanoid.xml", "track", 480),
+        ("half_cheetah.xml", "track", 64),
+        ("ant.xml", "track", 240),
+        (os.path.join(ROOT, "tests", "models", "render_scene.xml"), "fixed", 480),
+    ]
     print("\n| scene | size | mean abs diff ours vs mujoco.Renderer (of 255) | image |")
     print("|---|---|---|---|")
     for name, cam, size in scenes:
@@ -209,12 +227,19 @@ def main():
         print(f"\nload average after: {os.getloadavg()}")
         return
     print()
-    print("| 480x480, default look (shadows, reflection, skybox) | ours 1 thread fps | ours 1 thread "
-          "frames/CPU-s | ours 2 threads fps | mujoco.Renderer (OSMesa, LP_NUM_THREADS="
-          f"{os.environ.get('LP_NUM_THREADS')}) fps |")
+    print(
+        "| 480x480, default look (shadows, reflection, skybox) | ours 1 thread fps | ours 1 thread "
+        "frames/CPU-s | ours 2 threads fps | mujoco.Renderer (OSMesa, LP_NUM_THREADS="
+        f"{os.environ.get('LP_NUM_THREADS')}) fps |"
+    )
     print("|---|---|---|---|---|")
-    rows = [("hopper.xml", "track", "rgb"), ("humanoid.xml", "track", "rgb"), ("hopper.xml", "track", "depth"),
-            ("hopper.xml", "track", "seg"), ("humanoid.xml", "track", "depth")]
+    rows = [
+        ("hopper.xml", "track", "rgb"),
+        ("humanoid.xml", "track", "rgb"),
+        ("hopper.xml", "track", "depth"),
+        ("hopper.xml", "track", "seg"),
+        ("humanoid.xml", "track", "depth"),
+    ]
     for name, cam, mode in rows:
         one = ours_single(name, cam, mode, 1, sec)
         two = ours_single(name, cam, mode, 2, sec)

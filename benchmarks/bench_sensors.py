@@ -10,6 +10,7 @@ Prints markdown tables:
   (2 threads) vs a loop of 64 mjd_transitionFD calls; with the largest |ours - MuJoCo| relative to
   max(1, |value|) of A, B, C, D.
 """
+
 import os
 import sys
 import time
@@ -27,8 +28,9 @@ from sim import api  # noqa: E402
 from sim.api import transition_fd  # noqa: E402
 
 import gymnasium  # noqa: E402
-ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), 'envs/mujoco/assets')
-MODELS = os.path.join(ROOT, 'tests', 'models')
+
+ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), "envs/mujoco/assets")
+MODELS = os.path.join(ROOT, "tests", "models")
 
 
 def sensor_steps(path, nstep, repeats, disable):
@@ -69,7 +71,7 @@ def mj_fd(m, md, eps=1e-6):
 
 
 def copy_state(md, d, w=None):
-    for f in ('qpos', 'qvel', 'act', 'ctrl', 'qacc_warmstart'):
+    for f in ("qpos", "qvel", "act", "ctrl", "qacc_warmstart"):
         if w is None:
             setattr(d, f, getattr(md, f))
         else:
@@ -82,7 +84,7 @@ def rel_err(a, b):
 
 def transition(name, nworld, repeats):
     """(ours s, MuJoCo s, max error) for one world and for nworld worlds."""
-    m = mujoco.MjModel.from_xml_path(os.path.join(ASSETS, name + '.xml'))
+    m = mujoco.MjModel.from_xml_path(os.path.join(ASSETS, name + ".xml"))
     m.opt.integrator = mujoco.mjtIntegrator.mjINT_EULER
     mds = [fd_state(m, s) for s in range(nworld)]
     # one world
@@ -113,30 +115,36 @@ def _time(f):
 
 
 def main():
-    quick = '--quick' in sys.argv
+    quick = "--quick" in sys.argv
     nstep = 200 if quick else 1000
     repeats = 3 if quick else 5
-    print('| model | sensors | ours µs/step (min/med) | MuJoCo C µs/step (min/med) | ratio med |')
-    print('|---|---|---|---|---|')
-    for fname in ('sensors_contact.xml', 'sensors_many.xml'):
+    print("| model | sensors | ours µs/step (min/med) | MuJoCo C µs/step (min/med) | ratio med |")
+    print("|---|---|---|---|---|")
+    for fname in ("sensors_contact.xml", "sensors_many.xml"):
         path = os.path.join(MODELS, fname)
         ns = mujoco.MjModel.from_xml_path(path).nsensor
-        for disable, label in ((0, 'on (%d)' % ns), (int(mujoco.mjtDisableBit.mjDSBL_SENSOR), 'off')):
+        for disable, label in ((0, "on (%d)" % ns), (int(mujoco.mjtDisableBit.mjDSBL_SENSOR), "off")):
             o, r = sensor_steps(path, nstep, repeats, disable)
-            print(f'| {fname[:-4]} | {label} | {o.min():.1f}/{np.median(o):.1f} | {r.min():.1f}/{np.median(r):.1f} | '
-                  f'{np.median(o) / np.median(r):.2f} |')
+            print(
+                f"| {fname[:-4]} | {label} | {o.min():.1f}/{np.median(o):.1f} | {r.min():.1f}/{np.median(r):.1f} | "
+                f"{np.median(o) / np.median(r):.2f} |"
+            )
     print()
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     nworld = 16 if quick else 64
-    print(f'| transition_fd (Euler, forward, eps 1e-6) | ours 1 world ms | mjd_transitionFD ms | ratio | ours '
-          f'{nworld} worlds ms ({numba.get_num_threads()} threads) | {nworld} x mjd_transitionFD ms | speed-up | '
-          'max rel. error |')
-    print('|---|---|---|---|---|---|---|---|')
-    for name in ('hopper', 'humanoid'):
+    print(
+        f"| transition_fd (Euler, forward, eps 1e-6) | ours 1 world ms | mjd_transitionFD ms | ratio | ours "
+        f"{nworld} worlds ms ({numba.get_num_threads()} threads) | {nworld} x mjd_transitionFD ms | speed-up | "
+        "max rel. error |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for name in ("hopper", "humanoid"):
         o1, r1, ob, rb, err = transition(name, nworld, repeats)
-        print(f'| {name} | {o1 * 1e3:.2f} | {r1 * 1e3:.2f} | {o1 / r1:.2f} | {ob * 1e3:.1f} | {rb * 1e3:.1f} | '
-              f'{rb / ob:.2f} | {err:.1e} |')
+        print(
+            f"| {name} | {o1 * 1e3:.2f} | {r1 * 1e3:.2f} | {o1 / r1:.2f} | {ob * 1e3:.1f} | {rb * 1e3:.1f} | "
+            f"{rb / ob:.2f} | {err:.1e} |"
+        )
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     main()

@@ -2,6 +2,7 @@
 
 Run: python benchmarks/bench_smooth.py [--quick]
 """
+
 import os
 import subprocess
 import sys
@@ -19,12 +20,13 @@ import numba  # noqa: E402
 from sim import api  # noqa: E402
 
 import gymnasium  # noqa: E402
-ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), 'envs/mujoco/assets')
+
+ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), "envs/mujoco/assets")
 DISABLE = int(mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
 
 
 def load(name, disable=DISABLE):
-    m = mujoco.MjModel.from_xml_path(os.path.join(ASSETS, name + '.xml'))
+    m = mujoco.MjModel.from_xml_path(os.path.join(ASSETS, name + ".xml"))
     m.opt.disableflags |= disable
     return m
 
@@ -57,7 +59,8 @@ def single(name, nstep=1000, repeats=7, disable=DISABLE):
 def batched(nworld=256, nstep=100, repeats=5, disable=DISABLE):
     """[(nthread, ours steps/s, mujoco.rollout steps/s)] for nworld hoppers."""
     from mujoco import rollout
-    m = load('hopper', disable)
+
+    m = load("hopper", disable)
     rows = []
     for nthread in (1, 2):
         numba.set_num_threads(nthread)
@@ -87,7 +90,7 @@ def batched(nworld=256, nstep=100, repeats=5, disable=DISABLE):
     return rows
 
 
-COLD = r'''
+COLD = r"""
 import sys, time
 t = time.perf_counter()
 sys.path.insert(0, %r)
@@ -99,38 +102,40 @@ m.opt.disableflags |= %d
 d = api.Data(m)
 api.step(m, d)
 print(time.perf_counter() - t)
-'''
+"""
 
 
 def start_time(cache_dir, disable=DISABLE):
     env = dict(os.environ, NUMJOCO_CACHE_DIR=cache_dir)
-    code = COLD % (ROOT, os.path.join(ASSETS, 'hopper.xml'), disable)
-    out = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True, text=True, check=True)
+    code = COLD % (ROOT, os.path.join(ASSETS, "hopper.xml"), disable)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     return float(out.stdout.strip().splitlines()[-1])
 
 
 def main():
-    quick = '--quick' in sys.argv
-    print('| model | ours µs/step (min/med/max) | MuJoCo C µs/step (min/med/max) | ratio med | ours 1 step/call µs |')
-    print('|---|---|---|---|---|')
-    for name in ('hopper', 'half_cheetah', 'ant', 'humanoid'):
+    quick = "--quick" in sys.argv
+    print("| model | ours µs/step (min/med/max) | MuJoCo C µs/step (min/med/max) | ratio med | ours 1 step/call µs |")
+    print("|---|---|---|---|---|")
+    for name in ("hopper", "half_cheetah", "ant", "humanoid"):
         o, r, pc = single(name, nstep=200 if quick else 1000)
-        print(f'| {name} | {o.min():.2f}/{np.median(o):.2f}/{o.max():.2f} | '
-              f'{r.min():.2f}/{np.median(r):.2f}/{r.max():.2f} | {np.median(o) / np.median(r):.2f} | {pc:.2f} |')
+        print(
+            f"| {name} | {o.min():.2f}/{np.median(o):.2f}/{o.max():.2f} | "
+            f"{r.min():.2f}/{np.median(r):.2f}/{r.max():.2f} | {np.median(o) / np.median(r):.2f} | {pc:.2f} |"
+        )
     print()
-    print('| 256 hoppers | ours steps/s | mujoco.rollout steps/s | ratio |')
-    print('|---|---|---|---|')
+    print("| 256 hoppers | ours steps/s | mujoco.rollout steps/s | ratio |")
+    print("|---|---|---|---|")
     for nthread, ours, ref in batched(nstep=50 if quick else 100):
-        print(f'| {nthread} thread(s) | {ours:,.0f} | {ref:,.0f} | {ours / ref:.2f} |')
+        print(f"| {nthread} thread(s) | {ours:,.0f} | {ref:,.0f} | {ours / ref:.2f} |")
     print()
     with tempfile.TemporaryDirectory() as tmp:
         cold = start_time(tmp)
         warm = start_time(tmp)
-    print('| start | seconds (import + model + first step, hopper) |')
-    print('|---|---|')
-    print(f'| cold (empty cache) | {cold:.1f} |')
-    print(f'| warm | {warm:.2f} |')
+    print("| start | seconds (import + model + first step, hopper) |")
+    print("|---|---|")
+    print(f"| cold (empty cache) | {cold:.1f} |")
+    print(f"| warm | {warm:.2f} |")
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     main()

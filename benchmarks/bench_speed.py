@@ -11,6 +11,7 @@
 4. 256 batched hoppers vs mujoco.rollout, 1 and 2 threads.
 Models are numjoco's own (sim.load_model) of Gymnasium's files; MuJoCo loads the same files.
 """
+
 import json
 import os
 import subprocess
@@ -28,13 +29,14 @@ import numba  # noqa: E402
 import gymnasium  # noqa: E402
 
 import sim  # noqa: E402
-sys.path.insert(0, os.path.join(ROOT, 'benchmarks'))
+
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 from models import model_path  # noqa: E402
 
-ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), 'envs/mujoco/assets')
-MODELS = ('hopper', 'half_cheetah', 'walker2d', 'ant', 'humanoid')
+ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), "envs/mujoco/assets")
+MODELS = ("hopper", "half_cheetah", "walker2d", "ant", "humanoid")
 
-COLD = r'''
+COLD = r"""
 import json, sys, time
 t0, c0 = time.perf_counter(), time.process_time()
 sys.path.insert(0, %(root)r)
@@ -82,13 +84,14 @@ from sim import jit
 print(json.dumps(dict(wall=time.perf_counter() - t0, cpu=time.process_time() - c0, worker_cpu=ch.ru_utime + ch.ru_stime,
                       workers=jit.PART_STATS['workers'], wait=jit.PART_STATS['wait'], excl=excl, kernels=kern,
                       llvm=llvm[0], phases=dict(imp=imp, load=load, data=data, step=step))))
-'''
+"""
 
 
 def start(path, cache):
-    env = dict(os.environ, NUMJOCO_CACHE_DIR=cache, NUMJOCO_QUIET='1')
-    out = subprocess.run([sys.executable, '-c', COLD % dict(root=ROOT, path=path)], env=env, capture_output=True,
-                         text=True, check=True)
+    env = dict(os.environ, NUMJOCO_CACHE_DIR=cache, NUMJOCO_QUIET="1")
+    out = subprocess.run(
+        [sys.executable, "-c", COLD % dict(root=ROOT, path=path)], env=env, capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -123,13 +126,14 @@ def single_world(name, rounds, warm=200, seed=0):
         d.act[:] = md.act
         d.ctrl[:] = md.ctrl
         d.qacc_warmstart[:] = md.qacc_warmstart
+
     restart()
     sim.step(m, d)
     t = time.perf_counter()
     for _ in range(20):
         mujoco.mj_step(mm, md)
     k = max(10, int(0.003 / ((time.perf_counter() - t) / 20)))
-    one = hundred = ref = float('inf')
+    one = hundred = ref = float("inf")
     for _ in range(rounds):
         restart()
         t = time.perf_counter()
@@ -149,54 +153,69 @@ def single_world(name, rounds, warm=200, seed=0):
 
 
 def main():
-    quick = '--quick' in sys.argv
+    quick = "--quick" in sys.argv
     reps = 3 if quick else 7
-    print('numjoco speed report (%s, %d cores, load %.1f)' % (time.strftime('%Y-%m-%d'), os.cpu_count(),
-                                                            os.getloadavg()[0]))
-    if '--no-cold' not in sys.argv:
-        print('\n| start-up (import + load + first step) | cold wall s | cold CPU s | worker CPU s | warm wall s |')
-        print('|---|---|---|---|---|')
+    print(
+        "numjoco speed report (%s, %d cores, load %.1f)"
+        % (time.strftime("%Y-%m-%d"), os.cpu_count(), os.getloadavg()[0])
+    )
+    if "--no-cold" not in sys.argv:
+        print("\n| start-up (import + load + first step) | cold wall s | cold CPU s | worker CPU s | warm wall s |")
+        print("|---|---|---|---|---|")
         profiles = {}
-        for name in ('hopper', 'humanoid'):
+        for name in ("hopper", "humanoid"):
             with tempfile.TemporaryDirectory() as tmp:
-                cold = start(os.path.join(ASSETS, name + '.xml'), tmp)
-                warm = start(os.path.join(ASSETS, name + '.xml'), tmp)
+                cold = start(os.path.join(ASSETS, name + ".xml"), tmp)
+                warm = start(os.path.join(ASSETS, name + ".xml"), tmp)
             profiles[name] = cold
-            print(f"| {name} | {cold['wall']:.1f} | {cold['cpu']:.1f} | {cold['worker_cpu']:.1f} | {warm['wall']:.2f} |")
+            print(
+                f"| {name} | {cold['wall']:.1f} | {cold['cpu']:.1f} | {cold['worker_cpu']:.1f} | {warm['wall']:.2f} |"
+            )
         for name, cold in profiles.items():
-            top = sorted(cold['excl'].items(), key=lambda kv: -kv[1])[:8]
-            print(f"\ncold compile, {name}: {sum(cold['excl'].values()):.1f} s CPU in numba compiles in the process "
-                  f"(the parts compiled by {cold['workers']} worker(s) apart; {cold['wait']:.1f} s waited for them), "
-                  f"of which {cold['llvm']:.1f} s LLVM optimisation + code generation; by module (exclusive CPU s): "
-                  + ', '.join(f'{k} {v:.1f}' for k, v in top))
+            top = sorted(cold["excl"].items(), key=lambda kv: -kv[1])[:8]
+            print(
+                f"\ncold compile, {name}: {sum(cold['excl'].values()):.1f} s CPU in numba compiles in the process "
+                f"(the parts compiled by {cold['workers']} worker(s) apart; {cold['wait']:.1f} s waited for them), "
+                f"of which {cold['llvm']:.1f} s LLVM optimisation + code generation; by module (exclusive CPU s): "
+                + ", ".join(f"{k} {v:.1f}" for k, v in top)
+            )
 
-    print('\n| model | sim.step 1/call µs | per step, nstep-batched µs | overhead µs | mj_step µs | ratio 1/call | '
-          'ratio batched |')
-    print('|---|---|---|---|---|---|---|')
-    for name in MODELS + ('humanoids3',):
+    print(
+        "\n| model | sim.step 1/call µs | per step, nstep-batched µs | overhead µs | mj_step µs | ratio 1/call | "
+        "ratio batched |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for name in MODELS + ("humanoids3",):
         one, hundred, c = single_world(name, rounds=10 if quick else 30)
-        print(f'| {name} | {one:.1f} | {hundred:.1f} | {one - hundred:.1f} | {c:.1f} | {one / c:.2f} | '
-              f'{hundred / c:.2f} |')
-    print('(nstep-batched: one sim.step(m, d, k) per block of k ~ 3 ms of steps; humanoids3: three Gymnasium '
-          'humanoids piled up, nv 69, MuJoCo defaults (benchmarks/models.py); load now %.1f)' % os.getloadavg()[0])
-    m = sim.load_model(os.path.join(ASSETS, 'half_cheetah.xml'))
-    for nworld in (1, 2):      # one world runs the serial entry, two the parallel one (per world figures)
+        print(
+            f"| {name} | {one:.1f} | {hundred:.1f} | {one - hundred:.1f} | {c:.1f} | {one / c:.2f} | "
+            f"{hundred / c:.2f} |"
+        )
+    print(
+        "(nstep-batched: one sim.step(m, d, k) per block of k ~ 3 ms of steps; humanoids3: three Gymnasium "
+        "humanoids piled up, nv 69, MuJoCo defaults (benchmarks/models.py); load now %.1f)" % os.getloadavg()[0]
+    )
+    m = sim.load_model(os.path.join(ASSETS, "half_cheetah.xml"))
+    for nworld in (1, 2):  # one world runs the serial entry, two the parallel one (per world figures)
         b = sim.Data(m, nworld=nworld)
         sim.step(m, b)
-        one = hundred = float('inf')
-        for _ in range(2 * reps):      # interleaved (see the batch table below)
+        one = hundred = float("inf")
+        for _ in range(2 * reps):  # interleaved (see the batch table below)
             one = min(one, per_step(m, b, 1, 2000) / nworld)
             hundred = min(hundred, per_step(m, b, 100, 20) / nworld)
-        print(f'\nper-call overhead, batched Data (half_cheetah, nworld={nworld}): {(one - hundred) * nworld:.1f} µs '
-              f'per call ({one:.1f} µs per world-step at nstep=1, {hundred:.1f} at nstep=100)')
+        print(
+            f"\nper-call overhead, batched Data (half_cheetah, nworld={nworld}): {(one - hundred) * nworld:.1f} µs "
+            f"per call ({one:.1f} µs per world-step at nstep=1, {hundred:.1f} at nstep=100)"
+        )
 
     from mujoco import rollout
-    path = os.path.join(ASSETS, 'hopper.xml')
+
+    path = os.path.join(ASSETS, "hopper.xml")
     m = sim.load_model(path)
     mm = mujoco.MjModel.from_xml_path(path)
     nworld, nstep = 256, (20 if quick else 100)
-    print('\n| 256 hoppers, contacts on | numjoco steps/s | mujoco.rollout steps/s | ratio |')
-    print('|---|---|---|---|')
+    print("\n| 256 hoppers, contacts on | numjoco steps/s | mujoco.rollout steps/s | ratio |")
+    print("|---|---|---|---|")
     for nthread in (1, 2):
         numba.set_num_threads(nthread)
         bd = sim.Data(m, nworld=nworld)
@@ -207,6 +226,7 @@ def main():
             t = time.perf_counter()
             sim.step(m, bd, nstep)
             return time.perf_counter() - t
+
         datas = [mujoco.MjData(mm) for _ in range(nthread)]
         state0 = np.zeros((nworld, mujoco.mj_stateSize(mm, mujoco.mjtState.mjSTATE_FULLPHYSICS)))
         for i in range(nworld):
@@ -219,16 +239,17 @@ def main():
                 t = time.perf_counter()
                 r.rollout([mm] * nworld, datas, state0, ctrl)
                 return time.perf_counter() - t
+
             # interleaved, best of each: this machine's speed drifts by 10-30 % within minutes, and a drift
             # between two back-to-back series showed up as a ratio (1.21 one run, 1.47 the next)
-            to = tc = float('inf')
+            to = tc = float("inf")
             for _ in range(2 * reps):
                 to = min(to, ours())
                 tc = min(tc, theirs())
             o, c = nworld * nstep / to, nworld * nstep / tc
-        print(f'| {nthread} thread(s) | {o:,.0f} | {c:,.0f} | {o / c:.2f} |')
+        print(f"| {nthread} thread(s) | {o:,.0f} | {c:,.0f} | {o / c:.2f} |")
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     main()

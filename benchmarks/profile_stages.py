@@ -30,6 +30,7 @@ compiled in a second process) and the K kernels of this process with the most ex
 CPU time (typing + lowering of the kernel itself; an entry's figure holds the O3 and machine code of its whole
 call tree, sim/jit.py).
 """
+
 import os
 import sys
 import time
@@ -60,12 +61,30 @@ from sim.engine.solver import fwd_constraint  # noqa: E402
 from sim.engine.forward import fwd_acceleration, step_world  # noqa: E402
 from models import model_path  # noqa: E402
 
-GROUPS = ('kinematics', 'inertia', 'collision', 'make', 'project', 'velocity', 'actuation', 'constraint',
-          'forward', 'step')
-TIMERS = (mujoco.mjtTimer.mjTIMER_POS_KINEMATICS, mujoco.mjtTimer.mjTIMER_POS_INERTIA,
-          mujoco.mjtTimer.mjTIMER_POS_COLLISION, mujoco.mjtTimer.mjTIMER_POS_MAKE,
-          mujoco.mjtTimer.mjTIMER_POS_PROJECT, mujoco.mjtTimer.mjTIMER_VELOCITY, mujoco.mjtTimer.mjTIMER_ACTUATION,
-          mujoco.mjtTimer.mjTIMER_CONSTRAINT, mujoco.mjtTimer.mjTIMER_FORWARD, mujoco.mjtTimer.mjTIMER_STEP)
+GROUPS = (
+    "kinematics",
+    "inertia",
+    "collision",
+    "make",
+    "project",
+    "velocity",
+    "actuation",
+    "constraint",
+    "forward",
+    "step",
+)
+TIMERS = (
+    mujoco.mjtTimer.mjTIMER_POS_KINEMATICS,
+    mujoco.mjtTimer.mjTIMER_POS_INERTIA,
+    mujoco.mjtTimer.mjTIMER_POS_COLLISION,
+    mujoco.mjtTimer.mjTIMER_POS_MAKE,
+    mujoco.mjtTimer.mjTIMER_POS_PROJECT,
+    mujoco.mjtTimer.mjTIMER_VELOCITY,
+    mujoco.mjtTimer.mjTIMER_ACTUATION,
+    mujoco.mjtTimer.mjTIMER_CONSTRAINT,
+    mujoco.mjtTimer.mjTIMER_FORWARD,
+    mujoco.mjtTimer.mjTIMER_STEP,
+)
 
 
 @intrinsic
@@ -74,9 +93,11 @@ def _rdtsc(typingctx):
     import llvmlite.ir as ir
 
     def codegen(context, builder, signature, args):
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.IntType(64), []),
-                                            'llvm.readcyclecounter')
+        fn = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.IntType(64), []), "llvm.readcyclecounter"
+        )
         return builder.call(fn, [])
+
     return types.int64(), codegen
 
 
@@ -213,33 +234,50 @@ def compile_profile(names, top):
     """Cold start of each model in a fresh process (benchmarks/bench_speed.py start), phases and top kernels."""
     import tempfile
     from bench_speed import start
-    for name in names or ['hopper']:
+
+    for name in names or ["hopper"]:
         with tempfile.TemporaryDirectory() as tmp:
             load0 = os.getloadavg()[0]
             r = start(model_path(name), tmp)
-        ph = r['phases']
-        print('\n%s cold start: %.1f CPU s (import %.1f, load %.1f, Data %.1f, first step %.1f), wall %.1f s, '
-              'load %.1f -> %.1f; %.1f s in numba compiles, %.1f s of it LLVM O3 + machine code; the parts '
-              '(sim/engine/parts.py) in %d worker process(es): %.1f CPU s, %.1f s waited for them'
-              % (name, r['cpu'], ph['imp'], ph['load'], ph['data'], ph['step'], r['wall'], load0,
-                 os.getloadavg()[0], sum(r['kernels'].values()), r['llvm'], r['workers'], r['worker_cpu'], r['wait']))
-        print('%-8s %s' % ('CPU s', 'kernel (exclusive compile time)'))
-        for k, v in sorted(r['kernels'].items(), key=lambda kv: -kv[1])[:top]:
-            print('%8.2f %s' % (v, k))
+        ph = r["phases"]
+        print(
+            "\n%s cold start: %.1f CPU s (import %.1f, load %.1f, Data %.1f, first step %.1f), wall %.1f s, "
+            "load %.1f -> %.1f; %.1f s in numba compiles, %.1f s of it LLVM O3 + machine code; the parts "
+            "(sim/engine/parts.py) in %d worker process(es): %.1f CPU s, %.1f s waited for them"
+            % (
+                name,
+                r["cpu"],
+                ph["imp"],
+                ph["load"],
+                ph["data"],
+                ph["step"],
+                r["wall"],
+                load0,
+                os.getloadavg()[0],
+                sum(r["kernels"].values()),
+                r["llvm"],
+                r["workers"],
+                r["worker_cpu"],
+                r["wait"],
+            )
+        )
+        print("%-8s %s" % ("CPU s", "kernel (exclusive compile time)"))
+        for k, v in sorted(r["kernels"].items(), key=lambda kv: -kv[1])[:top]:
+            print("%8.2f %s" % (v, k))
 
 
 def main():
     args = sys.argv[1:]
-    if '--compile' in args:
-        args.remove('--compile')
+    if "--compile" in args:
+        args.remove("--compile")
         top = 25
-        if '--top' in args:
-            i = args.index('--top')
+        if "--top" in args:
+            i = args.index("--top")
             top = int(args[i + 1])
-            del args[i:i + 2]
+            del args[i : i + 2]
         compile_profile(args, top)
         return
-    opts = {'--n': 200, '--blocks': 15, '--warm': 500}
+    opts = {"--n": 200, "--blocks": 15, "--warm": 500}
     names = []
     i = 0
     while i < len(args):
@@ -249,22 +287,24 @@ def main():
         else:
             names.append(args[i])
             i += 1
-    names = names or ['hopper', 'half_cheetah', 'walker2d', 'ant', 'humanoid', 'humanoids3']
+    names = names or ["hopper", "half_cheetah", "walker2d", "ant", "humanoid", "humanoids3"]
     cpu = cycles_per_us()
-    print('load %.2f %.2f %.2f; %.0f cycles/us' % (os.getloadavg() + (cpu,)))
+    print("load %.2f %.2f %.2f; %.0f cycles/us" % (os.getloadavg() + (cpu,)))
     for name in names:
-        pair = Pair(name, warm=opts['--warm'])
+        pair = Pair(name, warm=opts["--warm"])
         pair.restart()
         sim.forward(pair.m, pair.d)
         mujoco.mj_forward(pair.mm, pair.md)
-        ours, theirs = profile(pair, opts['--n'], opts['--blocks'], cpu)
-        print('\n%s: nv %d, ncon ours %d mujoco %d, nefc ours %d mujoco %d (us per call, min over blocks)'
-              % (pair.name, pair.mm.nv, pair.d.ncon, pair.md.ncon, pair.d._arrays['nefc'][0], pair.md.nefc))
-        print('%-11s %9s %9s %7s' % ('stage', 'ours', 'MuJoCo', 'ratio'))
+        ours, theirs = profile(pair, opts["--n"], opts["--blocks"], cpu)
+        print(
+            "\n%s: nv %d, ncon ours %d mujoco %d, nefc ours %d mujoco %d (us per call, min over blocks)"
+            % (pair.name, pair.mm.nv, pair.d.ncon, pair.md.ncon, pair.d._arrays["nefc"][0], pair.md.nefc)
+        )
+        print("%-11s %9s %9s %7s" % ("stage", "ours", "MuJoCo", "ratio"))
         for g, o, t in zip(GROUPS, ours, theirs):
-            print('%-11s %9.2f %9.2f %7.2f' % (g, o, t, o / t if t > 0 else float('nan')))
-    print('\nload %.2f %.2f %.2f' % os.getloadavg())
+            print("%-11s %9.2f %9.2f %7.2f" % (g, o, t, o / t if t > 0 else float("nan")))
+    print("\nload %.2f %.2f %.2f" % os.getloadavg())
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     main()

@@ -14,6 +14,7 @@ step minus four forward passes (minus one for Euler / implicit models).
 
 Run against another tree (e.g. an export of main) with PYTHONPATH=<tree>: the tree's sim is imported first.
 """
+
 import os
 import sys
 import time
@@ -22,7 +23,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-sys.path.append(os.path.dirname(HERE))      # the tree on PYTHONPATH, if any, wins
+sys.path.append(os.path.dirname(HERE))  # the tree on PYTHONPATH, if any, wins
 
 from simd_states import contact_batch  # noqa: E402
 from sim.jit import njit  # noqa: E402
@@ -41,12 +42,32 @@ from sim.engine.solver import fwd_constraint  # noqa: E402
 from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage  # noqa: E402
 from sim.engine.forward import fwd_acceleration, step_world  # noqa: E402
 from sim.constants import INT_RK4  # noqa: E402
+
 # after sim: profile_stages puts this checkout first on sys.path, and the tree on PYTHONPATH must win
 from profile_stages import _rdtsc  # noqa: E402  (the cycle counter, one definition)
 
-STAGES = ('kinematics', 'com_pos', 'tendon', 'crb', 'factor_m', 'collision', 'make_constraint', 'transmission',
-          'project', 'sensor_pos', 'tendon_vel+actuator_vel', 'com_vel', 'passive', 'reference_constraint', 'rne',
-          'tendon_bias+sensor_vel', 'actuation', 'fwd_acceleration', 'fwd_constraint', 'sensor_acc')
+STAGES = (
+    "kinematics",
+    "com_pos",
+    "tendon",
+    "crb",
+    "factor_m",
+    "collision",
+    "make_constraint",
+    "transmission",
+    "project",
+    "sensor_pos",
+    "tendon_vel+actuator_vel",
+    "com_vel",
+    "passive",
+    "reference_constraint",
+    "rne",
+    "tendon_bias+sensor_vel",
+    "actuation",
+    "fwd_acceleration",
+    "fwd_constraint",
+    "sensor_acc",
+)
 
 
 @njit(cache=False)
@@ -122,7 +143,8 @@ def cycles_per_ns():
 
 class Saved:
     """The batch's state, restorable (the fields a step reads)."""
-    FIELDS = ('qpos', 'qvel', 'act', 'ctrl', 'qacc_warmstart', 'time')
+
+    FIELDS = ("qpos", "qvel", "act", "ctrl", "qacc_warmstart", "time")
 
     def __init__(self, d):
         self.d = d
@@ -156,22 +178,24 @@ def profile(name, n, rounds, warm):
         best = np.minimum(best, acc / n / tsc)
     npass = 4 if int(m.opt.integrator) == INT_RK4 else 1
     ncon = d.ncon if np.ndim(d.ncon) else np.array([d.ncon])
-    nefc = d._arrays['nefc']
-    print('\n%s: nv %d, %d worlds, contacts per world mean %.1f (max %d), efc rows mean %.1f; %d forward pass(es) '
-          'per step' % (name, m.nv, n, ncon.mean(), ncon.max(), nefc.mean(), npass))
-    print('%-26s %10s %10s' % ('ns per world', 'per pass', 'per step'))
+    nefc = d._arrays["nefc"]
+    print(
+        "\n%s: nv %d, %d worlds, contacts per world mean %.1f (max %d), efc rows mean %.1f; %d forward pass(es) "
+        "per step" % (name, m.nv, n, ncon.mean(), ncon.max(), nefc.mean(), npass)
+    )
+    print("%-26s %10s %10s" % ("ns per world", "per pass", "per step"))
     for k, st in enumerate(STAGES):
-        print('%-26s %10.1f %10.1f' % (st, best[k], npass * best[k]))
+        print("%-26s %10.1f %10.1f" % (st, best[k], npass * best[k]))
     fwd = best.sum()
-    print('%-26s %10.1f %10.1f' % ('forward (sum)', fwd, npass * fwd))
-    print('%-26s %10s %10.1f' % ('rest of step', '', best_step - npass * fwd))
-    print('%-26s %10s %10.1f' % ('step', '', best_step))
+    print("%-26s %10.1f %10.1f" % ("forward (sum)", fwd, npass * fwd))
+    print("%-26s %10s %10.1f" % ("rest of step", "", best_step - npass * fwd))
+    print("%-26s %10s %10.1f" % ("step", "", best_step))
     return best, best_step, npass
 
 
 def main():
     args = sys.argv[1:]
-    opts = {'--n': 256, '--rounds': 20, '--warm': 300}
+    opts = {"--n": 256, "--rounds": 20, "--warm": 300}
     names = []
     i = 0
     while i < len(args):
@@ -182,11 +206,12 @@ def main():
             names.append(args[i])
             i += 1
     import sim
-    print('sim from %s; load %.2f %.2f %.2f' % ((os.path.dirname(sim.__file__),) + os.getloadavg()))
-    for name in names or ['hopper', 'ant', 'humanoid']:
-        profile(name, opts['--n'], opts['--rounds'], opts['--warm'])
-    print('\nload %.2f %.2f %.2f' % os.getloadavg())
+
+    print("sim from %s; load %.2f %.2f %.2f" % ((os.path.dirname(sim.__file__),) + os.getloadavg()))
+    for name in names or ["hopper", "ant", "humanoid"]:
+        profile(name, opts["--n"], opts["--rounds"], opts["--warm"])
+    print("\nload %.2f %.2f %.2f" % os.getloadavg())
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     main()

@@ -18,6 +18,7 @@ short blocks: on a loaded machine most of them run undisturbed); figures are ns 
 rounds, and the paired ratio ref / blocks (min / median / max over rounds: a round's two runs are neighbours in
 time).
 """
+
 import os
 import sys
 import time
@@ -31,8 +32,18 @@ from simd_states import contact_batch  # noqa: E402
 from sim.api import model_struct  # noqa: E402
 from sim.jit import njit  # noqa: E402
 from sim.engine.batch.simd import LANES  # noqa: E402
-from sim.engine.batch.blocks import (SmoothBlocks, run_worlds, run_blocks, from_blocks, rows_to_blocks,  # noqa
-                                     blocks_to_rows, ALL, STAGES, OUTPUTS, INPUTS)
+from sim.engine.batch.blocks import (
+    SmoothBlocks,
+    run_worlds,
+    run_blocks,
+    from_blocks,
+    rows_to_blocks,  # noqa
+    blocks_to_rows,
+    ALL,
+    STAGES,
+    OUTPUTS,
+    INPUTS,
+)
 
 
 @njit(cache=False)
@@ -44,9 +55,39 @@ def rep_worlds(m, d, n, stages, reps):
 @njit(cache=False)
 def rep_blocks(m, nblock, stages, a, reps):
     for _ in range(reps):
-        run_blocks(m, nblock, stages, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11],
-                   a[12], a[13], a[14], a[15], a[16], a[17], a[18], a[19], a[20], a[21], a[22], a[23], a[24],
-                   a[25], a[26], a[27])
+        run_blocks(
+            m,
+            nblock,
+            stages,
+            a[0],
+            a[1],
+            a[2],
+            a[3],
+            a[4],
+            a[5],
+            a[6],
+            a[7],
+            a[8],
+            a[9],
+            a[10],
+            a[11],
+            a[12],
+            a[13],
+            a[14],
+            a[15],
+            a[16],
+            a[17],
+            a[18],
+            a[19],
+            a[20],
+            a[21],
+            a[22],
+            a[23],
+            a[24],
+            a[25],
+            a[26],
+            a[27],
+        )
 
 
 @njit(cache=False)
@@ -64,7 +105,7 @@ def rep_store(srcs, dsts, n, reps):
 def bitwise(sb, d):
     """Names of the fields where the blocks and Data differ in any bit."""
     bad = []
-    for k in OUTPUTS + ('scr_body6a', 'scr_body6b'):
+    for k in OUTPUTS + ("scr_body6a", "scr_body6b"):
         ref = sb.rows_of(d, k)
         if not ref.shape[1]:
             continue
@@ -89,9 +130,11 @@ def measure(name, n, rounds, warm):
     sb.run(ALL)
     run_worlds(ms, ds, n, ALL)
     bad = bitwise(sb, d)
-    print('\n%s: nq %d nv %d nbody %d ngeom %d, %d worlds in blocks of %d; bitwise equal: %s'
-          % (name, m.nq, m.nv, m.nbody, m.ngeom, n, LANES, 'yes' if not bad else 'NO, differ in ' + ', '.join(bad)))
-    cases = [(s, bit) for s, bit in STAGES] + [('all six', ALL)]
+    print(
+        "\n%s: nq %d nv %d nbody %d ngeom %d, %d worlds in blocks of %d; bitwise equal: %s"
+        % (name, m.nq, m.nv, m.nbody, m.ngeom, n, LANES, "yes" if not bad else "NO, differ in " + ", ".join(bad))
+    )
+    cases = [(s, bit) for s, bit in STAGES] + [("all six", ALL)]
     items = []
     args = sb._args()
     ins = [k for k in INPUTS if sb.rows[k]]
@@ -99,10 +142,15 @@ def measure(name, n, rounds, warm):
     in_rows, in_blocks = tuple(sb.rows_of(d, k) for k in ins), tuple(sb.a[k] for k in ins)
     out_rows, out_blocks = tuple(sb.rows_of(d, k) for k in outs), tuple(sb.a[k] for k in outs)
     for s, bit in cases:
-        items.append((s, (lambda r, b=bit: rep_worlds(ms, ds, n, b, r)),
-                      (lambda r, b=bit: rep_blocks(sb.ms, sb.nblock, b, args, r))))
-    items.append(('load inputs', None, lambda r: rep_load(in_rows, in_blocks, n, r)))
-    items.append(('store outputs', None, lambda r: rep_store(out_blocks, out_rows, n, r)))
+        items.append(
+            (
+                s,
+                (lambda r, b=bit: rep_worlds(ms, ds, n, b, r)),
+                (lambda r, b=bit: rep_blocks(sb.ms, sb.nblock, b, args, r)),
+            )
+        )
+    items.append(("load inputs", None, lambda r: rep_load(in_rows, in_blocks, n, r)))
+    items.append(("store outputs", None, lambda r: rep_store(out_blocks, out_rows, n, r)))
     res = {s: ([], []) for s, _, _ in items}
     reps = {}
     for s, f, g in items:
@@ -112,26 +160,28 @@ def measure(name, n, rounds, warm):
         t = timer(g, 3)
         reps[s] = max(1, int(0.0002 / max(t, 1e-7)))
     for r in range(rounds):
-        for s, f, g in (items if r % 2 == 0 else items[::-1]):
+        for s, f, g in items if r % 2 == 0 else items[::-1]:
             pair = [(0, f), (1, g)] if r % 2 == 0 else [(1, g), (0, f)]
             for k, fn in pair:
                 if fn is not None:
                     res[s][k].append(timer(fn, reps[s]) / n * 1e9)
-    print('%-14s %17s %17s %22s' % ('ns per world', 'today min/med', 'blocks min/med', 'ratio min/med/max'))
+    print("%-14s %17s %17s %22s" % ("ns per world", "today min/med", "blocks min/med", "ratio min/med/max"))
     for s, f, g in items:
         a, b = np.array(res[s][0]), np.array(res[s][1])
         if len(a):
             q = a / b
-            print('%-14s %8.1f %8.1f %8.1f %8.1f %7.2f %6.2f %6.2f' % (s, a.min(), np.median(a), b.min(), np.median(b),
-                                                                 q.min(), np.median(q), q.max()))
+            print(
+                "%-14s %8.1f %8.1f %8.1f %8.1f %7.2f %6.2f %6.2f"
+                % (s, a.min(), np.median(a), b.min(), np.median(b), q.min(), np.median(q), q.max())
+            )
         else:
-            print('%-14s %17s %8.1f %8.1f' % (s, '', b.min(), np.median(b)))
+            print("%-14s %17s %8.1f %8.1f" % (s, "", b.min(), np.median(b)))
     return res
 
 
 def main():
     args = sys.argv[1:]
-    opts = {'--n': 256, '--rounds': 200, '--warm': 300}
+    opts = {"--n": 256, "--rounds": 200, "--warm": 300}
     names = []
     i = 0
     while i < len(args):
@@ -141,11 +191,11 @@ def main():
         else:
             names.append(args[i])
             i += 1
-    print('load %.2f %.2f %.2f' % os.getloadavg())
-    for name in names or ['hopper', 'ant', 'humanoid']:
-        measure(name, opts['--n'], opts['--rounds'], opts['--warm'])
-    print('\nload %.2f %.2f %.2f' % os.getloadavg())
+    print("load %.2f %.2f %.2f" % os.getloadavg())
+    for name in names or ["hopper", "ant", "humanoid"]:
+        measure(name, opts["--n"], opts["--rounds"], opts["--warm"])
+    print("\nload %.2f %.2f %.2f" % os.getloadavg())
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     main()

@@ -3,13 +3,14 @@
 
     m, d, mm = contact_batch('hopper', nworld=256, warm=300)
 """
+
 import os
 import sys
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))      # PYTHONPATH's tree wins
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # PYTHONPATH's tree wins
 
 import mujoco  # noqa: E402
 from mujoco import rollout  # noqa: E402

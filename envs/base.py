@@ -16,6 +16,7 @@ leave the state unchanged; a diverged simulation truncates the episode with info
 warning.  Reward shaping: every task parameter is a constructor keyword (gym.make kwargs), and add_terms (or the
 envs.RewardTerms wrapper) compiles extra terms into the same program.
 """
+
 import inspect
 import math
 import os
@@ -29,12 +30,24 @@ from gymnasium import spaces
 import sim
 from sim import api as _api
 from sim.types import TASK_SCALARS, TASK_ARRAYS, CODE
-from sim.constants import (FLAG_REWARD, FLAG_PRE, FLAG_RESET, TERM_DELTA, CHK_OBS_FINITE, ST_TERMINATED, ST_TRUNCATED,
-                           ST_DIVERGED, ST_RESET, NSTATUS, FLAG_F32, ST_F32)
+from sim.constants import (
+    FLAG_REWARD,
+    FLAG_PRE,
+    FLAG_RESET,
+    TERM_DELTA,
+    CHK_OBS_FINITE,
+    ST_TERMINATED,
+    ST_TRUNCATED,
+    ST_DIVERGED,
+    ST_RESET,
+    NSTATUS,
+    FLAG_F32,
+    ST_F32,
+)
 
 #: the task models shipped with the package (envs/assets/*.xml, package data of the wheel)
 ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets")
-_RNE_POST = {CODE['cacc'], CODE['cfrc_ext'], CODE['cfrc_int']}
+_RNE_POST = {CODE["cacc"], CODE["cfrc_ext"], CODE["cfrc_int"]}
 
 
 def asset_path(name: str) -> str:
@@ -52,12 +65,12 @@ def asset_path(name: str) -> str:
 
 def expand_model_path(path: str) -> str:
     """Gymnasium's rule: a path not starting with '.', '/' or '~' names a file in numjoco's envs/assets/."""
-    if path.startswith(('.', '/', '~')):
+    if path.startswith((".", "/", "~")):
         full = os.path.expanduser(path)
     else:
         full = os.path.join(ASSETS, path)
     if not os.path.exists(full):
-        raise OSError(f'File {full} does not exist')
+        raise OSError(f"File {full} does not exist")
     return full
 
 
@@ -81,18 +94,29 @@ class CompiledTask:
             self.observation_structure[name] = len(el)
             obs += el
         if any(e.coef != 1.0 for e in obs):
-            raise ValueError('weighted() applies to term elements, not to observation segments')
+            raise ValueError("weighted() applies to term elements, not to observation segments")
         terms, elems, self.term_names = [], [], []
         self.reward_keys, self.info_keys = list(task.reward), list(task.info)
         for key, term in list(task.reward.items()) + list(task.info.items()):
             el = [] if term.vec is None else term.vec.resolve(m)
             if term.kind == TERM_DELTA and len(el) != 1:
-                raise ValueError(f'term {key}: a velocity term needs exactly one element, got {len(el)}')
-            if term.action_dtype and any(e.src[0] != CODE['action'] or e.src2 is not None or e.off != 0.0
-                                         or e.coef != 1.0 or e.lo != -math.inf or e.hi != math.inf for e in el):
-                raise ValueError(f'term {key}: in_action_dtype() needs plain action elements')
-            flags = ((FLAG_REWARD if key in task.reward else 0) | (FLAG_PRE if term.pre else 0)
-                     | (FLAG_RESET if key in task.reset_info else 0) | (FLAG_F32 if term.action_dtype else 0))
+                raise ValueError(f"term {key}: a velocity term needs exactly one element, got {len(el)}")
+            if term.action_dtype and any(
+                e.src[0] != CODE["action"]
+                or e.src2 is not None
+                or e.off != 0.0
+                or e.coef != 1.0
+                or e.lo != -math.inf
+                or e.hi != math.inf
+                for e in el
+            ):
+                raise ValueError(f"term {key}: in_action_dtype() needs plain action elements")
+            flags = (
+                (FLAG_REWARD if key in task.reward else 0)
+                | (FLAG_PRE if term.pre else 0)
+                | (FLAG_RESET if key in task.reset_info else 0)
+                | (FLAG_F32 if term.action_dtype else 0)
+            )
             terms.append((term.kind, len(elems), len(el), flags, term.weight, term.sign, term.lo, term.hi))
             elems += el
             self.term_names.append(key)
@@ -103,49 +127,79 @@ class CompiledTask:
             else:
                 checks += [(src(e.src), c.op, c.lo, c.hi) for e in c.vec.resolve(m)]
         a = {}
-        a['obs_src'] = np.array([src(e.src) for e in obs], np.int32)
-        a['obs_src2'] = np.array([src(e.src2) for e in obs], np.int32)
-        a['obs_op'] = np.array([e.op for e in obs], np.int32)
-        a['obs_lo'] = np.array([e.lo for e in obs], np.float64)
-        a['obs_hi'] = np.array([e.hi for e in obs], np.float64)
-        a['el_src'] = np.array([src(e.src) for e in elems], np.int32)
-        a['el_src2'] = np.array([src(e.src2) for e in elems], np.int32)
-        a['el_coef'] = np.array([e.coef for e in elems], np.float64)
-        a['el_off'] = np.array([e.off for e in elems], np.float64)
-        a['el_lo'] = np.array([e.lo for e in elems], np.float64)
-        a['el_hi'] = np.array([e.hi for e in elems], np.float64)
-        for i, name in enumerate(('term_kind', 'term_el0', 'term_nel', 'term_flags')):
+        a["obs_src"] = np.array([src(e.src) for e in obs], np.int32)
+        a["obs_src2"] = np.array([src(e.src2) for e in obs], np.int32)
+        a["obs_op"] = np.array([e.op for e in obs], np.int32)
+        a["obs_lo"] = np.array([e.lo for e in obs], np.float64)
+        a["obs_hi"] = np.array([e.hi for e in obs], np.float64)
+        a["el_src"] = np.array([src(e.src) for e in elems], np.int32)
+        a["el_src2"] = np.array([src(e.src2) for e in elems], np.int32)
+        a["el_coef"] = np.array([e.coef for e in elems], np.float64)
+        a["el_off"] = np.array([e.off for e in elems], np.float64)
+        a["el_lo"] = np.array([e.lo for e in elems], np.float64)
+        a["el_hi"] = np.array([e.hi for e in elems], np.float64)
+        for i, name in enumerate(("term_kind", "term_el0", "term_nel", "term_flags")):
             a[name] = np.array([t[i] for t in terms], np.int32)
-        for i, name in enumerate(('term_w', 'term_sign', 'term_rlo', 'term_rhi')):
+        for i, name in enumerate(("term_w", "term_sign", "term_rlo", "term_rhi")):
             a[name] = np.array([t[4 + i] for t in terms], np.float64)
-        a['chk_src'] = np.array([c[0] for c in checks], np.int32)
-        a['chk_op'] = np.array([c[1] for c in checks], np.int32)
-        a['chk_lo'] = np.array([c[2] for c in checks], np.float64)
-        a['chk_hi'] = np.array([c[3] for c in checks], np.float64)
-        a['src'] = np.array(sorted(srcs, key=srcs.get), np.int32).reshape(len(srcs), 2)
-        a['fprm'] = np.array([dt, 0.0, 0.0, 0.0])
+        a["chk_src"] = np.array([c[0] for c in checks], np.int32)
+        a["chk_op"] = np.array([c[1] for c in checks], np.int32)
+        a["chk_lo"] = np.array([c[2] for c in checks], np.float64)
+        a["chk_hi"] = np.array([c[3] for c in checks], np.float64)
+        a["src"] = np.array(sorted(srcs, key=srcs.get), np.int32).reshape(len(srcs), 2)
+        a["fprm"] = np.array([dt, 0.0, 0.0, 0.0])
         nobs, nterm, nq, nv, na, nu = len(obs), len(terms), m.nq, m.nv, m.na, m.nu
-        for name, shape in (('action', (nu,)), ('obs', (nobs,)), ('final_obs', (nobs,)), ('terms', (nterm,)),
-                            ('reset_terms', (nterm,)), ('before', (nterm,)), ('reward', ()),
-                            ('status', (NSTATUS,)), ('reset_qpos', (nq,)), ('reset_qvel', (nv,)),
-                            ('reset_act', (na,)), ('reset_ctrl', (nu,))):
-            a[name] = np.zeros((nworld,) + shape, np.int32 if name == 'status' else np.float64)
+        for name, shape in (
+            ("action", (nu,)),
+            ("obs", (nobs,)),
+            ("final_obs", (nobs,)),
+            ("terms", (nterm,)),
+            ("reset_terms", (nterm,)),
+            ("before", (nterm,)),
+            ("reward", ()),
+            ("status", (NSTATUS,)),
+            ("reset_qpos", (nq,)),
+            ("reset_qvel", (nv,)),
+            ("reset_act", (na,)),
+            ("reset_ctrl", (nu,)),
+        ):
+            a[name] = np.zeros((nworld,) + shape, np.int32 if name == "status" else np.float64)
         uses = {c for c, _ in srcs}
-        scal = dict(enabled=1, nobs=nobs, nterm=nterm, nchk=len(checks), same_step=int(same_step),
-                    rne_post=int(bool(uses & _RNE_POST)), max_steps=int(max_steps), terminate=int(task.terminate))
+        scal = dict(
+            enabled=1,
+            nobs=nobs,
+            nterm=nterm,
+            nchk=len(checks),
+            same_step=int(same_step),
+            rne_post=int(bool(uses & _RNE_POST)),
+            max_steps=int(max_steps),
+            terminate=int(task.terminate),
+        )
         from sim.io import new_task
+
         self.arrays = a
         self.struct = new_task(*([scal[n] for n in TASK_SCALARS] + [a[n] for n, _, _ in TASK_ARRAYS]))
-        self.nobs, self.nterm, self.rne_post = nobs, nterm, bool(scal['rne_post'])
+        self.nobs, self.nterm, self.rne_post = nobs, nterm, bool(scal["rne_post"])
 
 
 def _signature(cls):
     """The constructor signature of a task class: the base keywords and the task's parameters with defaults."""
-    base = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=v) for n, v in (
-        ('xml_file', cls.xml_file), ('frame_skip', cls.frame_skip),
-        ('default_camera_config', cls.default_camera_config), ('keyframe', cls.keyframe), ('render_mode', None),
-        ('width', 480), ('height', 480), ('camera_id', None), ('camera_name', None), ('max_geom', 1000),
-        ('visual_options', None))]
+    base = [
+        inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=v)
+        for n, v in (
+            ("xml_file", cls.xml_file),
+            ("frame_skip", cls.frame_skip),
+            ("default_camera_config", cls.default_camera_config),
+            ("keyframe", cls.keyframe),
+            ("render_mode", None),
+            ("width", 480),
+            ("height", 480),
+            ("camera_id", None),
+            ("camera_name", None),
+            ("max_geom", 1000),
+            ("visual_options", None),
+        )
+    ]
     own = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=v) for n, v in cls.params.items()]
     return inspect.Signature(base + own)
 
@@ -166,14 +220,14 @@ class NumjocoEnv(gym.Env):
     set reset_noise = (qpos noise, qvel noise), each 'uniform' (U(-s, s)) or 'normal' (s * N(0, 1)), with s
     = p.reset_noise_scale."""
 
-    metadata = {'render_modes': ['rgb_array', 'depth_array', 'rgbd_tuple']}
+    metadata = {"render_modes": ["rgb_array", "depth_array", "rgbd_tuple"]}
     xml_file = None
     frame_skip = 1
     default_camera_config = {}
     params = {}
     keyframe = None
-    reset_noise = ('uniform', 'uniform')
-    _feed = None        # the result of the next reset / step, computed by a vector env (envs/vector.py)
+    reset_noise = ("uniform", "uniform")
+    _feed = None  # the result of the next reset / step, computed by a vector env (envs/vector.py)
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -183,40 +237,41 @@ class NumjocoEnv(gym.Env):
         sig = type(self).__signature__
         unknown = sorted(set(kwargs) - set(sig.parameters))
         if unknown:
-            raise TypeError(f'{type(self).__name__}: unknown keyword argument(s) {unknown}; valid: '
-                            f'{sorted(sig.parameters)}')
+            raise TypeError(
+                f"{type(self).__name__}: unknown keyword argument(s) {unknown}; valid: {sorted(sig.parameters)}"
+            )
         bound = {n: p.default for n, p in sig.parameters.items()}
         bound.update(kwargs)
         self._kwargs = dict(kwargs)
         self._added = []
         self.p = Params({n: bound[n] for n in type(self).params})
-        self.fullpath = expand_model_path(bound['xml_file'])
-        self.frame_skip = int(bound['frame_skip'])
+        self.fullpath = expand_model_path(bound["xml_file"])
+        self.frame_skip = int(bound["frame_skip"])
         if self.frame_skip < 1:
-            raise ValueError(f'frame_skip must be >= 1, got {self.frame_skip}')
+            raise ValueError(f"frame_skip must be >= 1, got {self.frame_skip}")
         self.model = self.load_model(self.fullpath, self.p)
         self.data = sim.Data(self.model)
         m = self.model
-        key = bound['keyframe']
+        key = bound["keyframe"]
         if key is not None:
-            k = m.name2id('key', key) if isinstance(key, str) else int(key)
+            k = m.name2id("key", key) if isinstance(key, str) else int(key)
             if not 0 <= k < m.nkey:
-                raise ValueError(f'keyframe {key!r} not in the model (nkey = {m.nkey})')
+                raise ValueError(f"keyframe {key!r} not in the model (nkey = {m.nkey})")
             sim.reset(m, self.data, keyframe=k)
         self.keyframe = key
         self.init_qpos = self.data.qpos.ravel().copy()
         self.init_qvel = self.data.qvel.ravel().copy()
         self.init_act = self.data.act.ravel().copy()
         self.init_ctrl = self.data.ctrl.ravel().copy()
-        self.render_mode = bound['render_mode']
-        if self.render_mode is not None and self.render_mode not in self.metadata['render_modes']:
-            raise ValueError(f'render_mode {self.render_mode!r} not in {self.metadata["render_modes"]}')
-        self.width, self.height = int(bound['width']), int(bound['height'])
-        self.camera_id, self.camera_name = bound['camera_id'], bound['camera_name']
+        self.render_mode = bound["render_mode"]
+        if self.render_mode is not None and self.render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {self.render_mode!r} not in {self.metadata['render_modes']}")
+        self.width, self.height = int(bound["width"]), int(bound["height"])
+        self.camera_id, self.camera_name = bound["camera_id"], bound["camera_name"]
         if self.camera_id is not None and self.camera_name is not None:
-            raise ValueError('camera_id and camera_name cannot both be given')
-        self.camera_config = bound['default_camera_config']
-        self.max_geom, self.visual_options = int(bound['max_geom']), bound['visual_options']   # for the renderer
+            raise ValueError("camera_id and camera_name cannot both be given")
+        self.camera_config = bound["default_camera_config"]
+        self.max_geom, self.visual_options = int(bound["max_geom"]), bound["visual_options"]  # for the renderer
         self._renderer = None
         self.metadata = dict(self.metadata, render_fps=int(np.round(1.0 / self.dt)))
         low, high = np.asarray(m.actuator_ctrlrange, dtype=np.float32).reshape(m.nu, 2).T
@@ -243,7 +298,7 @@ class NumjocoEnv(gym.Env):
         s = p.reset_noise_scale
         qpos = self.init_qpos + _noise(rng, self.reset_noise[0], s, self.model.nq)
         qvel = self.init_qvel + _noise(rng, self.reset_noise[1], s, self.model.nv)
-        return {'qpos': qpos, 'qvel': qvel}
+        return {"qpos": qpos, "qvel": qvel}
 
     # ------------------------------------------------------------------ reward shaping
     def add_terms(self, reward=None, info=None):
@@ -254,11 +309,11 @@ class NumjocoEnv(gym.Env):
         """
         clash = sorted(set(reward or {}).union(info or {}) & set(self._prog.term_names))
         if clash:
-            raise ValueError(f'terms {clash} already exist in the task')
+            raise ValueError(f"terms {clash} already exist in the task")
         old = self._prog.arrays
         self._compile(self._spec.with_terms(reward, info))
         new = self._prog.arrays
-        for k in ('action', 'obs', 'final_obs', 'status', 'reset_qpos', 'reset_qvel', 'reset_act', 'reset_ctrl'):
+        for k in ("action", "obs", "final_obs", "status", "reset_qpos", "reset_qvel", "reset_act", "reset_ctrl"):
             new[k][...] = old[k]
         self._added.append((reward, info))
 
@@ -268,7 +323,7 @@ class NumjocoEnv(gym.Env):
         return self.model.opt.timestep * self.frame_skip
 
     def reset(self, *, seed=None, options=None):
-        if self._feed is not None:      # a world of a vector env, reset in its batch: the task's Python layers only
+        if self._feed is not None:  # a world of a vector env, reset in its batch: the task's Python layers only
             r, self._feed = self._feed, None
             return r
         super().reset(seed=seed)
@@ -277,20 +332,22 @@ class NumjocoEnv(gym.Env):
         return self._obs[0].copy(), self._reset_info()
 
     def step(self, action):
-        if self._feed is not None:      # (as in reset)
+        if self._feed is not None:  # (as in reset)
             r, self._feed = self._feed, None
             return r
         a = np.asarray(action)
         if a.shape != self._act_shape:
-            raise ValueError(f'action has shape {a.shape}, expected {self._act_shape} (the action space is '
-                             f'{self.action_space})')
-        if a.dtype.kind not in 'biuf':
-            raise ValueError(f'action must hold real numbers, got dtype {a.dtype}: {a}; the simulation state is '
-                             'unchanged')
+            raise ValueError(
+                f"action has shape {a.shape}, expected {self._act_shape} (the action space is {self.action_space})"
+            )
+        if a.dtype.kind not in "biuf":
+            raise ValueError(
+                f"action must hold real numbers, got dtype {a.dtype}: {a}; the simulation state is unchanged"
+            )
         self._action[0] = a
         self._status[0, ST_F32] = a.dtype == np.float32
         if _api.run(self.model, self.data, self.frame_skip, self._prog.struct) < 0:
-            raise ValueError(f'action contains NaN or inf: {a}; the simulation state is unchanged')
+            raise ValueError(f"action contains NaN or inf: {a}; the simulation state is unchanged")
         terms = self._terms[0].tolist()
         reward = self._reward.item()
         info = {n: terms[k] for k, n in self._info_idx}
@@ -298,9 +355,12 @@ class NumjocoEnv(gym.Env):
             info[key] = getattr(self.data, field).copy()
         st = self._status[0].tolist()
         if st[ST_DIVERGED]:
-            info['diverged'] = True
-            warnings.warn(f'{type(self).__name__}: the simulation diverged and was reset; the episode is '
-                          'truncated', RuntimeWarning, stacklevel=2)
+            info["diverged"] = True
+            warnings.warn(
+                f"{type(self).__name__}: the simulation diverged and was reset; the episode is truncated",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         return self._obs[0].copy(), reward, st[ST_TERMINATED] != 0, st[ST_TRUNCATED] != 0, info
 
     def render(self):
@@ -326,8 +386,10 @@ class NumjocoEnv(gym.Env):
         """Set qpos and qvel and run forward (mj_forward), as MujocoEnv.set_state."""
         qpos, qvel = np.asarray(qpos, dtype=np.float64), np.asarray(qvel, dtype=np.float64)
         if qpos.shape != (self.model.nq,) or qvel.shape != (self.model.nv,):
-            raise ValueError(f'set_state expects qpos {(self.model.nq,)} and qvel {(self.model.nv,)}, got '
-                             f'{qpos.shape} and {qvel.shape}')
+            raise ValueError(
+                f"set_state expects qpos {(self.model.nq,)} and qvel {(self.model.nv,)}, got "
+                f"{qpos.shape} and {qvel.shape}"
+            )
         self.data.qpos = qpos
         self.data.qvel = qvel
         sim.forward(self.model, self.data)
@@ -342,21 +404,21 @@ class NumjocoEnv(gym.Env):
         self._prog = CompiledTask(self.model, spec, 1, self.dt)
         self.observation_structure = self._prog.observation_structure
         a = self._prog.arrays
-        self._action, self._obs, self._status = a['action'], a['obs'], a['status']
-        self._terms, self._reset_terms, self._reward = a['terms'], a['reset_terms'], a['reward']
+        self._action, self._obs, self._status = a["action"], a["obs"], a["status"]
+        self._terms, self._reset_terms, self._reward = a["terms"], a["reset_terms"], a["reward"]
         names = self._prog.term_names
         self._names = names
-        self._info_idx = [(k, n) for k, n in enumerate(names) if not n.startswith('_')]
+        self._info_idx = [(k, n) for k, n in enumerate(names) if not n.startswith("_")]
         self._reset_idx = [(k, n) for k, n in enumerate(names) if n in spec.reset_info]
         self._info_arrays = list(spec.info_arrays.items())
 
     def _load_reset(self, w, state):
         a = self._prog.arrays
-        a['reset_qpos'][w] = state['qpos']
-        a['reset_qvel'][w] = state['qvel']
-        a['reset_act'][w] = state.get('act', self.init_act)
-        a['reset_ctrl'][w] = state.get('ctrl', self.init_ctrl)
-        a['status'][w, ST_RESET] = 1
+        a["reset_qpos"][w] = state["qpos"]
+        a["reset_qvel"][w] = state["qvel"]
+        a["reset_act"][w] = state.get("act", self.init_act)
+        a["reset_ctrl"][w] = state.get("ctrl", self.init_ctrl)
+        a["status"][w, ST_RESET] = 1
 
     def _reset_info(self):
         rt = self._reset_terms[0]
@@ -370,42 +432,57 @@ class NumjocoEnv(gym.Env):
             from envs.render import EnvRenderer
         except ImportError as e:
             raise gym.error.DependencyNotInstalled(
-                f'render_mode={self.render_mode!r} needs numjoco\'s renderer (sim.Renderer), which is not '
-                f'available in this installation: {e}') from None
+                f"render_mode={self.render_mode!r} needs numjoco's renderer (sim.Renderer), which is not "
+                f"available in this installation: {e}"
+            ) from None
         return EnvRenderer(self)
 
     def __getstate__(self):
         # terms added by add_terms hold closures (envs.spec Vec): pickled by value with cloudpickle
-        st = {'kwargs': self._kwargs, 'added': cloudpickle.dumps(self._added) if self._added else None,
-              'np_random': self.np_random if self._np_random is not None else None}
+        st = {
+            "kwargs": self._kwargs,
+            "added": cloudpickle.dumps(self._added) if self._added else None,
+            "np_random": self.np_random if self._np_random is not None else None,
+        }
         d = self.data
-        st['state'] = {k: np.array(getattr(d, k)) for k in ('qpos', 'qvel', 'act', 'ctrl', 'qacc_warmstart',
-                                                            'qfrc_applied', 'xfrc_applied', 'mocap_pos',
-                                                            'mocap_quat')}
-        st['time'] = d.time
-        st['init_qpos'] = self.init_qpos
-        st['task'] = {k: v.copy() for k, v in self._prog.arrays.items()}
+        st["state"] = {
+            k: np.array(getattr(d, k))
+            for k in (
+                "qpos",
+                "qvel",
+                "act",
+                "ctrl",
+                "qacc_warmstart",
+                "qfrc_applied",
+                "xfrc_applied",
+                "mocap_pos",
+                "mocap_quat",
+            )
+        }
+        st["time"] = d.time
+        st["init_qpos"] = self.init_qpos
+        st["task"] = {k: v.copy() for k, v in self._prog.arrays.items()}
         return st
 
     def __setstate__(self, st):
-        self.__init__(**st['kwargs'])
-        for reward, info in (cloudpickle.loads(st['added']) if st.get('added') else ()):
+        self.__init__(**st["kwargs"])
+        for reward, info in cloudpickle.loads(st["added"]) if st.get("added") else ():
             self.add_terms(reward, info)
-        if st['np_random'] is not None:
-            self._np_random = st['np_random']
-        for k, v in st['state'].items():
+        if st["np_random"] is not None:
+            self._np_random = st["np_random"]
+        for k, v in st["state"].items():
             setattr(self.data, k, v)
-        self.data.time = st['time']
-        self.init_qpos[...] = st['init_qpos']
-        for k, v in st['task'].items():
+        self.data.time = st["time"]
+        self.init_qpos[...] = st["init_qpos"]
+        for k, v in st["task"].items():
             self._prog.arrays[k][...] = v
         sim.forward(self.model, self.data)
 
 
 def _noise(rng, kind, s, n):
     """Reset noise as Gymnasium draws it: 'uniform' U(-s, s) or 'normal' s * N(0, 1), n values."""
-    if kind == 'uniform':
+    if kind == "uniform":
         return rng.uniform(low=-s, high=s, size=n)
-    if kind == 'normal':
+    if kind == "normal":
         return s * rng.standard_normal(n)
     raise ValueError(f"reset noise kind must be 'uniform' or 'normal', got {kind!r}")

@@ -8,6 +8,7 @@ The physics step of the vector env is sim.api.run (sim/engine/forward.py run_bat
 resets that must happen outside it: a partial reset (reset(options={"reset_mask": ...})) and the worlds whose
 randomised model must be in place before their reset.  It is compiled on first use (and cached like every kernel).
 """
+
 import math
 
 import numpy as np
@@ -62,21 +63,22 @@ def set_const_world(m, d, w, body_simple, own_bias, F):
         qpos[i] = m.qpos0[i]
     kinematics(m, d, w)
     com_pos(m, d, w)
-    crb(m, d, w)           # for its composite inertias d.crb (M is rebuilt below with the new dof_M0)
+    crb(m, d, w)  # for its composite inertias d.crb (M is rebuilt below with the new dof_M0)
     c = d.crb[w]
     cdof = d.cdof[w]
     for i in range(nv):
         cd = cdof[i]
         b0, b1, b2, b3, b4, b5 = mul_inert_vec(c[m.dof_bodyid[i]], cd)
-        m.dof_M0[i] = m.dof_armature_eff[i] + (cd[0] * b0 + cd[1] * b1 + cd[2] * b2 + cd[3] * b3 + cd[4] * b4
-                                               + cd[5] * b5)
+        m.dof_M0[i] = m.dof_armature_eff[i] + (
+            cd[0] * b0 + cd[1] * b1 + cd[2] * b2 + cd[3] * b3 + cd[4] * b4 + cd[5] * b5
+        )
     tendon_if(F, m, d, w)
     crb(m, d, w)
     tendon_armature(m, d, w)
     factor_m(m, d, w)
     transmission(m, d, w, F)
-    J = d.scr_nv[w]          # (6, nv)
-    x = d.scr_deriv[w, 0]    # (nv,)
+    J = d.scr_nv[w]  # (6, nv)
+    x = d.scr_deriv[w, 0]  # (nv,)
     iw = m.body_invweight0
     iw[0, 0] = 0.0
     iw[0, 1] = 0.0

@@ -15,14 +15,14 @@ from sim import render as R
 def resolve_camera(m, d, camera_id=None, camera_name=None, config=None, world=None):
     """A model camera id, or the Gymnasium-style free / tracking Camera for `config`."""
     if camera_id is not None and camera_name is not None:
-        raise ValueError('camera_id and camera_name cannot both be given')
+        raise ValueError("camera_id and camera_name cannot both be given")
     if camera_name is not None:
-        camera_id = m.name2id('camera', camera_name)
+        camera_id = m.name2id("camera", camera_name)
         if camera_id < 0:
             raise ValueError(f"no camera named '{camera_name}' in the model")
     if camera_id is not None and camera_id != -1:
         if not 0 <= camera_id < m.ncam:
-            raise ValueError(f'camera_id {camera_id} not in the model (ncam = {m.ncam})')
+            raise ValueError(f"camera_id {camera_id} not in the model (ncam = {m.ncam})")
         return int(camera_id)
     cam = R.gymnasium_free_camera(m, d, world)
     R.apply_camera_config(cam, config)
@@ -38,8 +38,7 @@ class EnvRenderer:
         self.model = env.model
         self.mode = env.render_mode
         self.renderer = sim.Renderer(self.model, env.height, env.width)
-        self.camera = resolve_camera(self.model, env.data, env.camera_id, env.camera_name, env.camera_config,
-                                     world)
+        self.camera = resolve_camera(self.model, env.data, env.camera_id, env.camera_name, env.camera_config, world)
 
     def _frame(self, data, world, depth):
         r = self.renderer
@@ -58,13 +57,13 @@ class EnvRenderer:
 
     def render_data(self, data, world=None):
         """The frame(s) of the render mode: world=None with a batched Data gives (nworld, H, W, ...)."""
-        if self.mode == 'rgb_array':
+        if self.mode == "rgb_array":
             return self._frame(data, world, False)
-        if self.mode == 'depth_array':
+        if self.mode == "depth_array":
             return self._frame(data, world, True)
-        if self.mode == 'rgbd_tuple':
+        if self.mode == "rgbd_tuple":
             return self._frame(data, world, False), self._frame(data, world, True)
-        raise ValueError(f'render_mode {self.mode!r} is not one of rgb_array, depth_array, rgbd_tuple')
+        raise ValueError(f"render_mode {self.mode!r} is not one of rgb_array, depth_array, rgbd_tuple")
 
     def close(self):
         self.renderer.close()

@@ -14,6 +14,7 @@ single env (envs.vector.WorldView; compute_reward of goal envs for HerReplayBuff
 max_episode_steps, num_threads and randomization (envs/randomize.py) are accepted by make_sb3_vec_env.
 SB3's API wants a list of info dicts: building them is the one Python loop over the worlds per step.
 """
+
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
@@ -26,17 +27,24 @@ class NumjocoSB3VecEnv(VecEnv):
     """SB3 VecEnv of n_envs worlds of a numjoco task (see the module doc)."""
 
     def __init__(self, task, n_envs, *, max_episode_steps=None, num_threads=None, randomization=None, **kwargs):
-        self.engine = eng = BatchEngine(task, n_envs, max_episode_steps=max_episode_steps, same_step=True,
-                                        num_threads=num_threads, randomization=randomization, **kwargs)
+        self.engine = eng = BatchEngine(
+            task,
+            n_envs,
+            max_episode_steps=max_episode_steps,
+            same_step=True,
+            num_threads=num_threads,
+            randomization=randomization,
+            **kwargs,
+        )
         super().__init__(eng.nworld, eng.template.observation_space, eng.template.action_space)
         self._actions = None
-        self._obs = [None] * eng.nworld            # each world's observation (tasks with Python layers)
+        self._obs = [None] * eng.nworld  # each world's observation (tasks with Python layers)
 
     # ------------------------------------------------------------------ VecEnv API
     def reset(self):
         eng = self.engine
         if any(self._options):
-            raise ValueError(f'numjoco tasks take no reset options, got {self._options}')
+            raise ValueError(f"numjoco tasks take no reset options, got {self._options}")
         seeds = self._seeds if any(s is not None for s in self._seeds) else None
         worlds = np.arange(self.num_envs)
         eng.reset(worlds, seeds)
@@ -54,7 +62,7 @@ class NumjocoSB3VecEnv(VecEnv):
     def step_wait(self):
         eng = self.engine
         if eng.rngs[0] is None:
-            raise RuntimeError('reset() must be called before step()')
+            raise RuntimeError("reset() must be called before step()")
         eng.set_actions(self._actions)
         final = eng.step(None)
         actions, self._actions = self._actions, None
@@ -66,20 +74,20 @@ class NumjocoSB3VecEnv(VecEnv):
         infos = [dict(zip(eng.names, row)) for row in eng.terms[:, eng.term_cols].tolist()]
         tl = (trunc & ~term).tolist()
         for i, info in enumerate(infos):
-            info['TimeLimit.truncated'] = tl[i]
+            info["TimeLimit.truncated"] = tl[i]
         for key, field in eng.info_arrays:
             rows = getattr(eng.data, field)
             for i, info in enumerate(infos):
                 info[key] = rows[i].copy()
         for w in np.flatnonzero(eng.status[:, ST_DIVERGED]):
-            infos[w]['diverged'] = True
+            infos[w]["diverged"] = True
         if done.any():
             worlds = np.flatnonzero(done)
-            if final is None:                      # reset here, after reading the last step
+            if final is None:  # reset here, after reading the last step
                 eng.finish_same_step(worlds)
             rinfo = _split_info(eng.reset_info(worlds), self.num_envs)
             for w in worlds:
-                infos[w]['terminal_observation'] = eng.final_obs[w].copy()
+                infos[w]["terminal_observation"] = eng.final_obs[w].copy()
                 self.reset_infos[w] = rinfo[w]
         return eng.obs.copy(), rewards, done, infos
 
@@ -91,9 +99,9 @@ class NumjocoSB3VecEnv(VecEnv):
         infos = [None] * n
         for w, (o, r, te, tr, info) in enumerate(eng.layered_steps(np.arange(n), actions)):
             rewards[w], dones[w] = r, te or tr
-            info['TimeLimit.truncated'] = tr and not te
+            info["TimeLimit.truncated"] = tr and not te
             if dones[w]:
-                info['terminal_observation'] = o
+                info["terminal_observation"] = o
             else:
                 self._obs[w] = o
             infos[w] = info
@@ -110,7 +118,7 @@ class NumjocoSB3VecEnv(VecEnv):
         for w, (o, info) in zip(worlds.tolist(), self.engine.layered_resets(worlds)):
             self._obs[w], self.reset_infos[w] = o, info
             if vals is not None:
-                info['randomization'] = {k: v[w].copy() for k, v in vals.items()}
+                info["randomization"] = {k: v[w].copy() for k, v in vals.items()}
 
     def _stack(self):
         """The worlds' observations (tasks with Python layers) as SB3 batches them (Dict: per key)."""
@@ -129,8 +137,10 @@ class NumjocoSB3VecEnv(VecEnv):
             setattr(WorldView(self.engine, i), attr_name, value)
 
     def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
-        return [getattr(WorldView(self.engine, i), method_name)(*method_args, **method_kwargs)
-                for i in self._get_indices(indices)]
+        return [
+            getattr(WorldView(self.engine, i), method_name)(*method_args, **method_kwargs)
+            for i in self._get_indices(indices)
+        ]
 
     def env_is_wrapped(self, wrapper_class, indices=None):
         """No world is wrapped by a Gymnasium wrapper (monitor with VecMonitor)."""
@@ -147,16 +157,19 @@ def _split_info(info, n):
     """Gymnasium's vector info (dict of arrays with _masks) -> one dict per world."""
     out = [{} for _ in range(n)]
     for k, v in info.items():
-        if k.startswith('_'):
+        if k.startswith("_"):
             continue
-        mask = info.get('_' + k)
+        mask = info.get("_" + k)
         if isinstance(v, dict):
             sub = _split_info(v, n)
             for w in np.flatnonzero(mask):
                 out[w][k] = sub[w]
             continue
-        vals = v.tolist() if v.ndim == 1 and v.dtype != object else [np.copy(x) if isinstance(x, np.ndarray) else x
-                                                                     for x in v]
+        vals = (
+            v.tolist()
+            if v.ndim == 1 and v.dtype != object
+            else [np.copy(x) if isinstance(x, np.ndarray) else x for x in v]
+        )
         for w in np.flatnonzero(mask):
             out[w][k] = vals[w]
     return out
@@ -167,8 +180,10 @@ def make_sb3_vec_env(env_id, n_envs, seed=None, **env_kwargs):
     world i seeded seed + i at the first reset when seed is given (the action space seeded with seed).  The
     Fetch and Shadow Hand tasks get their own VecEnv (envs/robotics/sb3.py: batched Python layers)."""
     from envs.robotics import robot_task_class
+
     if robot_task_class(env_id) is not None:
         from envs.robotics.vector import make_sb3_vec_env as make_robot
+
         return make_robot(env_id, n_envs, seed=seed, **env_kwargs)
     venv = NumjocoSB3VecEnv(env_id, n_envs, **env_kwargs)
     if seed is not None:

@@ -6,6 +6,7 @@ is the wrapper form of env.unwrapped.add_terms(...): the terms (envs.spec Term o
 task program, evaluated by the physics entry with the task's own terms, reported in info under their keys and
 summed into the reward (info-only terms with info=...).
 """
+
 import gymnasium as gym
 
 
@@ -14,6 +15,6 @@ class RewardTerms(gym.Wrapper):
 
     def __init__(self, env, reward=None, info=None):
         super().__init__(env)
-        if not hasattr(env.unwrapped, 'add_terms'):
-            raise TypeError(f'RewardTerms needs a numjoco env (NumjocoEnv), got {type(env.unwrapped).__name__}')
+        if not hasattr(env.unwrapped, "add_terms"):
+            raise TypeError(f"RewardTerms needs a numjoco env (NumjocoEnv), got {type(env.unwrapped).__name__}")
         env.unwrapped.add_terms(reward, info)

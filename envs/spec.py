@@ -17,27 +17,49 @@ the physics entry runs after the frame_skip steps (sim/engine/task.py), so an en
 
     Range(qpos[1], (0.7, inf)), Range(x, (lo, hi), closed=True), Finite(x), FiniteObs()
 """
+
 import copy
 import math
 from collections import namedtuple
 
 import numpy as np
 
-from sim.constants import (CHK_CLOSED, CHK_FINITE, CHK_OBS_FINITE, CHK_OPEN, OBS_COS, OBS_SIN, OBS_VALUE, TERM_DELTA,
-                           TERM_HEALTHY, TERM_NORM, TERM_SQ, TERM_SUM)
+from sim.constants import (
+    CHK_CLOSED,
+    CHK_FINITE,
+    CHK_OBS_FINITE,
+    CHK_OPEN,
+    OBS_COS,
+    OBS_SIN,
+    OBS_VALUE,
+    TERM_DELTA,
+    TERM_HEALTHY,
+    TERM_NORM,
+    TERM_SQ,
+    TERM_SUM,
+)
 from sim.types import CODE
 
 INF = math.inf
 
 # element of an observation or a term: sources (code, flat index) and how to combine them; coef weighs the
 # element in a term's sum (1 in observations)
-Elem = namedtuple('Elem', 'src src2 op lo hi off coef', defaults=(1.0,))
+Elem = namedtuple("Elem", "src src2 op lo hi off coef", defaults=(1.0,))
 
 # Data field -> (object kind whose names index its rows, row-size attribute or int); 1-D fields by dof/joint etc.
 _ROWS = {
-    'xpos': ('body', 3), 'xquat': ('body', 4), 'xipos': ('body', 3), 'xmat': ('body', 9),
-    'subtree_com': ('body', 3), 'cinert': ('body', 10), 'cvel': ('body', 6), 'cacc': ('body', 6),
-    'cfrc_ext': ('body', 6), 'cfrc_int': ('body', 6), 'site_xpos': ('site', 3), 'geom_xpos': ('geom', 3),
+    "xpos": ("body", 3),
+    "xquat": ("body", 4),
+    "xipos": ("body", 3),
+    "xmat": ("body", 9),
+    "subtree_com": ("body", 3),
+    "cinert": ("body", 10),
+    "cvel": ("body", 6),
+    "cacc": ("body", 6),
+    "cfrc_ext": ("body", 6),
+    "cfrc_int": ("body", 6),
+    "site_xpos": ("site", 3),
+    "geom_xpos": ("geom", 3),
 }
 
 
@@ -45,52 +67,67 @@ def _flat_size(m, field):
     """Number of elements in one world's row of a Data field."""
     if field in _ROWS:
         kind, k = _ROWS[field]
-        return int(getattr(m, 'n' + kind)) * k
-    return {'qpos': m.nq, 'qvel': m.nv, 'qacc': m.nv, 'qfrc_actuator': m.nv, 'qfrc_constraint': m.nv,
-            'qfrc_applied': m.nv, 'act': m.na, 'ctrl': m.nu, 'action': m.nu, 'actuator_force': m.nu,
-            'actuator_length': m.nu, 'actuator_velocity': m.nu, 'ten_length': m.ntendon,
-            'sensordata': m.nsensordata, 'time': 1}[field]
+        return int(getattr(m, "n" + kind)) * k
+    return {
+        "qpos": m.nq,
+        "qvel": m.nv,
+        "qacc": m.nv,
+        "qfrc_actuator": m.nv,
+        "qfrc_constraint": m.nv,
+        "qfrc_applied": m.nv,
+        "act": m.na,
+        "ctrl": m.nu,
+        "action": m.nu,
+        "actuator_force": m.nu,
+        "actuator_length": m.nu,
+        "actuator_velocity": m.nu,
+        "ten_length": m.ntendon,
+        "sensordata": m.nsensordata,
+        "time": 1,
+    }[field]
 
 
 def _named_range(m, field, name):
     """Flat index range of object `name` in a field's row: a body row, a joint's qpos/qvel, a sensor, ..."""
+
     def oid(kind):
         i = m.name2id(kind, name)
         if i < 0:
             raise KeyError(f"no {kind} named '{name}' in the model (field {field})")
         return i
+
     if field in _ROWS:
         kind, k = _ROWS[field]
         i = oid(kind)
         return range(i * k, (i + 1) * k)
-    if field == 'qpos':
-        j = oid('joint')
+    if field == "qpos":
+        j = oid("joint")
         n = {0: 7, 1: 4}.get(int(m.jnt_type[j]), 1)
         return range(int(m.jnt_qposadr[j]), int(m.jnt_qposadr[j]) + n)
-    if field in ('qvel', 'qacc', 'qfrc_actuator', 'qfrc_constraint', 'qfrc_applied'):
-        j = oid('joint')
+    if field in ("qvel", "qacc", "qfrc_actuator", "qfrc_constraint", "qfrc_applied"):
+        j = oid("joint")
         n = {0: 6, 1: 3}.get(int(m.jnt_type[j]), 1)
         return range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + n)
-    if field == 'sensordata':
-        s = oid('sensor')
+    if field == "sensordata":
+        s = oid("sensor")
         return range(int(m.sensor_adr[s]), int(m.sensor_adr[s]) + int(m.sensor_dim[s]))
-    if field in ('ctrl', 'action', 'actuator_force', 'actuator_length', 'actuator_velocity'):
-        i = oid('actuator')
+    if field in ("ctrl", "action", "actuator_force", "actuator_length", "actuator_velocity"):
+        i = oid("actuator")
         return range(i, i + 1)
-    if field == 'ten_length':
-        i = oid('tendon')
+    if field == "ten_length":
+        i = oid("tendon")
         return range(i, i + 1)
-    if field == 'act':
-        i = oid('actuator')
+    if field == "act":
+        i = oid("actuator")
         return range(int(m.actuator_actadr[i]), int(m.actuator_actadr[i]) + int(m.actuator_actnum[i]))
-    raise KeyError(f'field {field} cannot be indexed by name')
+    raise KeyError(f"field {field} cannot be indexed by name")
 
 
 class Vec:
     """A vector of observation / term elements, resolved against a Model when the task is compiled."""
 
     def __init__(self, build):
-        self._build = build     # Model -> list of Elem
+        self._build = build  # Model -> list of Elem
 
     def resolve(self, m):
         return list(self._build(m))
@@ -114,11 +151,13 @@ class Vec:
 
     def __sub__(self, other):
         if isinstance(other, Vec):
+
             def build(m):
                 a, b = self._build(m), other._build(m)
                 if len(a) != len(b):
-                    raise ValueError(f'difference of vectors of sizes {len(a)} and {len(b)}')
+                    raise ValueError(f"difference of vectors of sizes {len(a)} and {len(b)}")
                 return [x._replace(src2=y.src) for x, y in zip(a, b)]
+
             return Vec(build)
         off = np.asarray(other, dtype=np.float64)
 
@@ -126,6 +165,7 @@ class Vec:
             a = self._build(m)
             o = np.broadcast_to(off, (len(a),))
             return [x._replace(off=x.off + float(v)) for x, v in zip(a, o)]
+
         return Vec(build_off)
 
     def weighted(self, coef):
@@ -136,10 +176,11 @@ class Vec:
             a = self._build(m)
             w = np.broadcast_to(c, (len(a),))
             return [x._replace(coef=x.coef * float(v)) for x, v in zip(a, w)]
+
         return Vec(build)
 
     def __len__(self):
-        raise TypeError('the size of a Vec is known once compiled against a model')
+        raise TypeError("the size of a Vec is known once compiled against a model")
 
 
 def _index(elems, key):
@@ -155,17 +196,19 @@ class Field(Vec):
 
     def __init__(self, name):
         if name not in CODE:
-            raise KeyError(f'unknown task field {name}; known: {sorted(CODE)}')
+            raise KeyError(f"unknown task field {name}; known: {sorted(CODE)}")
         self.name = name
         code = CODE[name]
-        super().__init__(lambda m: [Elem((code, i), None, OBS_VALUE, -INF, INF, 0.0)
-                                    for i in range(_flat_size(m, name))])
+        super().__init__(
+            lambda m: [Elem((code, i), None, OBS_VALUE, -INF, INF, 0.0) for i in range(_flat_size(m, name))]
+        )
 
     def __getitem__(self, key):
         if isinstance(key, str):
             name, field, code = key, self.name, CODE[self.name]
-            return Vec(lambda m: [Elem((code, i), None, OBS_VALUE, -INF, INF, 0.0)
-                                  for i in _named_range(m, field, name)])
+            return Vec(
+                lambda m: [Elem((code, i), None, OBS_VALUE, -INF, INF, 0.0) for i in _named_range(m, field, name)]
+            )
         return super().__getitem__(key)
 
     def row(self, key):
@@ -174,28 +217,36 @@ class Field(Vec):
         if isinstance(key, str):
             return self[key]
         if self.name not in _ROWS:
-            raise KeyError(f'field {self.name} has no rows')
+            raise KeyError(f"field {self.name} has no rows")
         kind, k = _ROWS[self.name]
         code, i = CODE[self.name], int(key)
 
         def build(m):
-            n = int(getattr(m, 'n' + kind))
+            n = int(getattr(m, "n" + kind))
             if not 0 <= i < n:
-                raise KeyError(f'{kind} id {i} out of range (n{kind} = {n}, field {self.name})')
+                raise KeyError(f"{kind} id {i} out of range (n{kind} = {n}, field {self.name})")
             return [Elem((code, j), None, OBS_VALUE, -INF, INF, 0.0) for j in range(i * k, (i + 1) * k)]
+
         return Vec(build)
 
 
-qpos, qvel, act, ctrl, qacc = Field('qpos'), Field('qvel'), Field('act'), Field('ctrl'), Field('qacc')
-xpos, xquat, xipos, xmat = Field('xpos'), Field('xquat'), Field('xipos'), Field('xmat')
-site_xpos, geom_xpos, subtree_com = Field('site_xpos'), Field('geom_xpos'), Field('subtree_com')
-cinert, cvel, cacc, cfrc_ext, cfrc_int = (Field('cinert'), Field('cvel'), Field('cacc'), Field('cfrc_ext'),
-                                          Field('cfrc_int'))
-qfrc_actuator, qfrc_constraint, qfrc_applied = Field('qfrc_actuator'), Field('qfrc_constraint'), \
-    Field('qfrc_applied')
-actuator_force, actuator_length, actuator_velocity = (Field('actuator_force'), Field('actuator_length'),
-                                                      Field('actuator_velocity'))
-ten_length, time, action, sensordata = Field('ten_length'), Field('time'), Field('action'), Field('sensordata')
+qpos, qvel, act, ctrl, qacc = Field("qpos"), Field("qvel"), Field("act"), Field("ctrl"), Field("qacc")
+xpos, xquat, xipos, xmat = Field("xpos"), Field("xquat"), Field("xipos"), Field("xmat")
+site_xpos, geom_xpos, subtree_com = Field("site_xpos"), Field("geom_xpos"), Field("subtree_com")
+cinert, cvel, cacc, cfrc_ext, cfrc_int = (
+    Field("cinert"),
+    Field("cvel"),
+    Field("cacc"),
+    Field("cfrc_ext"),
+    Field("cfrc_int"),
+)
+qfrc_actuator, qfrc_constraint, qfrc_applied = Field("qfrc_actuator"), Field("qfrc_constraint"), Field("qfrc_applied")
+actuator_force, actuator_length, actuator_velocity = (
+    Field("actuator_force"),
+    Field("actuator_length"),
+    Field("actuator_velocity"),
+)
+ten_length, time, action, sensordata = Field("ten_length"), Field("time"), Field("action"), Field("sensordata")
 
 
 class _State(Vec):
@@ -221,7 +272,7 @@ class Term:
         return t
 
     def __mul__(self, w):
-        if self.kind == TERM_SUM and self.vec is None:       # Const(c) * w
+        if self.kind == TERM_SUM and self.vec is None:  # Const(c) * w
             return self._copy(lo=self.lo * float(w), hi=self.hi * float(w))
         return self._copy(weight=self.weight * float(w))
 
@@ -244,7 +295,7 @@ class Term:
         no float32 arithmetic: envs/base.py recomputes these terms with numpy after the compiled call when the
         action is not float64 (a few microseconds)."""
         if self.kind != TERM_SQ:
-            raise ValueError('in_action_dtype() applies to SumSq(action) terms')
+            raise ValueError("in_action_dtype() applies to SumSq(action) terms")
         return self._copy(action_dtype=True)
 
 
@@ -314,15 +365,25 @@ class Task:
     (Humanoid's tendon_length / tendon_velocity).
     """
 
-    def __init__(self, observation, reward, info=None, healthy=(), terminate=True, reset_info=None,
-                 skipped=None, info_arrays=None):
+    def __init__(
+        self,
+        observation,
+        reward,
+        info=None,
+        healthy=(),
+        terminate=True,
+        reset_info=None,
+        skipped=None,
+        info_arrays=None,
+    ):
         self.observation = dict(observation)
         self.reward = dict(reward)
         self.info = dict(info or {})
         self.healthy = list(healthy)
         self.terminate = bool(terminate)
-        self.reset_info = (list(reset_info) if reset_info is not None else
-                           [k for k, t in self.info.items() if t.kind != TERM_DELTA])
+        self.reset_info = (
+            list(reset_info) if reset_info is not None else [k for k, t in self.info.items() if t.kind != TERM_DELTA]
+        )
         self.skipped = dict(skipped or {})
         self.info_arrays = dict(info_arrays or {})
 

@@ -16,6 +16,7 @@ trajectories, bit for bit.  Python loops only over the worlds that reset.
 BatchEngine is the engine (shared with the SB3 VecEnv of envs/sb3.py); NumjocoVectorEnv is Gymnasium's VectorEnv
 on it.  Domain randomisation per world and per episode: envs/randomize.py.
 """
+
 import importlib
 import time
 
@@ -41,18 +42,18 @@ def resolve_task(task, kwargs):
     'module:Class' entry point or a NumjocoEnv subclass; kwargs override the registered ones."""
     spec_steps = None
     if isinstance(task, str):
-        mod, _, rest = task.rpartition(':')
-        if '/' in rest or '-v' in rest:          # an id, optionally 'module:id' (the module registers it)
+        mod, _, rest = task.rpartition(":")
+        if "/" in rest or "-v" in rest:  # an id, optionally 'module:id' (the module registers it)
             if mod:
                 importlib.import_module(mod)
             task = gym.spec(rest)
     if isinstance(task, gym.envs.registration.EnvSpec):
         task, kwargs, spec_steps = task.entry_point, dict(task.kwargs, **kwargs), task.max_episode_steps
     if isinstance(task, str):
-        mod, _, attr = task.partition(':')
+        mod, _, attr = task.partition(":")
         task = getattr(importlib.import_module(mod), attr)
     if not (isinstance(task, type) and issubclass(task, NumjocoEnv)):
-        raise TypeError(f'a numjoco vector env needs a NumjocoEnv task class, got {task!r}')
+        raise TypeError(f"a numjoco vector env needs a NumjocoEnv task class, got {task!r}")
     return task, dict(kwargs), spec_steps
 
 
@@ -74,8 +75,9 @@ class ThreadTuner:
     (above) a wake costs 50-100 us on a virtual machine, and 4 Hopper worlds stepped in 370-420 us on 2 threads
     against ~270 us on one.  The results do not depend on the count (each world is stepped by one thread, the
     same code), so neither do trajectories."""
-    PERIOD = 2000        # steps with the chosen count between measurements
-    TRIAL = 15           # steps timed per candidate in a measurement (alternating, the medians compared)
+
+    PERIOD = 2000  # steps with the chosen count between measurements
+    TRIAL = 15  # steps timed per candidate in a measurement (alternating, the medians compared)
 
     def __init__(self):
         self.left = 0
@@ -113,22 +115,34 @@ class BatchEngine:
     then run those layers per world on the batch's results (envs/base.py NumjocoEnv._feed).
     """
 
-    def __init__(self, task, num_envs, *, max_episode_steps=None, same_step=False, num_threads=None,
-                 randomization=None, **kwargs):
+    def __init__(
+        self, task, num_envs, *, max_episode_steps=None, same_step=False, num_threads=None, randomization=None, **kwargs
+    ):
         cls, kwargs, spec_steps = resolve_task(task, kwargs)
         n = int(num_envs)
         if n < 1:
-            raise ValueError(f'num_envs must be >= 1, got {num_envs}')
+            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         if num_threads is not None:
             num_threads = int(num_threads)
             if not 1 <= num_threads <= numba.config.NUMBA_NUM_THREADS:
-                raise ValueError(f'num_threads must be in [1, {numba.config.NUMBA_NUM_THREADS}] (numba\'s thread '
-                                 f'pool, NUMBA_NUM_THREADS), got {num_threads}')
+                raise ValueError(
+                    f"num_threads must be in [1, {numba.config.NUMBA_NUM_THREADS}] (numba's thread "
+                    f"pool, NUMBA_NUM_THREADS), got {num_threads}"
+                )
         self.num_threads = num_threads
         self.tuner = ThreadTuner()
         self.task_class, self.kwargs = cls, kwargs
-        self._init_args = (cls, n, dict(max_episode_steps=max_episode_steps, same_step=same_step,
-                                        num_threads=num_threads, randomization=randomization), kwargs)
+        self._init_args = (
+            cls,
+            n,
+            dict(
+                max_episode_steps=max_episode_steps,
+                same_step=same_step,
+                num_threads=num_threads,
+                randomization=randomization,
+            ),
+            kwargs,
+        )
         self.template = tpl = cls(**kwargs)
         self.model, self.nworld = tpl.model, n
         self.max_episode_steps = spec_steps if max_episode_steps is None else max_episode_steps
@@ -136,26 +150,29 @@ class BatchEngine:
         self.python_layers = type(tpl).step is not NumjocoEnv.step or type(tpl).reset is not NumjocoEnv.reset
         self.info_idx, self.reset_idx, self.info_arrays = tpl._info_idx, tpl._reset_idx, tpl._info_arrays
         self.same_step = bool(same_step)
-        self.kernel_same_step = (self.same_step and randomization is None and not self.info_arrays
-                                 and not self.python_layers)
+        self.kernel_same_step = (
+            self.same_step and randomization is None and not self.info_arrays and not self.python_layers
+        )
         self.data = sim.Data(self.model, nworld=n)
-        self.prog = CompiledTask(self.model, tpl._spec, n, tpl.dt, max_steps=self.max_episode_steps,
-                                 same_step=self.kernel_same_step)
+        self.prog = CompiledTask(
+            self.model, tpl._spec, n, tpl.dt, max_steps=self.max_episode_steps, same_step=self.kernel_same_step
+        )
         self.struct = self.prog.struct
         a = self.arrays = self.prog.arrays
-        self.status, self.obs, self.terms, self.reset_terms = a['status'], a['obs'], a['terms'], a['reset_terms']
-        self.reward, self.final_obs, self.action = a['reward'], a['final_obs'], a['action']
+        self.status, self.obs, self.terms, self.reset_terms = a["status"], a["obs"], a["terms"], a["reset_terms"]
+        self.reward, self.final_obs, self.action = a["reward"], a["final_obs"], a["action"]
         self.names = [nm for _, nm in self.info_idx]
         self.term_cols = [k for k, _ in self.info_idx]
         reset_names = {nm for _, nm in self.reset_idx}
         self.step_only = [nm not in reset_names for _, nm in self.info_idx]
         self.body_simple = np.ascontiguousarray(np.asarray(self.model.body_simple).reshape(-1), np.int32)
         self.rngs = [None] * n
-        self.needs_reset = np.ones(n, bool)       # before the first reset, or ended with autoreset disabled
+        self.needs_reset = np.ones(n, bool)  # before the first reset, or ended with autoreset disabled
         self.randomizer = None
         self.mptrs = _EMPTY
         if randomization is not None:
             from envs.randomize import WorldModels
+
             self.randomizer = WorldModels(self.model, n, randomization)
             self.mptrs = self.randomizer.mptrs
 
@@ -165,29 +182,37 @@ class BatchEngine:
         cloudpickle: a task class or randomisation function defined in a script travels too) and every world's
         state: the whole batched Data, the task arrays (status, pending reset states, ...), each world's
         generators and randomised model values.  The compiled program is rebuilt (a cache hit)."""
-        st = {'init': cloudpickle.dumps(self._init_args), 'data': self.data, 'rngs': list(self.rngs),
-              'needs_reset': self.needs_reset.copy(), 'task': {k: v.copy() for k, v in self.arrays.items()}}
+        st = {
+            "init": cloudpickle.dumps(self._init_args),
+            "data": self.data,
+            "rngs": list(self.rngs),
+            "needs_reset": self.needs_reset.copy(),
+            "task": {k: v.copy() for k, v in self.arrays.items()},
+        }
         r = self.randomizer
         if r is not None:
-            st['randomizer'] = {'values': {k: v.copy() for k, v in r.values.items()},
-                                'rows': {k: v.copy() for k, v in r.rows.items()}, 'rngs': list(r.rngs)}
+            st["randomizer"] = {
+                "values": {k: v.copy() for k, v in r.values.items()},
+                "rows": {k: v.copy() for k, v in r.rows.items()},
+                "rngs": list(r.rngs),
+            }
         return st
 
     def __setstate__(self, st):
-        cls, n, opts, kwargs = cloudpickle.loads(st['init'])
+        cls, n, opts, kwargs = cloudpickle.loads(st["init"])
         self.__init__(cls, n, **opts, **kwargs)
-        self.data = st['data']
-        for k, v in st['task'].items():
+        self.data = st["data"]
+        for k, v in st["task"].items():
             self.arrays[k][...] = v
-        self.rngs = list(st['rngs'])
-        self.needs_reset[...] = st['needs_reset']
-        if 'randomizer' in st:
-            r, saved = self.randomizer, st['randomizer']
-            for k, v in saved['values'].items():
+        self.rngs = list(st["rngs"])
+        self.needs_reset[...] = st["needs_reset"]
+        if "randomizer" in st:
+            r, saved = self.randomizer, st["randomizer"]
+            for k, v in saved["values"].items():
                 r.values[k][...] = v
-            for k, v in saved['rows'].items():
-                r.rows[k][...] = v          # in place: the per-world model structs point into these rows
-            r.rngs = list(saved['rngs'])
+            for k, v in saved["rows"].items():
+                r.rows[k][...] = v  # in place: the per-world model structs point into these rows
+            r.rngs = list(saved["rngs"])
 
     # ------------------------------------------------------------------ calls into the compiled code
     def _call(self, nwork, fn, *args):
@@ -199,7 +224,7 @@ class BatchEngine:
         return _on_threads(want, old, fn, *args)
 
     def _run(self, nstep):
-        if _api.serial(self.data, self.mptrs):       # one world: no thread count to set
+        if _api.serial(self.data, self.mptrs):  # one world: no thread count to set
             return _api.run(self.model, self.data, nstep, self.struct, self.mptrs)
         if self.num_threads is not None or nstep == 0:
             return self._call(self.nworld, _api.run, self.model, self.data, nstep, self.struct, self.mptrs)
@@ -213,10 +238,19 @@ class BatchEngine:
 
     def _reset_worlds(self, worlds, flags):
         """envs/kernels.py reset_worlds on the listed worlds (flags SET_CONST | RESTART | FINAL | OWN_BIAS)."""
-        self._call(len(worlds), reset_worlds, _api.model_struct(self.model), self.data._struct, self.struct,
-                   np.ascontiguousarray(worlds, np.int64), self.mptrs, flags, self.body_simple,
-                   _api.model_features(self.model))
-        if self.data._arrays['warn_moved'][worlds].any():
+        self._call(
+            len(worlds),
+            reset_worlds,
+            _api.model_struct(self.model),
+            self.data._struct,
+            self.struct,
+            np.ascontiguousarray(worlds, np.int64),
+            self.mptrs,
+            flags,
+            self.body_simple,
+            _api.model_features(self.model),
+        )
+        if self.data._arrays["warn_moved"][worlds].any():
             _api.warn_moved(self.data)
 
     # ------------------------------------------------------------------ resets
@@ -225,10 +259,10 @@ class BatchEngine:
         a, tpl = self.arrays, self.template
         for w in worlds:
             s = tpl.reset_state(self.rngs[w], tpl.p)
-            a['reset_qpos'][w] = s['qpos']
-            a['reset_qvel'][w] = s['qvel']
-            a['reset_act'][w] = s.get('act', tpl.init_act)
-            a['reset_ctrl'][w] = s.get('ctrl', tpl.init_ctrl)
+            a["reset_qpos"][w] = s["qpos"]
+            a["reset_qvel"][w] = s["qvel"]
+            a["reset_act"][w] = s.get("act", tpl.init_act)
+            a["reset_ctrl"][w] = s.get("ctrl", tpl.init_ctrl)
 
     def seed_worlds(self, worlds, seeds):
         """New generators for the listed worlds from seeds: None (keep existing ones), an int (world w gets
@@ -242,7 +276,7 @@ class BatchEngine:
         else:
             seeds = list(seeds)
             if len(seeds) != n:
-                raise ValueError(f'{len(seeds)} seeds for {n} environments')
+                raise ValueError(f"{len(seeds)} seeds for {n} environments")
         fresh = []
         for w, s in zip(worlds, seeds):
             if s is not None or self.rngs[w] is None:
@@ -281,11 +315,11 @@ class BatchEngine:
     def set_actions(self, actions):
         a = np.asarray(actions)
         if a.shape != self.action.shape:
-            raise ValueError(f'actions have shape {a.shape}, expected {self.action.shape} (num_envs, nu)')
-        if a.dtype.kind not in 'biuf':
-            raise ValueError(f'actions must hold real numbers, got dtype {a.dtype}; no environment was stepped')
+            raise ValueError(f"actions have shape {a.shape}, expected {self.action.shape} (num_envs, nu)")
+        if a.dtype.kind not in "biuf":
+            raise ValueError(f"actions must hold real numbers, got dtype {a.dtype}; no environment was stepped")
         self.action[...] = a
-        self.status[:, ST_F32] = a.dtype == np.float32       # ctrl costs in the action's dtype, as a single env
+        self.status[:, ST_F32] = a.dtype == np.float32  # ctrl costs in the action's dtype, as a single env
 
     def step(self, autoreset=None):
         """One env step of every world (the actions already in place); `autoreset` (bool mask or None): worlds
@@ -300,8 +334,10 @@ class BatchEngine:
         if self._run(self.template.frame_skip) < 0:
             bad = np.flatnonzero(self.status[:, ST_BADACTION])
             self.status[:, ST_BADACTION] = 0
-            raise ValueError(f'the actions of environment(s) {bad.tolist()} contain NaN or inf: '
-                             f'{self.action[bad].tolist()}; no environment was stepped')
+            raise ValueError(
+                f"the actions of environment(s) {bad.tolist()} contain NaN or inf: "
+                f"{self.action[bad].tolist()}; no environment was stepped"
+            )
         if autoreset is not None:
             self.draw(np.flatnonzero(autoreset))
         if not self.kernel_same_step:
@@ -330,7 +366,7 @@ class BatchEngine:
             v = np.array(source[key] if source is not None else getattr(self.data, field))
             v[~mask] = 0
             info[key] = v
-            info['_' + key] = mask.copy()
+            info["_" + key] = mask.copy()
 
     def step_info(self, reset_now=None):
         """info of a step as a dict of arrays with `_key` masks: the info terms of the worlds that stepped, the
@@ -338,7 +374,7 @@ class BatchEngine:
         info = {}
         n = self.nworld
         stepped = None if reset_now is None else ~reset_now
-        vals = self.terms.T.copy()                    # one copy; each key gets a row (a fresh array for the caller)
+        vals = self.terms.T.copy()  # one copy; each key gets a row (a fresh array for the caller)
         ones = np.ones((len(self.info_idx), n), bool)
         for i, (k, nm) in enumerate(self.info_idx):
             v = vals[k]
@@ -353,14 +389,14 @@ class BatchEngine:
                 v[reset_now] = self.reset_terms[reset_now, k]
                 mask = ones[i]
             info[nm] = v
-            info['_' + nm] = mask
+            info["_" + nm] = mask
         self._arrays_info(info, np.ones(n, bool))
         div = self.status[:, ST_DIVERGED] != 0
         if stepped is not None:
             div &= stepped
         if div.any():
-            info['diverged'] = div.copy()
-            info['_diverged'] = div
+            info["diverged"] = div.copy()
+            info["_diverged"] = div
         return info
 
     def snapshot(self):
@@ -372,12 +408,12 @@ class BatchEngine:
         info = {}
         for k, nm in self.info_idx:
             info[nm] = np.where(done, self.terms[:, k], 0.0)
-            info['_' + nm] = done.copy()
+            info["_" + nm] = done.copy()
         self._arrays_info(info, done, arrays)
         div = (self.status[:, ST_DIVERGED] != 0) & done
         if div.any():
-            info['diverged'] = div.copy()
-            info['_diverged'] = div
+            info["diverged"] = div.copy()
+            info["_diverged"] = div
         return info
 
     def reset_info(self, worlds):
@@ -387,7 +423,7 @@ class BatchEngine:
         info = {}
         for k, nm in self.reset_idx:
             info[nm] = np.where(mask, self.reset_terms[:, k], 0.0)
-            info['_' + nm] = mask.copy()
+            info["_" + nm] = mask.copy()
         self._arrays_info(info, mask)
         self.add_randomization(info, mask)
         return info
@@ -397,16 +433,16 @@ class BatchEngine:
         mask (those just reset)."""
         if self.randomizer is not None and mask is not None and mask.any():
             vals = self.randomizer.values
-            info['randomization'] = {k: v.copy() for k, v in vals.items()}
-            info['randomization'].update({'_' + k: mask.copy() for k in vals})
-            info['_randomization'] = mask.copy()
+            info["randomization"] = {k: v.copy() for k, v in vals.items()}
+            info["randomization"].update({"_" + k: mask.copy() for k in vals})
+            info["_randomization"] = mask.copy()
 
     # ------------------------------------------------------------------ per world, as a single env returns
     def base_steps(self, worlds):
         """The listed worlds' last step, each as NumjocoEnv.step returns it (before the task's Python layers);
         the batch's arrays are read once."""
         worlds = np.asarray(worlds, np.int64)
-        obs = self.obs[worlds]                                   # one copy; each world gets a row of it
+        obs = self.obs[worlds]  # one copy; each world gets a row of it
         rew = self.reward[worlds].tolist()
         st = self.status[worlds][:, (ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED)].tolist()
         terms = self.terms[worlds][:, self.term_cols].tolist()
@@ -419,7 +455,7 @@ class BatchEngine:
                 info[key] = r[w].copy()
             te, tr, dv = st[i]
             if dv:
-                info['diverged'] = True
+                info["diverged"] = True
             out.append((obs[i], rew[i], te != 0, tr != 0, info))
         return out
 
@@ -471,8 +507,9 @@ def _autoreset_mode(mode):
         try:
             return AutoresetMode[str(mode).upper()]
         except KeyError:
-            raise ValueError(f'autoreset_mode must be one of {[m.value for m in AutoresetMode]}, got {mode!r}') \
-                from None
+            raise ValueError(
+                f"autoreset_mode must be one of {[m.value for m in AutoresetMode]}, got {mode!r}"
+            ) from None
 
 
 class NumjocoVectorEnv(VectorEnv):
@@ -484,14 +521,30 @@ class NumjocoVectorEnv(VectorEnv):
     other keywords go to the task (ctrl_cost_weight=..., xml_file=..., ...).
     """
 
-    def __init__(self, task, num_envs=1, *, max_episode_steps=None, autoreset_mode=None, num_threads=None,
-                 randomization=None, render_mode=None, **kwargs):
+    def __init__(
+        self,
+        task,
+        num_envs=1,
+        *,
+        max_episode_steps=None,
+        autoreset_mode=None,
+        num_threads=None,
+        randomization=None,
+        render_mode=None,
+        **kwargs,
+    ):
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         if render_mode is not None:
-            kwargs['render_mode'] = render_mode
-        self.engine = eng = BatchEngine(task, num_envs, max_episode_steps=max_episode_steps,
-                                        same_step=self.autoreset_mode == AutoresetMode.SAME_STEP,
-                                        num_threads=num_threads, randomization=randomization, **kwargs)
+            kwargs["render_mode"] = render_mode
+        self.engine = eng = BatchEngine(
+            task,
+            num_envs,
+            max_episode_steps=max_episode_steps,
+            same_step=self.autoreset_mode == AutoresetMode.SAME_STEP,
+            num_threads=num_threads,
+            randomization=randomization,
+            **kwargs,
+        )
         tpl = eng.template
         self.num_envs = eng.nworld
         self.single_observation_space = tpl.observation_space
@@ -501,12 +554,12 @@ class NumjocoVectorEnv(VectorEnv):
         self.render_mode = tpl.render_mode
         self.metadata = dict(tpl.metadata, autoreset_mode=self.autoreset_mode)
         self._autoreset = np.zeros(self.num_envs, bool)
-        self._env_obs = [None] * self.num_envs          # each world's observation (tasks with Python layers)
-        self._renderer = None                           # envs.render.EnvRenderer over the batch (render())
+        self._env_obs = [None] * self.num_envs  # each world's observation (tasks with Python layers)
+        self._renderer = None  # envs.render.EnvRenderer over the batch (render())
 
     def __getstate__(self):
-        st = dict(self.__dict__)        # the engine pickles itself (BatchEngine.__getstate__)
-        st['_renderer'] = None          # rebuilt by the next render()
+        st = dict(self.__dict__)  # the engine pickles itself (BatchEngine.__getstate__)
+        st["_renderer"] = None  # rebuilt by the next render()
         return st
 
     # ------------------------------------------------------------------ Gymnasium API
@@ -530,12 +583,14 @@ class NumjocoVectorEnv(VectorEnv):
         eng = self.engine
         if isinstance(seed, (int, np.integer)):
             super().reset(seed=int(seed))
-        mask = None if options is None else options.get('reset_mask')
+        mask = None if options is None else options.get("reset_mask")
         if mask is not None:
             mask = np.asarray(mask)
             if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
-                raise ValueError(f'options["reset_mask"] must be a bool array of shape ({self.num_envs},), got '
-                                 f'{mask.dtype} {mask.shape}')
+                raise ValueError(
+                    f'options["reset_mask"] must be a bool array of shape ({self.num_envs},), got '
+                    f"{mask.dtype} {mask.shape}"
+                )
             if not mask.any():
                 raise ValueError('options["reset_mask"] resets no environment')
             worlds = np.flatnonzero(mask)
@@ -562,12 +617,13 @@ class NumjocoVectorEnv(VectorEnv):
     def step(self, actions):
         eng = self.engine
         if eng.needs_reset.all() and eng.rngs[0] is None:
-            raise gym.error.ResetNeeded('Cannot call step() before calling reset()')
+            raise gym.error.ResetNeeded("Cannot call step() before calling reset()")
         mode = self.autoreset_mode
         if mode == AutoresetMode.DISABLED and eng.needs_reset.any():
             raise gym.error.ResetNeeded(
-                f'environment(s) {np.flatnonzero(eng.needs_reset).tolist()} ended and the autoreset is disabled: '
-                'reset them with reset(options={"reset_mask": mask}) before stepping')
+                f"environment(s) {np.flatnonzero(eng.needs_reset).tolist()} ended and the autoreset is disabled: "
+                'reset them with reset(options={"reset_mask": mask}) before stepping'
+            )
         eng.set_actions(actions)
         autoreset = self._autoreset.copy() if mode == AutoresetMode.NEXT_STEP else None
         final = eng.step(autoreset)
@@ -581,7 +637,7 @@ class NumjocoVectorEnv(VectorEnv):
             self._autoreset = terminated | truncated
         elif mode == AutoresetMode.SAME_STEP:
             fin = None
-            if final is None:                     # reset here, after reading the last step
+            if final is None:  # reset here, after reading the last step
                 final = terminated | truncated
                 if final.any():
                     fin = eng.final_info(final, eng.snapshot() if eng.info_arrays else None)
@@ -594,10 +650,10 @@ class NumjocoVectorEnv(VectorEnv):
                 fo = np.full(self.num_envs, None, dtype=object)
                 for w in np.flatnonzero(final):
                     fo[w] = eng.final_obs[w].copy()
-                info['final_obs'] = fo
-                info['_final_obs'] = final.copy()
-                info['final_info'] = fin
-                info['_final_info'] = final.copy()
+                info["final_obs"] = fo
+                info["_final_obs"] = final.copy()
+                info["final_info"] = fin
+                info["_final_info"] = final.copy()
         else:
             eng.needs_reset |= terminated | truncated
         if info is None:
@@ -621,7 +677,7 @@ class NumjocoVectorEnv(VectorEnv):
         if reset_now.any():
             results.update(zip(np.flatnonzero(reset_now).tolist(), eng.layered_resets(np.flatnonzero(reset_now))))
         done = terminated | truncated
-        finals = {}                                    # same-step autoreset: the last step of the ended worlds
+        finals = {}  # same-step autoreset: the last step of the ended worlds
         if mode == AutoresetMode.SAME_STEP and done.any():
             ended = np.flatnonzero(done)
             eng.finish_same_step(ended)
@@ -630,7 +686,7 @@ class NumjocoVectorEnv(VectorEnv):
         pairs = []
         for w in range(n):
             if w in finals:
-                pairs.append((w, {'final_obs': finals[w][0], 'final_info': finals[w][1]}))
+                pairs.append((w, {"final_obs": finals[w][0], "final_info": finals[w][1]}))
             o, info = results[w]
             self._env_obs[w] = o
             pairs.append((w, info))
@@ -656,7 +712,7 @@ class NumjocoVectorEnv(VectorEnv):
         for k, col in cols.items():
             ws = [w for w, _ in col]
             v0 = col[0][1]
-            if k == 'final_obs':
+            if k == "final_obs":
                 arr = np.full(n, None, dtype=object)
                 for w, v in col:
                     arr[w] = v
@@ -666,19 +722,23 @@ class NumjocoVectorEnv(VectorEnv):
                 arr = np.zeros(n, dtype=type(v0))
                 arr[ws] = [v for _, v in col]
             else:
-                arr = (np.zeros((n, *v0.shape), v0.dtype) if isinstance(v0, np.ndarray)
-                       else np.full(n, None, dtype=object))
+                arr = (
+                    np.zeros((n, *v0.shape), v0.dtype) if isinstance(v0, np.ndarray) else np.full(n, None, dtype=object)
+                )
                 for w, v in col:
                     arr[w] = v
             mask = np.zeros(n, dtype=np.bool_)
             mask[ws] = True
             out[k] = arr
-            out['_' + k] = mask
+            out["_" + k] = mask
         return out
 
     def _observations(self):
-        return concatenate(self.single_observation_space, self._env_obs,
-                           create_empty_array(self.single_observation_space, self.num_envs))
+        return concatenate(
+            self.single_observation_space,
+            self._env_obs,
+            create_empty_array(self.single_observation_space, self.num_envs),
+        )
 
     def render(self):
         """A frame per world, as SyncVectorEnv returns them (a tuple; rgbd_tuple: a (rgb, depth) pair per world),
@@ -690,7 +750,7 @@ class NumjocoVectorEnv(VectorEnv):
         if self._renderer is None:
             self._renderer = self.engine.template._make_renderer()
         frames = self._renderer.render_data(self.engine.data)
-        if self.render_mode == 'rgbd_tuple':
+        if self.render_mode == "rgbd_tuple":
             return tuple(zip(frames[0], frames[1]))
         return tuple(frames)
 
@@ -709,7 +769,7 @@ class NumjocoVectorEnv(VectorEnv):
         if not isinstance(values, (list, tuple)):
             values = [values] * self.num_envs
         if len(values) != self.num_envs:
-            raise ValueError(f'{len(values)} values for {self.num_envs} environments')
+            raise ValueError(f"{len(values)} values for {self.num_envs} environments")
         for w, v in enumerate(values):
             setattr(WorldView(self.engine, w), name, v)
 
@@ -722,22 +782,22 @@ class NumjocoVectorEnv(VectorEnv):
 
     def __repr__(self):
         sid = self.spec.id if self.spec is not None else self.engine.task_class.__name__
-        return f'NumjocoVectorEnv({sid}, num_envs={self.num_envs})'
+        return f"NumjocoVectorEnv({sid}, num_envs={self.num_envs})"
 
 
 class _WorldData:
     """Data of one world of a batch (d.qpos -> the world's row)."""
 
     def __init__(self, data, w):
-        object.__setattr__(self, '_d', data)
-        object.__setattr__(self, '_w', w)
+        object.__setattr__(self, "_d", data)
+        object.__setattr__(self, "_w", w)
 
     def __getattr__(self, name):
         v = getattr(self._d, name)
         return v[self._w] if isinstance(v, np.ndarray) and v.ndim and v.shape[0] == self._d.nworld else v
 
     def __setattr__(self, name, value):
-        raise AttributeError('the data of a vector env world is read-only here; write env.data (all worlds)')
+        raise AttributeError("the data of a vector env world is read-only here; write env.data (all worlds)")
 
 
 class WorldView:
@@ -747,11 +807,11 @@ class WorldView:
     (render, state_vector, get_body_com, ...) see this world's state; set_state is refused (it would need a
     forward of one world of the batch)."""
 
-    _OWN = ('np_random', 'data', 'randomization', 'world')
+    _OWN = ("np_random", "data", "randomization", "world")
 
     def __init__(self, engine, w):
-        object.__setattr__(self, '_e', engine)
-        object.__setattr__(self, 'world', int(w))
+        object.__setattr__(self, "_e", engine)
+        object.__setattr__(self, "world", int(w))
 
     @property
     def np_random(self):
@@ -774,33 +834,40 @@ class WorldView:
         return self.data.xpos[self._e.model.body(name).id]
 
     def set_state(self, qpos, qvel):
-        raise NotImplementedError('set_state on one world of a vector env is not supported: set the pending reset '
-                                  'state instead, or use a single env')
+        raise NotImplementedError(
+            "set_state on one world of a vector env is not supported: set the pending reset "
+            "state instead, or use a single env"
+        )
 
     def render(self):
         tpl = self._e.template
         d, w = self._e.data, self.world
-        for k in ('qpos', 'qvel', 'act', 'ctrl', 'mocap_pos', 'mocap_quat', 'time'):
+        for k in ("qpos", "qvel", "act", "ctrl", "mocap_pos", "mocap_quat", "time"):
             setattr(tpl.data, k, getattr(d, k)[w])
         sim.forward(tpl.model, tpl.data)
         return tpl.render()
 
     def __getattr__(self, name):
-        extra = self._e.__dict__.get('_attrs', {}).get(name)
+        extra = self._e.__dict__.get("_attrs", {}).get(name)
         if extra is not None and self.world in extra:
             return extra[self.world]
         tpl = self._e.template
-        if name in tpl.p:                       # task parameters by name (ctrl_cost_weight, ...)
+        if name in tpl.p:  # task parameters by name (ctrl_cost_weight, ...)
             return tpl.p[name]
         return getattr(tpl, name)
 
     def __setattr__(self, name, value):
         tpl = self._e.template
-        if name in self._OWN or name in tpl.p or name in ('model', 'frame_skip', 'dt', 'observation_space',
-                                                        'action_space'):
-            raise AttributeError(f'{name!r} is compiled into the vector env (or owned by it) and cannot be set per '
-                                 'environment; create the env with the value instead')
-        self._e.__dict__.setdefault('_attrs', {}).setdefault(name, {})[self.world] = value
+        if (
+            name in self._OWN
+            or name in tpl.p
+            or name in ("model", "frame_skip", "dt", "observation_space", "action_space")
+        ):
+            raise AttributeError(
+                f"{name!r} is compiled into the vector env (or owned by it) and cannot be set per "
+                "environment; create the env with the value instead"
+            )
+        self._e.__dict__.setdefault("_attrs", {}).setdefault(name, {})[self.world] = value
 
 
 class VectorEntryPoint:
@@ -813,7 +880,7 @@ class VectorEntryPoint:
         return NumjocoVectorEnv(self.entry_point, num_envs, **kwargs)
 
     def __repr__(self):
-        return f'VectorEntryPoint({self.entry_point!r})'
+        return f"VectorEntryPoint({self.entry_point!r})"
 
     def __eq__(self, other):
         return isinstance(other, VectorEntryPoint) and other.entry_point == self.entry_point

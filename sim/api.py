@@ -8,6 +8,7 @@ Model struct is built once and kept on the Model, a numjoco Model's options are 
 read (sim/model.py Option), and warnings are looked at only when the kernels report that a watched counter moved.
 The kernels live in sim/engine/ and never import this module.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -38,6 +39,7 @@ def empty_task():
     """The task struct of plain simulation (built once)."""
     if not _EMPTY:
         from sim.engine.task import empty_task as _new
+
         _EMPTY.append(_new())
     return _EMPTY[0]
 
@@ -48,19 +50,19 @@ def _entry(m, collision=True):
     model object and re-checked when its options change (a numjoco Model's options carry a version; a foreign
     model's options are repacked on every call)."""
     own = type(m) is Model
-    ent = m.__dict__.get('_sim') if own else _MODEL_CACHE.get(id(m))
+    ent = m.__dict__.get("_sim") if own else _MODEL_CACHE.get(id(m))
     if ent is None or ent[0] is not m:
         st, arrs = _io.make_model_struct(m)
         ent = [m, st, arrs, -1, False, features.needs_collide2(m), None, frozenset()]
         if own:
-            m.__dict__['_sim'] = ent
+            m.__dict__["_sim"] = ent
         else:
             _MODEL_CACHE[id(m)] = ent
     opt = m.opt
     if not own or ent[3] != opt._version:
         _io.check_opt(opt)
         if not own:
-            _io.opt_array(opt, out=ent[2]['opt'])
+            _io.opt_array(opt, out=ent[2]["opt"])
         ent[3] = opt._version if own else -1
         ent[4] = False
         ent[6] = features.features(m, ent[5], ent[7])
@@ -96,19 +98,27 @@ def _nworld(d):
 
 # watched warning bits of d.warn_moved (sim/engine/forward.py run_world) and their messages (%s = world list)
 _WATCHED = (
-    (1, 'numjoco: contact buffer full in world(s) %s; contacts were dropped (raise nconmax: '
-        'sim.Data(m, nconmax=...))'),
-    (2, 'numjoco: constraint buffer full in world(s) %s; all constraints were dropped for that step (raise '
-        'njmax: sim.Data(m, njmax=...))'),
-    (4, 'numjoco: simulation diverged (NaN/inf or |value| > 1e10) in world(s) %s; reset (mj_resetData) unless autoreset is disabled'),
-    (8, 'numjoco: NaN, inf or |value| > 1e10 in ctrl in world(s) %s; all controls were zeroed for that step '
-        '(mjWARN_BADCTRL)'),
+    (1, "numjoco: contact buffer full in world(s) %s; contacts were dropped (raise nconmax: sim.Data(m, nconmax=...))"),
+    (
+        2,
+        "numjoco: constraint buffer full in world(s) %s; all constraints were dropped for that step (raise "
+        "njmax: sim.Data(m, njmax=...))",
+    ),
+    (
+        4,
+        "numjoco: simulation diverged (NaN/inf or |value| > 1e10) in world(s) %s; reset (mj_resetData) unless autoreset is disabled",
+    ),
+    (
+        8,
+        "numjoco: NaN, inf or |value| > 1e10 in ctrl in world(s) %s; all controls were zeroed for that step "
+        "(mjWARN_BADCTRL)",
+    ),
 )
 
 
 def warn_moved(d, stacklevel=3):
     """Python warnings for the watched counters that moved during the last call (per world)."""
-    moved = d._arrays['warn_moved']
+    moved = d._arrays["warn_moved"]
     for bit, msg in _WATCHED:
         worlds = np.nonzero(moved & bit)[0]
         if worlds.size:
@@ -149,7 +159,7 @@ def serial(d, mptrs=_NOPTRS):
 def run(m, d, nstep, task=None, mptrs=_NOPTRS):
     """One compiled call: forward (nstep=0) or nstep steps of every world of d, with an env task program.
     Returns the number of worlds whose watched warnings moved (already warned), or -1 for a non-finite action."""
-    ent = m.__dict__.get('_sim') if type(m) is Model else None
+    ent = m.__dict__.get("_sim") if type(m) is Model else None
     if ent is None or not ent[4] or ent[3] != m.opt._version or ent[0] is not m:
         ent = _entry(m)
     if task is None:
@@ -171,7 +181,7 @@ def forward(m: ModelLike, d: Data) -> None:
 
 def step(m: ModelLike, d: Data, nstep: int = 1) -> None:
     """Advance nstep steps (mj_step); diverged worlds are reset and counted in d.warning (and warned)."""
-    fast = d.__dict__.get('_fast')
+    fast = d.__dict__.get("_fast")
     if nstep == 1 and fast is not None and fast[0] is m and fast[1] == m.opt._version:
         # one step as envs and scripts call it: one check and one call with the arguments ready
         if fast[2](*fast[7]) > 0:
@@ -181,7 +191,7 @@ def step(m: ModelLike, d: Data, nstep: int = 1) -> None:
         nstep = int(nstep)
     if nstep <= 0:
         if nstep < 0:
-            raise ValueError('nstep must be >= 0, got %d' % nstep)
+            raise ValueError("nstep must be >= 0, got %d" % nstep)
         return
     if fast is not None and fast[0] is m and fast[1] == m.opt._version:
         a = fast[7]
@@ -201,9 +211,9 @@ def _remember_step(m, d):
     compiled entry, serial or batch, the model struct, the feature set, and the arguments of a one-step call), so
     that step(m, d) makes one check and one call (half_cheetah: sim.step's Python 0.9 -> 0.43 -> 0.23-0.32 us a
     call over the compiled wrapper's; the options' version re-checked at each call)."""
-    ent = m.__dict__.get('_sim') if type(m) is Model else None
+    ent = m.__dict__.get("_sim") if type(m) is Model else None
     if ent is None or not ent[4] or ent[3] != m.opt._version:
-        d.__dict__.pop('_fast', None)
+        d.__dict__.pop("_fast", None)
         return
     one = serial(d)
     f = (_SERIAL if one else _BATCH).cfuncs.get(ent[6])
@@ -212,7 +222,7 @@ def _remember_step(m, d):
         mp, dp, tp = struct_addr(ent[1]), struct_addr(d._struct), struct_addr(task)
         args1 = (mp, dp, tp, 0, 1, ent[6]) if one else (mp, dp, tp, d.nworld, 1, _NOPTRS, ent[6])
         # the model and task structs stay referenced here (d holds its own) while their addresses are in use
-        d.__dict__['_fast'] = (m, ent[3], f, ent[1], task, ent[6], None if one else d.nworld, args1)
+        d.__dict__["_fast"] = (m, ent[3], f, ent[1], task, ent[6], None if one else d.nworld, args1)
 
 
 def reset(m: ModelLike, d: Data, keyframe: int | None = None) -> None:
@@ -221,16 +231,16 @@ def reset(m: ModelLike, d: Data, keyframe: int | None = None) -> None:
     if keyframe is not None:
         k = int(keyframe)
         a = d._arrays
-        a['time'][:] = np.asarray(m.key_time).reshape(-1)[k]
-        a['qpos'][:] = np.asarray(m.key_qpos).reshape(int(m.nkey), -1)[k]
-        a['qvel'][:] = np.asarray(m.key_qvel).reshape(int(m.nkey), -1)[k]
+        a["time"][:] = np.asarray(m.key_time).reshape(-1)[k]
+        a["qpos"][:] = np.asarray(m.key_qpos).reshape(int(m.nkey), -1)[k]
+        a["qvel"][:] = np.asarray(m.key_qvel).reshape(int(m.nkey), -1)[k]
         if int(m.na):
-            a['act'][:] = np.asarray(m.key_act).reshape(int(m.nkey), -1)[k]
+            a["act"][:] = np.asarray(m.key_act).reshape(int(m.nkey), -1)[k]
         if int(m.nu):
-            a['ctrl'][:] = np.asarray(m.key_ctrl).reshape(int(m.nkey), -1)[k]
+            a["ctrl"][:] = np.asarray(m.key_ctrl).reshape(int(m.nkey), -1)[k]
         if int(m.nmocap):
-            a['mocap_pos'][:] = np.asarray(m.key_mpos).reshape(int(m.nkey), -1, 3)[k]
-            a['mocap_quat'][:] = np.asarray(m.key_mquat).reshape(int(m.nkey), -1, 4)[k]
+            a["mocap_pos"][:] = np.asarray(m.key_mpos).reshape(int(m.nkey), -1, 3)[k]
+            a["mocap_quat"][:] = np.asarray(m.key_mquat).reshape(int(m.nkey), -1, 4)[k]
 
 
 def full_inertia(m: ModelLike, d: Data) -> np.ndarray:
@@ -248,9 +258,9 @@ def rne_post_constraint(m: ModelLike, d: Data) -> None:
     _fw.rne_post_constraint_all(ms, d._struct, _nworld(d), model_features(m))
 
 
-
 # ------------------------------------------------------------------------------------------------------------
 # inverse dynamics (mj_inverse)
+
 
 def inverse(m: ModelLike, d: Data) -> None:
     """Inverse dynamics (mj_inverse) of one world or a batch: d.qfrc_inverse (nv,) / (nworld, nv) from
@@ -258,8 +268,9 @@ def inverse(m: ModelLike, d: Data) -> None:
     ms = model_struct(m)
     F = model_features(m)
     if int(m.opt.enableflags) & ENBL_INVDISCRETE and int(m.opt.integrator) == INT_RK4:
-        raise ValueError('discrete inverse dynamics (enable flag invdiscrete) is not supported by the RK4 '
-                         'integrator (as mj_inverse)')
+        raise ValueError(
+            "discrete inverse dynamics (enable flag invdiscrete) is not supported by the RK4 integrator (as mj_inverse)"
+        )
     n = 1 if d.nworld is None else d.nworld
     nthread = numba.get_num_threads()
     nt = min(n, nthread)
@@ -275,20 +286,31 @@ def inverse(m: ModelLike, d: Data) -> None:
 # ------------------------------------------------------------------------------------------------------------
 # ray casting (mj_ray)
 
-def ray(m: ModelLike, d: Data, pnt: ArrayLike, vec: ArrayLike, geomgroup: ArrayLike | None = None,
-        flg_static: bool = True, bodyexclude: int = -1, world: int = 0) -> tuple[float, int]:
+
+def ray(
+    m: ModelLike,
+    d: Data,
+    pnt: ArrayLike,
+    vec: ArrayLike,
+    geomgroup: ArrayLike | None = None,
+    flg_static: bool = True,
+    bodyexclude: int = -1,
+    world: int = 0,
+) -> tuple[float, int]:
     """mujoco.mj_ray: (dist, geomid) of the nearest geom hit by pnt + x*vec, (-1, -1) if none."""
     types_ = np.asarray(m.geom_type)
     if np.any(types_ > GEOM_MESH):
-        raise UnsupportedError('mj_ray on SDF geoms is not supported')
-    has_bvh = np.asarray(getattr(m, 'bvh_aabb', np.zeros(0))).size > 0
+        raise UnsupportedError("mj_ray on SDF geoms is not supported")
+    has_bvh = np.asarray(getattr(m, "bvh_aabb", np.zeros(0))).size > 0
     if np.any(types_ == GEOM_MESH) and not has_bvh:
-        raise UnsupportedError('mj_ray on meshes needs the mesh BVH (bvh_aabb, bvh_child, bvh_nodeid, '
-                                 'mesh_bvhadr), which this model does not provide')
+        raise UnsupportedError(
+            "mj_ray on meshes needs the mesh BVH (bvh_aabb, bvh_child, bvh_nodeid, "
+            "mesh_bvhadr), which this model does not provide"
+        )
     pnt = np.ascontiguousarray(pnt, dtype=np.float64).reshape(3)
     vec = np.ascontiguousarray(vec, dtype=np.float64).reshape(3)
     if np.linalg.norm(vec) < MINVAL:
-        raise ValueError('mj_ray: vector length is too small')
+        raise ValueError("mj_ray: vector length is too small")
     ms = model_struct(m)
     use_group = geomgroup is not None
     grp = np.zeros(NGROUP, np.int32)
@@ -297,20 +319,28 @@ def ray(m: ModelLike, d: Data, pnt: ArrayLike, vec: ArrayLike, geomgroup: ArrayL
     stack = np.zeros(MAXTREEDEPTH, np.int32)
     w = 0 if d.nworld is None else int(world)
     ngeom = int(m.ngeom)
-    vis = (np.ascontiguousarray(np.asarray(getattr(m, 'geom_matid', -np.ones(ngeom)), dtype=np.int32).reshape(ngeom)),
-           np.ascontiguousarray(np.asarray(getattr(m, 'geom_group', np.zeros(ngeom)), dtype=np.int32).reshape(ngeom)),
-           np.ascontiguousarray(np.asarray(getattr(m, 'geom_rgba', np.ones((ngeom, 4))),
-                                           dtype=np.float64).reshape(ngeom, 4)[:, 3]),
-           np.ascontiguousarray(np.asarray(getattr(m, 'mat_rgba', np.ones((0, 4))), dtype=np.float64).reshape(-1, 4)[:, 3]))
+    vis = (
+        np.ascontiguousarray(np.asarray(getattr(m, "geom_matid", -np.ones(ngeom)), dtype=np.int32).reshape(ngeom)),
+        np.ascontiguousarray(np.asarray(getattr(m, "geom_group", np.zeros(ngeom)), dtype=np.int32).reshape(ngeom)),
+        np.ascontiguousarray(
+            np.asarray(getattr(m, "geom_rgba", np.ones((ngeom, 4))), dtype=np.float64).reshape(ngeom, 4)[:, 3]
+        ),
+        np.ascontiguousarray(
+            np.asarray(getattr(m, "mat_rgba", np.ones((0, 4))), dtype=np.float64).reshape(-1, 4)[:, 3]
+        ),
+    )
     if has_bvh:
-        bvh = (np.ascontiguousarray(np.asarray(m.bvh_aabb, dtype=np.float64).reshape(-1, 6)),
-               np.ascontiguousarray(np.asarray(m.bvh_child, dtype=np.int32).reshape(-1, 2)),
-               np.ascontiguousarray(np.asarray(m.bvh_nodeid, dtype=np.int32).reshape(-1)),
-               np.ascontiguousarray(np.asarray(m.mesh_bvhadr, dtype=np.int32).reshape(-1)))
+        bvh = (
+            np.ascontiguousarray(np.asarray(m.bvh_aabb, dtype=np.float64).reshape(-1, 6)),
+            np.ascontiguousarray(np.asarray(m.bvh_child, dtype=np.int32).reshape(-1, 2)),
+            np.ascontiguousarray(np.asarray(m.bvh_nodeid, dtype=np.int32).reshape(-1)),
+            np.ascontiguousarray(np.asarray(m.mesh_bvhadr, dtype=np.int32).reshape(-1)),
+        )
     else:
         bvh = (np.zeros((0, 6)), np.zeros((0, 2), np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32))
-    dist, gid = ray_kernel(ms, d._struct, w, vis, bvh, pnt, vec, grp, use_group, bool(flg_static),
-                           int(bodyexclude), stack)
+    dist, gid = ray_kernel(
+        ms, d._struct, w, vis, bvh, pnt, vec, grp, use_group, bool(flg_static), int(bodyexclude), stack
+    )
     return float(dist), int(gid)
 
 
@@ -318,14 +348,31 @@ def ray(m: ModelLike, d: Data, pnt: ArrayLike, vec: ArrayLike, geomgroup: ArrayL
 # transition_fd (mjd_transitionFD): the nudge plan (cached per model), scratch rows, chunks; the nudged steps and
 # the differences are the kernels of sim/engine/transition.py
 
-MEMORY_BUDGET = 256 * 2 ** 20    # bytes of one scratch batch Data (worlds beyond it are done in chunks)
+MEMORY_BUDGET = 256 * 2**20  # bytes of one scratch batch Data (worlds beyond it are done in chunks)
 # Data arrays copied from each world of d into its scratch rows: the inputs of mj_step, and what the unperturbed
 # step reads from d's previous forward: sensordata (kept where sensors are disabled), energy and the
 # lazy-evaluation flags (a position-stage e_kinetic sensor reads energy[1] when flg_energyvel is set)
-_INPUTS = ('time', 'qpos', 'qvel', 'act', 'ctrl', 'qacc_warmstart', 'qfrc_applied', 'xfrc_applied', 'mocap_pos',
-           'mocap_quat', 'eq_active', 'userdata', 'sensordata', 'energy', 'flg_energypos', 'flg_energyvel',
-           'flg_subtreevel', 'flg_rnepost')
-_CACHE = {}     # id(model) -> (model, {(nrow, nconmax, njmax): scratch Data})
+_INPUTS = (
+    "time",
+    "qpos",
+    "qvel",
+    "act",
+    "ctrl",
+    "qacc_warmstart",
+    "qfrc_applied",
+    "xfrc_applied",
+    "mocap_pos",
+    "mocap_quat",
+    "eq_active",
+    "userdata",
+    "sensordata",
+    "energy",
+    "flg_energypos",
+    "flg_energyvel",
+    "flg_subtreevel",
+    "flg_rnepost",
+)
+_CACHE = {}  # id(model) -> (model, {(nrow, nconmax, njmax): scratch Data})
 
 
 class _Cache:
@@ -359,6 +406,7 @@ def _plan(m, cache, ctrl, eps, centered):
 
         def inrange(x1, x2):
             return (x1 >= lo) & (x1 <= hi) & (x2 >= lo) & (x2 <= hi)
+
         fwd = ~limited | inrange(ctrl, ctrl + eps)
         back = (centered | ~fwd) & (~limited | inrange(ctrl - eps, ctrl))
     else:
@@ -382,7 +430,7 @@ def _plan(m, cache, ctrl, eps, centered):
     slots = np.full((N, 2 * nv + na + nu, 2), -1, np.int64)
     for b in range(N):
         sel = cand[valid[b]]
-        tasks[b, :len(sel)] = sel
+        tasks[b, : len(sel)] = sel
         cols = np.array([col0[k] for k in sel[:, 0]], np.int64).reshape(-1) + sel[:, 1]
         slots[b, cols, (sel[:, 2] < 0).astype(np.int64)] = np.arange(1, len(sel) + 1)
     plan = (tasks, ntask, slots)
@@ -412,24 +460,25 @@ def _world_bytes(m, cache, nconmax, njmax):
     return cache.world_bytes[key]
 
 
-def transition_fd(m: ModelLike, d: Data, eps: float = 1e-6,
-                  centered: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def transition_fd(
+    m: ModelLike, d: Data, eps: float = 1e-6, centered: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(A, B, C, D) of mujoco.mjd_transitionFD at the state of d (see the module doc); (N, ...) arrays for a
     batched d."""
     if int(m.opt.integrator) == INT_RK4:
-        raise ValueError('RK4 integrator is not supported by transition_fd (as mjd_transitionFD)')
-    if int(getattr(m, 'nhistory', 0)):
-        raise ValueError('delays (history buffers) are not supported by transition_fd (as mjd_transitionFD)')
+        raise ValueError("RK4 integrator is not supported by transition_fd (as mjd_transitionFD)")
+    if int(getattr(m, "nhistory", 0)):
+        raise ValueError("delays (history buffers) are not supported by transition_fd (as mjd_transitionFD)")
     eps = float(eps)
     centered = bool(centered)
     ms = model_struct(m)
     F = model_features(m)
     cache = _cache(m)
     nq, nv, na, nu = int(m.nq), int(m.nv), int(m.na), int(m.nu)
-    ns = int(getattr(m, 'nsensordata', 0))
+    ns = int(getattr(m, "nsensordata", 0))
     ndx = 2 * nv + na
     N = 1 if d.nworld is None else d.nworld
-    tasks, ntask, slots = _plan(m, cache, d._arrays['ctrl'].reshape(N, nu), eps, centered)
+    tasks, ntask, slots = _plan(m, cache, d._arrays["ctrl"].reshape(N, nu), eps, centered)
     T = tasks.shape[1]
     nxt = np.zeros((N, T + 1, nq + nv + na))
     sens = np.zeros((N, T + 1, ns))
@@ -453,8 +502,22 @@ def transition_fd(m: ModelLike, d: Data, eps: float = 1e-6,
         if nt != nthread:
             numba.set_num_threads(nt)
         try:
-            fd_rows(ms, scratch._struct, n, np.arange(b0, b1), zero, ntask[b0:b1], tasks, eps, ns == 0, save, nxt,
-                    sens, dpos, F)
+            fd_rows(
+                ms,
+                scratch._struct,
+                n,
+                np.arange(b0, b1),
+                zero,
+                ntask[b0:b1],
+                tasks,
+                eps,
+                ns == 0,
+                save,
+                nxt,
+                sens,
+                dpos,
+                F,
+            )
         finally:
             if nt != nthread:
                 numba.set_num_threads(nthread)

@@ -5,9 +5,9 @@ task program's codes): the one home of constants, a module with no imports."""
 OPT_TIMESTEP, OPT_GRAVITY, OPT_WIND, OPT_DENSITY, OPT_VISCOSITY = 0, 1, 4, 7, 8
 OPT_INTEGRATOR, OPT_DISABLE, OPT_ENABLE, OPT_DISABLEACT = 9, 10, 11, 12
 OPT_IMPRATIO, OPT_TOLERANCE, OPT_LS_TOLERANCE, OPT_NOSLIP_TOLERANCE, OPT_CCD_TOLERANCE = 13, 14, 15, 16, 17
-OPT_O_MARGIN, OPT_O_SOLREF, OPT_O_SOLIMP, OPT_O_FRICTION = 18, 19, 21, 26   # widths 1, 2, 5, 5
+OPT_O_MARGIN, OPT_O_SOLREF, OPT_O_SOLIMP, OPT_O_FRICTION = 18, 19, 21, 26  # widths 1, 2, 5, 5
 OPT_CONE, OPT_JACOBIAN, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATIONS = 31, 32, 33, 34, 35
-OPT_NOSLIP_ITERATIONS, OPT_CCD_ITERATIONS, OPT_MAGNETIC = 36, 37, 38           # magnetic width 3
+OPT_NOSLIP_ITERATIONS, OPT_CCD_ITERATIONS, OPT_MAGNETIC = 36, 37, 38  # magnetic width 3
 OPT_SIZE = 41
 
 # MuJoCo enum values (mujoco 3.17)
@@ -35,37 +35,80 @@ CNSTRSTATE_LINEARPOS, CNSTRSTATE_CONE = 3, 4
 CONE_PYRAMIDAL, CONE_ELLIPTIC = 0, 1
 SOL_PGS, SOL_CG, SOL_NEWTON = 0, 1, 2
 # mjtSensor
-(SENS_TOUCH, SENS_ACCELEROMETER, SENS_VELOCIMETER, SENS_GYRO, SENS_FORCE, SENS_TORQUE, SENS_MAGNETOMETER,
- SENS_RANGEFINDER, SENS_CAMPROJECTION, SENS_JOINTPOS, SENS_JOINTVEL, SENS_TENDONPOS, SENS_TENDONVEL,
- SENS_ACTUATORPOS, SENS_ACTUATORVEL, SENS_ACTUATORFRC, SENS_JOINTACTFRC, SENS_TENDONACTFRC, SENS_BALLQUAT,
- SENS_BALLANGVEL, SENS_JOINTLIMITPOS, SENS_JOINTLIMITVEL, SENS_JOINTLIMITFRC, SENS_TENDONLIMITPOS,
- SENS_TENDONLIMITVEL, SENS_TENDONLIMITFRC, SENS_FRAMEPOS, SENS_FRAMEQUAT, SENS_FRAMEXAXIS, SENS_FRAMEYAXIS,
- SENS_FRAMEZAXIS, SENS_FRAMELINVEL, SENS_FRAMEANGVEL, SENS_FRAMELINACC, SENS_FRAMEANGACC, SENS_SUBTREECOM,
- SENS_SUBTREELINVEL, SENS_SUBTREEANGMOM, SENS_INSIDESITE, SENS_GEOMDIST, SENS_GEOMNORMAL, SENS_GEOMFROMTO,
- SENS_CONTACT, SENS_E_POTENTIAL, SENS_E_KINETIC, SENS_CLOCK, SENS_TACTILE, SENS_PLUGIN, SENS_USER) = range(49)
+(
+    SENS_TOUCH,
+    SENS_ACCELEROMETER,
+    SENS_VELOCIMETER,
+    SENS_GYRO,
+    SENS_FORCE,
+    SENS_TORQUE,
+    SENS_MAGNETOMETER,
+    SENS_RANGEFINDER,
+    SENS_CAMPROJECTION,
+    SENS_JOINTPOS,
+    SENS_JOINTVEL,
+    SENS_TENDONPOS,
+    SENS_TENDONVEL,
+    SENS_ACTUATORPOS,
+    SENS_ACTUATORVEL,
+    SENS_ACTUATORFRC,
+    SENS_JOINTACTFRC,
+    SENS_TENDONACTFRC,
+    SENS_BALLQUAT,
+    SENS_BALLANGVEL,
+    SENS_JOINTLIMITPOS,
+    SENS_JOINTLIMITVEL,
+    SENS_JOINTLIMITFRC,
+    SENS_TENDONLIMITPOS,
+    SENS_TENDONLIMITVEL,
+    SENS_TENDONLIMITFRC,
+    SENS_FRAMEPOS,
+    SENS_FRAMEQUAT,
+    SENS_FRAMEXAXIS,
+    SENS_FRAMEYAXIS,
+    SENS_FRAMEZAXIS,
+    SENS_FRAMELINVEL,
+    SENS_FRAMEANGVEL,
+    SENS_FRAMELINACC,
+    SENS_FRAMEANGACC,
+    SENS_SUBTREECOM,
+    SENS_SUBTREELINVEL,
+    SENS_SUBTREEANGMOM,
+    SENS_INSIDESITE,
+    SENS_GEOMDIST,
+    SENS_GEOMNORMAL,
+    SENS_GEOMFROMTO,
+    SENS_CONTACT,
+    SENS_E_POTENTIAL,
+    SENS_E_KINETIC,
+    SENS_CLOCK,
+    SENS_TACTILE,
+    SENS_PLUGIN,
+    SENS_USER,
+) = range(49)
 RAYDATA_NORMAL = 4  # bit of the rangefinder's "normal" data field (mjtRayDataField)
 
 # MuJoCo's limits
-MINVAL = 1e-15       # mjMINVAL
-MAXVAL = 1e10        # mjMAXVAL
-NGROUP = 6           # mjNGROUP
-MAXTREEDEPTH = 50    # mjMAXTREEDEPTH (BVH traversal stack)
-MAXCONPAIR = 50      # most contacts one narrowphase call may return (mjMAXCONPAIR)
-NISLAND = 20         # mjNISLAND: islands with solver statistics
-MJ_NSOLVER = 200     # mjNSOLVER: solver statistics entries per island
-NSOLVER = 4000       # length of d.solver_* (MJ_NSOLVER * NISLAND)
+MINVAL = 1e-15  # mjMINVAL
+MAXVAL = 1e10  # mjMAXVAL
+NGROUP = 6  # mjNGROUP
+MAXTREEDEPTH = 50  # mjMAXTREEDEPTH (BVH traversal stack)
+MAXCONPAIR = 50  # most contacts one narrowphase call may return (mjMAXCONPAIR)
+NISLAND = 20  # mjNISLAND: islands with solver statistics
+MJ_NSOLVER = 200  # mjNSOLVER: solver statistics entries per island
+NSOLVER = 4000  # length of d.solver_* (MJ_NSOLVER * NISLAND)
 
 # numjoco's buffer bounds
 BOXBOX_MAXVERT = 12  # clipped polygon capacity of the box-box collider (sim/engine/collision/box.py)
-AR_CAP = 1500        # largest njmax for which the dual solvers' dense AR (njmax^2 float64 per world) is allocated
-AR_SMALL = 512       # dense AR rows kept when njmax > AR_CAP for a dense-mode model that uses a dual solver (PGS or
-                     # noslip) when its Data is made; problems with more rows use AR rows on the fly (solver.py)
-SLV_NV_ROWS = 21     # solver dof-vector scratch rows: Ma, Mv, grad, Mgrad, search, gradold, Mgradold, graddif,
-                     # Mgraddif, tmp, island qfrc_smooth / qacc_smooth / qacc / qfrc_constraint, Cholesky update
-                     # vector, 6 rows L_c' J_c (sim/engine/solver.py)
-SLV_EFC_ROWS = 10    # solver efc-vector scratch rows: Jaref, Jv, 1/diag(AR) (PGS), force_prev, force_momentum,
-                     # island D / R / frictionloss / aref / force
-SLV_INT_ROWS = 5     # solver int scratch rows: old states, PGS block starts, island type / id / state
+AR_CAP = 1500  # largest njmax for which the dual solvers' dense AR (njmax^2 float64 per world) is allocated
+AR_SMALL = 512  # dense AR rows kept when njmax > AR_CAP for a dense-mode model that uses a dual solver (PGS or
+# noslip) when its Data is made; problems with more rows use AR rows on the fly (solver.py)
+SLV_NV_ROWS = 21  # solver dof-vector scratch rows: Ma, Mv, grad, Mgrad, search, gradold, Mgradold, graddif,
+# Mgraddif, tmp, island qfrc_smooth / qacc_smooth / qacc / qfrc_constraint, Cholesky update
+# vector, 6 rows L_c' J_c (sim/engine/solver.py)
+SLV_EFC_ROWS = 10  # solver efc-vector scratch rows: Jaref, Jv, 1/diag(AR) (PGS), force_prev, force_momentum,
+# island D / R / frictionloss / aref / force
+SLV_INT_ROWS = 5  # solver int scratch rows: old states, PGS block starts, island type / id / state
 
 # task program (sim/engine/task.py): observation element ops; term kinds and flags; health check ops; status columns
 OBS_VALUE, OBS_SIN, OBS_COS = 0, 1, 2

@@ -1,6 +1,6 @@
 """Main job until the environments exist: compile an MJCF model, print a summary and run a short simulation.
 
-    python -m sim.demo [model.xml] [--steps N]
+python -m sim.demo [model.xml] [--steps N]
 """
 
 import argparse
@@ -16,14 +16,18 @@ DEFAULT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def summary(m):
     """One-paragraph description of a compiled model."""
-    lines = [f"nq={m.nq} nv={m.nv} nu={m.nu} na={m.na} nbody={m.nbody} njnt={m.njnt} ngeom={m.ngeom} "
-             f"nsite={m.nsite} ntendon={m.ntendon} neq={m.neq} nsensor={m.nsensor} nkey={m.nkey} "
-             f"nmocap={m.nmocap}",
-             f"timestep={m.opt.timestep} integrator={m.opt.integrator} solver={m.opt.solver} "
-             f"total mass={float(np.sum(m.body_mass)):.4f}"]
+    lines = [
+        f"nq={m.nq} nv={m.nv} nu={m.nu} na={m.na} nbody={m.nbody} njnt={m.njnt} ngeom={m.ngeom} "
+        f"nsite={m.nsite} ntendon={m.ntendon} neq={m.neq} nsensor={m.nsensor} nkey={m.nkey} "
+        f"nmocap={m.nmocap}",
+        f"timestep={m.opt.timestep} integrator={m.opt.integrator} solver={m.opt.solver} "
+        f"total mass={float(np.sum(m.body_mass)):.4f}",
+    ]
     for i in range(1, m.nbody):
-        lines.append(f"  body {i:2d} {m.names['body'][i] or '-':12s} mass={m.body_mass[i]:9.4f} "
-                     f"inertia={np.array2string(m.body_inertia[i], precision=4)}")
+        lines.append(
+            f"  body {i:2d} {m.names['body'][i] or '-':12s} mass={m.body_mass[i]:9.4f} "
+            f"inertia={np.array2string(m.body_inertia[i], precision=4)}"
+        )
     return "\n".join(lines)
 
 
@@ -42,8 +46,10 @@ def main(argv=None):
     t1 = time.perf_counter()
     sim.step(m, d, nstep=args.steps)
     t2 = time.perf_counter()
-    print(f"first step (incl. JIT load) {t1 - t0:.2f} s; {args.steps} steps in {t2 - t1:.4f} s "
-          f"({(t2 - t1) / max(1, args.steps) * 1e6:.2f} us/step)")
+    print(
+        f"first step (incl. JIT load) {t1 - t0:.2f} s; {args.steps} steps in {t2 - t1:.4f} s "
+        f"({(t2 - t1) / max(1, args.steps) * 1e6:.2f} us/step)"
+    )
     print("qpos after", args.steps + 1, "steps:", np.array2string(d.qpos, precision=4))
     print(f"contacts now: {d.ncon}, constraint rows: {d.nefc}, solver iterations: {d.solver_niter}")
 

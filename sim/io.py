@@ -1,6 +1,7 @@
 """Building the jitted structs from a model (MJX's io.py): the Model struct from any object with MjModel attribute
 names, zeroed Data arrays with a leading world axis and their struct, the Task struct; and the checks that refuse,
 at load, what the engine does not simulate (sim.UnsupportedError)."""
+
 import os
 
 import numpy as np
@@ -8,35 +9,45 @@ import numpy as np
 from sim.constants import *  # noqa: F401,F403  (the option layout, enums and limits)
 from sim.errors import UnsupportedError
 from sim.jit import njit, struct_alloc, struct_new
-from sim.types import (DATA_ARRAYS, DATA_TYPE, MODEL_ARRAYS, MODEL_SCALARS, MODEL_TYPE, SECTIONS, SMOOTH, TASK_TYPE,
-                       data_shapes)
+from sim.types import (
+    DATA_ARRAYS,
+    DATA_TYPE,
+    MODEL_ARRAYS,
+    MODEL_SCALARS,
+    MODEL_TYPE,
+    SECTIONS,
+    SMOOTH,
+    TASK_TYPE,
+    data_shapes,
+)
 
 
 # ------------------------------------------------------------------------------------------------------------------
 # options
+
 
 def opt_array(opt, out=None):
     """Pack m.opt into the float64 opt array layout (OPT_SIZE,)."""
     if out is None:
         out = np.zeros(OPT_SIZE)
     out[OPT_TIMESTEP] = opt.timestep
-    out[OPT_GRAVITY:OPT_GRAVITY + 3] = opt.gravity
-    out[OPT_WIND:OPT_WIND + 3] = opt.wind
+    out[OPT_GRAVITY : OPT_GRAVITY + 3] = opt.gravity
+    out[OPT_WIND : OPT_WIND + 3] = opt.wind
     out[OPT_DENSITY] = opt.density
     out[OPT_VISCOSITY] = opt.viscosity
     out[OPT_INTEGRATOR] = int(opt.integrator)
     out[OPT_DISABLE] = int(opt.disableflags)
     out[OPT_ENABLE] = int(opt.enableflags)
-    out[OPT_DISABLEACT] = int(getattr(opt, 'disableactuator', 0))
+    out[OPT_DISABLEACT] = int(getattr(opt, "disableactuator", 0))
     out[OPT_IMPRATIO] = opt.impratio
     out[OPT_TOLERANCE] = opt.tolerance
     out[OPT_LS_TOLERANCE] = opt.ls_tolerance
     out[OPT_NOSLIP_TOLERANCE] = opt.noslip_tolerance
     out[OPT_CCD_TOLERANCE] = opt.ccd_tolerance
     out[OPT_O_MARGIN] = opt.o_margin
-    out[OPT_O_SOLREF:OPT_O_SOLREF + 2] = opt.o_solref
-    out[OPT_O_SOLIMP:OPT_O_SOLIMP + 5] = opt.o_solimp
-    out[OPT_O_FRICTION:OPT_O_FRICTION + 5] = opt.o_friction
+    out[OPT_O_SOLREF : OPT_O_SOLREF + 2] = opt.o_solref
+    out[OPT_O_SOLIMP : OPT_O_SOLIMP + 5] = opt.o_solimp
+    out[OPT_O_FRICTION : OPT_O_FRICTION + 5] = opt.o_friction
     out[OPT_CONE] = int(opt.cone)
     out[OPT_JACOBIAN] = int(opt.jacobian)
     out[OPT_SOLVER] = int(opt.solver)
@@ -44,7 +55,7 @@ def opt_array(opt, out=None):
     out[OPT_LS_ITERATIONS] = int(opt.ls_iterations)
     out[OPT_NOSLIP_ITERATIONS] = int(opt.noslip_iterations)
     out[OPT_CCD_ITERATIONS] = int(opt.ccd_iterations)
-    out[OPT_MAGNETIC:OPT_MAGNETIC + 3] = opt.magnetic
+    out[OPT_MAGNETIC : OPT_MAGNETIC + 3] = opt.magnetic
     return out
 
 
@@ -53,11 +64,12 @@ def check_opt(opt):
     if int(opt.enableflags) & ENBL_SLEEP:
         raise UnsupportedError('enable flag "sleep" is not supported')
     if int(opt.integrator) not in (INT_EULER, INT_RK4, INT_IMPLICIT, INT_IMPLICITFAST):
-        raise UnsupportedError('integrator %d is not supported' % int(opt.integrator))
+        raise UnsupportedError("integrator %d is not supported" % int(opt.integrator))
 
 
 # ------------------------------------------------------------------------------------------------------------------
 # what the engine does not simulate: refused at load
+
 
 def _get(m, name, default=None):
     return getattr(m, name, default)
@@ -66,46 +78,49 @@ def _get(m, name, default=None):
 def check_model(m):
     """Raise UnsupportedError for model features outside the smooth core."""
     nu = int(m.nu)
-    if int(_get(m, 'nflex', 0)):
-        raise UnsupportedError('flex objects are not supported')
-    if int(_get(m, 'nplugin', 0)):
-        raise UnsupportedError('plugins are not supported')
-    if int(_get(m, 'nhistory', 0)):
-        raise UnsupportedError('actuator/sensor delay and history buffers are not supported')
+    if int(_get(m, "nflex", 0)):
+        raise UnsupportedError("flex objects are not supported")
+    if int(_get(m, "nplugin", 0)):
+        raise UnsupportedError("plugins are not supported")
+    if int(_get(m, "nhistory", 0)):
+        raise UnsupportedError("actuator/sensor delay and history buffers are not supported")
     if int(m.ntendon):
         # mj_tendonDot has no derivative of the geom wrap: mujoco refuses (compiler) or errors (actuator
         # armature) on armature along a tendon that wraps around a geom
         wt = np.asarray(m.wrap_type)
         arm = _tendon_armature_eff(m)
         for t in range(int(m.ntendon)):
-            seg = wt[int(m.tendon_adr[t]):int(m.tendon_adr[t]) + int(m.tendon_num[t])]
+            seg = wt[int(m.tendon_adr[t]) : int(m.tendon_adr[t]) + int(m.tendon_num[t])]
             if arm[t] != 0 and np.any((seg == WRAP_SPHERE) | (seg == WRAP_CYLINDER)):
-                raise UnsupportedError('armature on a tendon with geom wrapping is not supported')
+                raise UnsupportedError("armature on a tendon with geom wrapping is not supported")
     if nu:
         trn = np.asarray(m.actuator_trntype)
         for i in range(nu):
             t = int(trn[i])
             if t not in (TRN_JOINT, TRN_JOINTINPARENT, TRN_SLIDERCRANK, TRN_TENDON, TRN_SITE, TRN_BODY):
-                raise UnsupportedError('actuator transmission type %d is not supported' % t)
-        for name, ok in (('actuator_dyntype', (0, 1, 2, 3, 4)), ('actuator_gaintype', (0, 1, 2)),
-                         ('actuator_biastype', (0, 1, 2))):
+                raise UnsupportedError("actuator transmission type %d is not supported" % t)
+        for name, ok in (
+            ("actuator_dyntype", (0, 1, 2, 3, 4)),
+            ("actuator_gaintype", (0, 1, 2)),
+            ("actuator_biastype", (0, 1, 2)),
+        ):
             v = np.asarray(getattr(m, name))
             if np.any(~np.isin(v, ok)):
-                raise UnsupportedError('%s %s is not supported' % (name, sorted(set(v.tolist()) - set(ok))))
-        for name in ('actuator_ctrlnum', 'actuator_outnum'):
+                raise UnsupportedError("%s %s is not supported" % (name, sorted(set(v.tolist()) - set(ok))))
+        for name in ("actuator_ctrlnum", "actuator_outnum"):
             v = _get(m, name)
             if v is not None and np.any(np.asarray(v) != 1):
-                raise UnsupportedError('multi-input/output actuators are not supported')
+                raise UnsupportedError("multi-input/output actuators are not supported")
         if np.any(np.asarray(m.actuator_actnum) > 1):
-            raise UnsupportedError('actuators with more than one activation are not supported')
-        if np.any(np.asarray(_get(m, 'actuator_delay', np.zeros(nu))) != 0):
-            raise UnsupportedError('actuator delay is not supported')
-        if np.any(np.asarray(_get(m, 'actuator_plugin', -np.ones(nu))) >= 0):
-            raise UnsupportedError('actuator plugins are not supported')
-        for name in ('actuator_ctrladr', 'actuator_outadr'):
+            raise UnsupportedError("actuators with more than one activation are not supported")
+        if np.any(np.asarray(_get(m, "actuator_delay", np.zeros(nu))) != 0):
+            raise UnsupportedError("actuator delay is not supported")
+        if np.any(np.asarray(_get(m, "actuator_plugin", -np.ones(nu))) >= 0):
+            raise UnsupportedError("actuator plugins are not supported")
+        for name in ("actuator_ctrladr", "actuator_outadr"):
             v = _get(m, name)
             if v is not None and np.any(np.asarray(v) != np.arange(nu)):
-                raise UnsupportedError('non-trivial %s is not supported' % name)
+                raise UnsupportedError("non-trivial %s is not supported" % name)
     _check_constraints(m)
     _check_sensors(m)
     check_opt(m.opt)
@@ -113,50 +128,54 @@ def check_model(m):
 
 def _check_constraints(m):
     """Raise UnsupportedError for constraint features the assembly does not reproduce."""
-    if int(getattr(m, 'flg_surfacevel', 0)):
-        raise UnsupportedError('geom surface velocity (contact efc_vel term) is not supported')
-    if int(getattr(m, 'flg_adhesion', 0)):
-        raise UnsupportedError('contact adhesion is not supported')
+    if int(getattr(m, "flg_surfacevel", 0)):
+        raise UnsupportedError("geom surface velocity (contact efc_vel term) is not supported")
+    if int(getattr(m, "flg_adhesion", 0)):
+        raise UnsupportedError("contact adhesion is not supported")
     et = np.asarray(m.eq_type).reshape(-1)
     if np.any(et > 3):
-        raise UnsupportedError('flex equality constraints are not supported')
+        raise UnsupportedError("flex equality constraints are not supported")
 
 
 def _check_sensors(m):
     """Raise UnsupportedError for sensors numjoco does not evaluate (also refused by the MJCF compiler)."""
-    st = np.asarray(getattr(m, 'sensor_type', np.zeros(0))).reshape(-1)
+    st = np.asarray(getattr(m, "sensor_type", np.zeros(0))).reshape(-1)
     if st.size == 0:
         return
     if np.any(st == SENS_TACTILE):
-        raise UnsupportedError('tactile sensors are not supported (they need MuJoCo\'s SDF distance of mesh '
-                                 'taxels to the touching geoms)')
+        raise UnsupportedError(
+            "tactile sensors are not supported (they need MuJoCo's SDF distance of mesh taxels to the touching geoms)"
+        )
     if np.any(st == SENS_PLUGIN):
-        raise UnsupportedError('sensor plugins are not supported')
-    if np.any(np.asarray(getattr(m, 'sensor_plugin', -np.ones(st.size))).reshape(-1) >= 0):
-        raise UnsupportedError('sensor plugins are not supported')
+        raise UnsupportedError("sensor plugins are not supported")
+    if np.any(np.asarray(getattr(m, "sensor_plugin", -np.ones(st.size))).reshape(-1) >= 0):
+        raise UnsupportedError("sensor plugins are not supported")
     gt = np.asarray(m.geom_type).reshape(-1)
     spec = np.asarray(m.sensor_intprm).reshape(st.size, -1)
     rng = (st == SENS_RANGEFINDER) & ((spec[:, 0] >> RAYDATA_NORMAL) & 1 == 1)
     if np.any(rng) and np.any((gt == GEOM_MESH) | (gt == GEOM_HFIELD)):
-        raise UnsupportedError('rangefinder data "normal" on a model with mesh or height-field geoms is not '
-                                 'supported (surface normals are computed for primitive geoms only)')
+        raise UnsupportedError(
+            'rangefinder data "normal" on a model with mesh or height-field geoms is not '
+            "supported (surface normals are computed for primitive geoms only)"
+        )
     ins = st == SENS_INSIDESITE
     if np.any(ins):
         stype = np.asarray(m.site_type).reshape(-1)
         refid = np.asarray(m.sensor_refid).reshape(-1)
         if np.any(stype[refid[ins]] == GEOM_MESH):
-            raise UnsupportedError('insidesite with a mesh site is not supported')
+            raise UnsupportedError("insidesite with a mesh site is not supported")
     if np.any(st == SENS_CONTACT):
         objtype = np.asarray(m.sensor_objtype).reshape(-1)
         objid = np.asarray(m.sensor_objid).reshape(-1)
         stype = np.asarray(m.site_type).reshape(-1)
         for i in np.flatnonzero((st == SENS_CONTACT) & (objtype == 6)):
             if stype[objid[i]] == GEOM_MESH:
-                raise UnsupportedError('contact sensor with a mesh site filter is not supported')
+                raise UnsupportedError("contact sensor with a mesh site filter is not supported")
 
 
 # ------------------------------------------------------------------------------------------------------------------
 # the Model struct
+
 
 def actuator_contrib(m, objtype_joint, objid, field, polyfield=None):
     """Python port of mj_actuatorArmature / mj_actuatorDamping: (value, poly(2,)) for one object."""
@@ -193,20 +212,32 @@ def actuator_contrib(m, objtype_joint, objid, field, polyfield=None):
 def _tendon_armature_eff(m):
     """(ntendon,) tendon_armature + actuator armature contributions (mj_actuatorArmature, tendon)."""
     nt = int(m.ntendon)
-    arm = np.array(_get(m, 'tendon_armature', np.zeros(nt)), dtype=np.float64).reshape(nt).copy()
+    arm = np.array(_get(m, "tendon_armature", np.zeros(nt)), dtype=np.float64).reshape(nt).copy()
     for t in range(nt):
-        arm[t] += actuator_contrib(m, False, t, 'actuator_armature')[0]
+        arm[t] += actuator_contrib(m, False, t, "actuator_armature")[0]
     return arm
 
 
 def model_scalars(m, extras=None):
     """{name: int} of the Model struct's scalar fields (MODEL_SCALARS) for m; extras: the sections' derived(m),
     SECTIONS[1:] order, when already computed."""
-    scal = dict(nq=int(m.nq), nv=int(m.nv), nu=int(m.nu), na=int(m.na), nbody=int(m.nbody), njnt=int(m.njnt),
-                ngeom=int(m.ngeom), nsite=int(m.nsite), ntendon=int(m.ntendon), nwrap=int(m.nwrap),
-                nmocap=int(m.nmocap), nC=int(_get(m, 'nC', _get(m, 'nM'))), nJten=int(_get(m, 'nJten', 0)),
-                nJmom=int(_get(m, 'nJmom', 0)),
-                nflg_gravcomp=int(bool(_get(m, 'flg_gravcomp', np.any(np.asarray(m.body_gravcomp) != 0)))))
+    scal = dict(
+        nq=int(m.nq),
+        nv=int(m.nv),
+        nu=int(m.nu),
+        na=int(m.na),
+        nbody=int(m.nbody),
+        njnt=int(m.njnt),
+        ngeom=int(m.ngeom),
+        nsite=int(m.nsite),
+        ntendon=int(m.ntendon),
+        nwrap=int(m.nwrap),
+        nmocap=int(m.nmocap),
+        nC=int(_get(m, "nC", _get(m, "nM"))),
+        nJten=int(_get(m, "nJten", 0)),
+        nJmom=int(_get(m, "nJmom", 0)),
+        nflg_gravcomp=int(bool(_get(m, "flg_gravcomp", np.any(np.asarray(m.body_gravcomp) != 0)))),
+    )
     for sec, extra in zip(SECTIONS[1:], extras or [sec.derived(m) for sec in SECTIONS[1:]]):
         for n in sec.model_scalars:
             scal[n] = int(extra[n] if n in extra else getattr(m, n))
@@ -228,25 +259,41 @@ def make_model_struct(m):
     jnt_actid = np.asarray(m.jnt_actuatorid)
     for i in range(nv):
         j = int(dof_jntid[i])
-        a, _ = actuator_contrib(m, True, j, 'actuator_armature')
+        a, _ = actuator_contrib(m, True, j, "actuator_armature")
         arm[i] += a
-        dval, dp = actuator_contrib(m, True, j, 'actuator_damping', 'actuator_dampingpoly')
+        dval, dp = actuator_contrib(m, True, j, "actuator_damping", "actuator_dampingpoly")
         damp[i] += dval
         dpoly[i] += dp
-        eulerdamp[i] = (m.dof_damping[i] > 0 or np.any(np.asarray(m.dof_dampingpoly).reshape(nv, -1)[i] != 0)
-                        or jnt_actid[j] != -1)
+        eulerdamp[i] = (
+            m.dof_damping[i] > 0 or np.any(np.asarray(m.dof_dampingpoly).reshape(nv, -1)[i] != 0) or jnt_actid[j] != -1
+        )
     tdamp = np.array(m.tendon_damping, dtype=np.float64).reshape(ntendon).copy()
     tpoly = np.array(m.tendon_dampingpoly, dtype=np.float64).reshape(ntendon, 2).copy()
     for t in range(ntendon):
-        dval, dp = actuator_contrib(m, False, t, 'actuator_damping', 'actuator_dampingpoly')
+        dval, dp = actuator_contrib(m, False, t, "actuator_damping", "actuator_dampingpoly")
         tdamp[t] += dval
         tpoly[t] += dp
-    derived = dict(dof_armature_eff=arm, dof_damping_eff=damp, dof_dampingpoly_eff=dpoly,
-                   dof_eulerdamp=eulerdamp, tendon_damping_eff=tdamp, tendon_dampingpoly_eff=tpoly,
-                   tendon_armature_eff=_tendon_armature_eff(m),
-                   opt=m.opt._arr if hasattr(m.opt, '_arr') else opt_array(m.opt))
-    rows = dict(body=nbody, jnt=njnt, dof=nv, geom=ngeom, site=nsite, tendon=ntendon,
-                actuator=nu, wrap=int(m.nwrap), ten=ntendon)
+    derived = dict(
+        dof_armature_eff=arm,
+        dof_damping_eff=damp,
+        dof_dampingpoly_eff=dpoly,
+        dof_eulerdamp=eulerdamp,
+        tendon_damping_eff=tdamp,
+        tendon_dampingpoly_eff=tpoly,
+        tendon_armature_eff=_tendon_armature_eff(m),
+        opt=m.opt._arr if hasattr(m.opt, "_arr") else opt_array(m.opt),
+    )
+    rows = dict(
+        body=nbody,
+        jnt=njnt,
+        dof=nv,
+        geom=ngeom,
+        site=nsite,
+        tendon=ntendon,
+        actuator=nu,
+        wrap=int(m.nwrap),
+        ten=ntendon,
+    )
     for name, nd, k in SMOOTH.model_arrays:
         if name in derived:
             arrs[name] = derived[name]
@@ -254,13 +301,16 @@ def make_model_struct(m):
         a = np.asarray(getattr(m, name))
         if nd == 2:
             if a.ndim != 2:
-                prefix = name.split('_')[0]
+                prefix = name.split("_")[0]
                 n = rows.get(prefix, 0)
                 a = a.reshape(n, -1) if n else a.reshape(0, 1)
         else:
             a = a.reshape(-1)
-        arrs[name] = (np.ascontiguousarray(a.astype(np.float64, copy=False)) if k == 'f'
-                      else np.ascontiguousarray(a.astype(np.int32, copy=False)))
+        arrs[name] = (
+            np.ascontiguousarray(a.astype(np.float64, copy=False))
+            if k == "f"
+            else np.ascontiguousarray(a.astype(np.int32, copy=False))
+        )
     extras = [sec.derived(m) for sec in SECTIONS[1:]]
     scal = model_scalars(m, extras)
     for sec, extra in zip(SECTIONS[1:], extras):
@@ -273,8 +323,8 @@ def make_model_struct(m):
 
 def _as_field(x, nd, k):
     """C-contiguous float64/int32 array of nd dims (2-D fields keep MuJoCo's (n, k) layout)."""
-    a = np.asarray(x, dtype=np.float64 if k == 'f' else None)
-    if k == 'i':
+    a = np.asarray(x, dtype=np.float64 if k == "f" else None)
+    if k == "i":
         a = a.astype(np.int32, copy=False)
     if a.ndim != nd:
         if nd == 1:
@@ -289,6 +339,7 @@ def _as_field(x, nd, k):
 # ------------------------------------------------------------------------------------------------------------------
 # Data arrays and the Data struct
 
+
 def _rows_per_contact(m):
     """Largest number of efc rows one contact can add (pyramidal 2(condim-1), elliptic condim)."""
     dims = [1] + list(np.asarray(m.geom_condim).reshape(-1)) + list(np.asarray(m.pair_dim).reshape(-1))
@@ -300,11 +351,11 @@ def data_sizes(m, nconmax=None, njmax=None):
     """Per-world buffer capacities {'nconmax', 'njmax'}: explicit arguments, else the model's <size nconmax/njmax>,
     else a bound from the model (every equality/friction/limit row that can exist, plus nconmax contacts of the largest condim)."""
     if nconmax is None:
-        nconmax = int(getattr(m, 'nconmax', -1))
+        nconmax = int(getattr(m, "nconmax", -1))
         if nconmax < 0:
-            nconmax = max(64, 8 * int(m.ngeom) + 4 * int(getattr(m, 'npair', 0)))
+            nconmax = max(64, 8 * int(m.ngeom) + 4 * int(getattr(m, "npair", 0)))
     if njmax is None:
-        njmax = int(getattr(m, 'njmax', -1))
+        njmax = int(getattr(m, "njmax", -1))
         if njmax < 0:
             neq = 6 * int(m.neq)
             nf = int(m.nv) + int(m.ntendon)
@@ -312,7 +363,7 @@ def data_sizes(m, nconmax=None, njmax=None):
             njmax = neq + nf + nl + int(nconmax) * _rows_per_contact(m)
     nconmax, njmax = int(nconmax), int(njmax)
     if nconmax < 0 or njmax < 0:
-        raise ValueError('nconmax and njmax must be >= 0')
+        raise ValueError("nconmax and njmax must be >= 0")
     return dict(nconmax=nconmax, njmax=njmax)
 
 
@@ -320,27 +371,30 @@ def make_data_arrays(m, nworld, size=None):
     """Allocate zeroed Data arrays with a leading world axis (size: capacities from data_sizes)."""
     size = data_sizes(m) if size is None else size
     shapes = data_shapes(m, size)
-    nbytes = {name: nworld * int(np.prod(shapes[name], dtype=np.float64)) * (8 if k == 'f' else 4)
-              for name, nd, k in DATA_ARRAYS}
+    nbytes = {
+        name: nworld * int(np.prod(shapes[name], dtype=np.float64)) * (8 if k == "f" else 4)
+        for name, nd, k in DATA_ARRAYS
+    }
     total = sum(nbytes.values())
     if total > _memory_bytes():
         big = max(nbytes, key=nbytes.get)
-        raise MemoryError('sim.Data: %d world(s) of this model need %.1f GiB of buffers (%s alone %s per world, '
-                          'nconmax = %d, njmax = %d), more than this machine has (%.1f GiB)'
-                          % (nworld, total / 2**30, big, shapes[big], size['nconmax'], size['njmax'],
-                             _memory_bytes() / 2**30))
+        raise MemoryError(
+            "sim.Data: %d world(s) of this model need %.1f GiB of buffers (%s alone %s per world, "
+            "nconmax = %d, njmax = %d), more than this machine has (%.1f GiB)"
+            % (nworld, total / 2**30, big, shapes[big], size["nconmax"], size["njmax"], _memory_bytes() / 2**30)
+        )
     out = {}
     for name, nd, k in DATA_ARRAYS:
         shp = (nworld,) + shapes[name]
         assert len(shp) == nd, name
-        out[name] = np.zeros(shp, dtype=np.float64 if k == 'f' else np.int32)
+        out[name] = np.zeros(shp, dtype=np.float64 if k == "f" else np.int32)
     return out
 
 
 def _memory_bytes():
     """Physical memory of the machine (bytes; 2**62 when unknown)."""
     try:
-        return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         return 2**62
 
@@ -353,6 +407,7 @@ def make_data_struct(arrays):
 # ------------------------------------------------------------------------------------------------------------------
 # struct constructors: field values in the order of the registry's tables, the struct built from Python
 # (sim.jit.struct_new) around one small jitted allocator
+
 
 @njit(refcount=True)
 def _alloc(struct_type):

@@ -27,10 +27,14 @@ def load_model(source: str | bytes | os.PathLike, assets: Mapping[str, bytes] | 
             return compile_document(reader.read(source, name="<string>", directory=os.getcwd(), assets=assets))
         source = os.fsdecode(source)
     if isinstance(source, str) and not source.strip():
-        raise ModelError("empty model: the source string is empty (expected MJCF / URDF text or a file path)",
-                         file="<string>", line=1)
-    if isinstance(source, os.PathLike) or not (str(source).lstrip().startswith("<")
-                                               or ("<" in source and not os.path.exists(source))):
+        raise ModelError(
+            "empty model: the source string is empty (expected MJCF / URDF text or a file path)",
+            file="<string>",
+            line=1,
+        )
+    if isinstance(source, os.PathLike) or not (
+        str(source).lstrip().startswith("<") or ("<" in source and not os.path.exists(source))
+    ):
         doc = reader.read_file(os.fspath(source), assets=assets)
     else:
         doc = reader.read(source, name="<string>", directory=os.getcwd(), assets=assets)

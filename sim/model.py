@@ -10,31 +10,84 @@ from sim import constants as C
 
 # MjModel fields MuJoCo stores in single precision or as bytes/bools; every other float field is float64 and
 # every other integer field int32.
-FLOAT32 = {"cam_intrinsic", "cam_sensorsize", "geom_rgba", "hfield_data", "light_ambient", "light_attenuation",
-           "light_bulbradius", "light_cutoff", "light_diffuse", "light_exponent", "light_intensity", "light_range",
-           "light_softness", "light_specular", "mat_emission", "mat_metallic", "mat_reflectance", "mat_rgba",
-           "mat_roughness", "mat_shininess", "mat_specular", "mat_texrepeat", "mesh_normal", "mesh_texcoord",
-           "mesh_vert", "site_rgba", "tendon_rgba"}
-BOOL = {"actuator_actearly", "actuator_actlimited", "actuator_ctrllimited", "actuator_forcelimited", "eq_active0",
-        "jnt_actfrclimited", "jnt_actgravcomp", "jnt_limited", "light_active", "light_castshadow", "mat_texuniform",
-        "tendon_actfrclimited", "tendon_limited"}
+FLOAT32 = {
+    "cam_intrinsic",
+    "cam_sensorsize",
+    "geom_rgba",
+    "hfield_data",
+    "light_ambient",
+    "light_attenuation",
+    "light_bulbradius",
+    "light_cutoff",
+    "light_diffuse",
+    "light_exponent",
+    "light_intensity",
+    "light_range",
+    "light_softness",
+    "light_specular",
+    "mat_emission",
+    "mat_metallic",
+    "mat_reflectance",
+    "mat_rgba",
+    "mat_roughness",
+    "mat_shininess",
+    "mat_specular",
+    "mat_texrepeat",
+    "mesh_normal",
+    "mesh_texcoord",
+    "mesh_vert",
+    "site_rgba",
+    "tendon_rgba",
+}
+BOOL = {
+    "actuator_actearly",
+    "actuator_actlimited",
+    "actuator_ctrllimited",
+    "actuator_forcelimited",
+    "eq_active0",
+    "jnt_actfrclimited",
+    "jnt_actgravcomp",
+    "jnt_limited",
+    "light_active",
+    "light_castshadow",
+    "mat_texuniform",
+    "tendon_actfrclimited",
+    "tendon_limited",
+}
 UINT8 = {"body_sameframe", "body_simple", "geom_sameframe", "site_sameframe", "tex_data"}
 INT64 = {"tex_adr"}
 
 # object kind -> (field prefix, count attribute); the named accessors m.body(...), m.joint(...), ...
 KINDS = {
-    "body": ("body_", "nbody"), "joint": ("jnt_", "njnt"), "jnt": ("jnt_", "njnt"), "geom": ("geom_", "ngeom"),
-    "site": ("site_", "nsite"), "camera": ("cam_", "ncam"), "cam": ("cam_", "ncam"), "light": ("light_", "nlight"),
-    "mesh": ("mesh_", "nmesh"), "hfield": ("hfield_", "nhfield"), "texture": ("tex_", "ntex"),
-    "tex": ("tex_", "ntex"), "material": ("mat_", "nmat"), "mat": ("mat_", "nmat"), "pair": ("pair_", "npair"),
-    "exclude": ("exclude_", "nexclude"), "equality": ("eq_", "neq"), "eq": ("eq_", "neq"),
-    "tendon": ("tendon_", "ntendon"), "actuator": ("actuator_", "nu"), "sensor": ("sensor_", "nsensor"),
-    "numeric": ("numeric_", "nnumeric"), "text": ("text_", "ntext"), "tuple": ("tuple_", "ntuple"),
-    "key": ("key_", "nkey"), "keyframe": ("key_", "nkey"),
+    "body": ("body_", "nbody"),
+    "joint": ("jnt_", "njnt"),
+    "jnt": ("jnt_", "njnt"),
+    "geom": ("geom_", "ngeom"),
+    "site": ("site_", "nsite"),
+    "camera": ("cam_", "ncam"),
+    "cam": ("cam_", "ncam"),
+    "light": ("light_", "nlight"),
+    "mesh": ("mesh_", "nmesh"),
+    "hfield": ("hfield_", "nhfield"),
+    "texture": ("tex_", "ntex"),
+    "tex": ("tex_", "ntex"),
+    "material": ("mat_", "nmat"),
+    "mat": ("mat_", "nmat"),
+    "pair": ("pair_", "npair"),
+    "exclude": ("exclude_", "nexclude"),
+    "equality": ("eq_", "neq"),
+    "eq": ("eq_", "neq"),
+    "tendon": ("tendon_", "ntendon"),
+    "actuator": ("actuator_", "nu"),
+    "sensor": ("sensor_", "nsensor"),
+    "numeric": ("numeric_", "nnumeric"),
+    "text": ("text_", "ntext"),
+    "tuple": ("tuple_", "ntuple"),
+    "key": ("key_", "nkey"),
+    "keyframe": ("key_", "nkey"),
 }
 # accessor kind -> name-space kind used by the compiler
-_NAMESPACE = {"jnt": "joint", "cam": "camera", "tex": "texture", "mat": "material", "eq": "equality",
-              "keyframe": "key"}
+_NAMESPACE = {"jnt": "joint", "cam": "camera", "tex": "texture", "mat": "material", "eq": "equality", "keyframe": "key"}
 
 
 def normalise_dtype(name, value):
@@ -77,16 +130,38 @@ class Option:
     Options the kernels do not read (sleep_tolerance, sdf_*) are plain attributes.
     """
 
-    _ARRAYS = {"gravity": (C.OPT_GRAVITY, 3), "wind": (C.OPT_WIND, 3), "magnetic": (C.OPT_MAGNETIC, 3),
-               "o_solref": (C.OPT_O_SOLREF, 2), "o_solimp": (C.OPT_O_SOLIMP, 5), "o_friction": (C.OPT_O_FRICTION, 5)}
-    _INTS = {"integrator": C.OPT_INTEGRATOR, "disableflags": C.OPT_DISABLE, "enableflags": C.OPT_ENABLE,
-             "disableactuator": C.OPT_DISABLEACT, "cone": C.OPT_CONE, "jacobian": C.OPT_JACOBIAN,
-             "solver": C.OPT_SOLVER, "iterations": C.OPT_ITERATIONS, "ls_iterations": C.OPT_LS_ITERATIONS,
-             "noslip_iterations": C.OPT_NOSLIP_ITERATIONS, "ccd_iterations": C.OPT_CCD_ITERATIONS}
-    _FLOATS = {"timestep": C.OPT_TIMESTEP, "density": C.OPT_DENSITY, "viscosity": C.OPT_VISCOSITY,
-               "impratio": C.OPT_IMPRATIO, "tolerance": C.OPT_TOLERANCE, "ls_tolerance": C.OPT_LS_TOLERANCE,
-               "noslip_tolerance": C.OPT_NOSLIP_TOLERANCE, "ccd_tolerance": C.OPT_CCD_TOLERANCE,
-               "o_margin": C.OPT_O_MARGIN}
+    _ARRAYS = {
+        "gravity": (C.OPT_GRAVITY, 3),
+        "wind": (C.OPT_WIND, 3),
+        "magnetic": (C.OPT_MAGNETIC, 3),
+        "o_solref": (C.OPT_O_SOLREF, 2),
+        "o_solimp": (C.OPT_O_SOLIMP, 5),
+        "o_friction": (C.OPT_O_FRICTION, 5),
+    }
+    _INTS = {
+        "integrator": C.OPT_INTEGRATOR,
+        "disableflags": C.OPT_DISABLE,
+        "enableflags": C.OPT_ENABLE,
+        "disableactuator": C.OPT_DISABLEACT,
+        "cone": C.OPT_CONE,
+        "jacobian": C.OPT_JACOBIAN,
+        "solver": C.OPT_SOLVER,
+        "iterations": C.OPT_ITERATIONS,
+        "ls_iterations": C.OPT_LS_ITERATIONS,
+        "noslip_iterations": C.OPT_NOSLIP_ITERATIONS,
+        "ccd_iterations": C.OPT_CCD_ITERATIONS,
+    }
+    _FLOATS = {
+        "timestep": C.OPT_TIMESTEP,
+        "density": C.OPT_DENSITY,
+        "viscosity": C.OPT_VISCOSITY,
+        "impratio": C.OPT_IMPRATIO,
+        "tolerance": C.OPT_TOLERANCE,
+        "ls_tolerance": C.OPT_LS_TOLERANCE,
+        "noslip_tolerance": C.OPT_NOSLIP_TOLERANCE,
+        "ccd_tolerance": C.OPT_CCD_TOLERANCE,
+        "o_margin": C.OPT_O_MARGIN,
+    }
     SIZE = C.OPT_SIZE
 
     def __init__(self, **kw):
@@ -98,7 +173,7 @@ class Option:
     def _set(self, name, value):
         if name in self._ARRAYS:
             a, n = self._ARRAYS[name]
-            self._arr[a:a + n] = value
+            self._arr[a : a + n] = value
         elif name in self._INTS:
             self._arr[self._INTS[name]] = int(value)
         elif name in self._FLOATS:
@@ -116,7 +191,7 @@ class Option:
         if arr is not None:
             if name in self._ARRAYS:
                 a, n = self._ARRAYS[name]
-                return arr[a:a + n]
+                return arr[a : a + n]
             if name in self._INTS:
                 return int(arr[self._INTS[name]])
             if name in self._FLOATS:
@@ -124,8 +199,12 @@ class Option:
         raise AttributeError(f"'Option' object has no attribute '{name}'")
 
     def __dir__(self):
-        return sorted(set(self._ARRAYS) | set(self._INTS) | set(self._FLOATS)
-                      | {k for k in self.__dict__ if not k.startswith("_")})
+        return sorted(
+            set(self._ARRAYS)
+            | set(self._INTS)
+            | set(self._FLOATS)
+            | {k for k in self.__dict__ if not k.startswith("_")}
+        )
 
     def __repr__(self):
         return f"Option({', '.join(f'{k}={getattr(self, k)!r}' for k in self.__dir__())})"
@@ -229,12 +308,12 @@ class Model:
 
     def fields(self):
         """Names of every array/size field (MjModel names)."""
-        return sorted(k for k, v in self.__dict__.items()
-                      if isinstance(v, (np.ndarray, int)) and not k.startswith("_"))
+        return sorted(k for k, v in self.__dict__.items() if isinstance(v, (np.ndarray, int)) and not k.startswith("_"))
 
     def __repr__(self):
-        return (f"<sim.Model nq={self.nq} nv={self.nv} nu={getattr(self, 'nu', 0)} nbody={self.nbody} "
-                f"ngeom={self.ngeom}>")
+        return (
+            f"<sim.Model nq={self.nq} nv={self.nv} nu={getattr(self, 'nu', 0)} nbody={self.nbody} ngeom={self.ngeom}>"
+        )
 
 
 #: What the engine's entries (sim.step, sim.forward, sim.Data ...) take as a model: a `Model`, or any object with

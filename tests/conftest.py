@@ -25,8 +25,9 @@ for _p in (REPO_DIR, TESTS_DIR):
 
 def pytest_addoption(parser):
     group = parser.getgroup("numjoco")
-    group.addoption("--full", action="store_true", default=False,
-                    help="run the slow exhaustive sweeps (2000 random models, ...)")
+    group.addoption(
+        "--full", action="store_true", default=False, help="run the slow exhaustive sweeps (2000 random models, ...)"
+    )
 
 
 def pytest_configure(config):

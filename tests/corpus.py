@@ -57,56 +57,96 @@ MODEL_DIRS = {
 # left out, with the reason (prefixes of paths relative to the import package)
 EXCLUDED = {
     "dm_control/suite/common/": "the suite's shared skybox / materials / visual snippets, included by every suite "
-                                "model (no bodies)",
+    "model (no bodies)",
     "pybullet_data/random_urdfs/": "1000 procedurally generated random objects (one mesh body each), not robots",
 }
 
 # models built by the packages' own Python API: name -> (package, builder function name in this module, summary)
 BUILT = {
-    "dm_control/built/walker_cmu_humanoid_position_controlled_v2020":
-        ("dm-control", "_walker_cmu_v2020", "locomotion.walkers.cmu_humanoid.CMUHumanoidPositionControlledV2020()"),
-    "dm_control/built/walker_cmu_humanoid_position_controlled":
-        ("dm-control", "_walker_cmu_2019", "locomotion.walkers.cmu_humanoid.CMUHumanoidPositionControlled()"),
+    "dm_control/built/walker_cmu_humanoid_position_controlled_v2020": (
+        "dm-control",
+        "_walker_cmu_v2020",
+        "locomotion.walkers.cmu_humanoid.CMUHumanoidPositionControlledV2020()",
+    ),
+    "dm_control/built/walker_cmu_humanoid_position_controlled": (
+        "dm-control",
+        "_walker_cmu_2019",
+        "locomotion.walkers.cmu_humanoid.CMUHumanoidPositionControlled()",
+    ),
     "dm_control/built/walker_rat": ("dm-control", "_walker_rat", "locomotion.walkers.rodent.Rat()"),
-    "dm_control/built/walker_fruitfly_v2": ("dm-control", "_walker_fruitfly",
-                                            "locomotion.walkers.fruitfly_v2.FruitFly()"),
+    "dm_control/built/walker_fruitfly_v2": (
+        "dm-control",
+        "_walker_fruitfly",
+        "locomotion.walkers.fruitfly_v2.FruitFly()",
+    ),
     "dm_control/built/walker_ant": ("dm-control", "_walker_ant", "locomotion.walkers.ant.Ant()"),
-    "dm_control/built/walker_jumping_ball": ("dm-control", "_walker_jumping_ball",
-                                            "locomotion.walkers.jumping_ball.RollingBallWithHead()"),
-    "dm_control/built/task_cmu_humanoid_run_walls": ("dm-control", "_task_cmu_run_walls",
-                                                     "locomotion.examples.basic_cmu_2019.cmu_humanoid_run_walls()"),
-    "dm_control/built/task_rodent_escape_bowl": ("dm-control", "_task_rodent_escape_bowl",
-                                                 "locomotion.examples.basic_rodent_2020.rodent_escape_bowl()"),
-    "dm_control/built/manipulation_stack_2_bricks": ("dm-control", "_manip_stack_2_bricks",
-                                                     "manipulation.load('stack_2_bricks_features')"),
-    "dm_control/built/manipulation_lift_large_box": ("dm-control", "_manip_lift_large_box",
-                                                     "manipulation.load('lift_large_box_features')"),
-    "dm_control/built/manipulation_reach_site": ("dm-control", "_manip_reach_site",
-                                                 "manipulation.load('reach_site_features')"),
+    "dm_control/built/walker_jumping_ball": (
+        "dm-control",
+        "_walker_jumping_ball",
+        "locomotion.walkers.jumping_ball.RollingBallWithHead()",
+    ),
+    "dm_control/built/task_cmu_humanoid_run_walls": (
+        "dm-control",
+        "_task_cmu_run_walls",
+        "locomotion.examples.basic_cmu_2019.cmu_humanoid_run_walls()",
+    ),
+    "dm_control/built/task_rodent_escape_bowl": (
+        "dm-control",
+        "_task_rodent_escape_bowl",
+        "locomotion.examples.basic_rodent_2020.rodent_escape_bowl()",
+    ),
+    "dm_control/built/manipulation_stack_2_bricks": (
+        "dm-control",
+        "_manip_stack_2_bricks",
+        "manipulation.load('stack_2_bricks_features')",
+    ),
+    "dm_control/built/manipulation_lift_large_box": (
+        "dm-control",
+        "_manip_lift_large_box",
+        "manipulation.load('lift_large_box_features')",
+    ),
+    "dm_control/built/manipulation_reach_site": (
+        "dm-control",
+        "_manip_reach_site",
+        "manipulation.load('reach_site_features')",
+    ),
     "dm_control/built/suite_swimmer6": ("dm-control", "_suite_swimmer6", "suite.swimmer.get_model_and_assets(6)"),
     "dm_control/built/suite_swimmer15": ("dm-control", "_suite_swimmer15", "suite.swimmer.get_model_and_assets(15)"),
     "dm_control/built/suite_stacker_4": ("dm-control", "_suite_stacker4", "suite.stacker.make_model(4)"),
-    "dm_control/built/suite_lqr_6_2": ("dm-control", "_suite_lqr_6_2",
-                                       "suite.lqr.get_model_and_assets(6, 2, RandomState(0))"),
-    "gymnasium_robotics/built/point_maze_umaze": ("gymnasium-robotics", "_point_maze_umaze",
-                                                  "maze_v4.Maze.make_maze(point.xml, U_MAZE, 1, 0.4)"),
-    "gymnasium_robotics/built/point_maze_medium": ("gymnasium-robotics", "_point_maze_medium",
-                                                   "maze_v4.Maze.make_maze(point.xml, MEDIUM_MAZE, 1, 0.4)"),
-    "gymnasium_robotics/built/ant_maze_umaze": ("gymnasium-robotics", "_ant_maze_umaze",
-                                                "maze_v4.Maze.make_maze(gymnasium ant.xml, U_MAZE, 4, 0.5) (AntMaze)"),
+    "dm_control/built/suite_lqr_6_2": (
+        "dm-control",
+        "_suite_lqr_6_2",
+        "suite.lqr.get_model_and_assets(6, 2, RandomState(0))",
+    ),
+    "gymnasium_robotics/built/point_maze_umaze": (
+        "gymnasium-robotics",
+        "_point_maze_umaze",
+        "maze_v4.Maze.make_maze(point.xml, U_MAZE, 1, 0.4)",
+    ),
+    "gymnasium_robotics/built/point_maze_medium": (
+        "gymnasium-robotics",
+        "_point_maze_medium",
+        "maze_v4.Maze.make_maze(point.xml, MEDIUM_MAZE, 1, 0.4)",
+    ),
+    "gymnasium_robotics/built/ant_maze_umaze": (
+        "gymnasium-robotics",
+        "_ant_maze_umaze",
+        "maze_v4.Maze.make_maze(gymnasium ant.xml, U_MAZE, 4, 0.5) (AntMaze)",
+    ),
 }
 
 
 @dataclasses.dataclass(frozen=True)
 class Entry:
     """One corpus model: `name` is unique ('<import name>/<path in the package>' or '<import name>/built/<id>')."""
+
     name: str
-    package: str        # distribution name (pip)
-    kind: str           # "MJCF" or "URDF"
-    source: str         # "file" or "built"
-    path: str = None    # the file (source == "file")
+    package: str  # distribution name (pip)
+    kind: str  # "MJCF" or "URDF"
+    source: str  # "file" or "built"
+    path: str = None  # the file (source == "file")
     builder: str = None  # function of this module that writes the model (source == "built")
-    summary: str = ""   # for built models: the API call
+    summary: str = ""  # for built models: the API call
 
     def resolve(self):
         """Path of the model file; a built model is written to the cache folder on first use."""
@@ -120,7 +160,7 @@ class Entry:
                 globals()[self.builder](tmp)
                 try:
                     os.rename(tmp, out)
-                except OSError:     # another process built it first
+                except OSError:  # another process built it first
                     shutil.rmtree(tmp, ignore_errors=True)
             finally:
                 if os.path.isdir(tmp):
@@ -130,8 +170,7 @@ class Entry:
 
 def cache_dir():
     """Folder for built models: $NUMJOCO_CORPUS_CACHE, else <tmp>/numjoco-corpus-<uid>."""
-    d = os.environ.get("NUMJOCO_CORPUS_CACHE") or os.path.join(tempfile.gettempdir(),
-                                                               f"numjoco-corpus-{os.getuid()}")
+    d = os.environ.get("NUMJOCO_CORPUS_CACHE") or os.path.join(tempfile.gettempdir(), f"numjoco-corpus-{os.getuid()}")
     os.makedirs(d, exist_ok=True)
     return d
 
@@ -150,6 +189,7 @@ def package_dir(import_name):
 def installed_packages():
     """{distribution name: version} of the corpus packages that are installed."""
     from importlib import metadata
+
     out = {}
     for dist in PACKAGES:
         try:
@@ -204,38 +244,46 @@ def by_name(names=None):
 
 # ------------------------------------------------------------------------------- builders (package Python API)
 
+
 def _export_mjcf(mjcf_model, out):
     from dm_control import mjcf
+
     mjcf.export_with_assets(mjcf_model, out, out_file_name="model.xml")
 
 
 def _walker_cmu_v2020(out):
     from dm_control.locomotion.walkers import cmu_humanoid
+
     _export_mjcf(cmu_humanoid.CMUHumanoidPositionControlledV2020().mjcf_model, out)
 
 
 def _walker_cmu_2019(out):
     from dm_control.locomotion.walkers import cmu_humanoid
+
     _export_mjcf(cmu_humanoid.CMUHumanoidPositionControlled().mjcf_model, out)
 
 
 def _walker_rat(out):
     from dm_control.locomotion.walkers import rodent
+
     _export_mjcf(rodent.Rat().mjcf_model, out)
 
 
 def _walker_fruitfly(out):
     from dm_control.locomotion.walkers import fruitfly_v2
+
     _export_mjcf(fruitfly_v2.FruitFly().mjcf_model, out)
 
 
 def _walker_ant(out):
     from dm_control.locomotion.walkers import ant
+
     _export_mjcf(ant.Ant().mjcf_model, out)
 
 
 def _walker_jumping_ball(out):
     from dm_control.locomotion.walkers import jumping_ball
+
     _export_mjcf(jumping_ball.RollingBallWithHead().mjcf_model, out)
 
 
@@ -243,6 +291,7 @@ def _task(task, out):
     """Export a composer task's scene as an episode has it (initialize_episode_mjcf, seed 0, lays out the arena:
     walls, bricks...)."""
     import numpy as np
+
     task.initialize_episode_mjcf(np.random.RandomState(0))
     _export_mjcf(task.root_entity.mjcf_model, out)
 
@@ -252,6 +301,7 @@ def _example_task(fn):
     need an OpenGL context at construction): the example function runs with Environment stubbed out."""
     import types
     from unittest import mock
+
     module = __import__(fn.__module__, fromlist=["composer"])
     with mock.patch.object(module.composer, "Environment", lambda task, **kw: types.SimpleNamespace(task=task)):
         return fn(random_state=0).task
@@ -259,16 +309,19 @@ def _example_task(fn):
 
 def _task_cmu_run_walls(out):
     from dm_control.locomotion.examples import basic_cmu_2019
+
     _task(_example_task(basic_cmu_2019.cmu_humanoid_run_walls), out)
 
 
 def _task_rodent_escape_bowl(out):
     from dm_control.locomotion.examples import basic_rodent_2020
+
     _task(_example_task(basic_rodent_2020.rodent_escape_bowl), out)
 
 
 def _manip(name, out):
     from dm_control import manipulation
+
     _task(manipulation.load(name, seed=0).task, out)
 
 
@@ -297,28 +350,33 @@ def _write_suite(xml, assets, out):
 
 def _suite_swimmer6(out):
     from dm_control.suite import swimmer
+
     _write_suite(*swimmer.get_model_and_assets(6), out)
 
 
 def _suite_swimmer15(out):
     from dm_control.suite import swimmer
+
     _write_suite(*swimmer.get_model_and_assets(15), out)
 
 
 def _suite_stacker4(out):
     from dm_control.suite import stacker
+
     _write_suite(*stacker.make_model(n_boxes=4), out)
 
 
 def _suite_lqr_6_2(out):
     import numpy as np
     from dm_control.suite import lqr
+
     _write_suite(*lqr.get_model_and_assets(6, 2, np.random.RandomState(0)), out)
 
 
 def _maze(agent_xml, maze_map, scaling, height, out):
     import xml.etree.ElementTree as ET
     from gymnasium_robotics.envs.maze.maze_v4 import Maze
+
     _, tmp = Maze.make_maze(agent_xml, maze_map, scaling, height)
     try:
         tree = ET.parse(tmp)
@@ -333,15 +391,18 @@ def _point_xml():
 
 def _point_maze_umaze(out):
     from gymnasium_robotics.envs.maze import maps
+
     _maze(_point_xml(), maps.U_MAZE, 1, 0.4, out)
 
 
 def _point_maze_medium(out):
     from gymnasium_robotics.envs.maze import maps
+
     _maze(_point_xml(), maps.MEDIUM_MAZE, 1, 0.4, out)
 
 
 def _ant_maze_umaze(out):
     from gymnasium_robotics.envs.maze import maps
+
     ant = os.path.join(package_dir("gymnasium"), "envs", "mujoco", "assets", "ant.xml")
     _maze(ant, maps.U_MAZE, 4, 0.5, out)

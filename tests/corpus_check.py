@@ -55,10 +55,10 @@ if REPO not in sys.path:
     sys.path.insert(0, REPO)
 
 # thresholds (issue 34)
-FIELD_TOL = 1e-9        # model fields, elementwise |a - b| <= tol * (1 + |b|)
-DIST_TOL = 1e-9         # contact dist, absolute
-ACC_RTOL = 1e-6         # qacc, qfrc_constraint, relative (see module docstring)
-TRAJ_RTOL = 1e-6        # contact-free trajectory qpos / qvel, relative
+FIELD_TOL = 1e-9  # model fields, elementwise |a - b| <= tol * (1 + |b|)
+DIST_TOL = 1e-9  # contact dist, absolute
+ACC_RTOL = 1e-6  # qacc, qfrc_constraint, relative (see module docstring)
+TRAJ_RTOL = 1e-6  # contact-free trajectory qpos / qvel, relative
 # contact-state search
 N_STATES = 10
 MAX_ROLLOUT = 3000
@@ -68,9 +68,9 @@ KICK_EVERY = 50
 N_TRAJ = 1000
 PROFILE_STEPS = (1, 10, 100, 300, 1000)
 SEED = 0
-LOAD_TIMEOUT = 180      # check_isolated: a numjoco load this slow is a failure (MuJoCo loads every model in < 3 s)
+LOAD_TIMEOUT = 180  # check_isolated: a numjoco load this slow is a failure (MuJoCo loads every model in < 3 s)
 
-DETAIL = 4              # messages kept per list
+DETAIL = 4  # messages kept per list
 
 
 def _err(e):
@@ -118,8 +118,19 @@ def _mj_reset(mujoco, mm, md):
 
 
 # fields of MjData copied into our Data for a state (mjSTATE_INTEGRATION's content, which our Data has)
-STATE_FIELDS = ("qpos", "qvel", "act", "ctrl", "qfrc_applied", "xfrc_applied", "mocap_pos", "mocap_quat",
-                "qacc_warmstart", "eq_active", "userdata")
+STATE_FIELDS = (
+    "qpos",
+    "qvel",
+    "act",
+    "ctrl",
+    "qfrc_applied",
+    "xfrc_applied",
+    "mocap_pos",
+    "mocap_quat",
+    "qacc_warmstart",
+    "eq_active",
+    "userdata",
+)
 
 
 def _copy_state(md, d):
@@ -145,8 +156,10 @@ def contact_states(mujoco, mm, n=N_STATES, seed=SEED):
             md.qvel[:] += KICK * rng.standard_normal(mm.nv)
         md.ctrl[:] = _random_ctrl(mm, rng)
         mujoco.mj_step(mm, md)
-        if not (np.all(np.isfinite(md.qpos)) and np.all(np.isfinite(md.qvel))) \
-                or md.warning[mujoco.mjtWarning.mjWARN_BADQACC].number:
+        if (
+            not (np.all(np.isfinite(md.qpos)) and np.all(np.isfinite(md.qvel)))
+            or md.warning[mujoco.mjtWarning.mjWARN_BADQACC].number
+        ):
             _mj_reset(mujoco, mm, md)
             continue
         if t - last >= STATE_GAP:
@@ -186,10 +199,13 @@ def compare_state(sim, m, md, mm):
     if d.ncon != ncon or {k: len(v) for k, v in ours.items()} != {k: len(v) for k, v in theirs.items()}:
         only_o = sorted(set(ours) - set(theirs))[:3]
         only_t = sorted(set(theirs) - set(ours))[:3]
-        counts = [(k, len(ours[k]), len(theirs[k])) for k in sorted(set(ours) & set(theirs))
-                  if len(ours[k]) != len(theirs[k])][:3]
-        diff = (f"ncon ours={d.ncon} mujoco={ncon}; pairs only ours={only_o} only mujoco={only_t}; "
-                f"(pair, ours, mujoco) counts={counts}")
+        counts = [
+            (k, len(ours[k]), len(theirs[k])) for k in sorted(set(ours) & set(theirs)) if len(ours[k]) != len(theirs[k])
+        ][:3]
+        diff = (
+            f"ncon ours={d.ncon} mujoco={ncon}; pairs only ours={only_o} only mujoco={only_t}; "
+            f"(pair, ours, mujoco) counts={counts}"
+        )
     for k in set(ours) & set(theirs):
         if len(ours[k]) == len(theirs[k]):
             dist_err = max(dist_err, float(np.max(np.abs(np.subtract(ours[k], theirs[k])))))
@@ -220,7 +236,7 @@ def trajectory(sim, mujoco, m, mm, nstep=N_TRAJ, seed=SEED + 1):
             mujoco.mj_step(mm, md)
             try:
                 sim.step(m, d)
-            except Exception as e:      # a failing step is a record, not a harness crash
+            except Exception as e:  # a failing step is a record, not a harness crash
                 return t, worst, first_bad, _err(e), profile
             e = max(rel_err(d.qpos, md.qpos), rel_err(d.qvel, md.qvel))
             worst = max(worst, e)
@@ -241,7 +257,7 @@ def _fields(oracle, ours, theirs):
     for i in range(theirs.nmesh):
         try:
             mism += ["mesh_hull: " + x for x in oracle.hull_mismatches(ours, theirs, i)]
-        except Exception as e:        # a hull we cannot read is a mismatch
+        except Exception as e:  # a hull we cannot read is a mismatch
             mism.append(f"mesh_hull: mesh {i}: {_err(e)}")
     return mism
 
@@ -253,14 +269,35 @@ def check(entry, dynamics=True):
     import sim
 
     t0 = time.perf_counter()
-    rec = {"name": entry.name, "package": entry.package, "kind": entry.kind, "source": entry.source,
-           "mj_load": None, "ours_load": None, "load": None, "sizes": None, "fields": None, "fields_detail": [],
-           "step": None, "nstates": None, "ncon": None, "contact_mismatch": None, "contact_detail": [],
-           "dist_err": None, "qacc_err": None, "qfrc_err": None, "traj_steps": None, "traj_err": None,
-           "traj_first_bad": None, "status": None, "reasons": [], "seconds": None}
+    rec = {
+        "name": entry.name,
+        "package": entry.package,
+        "kind": entry.kind,
+        "source": entry.source,
+        "mj_load": None,
+        "ours_load": None,
+        "load": None,
+        "sizes": None,
+        "fields": None,
+        "fields_detail": [],
+        "step": None,
+        "nstates": None,
+        "ncon": None,
+        "contact_mismatch": None,
+        "contact_detail": [],
+        "dist_err": None,
+        "qacc_err": None,
+        "qfrc_err": None,
+        "traj_steps": None,
+        "traj_err": None,
+        "traj_first_bad": None,
+        "status": None,
+        "reasons": [],
+        "seconds": None,
+    }
     try:
         _check(entry, rec, mujoco, oracle, sim, dynamics)
-    except Exception as e:           # the harness never hides a crash: it is the record's reason
+    except Exception as e:  # the harness never hides a crash: it is the record's reason
         rec["reasons"].append("harness: " + _err(e))
         rec["traceback"] = traceback.format_exc(limit=6)
     rec["status"] = _status(rec)
@@ -271,6 +308,7 @@ def check(entry, dynamics=True):
 def _mj_load_seconds(entry):
     """Seconds mujoco.MjModel.from_xml_path takes on the entry (for the slow-load message)."""
     import mujoco
+
     t = time.perf_counter()
     try:
         mujoco.MjModel.from_xml_path(entry.resolve())
@@ -279,7 +317,7 @@ def _mj_load_seconds(entry):
     return time.perf_counter() - t
 
 
-_STAGE = [None]      # worker mode: a callable told each stage's name (check_isolated reports where a model hung)
+_STAGE = [None]  # worker mode: a callable told each stage's name (check_isolated reports where a model hung)
 
 
 def _stage(name):
@@ -398,17 +436,20 @@ def _status(rec):
 
 # ------------------------------------------------------------------------------------ process isolation
 
+
 def _worker():
     """Read entry names on stdin; write JSON lines on stdout: {"stage": name} as each stage starts, then the record
     (the protocol of check_isolated)."""
     import corpus
+
     entries = corpus.by_name()
     out = sys.stdout
-    sys.stdout = sys.stderr         # anything the packages print goes to stderr
+    sys.stdout = sys.stderr  # anything the packages print goes to stderr
 
     def tell(name):
         out.write(json.dumps({"stage": name}) + "\n")
         out.flush()
+
     _STAGE[0] = tell
     for line in sys.stdin:
         name, _, mode = line.strip().partition("\t")
@@ -425,20 +466,38 @@ def check_isolated(entries, timeout=900, log=None, jobs=1, load_timeout=LOAD_TIM
     alone runs longer than `load_timeout` s is a 'fail' record naming the stage it was in (the worker is then
     replaced), not a lost run."""
     import select
+
     pending = list(entries)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, HERE, os.environ.get("PYTHONPATH", "")]))
-    busy = {}       # proc -> [entry, start time, stage]
+    busy = {}  # proc -> [entry, start time, stage]
     idle = []
 
     def failed(e, t0, what):
-        return {"name": e.name, "package": e.package, "kind": e.kind, "source": e.source, "status": "fail",
-                "reasons": [what], "seconds": round(time.perf_counter() - t0, 2)}
+        return {
+            "name": e.name,
+            "package": e.package,
+            "kind": e.kind,
+            "source": e.source,
+            "status": "fail",
+            "reasons": [what],
+            "seconds": round(time.perf_counter() - t0, 2),
+        }
 
     while pending or busy:
         while pending and len(busy) < jobs:
-            proc = idle.pop() if idle else subprocess.Popen(
-                [sys.executable, os.path.abspath(__file__), "--worker"], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=log or subprocess.DEVNULL, env=env, text=True, cwd=REPO)
+            proc = (
+                idle.pop()
+                if idle
+                else subprocess.Popen(
+                    [sys.executable, os.path.abspath(__file__), "--worker"],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=log or subprocess.DEVNULL,
+                    env=env,
+                    text=True,
+                    cwd=REPO,
+                )
+            )
             e = pending.pop(0)
             proc.stdin.write(e.name + ("\n" if dynamics else "\tfields\n"))
             proc.stdin.flush()
@@ -447,7 +506,7 @@ def check_isolated(entries, timeout=900, log=None, jobs=1, load_timeout=LOAD_TIM
         for proc in [p for p in busy if p.stdout in ready]:
             e, t0, st, _ = busy[proc]
             line = proc.stdout.readline()
-            if not line:        # died
+            if not line:  # died
                 proc.wait()
                 del busy[proc]
                 yield failed(e, t0, f"worker process died (exit code {proc.returncode}) in stage '{st}'")
@@ -460,14 +519,21 @@ def check_isolated(entries, timeout=900, log=None, jobs=1, load_timeout=LOAD_TIM
             idle.append(proc)
             yield msg
         now = time.perf_counter()
-        for proc in [p for p, (e, t0, st, ts) in busy.items()
-                     if now - t0 > timeout or (st.startswith("numjoco load") and now - ts > load_timeout)]:
+        for proc in [
+            p
+            for p, (e, t0, st, ts) in busy.items()
+            if now - t0 > timeout or (st.startswith("numjoco load") and now - ts > load_timeout)
+        ]:
             e, t0, st, ts = busy.pop(proc)
             proc.kill()
             proc.wait()
             if st.startswith("numjoco load") and now - ts > load_timeout:
-                yield failed(e, t0, f"slow load: sim.load_model still running after {load_timeout:g} s "
-                                    f"(MuJoCo: {_mj_load_seconds(e):.2f} s)")
+                yield failed(
+                    e,
+                    t0,
+                    f"slow load: sim.load_model still running after {load_timeout:g} s "
+                    f"(MuJoCo: {_mj_load_seconds(e):.2f} s)",
+                )
             else:
                 yield failed(e, t0, f"hung: no record after {timeout:g} s, in stage '{st}'")
     for proc in idle:
@@ -480,6 +546,7 @@ if __name__ == "__main__":
         _worker()
     else:
         import corpus
+
         ents = corpus.by_name(sys.argv[1:] or None)
         for name, ent in ents.items():
             print(json.dumps(check(ent), indent=1))

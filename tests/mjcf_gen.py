@@ -57,11 +57,11 @@ class _Gen:
         self.ngeom = 0
         self.nsite = 0
         self.ncam = 0
-        self.joints = []        # (name, type) in order
+        self.joints = []  # (name, type) in order
         self.sites = []
-        self.features = set()   # what this model exercises (for coverage tests)
-        self.bodies = []        # body names
-        self.named_geoms = []   # (geom name, body name)
+        self.features = set()  # what this model exercises (for coverage tests)
+        self.bodies = []  # body names
+        self.named_geoms = []  # (geom name, body name)
         self.tendons = []
         self.cur_body = "world"
         # <compiler discardvisual> draws from its own stream so that models without it stay as they were
@@ -97,7 +97,7 @@ class _Gen:
             return ""
         if form == "quat":
             q = [self.r.gauss(0, 1) for _ in range(4)]
-            if self.chance(0.5):                          # sometimes unnormalized, MuJoCo normalizes
+            if self.chance(0.5):  # sometimes unnormalized, MuJoCo normalizes
                 n = math.sqrt(sum(c * c for c in q)) or 1.0
                 q = [c / n for c in q]
             return f' quat="{_v(q)}"'
@@ -115,7 +115,7 @@ class _Gen:
             return f' xyaxes="{_v(x + y)}"'
         z = self.unit()
         if self.chance(0.1):
-            z = [0, 0, -1]                                 # the antiparallel special case
+            z = [0, 0, -1]  # the antiparallel special case
         return f' zaxis="{_v(z)}"'
 
     def pos(self, scale=0.3):
@@ -180,8 +180,20 @@ class _Gen:
             attrs.append(f'jacobian="{self.r.choice(["dense", "sparse", "auto"])}"')
         flags = []
         if self.chance(0.2):
-            for fl in self.r.sample(["contact", "gravity", "limit", "warmstart", "clampctrl", "spring",
-                                     "damper", "frictionloss", "filterparent"], self.r.randint(1, 3)):
+            for fl in self.r.sample(
+                [
+                    "contact",
+                    "gravity",
+                    "limit",
+                    "warmstart",
+                    "clampctrl",
+                    "spring",
+                    "damper",
+                    "frictionloss",
+                    "filterparent",
+                ],
+                self.r.randint(1, 3),
+            ):
                 flags.append(f'{fl}="disable"')
             if self.chance(0.3):
                 flags.append('energy="enable"')
@@ -197,8 +209,8 @@ class _Gen:
 
     def defaults(self):
         """A random tree of default classes; remembers which define a geom type+size."""
-        self.classes = {"main": None}        # name -> parent
-        self.class_geomtype = {}              # class -> geom type it defines (type+size together)
+        self.classes = {"main": None}  # name -> parent
+        self.class_geomtype = {}  # class -> geom type it defines (type+size together)
         self.class_sitetype = {}
         if not self.chance(0.7):
             return
@@ -220,11 +232,16 @@ class _Gen:
             d = depth + 1 if cls != "main" else depth + 1
             if self.chance(0.6):
                 attrs = []
-                for a, gen in (("damping", lambda: _f(self.u(0, 2))), ("armature", lambda: _f(self.u(0, 0.1))),
-                               ("stiffness", lambda: _f(self.u(0, 5))), ("frictionloss", lambda: _f(self.u(0, 1))),
-                               ("axis", lambda: _v(self.unit())), ("group", lambda: str(self.r.randint(0, 5))),
-                               ("solreflimit", lambda: _v([self.u(0.005, 0.05), self.u(0.5, 2)])),
-                               ("margin", lambda: _f(self.u(0, 0.05)))):
+                for a, gen in (
+                    ("damping", lambda: _f(self.u(0, 2))),
+                    ("armature", lambda: _f(self.u(0, 0.1))),
+                    ("stiffness", lambda: _f(self.u(0, 5))),
+                    ("frictionloss", lambda: _f(self.u(0, 1))),
+                    ("axis", lambda: _v(self.unit())),
+                    ("group", lambda: str(self.r.randint(0, 5))),
+                    ("solreflimit", lambda: _v([self.u(0.005, 0.05), self.u(0.5, 2)])),
+                    ("margin", lambda: _f(self.u(0, 0.05))),
+                ):
                     if self.chance(0.35):
                         attrs.append(f'{a}="{gen()}"')
                 self.emit(d, f"<joint {' '.join(attrs)}/>")
@@ -234,11 +251,15 @@ class _Gen:
                     t = self.r.choice(GEOM_TYPES)
                     attrs.append(f'type="{t}" size="{_v([self.u(0.02, 0.15) for _ in range(3)])}"')
                     self.class_geomtype[cls] = t
-                for a, gen in (("rgba", lambda: _v([self.u(0, 1) for _ in range(3)] + [1])),
-                               ("friction", lambda: _v([self.u(0.3, 1.5), self.u(0, 0.01), self.u(0, 0.001)])),
-                               ("density", lambda: _f(self.u(100, 3000))), ("condim", lambda: self.r.choice("1346")),
-                               ("contype", lambda: str(self.r.randint(0, 3))), ("margin", lambda: _f(self.u(0, 0.01))),
-                               ("solimp", lambda: _v([self.u(0.5, 0.9), self.u(0.91, 0.99), self.u(0.001, 0.01)]))):
+                for a, gen in (
+                    ("rgba", lambda: _v([self.u(0, 1) for _ in range(3)] + [1])),
+                    ("friction", lambda: _v([self.u(0.3, 1.5), self.u(0, 0.01), self.u(0, 0.001)])),
+                    ("density", lambda: _f(self.u(100, 3000))),
+                    ("condim", lambda: self.r.choice("1346")),
+                    ("contype", lambda: str(self.r.randint(0, 3))),
+                    ("margin", lambda: _f(self.u(0, 0.01))),
+                    ("solimp", lambda: _v([self.u(0.5, 0.9), self.u(0.91, 0.99), self.u(0.001, 0.01)])),
+                ):
                     if self.chance(0.3):
                         attrs.append(f'{a}="{gen()}"')
                 self.emit(d, f"<geom {' '.join(attrs)}/>")
@@ -334,8 +355,10 @@ class _Gen:
             attrs.append(f'class="{self.pick_class()}"')
         if self.chance(0.2):
             t = self.r.choice(FROMTO_TYPES)
-            attrs.append(f'type="{t}" fromto="{_v(self.pos() + self.pos())}" '
-                         f'size="{_v([self.u(0.005, 0.03) for _ in range(NSIZE_FROMTO[t])])}"')
+            attrs.append(
+                f'type="{t}" fromto="{_v(self.pos() + self.pos())}" '
+                f'size="{_v([self.u(0.005, 0.03) for _ in range(NSIZE_FROMTO[t])])}"'
+            )
         else:
             if self.chance(0.5):
                 t = self.r.choice(GEOM_TYPES)
@@ -349,9 +372,11 @@ class _Gen:
         q = [self.r.gauss(0, 1) for _ in range(4)]
         n = math.sqrt(sum(x * x for x in q))
         w, x, y, z = (v / n for v in q)
-        return [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]
+        return [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+        ]
 
     def joint(self, depth, jtype, cls, axis=None):
         self.njoint += 1
@@ -387,8 +412,12 @@ class _Gen:
             self.features.add("joint:range")
         elif not self.autolimits and self.chance(0.3):
             attrs.append('limited="false"')
-        for a, gen in (("damping", lambda: _f(self.u(0, 3))), ("stiffness", lambda: _f(self.u(0, 10))),
-                       ("armature", lambda: _f(self.u(0, 0.2))), ("frictionloss", lambda: _f(self.u(0, 0.5)))):
+        for a, gen in (
+            ("damping", lambda: _f(self.u(0, 3))),
+            ("stiffness", lambda: _f(self.u(0, 10))),
+            ("armature", lambda: _f(self.u(0, 0.2))),
+            ("frictionloss", lambda: _f(self.u(0, 0.5))),
+        ):
             if self.chance(0.25):
                 attrs.append(f'{a}="{gen()}"')
         if jtype in ("hinge", "slide") and self.chance(0.2):
@@ -440,14 +469,21 @@ class _Gen:
                 # several joints in one body get mutually orthogonal axes (parallel axes = singular mass matrix)
                 frame = self.rotation() if k > 1 else None
                 for i in range(k):
-                    self.joint(d, self.r.choice(["hinge", "hinge", "slide"]), cls,
-                               axis=None if frame is None else [frame[0][i], frame[1][i], frame[2][i]])
+                    self.joint(
+                        d,
+                        self.r.choice(["hinge", "hinge", "slide"]),
+                        cls,
+                        axis=None if frame is None else [frame[0][i], frame[1][i], frame[2][i]],
+                    )
         # mass: geoms or an explicit inertial
         explicit = self.chance(0.2)
         if explicit:
             self.inertial(d)
-        ng = self.r.choice([0, 1, 1, 2, 3]) if explicit and self.inertiafromgeom != "true" \
+        ng = (
+            self.r.choice([0, 1, 1, 2, 3])
+            if explicit and self.inertiafromgeom != "true"
             else self.r.choice([1, 1, 2, 3])
+        )
         for _ in range(ng):
             self.geom(d, cls)
         for _ in range(self.r.choice([0, 0, 1, 2])):
@@ -477,7 +513,7 @@ class _Gen:
         if self.chance(0.6):
             self.emit(2, f'<geom name="floor" type="plane" size="{_v([self.u(1, 10), self.u(1, 10), 0.1])}"/>')
         if self.chance(0.2):
-            self.emit(2, f'<light pos="0 0 3" dir="0 0 -1"/>')
+            self.emit(2, '<light pos="0 0 3" dir="0 0 -1"/>')
         if self.chance(0.2):
             self.site(2, "main")
         nroot = self.r.choice([1, 1, 2, 3])
@@ -501,7 +537,7 @@ class _Gen:
             name = f"b{self.nbody}"
             self.bodies.append(name)
             self.emit(2, f'<body name="{name}" mocap="true" pos="{_v(self.pos(1))}"{self.orientation()}>')
-            self.emit(3, f'<geom type="box" size="0.05 0.05 0.05" contype="0" conaffinity="0"/>')
+            self.emit(3, '<geom type="box" size="0.05 0.05 0.05" contype="0" conaffinity="0"/>')
             self.emit(2, "</body>")
         self.emit(1, "</worldbody>")
 
@@ -550,15 +586,19 @@ class _Gen:
             if k == "joint" and hs:
                 out.append(f'<{self.r.choice(["jointpos", "jointvel"])} joint="{self.r.choice(hs)}"/>')
             elif k == "site" and self.sites:
-                out.append(f'<{self.r.choice(["accelerometer", "gyro", "velocimeter", "touch"])} '
-                           f'site="{self.r.choice(self.sites)}"/>')
+                out.append(
+                    f"<{self.r.choice(['accelerometer', 'gyro', 'velocimeter', 'touch'])} "
+                    f'site="{self.r.choice(self.sites)}"/>'
+                )
             elif k == "body" and self.bodies:
                 out.append(f'<{self.r.choice(["subtreecom", "subtreelinvel"])} body="{self.r.choice(self.bodies)}"/>')
             elif k == "tendon" and self.tendons:
                 out.append(f'<tendonpos tendon="{self.r.choice(self.tendons)}"/>')
             elif k == "frame" and self.bodies:
-                out.append(f'<{self.r.choice(["framepos", "framequat", "framexaxis"])} objtype="body" '
-                           f'objname="{self.r.choice(self.bodies)}"/>')
+                out.append(
+                    f'<{self.r.choice(["framepos", "framequat", "framexaxis"])} objtype="body" '
+                    f'objname="{self.r.choice(self.bodies)}"/>'
+                )
         if out:
             self.features.add("sensor")
             self.emit(1, "<sensor>")
@@ -571,7 +611,9 @@ class _Gen:
         out = []
         if len(hs) >= 2 and self.chance(0.15):
             a, b = self.r.sample(hs, 2)
-            out.append(f'<joint joint1="{a}" joint2="{b}" polycoef="{_v([self.u(-0.1, 0.1), self.u(0.5, 2), 0, 0, 0])}"/>')
+            out.append(
+                f'<joint joint1="{a}" joint2="{b}" polycoef="{_v([self.u(-0.1, 0.1), self.u(0.5, 2), 0, 0, 0])}"/>'
+            )
         if len(self.bodies) >= 1 and self.chance(0.15):
             a = self.r.choice(self.bodies)
             out.append(f'<connect body1="{a}" anchor="{_v(self.pos(0.2))}"/>')
@@ -706,6 +748,7 @@ def generate_with_features(seed, max_bodies=10, max_depth=5, replicate=False):
 
 def main(argv=None):
     import argparse
+
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("seed", type=int)
     p.add_argument("-o", "--output")

@@ -57,10 +57,18 @@ INERTIA_DEGENERATE_RTOL = 1e-5
 # agree to rounding of the inertia tensor (measured max 8.8e-13 over the corpus and 2000 random models).
 
 # Rows of these fields are unit quaternions: compared up to sign per row.
-QUAT_FIELDS = frozenset({
-    "body_quat", "body_iquat", "geom_quat", "site_quat", "cam_quat", "mesh_quat", "key_mquat",
-    "skin_bonebindquat",
-})
+QUAT_FIELDS = frozenset(
+    {
+        "body_quat",
+        "body_iquat",
+        "geom_quat",
+        "site_quat",
+        "cam_quat",
+        "mesh_quat",
+        "key_mquat",
+        "skin_bonebindquat",
+    }
+)
 
 # Never compared (with the reason).
 IGNORED_FIELDS = {
@@ -156,15 +164,39 @@ skin_bonevertid skin_bonevertweight skin_pathadr name_skinadr
 """
 
 # MjModel fields the numjoco compiler is expected to provide: missing on our Model = a mismatch.
-REQUIRED_FIELDS = tuple(" ".join([_SIZES, _BODY, _JOINT, _DOF, _GEOM, _SITE, _CAM, _LIGHT, _TENDON,
-                                  _ACTUATOR, _SENSOR, _EQ, _CONTACT, _KEY, _MISC, _NAMES, _BVH, _SKIN]).split())
+REQUIRED_FIELDS = tuple(
+    " ".join(
+        [
+            _SIZES,
+            _BODY,
+            _JOINT,
+            _DOF,
+            _GEOM,
+            _SITE,
+            _CAM,
+            _LIGHT,
+            _TENDON,
+            _ACTUATOR,
+            _SENSOR,
+            _EQ,
+            _CONTACT,
+            _KEY,
+            _MISC,
+            _NAMES,
+            _BVH,
+            _SKIN,
+        ]
+    ).split()
+)
 
 # MjOption / MjStatistic attributes that must exist on ours.opt / ours.stat.
-REQUIRED_OPT = tuple("""
+REQUIRED_OPT = tuple(
+    """
 timestep impratio tolerance ls_tolerance noslip_tolerance ccd_tolerance gravity wind magnetic density
 viscosity o_margin o_solref o_solimp o_friction integrator cone jacobian solver iterations ls_iterations
 noslip_iterations ccd_iterations disableflags enableflags disableactuator
-""".split())
+""".split()
+)
 REQUIRED_STAT = ("meaninertia", "meanmass", "meansize", "extent", "center")
 # mjVisual sections (Python attribute names of MjVisual); every attribute of each must exist on ours.vis.<section>
 VIS_SECTIONS = ("global_", "quality", "headlight", "map", "scale", "rgba")
@@ -200,15 +232,24 @@ NAMED_OBJECTS = (
 
 # field prefix -> (mjtObj used to name rows in messages)
 _ROW_OBJ = {
-    "body": mujoco.mjtObj.mjOBJ_BODY, "jnt": mujoco.mjtObj.mjOBJ_JOINT, "geom": mujoco.mjtObj.mjOBJ_GEOM,
-    "site": mujoco.mjtObj.mjOBJ_SITE, "cam": mujoco.mjtObj.mjOBJ_CAMERA, "light": mujoco.mjtObj.mjOBJ_LIGHT,
-    "tendon": mujoco.mjtObj.mjOBJ_TENDON, "actuator": mujoco.mjtObj.mjOBJ_ACTUATOR,
-    "sensor": mujoco.mjtObj.mjOBJ_SENSOR, "eq": mujoco.mjtObj.mjOBJ_EQUALITY, "pair": mujoco.mjtObj.mjOBJ_PAIR,
-    "exclude": mujoco.mjtObj.mjOBJ_EXCLUDE, "key": mujoco.mjtObj.mjOBJ_KEY, "mesh": mujoco.mjtObj.mjOBJ_MESH,
+    "body": mujoco.mjtObj.mjOBJ_BODY,
+    "jnt": mujoco.mjtObj.mjOBJ_JOINT,
+    "geom": mujoco.mjtObj.mjOBJ_GEOM,
+    "site": mujoco.mjtObj.mjOBJ_SITE,
+    "cam": mujoco.mjtObj.mjOBJ_CAMERA,
+    "light": mujoco.mjtObj.mjOBJ_LIGHT,
+    "tendon": mujoco.mjtObj.mjOBJ_TENDON,
+    "actuator": mujoco.mjtObj.mjOBJ_ACTUATOR,
+    "sensor": mujoco.mjtObj.mjOBJ_SENSOR,
+    "eq": mujoco.mjtObj.mjOBJ_EQUALITY,
+    "pair": mujoco.mjtObj.mjOBJ_PAIR,
+    "exclude": mujoco.mjtObj.mjOBJ_EXCLUDE,
+    "key": mujoco.mjtObj.mjOBJ_KEY,
+    "mesh": mujoco.mjtObj.mjOBJ_MESH,
     "mat": mujoco.mjtObj.mjOBJ_MATERIAL,
 }
 
-_MAX_REPORTED = 3   # differing entries listed per field
+_MAX_REPORTED = 3  # differing entries listed per field
 
 
 def mujoco_fields(theirs=None):
@@ -221,7 +262,7 @@ def mujoco_fields(theirs=None):
             continue
         try:
             v = getattr(theirs, name)
-        except Exception:   # pragma: no cover - defensive: some bindings raise for exotic attributes
+        except Exception:  # pragma: no cover - defensive: some bindings raise for exotic attributes
             continue
         if isinstance(v, np.ndarray):
             arrays.append(name)
@@ -295,8 +336,8 @@ def _float_close(a, b, rtol, atol):
     b = np.asarray(b, dtype=np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         ok = np.abs(a - b) <= atol + rtol * np.abs(b)
-    ok |= (np.isnan(a) & np.isnan(b))
-    ok |= (np.isinf(a) & np.isinf(b) & (np.sign(a) == np.sign(b)))
+    ok |= np.isnan(a) & np.isnan(b)
+    ok |= np.isinf(a) & np.isinf(b) & (np.sign(a) == np.sign(b))
     return ok
 
 
@@ -315,17 +356,19 @@ def _rows_diff_message(field, ours, theirs_arr, bad_rows, theirs_model, why=""):
     idx = np.flatnonzero(bad_rows)
     parts = [f"{field}: {len(idx)} of {len(bad_rows)} rows differ{why}"]
     for r in idx[:_MAX_REPORTED]:
-        parts.append(f"row {r}{_row_label(theirs_model, field, r)}: ours={_fmt(ours[r])} "
-                     f"mujoco={_fmt(theirs_arr[r])}")
+        parts.append(f"row {r}{_row_label(theirs_model, field, r)}: ours={_fmt(ours[r])} mujoco={_fmt(theirs_arr[r])}")
     return "; ".join(parts)
 
 
 def quat2mat(q):
     w, x, y, z = q
-    return np.array([
-        [w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z]])
+    return np.array(
+        [
+            [w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z],
+        ]
+    )
 
 
 def inertia_tensor(inertia, iquat):
@@ -423,8 +466,10 @@ def _compare_inertia(ours, theirs, rtol, atol, out):
         badq = ~(same | flipped) & keep
         if badq.any():
             why = " (compared up to sign"
-            if all(np.allclose(inertia_tensor(oi[b], oq[b]), inertia_tensor(ti[b], tq[b]),
-                               rtol=1e-9, atol=1e-12) for b in np.flatnonzero(badq)):
+            if all(
+                np.allclose(inertia_tensor(oi[b], oq[b]), inertia_tensor(ti[b], tq[b]), rtol=1e-9, atol=1e-12)
+                for b in np.flatnonzero(badq)
+            ):
                 why += "; the inertia tensors agree to 1e-9"
             sub.append(_rows_diff_message("body_iquat", oq, tq, badq, theirs, why + ")"))
     # repeated moments: compare the full tensors
@@ -436,11 +481,15 @@ def _compare_inertia(ours, theirs, rtol, atol, out):
         if not np.all(np.abs(To - Tt) <= atol + rtol * scale):
             bad_t.append((b, To, Tt))
     if bad_t:
-        parts = [f"body inertia tensor (bodies with repeated principal moments): {len(bad_t)} of "
-                 f"{int(degenerate.sum())} bodies differ"]
+        parts = [
+            f"body inertia tensor (bodies with repeated principal moments): {len(bad_t)} of "
+            f"{int(degenerate.sum())} bodies differ"
+        ]
         for b, To, Tt in bad_t[:_MAX_REPORTED]:
-            parts.append(f"body {b}{_row_label(theirs, 'body_x', b)}: ours inertia={_fmt(oi[b])} "
-                         f"iquat={_fmt(oq[b])} mujoco inertia={_fmt(ti[b])} iquat={_fmt(tq[b])}")
+            parts.append(
+                f"body {b}{_row_label(theirs, 'body_x', b)}: ours inertia={_fmt(oi[b])} "
+                f"iquat={_fmt(oq[b])} mujoco inertia={_fmt(ti[b])} iquat={_fmt(tq[b])}"
+            )
         sub.append("; ".join(parts))
     out.extend(sub)
 
@@ -458,8 +507,8 @@ def _hull_order_bvh_rows(ours, theirs):
     mask = np.zeros(theirs.nbvh, dtype=bool)
     for i in range(theirs.nmesh):
         a, n = theirs.mesh_faceadr[i], theirs.mesh_facenum[i]
-        if not np.array_equal(of[a:a + n], theirs.mesh_face[a:a + n]) and theirs.mesh_bvhadr[i] >= 0:
-            mask[theirs.mesh_bvhadr[i]:theirs.mesh_bvhadr[i] + theirs.mesh_bvhnum[i]] = True
+        if not np.array_equal(of[a : a + n], theirs.mesh_face[a : a + n]) and theirs.mesh_bvhadr[i] >= 0:
+            mask[theirs.mesh_bvhadr[i] : theirs.mesh_bvhadr[i] + theirs.mesh_bvhnum[i]] = True
     return mask if mask.any() else None
 
 
@@ -468,7 +517,7 @@ def _compare_hull_bvh(ours, theirs, rtol, atol, out):
     (the face boxes) as a set, to the float tolerance."""
     for i in range(theirs.nmesh):
         a, n = theirs.mesh_faceadr[i], theirs.mesh_facenum[i]
-        if np.array_equal(np.asarray(ours.mesh_face)[a:a + n], theirs.mesh_face[a:a + n]):
+        if np.array_equal(np.asarray(ours.mesh_face)[a : a + n], theirs.mesh_face[a : a + n]):
             continue
         b, k = theirs.mesh_bvhadr[i], theirs.mesh_bvhnum[i]
         leaves = []
@@ -617,8 +666,13 @@ def compare_models(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=None, 
             continue  # handled together below
         tv = getattr(theirs, name)
         ov = _get(ours, name)
-        if name in BVH_NODE_FIELDS and hull_rows is not None and not isinstance(ov, Exception) \
-                and ov is not _MISSING and np.shape(ov) == np.shape(tv):
+        if (
+            name in BVH_NODE_FIELDS
+            and hull_rows is not None
+            and not isinstance(ov, Exception)
+            and ov is not _MISSING
+            and np.shape(ov) == np.shape(tv)
+        ):
             ov, tv = np.asarray(ov)[~hull_rows], np.asarray(tv)[~hull_rows]
         if ov is _MISSING:
             if name in required:
@@ -651,8 +705,7 @@ def compare_models(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=None, 
 
     for label, req in (("opt", REQUIRED_OPT), ("stat", REQUIRED_STAT)):
         if fields is None or label in fields or any(f.startswith(label + ".") for f in fields):
-            _compare_struct(label, _get(ours, label), getattr(theirs, label), set(req), rtol, atol, out,
-                            fields)
+            _compare_struct(label, _get(ours, label), getattr(theirs, label), set(req), rtol, atol, out, fields)
     if fields is None or "vis" in fields or any(f.startswith("vis.") for f in fields):
         _compare_vis(ours, theirs, rtol, atol, out, fields)
     if names and wanted("names"):
@@ -660,8 +713,7 @@ def compare_models(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=None, 
     return out
 
 
-def assert_models_match(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=None, names=True, label="",
-                        skip=()):
+def assert_models_match(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=None, names=True, label="", skip=()):
     """AssertionError listing every mismatch (compare_models) when the models differ."""
     mism = compare_models(ours, theirs, rtol=rtol, atol=atol, fields=fields, names=names, skip=skip)
     if mism:
@@ -675,8 +727,17 @@ def assert_models_match(ours, theirs, rtol=FLOAT_RTOL, atol=FLOAT_ATOL, fields=N
 # own hull lists vertices, faces and neighbours in another order, and may triangulate coplanar facets
 # differently): compare_models(..., skip=HULL_ORDER_FIELDS) leaves them out and hull_mismatches compares their
 # content order-free.
-HULL_ORDER_FIELDS = frozenset({"mesh_graph", "mesh_extrema", "mesh_polyvert", "mesh_polymap", "mesh_polynormal",
-                               "mesh_polyvertadr", "mesh_polyvertnum"})
+HULL_ORDER_FIELDS = frozenset(
+    {
+        "mesh_graph",
+        "mesh_extrema",
+        "mesh_polyvert",
+        "mesh_polymap",
+        "mesh_polynormal",
+        "mesh_polyvertadr",
+        "mesh_polyvertnum",
+    }
+)
 
 
 def _field(obj, name):
@@ -689,9 +750,9 @@ def hull_of(obj, i):
     adr = _field(obj, "mesh_graphadr")[i]
     g = np.asarray(_field(obj, "mesh_graph"))[adr:]
     nv, nf = int(g[0]), int(g[1])
-    gid = g[2 + nv:2 + 2 * nv]
-    edges = g[2 + 2 * nv:2 + 3 * nv + 3 * nf]
-    faces = g[2 + 3 * nv + 3 * nf:2 + 3 * nv + 6 * nf].reshape(-1, 3)
+    gid = g[2 + nv : 2 + 2 * nv]
+    edges = g[2 + 2 * nv : 2 + 3 * nv + 3 * nf]
+    faces = g[2 + 3 * nv + 3 * nf : 2 + 3 * nv + 6 * nf].reshape(-1, 3)
     nbrs, cur, k = {}, [], 0
     for e in edges:
         if e == -1:
@@ -704,6 +765,7 @@ def hull_of(obj, i):
         t = [int(x) for x in t]
         r = t.index(min(t))
         return tuple(t[r:] + t[:r])
+
     return set(int(x) for x in gid), {canon(t) for t in faces}, nbrs, nv, nf
 
 
@@ -713,7 +775,7 @@ def polygons_of(obj, i):
     out = {}
     for p in range(adr, adr + num):
         a, n = _field(obj, "mesh_polyvertadr")[p], _field(obj, "mesh_polyvertnum")[p]
-        cyc = [int(x) for x in np.asarray(_field(obj, "mesh_polyvert"))[a:a + n]]
+        cyc = [int(x) for x in np.asarray(_field(obj, "mesh_polyvert"))[a : a + n]]
         r = cyc.index(min(cyc))
         out[tuple(cyc[r:] + cyc[:r])] = np.asarray(_field(obj, "mesh_polynormal"))[p]
     return out
@@ -752,14 +814,14 @@ def hull_mismatches(ours, theirs, i, simplicial=None):
         around = []
         for obj, cyc in ((ours, cyc_o), (theirs, cyc_t)):
             a, n = _field(obj, "mesh_polymapadr")[v], _field(obj, "mesh_polymapnum")[v]
-            around.append({cyc[int(j)] for j in np.asarray(_field(obj, "mesh_polymap"))[a:a + n]})
+            around.append({cyc[int(j)] for j in np.asarray(_field(obj, "mesh_polymap"))[a : a + n]})
         if around[0] != around[1]:
             out.append(f"mesh {i}: polygons around vertex {v} differ")
             break
     ex_o, ex_t = np.asarray(_field(ours, "mesh_extrema"))[i], np.asarray(_field(theirs, "mesh_extrema"))[i]
-    gid_o = np.asarray(_field(ours, "mesh_graph"))[_field(ours, "mesh_graphadr")[i]:][2 + ho[3]:2 + 2 * ho[3]]
-    gid_t = np.asarray(_field(theirs, "mesh_graph"))[_field(theirs, "mesh_graphadr")[i]:][2 + ht[3]:2 + 2 * ht[3]]
-    vert = np.asarray(_field(theirs, "mesh_vert"))[va:va + vn]
+    gid_o = np.asarray(_field(ours, "mesh_graph"))[_field(ours, "mesh_graphadr")[i] :][2 + ho[3] : 2 + 2 * ho[3]]
+    gid_t = np.asarray(_field(theirs, "mesh_graph"))[_field(theirs, "mesh_graphadr")[i] :][2 + ht[3] : 2 + 2 * ht[3]]
+    vert = np.asarray(_field(theirs, "mesh_vert"))[va : va + vn]
     k = 0
     for cx in (-1, 0, 1):
         for cy in (-1, 0, 1):
@@ -778,6 +840,7 @@ def load_pair(text, directory, stem="_pair"):
     import os
     import warnings
     import sim
+
     path = os.path.join(directory, f"{stem}_{os.getpid()}.xml")
     with open(path, "w") as f:
         f.write(text)
@@ -806,11 +869,11 @@ def dense_efc_J(m, md):
     """MuJoCo's efc_J as a dense (nefc, nv) array, whether MuJoCo stored it dense or sparse (CSR rows)."""
     nefc = md.nefc
     if not mujoco.mj_isSparse(m):
-        return md.efc_J[:nefc * m.nv].reshape(nefc, m.nv).copy()
+        return md.efc_J[: nefc * m.nv].reshape(nefc, m.nv).copy()
     J = np.zeros((nefc, m.nv))
     for i in range(nefc):
         a, n = md.efc_J_rowadr[i], md.efc_J_rownnz[i]
-        J[i, md.efc_J_colind[a:a + n]] = md.efc_J[a:a + n]
+        J[i, md.efc_J_colind[a : a + n]] = md.efc_J[a : a + n]
     return J
 
 
@@ -821,8 +884,8 @@ def random_qpos(m, rng, spread):
         adr = m.jnt_qposadr[j]
         if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
             q = rng.standard_normal(4)
-            qpos[adr + 3:adr + 7] = q / np.linalg.norm(q)
+            qpos[adr + 3 : adr + 7] = q / np.linalg.norm(q)
         elif m.jnt_type[j] == mujoco.mjtJoint.mjJNT_BALL:
             q = rng.standard_normal(4)
-            qpos[adr:adr + 4] = q / np.linalg.norm(q)
+            qpos[adr : adr + 4] = q / np.linalg.norm(q)
     return qpos

@@ -75,7 +75,7 @@ def check_hull_matches(ctx, m, i, simplicial):
 def world_vertices(f, i):
     """Mesh vertices mapped back into the asset frame (mesh_quat * v + mesh_pos): frame-independent."""
     va, vn = f["mesh_vertadr"][i], f["mesh_vertnum"][i]
-    v = np.asarray(f["mesh_vert"])[va:va + vn].astype(np.float64)
+    v = np.asarray(f["mesh_vert"])[va : va + vn].astype(np.float64)
     return v @ quat2mat(np.asarray(f["mesh_quat"])[i]).T + np.asarray(f["mesh_pos"])[i]
 
 
@@ -102,7 +102,8 @@ def test_inline_tetra_and_box_all_inertia_modes(inertia, scale):
         f'<mesh name="t" vertex="{TETRA}" face="{TETRA_F}" scale="{scale}" '
         f'inertia="{"exact" if inertia == "convex" else inertia}"/>'
         f'<mesh name="b" vertex="{BOX}" face="{BOX_F}" inertia="{inertia}" scale="{scale}"/>',
-        '<geom type="mesh" mesh="t" contype="0" conaffinity="0"/><geom type="mesh" mesh="b"/>')
+        '<geom type="mesh" mesh="t" contype="0" conaffinity="0"/><geom type="mesh" mesh="b"/>',
+    )
     ctx, m = compile_both(xml)
     errs = compare(ctx, m)
     assert errs["mesh_quat"] <= TOL and errs["mesh_vert"] <= TOL
@@ -111,9 +112,11 @@ def test_inline_tetra_and_box_all_inertia_modes(inertia, scale):
 
 @pytest.mark.parametrize("inertia", ["legacy", "exact", "shell"])
 def test_refpos_refquat_uniform_scale(inertia):
-    xml = asset_xml(f'<mesh name="b" vertex="{BOX}" face="{BOX_F}" inertia="{inertia}" scale="0.5 0.5 0.5" '
-                    'refpos="0.1 0.2 0.3" refquat="1 0.2 0.3 0.4"/>'
-                    f'<mesh name="t" vertex="{TETRA}" face="{TETRA_F}" refpos="0.3 0 0" refquat="0 1 0 0"/>')
+    xml = asset_xml(
+        f'<mesh name="b" vertex="{BOX}" face="{BOX_F}" inertia="{inertia}" scale="0.5 0.5 0.5" '
+        'refpos="0.1 0.2 0.3" refquat="1 0.2 0.3 0.4"/>'
+        f'<mesh name="t" vertex="{TETRA}" face="{TETRA_F}" refpos="0.3 0 0" refquat="0 1 0 0"/>'
+    )
     ctx, m = compile_both(xml)
     compare(ctx, m)
 
@@ -128,24 +131,40 @@ FRAME_TOL = {}
 @pytest.mark.parametrize("inertia", ["legacy", "convex", "exact", "shell"])
 @pytest.mark.parametrize("scale", ["1 2 3", "-1 2 3"])
 def test_anisotropic_scale(inertia, scale):
-    xml = asset_xml(f'<mesh name="b" vertex="{BOX}" face="{BOX_F}" inertia="{inertia}" scale="{scale}" '
-                    'refpos="0.1 0.2 0.3" refquat="1 0.2 0.3 0.4"/>'
-                    f'<mesh name="t" vertex="{TETRA}" face="{TETRA_F}" scale="{scale}" inertia="{inertia}"/>',
-                    '<geom type="mesh" mesh="b" contype="0" conaffinity="0"/>')
+    xml = asset_xml(
+        f'<mesh name="b" vertex="{BOX}" face="{BOX_F}" inertia="{inertia}" scale="{scale}" '
+        'refpos="0.1 0.2 0.3" refquat="1 0.2 0.3 0.4"/>'
+        f'<mesh name="t" vertex="{TETRA}" face="{TETRA_F}" scale="{scale}" inertia="{inertia}"/>',
+        '<geom type="mesh" mesh="b" contype="0" conaffinity="0"/>',
+    )
     ctx, m = compile_both(xml)
     compare(ctx, m, tol=FRAME_TOL)
     if m.mesh_graphadr[0] >= 0:
         check_hull_matches(ctx, m, 0, simplicial=False)
     for i in range(2):
-        assert np.max(np.abs(world_vertices(ctx.f, i) - world_vertices(
-            {k: getattr(m, k) for k in ("mesh_vertadr", "mesh_vertnum", "mesh_vert", "mesh_quat", "mesh_pos")},
-            i))) < 2e-6   # float32 vertices (|v| ~ 3): a few ulps
+        assert (
+            np.max(
+                np.abs(
+                    world_vertices(ctx.f, i)
+                    - world_vertices(
+                        {
+                            k: getattr(m, k)
+                            for k in ("mesh_vertadr", "mesh_vertnum", "mesh_vert", "mesh_quat", "mesh_pos")
+                        },
+                        i,
+                    )
+                )
+            )
+            < 2e-6
+        )  # float32 vertices (|v| ~ 3): a few ulps
 
 
 def test_stl_binary_box_and_tetra():
     a = files("box.stl", "tetra.stl")
-    xml = asset_xml('<mesh file="box.stl" inertia="exact"/><mesh name="tet" file="tetra.stl" scale="2 2 2"/>',
-                    '<geom type="mesh" mesh="box"/><geom type="mesh" mesh="tet"/>')
+    xml = asset_xml(
+        '<mesh file="box.stl" inertia="exact"/><mesh name="tet" file="tetra.stl" scale="2 2 2"/>',
+        '<geom type="mesh" mesh="box"/><geom type="mesh" mesh="tet"/>',
+    )
     ctx, m = compile_both(xml, a)
     compare(ctx, m)
     assert ctx.names["mesh"] == ["box", "tet"]
@@ -176,8 +195,10 @@ def test_obj_lshape_quads_nonconvex():
 
 def test_obj_texcoord_normals_and_point_cloud():
     a = files("tetra_uv.obj", "irregular_points.obj")
-    xml = asset_xml('<mesh file="tetra_uv.obj"/><mesh file="irregular_points.obj" inertia="convex"/>',
-                    '<geom type="mesh" mesh="tetra_uv"/><geom type="mesh" mesh="irregular_points"/>')
+    xml = asset_xml(
+        '<mesh file="tetra_uv.obj"/><mesh file="irregular_points.obj" inertia="convex"/>',
+        '<geom type="mesh" mesh="tetra_uv"/><geom type="mesh" mesh="irregular_points"/>',
+    )
     ctx, m = compile_both(xml, a)
     # point cloud: faces come from the hull, in qhull's order (as MuJoCo lists them), and so do its vertex normals
     errs = compare(ctx, m, tol=FRAME_TOL)
@@ -207,9 +228,11 @@ def test_msh_binary_format():
 
 
 def test_maxhullvert_and_smoothnormal_and_default_class():
-    xml = ('<mujoco><default><mesh scale="0.5 0.5 0.5" inertia="exact"/></default><asset>'
-           f'<mesh name="b" vertex="{BOX}" face="{BOX_F}" smoothnormal="true" maxhullvert="8"/></asset>'
-           '<worldbody><geom type="mesh" mesh="b"/></worldbody></mujoco>')
+    xml = (
+        '<mujoco><default><mesh scale="0.5 0.5 0.5" inertia="exact"/></default><asset>'
+        f'<mesh name="b" vertex="{BOX}" face="{BOX_F}" smoothnormal="true" maxhullvert="8"/></asset>'
+        '<worldbody><geom type="mesh" mesh="b"/></worldbody></mujoco>'
+    )
     ctx, m = compile_both(xml)
     compare(ctx, m)
 
@@ -227,10 +250,15 @@ def geom_fields(ctx, gtype, meshid, gpos, gquat, el=None, fitscale=1.0):
 def test_mesh_geom_properties_and_fitting(fitaabb):
     a = files("box.stl")
     types = ["mesh", "sphere", "capsule", "cylinder", "ellipsoid", "box"]
-    geoms = "".join(f'<geom type="{t}" mesh="box" pos="0.1 -0.2 0.3" euler="10 20 30" fitscale="1.2" '
-                    f'contype="0" conaffinity="0"/>' for t in types)
-    xml = asset_xml('<mesh file="box.stl" refquat="1 0.1 0.2 0.3"/>', f'<body pos="1 0 0">{geoms}</body>',
-                    compiler=f'fitaabb="{fitaabb}"')
+    geoms = "".join(
+        f'<geom type="{t}" mesh="box" pos="0.1 -0.2 0.3" euler="10 20 30" fitscale="1.2" contype="0" conaffinity="0"/>'
+        for t in types
+    )
+    xml = asset_xml(
+        '<mesh file="box.stl" refquat="1 0.1 0.2 0.3"/>',
+        f'<body pos="1 0 0">{geoms}</body>',
+        compiler=f'fitaabb="{fitaabb}"',
+    )
     ctx, m = compile_both(xml, a)
     geq = mujoco.MjModel.from_xml_string(asset_xml("", '<geom size="1" pos="0.1 -0.2 0.3" euler="10 20 30"/>'), {})
     gpos, gquat = geq.geom_pos[0], geq.geom_quat[0]
@@ -251,8 +279,10 @@ def test_mesh_geom_properties_and_fitting(fitaabb):
 def test_mesh_geom_mass_inertia_single_body():
     """A body whose only geom is a mesh: body_mass/body_inertia from volume*density and unit_inertia."""
     a = files("lshape.obj")
-    xml = asset_xml('<mesh file="lshape.obj" inertia="exact"/>',
-                    '<body><freejoint/><geom type="mesh" mesh="lshape" density="700"/></body>')
+    xml = asset_xml(
+        '<mesh file="lshape.obj" inertia="exact"/>',
+        '<body><freejoint/><geom type="mesh" mesh="lshape" density="700"/></body>',
+    )
     ctx, m = compile_both(xml, a)
     p = M.mesh_geom_properties(ctx, 0, None, M.GEOM_MESH)
     mass = 700 * p["volume"]
@@ -279,11 +309,13 @@ def test_body_fields_through_load_model():
     if not hasattr(sim, "load_model"):
         pytest.skip("sim.load_model not available yet")
     a = files("lshape.obj", "box.stl")
-    xml = asset_xml('<mesh file="lshape.obj" inertia="exact"/><mesh file="box.stl" inertia="shell"/>',
-                    '<body pos="0 0 1"><freejoint/>'
-                    '<geom type="mesh" mesh="lshape" pos="0.1 0.2 0" euler="0 30 0"/>'
-                    '<geom type="mesh" mesh="box" pos="-0.3 0 0.1" mass="2"/>'
-                    '<geom type="box" mesh="box" pos="0 0 -0.4"/></body>')
+    xml = asset_xml(
+        '<mesh file="lshape.obj" inertia="exact"/><mesh file="box.stl" inertia="shell"/>',
+        '<body pos="0 0 1"><freejoint/>'
+        '<geom type="mesh" mesh="lshape" pos="0.1 0.2 0" euler="0 30 0"/>'
+        '<geom type="mesh" mesh="box" pos="-0.3 0 0.1" mass="2"/>'
+        '<geom type="box" mesh="box" pos="0 0 -0.4"/></body>',
+    )
     ours = sim.load_model(xml, assets=a)
     m = mujoco.MjModel.from_xml_string(xml, a)
     for k in ("body_mass", "body_ipos", "geom_size", "geom_rbound"):
@@ -297,11 +329,13 @@ def test_body_fields_through_load_model():
 
 def test_hfield_inline_and_binary_file():
     a = files("terrain.bin")
-    xml = asset_xml('<hfield name="inl" nrow="3" ncol="4" size="1 2 0.5 0.1" '
-                    'elevation="1 2 3 4 5 6 7 8 9 10 11 12.5"/>'
-                    '<hfield name="zero" nrow="2" ncol="2" size="1 1 1 1"/>'
-                    '<hfield file="terrain.bin" size="3 2 1 0.2"/>',
-                    '<geom type="hfield" hfield="inl"/><geom type="hfield" hfield="terrain" pos="1 1 0"/>')
+    xml = asset_xml(
+        '<hfield name="inl" nrow="3" ncol="4" size="1 2 0.5 0.1" '
+        'elevation="1 2 3 4 5 6 7 8 9 10 11 12.5"/>'
+        '<hfield name="zero" nrow="2" ncol="2" size="1 1 1 1"/>'
+        '<hfield file="terrain.bin" size="3 2 1 0.2"/>',
+        '<geom type="hfield" hfield="inl"/><geom type="hfield" hfield="terrain" pos="1 1 0"/>',
+    )
     ctx, m = compile_both(xml, a)
     compare(ctx, m)
     assert ctx.names["hfield"] == ["inl", "zero", "terrain"]
@@ -314,8 +348,9 @@ def test_hfield_inline_and_binary_file():
 
 def test_hfield_errors():
     with pytest.raises(ModelError, match="nrow"):
-        M.compile_assets(Context(reader.read(asset_xml(
-            '<hfield nrow="2" ncol="2" size="1 1 1 1" elevation="1 2 3"/>'))))
+        M.compile_assets(
+            Context(reader.read(asset_xml('<hfield nrow="2" ncol="2" size="1 1 1 1" elevation="1 2 3"/>')))
+        )
     with pytest.raises(ModelError, match="positive"):
         M.compile_assets(Context(reader.read(asset_xml('<hfield nrow="2" ncol="2" size="1 1 0 1"/>'))))
     # a truncated PNG: an error for MuJoCo (lodepng) and for our decoder (tests/models/textures_png.xml: valid ones)
@@ -327,8 +362,9 @@ def test_hfield_errors():
     assert e.value.element == "hfield" and e.value.attribute == "file"
     bad = struct.pack("<2i", 3, 3) + b"\0" * 8
     with pytest.raises(ModelError, match="file size"):
-        M.compile_assets(Context(reader.read(asset_xml('<hfield file="t.bin" size="1 1 1 1"/>'),
-                                             assets={"t.bin": bad})))
+        M.compile_assets(
+            Context(reader.read(asset_xml('<hfield file="t.bin" size="1 1 1 1"/>'), assets={"t.bin": bad}))
+        )
 
 
 # ---------------------------------------------------------------------------------------------- textures
@@ -348,16 +384,19 @@ def test_builtin_textures_and_materials():
         '<material name="m0" texture="grid" texrepeat="2 3" texuniform="true" emission="0.1" specular="0.3" '
         'shininess="0.7" reflectance="0.2" rgba="0.1 0.2 0.3 0.4"/>'
         '<material name="m1"><layer texture="sky" role="rgb"/><layer texture="cube" role="normal"/></material>'
-        '<material name="m2" metallic="0.5" roughness="0.25"/>')
+        '<material name="m2" metallic="0.5" roughness="0.25"/>'
+    )
     ctx, m = compile_both(xml)
     compare(ctx, m)
     assert np.array_equal(ctx.f["tex_data"], m.tex_data)
 
 
 def test_material_defaults_and_errors():
-    xml = ('<mujoco><default><material specular="0.9" rgba="1 0 0 1"/><default class="c">'
-           '<material shininess="0.1"/></default></default><asset>'
-           '<material name="a"/><material name="b" class="c" rgba="0 1 0 1"/></asset></mujoco>')
+    xml = (
+        '<mujoco><default><material specular="0.9" rgba="1 0 0 1"/><default class="c">'
+        '<material shininess="0.1"/></default></default><asset>'
+        '<material name="a"/><material name="b" class="c" rgba="0 1 0 1"/></asset></mujoco>'
+    )
     ctx, m = compile_both(xml)
     compare(ctx, m)
     with pytest.raises(ModelError, match="unknown texture") as e:
@@ -404,8 +443,11 @@ def test_mesh_errors():
     with pytest.raises(UnsupportedError):
         ours('<mesh name="s" builtin="sphere" params="2"/>')
     # each of these is also an error in MuJoCo
-    for bad in (f'<mesh name="t" vertex="{TETRA}" face="0 1 7 0 1 2"/>',
-                '<mesh name="t" vertex="0 0 0 1 0 0 0 1 0 1 1 0"/>', '<mesh file="missing.stl"/>'):
+    for bad in (
+        f'<mesh name="t" vertex="{TETRA}" face="0 1 7 0 1 2"/>',
+        '<mesh name="t" vertex="0 0 0 1 0 0 0 1 0 1 1 0"/>',
+        '<mesh file="missing.stl"/>',
+    ):
         with pytest.raises(ValueError):
             mujoco.MjModel.from_xml_string(asset_xml(bad, '<geom type="mesh" mesh="t"/>'))
 
@@ -424,8 +466,11 @@ def test_meshdir_and_strippath(tmp_path):
     d.mkdir()
     with open(os.path.join(ASSETS, "tetra.stl"), "rb") as fh:
         (d / "tetra.stl").write_bytes(fh.read())
-    xml = asset_xml('<mesh file="some/where/tetra.stl"/>', '<geom type="mesh" mesh="tetra"/>',
-                    compiler='meshdir="meshes" strippath="true"')
+    xml = asset_xml(
+        '<mesh file="some/where/tetra.stl"/>',
+        '<geom type="mesh" mesh="tetra"/>',
+        compiler='meshdir="meshes" strippath="true"',
+    )
     path = tmp_path / "model.xml"
     path.write_text(xml)
     ctx = Context(reader.read_file(str(path)))
@@ -440,6 +485,7 @@ def test_meshdir_and_strippath(tmp_path):
 def _library_eig3():
     """MuJoCo 3.17's own mjuu_eig3(eigval, eigvec, quat, mat, tol) (exported C++ symbol), or None."""
     import ctypes
+
     path = os.path.join(os.path.dirname(mujoco.__file__), f"libmujoco.so.{mujoco.__version__}")
     try:
         fn = getattr(ctypes.CDLL(path), "_Z9mjuu_eig3PdS_S_PKdd")
@@ -452,6 +498,7 @@ def _library_eig3():
         ev, vec, q, a = np.zeros(3), np.zeros(9), np.zeros(4), np.array(mat, dtype=np.float64)
         fn(ev.ctypes.data, vec.ctypes.data, q.ctypes.data, a.ctypes.data, tol)
         return ev, q
+
     return eig3
 
 
@@ -459,6 +506,7 @@ def test_eig3_is_bitwise_mujoco():
     """compiler.inertia.eig3 against the library's mjuu_eig3 on random symmetric matrices (all scales, near-
     diagonal ones), at the mesh and body tolerances: eigenvalues and quaternion identical to the last bit."""
     from sim.compiler.inertia import EIG_TOL_BODY, EIG_TOL_MESH, eig3
+
     lib = _library_eig3()
     if lib is None:
         pytest.skip("mjuu_eig3 is not exported by this mujoco build")
@@ -485,8 +533,9 @@ def test_random_irregular_meshes_frame_exact():
         inertia = ("legacy", "exact", "shell")[k % 3]
         sc = " ".join("%.4g" % x for x in rng.uniform(0.3, 3, 3) * (-1 if k % 7 == 0 else 1))
         rq = " ".join("%.4g" % x for x in rng.normal(size=4))
-        xml = asset_xml(f'<mesh name="m" vertex="{vs}" face="{BOX_F}" inertia="{inertia}" scale="{sc}" '
-                        f'refquat="{rq}"/>')
+        xml = asset_xml(
+            f'<mesh name="m" vertex="{vs}" face="{BOX_F}" inertia="{inertia}" scale="{sc}" refquat="{rq}"/>'
+        )
         ctx, m = compile_both(xml)
         for f in ("mesh_quat", "mesh_pos", "mesh_vert", "mesh_normal"):
             assert np.array_equal(np.asarray(ctx.f[f]), getattr(m, f)), (k, f)

@@ -10,6 +10,7 @@ pre-contacts of these functions (the driver completes the frame with mju_makeFra
 Margins: the pair's margin is the sum of the geoms' (MuJoCo's getMargin), as the driver passes it.  Height-field
 margins are refused at load (check_collision).  --full runs 5x more scenes.
 """
+
 import itertools
 import zlib
 
@@ -61,43 +62,47 @@ def _geom(rng, kind, name, margin):
     """(asset xml, geom xml) of a random geom of the given kind."""
     s = rng.uniform(0.1, 0.3, size=3)
     attr = 'name="%s" margin="%g"' % (name, margin)
-    if kind == 'sphere':
-        return '', '<geom type="sphere" size="%g" %s/>' % (s[0], attr)
-    if kind in ('capsule', 'cylinder'):
-        return '', '<geom type="%s" size="%g %g" %s/>' % (kind, s[0], s[1], attr)
-    if kind in ('ellipsoid', 'box'):
-        return '', '<geom type="%s" size="%g %g %g" %s/>' % (kind, s[0], s[1], s[2], attr)
-    if kind == 'mesh':        # random convex hull (hill-climbing support: >= 10 vertices)
+    if kind == "sphere":
+        return "", '<geom type="sphere" size="%g" %s/>' % (s[0], attr)
+    if kind in ("capsule", "cylinder"):
+        return "", '<geom type="%s" size="%g %g" %s/>' % (kind, s[0], s[1], attr)
+    if kind in ("ellipsoid", "box"):
+        return "", '<geom type="%s" size="%g %g %g" %s/>' % (kind, s[0], s[1], s[2], attr)
+    if kind == "mesh":  # random convex hull (hill-climbing support: >= 10 vertices)
         v = _cloud(rng, int(rng.integers(12, 30)), 0.25)
-    elif kind == 'meshbox':   # box as a mesh (8 vertices: exhaustive support, quad polygons)
+    elif kind == "meshbox":  # box as a mesh (8 vertices: exhaustive support, quad polygons)
         v = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float) * s
-    elif kind == 'tetra':
+    elif kind == "tetra":
         v = _cloud(rng, 4, 0.25)
     else:
         raise ValueError(kind)
-    vs = ' '.join('%.6f' % x for x in v.ravel())
-    return ('<mesh name="m_%s" vertex="%s"/>' % (name, vs),
-            '<geom type="mesh" mesh="m_%s" %s/>' % (name, attr))
+    vs = " ".join("%.6f" % x for x in v.ravel())
+    return ('<mesh name="m_%s" vertex="%s"/>' % (name, vs), '<geom type="mesh" mesh="m_%s" %s/>' % (name, attr))
 
 
 def _scene(rng, k1, k2, margin):
     """MJCF with geom a (kind k1) and geom b (kind k2), each on a free body; plane/hfield a is static."""
-    if k1 == 'plane':
-        a1, g1 = '', '<geom name="a" type="plane" size="2 2 .1" margin="%g"/>' % margin
-    elif k1 == 'hfield':
+    if k1 == "plane":
+        a1, g1 = "", '<geom name="a" type="plane" size="2 2 .1" margin="%g"/>' % margin
+    elif k1 == "hfield":
         nr, nc = int(rng.integers(4, 9)), int(rng.integers(4, 9))
         elev = rng.uniform(0, 1, size=nr * nc)
-        a1 = ('<hfield name="h" nrow="%d" ncol="%d" size="%g %g %g %g" elevation="%s"/>'
-              % (nr, nc, rng.uniform(0.4, 0.8), rng.uniform(0.4, 0.8), rng.uniform(0.1, 0.3), 0.1,
-                 ' '.join('%.4f' % e for e in elev)))
+        a1 = '<hfield name="h" nrow="%d" ncol="%d" size="%g %g %g %g" elevation="%s"/>' % (
+            nr,
+            nc,
+            rng.uniform(0.4, 0.8),
+            rng.uniform(0.4, 0.8),
+            rng.uniform(0.1, 0.3),
+            0.1,
+            " ".join("%.4f" % e for e in elev),
+        )
         g1 = '<geom name="a" type="hfield" hfield="h" margin="%g"/>' % margin
     else:
-        a1, g = _geom(rng, k1, 'a', margin)
+        a1, g = _geom(rng, k1, "a", margin)
         g1 = '<body name="A"><freejoint/>%s</body>' % g
-    a2, g = _geom(rng, k2, 'b', margin)
+    a2, g = _geom(rng, k2, "b", margin)
     g2 = '<body name="B" pos="0 0 1"><freejoint/>%s</body>' % g
-    return ('<mujoco><option gravity="0 0 0"/><asset>%s%s</asset><worldbody>%s%s</worldbody></mujoco>'
-            % (a1, a2, g1, g2))
+    return '<mujoco><option gravity="0 0 0"/><asset>%s%s</asset><worldbody>%s%s</worldbody></mujoco>' % (a1, a2, g1, g2)
 
 
 def _place(m, d, rng, static1, target):
@@ -107,14 +112,14 @@ def _place(m, d, rng, static1, target):
         d.qpos[0:3] = rng.normal(scale=0.05, size=3)
         d.qpos[3:7] = _rand_quat(rng)
     j = 0 if static1 else 7
-    d.qpos[j + 3:j + 7] = _rand_quat(rng)
-    if static1:   # plane / hfield: above the surface
-        d.qpos[j:j + 3] = [rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3), 0.5]
+    d.qpos[j + 3 : j + 7] = _rand_quat(rng)
+    if static1:  # plane / hfield: above the surface
+        d.qpos[j : j + 3] = [rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3), 0.5]
         u = np.array([0.0, 0.0, 1.0])
     else:
         u = rng.normal(size=3)
         u /= np.linalg.norm(u)
-        d.qpos[j:j + 3] = d.qpos[0:3] + u * 0.8
+        d.qpos[j : j + 3] = d.qpos[0:3] + u * 0.8
     for _ in range(4):
         mujoco.mj_kinematics(m, d)
         if static1 and m.geom_type[0] == mujoco.mjtGeom.mjGEOM_HFIELD:
@@ -122,37 +127,63 @@ def _place(m, d, rng, static1, target):
             d.qpos[j + 2] = m.hfield_size[0][2] * rng.uniform(-0.2, 1.2) + m.geom_rbound[1] * rng.uniform(0.3, 1.1)
             return
         dist = mujoco.mj_geomDistance(m, d, 0, 1, 10.0, None)
-        d.qpos[j:j + 3] -= u * (dist - target)
+        d.qpos[j : j + 3] -= u * (dist - target)
 
 
-PAIRS_CONVEX = [('sphere', 'ellipsoid'), ('sphere', 'mesh'), ('capsule', 'ellipsoid'), ('capsule', 'cylinder'),
-                ('capsule', 'mesh'), ('capsule', 'tetra'), ('ellipsoid', 'ellipsoid'), ('ellipsoid', 'cylinder'),
-                ('ellipsoid', 'box'), ('ellipsoid', 'mesh'), ('cylinder', 'cylinder'), ('cylinder', 'box'),
-                ('cylinder', 'mesh'), ('cylinder', 'meshbox'), ('box', 'mesh'), ('box', 'meshbox'), ('box', 'tetra'),
-                ('mesh', 'mesh'), ('meshbox', 'meshbox'), ('tetra', 'mesh'), ('meshbox', 'mesh')]
-PAIRS_PLANE = [('plane', 'ellipsoid'), ('plane', 'mesh'), ('plane', 'meshbox'), ('plane', 'tetra')]
-PAIRS_HFIELD = [('hfield', k) for k in ('sphere', 'capsule', 'ellipsoid', 'cylinder', 'box', 'mesh', 'meshbox')]
+PAIRS_CONVEX = [
+    ("sphere", "ellipsoid"),
+    ("sphere", "mesh"),
+    ("capsule", "ellipsoid"),
+    ("capsule", "cylinder"),
+    ("capsule", "mesh"),
+    ("capsule", "tetra"),
+    ("ellipsoid", "ellipsoid"),
+    ("ellipsoid", "cylinder"),
+    ("ellipsoid", "box"),
+    ("ellipsoid", "mesh"),
+    ("cylinder", "cylinder"),
+    ("cylinder", "box"),
+    ("cylinder", "mesh"),
+    ("cylinder", "meshbox"),
+    ("box", "mesh"),
+    ("box", "meshbox"),
+    ("box", "tetra"),
+    ("mesh", "mesh"),
+    ("meshbox", "meshbox"),
+    ("tetra", "mesh"),
+    ("meshbox", "mesh"),
+]
+PAIRS_PLANE = [("plane", "ellipsoid"), ("plane", "mesh"), ("plane", "meshbox"), ("plane", "tetra")]
+PAIRS_HFIELD = [("hfield", k) for k in ("sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "meshbox")]
 
 # Edge contacts (a capsule's or cylinder's side line clipped against a face) are two points; when the clipped
 # edge leaves near-duplicate points, which two survive first is decided by round-off, and 3.17 sometimes lists
 # the same two contacts in the other order.  For these pairs the contacts are matched as a set (each within
 # TOL) and the configurations listed in the other order are counted: measured at most 2/60 per pair on the
 # default run, 5/300 on --full (margins 0 and 0.02); bound below.
-ORDER_FREE = {('capsule', 'cylinder'), ('capsule', 'mesh'), ('capsule', 'tetra'), ('cylinder', 'cylinder'),
-              ('cylinder', 'mesh'), ('cylinder', 'meshbox'), ('cylinder', 'box')}
-MAX_SWAPPED = 0.03   # fraction of configurations
+ORDER_FREE = {
+    ("capsule", "cylinder"),
+    ("capsule", "mesh"),
+    ("capsule", "tetra"),
+    ("cylinder", "cylinder"),
+    ("cylinder", "mesh"),
+    ("cylinder", "meshbox"),
+    ("cylinder", "box"),
+}
+MAX_SWAPPED = 0.03  # fraction of configurations
 
 
-def _cases(k1, k2, nscene, npose, seed, margins, extra_xml=''):
+def _cases(k1, k2, nscene, npose, seed, margins, extra_xml=""):
     """[(mujoco count, our count, max |diff| in order, max |diff| as a set)] for random near-contact poses."""
     rng = np.random.default_rng(seed)
-    kind = KIND_PLANE if k1 == 'plane' else KIND_HFIELD if k1 == 'hfield' else KIND_CONVEX
+    kind = KIND_PLANE if k1 == "plane" else KIND_HFIELD if k1 == "hfield" else KIND_CONVEX
     static1 = kind != KIND_CONVEX
     out = []
     for _ in range(nscene):
         margin = float(rng.choice(margins))
-        xml = _scene(rng, k1, k2, margin).replace('<option gravity="0 0 0"/>', '<option gravity="0 0 0">%s</option>'
-                                                  % extra_xml)
+        xml = _scene(rng, k1, k2, margin).replace(
+            '<option gravity="0 0 0"/>', '<option gravity="0 0 0">%s</option>' % extra_xml
+        )
         m = mujoco.MjModel.from_xml_string(xml)
         md = mujoco.MjData(m)
         ms = api.model_struct(m, collision=False)
@@ -163,56 +194,59 @@ def _cases(k1, k2, nscene, npose, seed, margins, extra_xml=''):
             _place(m, md, rng, static1, target)
             mujoco.mj_forward(m, md)
             sel = [i for i in range(md.ncon) if md.contact.geom1[i] == 0 and md.contact.geom2[i] == 1]
-            sd._arrays['qpos'][0] = md.qpos
+            sd._arrays["qpos"][0] = md.qpos
             # the pair's margin as MuJoCo's driver passes it (getMargin: sum of the geoms' margins)
             n = _run(ms, sd._struct, kind, 0, 1, float(m.geom_margin[0] + m.geom_margin[1]))
             a = sd._arrays
-            ours = [np.concatenate(([a['scr_con_dist'][0, k]], a['scr_con_pos'][0, k], a['scr_con_normal'][0, k]))
-                    for k in range(n)]
-            theirs = [np.concatenate(([md.contact[i].dist], md.contact[i].pos, md.contact[i].frame[:3]))
-                      for i in sel]
+            ours = [
+                np.concatenate(([a["scr_con_dist"][0, k]], a["scr_con_pos"][0, k], a["scr_con_normal"][0, k]))
+                for k in range(n)
+            ]
+            theirs = [np.concatenate(([md.contact[i].dist], md.contact[i].pos, md.contact[i].frame[:3])) for i in sel]
             for k in range(n):
-                assert np.all(a['scr_con_tangent'][0, k] == 0)
+                assert np.all(a["scr_con_tangent"][0, k] == 0)
             err = max((np.abs(x - y).max() for x, y in zip(ours, theirs)), default=0.0)
             err_set = err
             if len(ours) == len(theirs) and 1 < len(ours) <= 5:
-                err_set = min(max(np.abs(ours[p] - y).max() for p, y in zip(perm, theirs))
-                              for perm in itertools.permutations(range(len(ours))))
+                err_set = min(
+                    max(np.abs(ours[p] - y).max() for p, y in zip(perm, theirs))
+                    for perm in itertools.permutations(range(len(ours)))
+                )
             out.append((len(sel), n, err, err_set))
     return out
 
 
-def _check(k1, k2, request, margins, tol=TOL, nscene=6, npose=10, extra_xml=''):
-    if request.config.getoption('--full'):
+def _check(k1, k2, request, margins, tol=TOL, nscene=6, npose=10, extra_xml=""):
+    if request.config.getoption("--full"):
         nscene *= 5
     cases = _cases(k1, k2, nscene, npose, zlib.crc32((k1 + k2 + extra_xml).encode()), margins, extra_xml)
     assert len(cases) >= 50
-    assert sum(n for _, n, _, _ in cases) > 0, 'no contacts generated'
+    assert sum(n for _, n, _, _ in cases) > 0, "no contacts generated"
     counts = [(nm, n) for nm, n, _, _ in cases if nm != n]
-    assert not counts, 'contact counts differ (mujoco, ours): %s' % counts[:10]
+    assert not counts, "contact counts differ (mujoco, ours): %s" % counts[:10]
     if (k1, k2) in ORDER_FREE:
         bad = [e for _, _, _, e in cases if e > tol]
-        assert not bad, 'contacts differ (as a set) by up to %g' % max(bad)
+        assert not bad, "contacts differ (as a set) by up to %g" % max(bad)
         swapped = sum(1 for _, _, e, _ in cases if e > tol)
-        assert swapped <= MAX_SWAPPED * len(cases), '%d/%d configurations in another order' % (swapped, len(cases))
+        assert swapped <= MAX_SWAPPED * len(cases), "%d/%d configurations in another order" % (swapped, len(cases))
         return max(e for _, _, _, e in cases)
     bad = [e for _, _, e, _ in cases if e > tol]
-    assert not bad, '%d/%d configurations differ, max error %g' % (len(bad), len(cases), max(bad))
+    assert not bad, "%d/%d configurations differ, max error %g" % (len(bad), len(cases), max(bad))
     return max(e for _, _, e, _ in cases)
 
 
-@pytest.mark.parametrize('k1,k2', PAIRS_CONVEX + PAIRS_PLANE + PAIRS_HFIELD)
+@pytest.mark.parametrize("k1,k2", PAIRS_CONVEX + PAIRS_PLANE + PAIRS_HFIELD)
 def test_pair(k1, k2, request):
     _check(k1, k2, request, (0.0,))
 
 
-@pytest.mark.parametrize('k1,k2', PAIRS_CONVEX + PAIRS_PLANE)
+@pytest.mark.parametrize("k1,k2", PAIRS_CONVEX + PAIRS_PLANE)
 def test_pair_margin(k1, k2, request):
     """Margins of Fetch / Shadow Hand size (0.001 per geom) and larger ones (0.02)."""
     _check(k1, k2, request, (0.001, 0.02))
 
 
-@pytest.mark.parametrize('k1,k2', [('box', 'mesh'), ('cylinder', 'box'), ('capsule', 'mesh'), ('mesh', 'mesh')])
+@pytest.mark.parametrize("k1,k2", [("box", "mesh"), ("cylinder", "box"), ("capsule", "mesh"), ("mesh", "mesh")])
 def test_pair_multiccd_disabled(k1, k2, request):
     """DSBL_MULTICCD: one contact per pair (no multi-contact recovery)."""
     _check(k1, k2, request, (0.0, 0.01), extra_xml='<flag multiccd="disable"/>')
@@ -225,27 +259,27 @@ def _load_error(xml):
     return str(e.value)
 
 
-@pytest.mark.parametrize('k2', ['sphere', 'box', 'mesh'])
+@pytest.mark.parametrize("k2", ["sphere", "box", "mesh"])
 def test_hfield_margin_unsupported(k2):
     """Height-field contacts within a margin are not reproduced: refused at load, saying what to change."""
     rng = np.random.default_rng(2)
-    msg = _load_error(_scene(rng, 'hfield', k2, 0.01))
-    assert 'height-field' in msg and 'margin="0"' in msg
-    check_collision(mujoco.MjModel.from_xml_string(_scene(rng, 'hfield', k2, 0.0)))   # no margin: accepted
+    msg = _load_error(_scene(rng, "hfield", k2, 0.01))
+    assert "height-field" in msg and 'margin="0"' in msg
+    check_collision(mujoco.MjModel.from_xml_string(_scene(rng, "hfield", k2, 0.0)))  # no margin: accepted
 
 
 def test_convex_margin_accepted():
     rng = np.random.default_rng(3)
-    for k1, k2 in (('box', 'mesh'), ('mesh', 'mesh'), ('ellipsoid', 'cylinder')):
+    for k1, k2 in (("box", "mesh"), ("mesh", "mesh"), ("ellipsoid", "cylinder")):
         check_collision(mujoco.MjModel.from_xml_string(_scene(rng, k1, k2, 0.001)))
 
 
 def test_nativeccd_disabled_unsupported():
     rng = np.random.default_rng(1)
-    m = mujoco.MjModel.from_xml_string(_scene(rng, 'box', 'mesh', 0.0))
+    m = mujoco.MjModel.from_xml_string(_scene(rng, "box", "mesh", 0.0))
     m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_NATIVECCD
-    with pytest.raises(UnsupportedFeature, match='nativeccd'):
+    with pytest.raises(UnsupportedFeature, match="nativeccd"):
         check_collision(m)
     sd = api.Data(m)
-    with pytest.raises(UnsupportedFeature, match='nativeccd'):
+    with pytest.raises(UnsupportedFeature, match="nativeccd"):
         _run(api.model_struct(m, collision=False), sd._struct, KIND_CONVEX, 0, 1, 0.0)

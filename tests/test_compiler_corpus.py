@@ -37,13 +37,18 @@ def corpus():
     out = []
     g = _gymnasium_dir()
     if g:
-        out += [pytest.param(p, id="gymnasium/" + os.path.basename(p))
-                for p in sorted(glob.glob(os.path.join(g, "*.xml")))]
+        out += [
+            pytest.param(p, id="gymnasium/" + os.path.basename(p)) for p in sorted(glob.glob(os.path.join(g, "*.xml")))
+        ]
     adir = os.path.join(REPO_DIR, "envs", "assets")
-    out += [pytest.param(p, id="assets/" + os.path.relpath(p, adir))
-            for p in sorted(glob.glob(os.path.join(adir, "**", "*.xml"), recursive=True))]
-    out += [pytest.param(p, id="models/" + os.path.basename(p))
-            for p in sorted(glob.glob(os.path.join(MODELS_DIR, "*.xml")))]
+    out += [
+        pytest.param(p, id="assets/" + os.path.relpath(p, adir))
+        for p in sorted(glob.glob(os.path.join(adir, "**", "*.xml"), recursive=True))
+    ]
+    out += [
+        pytest.param(p, id="models/" + os.path.basename(p))
+        for p in sorted(glob.glob(os.path.join(MODELS_DIR, "*.xml")))
+    ]
     return out
 
 
@@ -61,17 +66,21 @@ KNOWN_UNSUPPORTED = {}
 KNOWN_DIFFERENT = {
     "tendons_wrap.xml": {
         "reason": "at qpos0 the segment s1-s2 is exactly tangent to the wrapping cylinder; there our wrap decision "
-                  "and tangent points differ from 3.17 (away from tangency the wrap matches to 1e-16, "
-                  "tests/test_tendon.py)",
+        "and tangent points differ from 3.17 (away from tangency the wrap matches to 1e-16, "
+        "tests/test_tendon.py)",
         # field: (measured max abs error, bound)
-        "fields": {"tendon_length0": (7.45e-10, 1e-9), "actuator_length0": (7.45e-10, 1e-9),
-                   "tendon_lengthspring": (7.45e-10, 1e-9)},
+        "fields": {
+            "tendon_length0": (7.45e-10, 1e-9),
+            "actuator_length0": (7.45e-10, 1e-9),
+            "tendon_lengthspring": (7.45e-10, 1e-9),
+        },
     },
 }
 
 
 def _load_ours(path_or_xml, name):
     import sim
+
     try:
         return sim.load_model(path_or_xml)
     except sim.UnsupportedError as e:
@@ -101,8 +110,12 @@ def test_corpus_model_matches_mujoco(path):
             errors[field] = err
     if not errors:
         pytest.fail(f"{name} now matches mujoco: remove it from KNOWN_DIFFERENT")
-    pytest.xfail(f"{known['reason']}: " + ", ".join(f"{f} off by {e:.3g} (measured {fields[f][0]:g}, bound "
-                                                     f"{fields[f][1]:g})" for f, e in errors.items()))
+    pytest.xfail(
+        f"{known['reason']}: "
+        + ", ".join(
+            f"{f} off by {e:.3g} (measured {fields[f][0]:g}, bound {fields[f][1]:g})" for f, e in errors.items()
+        )
+    )
 
 
 @pytest.mark.compiler
@@ -114,9 +127,16 @@ def _self_contained(path):
     return "<include" not in text and "file=" not in text
 
 
-@pytest.mark.parametrize("path", [p for p in CORPUS if p.id.startswith("models/")
-                                  and os.path.basename(p.values[0]) not in KNOWN_UNSUPPORTED
-                                  and _self_contained(p.values[0])][:8])
+@pytest.mark.parametrize(
+    "path",
+    [
+        p
+        for p in CORPUS
+        if p.id.startswith("models/")
+        and os.path.basename(p.values[0]) not in KNOWN_UNSUPPORTED
+        and _self_contained(p.values[0])
+    ][:8],
+)
 def test_corpus_model_from_string_matches_file(path):
     """load_model accepts XML text too (file-free models): same result as from the path."""
     with open(path) as f:
@@ -181,27 +201,30 @@ def test_oracle_gymnasium_self_match():
         assert oracle.compare_models(mujoco.MjModel.from_xml_path(p), mujoco.MjModel.from_xml_path(p)) == []
 
 
-@pytest.mark.parametrize("mutate, field", [
-    (lambda m: m.body_pos.__setitem__((2, 1), m.body_pos[2, 1] + 1e-7), "body_pos"),
-    (lambda m: m.geom_size.__setitem__((0, 0), m.geom_size[0, 0] * (1 + 1e-8)), "geom_size"),
-    (lambda m: m.jnt_type.__setitem__(1, 2), "jnt_type"),
-    (lambda m: m.geom_quat.__setitem__(0, [1, 0, 0, 0]), "geom_quat"),
-    (lambda m: setattr(m.opt, "timestep", 0.004), "opt.timestep"),
-    (lambda m: m.opt.gravity.__setitem__(2, -9.8), "opt.gravity"),
-    (lambda m: setattr(m.stat, "meanmass", 3.0), "stat.meanmass"),
-    (lambda m: m.body_mass.__setitem__(1, 2.0), "body_mass"),
-    (lambda m: m.body_inertia.__setitem__(1, m.body_inertia[1] * 1.01), "body_inertia"),
-    (lambda m: m.actuator_gear.__setitem__((0, 0), 3.0), "actuator_gear"),
-    (lambda m: m.key_qpos.__setitem__((0, 2), 1.5), "key_qpos"),
-    (lambda m: m.bvh_aabb.__setitem__((1, 4), m.bvh_aabb[1, 4] + 1e-8), "bvh_aabb"),
-    (lambda m: m.bvh_nodeid.__setitem__(slice(None), m.bvh_nodeid[::-1].copy()), "bvh_nodeid"),
-    (lambda m: m.bvh_child.__setitem__((0, 0), 2), "bvh_child"),
-    (lambda m: m.body_bvhnum.__setitem__(1, 0), "body_bvhnum"),
-    (lambda m: m.name_bodyadr.__setitem__(1, 0), "name_bodyadr"),
-    (lambda m: m.names_map.__setitem__(slice(None), -1), "names_map"),
-    # a 1e-9 rotation of a principal frame with well separated moments (the box body)
-    (lambda m: m.body_iquat.__setitem__(1, m.body_iquat[1] + np.array([0, 1e-9, 0, 0])), "body_iquat"),
-])
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (lambda m: m.body_pos.__setitem__((2, 1), m.body_pos[2, 1] + 1e-7), "body_pos"),
+        (lambda m: m.geom_size.__setitem__((0, 0), m.geom_size[0, 0] * (1 + 1e-8)), "geom_size"),
+        (lambda m: m.jnt_type.__setitem__(1, 2), "jnt_type"),
+        (lambda m: m.geom_quat.__setitem__(0, [1, 0, 0, 0]), "geom_quat"),
+        (lambda m: setattr(m.opt, "timestep", 0.004), "opt.timestep"),
+        (lambda m: m.opt.gravity.__setitem__(2, -9.8), "opt.gravity"),
+        (lambda m: setattr(m.stat, "meanmass", 3.0), "stat.meanmass"),
+        (lambda m: m.body_mass.__setitem__(1, 2.0), "body_mass"),
+        (lambda m: m.body_inertia.__setitem__(1, m.body_inertia[1] * 1.01), "body_inertia"),
+        (lambda m: m.actuator_gear.__setitem__((0, 0), 3.0), "actuator_gear"),
+        (lambda m: m.key_qpos.__setitem__((0, 2), 1.5), "key_qpos"),
+        (lambda m: m.bvh_aabb.__setitem__((1, 4), m.bvh_aabb[1, 4] + 1e-8), "bvh_aabb"),
+        (lambda m: m.bvh_nodeid.__setitem__(slice(None), m.bvh_nodeid[::-1].copy()), "bvh_nodeid"),
+        (lambda m: m.bvh_child.__setitem__((0, 0), 2), "bvh_child"),
+        (lambda m: m.body_bvhnum.__setitem__(1, 0), "body_bvhnum"),
+        (lambda m: m.name_bodyadr.__setitem__(1, 0), "name_bodyadr"),
+        (lambda m: m.names_map.__setitem__(slice(None), -1), "names_map"),
+        # a 1e-9 rotation of a principal frame with well separated moments (the box body)
+        (lambda m: m.body_iquat.__setitem__(1, m.body_iquat[1] + np.array([0, 1e-9, 0, 0])), "body_iquat"),
+    ],
+)
 def test_oracle_detects_perturbation(mutate, field):
     a, b = _pair()
     mutate(b)
@@ -258,15 +281,34 @@ def test_oracle_bytes_fields():
 
 def test_oracle_shape_and_kind():
     a, b = _pair()
-    mism = oracle.compare_models(_Fake(b, replace={"body_pos": b.body_pos[:-1],
-                                                   "jnt_type": b.jnt_type.astype(np.float64),
-                                                   "body_mass": b.body_mass.astype(np.int32)}), a)
+    mism = oracle.compare_models(
+        _Fake(
+            b,
+            replace={
+                "body_pos": b.body_pos[:-1],
+                "jnt_type": b.jnt_type.astype(np.float64),
+                "body_mass": b.body_mass.astype(np.int32),
+            },
+        ),
+        a,
+    )
     assert any(m.startswith("body_pos: shape") for m in mism), mism
     assert any(m.startswith("jnt_type: dtype") for m in mism), mism
     assert any(m.startswith("body_mass: dtype") for m in mism), mism
     # bool/uint8 in mujoco vs int32 in numjoco is the same kind
-    assert oracle.compare_models(_Fake(b, replace={"jnt_limited": b.jnt_limited.astype(np.int32),
-                                                   "body_sameframe": b.body_sameframe.astype(np.int32)}), a) == []
+    assert (
+        oracle.compare_models(
+            _Fake(
+                b,
+                replace={
+                    "jnt_limited": b.jnt_limited.astype(np.int32),
+                    "body_sameframe": b.body_sameframe.astype(np.int32),
+                },
+            ),
+            a,
+        )
+        == []
+    )
 
 
 def test_oracle_names():
@@ -335,18 +377,27 @@ def test_oracle_required_fields_exist_in_mujoco():
 _VIS = '<geom size=".1" contype="0" conaffinity="0" {}/>'
 _DV_INERTIA_CASES = {
     "free_body": ("", '<body name="b"><freejoint/><geom size=".1"/>' + _VIS.format("") + "</body>"),
-    "explicit_inertial": ("", '<body name="b"><freejoint/><inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'
-                              '<geom size=".1"/>' + _VIS.format("") + "</body>"),
+    "explicit_inertial": (
+        "",
+        '<body name="b"><freejoint/><inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'
+        '<geom size=".1"/>' + _VIS.format("") + "</body>",
+    ),
     "world_geom": ("", _VIS.format("") + '<body name="b"><freejoint/><geom size=".1"/></body>'),
     "massless": ("", '<body name="b"><freejoint/><geom size=".1"/>' + _VIS.format('mass="0"') + "</body>"),
-    "group_outside": ('inertiagrouprange="0 1"',
-                      '<body name="b"><freejoint/><geom size=".1"/>' + _VIS.format('group="2"') + "</body>"),
+    "group_outside": (
+        'inertiagrouprange="0 1"',
+        '<body name="b"><freejoint/><geom size=".1"/>' + _VIS.format('group="2"') + "</body>",
+    ),
     "static_body": ("", '<body name="b"><geom size=".1"/>' + _VIS.format("") + "</body>"),
     "static_fused": ('fusestatic="true"', '<body name="b"><geom size=".1"/>' + _VIS.format("") + "</body>"),
     "mocap": ("", '<body name="b" mocap="true"><geom size=".1"/>' + _VIS.format("") + "</body>"),
-    "pair_keeps": ("", '<body name="b"><freejoint/><geom size=".1"/>' + _VIS.format('name="p"') +
-                   '</body><geom name="fl" type="plane" size="1 1 1"/></worldbody><contact>'
-                   '<pair geom1="p" geom2="fl"/></contact><worldbody>'),
+    "pair_keeps": (
+        "",
+        '<body name="b"><freejoint/><geom size=".1"/>'
+        + _VIS.format('name="p"')
+        + '</body><geom name="fl" type="plane" size="1 1 1"/></worldbody><contact>'
+        '<pair geom1="p" geom2="fl"/></contact><worldbody>',
+    ),
 }
 
 
@@ -358,9 +409,11 @@ def test_discardvisual_inertiafromgeom(case, ifg):
     """3.17 refuses (inertiafromgeom="true") to drop a geom whose mass entered a body's inertia; "auto" keeps
     the inertia computed with the visual geoms."""
     import sim
+
     comp, body = _DV_INERTIA_CASES[case]
-    xml = (f'<mujoco><compiler discardvisual="true" inertiafromgeom="{ifg}" {comp}/>'
-           f"<worldbody>{body}</worldbody></mujoco>")
+    xml = (
+        f'<mujoco><compiler discardvisual="true" inertiafromgeom="{ifg}" {comp}/><worldbody>{body}</worldbody></mujoco>'
+    )
     try:
         theirs = mujoco.MjModel.from_xml_string(xml)
     except ValueError as e:
@@ -376,6 +429,7 @@ def test_discardvisual_assets_hfield_and_file_texcoords():
     """Visual hfield geoms go (the hfield stays); texture coordinates of kept meshes stay (from a file and
     inline); a mesh used by a visual and by a colliding (fitted box) geom stays."""
     import sim
+
     files = {n: open(os.path.join(TESTS_DIR, "assets", n), "rb").read() for n in ("tetra_uv.obj",)}
     xml = """<mujoco><compiler discardvisual="true"/>
       <asset>
@@ -405,6 +459,7 @@ def test_discardvisual_wrapping_geom_is_kept():
     not simulate geom wrapping yet, so this compares the compiled structure without mj_setConst."""
     from sim.compiler import compile_document
     from sim.mjcf import reader
+
     xml = """<mujoco><compiler discardvisual="true"/>
       <worldbody>
         <geom type="box" size=".1 .1 .1" contype="0" conaffinity="0"/>
@@ -417,13 +472,25 @@ def test_discardvisual_wrapping_geom_is_kept():
     theirs = mujoco.MjModel.from_xml_string(xml)
     ours = compile_document(reader.read(xml), set_constants=False)
     assert theirs.ngeom == 2
-    for k in ("ngeom", "wrap_objid", "wrap_type", "geom_type", "geom_bodyid", "body_geomadr", "body_geomnum",
-              "body_contype", "body_conaffinity", "body_mass", "geom_size"):
+    for k in (
+        "ngeom",
+        "wrap_objid",
+        "wrap_type",
+        "geom_type",
+        "geom_bodyid",
+        "body_geomadr",
+        "body_geomnum",
+        "body_contype",
+        "body_conaffinity",
+        "body_mass",
+        "geom_size",
+    ):
         assert np.array_equal(np.asarray(getattr(ours, k)), np.asarray(getattr(theirs, k))), k
     assert np.allclose(ours.body_inertia, theirs.body_inertia, rtol=1e-12, atol=0)
 
 
 # --------------------------------------------------------------------------------- bounding volume hierarchies
+
 
 def _subdivided_box_obj(k, rng, jitter):
     """OBJ text of a box surface split into 2*k*k triangles per side (faces shuffled): many face centres tie
@@ -442,17 +509,20 @@ def _subdivided_box_obj(k, rng, jitter):
         for s in (-1, 1):
             for i in range(k):
                 for j in range(k):
+
                     def corner(a, b):
                         p = np.zeros(3)
                         p[ax], p[(ax + 1) % 3], p[(ax + 2) % 3] = s, g[a], g[b]
                         return p
+
                     q = [vid(corner(i, j)), vid(corner(i + 1, j)), vid(corner(i + 1, j + 1)), vid(corner(i, j + 1))]
                     q = q[::-1] if s < 0 else q
                     faces += [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]
     v = np.array(verts) * np.array([1, 1.5, 0.7]) + jitter * rng.normal(size=(len(verts), 3))
     f = np.array(faces)[rng.permutation(len(faces))]
-    return ("".join("v %.9f %.9f %.9f\n" % tuple(x) for x in v)
-            + "".join("f %d %d %d\n" % tuple(x + 1) for x in f)).encode()
+    return (
+        "".join("v %.9f %.9f %.9f\n" % tuple(x) for x in v) + "".join("f %d %d %d\n" % tuple(x + 1) for x in f)
+    ).encode()
 
 
 @pytest.mark.compiler
@@ -462,18 +532,37 @@ def test_bvh_matches_with_ties(k, jitter):
     """Mesh face BVH (up to 1728 faces) and a body BVH over geoms at tied positions: every node as MuJoCo's."""
     from sim.compiler import compile_document
     from sim.mjcf import reader
+
     rng = np.random.default_rng(k)
     obj = _subdivided_box_obj(k, rng, jitter)
-    spheres = "".join('<geom type="sphere" size=".1" pos="%g %g %g"/>' % tuple(np.round(rng.uniform(-1, 1, 3), 1))
-                      for _ in range(9))
-    xml = (f'<mujoco><asset><mesh name="c" file="c.obj"/></asset><worldbody><body><freejoint/>'
-           f'<geom type="mesh" mesh="c" contype="0" conaffinity="0"/>{spheres}</body></worldbody></mujoco>')
+    spheres = "".join(
+        '<geom type="sphere" size=".1" pos="%g %g %g"/>' % tuple(np.round(rng.uniform(-1, 1, 3), 1)) for _ in range(9)
+    )
+    xml = (
+        f'<mujoco><asset><mesh name="c" file="c.obj"/></asset><worldbody><body><freejoint/>'
+        f'<geom type="mesh" mesh="c" contype="0" conaffinity="0"/>{spheres}</body></worldbody></mujoco>'
+    )
     theirs = mujoco.MjModel.from_xml_string(xml, {"c.obj": obj})
     ours = compile_document(reader.read(xml, assets={"c.obj": obj}), set_constants=False)
     assert theirs.mesh_bvhnum[0] == 4 * 6 * k * k - 1
-    oracle.assert_models_match(ours, theirs, names=False, fields=[
-        "mesh_face", "mesh_vert", "bvh_aabb", "bvh_child", "bvh_nodeid", "bvh_depth", "body_bvhadr", "body_bvhnum",
-        "mesh_bvhadr", "mesh_bvhnum", "nbvh"])
+    oracle.assert_models_match(
+        ours,
+        theirs,
+        names=False,
+        fields=[
+            "mesh_face",
+            "mesh_vert",
+            "bvh_aabb",
+            "bvh_child",
+            "bvh_nodeid",
+            "bvh_depth",
+            "body_bvhadr",
+            "body_bvhnum",
+            "mesh_bvhadr",
+            "mesh_bvhnum",
+            "nbvh",
+        ],
+    )
 
 
 def test_names_buffer_copies():
@@ -481,6 +570,7 @@ def test_names_buffer_copies():
     import pickle
 
     import sim
+
     xml = '<mujoco model="nm"><worldbody><body name="b"><freejoint/><geom name="g" size=".1"/></body></worldbody></mujoco>'
     ours = sim.load_model(xml)
     assert ours.names == mujoco.MjModel.from_xml_string(xml).names

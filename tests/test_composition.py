@@ -94,16 +94,19 @@ def test_attach_option_conflict_warns():
 @pytest.mark.oracle
 def test_unknown_attribute_inside_replicate_ignored_with_warning():
     """MuJoCo's schema check does not look inside <replicate>: unknown attributes there are ignored."""
-    xml = ("<mujoco><worldbody><replicate count='2' offset='1 0 0' colour='red'><body bogus='1'>"
-           "<geom size='.1' shiny='yes'/></body></replicate></worldbody></mujoco>")
+    xml = (
+        "<mujoco><worldbody><replicate count='2' offset='1 0 0' colour='red'><body bogus='1'>"
+        "<geom size='.1' shiny='yes'/></body></replicate></worldbody></mujoco>"
+    )
     with pytest.warns(UserWarning, match="colour|bogus|shiny"):
         ours = sim.load_model(xml)
     oracle.assert_models_match(ours, mujoco.MjModel.from_xml_string(xml))
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("policy, timestep", [("merge", ""), ("merge", "0.01"), ("merge", "0.1"),
-                                              ("error", ""), ("warning", "0.01")])
+@pytest.mark.parametrize(
+    "policy, timestep", [("merge", ""), ("merge", "0.01"), ("merge", "0.1"), ("error", ""), ("warning", "0.01")]
+)
 def test_attach_conflict_policies(policy, timestep, tmp_path):
     """compiler conflict: merge adopts what only the attached model writes and merges the rest per field (the
     smaller timestep, the union of flags); error refuses differing values both models write."""
@@ -111,13 +114,15 @@ def test_attach_conflict_policies(policy, timestep, tmp_path):
     (tmp_path / "assets").mkdir()
     shutil.copy(os.path.join(HERE, "assets", "tetra.stl"), tmp_path / "assets" / "tetra.stl")
     child = (tmp_path / "child.xml").read_text().replace('meshdir="../../assets"', 'meshdir="assets"')
-    child = child.replace('<option timestep="0.05"/>', '<option timestep="0.05"><flag gravity="disable"/></option>'
-                                                       '<size nkey="3"/>')
+    child = child.replace(
+        '<option timestep="0.05"/>', '<option timestep="0.05"><flag gravity="disable"/></option><size nkey="3"/>'
+    )
     (tmp_path / "child.xml").write_text(child)
     opt = f'<option timestep="{timestep}"/>' if timestep else ""
     (tmp_path / "parent.xml").write_text(
         f'<mujoco><compiler conflict="{policy}"/>{opt}<asset><model name="c" file="child.xml"/></asset>'
-        '<worldbody><attach model="c" prefix="c/"/></worldbody></mujoco>')
+        '<worldbody><attach model="c" prefix="c/"/></worldbody></mujoco>'
+    )
     path = str(tmp_path / "parent.xml")
     theirs = mujoco.MjModel.from_xml_path(path)
     with warnings.catch_warnings():
@@ -132,7 +137,9 @@ def test_attach_urdf_model():
     ours, theirs = oracle.load_pair(
         '<mujoco><asset><model name="q" file="quadruped.urdf"/></asset><worldbody><attach model="q" '
         'prefix="dog/"/><frame pos="2 0 0"><attach model="q" body="FR_hip" prefix="leg/"/></frame></worldbody>'
-        '</mujoco>', os.path.join(HERE, "assets", "urdf"))
+        "</mujoco>",
+        os.path.join(HERE, "assets", "urdf"),
+    )
     oracle.assert_models_match(ours, theirs)
     # this model does not fuse static bodies (the URDF's fusestatic stays with the URDF): its feet stay bodies
     assert theirs.nbody == 22 and theirs.njnt == 16

@@ -2,6 +2,7 @@
 processes, on 1 or 2 numba threads, for one world or a batch, and after pickling / deep-copying Model, Data and
 envs; two envs (or two Data of one Model) stepped in two Python threads give what they give serially, and the
 simulation entry points release the GIL while they run."""
+
 import copy
 import hashlib
 import os
@@ -21,10 +22,10 @@ import envs  # noqa: F401
 import sim
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOPPER = os.path.join(REPO, 'envs', 'assets', 'hopper.xml')
+HOPPER = os.path.join(REPO, "envs", "assets", "hopper.xml")
 
 
-def env_digest(env_id='numjoco/Hopper-v0', seed=3, nstep=200):
+def env_digest(env_id="numjoco/Hopper-v0", seed=3, nstep=200):
     """sha256 over every observation, reward, flag and info value of a seeded random-action rollout with resets."""
     env = gym.make(env_id)
     env.action_space.seed(seed)
@@ -56,8 +57,14 @@ def batch_digest(nworld=8, nstep=60, seed=0):
 
 
 def _in_subprocess(code, env=None):
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=600, cwd=REPO,
-                         env=dict(os.environ, PYTHONPATH=REPO, NUMJOCO_QUIET='1', **(env or {})))
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+        env=dict(os.environ, PYTHONPATH=REPO, NUMJOCO_QUIET="1", **(env or {})),
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return out.stdout.strip().splitlines()[-1]
 
@@ -66,8 +73,9 @@ def test_same_seed_bitwise_across_runs_and_processes():
     a = env_digest()
     assert env_digest() == a
     assert env_digest(seed=4) != a
-    code = ('import sys; sys.path.insert(0, "tests"); import test_determinism as t; '
-            'print(t.env_digest(), t.batch_digest())')
+    code = (
+        'import sys; sys.path.insert(0, "tests"); import test_determinism as t; print(t.env_digest(), t.batch_digest())'
+    )
     env_h, batch_h = _in_subprocess(code).split()
     assert env_h == a and batch_h == batch_digest()
 
@@ -82,12 +90,18 @@ def test_one_vs_two_threads_bitwise():
     finally:
         numba.set_num_threads(n)
     assert one == two
-    assert _in_subprocess('import sys; sys.path.insert(0, "tests"); import test_determinism as t; '
-                          'print(t.batch_digest())', env={'NUMBA_NUM_THREADS': '1'}) == one
+    assert (
+        _in_subprocess(
+            'import sys; sys.path.insert(0, "tests"); import test_determinism as t; print(t.batch_digest())',
+            env={"NUMBA_NUM_THREADS": "1"},
+        )
+        == one
+    )
 
 
-@pytest.mark.parametrize('path, n', [(HOPPER, 5), (HOPPER, 1),
-                                     (os.path.join(REPO, 'tests', 'models', 'joints_all.xml'), 5)])
+@pytest.mark.parametrize(
+    "path, n", [(HOPPER, 5), (HOPPER, 1), (os.path.join(REPO, "tests", "models", "joints_all.xml"), 5)]
+)
 def test_batch_equals_single_worlds_bitwise(path, n):
     """Each world of a batch equals that world stepped alone (random states and controls, contacts); a batch of
     one world takes the serial entry."""
@@ -109,12 +123,13 @@ def test_batch_equals_single_worlds_bitwise(path, n):
             d.ctrl = u[w]
             sim.step(m, d, 3)
     for w, d in enumerate(singles):
-        for f in ('qpos', 'qvel', 'act', 'qacc', 'qacc_warmstart', 'sensordata'):
+        for f in ("qpos", "qvel", "act", "qacc", "qacc_warmstart", "sensordata"):
             assert np.array_equal(getattr(b, f)[w], getattr(d, f)), (w, f)
         assert b.ncon[w] == d.ncon and b.nefc[w] == d.nefc
 
 
 # --------------------------------------------------------------------------------------- pickle / copy
+
 
 def _advance(m, d, nstep=30, seed=5):
     rng = np.random.default_rng(seed)
@@ -126,23 +141,27 @@ def _advance(m, d, nstep=30, seed=5):
     return np.array(out)
 
 
-@pytest.mark.parametrize('nworld', [None, 3])
+@pytest.mark.parametrize("nworld", [None, 3])
 def test_model_and_data_pickle_and_copy_continue_identically(nworld):
     m = sim.load_model(HOPPER)
     d = sim.Data(m, nworld=nworld)
     _advance(m, d, 10)
-    clones = [(pickle.loads(pickle.dumps(m)), pickle.loads(pickle.dumps(d))), (copy.deepcopy(m), copy.deepcopy(d)),
-              pickle.loads(pickle.dumps((m, d))), (m, copy.copy(d))]
+    clones = [
+        (pickle.loads(pickle.dumps(m)), pickle.loads(pickle.dumps(d))),
+        (copy.deepcopy(m), copy.deepcopy(d)),
+        pickle.loads(pickle.dumps((m, d))),
+        (m, copy.copy(d)),
+    ]
     ref_state = np.array(d.qpos, copy=True)
     blob = pickle.dumps(d)
     for cm, cd in clones[:3]:
         assert cd.nworld == d.nworld and cd.nconmax == d.nconmax and cd.njmax == d.njmax
         assert np.array_equal(cd.qpos, d.qpos) and cd.qpos.ctypes.data != d.qpos.ctypes.data
     shallow = clones[3][1]
-    assert shallow.qpos.ctypes.data == d.qpos.ctypes.data      # copy.copy shares the buffers
+    assert shallow.qpos.ctypes.data == d.qpos.ctypes.data  # copy.copy shares the buffers
     ref = _advance(m, d)
     for cm, cd in clones[:3]:
-        assert np.array_equal(cd.qpos, ref_state)               # deep clones untouched by stepping the original
+        assert np.array_equal(cd.qpos, ref_state)  # deep clones untouched by stepping the original
         assert np.array_equal(_advance(cm, cd), ref)
     # a Data pickled before the steps, stepped with a pickled copy of the model: the same numbers
     assert np.array_equal(_advance(pickle.loads(pickle.dumps(m)), pickle.loads(blob)), ref)
@@ -151,7 +170,8 @@ def test_model_and_data_pickle_and_copy_continue_identically(nworld):
 def test_env_pickled_into_another_process_continues_identically():
     """What SubprocVecEnv / Ray do: an env pickled with cloudpickle, stepped in a fresh process."""
     import cloudpickle
-    env = gym.make('numjoco/Walker2d-v0')
+
+    env = gym.make("numjoco/Walker2d-v0")
     env.reset(seed=1)
     env.action_space.seed(1)
     for _ in range(7):
@@ -161,14 +181,17 @@ def test_env_pickled_into_another_process_continues_identically():
     h = hashlib.sha256()
     for a in actions:
         h.update(env.step(a)[0].tobytes())
-    code = ('import pickle, hashlib, sys, numpy as np, envs; '
-            f'env = pickle.loads({blob!r}); h = hashlib.sha256(); '
-            f'acts = np.random.default_rng(0).uniform(-1, 1, (20,) + env.action_space.shape).astype(np.float32)\n'
-            'for a in acts: h.update(env.step(a)[0].tobytes())\nprint(h.hexdigest())')
+    code = (
+        "import pickle, hashlib, sys, numpy as np, envs; "
+        f"env = pickle.loads({blob!r}); h = hashlib.sha256(); "
+        f"acts = np.random.default_rng(0).uniform(-1, 1, (20,) + env.action_space.shape).astype(np.float32)\n"
+        "for a in acts: h.update(env.step(a)[0].tobytes())\nprint(h.hexdigest())"
+    )
     assert _in_subprocess(code) == h.hexdigest()
 
 
 # ----------------------------------------------------------------------------------------- concurrency
+
 
 def _run_threads(fns):
     out = [None] * len(fns)
@@ -179,8 +202,9 @@ def _run_threads(fns):
         try:
             gate.wait()
             out[i] = fns[i]()
-        except BaseException as e:        # pragma: no cover (reported below)
+        except BaseException as e:  # pragma: no cover (reported below)
             errors.append(e)
+
     ts = [threading.Thread(target=body, args=(i,)) for i in range(len(fns))]
     for t in ts:
         t.start()
@@ -190,7 +214,7 @@ def _run_threads(fns):
     return out
 
 
-@pytest.mark.parametrize('ids', [('numjoco/Hopper-v0', 'numjoco/Hopper-v0'), ('numjoco/Ant-v0', 'numjoco/Hopper-v0')])
+@pytest.mark.parametrize("ids", [("numjoco/Hopper-v0", "numjoco/Hopper-v0"), ("numjoco/Ant-v0", "numjoco/Hopper-v0")])
 def test_two_envs_in_two_threads_equal_serial(ids):
     serial = [env_digest(e, seed=i, nstep=300) for i, e in enumerate(ids)]
     threaded = _run_threads([lambda e=e, i=i: env_digest(e, seed=i, nstep=300) for i, e in enumerate(ids)])
@@ -203,6 +227,7 @@ def test_one_model_two_data_in_two_threads_equal_serial():
     def run(seed, nworld):
         d = sim.Data(m, nworld=nworld)
         return _advance(m, d, 200, seed)
+
     serial = [run(1, None), run(2, 4)]
     threaded = _run_threads([lambda: run(1, None), lambda: run(2, 4)])
     for a, b in zip(serial, threaded):
@@ -218,7 +243,7 @@ def _spin_rate(seconds=0.2):
     return n / (time.perf_counter() - t0)
 
 
-@pytest.mark.parametrize('nworld', [None, 4])
+@pytest.mark.parametrize("nworld", [None, 4])
 def test_step_releases_the_gil(nworld):
     """While one thread is inside a long sim.step call, another thread keeps running Python code: it gets a
     good share of its solo speed (with the GIL held it would get the few 5 ms switch intervals before the
@@ -249,7 +274,7 @@ def test_step_releases_the_gil(nworld):
     inside.set()
     t0 = time.perf_counter()
     with warnings.catch_warnings():
-        warnings.simplefilter('ignore')
+        warnings.simplefilter("ignore")
         sim.step(m, d, nstep)
     dt = time.perf_counter() - t0
     done.set()
@@ -261,10 +286,12 @@ def test_step_releases_the_gil(nworld):
 def test_numba_threads_keep_the_openmp_thread_count_of_torch():
     """numba's OpenMP pool shares libgomp with torch; starting it must not change the thread count torch (or an
     OpenMP BLAS) was set to (it did: torch.set_num_threads(1) became 2 and PPO's updates ran 2.5x slower)."""
-    code = ('import ctypes, numba\n'
-            'gomp = ctypes.CDLL("libgomp.so.1"); gomp.omp_set_num_threads(1)\n'
-            'import sim\n'
-            f'm = sim.load_model({HOPPER!r}); d = sim.Data(m, nworld=4); sim.step(m, d, 3)\n'
-            'print(numba.threading_layer(), numba.get_num_threads(), gomp.omp_get_max_threads())')
-    layer, nthreads, omp = _in_subprocess(code, env={'NUMBA_NUM_THREADS': '2'}).split()
+    code = (
+        "import ctypes, numba\n"
+        'gomp = ctypes.CDLL("libgomp.so.1"); gomp.omp_set_num_threads(1)\n'
+        "import sim\n"
+        f"m = sim.load_model({HOPPER!r}); d = sim.Data(m, nworld=4); sim.step(m, d, 3)\n"
+        "print(numba.threading_layer(), numba.get_num_threads(), gomp.omp_get_max_threads())"
+    )
+    layer, nthreads, omp = _in_subprocess(code, env={"NUMBA_NUM_THREADS": "2"}).split()
     assert int(nthreads) == 2 and int(omp) == 1, (layer, nthreads, omp)

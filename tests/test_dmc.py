@@ -16,14 +16,15 @@ The default run covers four tasks on three compiled feature sets (cheetah-run an
 touch sensors read at dm_control's acceleration stage; cartpole-swingup with RK4; ball_in_cup-catch with its
 rejection-sampled reset); --full runs every task.
 """
+
 import os
 
-os.environ.setdefault('MUJOCO_GL', 'egl')
+os.environ.setdefault("MUJOCO_GL", "egl")
 
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-suite = pytest.importorskip('dm_control.suite')
+suite = pytest.importorskip("dm_control.suite")
 from dm_control.rl import control  # noqa: E402
 
 import gymnasium as gym  # noqa: E402
@@ -35,10 +36,10 @@ from envs.dmc import models  # noqa: E402
 TOL = 1e-9
 SENS_FACTOR = 20.0
 NSTEPS = 100
-DEFAULT = [('cheetah', 'run'), ('hopper', 'hop'), ('cartpole', 'swingup'), ('ball_in_cup', 'catch')]
+DEFAULT = [("cheetah", "run"), ("hopper", "hop"), ("cartpole", "swingup"), ("ball_in_cup", "catch")]
 ALL = list(dmc.TASKS)
 TASKS = [t if t in DEFAULT else pytest.param(*t, marks=pytest.mark.full) for t in ALL]
-IDS = ['-'.join(t) for t in ALL]
+IDS = ["-".join(t) for t in ALL]
 SUITE_DIR = os.path.dirname(suite.__file__)
 
 
@@ -49,9 +50,9 @@ def _err(a, b):
 
 
 def _obs_err(obs, ref):
-    assert list(obs) == list(ref), f'observation keys {list(obs)} != dm_control {list(ref)}'
+    assert list(obs) == list(ref), f"observation keys {list(obs)} != dm_control {list(ref)}"
     for k in ref:
-        assert np.shape(obs[k]) == np.shape(ref[k]), f'{k}: shape {np.shape(obs[k])} != {np.shape(ref[k])}'
+        assert np.shape(obs[k]) == np.shape(ref[k]), f"{k}: shape {np.shape(obs[k])} != {np.shape(ref[k])}"
     return max(_err(obs[k], ref[k]) for k in ref)
 
 
@@ -64,21 +65,21 @@ def run_parity(domain, task, seed, nsteps=NSTEPS):
     worst reward error, steps beyond the bound, worst obs and reward errors in absolute terms)."""
     env = dmc.load(domain, task)
     obs, info = env.reset(seed=seed)
-    de = suite.load(domain, task, task_kwargs={'random': seed})
+    de = suite.load(domain, task, task_kwargs={"random": seed})
     ts = de.reset()
     nv = de.physics.model.nv
     refs = []
     for i in sorted({0, min(5, nv - 1), nv - 1}):
-        ref = suite.load(domain, task, task_kwargs={'random': seed})
+        ref = suite.load(domain, task, task_kwargs={"random": seed})
         ref.reset()
         ref.physics.data.qvel[i] += 1e-15
         refs.append(ref)
     reset_err = _obs_err(obs, ts.observation)
     p, d = de.physics, env.data
-    for f in ('qpos', 'qvel', 'act', 'qacc_warmstart'):
+    for f in ("qpos", "qvel", "act", "qacc_warmstart"):
         np.testing.assert_allclose(getattr(d, f), getattr(p.data, f), rtol=0, atol=1e-12, err_msg=f)
     assert d.time == p.data.time
-    for f in ('geom_pos', 'geom_size', 'site_pos', 'site_size', 'body_pos', 'body_quat', 'dof_damping'):
+    for f in ("geom_pos", "geom_size", "site_pos", "site_size", "body_pos", "body_quat", "dof_damping"):
         np.testing.assert_array_equal(getattr(env.model, f), getattr(p.model, f), err_msg=f)
     spec = de.action_spec()
     assert env.action_space.shape == spec.shape
@@ -98,29 +99,33 @@ def run_parity(domain, task, seed, nsteps=NSTEPS):
             sens = max(sens, _err(_flat(tr.observation), _flat(ts.observation)), _err(tr.reward, ts.reward))
         bad += max(e) > max(TOL, SENS_FACTOR * sens)
         worst = [max(worst[0], e[0]), max(worst[1], e[1])]
-        absolute = [max(absolute[0], max(float(np.max(np.abs(np.asarray(o[k]) - ts.observation[k]))) for k in o)),
-                    max(absolute[1], abs(r - ts.reward))]
-        assert not terminated and truncated == ts.last() and info['discount'] == ts.discount
+        absolute = [
+            max(absolute[0], max(float(np.max(np.abs(np.asarray(o[k]) - ts.observation[k]))) for k in o)),
+            max(absolute[1], abs(r - ts.reward)),
+        ]
+        assert not terminated and truncated == ts.last() and info["discount"] == ts.discount
     return reset_err, worst[0], worst[1], bad, absolute
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('domain,task', TASKS, ids=IDS)
-@pytest.mark.parametrize('seed', [0, 1])
+@pytest.mark.parametrize("domain,task", TASKS, ids=IDS)
+@pytest.mark.parametrize("seed", [0, 1])
 def test_parity(domain, task, seed):
     """Initial state, model edits and observation of reset(seed) as dm_control's; 100 steps within 1e-9 (or
     SENS_FACTOR x MuJoCo's own sensitivity on chaotic tasks, module doc)."""
     reset_err, obs_err, rew_err, bad, absolute = run_parity(domain, task, seed)
-    assert reset_err <= 1e-12, f'reset observation error {reset_err:.2e}'
-    assert bad == 0, (f'{bad} step(s) beyond max(1e-9, {SENS_FACTOR} x sensitivity); worst obs {obs_err:.2e}, '
-                      f'reward {rew_err:.2e}')
+    assert reset_err <= 1e-12, f"reset observation error {reset_err:.2e}"
+    assert bad == 0, (
+        f"{bad} step(s) beyond max(1e-9, {SENS_FACTOR} x sensitivity); worst obs {obs_err:.2e}, reward {rew_err:.2e}"
+    )
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('domain,task', TASKS, ids=IDS)
+@pytest.mark.parametrize("domain,task", TASKS, ids=IDS)
 def test_check_env(domain, task):
     """Gymnasium's env checker on the registered id; dm_control's step limit and control timestep."""
     from gymnasium.utils.env_checker import check_env
+
     env = gym.make(dmc.env_id(domain, task)).unwrapped
     check_env(env, skip_render_check=True)
     de = suite.load(domain, task)
@@ -142,11 +147,14 @@ def test_registered():
 def test_assets_match_dm_control():
     """The shipped model files are dm_control's (byte for byte)."""
     for name in sorted(os.listdir(models.ASSET_DIR)):
-        if not name.endswith('.xml'):
+        if not name.endswith(".xml"):
             continue
-        theirs = os.path.join(SUITE_DIR, name) if name not in ('materials.xml', 'skybox.xml', 'visual.xml') \
-            else os.path.join(SUITE_DIR, 'common', name)
-        with open(os.path.join(models.ASSET_DIR, name), 'rb') as a, open(theirs, 'rb') as b:
+        theirs = (
+            os.path.join(SUITE_DIR, name)
+            if name not in ("materials.xml", "skybox.xml", "visual.xml")
+            else os.path.join(SUITE_DIR, "common", name)
+        )
+        with open(os.path.join(models.ASSET_DIR, name), "rb") as a, open(theirs, "rb") as b:
             assert a.read() == b.read(), name
 
 
@@ -156,16 +164,21 @@ def test_procedural_models_match():
     MuJoCo, to dm_control's models: every numeric field equal."""
     import mujoco
     from dm_control.suite import cartpole, swimmer, manipulator, quadruped, common
-    cases = [(models.cartpole(1), cartpole.get_model_and_assets()[0]),
-             (models.cartpole(3), cartpole.get_model_and_assets(3)[0]),
-             (models.swimmer(6), swimmer.get_model_and_assets(6)[0]),
-             (models.swimmer(15), swimmer.get_model_and_assets(15)[0]),
-             (models.manipulator(False, False), manipulator.make_model(False, False)[0]),
-             (models.manipulator(True, True), manipulator.make_model(True, True)[0]),
-             (models.quadruped(floor_size=10), quadruped.make_model(floor_size=10)),
-             (models.quadruped(floor_size=40, terrain=True, rangefinders=True),
-              quadruped.make_model(floor_size=40, terrain=True, rangefinders=True)),
-             (models.quadruped(walls_and_ball=True), quadruped.make_model(walls_and_ball=True))]
+
+    cases = [
+        (models.cartpole(1), cartpole.get_model_and_assets()[0]),
+        (models.cartpole(3), cartpole.get_model_and_assets(3)[0]),
+        (models.swimmer(6), swimmer.get_model_and_assets(6)[0]),
+        (models.swimmer(15), swimmer.get_model_and_assets(15)[0]),
+        (models.manipulator(False, False), manipulator.make_model(False, False)[0]),
+        (models.manipulator(True, True), manipulator.make_model(True, True)[0]),
+        (models.quadruped(floor_size=10), quadruped.make_model(floor_size=10)),
+        (
+            models.quadruped(floor_size=40, terrain=True, rangefinders=True),
+            quadruped.make_model(floor_size=40, terrain=True, rangefinders=True),
+        ),
+        (models.quadruped(walls_and_ball=True), quadruped.make_model(walls_and_ball=True)),
+    ]
     for ours, theirs in cases:
         a = mujoco.MjModel.from_xml_string(ours, models.assets())
         b = mujoco.MjModel.from_xml_string(theirs.decode() if isinstance(theirs, bytes) else theirs, common.ASSETS)
@@ -173,7 +186,7 @@ def test_procedural_models_match():
             va = getattr(b, name)
             if isinstance(va, np.ndarray):
                 np.testing.assert_array_equal(getattr(a, name), va, err_msg=name)
-            elif isinstance(va, (int, float)) and not name.startswith('_'):
+            elif isinstance(va, (int, float)) and not name.startswith("_"):
                 assert getattr(a, name) == va, name
 
 
@@ -181,8 +194,8 @@ def test_procedural_models_match():
 def test_episode_semantics():
     """time_limit, action_repeat and flat_observation as dm_control (and DrQ-v2's action repeat): the last step
     is truncated with discount 1 at dm_control's LAST step; repeated steps sum the rewards."""
-    env = dmc.load('cheetah', 'run', time_limit=0.28)
-    de = suite.load('cheetah', 'run', task_kwargs={'random': 5, 'time_limit': 0.28})
+    env = dmc.load("cheetah", "run", time_limit=0.28)
+    de = suite.load("cheetah", "run", task_kwargs={"random": 5, "time_limit": 0.28})
     env.reset(seed=5)
     de.reset()
     n = 0
@@ -193,17 +206,18 @@ def test_episode_semantics():
         n += 1
         assert r == ts.reward and truncated == ts.last() and not terminated
         if ts.last():
-            assert info['discount'] == ts.discount == 1.0
+            assert info["discount"] == ts.discount == 1.0
             break
-    assert n == 29          # 0.28 / 0.01 = 28.000000000000004 control steps: dm_control ends after 29
-    env = dmc.load('hopper', 'hop', action_repeat=3, time_limit=0.25, flat_observation=True)
-    de = suite.load('hopper', 'hop', task_kwargs={'random': 2, 'time_limit': 0.25},
-                    environment_kwargs={'flat_observation': True})
+    assert n == 29  # 0.28 / 0.01 = 28.000000000000004 control steps: dm_control ends after 29
+    env = dmc.load("hopper", "hop", action_repeat=3, time_limit=0.25, flat_observation=True)
+    de = suite.load(
+        "hopper", "hop", task_kwargs={"random": 2, "time_limit": 0.25}, environment_kwargs={"flat_observation": True}
+    )
     obs, _ = env.reset(seed=2)
     np.testing.assert_array_equal(obs, de.reset().observation[control.FLAT_OBSERVATION_KEY])
     assert env.observation_space.shape == obs.shape and env.dt == 3 * de.control_timestep()
     rng = np.random.RandomState(0)
-    for k in range(5):       # 0.25 s of 0.02 s control steps ends after 13: 3 + 3 + 3 + 3 + 1
+    for k in range(5):  # 0.25 s of 0.02 s control steps ends after 13: 3 + 3 + 3 + 3 + 1
         a = rng.uniform(-1, 1, 4)
         obs, r, terminated, truncated, info = env.step(a)
         total = 0.0
@@ -218,17 +232,17 @@ def test_episode_semantics():
 
 def test_bad_actions():
     """Wrong shapes and non-finite actions raise ValueError and leave the state unchanged."""
-    env = dmc.load('cheetah', 'run')
+    env = dmc.load("cheetah", "run")
     with pytest.raises(gym.error.ResetNeeded):
         env.step(np.zeros(6))
     env.reset(seed=0)
     qpos = env.data.qpos.copy()
-    for a in (np.zeros(5), np.array([0, 0, np.nan, 0, 0, 0]), np.array([np.inf] * 6), np.array(['a'] * 6)):
+    for a in (np.zeros(5), np.array([0, 0, np.nan, 0, 0, 0]), np.array([np.inf] * 6), np.array(["a"] * 6)):
         with pytest.raises(ValueError):
             env.step(a)
     np.testing.assert_array_equal(env.data.qpos, qpos)
-    with pytest.raises(TypeError, match='unknown keyword'):
-        dmc.load('cheetah', 'run', move_speed=3)
+    with pytest.raises(TypeError, match="unknown keyword"):
+        dmc.load("cheetah", "run", move_speed=3)
 
 
 def test_tolerance_kernel():
@@ -239,8 +253,8 @@ def test_tolerance_kernel():
     from envs.dmc import expr
     from envs.dmc.kernels import run_batch
     from sim.jit import struct_addr
-    m = sim.load_model('<mujoco><worldbody><body><joint type="slide"/><geom size=".1"/></body></worldbody>'
-                       '</mujoco>')
+
+    m = sim.load_model('<mujoco><worldbody><body><joint type="slide"/><geom size=".1"/></body></worldbody></mujoco>')
     x = np.concatenate([np.linspace(-4, 4, 161), [-np.inf, np.inf, np.nan, 1e-300, -0.0]])
     d = sim.Data(m, nworld=x.size)
     d.qpos = x[:, None]
@@ -248,24 +262,25 @@ def test_tolerance_kernel():
     q = sym.qpos[0]
     cases = []
     for s in expr.SIGMOIDS:
-        for vam in ((0.0, 0.1, 0.5) if s in ('cosine', 'linear', 'quadratic') else (0.1, 0.5, 0.9)):
+        for vam in (0.0, 0.1, 0.5) if s in ("cosine", "linear", "quadratic") else (0.1, 0.5, 0.9):
             for bounds, margin in (((0, 0), 1.0), ((-1, 2), 0.5), ((0.5, np.inf), 2.0), ((-np.inf, -1), 0.0)):
                 cases.append((bounds, margin, s, vam))
     outs = [expr.tolerance(q, bounds=b, margin=mg, sigmoid=s, value_at_margin=v) for b, mg, s, v in cases]
     prog = expr.Program(sym.b, outs)
     out = np.zeros((x.size, len(outs)))
-    run_batch(struct_addr(d._struct), x.size, prog.code, prog.prm, np.zeros((x.size, prog.code.shape[0])),
-              prog.outputs, out)
+    run_batch(
+        struct_addr(d._struct), x.size, prog.code, prog.prm, np.zeros((x.size, prog.code.shape[0])), prog.outputs, out
+    )
     # libm's and numpy's exp / cosh / tanh may differ in the last bit; 1 - tanh(x)^2 cancels it into an absolute
     # 2.2e-16 (measured): within 2 ulp of 1
-    with np.errstate(invalid='ignore', over='ignore'):
+    with np.errstate(invalid="ignore", over="ignore"):
         for j, (b, mg, s, v) in enumerate(cases):
             want = rewards.tolerance(x, bounds=b, margin=mg, sigmoid=s, value_at_margin=v)
             np.testing.assert_allclose(out[:, j], want, rtol=1e-15, atol=4.5e-16, err_msg=str(cases[j]))
     with pytest.raises(ValueError):
         expr.tolerance(q, bounds=(1, 0))
     with pytest.raises(ValueError):
-        expr.tolerance(q, margin=1, sigmoid='gaussian', value_at_margin=0)
+        expr.tolerance(q, margin=1, sigmoid="gaussian", value_at_margin=0)
 
 
 def _vector_vs_single(domain, task, n, nsteps, seed=10, **kwargs):
@@ -294,41 +309,56 @@ def test_vector_env_autoreset():
     (time_limit 0.05 s: 5 control steps, 3 env steps with action_repeat 2) and the next-step autoreset; the
     same-step mode's final observations."""
     from gymnasium.vector import AutoresetMode
-    venv = gym.make_vec('numjoco/dmc-cheetah-run-v0', num_envs=3, action_repeat=2, time_limit=0.05)
-    assert venv.metadata['autoreset_mode'] == AutoresetMode.NEXT_STEP
+
+    venv = gym.make_vec("numjoco/dmc-cheetah-run-v0", num_envs=3, action_repeat=2, time_limit=0.05)
+    assert venv.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
     obs, _ = venv.reset(seed=4)
-    single = dmc.load('cheetah', 'run', action_repeat=2, time_limit=0.05)
+    single = dmc.load("cheetah", "run", action_repeat=2, time_limit=0.05)
     o1, _ = single.reset(seed=5)
-    np.testing.assert_array_equal(obs['position'][1], o1['position'])
+    np.testing.assert_array_equal(obs["position"][1], o1["position"])
     a = np.full((3, 6), 0.5)
     flags = []
     for t in range(4):
         obs, r, terminated, truncated, info = venv.step(a)
         if t < 3:
             o1, r1, _, tr1, _ = single.step(a[1])
-            np.testing.assert_array_equal(obs['velocity'][1], o1['velocity'])
+            np.testing.assert_array_equal(obs["velocity"][1], o1["velocity"])
             assert r[1] == r1 and truncated[1] == tr1
         flags.append(truncated.tolist())
     assert flags == [[False] * 3, [False] * 3, [True] * 3, [False] * 3]
-    assert np.all(r == 0)           # the step after the end resets (NEXT_STEP): no reward
-    venv = gym.make_vec('numjoco/dmc-cheetah-run-v0', num_envs=2, time_limit=0.02,
-                        autoreset_mode=AutoresetMode.SAME_STEP, flat_observation=True)
+    assert np.all(r == 0)  # the step after the end resets (NEXT_STEP): no reward
+    venv = gym.make_vec(
+        "numjoco/dmc-cheetah-run-v0",
+        num_envs=2,
+        time_limit=0.02,
+        autoreset_mode=AutoresetMode.SAME_STEP,
+        flat_observation=True,
+    )
     venv.reset(seed=0)
     venv.step(np.zeros((2, 6)))
     obs, r, terminated, truncated, info = venv.step(np.zeros((2, 6)))
-    assert truncated.all() and info['_final_obs'].all()
-    single = dmc.load('cheetah', 'run', flat_observation=True, time_limit=0.02)
+    assert truncated.all() and info["_final_obs"].all()
+    single = dmc.load("cheetah", "run", flat_observation=True, time_limit=0.02)
     single.reset(seed=1)
     single.step(np.zeros(6))
     last, *_ = single.step(np.zeros(6))
-    np.testing.assert_array_equal(info['final_obs'][1], last)      # the episode's last observation
-    np.testing.assert_array_equal(obs[1], single.reset()[0])         # the next episode, same RandomState
+    np.testing.assert_array_equal(info["final_obs"][1], last)  # the episode's last observation
+    np.testing.assert_array_equal(obs[1], single.reset()[0])  # the next episode, same RandomState
 
 
 @pytest.mark.oracle
 @pytest.mark.full
-@pytest.mark.parametrize('domain,task', [('reacher', 'easy'), ('manipulator', 'bring_ball'), ('finger', 'turn_hard'),
-                                         ('fish', 'swim'), ('swimmer', 'swimmer6'), ('quadruped', 'run')])
+@pytest.mark.parametrize(
+    "domain,task",
+    [
+        ("reacher", "easy"),
+        ("manipulator", "bring_ball"),
+        ("finger", "turn_hard"),
+        ("fish", "swim"),
+        ("swimmer", "swimmer6"),
+        ("quadruped", "run"),
+    ],
+)
 def test_vector_env_matches_single(domain, task):
     """Tasks that move a target (a model row per world) and the quadruped: every world bit for bit as its
     single env over 30 steps."""
@@ -337,15 +367,17 @@ def test_vector_env_matches_single(domain, task):
 
 @pytest.mark.oracle
 @pytest.mark.full
-@pytest.mark.parametrize('domain,task', [('cheetah', 'run'), ('walker', 'walk'), ('quadruped', 'walk'),
-                                         ('reacher', 'easy')])
+@pytest.mark.parametrize(
+    "domain,task", [("cheetah", "run"), ("walker", "walk"), ("quadruped", "walk"), ("reacher", "easy")]
+)
 def test_pixels_segmentation(domain, task):
     """obs_type="pixels": the 84x84 image of DrQ-v2's camera; which object each pixel shows (segmentation) as
     mujoco.Renderer draws dm_control's physics in the same state (>= 99 % of the pixels: numjoco draws exact
     shapes where MuJoCo tessellates, so silhouettes differ by up to a pixel)."""
     import mujoco
-    env = dmc.load(domain, task, obs_type='pixels')
-    de = suite.load(domain, task, task_kwargs={'random': 3})
+
+    env = dmc.load(domain, task, obs_type="pixels")
+    de = suite.load(domain, task, task_kwargs={"random": 3})
     img, _ = env.reset(seed=3)
     de.reset()
     assert img.shape == (84, 84, 3) and img.dtype == np.uint8 and env.observation_space.contains(img)
@@ -362,7 +394,7 @@ def test_pixels_segmentation(domain, task):
         mr.enable_segmentation_rendering()
         mr.update_scene(de.physics.data.ptr, camera=env.camera_id)
         theirs = mr.render()[..., 0]
-    assert np.mean(ours == theirs) >= 0.99, f'{np.mean(ours == theirs):.3f} of the pixels agree'
-    both = dmc.load(domain, task, obs_type='pixels_state')
+    assert np.mean(ours == theirs) >= 0.99, f"{np.mean(ours == theirs):.3f} of the pixels agree"
+    both = dmc.load(domain, task, obs_type="pixels_state")
     o, _ = both.reset(seed=3)
-    assert both.observation_space.contains(o) and list(o)[-1] == 'pixels'
+    assert both.observation_space.contains(o) and list(o)[-1] == "pixels"

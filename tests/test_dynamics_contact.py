@@ -8,6 +8,7 @@ solvers iterate to MuJoCo's tolerance and we follow the same iterations; 1e-6 is
 Trajectories agree to 1e-6 for the first 100 steps; afterwards contact dynamics are chaotic, so only
 statistics are compared (see test_trajectory).
 """
+
 import os
 
 import mujoco
@@ -20,7 +21,8 @@ from sim import api
 
 try:
     import gymnasium
-    ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), 'envs/mujoco/assets')
+
+    ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), "envs/mujoco/assets")
 except ImportError:  # pragma: no cover
     ASSETS = None
 
@@ -38,16 +40,16 @@ PILE = """
   </worldbody>
 </mujoco>
 """
-GYM = ['hopper', 'walker2d', 'half_cheetah', 'ant', 'humanoid']
-MODELS = GYM + ['pile']
+GYM = ["hopper", "walker2d", "half_cheetah", "ant", "humanoid"]
+MODELS = GYM + ["pile"]
 
 
 def load(name):
-    if name == 'pile':
+    if name == "pile":
         return mujoco.MjModel.from_xml_string(PILE)
     if ASSETS is None:
-        pytest.skip('gymnasium not installed')
-    return mujoco.MjModel.from_xml_path(os.path.join(ASSETS, name + '.xml'))
+        pytest.skip("gymnasium not installed")
+    return mujoco.MjModel.from_xml_path(os.path.join(ASSETS, name + ".xml"))
 
 
 def controls(m, n, seed):
@@ -84,10 +86,10 @@ def close(ours, ref, rtol, what):
     assert ours.shape == ref.shape, (what, ours.shape, ref.shape)
     scale = max(1.0, float(np.max(np.abs(ref)))) if ref.size else 1.0
     err = float(np.max(np.abs(ours - ref))) if ref.size else 0.0
-    assert err <= rtol * scale, f'{what}: max |diff| {err:.3e} > {rtol:g} * {scale:.3g}'
+    assert err <= rtol * scale, f"{what}: max |diff| {err:.3e} > {rtol:g} * {scale:.3g}"
 
 
-@pytest.mark.parametrize('name', MODELS)
+@pytest.mark.parametrize("name", MODELS)
 def test_forward_with_contacts(name):
     m = load(name)
     md = mujoco.MjData(m)
@@ -98,21 +100,21 @@ def test_forward_with_contacts(name):
         mujoco.mj_forward(m, md)
         api.forward(m, d)
         assert d.ncon == md.ncon
-        np.testing.assert_array_equal(d.contact.geom, md.contact.geom[:md.ncon])
-        close(d.contact.dist, md.contact.dist[:md.ncon], 1e-9, 'contact.dist')
-        close(d.contact.pos, md.contact.pos[:md.ncon], 1e-9, 'contact.pos')
-        close(d.contact.frame, md.contact.frame[:md.ncon], 1e-9, 'contact.frame')
+        np.testing.assert_array_equal(d.contact.geom, md.contact.geom[: md.ncon])
+        close(d.contact.dist, md.contact.dist[: md.ncon], 1e-9, "contact.dist")
+        close(d.contact.pos, md.contact.pos[: md.ncon], 1e-9, "contact.pos")
+        close(d.contact.frame, md.contact.frame[: md.ncon], 1e-9, "contact.frame")
         assert (d.ne, d.nf, d.nl, d.nefc) == (md.ne, md.nf, md.nl, md.nefc)
         np.testing.assert_array_equal(d.efc_type, md.efc_type)
         np.testing.assert_array_equal(d.efc_id, md.efc_id)
-        close(d.efc_J, dense_efc_J(m, md), 1e-9, 'efc_J')
-        for f in ('efc_pos', 'efc_margin', 'efc_D', 'efc_R', 'efc_aref', 'efc_vel'):
+        close(d.efc_J, dense_efc_J(m, md), 1e-9, "efc_J")
+        for f in ("efc_pos", "efc_margin", "efc_D", "efc_R", "efc_aref", "efc_vel"):
             close(getattr(d, f), getattr(md, f), 1e-9, f)
-        close(d.efc_force, md.efc_force, 1e-6, 'efc_force')
-        close(d.qacc, md.qacc, 1e-6, 'qacc')
-        close(d.qfrc_constraint, md.qfrc_constraint, 1e-6, 'qfrc_constraint')
+        close(d.efc_force, md.efc_force, 1e-6, "efc_force")
+        close(d.qacc, md.qacc, 1e-6, "qacc")
+        close(d.qfrc_constraint, md.qfrc_constraint, 1e-6, "qfrc_constraint")
         nmatched += md.ncon
-    assert nmatched > 0 or name in ('half_cheetah',), 'snapshots produced no contacts: test is vacuous'
+    assert nmatched > 0 or name in ("half_cheetah",), "snapshots produced no contacts: test is vacuous"
 
 
 def energy(m, md):
@@ -121,7 +123,7 @@ def energy(m, md):
     return md.energy[0] + md.energy[1]
 
 
-@pytest.mark.parametrize('name', ['hopper', 'walker2d', 'ant', 'humanoid', 'pile'])
+@pytest.mark.parametrize("name", ["hopper", "walker2d", "ant", "humanoid", "pile"])
 def test_trajectory(name):
     """500 steps under a fixed random control sequence: 1e-6 for 100 steps, then statistics.
 
@@ -142,8 +144,8 @@ def test_trajectory(name):
         mujoco.mj_step(m, md)
         api.step(m, d)
         if k < 100:
-            close(d.qpos, md.qpos, 1e-6, f'qpos at step {k}')
-            close(d.qvel, md.qvel, 1e-6, f'qvel at step {k}')
+            close(d.qpos, md.qpos, 1e-6, f"qpos at step {k}")
+            close(d.qvel, md.qvel, 1e-6, f"qvel at step {k}")
         else:
             ncon_ref.append(md.ncon)
             ncon_ours.append(d.ncon)
@@ -153,7 +155,7 @@ def test_trajectory(name):
 
 
 def test_batch_bitwise_with_contacts():
-    m = load('pile')
+    m = load("pile")
     snaps = snapshots(m, 3, 40, seed=3)
     b = api.Data(m, nworld=3)
     singles = []

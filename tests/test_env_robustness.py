@@ -2,6 +2,7 @@
 that never saw them stays bit-identical), a diverged simulation truncates with info["diverged"], close() is
 idempotent and leaves the env usable as Gymnasium's MujocoEnv does, and seeding (none, huge, invalid) behaves
 exactly as Gymnasium's own v5 envs (the oracle: same initial observations, same errors)."""
+
 import warnings
 
 import gymnasium as gym
@@ -11,7 +12,7 @@ import pytest
 import envs  # noqa: F401  (registers numjoco/...)
 
 
-def make(env_id='numjoco/Hopper-v0'):
+def make(env_id="numjoco/Hopper-v0"):
     return gym.make(env_id).unwrapped
 
 
@@ -26,26 +27,26 @@ def twin_pair(env_id, seed=0, nstep=3):
 
 
 BAD_ACTIONS = {
-    'nan': lambda nu: np.where(np.arange(nu) == nu // 2, np.nan, 0.1).astype(np.float32),
-    'inf64': lambda nu: np.where(np.arange(nu) == 0, np.inf, 0.1),
-    '-inf': lambda nu: np.full(nu, -np.inf, np.float32),
-    'too_long': lambda nu: np.zeros(nu + 1, np.float32),
-    'too_short': lambda nu: np.zeros(nu - 1, np.float32),
-    'batched': lambda nu: np.zeros((1, nu), np.float32),
-    'scalar': lambda nu: np.float32(0.0),
-    'strings': lambda nu: np.array(['a'] * nu),
-    'objects': lambda nu: np.array([None] * nu, dtype=object),
-    'complex': lambda nu: np.zeros(nu, np.complex128),
-    'list_with_nan': lambda nu: [0.0] * (nu - 1) + [float('nan')],
+    "nan": lambda nu: np.where(np.arange(nu) == nu // 2, np.nan, 0.1).astype(np.float32),
+    "inf64": lambda nu: np.where(np.arange(nu) == 0, np.inf, 0.1),
+    "-inf": lambda nu: np.full(nu, -np.inf, np.float32),
+    "too_long": lambda nu: np.zeros(nu + 1, np.float32),
+    "too_short": lambda nu: np.zeros(nu - 1, np.float32),
+    "batched": lambda nu: np.zeros((1, nu), np.float32),
+    "scalar": lambda nu: np.float32(0.0),
+    "strings": lambda nu: np.array(["a"] * nu),
+    "objects": lambda nu: np.array([None] * nu, dtype=object),
+    "complex": lambda nu: np.zeros(nu, np.complex128),
+    "list_with_nan": lambda nu: [0.0] * (nu - 1) + [float("nan")],
 }
 
 
-@pytest.mark.parametrize('env_id', ['numjoco/Hopper-v0', 'numjoco/Humanoid-v0', 'numjoco/Pusher-v0'])
+@pytest.mark.parametrize("env_id", ["numjoco/Hopper-v0", "numjoco/Humanoid-v0", "numjoco/Pusher-v0"])
 def test_bad_actions_raise_and_change_nothing(env_id):
     env, twin = twin_pair(env_id)
     nu = env.action_space.shape[0]
     for name, make_action in BAD_ACTIONS.items():
-        with pytest.raises(ValueError, match='shape|NaN or inf|real numbers'):
+        with pytest.raises(ValueError, match="shape|NaN or inf|real numbers"):
             env.step(make_action(nu))
     # the env that saw every bad action continues exactly as the twin that saw none
     rng = np.random.default_rng(1)
@@ -59,12 +60,12 @@ def test_bad_actions_raise_and_change_nothing(env_id):
 def test_integer_and_bool_actions_are_numbers():
     """Integer / bool arrays are numbers (as for MuJoCo's ctrl): they step like the float action of the same
     values."""
-    env, twin = twin_pair('numjoco/Hopper-v0')
+    env, twin = twin_pair("numjoco/Hopper-v0")
     for a in (np.array([1, 0, -1]), np.array([True, False, True])):
         assert repr(env.step(a)) == repr(twin.step(a.astype(np.float64)))
 
 
-@pytest.mark.parametrize('bad', ['qpos_nan', 'qvel_huge'])
+@pytest.mark.parametrize("bad", ["qpos_nan", "qvel_huge"])
 def test_divergence_truncates_and_restarts_from_the_reset_state(bad):
     """A bad state is reset by the engine (mj_resetData: qpos0, zero velocity, zero ctrl for the rest of the
     frame) during the step: the step is truncated with info['diverged'] and a RuntimeWarning, the observation
@@ -72,15 +73,15 @@ def test_divergence_truncates_and_restarts_from_the_reset_state(bad):
     env = make()
     env.reset(seed=0)
     qpos, qvel = env.init_qpos.copy(), np.zeros(env.model.nv)
-    if bad == 'qpos_nan':
+    if bad == "qpos_nan":
         qpos[3] = np.nan
     else:
         qvel[2] = 1e12
     env.set_state(qpos, qvel)
     a = np.array([0.1, -0.2, 0.3], np.float32)
-    with pytest.warns(RuntimeWarning, match='diverged'):
+    with pytest.warns(RuntimeWarning, match="diverged"):
         obs, r, term, trunc, info = env.step(a)
-    assert trunc and info['diverged'] is True and not term
+    assert trunc and info["diverged"] is True and not term
     assert np.all(np.isfinite(obs)) and np.isfinite(r)
     ref = make()
     ref.reset(seed=0)
@@ -88,19 +89,19 @@ def test_divergence_truncates_and_restarts_from_the_reset_state(bad):
     ref.data.time = 0.0
     assert repr(ref.step(np.zeros(3, np.float32))[0]) == repr(obs)
     with warnings.catch_warnings():
-        warnings.simplefilter('error')
+        warnings.simplefilter("error")
         nxt = env.step(a)
-    assert 'diverged' not in nxt[4] and repr(nxt) == repr(ref.step(a))
+    assert "diverged" not in nxt[4] and repr(nxt) == repr(ref.step(a))
 
 
 def test_close_twice_and_use_after_close():
-    env, twin = twin_pair('numjoco/Hopper-v0')
+    env, twin = twin_pair("numjoco/Hopper-v0")
     env.close()
     env.close()
     a = np.array([0.2, 0.1, -0.3], np.float32)
     assert repr(env.step(a)) == repr(twin.step(a))
     assert repr(env.reset(seed=4)) == repr(twin.reset(seed=4))
-    wrapped = gym.make('numjoco/Hopper-v0')
+    wrapped = gym.make("numjoco/Hopper-v0")
     wrapped.reset(seed=0)
     wrapped.close()
     wrapped.close()
@@ -108,7 +109,7 @@ def test_close_twice_and_use_after_close():
 
 
 def _gym_hopper():
-    return gym.make('Hopper-v5').unwrapped
+    return gym.make("Hopper-v5").unwrapped
 
 
 SEEDS = [0, 1, 2**31, 2**32, 2**63, 2**64 + 1, 2**200, True]
@@ -126,13 +127,13 @@ def test_seeds_as_gymnasium():
             np.testing.assert_allclose(ours.reset()[0], theirs.reset()[0], rtol=0, atol=1e-12)
 
 
-@pytest.mark.parametrize('seed', [-1, 1.5, '3', np.int64(7), np.uint64(2**63), None])
+@pytest.mark.parametrize("seed", [-1, 1.5, "3", np.int64(7), np.uint64(2**63), None])
 def test_invalid_seeds_as_gymnasium(seed):
     ours, theirs = make(), _gym_hopper()
     try:
         theirs.reset(seed=seed)
     except gym.error.Error as e:
-        with pytest.raises(type(e), match=str(e).split(':')[0]):
+        with pytest.raises(type(e), match=str(e).split(":")[0]):
             ours.reset(seed=seed)
     else:
         assert seed is None
@@ -142,7 +143,7 @@ def test_invalid_seeds_as_gymnasium(seed):
 def test_reset_without_seed_is_random_then_reproducible():
     a, b = make(), make()
     oa, ob = a.reset()[0], b.reset()[0]
-    assert not np.array_equal(oa, ob)           # seeded from OS entropy, as Gymnasium
+    assert not np.array_equal(oa, ob)  # seeded from OS entropy, as Gymnasium
     a.reset(seed=9)
     b.reset(seed=9)
     for _ in range(3):

@@ -14,6 +14,7 @@ States are compared bitwise-or-1e-12 (every fault path here is the plain pipelin
 round-off) and the warning counters exactly.  One difference is by design and checked as such: CNSTRFULL's
 lastinfo is the number of rows that did not fit (MuJoCo reports the arena bytes it would have needed).
 """
+
 import warnings
 
 import mujoco
@@ -63,7 +64,7 @@ FAULT_XML = """
 """
 
 
-def models(jacobian='dense', extra=''):
+def models(jacobian="dense", extra=""):
     xml = FAULT_XML.format(jacobian=jacobian, extra=extra)
     return sim.load_model(xml), mujoco.MjModel.from_xml_string(xml)
 
@@ -88,7 +89,7 @@ def warn_table(d, world=None):
 
 
 def assert_state_equal(d, md, world=None, atol=1e-12):
-    for f in ('qpos', 'qvel', 'act', 'qacc_warmstart', 'mocap_pos'):
+    for f in ("qpos", "qvel", "act", "qacc_warmstart", "mocap_pos"):
         ours = getattr(d, f) if world is None else getattr(d, f)[world]
         theirs = getattr(md, f)
         assert ours.shape == theirs.shape
@@ -109,7 +110,7 @@ def run_both(m, mm, field, index, value, before=5, after=3, ctrl=(0.3, -0.2, 0.0
     set_field(d, field, index, value)
     set_field(md, field, index, value)
     with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter('always')
+        warnings.simplefilter("always")
         for _ in range(after):
             sim.step(m, d)
             mujoco.mj_step(mm, md)
@@ -118,35 +119,45 @@ def run_both(m, mm, field, index, value, before=5, after=3, ctrl=(0.3, -0.2, 0.0
 
 # --------------------------------------------------------------------------------------------- bad controls
 
-@pytest.mark.parametrize('actuator', [0, 1, 2, 3])
-@pytest.mark.parametrize('value', [np.nan, np.inf, -np.inf, 1e11])
+
+@pytest.mark.parametrize("actuator", [0, 1, 2, 3])
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf, 1e11])
 def test_bad_ctrl_as_mujoco(actuator, value):
     """NaN / inf / huge control: zeroed for that evaluation with BADCTRL (lastinfo = actuator) unless the
     actuator's ctrlrange clamps it first (the clamped motor, index 1, clamps inf and 1e11 but not NaN)."""
     m, mm = models()
-    d, md, pyw = run_both(m, mm, 'ctrl', actuator, value)
+    d, md, pyw = run_both(m, mm, "ctrl", actuator, value)
     assert warn_table(d) == warn_table(md)
     assert_state_equal(d, md)
     bad = md.warning[W.mjWARN_BADCTRL].number > 0
     assert bad == (actuator != 1 or np.isnan(value))
-    assert any('ctrl' in w and '[0]' in w for w in pyw) == bad
-    assert not any('diverged' in w for w in pyw)
+    assert any("ctrl" in w and "[0]" in w for w in pyw) == bad
+    assert not any("diverged" in w for w in pyw)
     # d.ctrl keeps what the user wrote (MuJoCo zeroes a scratch copy, never d.ctrl)
     assert np.array_equal(d.ctrl, md.ctrl, equal_nan=True)
 
 
 # ---------------------------------------------------------------------------------- bad state: auto-reset
 
-BAD_STATE = [('qpos', 2, np.nan), ('qpos', 8, np.inf), ('qvel', 2, 1e11), ('qvel', 6, -np.inf),
-             ('act', 0, np.nan), ('act', 1, np.inf),
-             ('qfrc_applied', 7, np.nan), ('qfrc_applied', 0, np.inf),
-             ('xfrc_applied', (2, 0), np.nan), ('xfrc_applied', (3, 4), np.inf),
-             ('xfrc_applied', (1, 1), np.inf),          # on the mocap body: no dof, NaN only through dense J'f
-             ('mocap_pos', (0, 1), np.nan), ('mocap_quat', (0, 2), np.inf)]
+BAD_STATE = [
+    ("qpos", 2, np.nan),
+    ("qpos", 8, np.inf),
+    ("qvel", 2, 1e11),
+    ("qvel", 6, -np.inf),
+    ("act", 0, np.nan),
+    ("act", 1, np.inf),
+    ("qfrc_applied", 7, np.nan),
+    ("qfrc_applied", 0, np.inf),
+    ("xfrc_applied", (2, 0), np.nan),
+    ("xfrc_applied", (3, 4), np.inf),
+    ("xfrc_applied", (1, 1), np.inf),  # on the mocap body: no dof, NaN only through dense J'f
+    ("mocap_pos", (0, 1), np.nan),
+    ("mocap_quat", (0, 2), np.inf),
+]
 
 
-@pytest.mark.parametrize('jacobian', ['dense', 'sparse'])
-@pytest.mark.parametrize('field,index,value', BAD_STATE, ids=[f'{f}{i}={v}' for f, i, v in BAD_STATE])
+@pytest.mark.parametrize("jacobian", ["dense", "sparse"])
+@pytest.mark.parametrize("field,index,value", BAD_STATE, ids=[f"{f}{i}={v}" for f, i, v in BAD_STATE])
 def test_bad_state_resets_as_mujoco(field, index, value, jacobian):
     """The same warning kind, count and lastinfo as mujoco, the same state after the reset and the steps that
     follow, and a Python warning exactly when mujoco reset the world."""
@@ -155,19 +166,19 @@ def test_bad_state_resets_as_mujoco(field, index, value, jacobian):
     assert warn_table(d) == warn_table(md)
     assert_state_equal(d, md)
     reset = any(md.warning[k].number for k in (W.mjWARN_BADQPOS, W.mjWARN_BADQVEL, W.mjWARN_BADQACC))
-    assert any('diverged' in w for w in pyw) == reset
-    if (field, index, jacobian) == (('xfrc_applied', (1, 1), 'sparse')):
-        assert not reset         # sparse mj_applyFT touches the (empty) dof chain of a mocap body only
+    assert any("diverged" in w for w in pyw) == reset
+    if (field, index, jacobian) == (("xfrc_applied", (1, 1), "sparse")):
+        assert not reset  # sparse mj_applyFT touches the (empty) dof chain of a mocap body only
     else:
         assert reset
-    for f in ('qpos', 'qvel', 'act'):
+    for f in ("qpos", "qvel", "act"):
         assert np.all(np.isfinite(getattr(d, f)))
 
 
-@pytest.mark.parametrize('field,index,value', [('qvel', 3, np.nan), ('qfrc_applied', 6, np.inf)])
+@pytest.mark.parametrize("field,index,value", [("qvel", 3, np.nan), ("qfrc_applied", 6, np.inf)])
 def test_autoreset_disabled_as_mujoco(field, index, value):
     """<flag autoreset="disable">: counted twice per check as mj_checkVel / mj_checkAcc do, state left bad."""
-    m, mm = models(extra='')
+    m, mm = models(extra="")
     for model in (m, mm):
         model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_AUTORESET)
     d, md, pyw = run_both(m, mm, field, index, value, after=2)
@@ -178,11 +189,15 @@ def test_autoreset_disabled_as_mujoco(field, index, value):
 
 # ------------------------------------------------------------------------------------------- full buffers
 
+
 def pile(n=24, memory=None):
     """n spheres dropped in a heap on a plane (many sphere-sphere and plane contacts)."""
-    balls = ''.join(f"<body pos='{0.05 * (i % 4)} {0.05 * ((i // 4) % 4)} {0.1 + 0.12 * (i // 16)}'><freejoint/>"
-                    f"<geom type='sphere' size='.1'/></body>" for i in range(n))
-    size = f"<size memory='{memory}'/>" if memory else ''
+    balls = "".join(
+        f"<body pos='{0.05 * (i % 4)} {0.05 * ((i // 4) % 4)} {0.1 + 0.12 * (i // 16)}'><freejoint/>"
+        f"<geom type='sphere' size='.1'/></body>"
+        for i in range(n)
+    )
+    size = f"<size memory='{memory}'/>" if memory else ""
     return f"<mujoco>{size}<worldbody><geom type='plane' size='5 5 .1'/>{balls}</worldbody></mujoco>"
 
 
@@ -194,7 +209,7 @@ def _mujoco_arena(memory, nstep=3):
     return mm, md
 
 
-@pytest.mark.parametrize('memory', ['60K', '100K', '150K'])
+@pytest.mark.parametrize("memory", ["60K", "100K", "150K"])
 def test_contact_buffer_full_as_mujoco(memory):
     """mujoco's arena holds `ncon` contacts and then no constraint rows: numjoco with nconmax = ncon (and
     njmax = ncon, too few rows) drops the same contacts, counts CONTACTFULL the same number of times (lastinfo
@@ -205,8 +220,8 @@ def test_contact_buffer_full_as_mujoco(memory):
     d = sim.Data(m, nconmax=int(md.ncon), njmax=int(md.ncon))
     with pytest.warns(RuntimeWarning) as rec:
         sim.step(m, d, 3)
-    msgs = ' '.join(str(r.message) for r in rec)
-    assert 'contact buffer full' in msgs and 'constraint buffer full' in msgs
+    msgs = " ".join(str(r.message) for r in rec)
+    assert "contact buffer full" in msgs and "constraint buffer full" in msgs
     assert d.ncon == md.ncon and d.nefc == 0
     ours, theirs = warn_table(d), warn_table(md)
     assert ours[W.mjWARN_CONTACTFULL] == theirs[W.mjWARN_CONTACTFULL]
@@ -224,13 +239,13 @@ def test_constraint_buffer_full_as_mujoco():
     need_con, need_efc = int(full.ncon), int(full.nefc)
     # the smallest arena (10 KiB steps) that holds every contact of the first step: its efc arrays cannot fit
     for kib in range(100, 1000, 10):
-        mm, md = _mujoco_arena(f'{kib}K', 1)
+        mm, md = _mujoco_arena(f"{kib}K", 1)
         if md.warning[W.mjWARN_CONTACTFULL].number == 0:
             break
     assert md.ncon == need_con and md.nefc == 0 and md.warning[W.mjWARN_CNSTRFULL].number == 1
     m = sim.load_model(pile())
     d = sim.Data(m, nconmax=need_con + 10, njmax=need_efc - 1)
-    with pytest.warns(RuntimeWarning, match='constraint buffer full'):
+    with pytest.warns(RuntimeWarning, match="constraint buffer full"):
         sim.step(m, d)
     assert d.ncon == md.ncon and d.nefc == 0
     assert warn_table(d)[W.mjWARN_CNSTRFULL][0] == 1 and warn_table(d)[W.mjWARN_CONTACTFULL] == (0, 0)
@@ -238,12 +253,13 @@ def test_constraint_buffer_full_as_mujoco():
     # with one more row everything fits again: no warning, rows as mujoco with a large arena
     d = sim.Data(m, nconmax=need_con, njmax=need_efc)
     with warnings.catch_warnings():
-        warnings.simplefilter('error')
+        warnings.simplefilter("error")
         sim.step(m, d)
     assert d.nefc == need_efc
 
 
 # --------------------------------------------------------------------------------------- batch isolation
+
 
 def _singles(m, states, nstep, nconmax=None):
     out = []
@@ -252,7 +268,7 @@ def _singles(m, states, nstep, nconmax=None):
         for k, v in st.items():
             setattr(d, k, v)
         with warnings.catch_warnings():
-            warnings.simplefilter('ignore')
+            warnings.simplefilter("ignore")
             sim.step(m, d, nstep)
         out.append(d)
     return out
@@ -263,19 +279,31 @@ def _batch_states(m, n, seed):
     out = []
     for _ in range(n):
         d = sim.Data(m)
-        out.append({'qpos': d.qpos + np.concatenate([np.zeros(7), rng.uniform(-.2, .2, m.nq - 7)]),
-                    'qvel': rng.uniform(-.5, .5, m.nv), 'ctrl': rng.uniform(-1, 1, m.nu),
-                    'qfrc_applied': np.zeros(m.nv), 'xfrc_applied': np.zeros((m.nbody, 6)),
-                    'mocap_pos': d.mocap_pos.copy(), 'act': np.zeros(m.na)})
+        out.append(
+            {
+                "qpos": d.qpos + np.concatenate([np.zeros(7), rng.uniform(-0.2, 0.2, m.nq - 7)]),
+                "qvel": rng.uniform(-0.5, 0.5, m.nv),
+                "ctrl": rng.uniform(-1, 1, m.nu),
+                "qfrc_applied": np.zeros(m.nv),
+                "xfrc_applied": np.zeros((m.nbody, 6)),
+                "mocap_pos": d.mocap_pos.copy(),
+                "act": np.zeros(m.na),
+            }
+        )
     return out
 
 
-FAULTS = [('ctrl', 0, np.nan, W.mjWARN_BADCTRL), ('qvel', 4, np.nan, W.mjWARN_BADQVEL),
-          ('qpos', 9, np.inf, W.mjWARN_BADQPOS), ('qfrc_applied', 1, np.inf, W.mjWARN_BADQACC),
-          ('xfrc_applied', (3, 2), np.nan, W.mjWARN_BADQACC), ('mocap_pos', (0, 0), np.nan, W.mjWARN_BADQACC)]
+FAULTS = [
+    ("ctrl", 0, np.nan, W.mjWARN_BADCTRL),
+    ("qvel", 4, np.nan, W.mjWARN_BADQVEL),
+    ("qpos", 9, np.inf, W.mjWARN_BADQPOS),
+    ("qfrc_applied", 1, np.inf, W.mjWARN_BADQACC),
+    ("xfrc_applied", (3, 2), np.nan, W.mjWARN_BADQACC),
+    ("mocap_pos", (0, 0), np.nan, W.mjWARN_BADQACC),
+]
 
 
-@pytest.mark.parametrize('field,index,value,kind', FAULTS, ids=[f[0] for f in FAULTS])
+@pytest.mark.parametrize("field,index,value,kind", FAULTS, ids=[f[0] for f in FAULTS])
 def test_fault_in_one_world_leaves_the_others_bitwise(field, index, value, kind):
     """Worlds 0, 1 and 3 of a batch of 4 equal stepping them alone, bit for bit; world 2 equals a single world
     with the same fault (warnings included); the Python warning names world 2 only."""
@@ -286,15 +314,15 @@ def test_fault_in_one_world_leaves_the_others_bitwise(field, index, value, kind)
     b = sim.Data(m, nworld=4)
     for k in sts[0]:
         setattr(b, k, np.stack([s[k] for s in sts]))
-    with pytest.warns(RuntimeWarning, match=r'world\(s\) \[2\]'):
+    with pytest.warns(RuntimeWarning, match=r"world\(s\) \[2\]"):
         sim.step(m, b, 10)
     singles = _singles(m, sts, 10)
     for w, d in enumerate(singles):
-        for f in ('qpos', 'qvel', 'act', 'qacc', 'xpos', 'efc_force', 'contact_pos'):
-            ours = getattr(b, f)[w] if f != 'contact_pos' else b.contact.pos[w, :b.ncon[w]]
-            ref = getattr(d, f) if f != 'contact_pos' else d.contact.pos
-            if f == 'efc_force':
-                ours = ours[:b.nefc[w]]
+        for f in ("qpos", "qvel", "act", "qacc", "xpos", "efc_force", "contact_pos"):
+            ours = getattr(b, f)[w] if f != "contact_pos" else b.contact.pos[w, : b.ncon[w]]
+            ref = getattr(d, f) if f != "contact_pos" else d.contact.pos
+            if f == "efc_force":
+                ours = ours[: b.nefc[w]]
             assert np.array_equal(ours, ref), (w, f)
         assert warn_table(b, w) == warn_table(d), w
     assert b.warning[kind].number.tolist() == [0, 0, b.warning[kind].number[2], 0]
@@ -307,12 +335,12 @@ def test_contact_overflow_in_one_world_leaves_the_others_bitwise():
     m = sim.load_model(pile())
     spread = sim.Data(m).qpos.copy()
     for i in range(24):
-        spread[7 * i:7 * i + 3] = (0.5 * (i % 6), 0.5 * (i // 6), 0.1)
+        spread[7 * i : 7 * i + 3] = (0.5 * (i % 6), 0.5 * (i // 6), 0.1)
     heap = sim.Data(m).qpos.copy()
-    sts = [{'qpos': spread}, {'qpos': heap}, {'qpos': spread + 0.01}, {'qpos': spread - 0.01}]
+    sts = [{"qpos": spread}, {"qpos": heap}, {"qpos": spread + 0.01}, {"qpos": spread - 0.01}]
     b = sim.Data(m, nworld=4, nconmax=40)
-    b.qpos = np.stack([s['qpos'] for s in sts])
-    with pytest.warns(RuntimeWarning, match=r'contact buffer full in world\(s\) \[1\]'):
+    b.qpos = np.stack([s["qpos"] for s in sts])
+    with pytest.warns(RuntimeWarning, match=r"contact buffer full in world\(s\) \[1\]"):
         sim.step(m, b, 5)
     singles = _singles(m, sts, 5, nconmax=40)
     for w, d in enumerate(singles):
@@ -342,8 +370,8 @@ SINGULAR = """
 """
 
 
-@pytest.mark.parametrize('integrator', ['Euler', 'RK4', 'implicit', 'implicitfast'])
-@pytest.mark.parametrize('nhinge', [2, 3])
+@pytest.mark.parametrize("integrator", ["Euler", "RK4", "implicit", "implicitfast"])
+@pytest.mark.parametrize("nhinge", [2, 3])
 def test_singular_mass_matrix_as_mujoco(integrator, nhinge):
     """Repeated hinges on one axis make M singular: MuJoCo raises each tiny pivot of its L'DL (and of the
     implicit integrator's LU / L'DL) to mjMINVAL and counts mjWARN_INERTIA once per factorisation (lastinfo =

@@ -2,6 +2,7 @@
 Magnus and Kutta lift, viscous and quadratic drag per geom) next to the inertia-box model, with wind, over
 random states (qfrc_fluid, qfrc_passive, qacc) and 200-step Euler and RK4 trajectories. Contacts and
 constraints are disabled in both implementations (the fluid stage does not depend on them)."""
+
 import mujoco
 import numpy as np
 import pytest
@@ -57,10 +58,10 @@ FLUID = """
 """
 
 CASES = {
-    'air': dict(density=1.2, viscosity=2e-5, wind='0 0 0'),
-    'water_wind': dict(density=1000, viscosity=1e-3, wind='0.5 -0.3 0.2'),
-    'viscous_only': dict(density=0, viscosity=0.5, wind='1 0 0'),
-    'density_only': dict(density=800, viscosity=0, wind='0 0 0'),
+    "air": dict(density=1.2, viscosity=2e-5, wind="0 0 0"),
+    "water_wind": dict(density=1000, viscosity=1e-3, wind="0.5 -0.3 0.2"),
+    "viscous_only": dict(density=0, viscosity=0.5, wind="1 0 0"),
+    "density_only": dict(density=800, viscosity=0, wind="0 0 0"),
 }
 
 
@@ -78,17 +79,17 @@ def random_state(m, rng, vscale=2.0):
 def compare(ours, ref, what):
     ours = np.asarray(ours, dtype=float)
     ref = np.asarray(ref, dtype=float)
-    assert ours.shape == ref.shape, f'{what}: shape {ours.shape} != {ref.shape}'
+    assert ours.shape == ref.shape, f"{what}: shape {ours.shape} != {ref.shape}"
     scale = max(1.0, float(np.max(np.abs(ref)))) if ref.size else 1.0
     err = np.abs(ours - ref)
-    assert np.all(err <= RTOL * np.abs(ref) + ATOL * scale), f'{what}: max err {err.max():.3e}'
+    assert np.all(err <= RTOL * np.abs(ref) + ATOL * scale), f"{what}: max err {err.max():.3e}"
     return float(err.max() / scale) if ref.size else 0.0
 
 
-FIELDS = ['qfrc_fluid', 'qfrc_passive', 'qacc']
+FIELDS = ["qfrc_fluid", "qfrc_passive", "qacc"]
 
 
-@pytest.mark.parametrize('name', list(CASES))
+@pytest.mark.parametrize("name", list(CASES))
 def test_fluid_matches_mujoco(name):
     m = load(name)
     rng = np.random.default_rng(3)
@@ -105,36 +106,39 @@ def test_fluid_matches_mujoco(name):
         mujoco.mj_forward(m, md)
         assert np.any(md.qfrc_fluid != 0)
         for f in FIELDS:
-            worst[f] = max(worst.get(f, 0.0), compare(getattr(b, f)[i], getattr(md, f), f'{name}[{i}] {f}'))
-    print(name, ' '.join(f'{k} {v:.1e}' for k, v in worst.items()))
+            worst[f] = max(worst.get(f, 0.0), compare(getattr(b, f)[i], getattr(md, f), f"{name}[{i}] {f}"))
+    print(name, " ".join(f"{k} {v:.1e}" for k, v in worst.items()))
 
 
 def test_ellipsoid_replaces_inertia_box():
     """The ellipsoid model really is on: switching it off (fluidshape none) changes qfrc_fluid."""
-    m = load('air')
+    m = load("air")
     md = mujoco.MjData(m)
     st = random_state(m, np.random.default_rng(5))
-    md.qpos[:] = st['qpos']; md.qvel[:] = st['qvel']
+    md.qpos[:] = st["qpos"]
+    md.qvel[:] = st["qvel"]
     mujoco.mj_forward(m, md)
-    m2 = load('air')
+    m2 = load("air")
     m2.geom_fluid[:] = 0
     md2 = mujoco.MjData(m2)
-    md2.qpos[:] = st['qpos']; md2.qvel[:] = st['qvel']
+    md2.qpos[:] = st["qpos"]
+    md2.qvel[:] = st["qvel"]
     mujoco.mj_forward(m2, md2)
     assert np.max(np.abs(md.qfrc_fluid - md2.qfrc_fluid)) > 1e-3
     d2 = api.Data(m2)
-    d2.qpos = st['qpos']; d2.qvel = st['qvel']
+    d2.qpos = st["qpos"]
+    d2.qvel = st["qvel"]
     api.forward(m2, d2)
-    compare(d2.qfrc_fluid, md2.qfrc_fluid, 'fluidshape off: qfrc_fluid')
+    compare(d2.qfrc_fluid, md2.qfrc_fluid, "fluidshape off: qfrc_fluid")
 
 
-@pytest.mark.parametrize('integrator', ['Euler', 'RK4'])
-@pytest.mark.parametrize('name', ['air', 'water_wind'])
+@pytest.mark.parametrize("integrator", ["Euler", "RK4"])
+@pytest.mark.parametrize("name", ["air", "water_wind"])
 def test_trajectory(name, integrator):
     m = load(name)
-    m.opt.integrator = getattr(mujoco.mjtIntegrator, 'mjINT_' + integrator.upper())
-    if name == 'water_wind':
-        m.opt.timestep = 0.0005      # stiff added-mass/drag in water: keep both integrators stable
+    m.opt.integrator = getattr(mujoco.mjtIntegrator, "mjINT_" + integrator.upper())
+    if name == "water_wind":
+        m.opt.timestep = 0.0005  # stiff added-mass/drag in water: keep both integrators stable
     st = random_state(m, np.random.default_rng(11), vscale=1.0)
     md = mujoco.MjData(m)
     d = api.Data(m)
@@ -145,11 +149,11 @@ def test_trajectory(name, integrator):
     for t in range(200):
         mujoco.mj_step(m, md)
         api.step(m, d, 1)
-        for f in ('qpos', 'qvel'):
+        for f in ("qpos", "qvel"):
             ref = getattr(md, f)
             err = np.abs(np.asarray(getattr(d, f)) - ref)
             scale = max(1.0, float(np.max(np.abs(ref))))
             worst = max(worst, float(err.max() / scale))
-            assert np.all(np.isfinite(ref)), f'{name} {integrator}: mujoco diverged at step {t}'
-            assert np.all(err <= TRAJ_TOL * scale), f'{name} {integrator} step {t} {f}: max err {err.max():.3e}'
-    print(f'{name} {integrator}: trajectory max rel err {worst:.2e}')
+            assert np.all(np.isfinite(ref)), f"{name} {integrator}: mujoco diverged at step {t}"
+            assert np.all(err <= TRAJ_TOL * scale), f"{name} {integrator} step {t} {f}: max err {err.max():.3e}"
+    print(f"{name} {integrator}: trajectory max rel err {worst:.2e}")

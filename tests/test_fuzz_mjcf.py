@@ -11,6 +11,7 @@ compile time excluded).  The outcome counts are printed (-s) and checked to cove
 which numjoco disagreed with MuJoCo before issue 16 (empty attributes, stray text, repeated names, number
 formats, XML tinyxml2 tolerates) are pinned in tests/test_parser_agreement.py.
 """
+
 import collections
 
 import pytest
@@ -26,12 +27,19 @@ pytestmark = [pytest.mark.oracle, pytest.mark.compiler]
 
 def run_property(strategy, n, full, stats):
     """Check the property on n inputs drawn from strategy; outcome counts into stats."""
-    @settings(max_examples=n, deadline=None, derandomize=not full, database=None, print_blob=True,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                     HealthCheck.filter_too_much])
+
+    @settings(
+        max_examples=n,
+        deadline=None,
+        derandomize=not full,
+        database=None,
+        print_blob=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+    )
     @given(strategy)
     def prop(case):
         stats[fm.check_input(case)] += 1
+
     fm.STEP_ALL[0] = full
     prop()
     print(dict(stats))
@@ -39,14 +47,14 @@ def run_property(strategy, n, full, stats):
 
 
 def test_mutated_mjcf_models(full_run):
-    stats = run_property(fm.mutated_mjcf(), N_FULL_MUTATED if full_run else N_MUTATED, full_run,
-                         collections.Counter())
+    stats = run_property(fm.mutated_mjcf(), N_FULL_MUTATED if full_run else N_MUTATED, full_run, collections.Counter())
     assert sum(stats.values()) >= (N_FULL_MUTATED if full_run else N_MUTATED) * 0.95
-    assert stats['both-accept'] >= 20 and stats['both-reject'] >= 100
+    assert stats["both-accept"] >= 20 and stats["both-reject"] >= 100
 
 
 def test_generated_mjcf_models(full_run):
-    stats = run_property(fm.generated_mjcf(), N_FULL_GENERATED if full_run else N_GENERATED, full_run,
-                         collections.Counter())
-    assert stats['both-accept'] >= 0.5 * sum(stats.values())     # valid by construction, nearly always
-    assert stats['both-reject'] <= 0.05 * sum(stats.values())
+    stats = run_property(
+        fm.generated_mjcf(), N_FULL_GENERATED if full_run else N_GENERATED, full_run, collections.Counter()
+    )
+    assert stats["both-accept"] >= 0.5 * sum(stats.values())  # valid by construction, nearly always
+    assert stats["both-reject"] <= 0.05 * sum(stats.values())

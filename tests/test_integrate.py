@@ -1,4 +1,5 @@
 """Trajectory agreement with mujoco.mj_step (contact-free), batch/serial equivalence, divergence reset."""
+
 import mujoco
 import numpy as np
 import pytest
@@ -10,15 +11,26 @@ from test_smooth import load, random_states
 NSTEP = 1000
 TOL = 1e-8
 
-CASES = [('hopper', 'euler'), ('hopper', 'rk4'), ('hopper', 'implicitfast'),
-         ('half_cheetah', 'implicitfast'), ('joints_tendons', 'euler'), ('joints_tendons', 'rk4'),
-         ('actuators', 'euler'), ('actuators', 'rk4'), ('inverted_double_pendulum', 'implicitfast')]
-INTEG = {'euler': mujoco.mjtIntegrator.mjINT_EULER, 'rk4': mujoco.mjtIntegrator.mjINT_RK4,
-         'implicitfast': mujoco.mjtIntegrator.mjINT_IMPLICITFAST,
-         'implicit': mujoco.mjtIntegrator.mjINT_IMPLICIT}
+CASES = [
+    ("hopper", "euler"),
+    ("hopper", "rk4"),
+    ("hopper", "implicitfast"),
+    ("half_cheetah", "implicitfast"),
+    ("joints_tendons", "euler"),
+    ("joints_tendons", "rk4"),
+    ("actuators", "euler"),
+    ("actuators", "rk4"),
+    ("inverted_double_pendulum", "implicitfast"),
+]
+INTEG = {
+    "euler": mujoco.mjtIntegrator.mjINT_EULER,
+    "rk4": mujoco.mjtIntegrator.mjINT_RK4,
+    "implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST,
+    "implicit": mujoco.mjtIntegrator.mjINT_IMPLICIT,
+}
 
 
-@pytest.mark.parametrize('name,integ', CASES)
+@pytest.mark.parametrize("name,integ", CASES)
 def test_trajectory_matches_mujoco(name, integ):
     m = load(name)
     m.opt.integrator = INTEG[integ]
@@ -27,7 +39,7 @@ def test_trajectory_matches_mujoco(name, integ):
     ctrls = rng.uniform(-1, 1, (NSTEP, m.nu))
     md = mujoco.MjData(m)
     d = api.Data(m)
-    for k in ('qpos', 'qvel', 'act', 'mocap_pos', 'mocap_quat'):
+    for k in ("qpos", "qvel", "act", "mocap_pos", "mocap_quat"):
         getattr(md, k)[:] = st[k]
         setattr(d, k, st[k])
     for t in range(NSTEP):
@@ -35,15 +47,15 @@ def test_trajectory_matches_mujoco(name, integ):
         d.ctrl = ctrls[t]
         mujoco.mj_step(m, md)
         api.step(m, d)
-    for f in ('qpos', 'qvel', 'act'):
+    for f in ("qpos", "qvel", "act"):
         ref = getattr(md, f)
         err = np.max(np.abs(getattr(d, f) - ref)) if ref.size else 0.0
-        assert err <= TOL * max(1.0, np.max(np.abs(ref)) if ref.size else 1.0), f'{name}/{integ} {f}: {err:.3e}'
+        assert err <= TOL * max(1.0, np.max(np.abs(ref)) if ref.size else 1.0), f"{name}/{integ} {f}: {err:.3e}"
     assert abs(d.time - md.time) < 1e-12
 
 
 def test_batch_bitwise_equals_single():
-    m = load('joints_tendons')
+    m = load("joints_tendons")
     sts = random_states(m, 4, seed=3)
     b = api.Data(m, nworld=4)
     for k in sts[0]:
@@ -54,18 +66,18 @@ def test_batch_bitwise_equals_single():
         for k, v in s.items():
             setattr(d, k, v)
         api.step(m, d, nstep=50)
-        for f in ('qpos', 'qvel', 'act', 'qacc', 'xpos', 'M'):
+        for f in ("qpos", "qvel", "act", "qacc", "xpos", "M"):
             assert np.array_equal(getattr(b, f)[i], getattr(d, f)), f
 
 
 def test_nan_resets_only_that_world():
-    m = load('hopper')
+    m = load("hopper")
     sts = random_states(m, 3, seed=4)
     b = api.Data(m, nworld=3)
     for k in sts[0]:
         setattr(b, k, np.stack([s[k] for s in sts]))
     b.qvel[1, 2] = np.nan
-    with pytest.warns(RuntimeWarning, match='diverged'):
+    with pytest.warns(RuntimeWarning, match="diverged"):
         api.step(m, b)
     # world 1: reset then stepped once from the reset state (as mj_step with autoreset)
     md = mujoco.MjData(m)
@@ -92,7 +104,7 @@ def test_nan_resets_only_that_world():
 IMPLICIT_XML = {
     # standalone free bodies (local 6x6 solve with the gyroscopic derivative in implicitfast), a free-root
     # tree with ball joints, fluid with wind, damper/intvelocity/velocity actuators, muscles, tendon damping
-    'implicit_features': """
+    "implicit_features": """
 <mujoco>
   <option timestep="0.004" density="1.3" viscosity="0.02" wind="0.4 -0.2 0.3"/>
   <worldbody>
@@ -155,15 +167,27 @@ IMPLICIT_XML = {
   </actuator>
 </mujoco>""",
 }
-IMPLICIT_MODELS = ['implicit_features', 'joints_tendons', 'actuators', 'hopper', 'half_cheetah', 'ant',
-                   'humanoid', 'walker2d', 'swimmer', 'reacher', 'inverted_pendulum', 'inverted_double_pendulum',
-                   'pusher']
+IMPLICIT_MODELS = [
+    "implicit_features",
+    "joints_tendons",
+    "actuators",
+    "hopper",
+    "half_cheetah",
+    "ant",
+    "humanoid",
+    "walker2d",
+    "swimmer",
+    "reacher",
+    "inverted_pendulum",
+    "inverted_double_pendulum",
+    "pusher",
+]
 QDERIV_RTOL = 1e-9
 
 
 def load_implicit(name):
     """Model by name; suffix '_noclamp' also disables control clamping (qDeriv then uses the raw ctrl)."""
-    base = name[:-len('_noclamp')] if name.endswith('_noclamp') else name
+    base = name[: -len("_noclamp")] if name.endswith("_noclamp") else name
     if base in IMPLICIT_XML:
         m = mujoco.MjModel.from_xml_string(IMPLICIT_XML[base])
         m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_CONSTRAINT
@@ -175,13 +199,13 @@ def load_implicit(name):
 
 
 def _set_state(m, md, d, st):
-    for k in ('qpos', 'qvel', 'act', 'ctrl', 'mocap_pos', 'mocap_quat'):
+    for k in ("qpos", "qvel", "act", "ctrl", "mocap_pos", "mocap_quat"):
         getattr(md, k)[:] = st[k]
         setattr(d, k, st[k])
 
 
-@pytest.mark.parametrize('integ', ['implicit', 'implicitfast'])
-@pytest.mark.parametrize('name', IMPLICIT_MODELS + ['implicit_features_noclamp'])
+@pytest.mark.parametrize("integ", ["implicit", "implicitfast"])
+@pytest.mark.parametrize("name", IMPLICIT_MODELS + ["implicit_features_noclamp"])
 def test_qderiv_matches_mujoco(name, integ):
     """qDeriv left by one step (computed from the pre-step state, as mj_implicit does) equals mujoco's."""
     m = load_implicit(name)
@@ -193,16 +217,16 @@ def test_qderiv_matches_mujoco(name, integ):
         mujoco.mj_step(m, md)
         api.step(m, d)
         ref = md.qDeriv
-        ours = d._arrays['qDeriv'][0]
+        ours = d._arrays["qDeriv"][0]
         scale = max(1.0, np.max(np.abs(ref)))
         err = np.max(np.abs(ours - ref)) / scale
-        assert err <= QDERIV_RTOL, f'{name}/{integ}: qDeriv rel err {err:.3e}'
+        assert err <= QDERIV_RTOL, f"{name}/{integ}: qDeriv rel err {err:.3e}"
         # one step of qpos/qvel from the same state
         assert np.max(np.abs(d.qvel - md.qvel)) <= 1e-10 * max(1.0, np.max(np.abs(md.qvel)))
 
 
-@pytest.mark.parametrize('integ', ['implicit', 'implicitfast'])
-@pytest.mark.parametrize('name', IMPLICIT_MODELS)
+@pytest.mark.parametrize("integ", ["implicit", "implicitfast"])
+@pytest.mark.parametrize("name", IMPLICIT_MODELS)
 def test_implicit_trajectory(name, integ):
     """1000 steps with a fixed random control sequence: qpos, qvel, act within 1e-8 (relative to max |ref|)."""
     m = load_implicit(name)
@@ -218,38 +242,39 @@ def test_implicit_trajectory(name, integ):
         d.ctrl = ctrls[t]
         mujoco.mj_step(m, md)
         api.step(m, d)
-    for f in ('qpos', 'qvel', 'act'):
+    for f in ("qpos", "qvel", "act"):
         ref = getattr(md, f)
         if not ref.size:
             continue
         err = np.max(np.abs(getattr(d, f) - ref))
-        assert err <= TOL * max(1.0, np.max(np.abs(ref))), f'{name}/{integ} {f}: {err:.3e}'
+        assert err <= TOL * max(1.0, np.max(np.abs(ref))), f"{name}/{integ} {f}: {err:.3e}"
 
 
-@pytest.mark.parametrize('integ', ['implicit', 'implicitfast'])
+@pytest.mark.parametrize("integ", ["implicit", "implicitfast"])
 def test_implicit_batch_bitwise_equals_single(integ):
-    m = load_implicit('implicit_features')
+    m = load_implicit("implicit_features")
     m.opt.integrator = INTEG[integ]
     sts = random_states(m, 3, seed=8)
     b = api.Data(m, nworld=3)
-    for k in ('qpos', 'qvel', 'act', 'ctrl'):
+    for k in ("qpos", "qvel", "act", "ctrl"):
         setattr(b, k, np.stack([s[k] for s in sts]))
     api.step(m, b, nstep=40)
     for i, s in enumerate(sts):
         d = api.Data(m)
-        for k in ('qpos', 'qvel', 'act', 'ctrl'):
+        for k in ("qpos", "qvel", "act", "ctrl"):
             setattr(d, k, s[k])
         api.step(m, d, nstep=40)
-        for f in ('qpos', 'qvel', 'act', 'qacc'):
+        for f in ("qpos", "qvel", "act", "qacc"):
             assert np.array_equal(getattr(b, f)[i], getattr(d, f)), f
-        assert np.array_equal(b._arrays['qDeriv'][i], d._arrays['qDeriv'][0])
+        assert np.array_equal(b._arrays["qDeriv"][i], d._arrays["qDeriv"][0])
 
 
-@pytest.mark.parametrize('integ', ['implicit', 'implicitfast'])
+@pytest.mark.parametrize("integ", ["implicit", "implicitfast"])
 def test_implicit_with_compiled_model(integ):
     """Same trajectory when the model comes from numjoco's own MJCF compiler (its D/B sparsity and maps)."""
     import sim
-    xml = IMPLICIT_XML['implicit_features']
+
+    xml = IMPLICIT_XML["implicit_features"]
     mm = mujoco.MjModel.from_xml_string(xml)
     ms = sim.load_model(xml)
     for m in (mm, ms):
@@ -258,12 +283,12 @@ def test_implicit_with_compiled_model(integ):
     st = random_states(mm, 1, seed=3)[0]
     md = mujoco.MjData(mm)
     d = api.Data(ms)
-    for k in ('qpos', 'qvel', 'act', 'ctrl'):
+    for k in ("qpos", "qvel", "act", "ctrl"):
         getattr(md, k)[:] = st[k]
         setattr(d, k, st[k])
     for _ in range(300):
         mujoco.mj_step(mm, md)
         api.step(ms, d)
-    for f in ('qpos', 'qvel', 'act'):
+    for f in ("qpos", "qvel", "act"):
         ref = getattr(md, f)
         assert np.max(np.abs(getattr(d, f) - ref)) <= TOL * max(1.0, np.max(np.abs(ref))), f

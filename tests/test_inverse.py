@@ -6,6 +6,7 @@ Tolerance: qfrc_inverse <= 1e-8 relative to max(1, |value|) (the issue's bound);
 likewise.  States come from MuJoCo trajectories under random controls (contacts, limits, friction active),
 with qacc from mj_forward or random.
 """
+
 import os
 
 import mujoco
@@ -17,19 +18,19 @@ import sim
 from sim import api
 from sim.api import inverse
 
-MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'models')
+MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 TOL = 1e-8
 
 ASSETS = gymnasium_assets_dir()
 
 
 def load(name):
-    if name.endswith('.xml'):
+    if name.endswith(".xml"):
         path = os.path.join(MODELS, name)
     else:
         if ASSETS is None:
-            pytest.skip('gymnasium not installed')
-        path = os.path.join(ASSETS, name + '.xml')
+            pytest.skip("gymnasium not installed")
+        path = os.path.join(ASSETS, name + ".xml")
     return sim.load_model(path), mujoco.MjModel.from_xml_path(path)
 
 
@@ -66,7 +67,7 @@ def compare_inverse(m, mm, states, rng, random_qacc):
         assert rel_err(d.qfrc_inverse, md.qfrc_inverse) <= TOL, (d.qfrc_inverse, md.qfrc_inverse)
         assert rel_err(d.qfrc_constraint, md.qfrc_constraint) <= TOL
         assert d.nefc == md.nefc
-        assert rel_err(d.efc_force, md.efc_force[:md.nefc]) <= TOL
+        assert rel_err(d.efc_force, md.efc_force[: md.nefc]) <= TOL
         np.testing.assert_array_equal(d.qacc, md.qacc)
         if mm.nsensordata:
             assert rel_err(d.sensordata, md.sensordata) <= 1e-6
@@ -74,21 +75,21 @@ def compare_inverse(m, mm, states, rng, random_qacc):
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('name', ['hopper', 'ant', 'humanoid', 'sensors_contact.xml', 'equality_all.xml'])
-@pytest.mark.parametrize('random_qacc', [False, True])
+@pytest.mark.parametrize("name", ["hopper", "ant", "humanoid", "sensors_contact.xml", "equality_all.xml"])
+@pytest.mark.parametrize("random_qacc", [False, True])
 def test_inverse(name, random_qacc):
     m, mm = load(name)
     compare_inverse(m, mm, snapshots(mm, 8, 25, 0), np.random.default_rng(1), random_qacc)
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('integrator', ['Euler', 'implicit', 'implicitfast'])
+@pytest.mark.parametrize("integrator", ["Euler", "implicit", "implicitfast"])
 def test_inverse_discrete(integrator):
     """invdiscrete: qacc made continuous-time for the integrator before the inverse (mj_discreteAcc); the
     forward step's qacc is recovered as qfrc_inverse = applied + actuator forces."""
-    m, mm = load('sensors_contact.xml')
+    m, mm = load("sensors_contact.xml")
     for model in (m, mm):
-        model.opt.integrator = getattr(mujoco.mjtIntegrator, 'mjINT_' + integrator.upper())
+        model.opt.integrator = getattr(mujoco.mjtIntegrator, "mjINT_" + integrator.upper())
         model.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_INVDISCRETE
     compare_inverse(m, mm, snapshots(mm, 8, 25, 2), np.random.default_rng(3), True)
 
@@ -96,7 +97,7 @@ def test_inverse_discrete(integrator):
 @pytest.mark.oracle
 def test_inverse_discrete_damping():
     """invdiscrete with Euler and dof damping (the implicit damping term of mj_Euler)."""
-    m, mm = load('hopper')
+    m, mm = load("hopper")
     for model in (m, mm):
         model.opt.integrator = mujoco.mjtIntegrator.mjINT_EULER
         model.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_INVDISCRETE
@@ -104,7 +105,7 @@ def test_inverse_discrete_damping():
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('name', ['hopper', 'sensors_contact.xml'])
+@pytest.mark.parametrize("name", ["hopper", "sensors_contact.xml"])
 def test_fwdinv(name):
     """enable flag fwdinv: solver_fwdinv after each mj_step (forward vs inverse constraint force and applied
     force discrepancy), the step itself unchanged."""
@@ -117,7 +118,7 @@ def test_fwdinv(name):
     nonzero = 0
     for k in range(60):
         md.ctrl[:] = rng.uniform(-1, 1, mm.nu)
-        for f in ('qpos', 'qvel', 'act', 'ctrl', 'qacc_warmstart'):
+        for f in ("qpos", "qvel", "act", "ctrl", "qacc_warmstart"):
             setattr(d, f, getattr(md, f))
         d.time = md.time
         mujoco.mj_step(mm, md)
@@ -132,7 +133,7 @@ def test_fwdinv(name):
 def test_inverse_of_forward():
     """mj_inverse at the forward solution returns the applied + actuator forces (consistency of the analytic
     constraint inverse), here with qfrc_applied and xfrc_applied set."""
-    m, mm = load('sensors_contact.xml')
+    m, mm = load("sensors_contact.xml")
     d = sim.Data(m)
     rng = np.random.default_rng(7)
     for qpos, qvel, act, ctrl in snapshots(mm, 5, 30, 8):
@@ -156,7 +157,7 @@ def test_inverse_of_forward():
 @pytest.mark.oracle
 def test_inverse_batch():
     """Batched worlds each get their own qfrc_inverse."""
-    m, mm = load('hopper')
+    m, mm = load("hopper")
     states = snapshots(mm, 4, 20, 9)
     d = sim.Data(m, nworld=4)
     refs = []
@@ -174,7 +175,9 @@ def test_inverse_batch():
 
 
 def test_rk4_invdiscrete_refused():
-    m = sim.load_model('<mujoco><option integrator="RK4"><flag invdiscrete="enable"/></option>'
-                       '<worldbody><body><joint/><geom size=".1"/></body></worldbody></mujoco>')
-    with pytest.raises(ValueError, match='RK4'):
+    m = sim.load_model(
+        '<mujoco><option integrator="RK4"><flag invdiscrete="enable"/></option>'
+        '<worldbody><body><joint/><geom size=".1"/></body></worldbody></mujoco>'
+    )
+    with pytest.raises(ValueError, match="RK4"):
         inverse(m, sim.Data(m))

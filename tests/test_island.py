@@ -7,6 +7,7 @@ maps), qacc, efc_force, efc_state, qfrc_constraint, per-island iteration counts 
 improvement statistics, for Newton, CG and PGS at default settings; and the same with DSBL_ISLAND set
 (monolithic solve). Errors are max|ours - mujoco| / max(1, max|mujoco|).
 """
+
 import zlib
 
 import mujoco
@@ -93,15 +94,23 @@ _TENDON = """
 </mujoco>"""
 
 SCENES = {
-    'pile_pyr': _PILE.format(cone='pyramidal'),
-    'pile_ell': _PILE.format(cone='elliptic'),
-    'equality': _EQUALITY,
-    'tendon_limits': _TENDON,
+    "pile_pyr": _PILE.format(cone="pyramidal"),
+    "pile_ell": _PILE.format(cone="elliptic"),
+    "equality": _EQUALITY,
+    "tendon_limits": _TENDON,
 }
-SOLVERS = {'pgs': mujoco.mjtSolver.mjSOL_PGS, 'cg': mujoco.mjtSolver.mjSOL_CG,
-           'newton': mujoco.mjtSolver.mjSOL_NEWTON}
-ISLAND_INT = ('island_nv', 'island_idofadr', 'island_dofadr', 'island_ne', 'island_nf', 'island_nefc',
-              'island_iefcadr', 'island_ntree', 'island_itreeadr')
+SOLVERS = {"pgs": mujoco.mjtSolver.mjSOL_PGS, "cg": mujoco.mjtSolver.mjSOL_CG, "newton": mujoco.mjtSolver.mjSOL_NEWTON}
+ISLAND_INT = (
+    "island_nv",
+    "island_idofadr",
+    "island_dofadr",
+    "island_ne",
+    "island_nf",
+    "island_nefc",
+    "island_iefcadr",
+    "island_ntree",
+    "island_itreeadr",
+)
 
 
 def states(m, n, seed):
@@ -114,8 +123,14 @@ def states(m, n, seed):
         for _ in range(40):
             md.qfrc_applied[:] = 2.0 * rng.standard_normal(m.nv)
             mujoco.mj_step(m, md)
-        out.append(dict(qpos=md.qpos.copy(), qvel=md.qvel.copy(), qfrc_applied=md.qfrc_applied.copy(),
-                        qacc_warmstart=md.qacc_warmstart.copy()))
+        out.append(
+            dict(
+                qpos=md.qpos.copy(),
+                qvel=md.qvel.copy(),
+                qfrc_applied=md.qfrc_applied.copy(),
+                qacc_warmstart=md.qacc_warmstart.copy(),
+            )
+        )
     return out
 
 
@@ -133,16 +148,16 @@ def run(m, st):
     d = api.Data(m, nconmax=max(1, md.ncon), njmax=max(1, md.nefc))
     A = d._arrays
     nefc, ncon = md.nefc, md.ncon
-    for k in ('qpos', 'qvel', 'qacc_warmstart', 'qacc_smooth', 'qfrc_smooth', 'M', 'qLD', 'qLDiagInv'):
+    for k in ("qpos", "qvel", "qacc_warmstart", "qacc_smooth", "qfrc_smooth", "M", "qLD", "qLDiagInv"):
         A[k][0] = getattr(md, k)
-    A['ne'][0], A['nf'][0], A['nl'][0], A['nefc'][0], A['ncon'][0] = md.ne, md.nf, md.nl, nefc, ncon
-    A['efc_J'][0, :nefc] = dense_J(m, md)
-    for k in ('type', 'id', 'D', 'R', 'aref', 'frictionloss', 'diagA', 'pos', 'margin', 'vel'):
-        A['efc_' + k][0, :nefc] = getattr(md, 'efc_' + k)
-    A['efc_force'][0, :nefc] = 0.0
-    A['efc_state'][0, :nefc] = -1
-    for k in ('mu', 'friction', 'dim', 'efc_address', 'H', 'geom'):
-        A['contact_' + k][0, :ncon] = getattr(md.contact, k)
+    A["ne"][0], A["nf"][0], A["nl"][0], A["nefc"][0], A["ncon"][0] = md.ne, md.nf, md.nl, nefc, ncon
+    A["efc_J"][0, :nefc] = dense_J(m, md)
+    for k in ("type", "id", "D", "R", "aref", "frictionloss", "diagA", "pos", "margin", "vel"):
+        A["efc_" + k][0, :nefc] = getattr(md, "efc_" + k)
+    A["efc_force"][0, :nefc] = 0.0
+    A["efc_state"][0, :nefc] = -1
+    for k in ("mu", "friction", "dim", "efc_address", "H", "geom"):
+        A["contact_" + k][0, :ncon] = getattr(md.contact, k)
     _drive(api.model_struct(m), d._struct)
     return md, A
 
@@ -158,94 +173,109 @@ def compare(m, md, A):
     """Assert the partition equal; return the float errors and the iteration counts."""
     nefc = md.nefc
     ni = int(md.nisland)
-    assert int(A['nisland'][0]) == ni
+    assert int(A["nisland"][0]) == ni
     if ni:
-        assert int(A['nidof'][0]) == md.nidof
-        np.testing.assert_array_equal(A['tree_island'][0], md.tree_island)
-        np.testing.assert_array_equal(A['map_itree2tree'][0], md.map_itree2tree)
-        np.testing.assert_array_equal(A['dof_island'][0], md.dof_island)
-        np.testing.assert_array_equal(A['map_idof2dof'][0], md.map_idof2dof)
-        np.testing.assert_array_equal(A['map_dof2idof'][0], md.map_dof2idof)
-        np.testing.assert_array_equal(A['efc_island'][0, :nefc], md.efc_island)
-        np.testing.assert_array_equal(A['map_iefc2efc'][0, :nefc], md.map_iefc2efc)
-        np.testing.assert_array_equal(A['map_efc2iefc'][0, :nefc], md.map_efc2iefc)
+        assert int(A["nidof"][0]) == md.nidof
+        np.testing.assert_array_equal(A["tree_island"][0], md.tree_island)
+        np.testing.assert_array_equal(A["map_itree2tree"][0], md.map_itree2tree)
+        np.testing.assert_array_equal(A["dof_island"][0], md.dof_island)
+        np.testing.assert_array_equal(A["map_idof2dof"][0], md.map_idof2dof)
+        np.testing.assert_array_equal(A["map_dof2idof"][0], md.map_dof2idof)
+        np.testing.assert_array_equal(A["efc_island"][0, :nefc], md.efc_island)
+        np.testing.assert_array_equal(A["map_iefc2efc"][0, :nefc], md.map_iefc2efc)
+        np.testing.assert_array_equal(A["map_efc2iefc"][0, :nefc], md.map_efc2iefc)
         for k in ISLAND_INT:
             np.testing.assert_array_equal(A[k][0, :ni], getattr(md, k), err_msg=k)
     niter_mj = np.array(md.solver_niter)
-    niter = A['solver_niter_island'][0]
+    niter = A["solver_niter_island"][0]
     np.testing.assert_array_equal(niter, niter_mj)
-    assert int(A['solver_niter'][0]) == niter_mj[0]
+    assert int(A["solver_niter"][0]) == niter_mj[0]
     impr = 0.0
     for k in range(min(max(ni, 1), 20)):
         n = min(int(niter_mj[k]), 200)
-        a = A['solver_improvement'][0, k * 200:k * 200 + n]
+        a = A["solver_improvement"][0, k * 200 : k * 200 + n]
         b = np.array([md.solver[k * 200 + t].improvement for t in range(n)])
         impr = max(impr, rel(a, b))
-    return dict(qacc=rel(A['qacc'][0], md.qacc), force=rel(A['efc_force'][0, :nefc], md.efc_force),
-                qfrc=rel(A['qfrc_constraint'][0], md.qfrc_constraint), impr=impr,
-                state=int(np.sum(A['efc_state'][0, :nefc] != md.efc_state)), nisland=ni, nefc=nefc,
-                niter=niter_mj[:max(ni, 1)].tolist())
+    return dict(
+        qacc=rel(A["qacc"][0], md.qacc),
+        force=rel(A["efc_force"][0, :nefc], md.efc_force),
+        qfrc=rel(A["qfrc_constraint"][0], md.qfrc_constraint),
+        impr=impr,
+        state=int(np.sum(A["efc_state"][0, :nefc] != md.efc_state)),
+        nisland=ni,
+        nefc=nefc,
+        niter=niter_mj[: max(ni, 1)].tolist(),
+    )
 
 
 # efc_state differences we measured but have not resolved (qacc / efc_force still agree, asserted above)
 STATE_XFAIL = {
-    ('pile_ell', 'pgs'): 'PGS with elliptic cones: efc_state differs from MuJoCo on a few rows in ~15 % of states '
-                         '(measured 8/60 with islands, 9/60 without, over 20 seeds) while efc_force agrees to 4e-16; '
-                         'the final state classification of cone rows near zero force is not reproduced yet',
+    ("pile_ell", "pgs"): "PGS with elliptic cones: efc_state differs from MuJoCo on a few rows in ~15 % of states "
+    "(measured 8/60 with islands, 9/60 without, over 20 seeds) while efc_force agrees to 4e-16; "
+    "the final state classification of cone rows near zero force is not reproduced yet",
 }
 
 
-@pytest.mark.parametrize('islands', [True, False], ids=['islands', 'dsbl_island'])
-@pytest.mark.parametrize('solver', list(SOLVERS))
-@pytest.mark.parametrize('name', list(SCENES))
+@pytest.mark.parametrize("islands", [True, False], ids=["islands", "dsbl_island"])
+@pytest.mark.parametrize("solver", list(SOLVERS))
+@pytest.mark.parametrize("name", list(SCENES))
 def test_island_matches_mujoco(name, solver, islands, request):
     m = mujoco.MjModel.from_xml_string(SCENES[name])
     m.opt.solver = SOLVERS[solver]
     if not islands:
         m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_ISLAND
-    nstate = 8 if request.config.getoption('--full') else 3
+    nstate = 8 if request.config.getoption("--full") else 3
     worst = dict(qacc=0.0, force=0.0, qfrc=0.0, impr=0.0)
     multi = 0
     state_diff = []
-    for st in states(m, nstate, seed=zlib.crc32(name.encode()) % 1000):   # str hash() varies per process
+    for st in states(m, nstate, seed=zlib.crc32(name.encode()) % 1000):  # str hash() varies per process
         md, A = run(m, st)
         e = compare(m, md, A)
-        multi += e['nisland'] > 1
+        multi += e["nisland"] > 1
         for k in worst:
             worst[k] = max(worst[k], e[k])
-        if e['state']:
+        if e["state"]:
             state_diff.append(e)
     for k in worst:
         assert worst[k] <= RTOL, (k, worst)
     if islands:
-        assert multi > 0, 'scene produced no multi-island state'
+        assert multi > 0, "scene produced no multi-island state"
     if state_diff and (name, solver) in STATE_XFAIL:
-        pytest.xfail(STATE_XFAIL[(name, solver)] + '; here %d/%d states, %s rows'
-                     % (len(state_diff), nstate, [e['state'] for e in state_diff]))
+        pytest.xfail(
+            STATE_XFAIL[(name, solver)]
+            + "; here %d/%d states, %s rows" % (len(state_diff), nstate, [e["state"] for e in state_diff])
+        )
     assert not state_diff, state_diff[0]
 
 
 def test_island_partition_equality_tendon():
     """Coupled trees share an island: connect (a-b), site weld (c-e), joint equality (p-q) always; the
     two-tree tendon (j1-k0) whenever its limit / friction rows exist."""
-    m = mujoco.MjModel.from_xml_string(SCENES['equality'])
-    tree = lambda name: m.body_treeid[m.body(name).id]
+    m = mujoco.MjModel.from_xml_string(SCENES["equality"])
+
+    def tree(name):
+        return m.body_treeid[m.body(name).id]
+
     for st in states(m, 2, seed=3):
         md, A = run(m, st)
         compare(m, md, A)
-        ti = A['tree_island'][0]
-        for b1, b2 in (('a', 'b'), ('c', 'e'), ('p', 'q')):
+        ti = A["tree_island"][0]
+        for b1, b2 in (("a", "b"), ("c", "e"), ("p", "q")):
             assert ti[tree(b1)] == ti[tree(b2)] >= 0
-        assert len(set(ti[[tree('a'), tree('c'), tree('p')]])) == 3
-    m = mujoco.MjModel.from_xml_string(SCENES['tendon_limits'])
+        assert len(set(ti[[tree("a"), tree("c"), tree("p")]])) == 3
+    m = mujoco.MjModel.from_xml_string(SCENES["tendon_limits"])
     seen = 0
     for st in states(m, 4, seed=3):
         md, A = run(m, st)
         compare(m, md, A)
-        rows = [i for i in range(md.nefc) if int(md.efc_type[i]) in (int(mujoco.mjtConstraint.mjCNSTR_FRICTION_TENDON),
-                                                               int(mujoco.mjtConstraint.mjCNSTR_LIMIT_TENDON))]
+        rows = [
+            i
+            for i in range(md.nefc)
+            if int(md.efc_type[i])
+            in (int(mujoco.mjtConstraint.mjCNSTR_FRICTION_TENDON), int(mujoco.mjtConstraint.mjCNSTR_LIMIT_TENDON))
+        ]
         if rows:
             seen += 1
-            ti = A['tree_island'][0]
-            assert ti[m.dof_treeid[m.jnt_dofadr[m.joint('j1').id]]] == ti[m.dof_treeid[m.jnt_dofadr[m.joint('k0').id]]]
+            ti = A["tree_island"][0]
+            assert ti[m.dof_treeid[m.jnt_dofadr[m.joint("j1").id]]] == ti[m.dof_treeid[m.jnt_dofadr[m.joint("k0").id]]]
     assert seen

@@ -2,6 +2,7 @@
 each linked once into the entry that needs machine code), sim/jit/speedups.py's replacements of numba internals
 (Flags hash / equality, remembered call resolutions, variable listing, registry refresh, ABI sizes, struct payload
 types) agree with what they replace, and all of it leaves code that is not ours compiled as numba compiles it."""
+
 import contextlib
 import json
 import operator
@@ -26,7 +27,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 @contextlib.contextmanager
 def _ours():
     """As while one of our kernels compiles: the scope of sim/jit/speedups.py's replacements."""
-    codegen._MODE.append('eager')
+    codegen._MODE.append("eager")
     try:
         yield
     finally:
@@ -53,7 +54,7 @@ def test_lazy_callee_then_python_call():
     lazy = _callee.overloads[sig]
     # compiled for its jitted caller only: no Python entry point, no wrappers
     assert isinstance(lazy.entry_point, codegen._LazyEntry)
-    assert lazy.fndesc is not None and 'cpython' not in str(lazy.library._final_module)
+    assert lazy.fndesc is not None and "cpython" not in str(lazy.library._final_module)
     # a call from Python compiles it again, eagerly, with its wrapper; the caller still works
     assert _callee(a, 3) == 30.0
     eager = _callee.overloads[sig]
@@ -79,13 +80,15 @@ def test_final_module_optimised_by_one_o3(monkeypatch):
     """An entry's final module goes through one O3 pipeline (numba runs a "cheap" O3 first, for refcount
     pruning); the result is unchanged."""
     from numba.core.codegen import JITCPUCodegen
+
     asked = []
     orig = JITCPUCodegen._module_pass_manager
 
     def spy(self, **kwargs):
-        asked.append(kwargs.get('cost'))
+        asked.append(kwargs.get("cost"))
         return orig(self, **kwargs)
-    monkeypatch.setattr(JITCPUCodegen, '_module_pass_manager', spy)
+
+    monkeypatch.setattr(JITCPUCodegen, "_module_pass_manager", spy)
     assert _once_entry(np.arange(4.0)) == 12.0
     assert asked == [None]
 
@@ -97,17 +100,17 @@ def _orig_values(f):
 def test_flags_hash_and_equality_match_numba():
     variants = []
     for nrt in (None, False, True):
-        for err in (None, 'numpy', 'python'):
+        for err in (None, "numpy", "python"):
             f = Flags()
             if nrt is not None:
                 f.nrt = nrt
             if err is not None:
                 f.error_model = err
             variants.append(f)
-    numba_hashes = [hash(f) for f in variants]          # numba's code: not compiling a kernel of ours
+    numba_hashes = [hash(f) for f in variants]  # numba's code: not compiling a kernel of ours
     with _ours():
         for f, h in zip(variants, numba_hashes):
-            assert hash(f) == h == hash(tuple(sorted(_orig_values(f))))     # numba's definition (keys of values())
+            assert hash(f) == h == hash(tuple(sorted(_orig_values(f))))  # numba's definition (keys of values())
             assert f.values() == _orig_values(f)
             for g in variants:
                 assert (f == g) == (_orig_values(f) == _orig_values(g))
@@ -118,9 +121,12 @@ def test_remembered_resolution_matches_numba():
     ctx = cpu_target.typing_context
     ctx.refresh()
     fnty = ctx.resolve_value_type(operator.getitem)
-    arr2 = types.Array(types.float64, 2, 'C')
-    cases = [(arr2, types.int64), (arr2, types.UniTuple(types.int64, 2)), (types.Array(types.int32, 1, 'C'),
-                                                                           types.int64)]
+    arr2 = types.Array(types.float64, 2, "C")
+    cases = [
+        (arr2, types.int64),
+        (arr2, types.UniTuple(types.int64, 2)),
+        (types.Array(types.int32, 1, "C"), types.int64),
+    ]
     for args in cases:
         fresh = speedups._get_call_type(fnty, ctx, args, {})
         key = fnty._impl_keys[fresh.args]
@@ -155,13 +161,13 @@ def test_lazy_tree_linked_once():
     a = np.arange(1.0, 4.0)
     assert _top(a) == (2.0 + 1.0) * (4.0 + 6.0)
     libs = {f.py_func.__name__: f.overloads[next(iter(f.overloads))].library for f in (_leaf, _left, _right, _top)}
-    for name in ('_leaf', '_left', '_right'):
+    for name in ("_leaf", "_left", "_right"):
         assert isinstance(libs[name], codegen._LazyLibrary) and libs[name]._lazy
         # a lazy library's module holds its own functions only: no callee was linked into it
         assert sum(1 for fn in libs[name]._final_module.functions if not fn.is_declaration) == 1
-    closure = codegen._link_closure(libs['_top']._linking_libraries)
+    closure = codegen._link_closure(libs["_top"]._linking_libraries)
     assert len(closure) == len(set(closure))
-    for name in ('_leaf', '_left', '_right'):
+    for name in ("_leaf", "_left", "_right"):
         assert closure.count(libs[name]) == 1
 
 
@@ -171,10 +177,14 @@ def _all_statements():
     import sim.engine.solver
     import sim.engine.constraint
     import sim.engine.kinematics
+
     out = []
-    for fn in (sim.engine.solver.sol_primal, sim.engine.constraint.instantiate_contact,
-               sim.engine.kinematics.kinematics,
-               sim.engine.solver._primal_search):
+    for fn in (
+        sim.engine.solver.sol_primal,
+        sim.engine.constraint.instantiate_contact,
+        sim.engine.kinematics.kinematics,
+        sim.engine.solver._primal_search,
+    ):
         fir = run_frontend(fn.py_func)
         for block in fir.blocks.values():
             for stmt in block.body:
@@ -189,10 +199,10 @@ def test_list_vars_matches_numba():
     assert len(stmts) > 1000
     nvars = 0
     for stmt in stmts:
-        for val in (stmt.__dict__, getattr(stmt, '_kws', None), [stmt, (stmt, {'x': stmt})]):
+        for val in (stmt.__dict__, getattr(stmt, "_kws", None), [stmt, (stmt, {"x": stmt})]):
             if val is None:
                 continue
-            theirs = speedups._numba_rec_list_vars(stmt, val)      # numba's code throughout
+            theirs = speedups._numba_rec_list_vars(stmt, val)  # numba's code throughout
             with _ours():
                 ours = speedups._rec_list_vars(stmt, val)
             assert ours == theirs and [type(v) for v in ours] == [type(v) for v in theirs]
@@ -212,8 +222,13 @@ def test_use_defs_match_numba():
     from numba.core.compiler import run_frontend
     import sim.engine.solver
     import sim.engine.forward
-    for fn in (sim.engine.solver.sol_primal, sim.engine.solver._primal_search, sim.engine.forward.run_world,
-               sim.engine.forward.step_world):
+
+    for fn in (
+        sim.engine.solver.sol_primal,
+        sim.engine.solver._primal_search,
+        sim.engine.forward.run_world,
+        sim.engine.forward.step_world,
+    ):
         blocks = run_frontend(fn.py_func).blocks
         theirs = speedups._numba_compute_use_defs(blocks)
         with _ours():
@@ -224,6 +239,7 @@ def test_use_defs_match_numba():
 
 def test_refresh_installs_new_registrations_only():
     from numba.core.registry import cpu_target
+
     ctx = cpu_target.target_context
     with _ours():
         ctx.refresh()
@@ -237,12 +253,12 @@ def test_refresh_installs_new_registrations_only():
     speedups._refresh = counting
     try:
         ctx.refresh()
-        assert calls == [1]                       # not compiling a kernel of ours: numba's refresh
+        assert calls == [1]  # not compiling a kernel of ours: numba's refresh
         calls.clear()
         with _ours():
             ctx.refresh()
-        assert calls == []                        # nothing registered since: nothing to install
-        registry = imputils.Registry('numjoco-test')
+        assert calls == []  # nothing registered since: nothing to install
+        registry = imputils.Registry("numjoco-test")
 
         def marker(x):
             return x
@@ -251,12 +267,12 @@ def test_refresh_installs_new_registrations_only():
         def impl(context, builder, sig, args):
             return args[0]
 
-        ctx.install_registry(registry)            # a new registry is seen ...
+        ctx.install_registry(registry)  # a new registry is seen ...
         calls.clear()
         imputils.builtin_registry.functions.append((impl, marker, (types.float64,)))
         try:
             with _ours():
-                ctx.refresh()                     # ... and a grown one installs its new registration
+                ctx.refresh()  # ... and a grown one installs its new registration
             assert calls == [1]
             assert [sig for sig, _ in ctx._defns[marker].versions] == [(types.int64,), (types.float64,)]
         finally:
@@ -267,42 +283,53 @@ def test_refresh_installs_new_registrations_only():
 
 def test_abi_size_memo_matches_llvm():
     from numba.core.registry import cpu_target
+
     td = cpu_target.target_context.target_data
     i8, i32, f64 = llir.IntType(8), llir.IntType(32), llir.DoubleType()
-    cases = [i8, i32, f64, f64.as_pointer(), llir.ArrayType(f64, 7), llir.LiteralStructType([i8, f64, i32]),
-             llir.LiteralStructType([i8, llir.ArrayType(i32, 3)], packed=True), llir.VectorType(f64, 4)]
+    cases = [
+        i8,
+        i32,
+        f64,
+        f64.as_pointer(),
+        llir.ArrayType(f64, 7),
+        llir.LiteralStructType([i8, f64, i32]),
+        llir.LiteralStructType([i8, llir.ArrayType(i32, 3)], packed=True),
+        llir.VectorType(f64, 4),
+    ]
     with _ours():
         for ty in cases:
             assert speedups._get_abi_size_memo(ty, td) == speedups._get_abi_size(ty, td)
-            assert speedups._get_abi_size_memo(ty, td) == speedups._get_abi_size(ty, td)   # remembered
+            assert speedups._get_abi_size_memo(ty, td) == speedups._get_abi_size(ty, td)  # remembered
             assert (str(ty), td) in speedups._ABI_SIZES
         ctx = llir.Context()
-        named = ctx.get_identified_type('numjoco_test_named')
+        named = ctx.get_identified_type("numjoco_test_named")
         named.set_body(i8, f64, f64)
-        assert '%' in str(named)                      # names an identified struct: never remembered
+        assert "%" in str(named)  # names an identified struct: never remembered
         assert speedups._get_abi_size_memo(named, td, ctx) == 24
 
 
 def test_struct_payload_type_is_the_interned_one():
     from sim.types import TaskType
-    fields = (('numjoco_test_a', types.float64[::1]), ('numjoco_test_n', types.int64))
+
+    fields = (("numjoco_test_a", types.float64[::1]), ("numjoco_test_n", types.int64))
     st = TaskType(fields)
     first = st.get_data_type()
-    assert first is st.get_data_type()            # built once
-    fresh = structs._ShortPayload('TaskType', st._fields, st.name)
-    assert fresh is first                         # and the object numba's interning gives for that name
-    assert first.name == st.name + '.payload' and first._fields == st._fields
-    assert first._typename == 'TaskType' and dict(first.field_dict) == dict(fields)
+    assert first is st.get_data_type()  # built once
+    fresh = structs._ShortPayload("TaskType", st._fields, st.name)
+    assert fresh is first  # and the object numba's interning gives for that name
+    assert first.name == st.name + ".payload" and first._fields == st._fields
+    assert first._typename == "TaskType" and dict(first.field_dict) == dict(fields)
 
 
 def test_name_registration_matches_llvmlite():
     import random
     from llvmlite.ir import _utils as llutils
+
     for trial in range(100):
         theirs, ours = llutils.NameScope(), llutils.NameScope()
         rnd = random.Random(trial)
         for _ in range(300):
-            name = rnd.choice(['', 'x', 'x.1', 'x.2', 'y', '.1', '.3', 'x.1.1'])
+            name = rnd.choice(["", "x", "x.1", "x.2", "y", ".1", ".3", "x.1.1"])
             dedup = rnd.random() < 0.8
             out = []
             for names, register in ((theirs, speedups._llvmlite_register), (ours, speedups._register)):
@@ -310,7 +337,7 @@ def test_name_registration_matches_llvmlite():
                     with _ours():
                         out.append(register(names, name, dedup))
                 except llutils.DuplicatedNameError:
-                    out.append('duplicate')
+                    out.append("duplicate")
             assert out[0] == out[1]
         assert theirs._useset == ours._useset and dict(theirs._basenamemap) == dict(ours._basenamemap)
 
@@ -319,6 +346,7 @@ def test_speedups_act_only_while_our_kernels_compile(monkeypatch):
     """speedups.py's replacements run numba's own code unless one of our kernels is compiling: a plain
     numba.njit function compiles without them, a kernel of ours with them."""
     import numba
+
     calls = []
     collect = speedups._collect_items
 
@@ -326,15 +354,15 @@ def test_speedups_act_only_while_our_kernels_compile(monkeypatch):
         calls.append(1)
         collect(items, out)
 
-    monkeypatch.setattr(speedups, '_collect_items', counting)
-    src = 'def f(x, k):\n    s = 0.0\n    for i in range(x.shape[0]):\n        s += x[i] * k\n    return s\n'
-    env = {'__name__': 'other.pkg'}
+    monkeypatch.setattr(speedups, "_collect_items", counting)
+    src = "def f(x, k):\n    s = 0.0\n    for i in range(x.shape[0]):\n        s += x[i] * k\n    return s\n"
+    env = {"__name__": "other.pkg"}
     exec(src, env)
-    assert numba.njit(env['f'])(np.arange(3.0), 2.0) == 6.0
+    assert numba.njit(env["f"])(np.arange(3.0), 2.0) == 6.0
     assert calls == []
-    env = {'__name__': 'other.pkg'}
+    env = {"__name__": "other.pkg"}
     exec(src, env)
-    assert njit(cache=False)(env['f'])(np.arange(3.0), 2.0) == 6.0
+    assert njit(cache=False)(env["f"])(np.arange(3.0), 2.0) == 6.0
     assert len(calls) > 100
 
 
@@ -343,14 +371,17 @@ def test_blas_check_matches_numba_without_importing_scipy_linalg():
     its ensure_blas back; scipy.linalg is imported only when that ensure_blas runs."""
     import subprocess
     import sys
-    code = ("import sys, sim.jit\n"
-            "from numba.np import arraymath, linalg\n"
-            "before = 'scipy.linalg' in sys.modules\n"
-            "linalg.ensure_blas()\n"
-            "print(arraymath._HAVE_BLAS, before, 'scipy.linalg' in sys.modules,"
-            " arraymath.ensure_blas is linalg.ensure_blas, linalg.ensure_blas.__module__)\n")
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.split()
-    assert out == ['True', 'False', 'True', 'True', 'numba.np.linalg']
+
+    code = (
+        "import sys, sim.jit\n"
+        "from numba.np import arraymath, linalg\n"
+        "before = 'scipy.linalg' in sys.modules\n"
+        "linalg.ensure_blas()\n"
+        "print(arraymath._HAVE_BLAS, before, 'scipy.linalg' in sys.modules,"
+        " arraymath.ensure_blas is linalg.ensure_blas, linalg.ensure_blas.__module__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["True", "False", "True", "True", "numba.np.linalg"]
     assert speedups._blas_present() is None
 
 
@@ -359,15 +390,21 @@ def test_kernels_index_as_c_does():
     index: sim/jit/patches.py), with boundscheck a negative runtime index is out of bounds; constant indices, our
     kernels elsewhere and plain numba.njit functions (even in a module named sim or envs) keep numba's meaning."""
     import numba
-    src = 'def at(x, i):\n    return x[i]\ndef last(x):\n    return x[-1]\n'
+
+    src = "def at(x, i):\n    return x[i]\ndef last(x):\n    return x[-1]\n"
     x = np.arange(5.0)
-    for module, decorator, wraps in (('sim.test_indexing', njit, False), ('envs.test_indexing', njit, False),
-                                     ('other.pkg', njit, True), ('sim.test_indexing', numba.njit, True),
-                                     ('envs.test_indexing', numba.njit, True), ('other.pkg', numba.njit, True)):
-        env = {'__name__': module}
+    for module, decorator, wraps in (
+        ("sim.test_indexing", njit, False),
+        ("envs.test_indexing", njit, False),
+        ("other.pkg", njit, True),
+        ("sim.test_indexing", numba.njit, True),
+        ("envs.test_indexing", numba.njit, True),
+        ("other.pkg", numba.njit, True),
+    ):
+        env = {"__name__": module}
         exec(src, env)
-        at = decorator(boundscheck=True)(env['at'])
-        last = decorator(boundscheck=True)(env['last'])
+        at = decorator(boundscheck=True)(env["at"])
+        last = decorator(boundscheck=True)(env["last"])
         assert at(x, 3) == 3.0 and last(x) == 4.0
         if wraps:
             assert at(x, -1) == 4.0
@@ -403,11 +440,11 @@ def test_kernel_attributes_no_memset_and_always_inline():
     (sig,) = _zero_rows.overloads
     lib = _zero_rows.overloads[sig].library
     assert '"no-builtin-memset"' in _fn_attrs(lib, _zero_rows.overloads[sig].fndesc.llvm_func_name)
-    assert 'memset' not in lib.get_asm_str()
+    assert "memset" not in lib.get_asm_str()
     # control: the same loop in a plain numba function becomes a memset call
     plain = numba.njit(_zero_rows.py_func)
     plain(x, 7)
-    assert 'memset' in plain.inspect_asm(plain.signatures[0])
+    assert "memset" in plain.inspect_asm(plain.signatures[0])
     y = np.arange(10.0)
     assert _sum_views(x + 1.0, y) == (x + 1.0).sum() + y.sum()
     (sig,) = _sum_views.overloads
@@ -417,19 +454,19 @@ def test_kernel_attributes_no_memset_and_always_inline():
     # calls go through a register under the large code model, so look for the symbol itself)
     assert callee not in asm
     lib = _pair_of_views.overloads[next(iter(_pair_of_views.overloads))].library
-    assert 'alwaysinline' in _fn_attrs(lib, callee)
+    assert "alwaysinline" in _fn_attrs(lib, callee)
     caller = _sum_views.overloads[sig]
-    assert 'alwaysinline' not in _fn_attrs(caller.library, caller.fndesc.llvm_func_name)
+    assert "alwaysinline" not in _fn_attrs(caller.library, caller.fndesc.llvm_func_name)
 
 
 def _fn_attrs(lib, name):
     """Function attributes of `name` in a library's module, as strings."""
-    return b' '.join(lib._final_module.get_function(name).attributes).decode().split()
+    return b" ".join(lib._final_module.get_function(name).attributes).decode().split()
 
 
 # ---- code that is not ours compiles as numba compiles it ---------------------------------------------------------
 
-PLAIN = '''
+PLAIN = """
 import numba
 import numpy as np
 
@@ -460,11 +497,11 @@ def par(a):
     for i in numba.prange(a.shape[0]):
         out[i] = a[i - 1] * 2.0
     return out
-'''
+"""
 
 # mode 'stock': numba alone; 'import': after `import sim`; 'after': after `import sim` and compiling kernels of ours
 # (a lazy callee tree, a parallel entry)
-DUMP = '''
+DUMP = """
 import json, re, sys
 mode = sys.argv[1]
 if mode != 'stock':
@@ -498,7 +535,7 @@ for f in (p.entry, p.par):
     if mode != 'after':
         out[f.__name__ + '.asm'] = re.sub('0x[0-9a-f]+', '0x', lib.get_asm_str())
 print(json.dumps(out))
-'''
+"""
 
 
 def test_plain_numba_compiles_as_without_sim(tmp_path):
@@ -506,35 +543,46 @@ def test_plain_numba_compiles_as_without_sim(tmp_path):
     and machine code after `import sim` as in a process that never imported sim, through numba's own code library
     and its two O3 passes; also after kernels of ours were compiled in the process (IR compared with numba's
     per-process function counter taken out of the names)."""
-    (tmp_path / 'plainmod.py').write_text(PLAIN)
-    (tmp_path / 'dump.py').write_text(DUMP)
-    env = dict(os.environ, NUMBA_LLVM_PASS_TIMINGS='1', NUMJOCO_QUIET='1', PYTHONPATH=REPO)
+    (tmp_path / "plainmod.py").write_text(PLAIN)
+    (tmp_path / "dump.py").write_text(DUMP)
+    env = dict(os.environ, NUMBA_LLVM_PASS_TIMINGS="1", NUMJOCO_QUIET="1", PYTHONPATH=REPO)
     runs = {}
-    for mode in ('stock', 'import', 'after'):
-        proc = subprocess.run([sys.executable, str(tmp_path / 'dump.py'), mode, str(tmp_path)], env=env,
-                              cwd=str(tmp_path), capture_output=True, text=True, timeout=900)
+    for mode in ("stock", "import", "after"):
+        proc = subprocess.run(
+            [sys.executable, str(tmp_path / "dump.py"), mode, str(tmp_path)],
+            env=env,
+            cwd=str(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         runs[mode] = json.loads(proc.stdout.strip().splitlines()[-1])
-    stock = runs['stock']
-    assert stock['entry'] == 72.0 and stock['par'][0] == 18.0          # a[-1]: Python's meaning
-    for f in ('entry', 'par'):
-        assert stock[f + '.class'] == 'numba.core.codegen.JITCodeLibrary'
-        assert stock[f + '.passes'] == ['Module passes (cheap optimization for refprune)',
-                                        'Module passes (full optimization)']
-    assert runs['import'] == stock
-    assert runs['after'] == {k: v for k, v in stock.items() if not k.endswith('.asm')}
+    stock = runs["stock"]
+    assert stock["entry"] == 72.0 and stock["par"][0] == 18.0  # a[-1]: Python's meaning
+    for f in ("entry", "par"):
+        assert stock[f + ".class"] == "numba.core.codegen.JITCodeLibrary"
+        assert stock[f + ".passes"] == [
+            "Module passes (cheap optimization for refprune)",
+            "Module passes (full optimization)",
+        ]
+    assert runs["import"] == stock
+    assert runs["after"] == {k: v for k, v in stock.items() if not k.endswith(".asm")}
 
 
 def test_numba_cache_settings_untouched():
     """import sim leaves numba's cache directory setting (NUMBA_CACHE_DIR, numba.config.CACHE_DIR) as it was."""
-    code = ('import os, numba.core.config as c; before = (c.CACHE_DIR, os.environ.get("NUMBA_CACHE_DIR"))\n'
-            'import sim, envs\n'
-            'print(before == (c.CACHE_DIR, os.environ.get("NUMBA_CACHE_DIR")), repr(c.CACHE_DIR))\n')
+    code = (
+        'import os, numba.core.config as c; before = (c.CACHE_DIR, os.environ.get("NUMBA_CACHE_DIR"))\n'
+        "import sim, envs\n"
+        'print(before == (c.CACHE_DIR, os.environ.get("NUMBA_CACHE_DIR")), repr(c.CACHE_DIR))\n'
+    )
     env = dict(os.environ, PYTHONPATH=REPO)
-    env.pop('NUMBA_CACHE_DIR', None)
-    out = subprocess.run([sys.executable, '-c', code], env=env, cwd=REPO, capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out == ['True', "''"]
+    env.pop("NUMBA_CACHE_DIR", None)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert out == ["True", "''"]
 
 
 @njit(cache=False)
@@ -573,26 +621,36 @@ def test_plain_numba_caller_of_a_kernel():
 def test_speedups_off_compile_the_same_code(tmp_path):
     """NUMJOCO_NUMBA_SPEEDUPS=0 leaves numba's code in place (sim/jit/patches.py): the kernels compiled for a model
     (its setConst stage, at load) have the same optimised LLVM IR and give the same numbers as with the speedups."""
-    code = ('import hashlib, json, sys\n'
-            'import numpy as np\n'
-            'import sim\n'
-            'from sim.engine import forward\n'
-            'from llvmlite.ir import _utils\n'
-            'm = sim.load_model(%r)\n'
-            'sp = forward.smooth_position\n'
-            'ir = [sp.overloads[s].library.get_llvm_str() for s in sp.signatures]\n'
-            'print(json.dumps(dict(ir=hashlib.sha1("".join(ir).encode()).hexdigest(), n=len(ir), '
-            'body_mass=np.asarray(m.body_mass).tolist(), register=_utils.NameScope.register.__module__)))\n'
-            % os.path.join(REPO, 'envs', 'assets', 'hopper.xml'))
+    code = (
+        "import hashlib, json, sys\n"
+        "import numpy as np\n"
+        "import sim\n"
+        "from sim.engine import forward\n"
+        "from llvmlite.ir import _utils\n"
+        "m = sim.load_model(%r)\n"
+        "sp = forward.smooth_position\n"
+        "ir = [sp.overloads[s].library.get_llvm_str() for s in sp.signatures]\n"
+        'print(json.dumps(dict(ir=hashlib.sha1("".join(ir).encode()).hexdigest(), n=len(ir), '
+        "body_mass=np.asarray(m.body_mass).tolist(), register=_utils.NameScope.register.__module__)))\n"
+        % os.path.join(REPO, "envs", "assets", "hopper.xml")
+    )
     runs = {}
-    for flag in ('1', '0'):
-        env = dict(os.environ, PYTHONPATH=REPO, NUMJOCO_QUIET='1', NUMJOCO_NUMBA_SPEEDUPS=flag,
-                   NUMJOCO_CACHE_DIR=str(tmp_path / flag), NUMJOCO_COMPILE_WORKERS='0')
-        proc = subprocess.run([sys.executable, '-c', code], env=env, cwd=REPO, capture_output=True, text=True,
-                              timeout=1800)
+    for flag in ("1", "0"):
+        env = dict(
+            os.environ,
+            PYTHONPATH=REPO,
+            NUMJOCO_QUIET="1",
+            NUMJOCO_NUMBA_SPEEDUPS=flag,
+            NUMJOCO_CACHE_DIR=str(tmp_path / flag),
+            NUMJOCO_COMPILE_WORKERS="0",
+        )
+        proc = subprocess.run(
+            [sys.executable, "-c", code], env=env, cwd=REPO, capture_output=True, text=True, timeout=1800
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         runs[flag] = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert runs['1']['register'] == 'sim.jit.speedups' and runs['0']['register'] == 'llvmlite.ir._utils'
-    assert runs['1']['n'] >= 1
-    assert {k: v for k, v in runs['1'].items() if k != 'register'} == \
-        {k: v for k, v in runs['0'].items() if k != 'register'}
+    assert runs["1"]["register"] == "sim.jit.speedups" and runs["0"]["register"] == "llvmlite.ir._utils"
+    assert runs["1"]["n"] >= 1
+    assert {k: v for k, v in runs["1"].items() if k != "register"} == {
+        k: v for k, v in runs["0"].items() if k != "register"
+    }

@@ -56,8 +56,10 @@ def parse_expectation(path):
 
 
 def _cases(directory):
-    return [pytest.param(p, id=os.path.splitext(os.path.basename(p))[0])
-            for p in sorted(glob.glob(os.path.join(directory, "*.xml")))]
+    return [
+        pytest.param(p, id=os.path.splitext(os.path.basename(p))[0])
+        for p in sorted(glob.glob(os.path.join(directory, "*.xml")))
+    ]
 
 
 MALFORMED = _cases(MALFORMED_DIR)
@@ -75,8 +77,7 @@ def _check_error(err, path, exp):
         problems.append(f"line: got {err.line!r}, expected {exp['line']}")
     where = exp["file"] or os.path.basename(path)
     base = os.path.basename(where)
-    if exp["file"] and (err.file is None or os.path.normpath(str(err.file)).replace("\\", "/").split("/")[-1]
-                        != base):
+    if exp["file"] and (err.file is None or os.path.normpath(str(err.file)).replace("\\", "/").split("/")[-1] != base):
         problems.append(f"file: got {err.file!r}, expected the included file {exp['file']!r}")
     if base not in str(err):
         problems.append(f"str(err) does not name the file {base!r}")
@@ -99,6 +100,7 @@ def test_malformed_model_error(path):
     exp = parse_expectation(path)
     assert not exp["unsupported"]
     import sim
+
     try:
         sim.load_model(path)
     except sim.UnsupportedError as e:
@@ -125,6 +127,7 @@ def test_mujoco_accepts_unsupported_feature(path):
 def test_unsupported_feature_error(path):
     exp = parse_expectation(path)
     import sim
+
     try:
         sim.load_model(path)
     except sim.UnsupportedError as e:

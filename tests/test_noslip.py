@@ -18,13 +18,14 @@ Pipeline level: sim.load_model of a model with noslip, single world and a batch 
 run), and real models (Adroit relocate; dm_control's dog and fruit fly under --full) at states in contact.
 Errors are max|ours - mujoco| / max(1, max|mujoco|).
 """
+
 import os
 
 import mujoco
 import numpy as np
 import pytest
 
-from test_solver import OWN, SOLVERS, _drive, copy_inputs, load, rel, states
+from test_solver import SOLVERS, _drive, copy_inputs, load, rel, states
 import sim
 from sim import api
 from sim.constants import AR_CAP, MJ_NSOLVER, NISLAND
@@ -34,8 +35,18 @@ RTOL_FLY = 1e-9
 
 # (noslip_iterations, noslip_tolerance): the default-like, a converging run, a single sweep
 SETTINGS = [(5, 1e-6), (40, 1e-12), (1, 1e-6)]
-MODELS = ['stack_pyr_c1', 'stack_pyr_c3', 'stack_pyr_c4', 'stack_pyr_c6', 'stack_ell_c3', 'stack_ell_c4',
-          'stack_ell_c6', 'limits_eq_pyr', 'limits_eq_ell', 'pile_auto']
+MODELS = [
+    "stack_pyr_c1",
+    "stack_pyr_c3",
+    "stack_pyr_c4",
+    "stack_pyr_c6",
+    "stack_ell_c3",
+    "stack_ell_c4",
+    "stack_ell_c6",
+    "limits_eq_pyr",
+    "limits_eq_ell",
+    "pile_auto",
+]
 
 
 def _oracle(m, st):
@@ -54,7 +65,7 @@ def _data_without_ar(m, nconmax, njmax):
         d = api.Data(m, nconmax=nconmax, njmax=max(njmax, AR_CAP + 1))
     finally:
         m.opt.noslip_iterations, m.opt.solver = ns, sv
-    assert d._arrays['scr_slv_AR'].shape[1] == 0
+    assert d._arrays["scr_slv_AR"].shape[1] == 0
     return d
 
 
@@ -65,7 +76,7 @@ def solve(m, st, fly=False):
         d = _data_without_ar(m, max(1, md.ncon), max(1, md.nefc))
     else:
         d = api.Data(m, nconmax=max(1, md.ncon), njmax=max(1, md.nefc))
-        assert d._arrays['scr_slv_AR'].shape[1] >= md.nefc
+        assert d._arrays["scr_slv_AR"].shape[1] >= md.nefc
     copy_inputs(m, md, d)
     A = d._arrays
     _drive(api.model_struct(m, collision=False), d._struct)
@@ -77,25 +88,33 @@ def compare(m, md, A):
     nefc = md.nefc
     nisl = max(int(md.nisland), 1)
     niter_mj = np.array(md.solver_niter)
-    niter = A['solver_niter_island'][0]
-    out = dict(nefc=nefc, nisland=int(md.nisland), qacc=rel(A['qacc'][0], md.qacc),
-               force=rel(A['efc_force'][0, :nefc], md.efc_force),
-               qfrc=rel(A['qfrc_constraint'][0], md.qfrc_constraint),
-               niter=niter[:nisl].tolist(), niter_mj=niter_mj[:nisl].tolist(),
-               niter_scalar=int(A['solver_niter'][0]))
+    niter = A["solver_niter_island"][0]
+    out = dict(
+        nefc=nefc,
+        nisland=int(md.nisland),
+        qacc=rel(A["qacc"][0], md.qacc),
+        force=rel(A["efc_force"][0, :nefc], md.efc_force),
+        qfrc=rel(A["qfrc_constraint"][0], md.qfrc_constraint),
+        niter=niter[:nisl].tolist(),
+        niter_mj=niter_mj[:nisl].tolist(),
+        niter_scalar=int(A["solver_niter"][0]),
+    )
     # noslip's statistics follow the main solver's in each island's slots: compare them all
     impr, ints = 0.0, 0
     for k in range(min(nisl, NISLAND)):
         n = min(int(niter_mj[k]), int(niter[k]), MJ_NSOLVER)
         sl = slice(k * MJ_NSOLVER, k * MJ_NSOLVER + n)
         b = np.array([md.solver[k * MJ_NSOLVER + t].improvement for t in range(n)])
-        a = A['solver_improvement'][0, sl]
+        a = A["solver_improvement"][0, sl]
         if n:
             impr = max(impr, float(np.max(np.abs(a - b))) / max(1.0, float(np.max(np.abs(b)))))
-        for f in ('nactive', 'nchange'):
-            ints += int(np.sum(A['solver_' + f][0, sl] != np.array([getattr(md.solver[k * MJ_NSOLVER + t], f)
-                                                                      for t in range(n)])))
-    out['impr'], out['stat_int_diff'] = impr, ints
+        for f in ("nactive", "nchange"):
+            ints += int(
+                np.sum(
+                    A["solver_" + f][0, sl] != np.array([getattr(md.solver[k * MJ_NSOLVER + t], f) for t in range(n)])
+                )
+            )
+    out["impr"], out["stat_int_diff"] = impr, ints
     return out
 
 
@@ -113,40 +132,47 @@ def _cases(m, name, solver, fly, nstate):
                 md, A = solve(m, st, fly)
                 r = compare(m, md, A)
                 total += md.nefc
-                yield (f'{name}/{solver} islands={islands} state {k} noslip {it} {tol:g}', r)
-    assert total > 0, f'{name}: no constraint rows in the sampled states'
+                yield (f"{name}/{solver} islands={islands} state {k} noslip {it} {tol:g}", r)
+    assert total > 0, f"{name}: no constraint rows in the sampled states"
 
 
-@pytest.mark.parametrize('solver', list(SOLVERS))
-@pytest.mark.parametrize('name', MODELS)
+@pytest.mark.parametrize("solver", list(SOLVERS))
+@pytest.mark.parametrize("name", MODELS)
 def test_noslip_matches_mujoco(name, solver, request):
     m = load(name)
-    nstate = 4 if request.config.getoption('--full') else 2
+    nstate = 4 if request.config.getoption("--full") else 2
     for where, r in _cases(m, name, solver, False, nstate):
-        assert r['niter'] == r['niter_mj'] and r['niter_scalar'] == r['niter_mj'][0], (where, r)
-        assert r['qacc'] < RTOL and r['force'] < RTOL and r['qfrc'] < RTOL, (where, r)
-        assert r['impr'] < RTOL and r['stat_int_diff'] == 0, (where, r)
+        assert r["niter"] == r["niter_mj"] and r["niter_scalar"] == r["niter_mj"][0], (where, r)
+        assert r["qacc"] < RTOL and r["force"] < RTOL and r["qfrc"] < RTOL, (where, r)
+        assert r["impr"] < RTOL and r["stat_int_diff"] == 0, (where, r)
 
 
-@pytest.mark.parametrize('solver', list(SOLVERS))
-@pytest.mark.parametrize('name', ['stack_pyr_c4', 'stack_ell_c3', 'stack_ell_c6', 'limits_eq_pyr', 'limits_eq_ell'])
+@pytest.mark.parametrize("solver", list(SOLVERS))
+@pytest.mark.parametrize("name", ["stack_pyr_c4", "stack_ell_c3", "stack_ell_c6", "limits_eq_pyr", "limits_eq_ell"])
 def test_noslip_ar_on_the_fly(name, solver):
     """No dense AR: the same iterates up to rounding (the residuals are summed in another order)."""
     m = load(name)
     for where, r in _cases(m, name, solver, True, 2):
-        assert r['niter'] == r['niter_mj'], (where, r)
-        assert r['qacc'] < RTOL_FLY and r['force'] < RTOL_FLY and r['qfrc'] < RTOL_FLY, (where, r)
+        assert r["niter"] == r["niter_mj"], (where, r)
+        assert r["qacc"] < RTOL_FLY and r["force"] < RTOL_FLY and r["qfrc"] < RTOL_FLY, (where, r)
 
 
-def _grid(n, cone='pyramidal', noslip=0):
+def _grid(n, cone="pyramidal", noslip=0):
     """n x n boxes resting on a plane, 4 contacts each (16 rows with pyramidal condim 3)."""
-    bodies = ''.join('<body pos="{:.2f} {:.2f} .099" euler="0 0 {}"><freejoint/><geom type="box" size=".1 .1 .1"/>'
-                     '</body>'.format(0.3 * i, 0.3 * j, 7 * (i + j)) for i in range(n) for j in range(n))
-    return (f'<mujoco><option solver="PGS" cone="{cone}" noslip_iterations="{noslip}"/><worldbody>'
-            f'<geom type="plane" size="20 20 .1"/>{bodies}</worldbody></mujoco>')
+    bodies = "".join(
+        '<body pos="{:.2f} {:.2f} .099" euler="0 0 {}"><freejoint/><geom type="box" size=".1 .1 .1"/></body>'.format(
+            0.3 * i, 0.3 * j, 7 * (i + j)
+        )
+        for i in range(n)
+        for j in range(n)
+    )
+    return (
+        f'<mujoco><option solver="PGS" cone="{cone}" noslip_iterations="{noslip}"/><worldbody>'
+        f'<geom type="plane" size="20 20 .1"/>{bodies}</worldbody></mujoco>'
+    )
 
 
-@pytest.mark.parametrize('noslip', [0, 3])
+@pytest.mark.parametrize("noslip", [0, 3])
 def test_pgs_beyond_dense_capacity(noslip):
     """PGS on 1600 rows (> AR_CAP: no dense AR; MuJoCo, nv 600, takes its sparse AR): the same iterates."""
     m = mujoco.MjModel.from_xml_string(_grid(10, noslip=noslip))
@@ -163,16 +189,16 @@ def test_pgs_beyond_dense_capacity(noslip):
         md = _oracle(m, st)
         assert md.nefc > AR_CAP
         d = api.Data(m, nconmax=md.ncon, njmax=md.nefc)
-        assert d._arrays['scr_slv_AR'].shape[1] == 0
+        assert d._arrays["scr_slv_AR"].shape[1] == 0
         copy_inputs(m, md, d)
         _drive(api.model_struct(m, collision=False), d._struct)
         r = compare(m, md, d._arrays)
         # PGS's stop (improvement < tolerance after a Nesterov restart decided by the sign of a dot product) is
         # sensitive to rounding: at this state MuJoCo's own count for island 17 goes 5 -> 4 when qvel is scaled by
         # 1 + 1e-15 (measured), and ours (residuals summed in another order) takes 4 there; the forces agree
-        diff = [(a, b) for a, b in zip(r['niter'], r['niter_mj']) if a != b]
-        assert len(diff) <= max(1, len(r['niter']) // 50) and all(abs(a - b) <= 1 for a, b in diff), (islands, r)
-        assert r['qacc'] < RTOL_FLY and r['force'] < RTOL_FLY and r['qfrc'] < RTOL_FLY, (islands, r)
+        diff = [(a, b) for a, b in zip(r["niter"], r["niter_mj"]) if a != b]
+        assert len(diff) <= max(1, len(r["niter"]) // 50) and all(abs(a - b) <= 1 for a, b in diff), (islands, r)
+        assert r["qacc"] < RTOL_FLY and r["force"] < RTOL_FLY and r["qfrc"] < RTOL_FLY, (islands, r)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -192,7 +218,7 @@ _SCENE = """
 
 
 def test_load_model_with_noslip():
-    m = sim.load_model(_SCENE.format(ns=7, cone='pyramidal'))
+    m = sim.load_model(_SCENE.format(ns=7, cone="pyramidal"))
     assert m.opt.noslip_iterations == 7
 
 
@@ -208,7 +234,7 @@ def _pipeline_states(mm, n):
     return out
 
 
-@pytest.mark.parametrize('cone', ['pyramidal', 'elliptic'])
+@pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
 def test_pipeline_batch(cone):
     """sim.step with noslip: a batch of 3 worlds gives each world its single-world result bit for bit, and
     forward at their states matches MuJoCo's."""
@@ -224,8 +250,16 @@ def test_pipeline_batch(cone):
         d1 = sim.Data(m)
         d1.qpos[:], d1.qvel[:], d1.qacc_warmstart[:] = q, v, a
         sim.step(m, d1, 10)
-        for f in ('qpos', 'qvel', 'qacc', 'efc_force', 'solver_niter', 'solver_niter_island', 'solver_improvement',
-                  'nefc'):
+        for f in (
+            "qpos",
+            "qvel",
+            "qacc",
+            "efc_force",
+            "solver_niter",
+            "solver_niter_island",
+            "solver_improvement",
+            "nefc",
+        ):
             assert np.array_equal(db._arrays[f][w], d1._arrays[f][0]), (w, f)
         # forward at the reached state against MuJoCo
         md = mujoco.MjData(mm)
@@ -240,14 +274,21 @@ def test_pipeline_batch(cone):
 # ------------------------------------------------------------------------------------------------
 # real models with noslip
 
+
 def _real(name):
     import dm_control
     import gymnasium_robotics
+
     dm, gr = os.path.dirname(dm_control.__file__), os.path.dirname(gymnasium_robotics.__file__)
-    adroit = gr + '/envs/assets/adroit_hand/adroit_%s.xml'
-    return {'adroit_relocate': adroit % 'relocate', 'adroit_door': adroit % 'door', 'adroit_pen': adroit % 'pen',
-            'adroit_hammer': adroit % 'hammer', 'dog': dm + '/suite/dog.xml',
-            'fruitfly': dm + '/locomotion/walkers/assets/fruitfly_v2/fruitfly.xml'}[name]
+    adroit = gr + "/envs/assets/adroit_hand/adroit_%s.xml"
+    return {
+        "adroit_relocate": adroit % "relocate",
+        "adroit_door": adroit % "door",
+        "adroit_pen": adroit % "pen",
+        "adroit_hammer": adroit % "hammer",
+        "dog": dm + "/suite/dog.xml",
+        "fruitfly": dm + "/locomotion/walkers/assets/fruitfly_v2/fruitfly.xml",
+    }[name]
 
 
 def _real_states(mm, n, seed, warm=200, every=20):
@@ -263,14 +304,22 @@ def _real_states(mm, n, seed, warm=200, every=20):
         md.ctrl[:] = np.where(lim, lo + (hi - lo) * rng.uniform(0, 1, mm.nu), 0.3 * rng.uniform(-1, 1, mm.nu))
         mujoco.mj_step(mm, md)
         if t >= warm and (t - warm) % every == 0:
-            out.append({k: getattr(md, k).copy() for k in ('qpos', 'qvel', 'act', 'ctrl', 'qacc_warmstart')})
+            out.append({k: getattr(md, k).copy() for k in ("qpos", "qvel", "act", "ctrl", "qacc_warmstart")})
     return out
 
 
 # the Adroit models and the fruit fly load and step with margins on convex pairs and two top-level defaults
-@pytest.mark.parametrize('name', ['adroit_relocate', 'adroit_door', 'adroit_pen', 'adroit_hammer',
-                                  pytest.param('dog', marks=pytest.mark.full),
-                                  pytest.param('fruitfly', marks=pytest.mark.full)])  # its meshes take ~75 s to load
+@pytest.mark.parametrize(
+    "name",
+    [
+        "adroit_relocate",
+        "adroit_door",
+        "adroit_pen",
+        "adroit_hammer",
+        pytest.param("dog", marks=pytest.mark.full),
+        pytest.param("fruitfly", marks=pytest.mark.full),
+    ],
+)  # its meshes take ~75 s to load
 def test_real_models(name):
     path = _real(name)
     mm = mujoco.MjModel.from_xml_path(path)
@@ -288,12 +337,12 @@ def test_real_models(name):
         ncon += md.ncon
         assert int(d.nefc) == md.nefc, (name, k)
         assert rel(d.qacc, md.qacc) < 1e-6 and rel(d.qfrc_constraint, md.qfrc_constraint) < 1e-6, (name, k)
-    assert ncon > 0, f'{name}: no contact in the sampled states'
+    assert ncon > 0, f"{name}: no contact in the sampled states"
     sim.step(m, d, 20)
     assert np.all(np.isfinite(d.qpos))
 
 
-@pytest.mark.parametrize('name', ['adroit_relocate', 'adroit_door', 'adroit_pen', 'adroit_hammer', 'dog', 'fruitfly'])
+@pytest.mark.parametrize("name", ["adroit_relocate", "adroit_door", "adroit_pen", "adroit_hammer", "dog", "fruitfly"])
 def test_real_models_solver_level(name):
     """The real models' own constraint problems (MuJoCo's rows and contacts, our solvers: also those whose
     pipeline is blocked above), islands on as the models run: the same iterates and statistics."""
@@ -303,19 +352,23 @@ def test_real_models_solver_level(name):
         md, A = solve(mm, st)
         nefc += md.nefc
         r = compare(mm, md, A)
-        assert r['niter'] == r['niter_mj'], (name, k, r)
-        assert r['qacc'] < RTOL and r['force'] < RTOL and r['qfrc'] < RTOL, (name, k, r)
-        assert r['impr'] < RTOL and r['stat_int_diff'] == 0, (name, k, r)
+        assert r["niter"] == r["niter_mj"], (name, k, r)
+        assert r["qacc"] < RTOL and r["force"] < RTOL and r["qfrc"] < RTOL, (name, k, r)
+        assert r["impr"] < RTOL and r["stat_int_diff"] == 0, (name, k, r)
     assert nefc > 0
 
 
-if __name__ == '__main__':   # report table: PYTHONPATH=. python tests/test_noslip.py [names]
+if __name__ == "__main__":  # report table: PYTHONPATH=. python tests/test_noslip.py [names]
     import sys
+
     for name in sys.argv[1:] or MODELS:
         for solver in SOLVERS:
             for fly in (False, True):
                 m = load(name)
                 for where, r in _cases(m, name, solver, fly, 2):
-                    print(f"{'fly ' if fly else ''}{where:60s} nefc {r['nefc']:3d} niter {r['niter']} / "
-                          f"{r['niter_mj']} qacc {r['qacc']:.1e} f {r['force']:.1e} qfrc {r['qfrc']:.1e} "
-                          f"impr {r['impr']:.1e} int {r['stat_int_diff']}", flush=True)
+                    print(
+                        f"{'fly ' if fly else ''}{where:60s} nefc {r['nefc']:3d} niter {r['niter']} / "
+                        f"{r['niter_mj']} qacc {r['qacc']:.1e} f {r['force']:.1e} qfrc {r['qfrc']:.1e} "
+                        f"impr {r['impr']:.1e} int {r['stat_int_diff']}",
+                        flush=True,
+                    )

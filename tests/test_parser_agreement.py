@@ -55,8 +55,10 @@ EMPTY_ACCEPTED = {
     "geom_condim": model("<body><joint/><geom size='.1' condim=''/></body>"),
     "motor_gear": model(extra="<actuator><motor joint='j' gear=''/></actuator>"),
     "default_geom_pos": model(extra="", head="<default><geom pos='' size='.2'/></default>"),
-    "default_keeps_class_value": model("<body><joint class='c' damping=''/><geom size='.1'/></body>",
-                                       head="<default><default class='c'><joint damping='3'/></default></default>"),
+    "default_keeps_class_value": model(
+        "<body><joint class='c' damping=''/><geom size='.1'/></body>",
+        head="<default><default class='c'><joint damping='3'/></default></default>",
+    ),
     "key_qpos": model(extra="<keyframe><key qpos=''/></keyframe>"),
     "body_user": model("<body user=''><joint/><geom size='.1'/></body>"),
     "empty_name": model("<body name=''><joint/><geom size='.1'/></body>"),
@@ -97,10 +99,12 @@ def test_empty_attribute_rejected(name):
 STRAY_TEXT = {
     "between_sections": "<mujoco>hello<worldbody>abc" + BODY + "def</worldbody>tail</mujoco>",
     "inside_elements": "<mujoco><worldbody><body>x<joint/>y<geom size='.1'>inside</geom>z</body></worldbody>"
-                       "<option>text<flag gravity='disable'>more</flag></option></mujoco>",
+    "<option>text<flag gravity='disable'>more</flag></option></mujoco>",
     "cdata_and_entities": "<mujoco><![CDATA[ a < b ]]>&amp;&lt;<worldbody>" + BODY + "</worldbody></mujoco>",
     "undefined_entity": "<mujoco>&nbsp;<worldbody>" + BODY + "</worldbody></mujoco>",
-    "multiline_notes": "<mujoco>\n  Notes: this model is a pendulum.\n  <worldbody>\n" + BODY + "\n  </worldbody>\n</mujoco>",
+    "multiline_notes": "<mujoco>\n  Notes: this model is a pendulum.\n  <worldbody>\n"
+    + BODY
+    + "\n  </worldbody>\n</mujoco>",
 }
 
 
@@ -113,55 +117,111 @@ def test_text_between_elements_is_ignored(name):
 # -------------------------------------------------------------------------------------------- repeated names
 
 # kind -> model with two objects of that kind called 'x' (the second on line 2)
-B2 = ("<body name='a'><joint name='ja'/><geom name='ga' size='.1'/><site name='sa'/></body>"
-      "<body name='c'><joint name='jc'/><geom name='gc' size='.1'/><site name='sc'/></body>")
+B2 = (
+    "<body name='a'><joint name='ja'/><geom name='ga' size='.1'/><site name='sa'/></body>"
+    "<body name='c'><joint name='jc'/><geom name='gc' size='.1'/><site name='sc'/></body>"
+)
 REPEATED = {
-    "body": ("<mujoco><worldbody><body name='x'><geom size='.1'/></body>\n<body name='x'><geom size='.1'/></body>"
-             "</worldbody></mujoco>", "body"),
-    "joint": ("<mujoco><worldbody><body><joint name='x'/><geom size='.1'/>\n<body><joint name='x'/>"
-              "<geom size='.1'/></body></body></worldbody></mujoco>", "joint"),
-    "joint_and_freejoint": ("<mujoco><worldbody><body><freejoint name='x'/><geom size='.1'/></body>\n<body>"
-                            "<joint name='x'/><geom size='.1'/></body></worldbody></mujoco>", "joint"),
-    "joint_in_frame": ("<mujoco><worldbody><body><frame><joint name='x'/></frame>\n<joint name='x' axis='1 0 0'/>"
-                       "<geom size='.1'/></body></worldbody></mujoco>", "joint"),
-    "geom": ("<mujoco><worldbody><geom name='x' size='.1'/>\n<geom name='x' size='.1'/></worldbody></mujoco>",
-             "geom"),
+    "body": (
+        "<mujoco><worldbody><body name='x'><geom size='.1'/></body>\n<body name='x'><geom size='.1'/></body>"
+        "</worldbody></mujoco>",
+        "body",
+    ),
+    "joint": (
+        "<mujoco><worldbody><body><joint name='x'/><geom size='.1'/>\n<body><joint name='x'/>"
+        "<geom size='.1'/></body></body></worldbody></mujoco>",
+        "joint",
+    ),
+    "joint_and_freejoint": (
+        "<mujoco><worldbody><body><freejoint name='x'/><geom size='.1'/></body>\n<body>"
+        "<joint name='x'/><geom size='.1'/></body></worldbody></mujoco>",
+        "joint",
+    ),
+    "joint_in_frame": (
+        "<mujoco><worldbody><body><frame><joint name='x'/></frame>\n<joint name='x' axis='1 0 0'/>"
+        "<geom size='.1'/></body></worldbody></mujoco>",
+        "joint",
+    ),
+    "geom": ("<mujoco><worldbody><geom name='x' size='.1'/>\n<geom name='x' size='.1'/></worldbody></mujoco>", "geom"),
     "site": ("<mujoco><worldbody><site name='x'/>\n<site name='x'/></worldbody></mujoco>", "site"),
     "camera": ("<mujoco><worldbody><camera name='x'/>\n<camera name='x'/></worldbody></mujoco>", "camera"),
     "light": ("<mujoco><worldbody><light name='x'/>\n<light name='x'/></worldbody></mujoco>", "light"),
-    "world_body_name": ("<mujoco><worldbody>\n<body name='world'><geom size='.1'/></body></worldbody></mujoco>",
-                        "body"),
-    "mesh": ("<mujoco><asset><mesh name='x' vertex='0 0 0 1 0 0 0 1 0 0 0 1'/>\n<mesh name='x' "
-             "vertex='0 0 0 1 0 0 0 1 0 0 0 1'/></asset></mujoco>", "mesh"),
+    "world_body_name": (
+        "<mujoco><worldbody>\n<body name='world'><geom size='.1'/></body></worldbody></mujoco>",
+        "body",
+    ),
+    "mesh": (
+        "<mujoco><asset><mesh name='x' vertex='0 0 0 1 0 0 0 1 0 0 0 1'/>\n<mesh name='x' "
+        "vertex='0 0 0 1 0 0 0 1 0 0 0 1'/></asset></mujoco>",
+        "mesh",
+    ),
     "material": ("<mujoco><asset><material name='x'/>\n<material name='x'/></asset></mujoco>", "material"),
-    "texture": ("<mujoco><asset><texture name='x' builtin='flat' width='8' height='8'/>\n<texture name='x' "
-                "builtin='flat' width='8' height='8'/></asset></mujoco>", "texture"),
-    "hfield": ("<mujoco><asset><hfield name='x' nrow='2' ncol='2' size='1 1 1 1'/>\n<hfield name='x' nrow='2' "
-               "ncol='2' size='1 1 1 1'/></asset></mujoco>", "hfield"),
-    "pair": (f"<mujoco><worldbody>{B2}</worldbody><contact><pair name='x' geom1='ga' geom2='gc'/>\n<pair name='x' "
-             "geom1='ga' geom2='gc'/></contact></mujoco>", "pair"),
-    "exclude": (f"<mujoco><worldbody>{B2}</worldbody><contact><exclude name='x' body1='a' body2='c'/>\n<exclude "
-                "name='x' body1='a' body2='c'/></contact></mujoco>", "exclude"),
-    "equality": (f"<mujoco><worldbody>{B2}</worldbody><equality><joint name='x' joint1='ja'/>\n<joint name='x' "
-                 "joint1='jc'/></equality></mujoco>", "joint"),
-    "tendon": (f"<mujoco><worldbody>{B2}</worldbody><tendon><fixed name='x'><joint joint='ja' coef='1'/></fixed>\n"
-               "<fixed name='x'><joint joint='jc' coef='1'/></fixed></tendon></mujoco>", "fixed"),
-    "actuator": (f"<mujoco><worldbody>{B2}</worldbody><actuator><motor name='x' joint='ja'/>\n<motor name='x' "
-                 "joint='jc'/></actuator></mujoco>", "motor"),
-    "sensor": (f"<mujoco><worldbody>{B2}</worldbody><sensor><jointpos name='x' joint='ja'/>\n<jointpos name='x' "
-               "joint='jc'/></sensor></mujoco>", "jointpos"),
-    "numeric": ("<mujoco><custom><numeric name='x' data='1'/>\n<numeric name='x' data='1'/></custom></mujoco>",
-                "numeric"),
+    "texture": (
+        "<mujoco><asset><texture name='x' builtin='flat' width='8' height='8'/>\n<texture name='x' "
+        "builtin='flat' width='8' height='8'/></asset></mujoco>",
+        "texture",
+    ),
+    "hfield": (
+        "<mujoco><asset><hfield name='x' nrow='2' ncol='2' size='1 1 1 1'/>\n<hfield name='x' nrow='2' "
+        "ncol='2' size='1 1 1 1'/></asset></mujoco>",
+        "hfield",
+    ),
+    "pair": (
+        f"<mujoco><worldbody>{B2}</worldbody><contact><pair name='x' geom1='ga' geom2='gc'/>\n<pair name='x' "
+        "geom1='ga' geom2='gc'/></contact></mujoco>",
+        "pair",
+    ),
+    "exclude": (
+        f"<mujoco><worldbody>{B2}</worldbody><contact><exclude name='x' body1='a' body2='c'/>\n<exclude "
+        "name='x' body1='a' body2='c'/></contact></mujoco>",
+        "exclude",
+    ),
+    "equality": (
+        f"<mujoco><worldbody>{B2}</worldbody><equality><joint name='x' joint1='ja'/>\n<joint name='x' "
+        "joint1='jc'/></equality></mujoco>",
+        "joint",
+    ),
+    "tendon": (
+        f"<mujoco><worldbody>{B2}</worldbody><tendon><fixed name='x'><joint joint='ja' coef='1'/></fixed>\n"
+        "<fixed name='x'><joint joint='jc' coef='1'/></fixed></tendon></mujoco>",
+        "fixed",
+    ),
+    "actuator": (
+        f"<mujoco><worldbody>{B2}</worldbody><actuator><motor name='x' joint='ja'/>\n<motor name='x' "
+        "joint='jc'/></actuator></mujoco>",
+        "motor",
+    ),
+    "sensor": (
+        f"<mujoco><worldbody>{B2}</worldbody><sensor><jointpos name='x' joint='ja'/>\n<jointpos name='x' "
+        "joint='jc'/></sensor></mujoco>",
+        "jointpos",
+    ),
+    "numeric": (
+        "<mujoco><custom><numeric name='x' data='1'/>\n<numeric name='x' data='1'/></custom></mujoco>",
+        "numeric",
+    ),
     "text": ("<mujoco><custom><text name='x' data='a'/>\n<text name='x' data='a'/></custom></mujoco>", "text"),
     "tuple": ("<mujoco><custom><tuple name='x'/>\n<tuple name='x'/></custom></mujoco>", "tuple"),
-    "key": (f"<mujoco><worldbody>{B2}</worldbody><keyframe><key name='x'/>\n<key name='x'/></keyframe></mujoco>",
-            "key"),
-    "skin": ("<mujoco><worldbody><body name='a'/></worldbody><deformable>" + "\n".join(
-        "<skin name='x' vertex='0 0 0 1 0 0 0 1 0' face='0 1 2'><bone body='a' bindpos='0 0 0' bindquat='1 0 0 0' "
-        "vertid='0 1 2' vertweight='1 1 1'/></skin>" for _ in range(2)) + "</deformable></mujoco>", "skin"),
-    "replicated_name_taken_later": ("<mujoco><worldbody><replicate count='2'><body name='b'><joint name='j1'/>"
-                                    "<geom size='.1'/></body></replicate>\n<body><joint name='j10'/>"
-                                    "<geom size='.1'/></body></worldbody></mujoco>", "joint"),
+    "key": (
+        f"<mujoco><worldbody>{B2}</worldbody><keyframe><key name='x'/>\n<key name='x'/></keyframe></mujoco>",
+        "key",
+    ),
+    "skin": (
+        "<mujoco><worldbody><body name='a'/></worldbody><deformable>"
+        + "\n".join(
+            "<skin name='x' vertex='0 0 0 1 0 0 0 1 0' face='0 1 2'><bone body='a' bindpos='0 0 0' bindquat='1 0 0 0' "
+            "vertid='0 1 2' vertweight='1 1 1'/></skin>"
+            for _ in range(2)
+        )
+        + "</deformable></mujoco>",
+        "skin",
+    ),
+    "replicated_name_taken_later": (
+        "<mujoco><worldbody><replicate count='2'><body name='b'><joint name='j1'/>"
+        "<geom size='.1'/></body></replicate>\n<body><joint name='j10'/>"
+        "<geom size='.1'/></body></worldbody></mujoco>",
+        "joint",
+    ),
 }
 
 
@@ -173,12 +233,15 @@ def test_repeated_name_rejected(kind):
 
 
 def test_same_name_in_different_kinds_accepted():
-    assert_same("<mujoco><worldbody><body name='x'><joint name='x'/><geom name='x' size='.1'/><site name='x'/>"
-                "</body></worldbody><actuator><motor name='x' joint='x'/></actuator><sensor><jointpos name='x' "
-                "joint='x'/></sensor></mujoco>")
+    assert_same(
+        "<mujoco><worldbody><body name='x'><joint name='x'/><geom name='x' size='.1'/><site name='x'/>"
+        "</body></worldbody><actuator><motor name='x' joint='x'/></actuator><sensor><jointpos name='x' "
+        "joint='x'/></sensor></mujoco>"
+    )
 
 
 # ------------------------------------------------------------------------------------------ other values
+
 
 @pytest.mark.oracle
 @pytest.mark.parametrize("timestep", ["0", "-0.002"])
@@ -199,21 +262,36 @@ def test_non_positive_timestep_accepted(timestep):
 
 # ------------------------------------------------------------------------------- numbers as strtod reads them
 
+
 def _joint(attr, value):
     return model(f"<body><joint {attr}='{value}'/><geom size='.1'/></body>")
 
 
 # MuJoCo reads C's number forms; these load in both, to the same model
-NUMBERS_ACCEPTED = {"hex_float": ("damping", "0x1.8p3"), "hex_int_as_real": ("damping", "-0x10"),
-                    "plus_sign": ("group", "+2"), "leading_zeros": ("group", "0003"), "trailing_dot": ("damping", "5."),
-                    "smallest_normal": ("damping", "2.2250738585072014e-308"), "zero_underflowing": ("damping", "0e-400"),
-                    "largest_double": ("armature", "1.7976931348623157e308")}
+NUMBERS_ACCEPTED = {
+    "hex_float": ("damping", "0x1.8p3"),
+    "hex_int_as_real": ("damping", "-0x10"),
+    "plus_sign": ("group", "+2"),
+    "leading_zeros": ("group", "0003"),
+    "trailing_dot": ("damping", "5."),
+    "smallest_normal": ("damping", "2.2250738585072014e-308"),
+    "zero_underflowing": ("damping", "0e-400"),
+    "largest_double": ("armature", "1.7976931348623157e308"),
+}
 # ... and refuses these ('number is too large' for ERANGE, 'bad format' for what strtod cannot read whole)
-NUMBERS_REJECTED = {"subnormal": ("damping", "1e-310"), "underflow": ("damping", "1e-400"),
-                    "overflow": ("damping", "1.8e308"), "int32_overflow": ("group", "2147483648"),
-                    "int32_underflow": ("group", "-2147483649"), "underscore": ("damping", "1_0"),
-                    "arabic_digits": ("damping", "\u0661\u0662"), "fullwidth_digit": ("group", "\uff11"),
-                    "no_break_space": ("damping", "1\u00a0"), "hex_int": ("group", "0x10"), "real_for_int": ("group", "1.0")}
+NUMBERS_REJECTED = {
+    "subnormal": ("damping", "1e-310"),
+    "underflow": ("damping", "1e-400"),
+    "overflow": ("damping", "1.8e308"),
+    "int32_overflow": ("group", "2147483648"),
+    "int32_underflow": ("group", "-2147483649"),
+    "underscore": ("damping", "1_0"),
+    "arabic_digits": ("damping", "\u0661\u0662"),
+    "fullwidth_digit": ("group", "\uff11"),
+    "no_break_space": ("damping", "1\u00a0"),
+    "hex_int": ("group", "0x10"),
+    "real_for_int": ("group", "1.0"),
+}
 
 
 @pytest.mark.oracle
@@ -293,6 +371,7 @@ def test_empty_source_rejected():
 
 # ------------------------------------------------------------------------------------- compiler agreement
 
+
 @pytest.mark.oracle
 @pytest.mark.parametrize("diag", ["", "diaginertia=''"])
 def test_inertial_without_diaginertia(diag):
@@ -309,13 +388,15 @@ def test_inertial_without_diaginertia(diag):
 
 @pytest.mark.oracle
 def test_replicate_childclass_checked_with_count_zero():
-    assert_rejected(model("<replicate count='0' childclass='nope'><geom size='.1'/></replicate>"),
-                    "replicate", "childclass")
+    assert_rejected(
+        model("<replicate count='0' childclass='nope'><geom size='.1'/></replicate>"), "replicate", "childclass"
+    )
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("memory,ok", [("-1", True), ("5m", True), (" 5M ", True), ("05K", True),
-                                       ("5 M", False), ("1.5K", False)])
+@pytest.mark.parametrize(
+    "memory,ok", [("-1", True), ("5m", True), (" 5M ", True), ("05K", True), ("5 M", False), ("1.5K", False)]
+)
 def test_size_memory_syntax(memory, ok):
     xml = model(head=f"<size memory='{memory}'/>")
     if ok:
@@ -340,8 +421,11 @@ def test_unallocatable_buffers_rejected(attr):
 # ------------------------------------------------------------------------------------------ schema details
 
 UNIQUE_CHILDREN = {
-    "inertial": ("<mujoco><worldbody><body><inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/><inertial pos='0 0 0' "
-                 "mass='1' diaginertia='1 1 1'/><joint/></body></worldbody></mujoco>", "body"),
+    "inertial": (
+        "<mujoco><worldbody><body><inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/><inertial pos='0 0 0' "
+        "mass='1' diaginertia='1 1 1'/><joint/></body></worldbody></mujoco>",
+        "body",
+    ),
     "flag": ("<mujoco><option><flag gravity='disable'/><flag energy='enable'/></option></mujoco>", "option"),
     "lengthrange": ("<mujoco><compiler><lengthrange/><lengthrange/></compiler></mujoco>", "compiler"),
     "visual_map": ("<mujoco><visual><map znear='.1'/><map zfar='10'/></visual></mujoco>", "visual"),
@@ -360,8 +444,9 @@ def test_unique_children_rejected(name):
 LENIENT = {
     "frame_unknown_attribute": model("<frame accel='0'><body><joint/><geom size='.1'/></body></frame>"),
     "inside_frame_unknown_attribute": model("<frame><body><joint foo='1'/><geom size='.1' bar='2'/></body></frame>"),
-    "element_inside_leaf_in_frame": model("<frame><light><foo/></light><body><joint/><geom size='.1'><geom/></geom>"
-                                          "</body></frame>"),
+    "element_inside_leaf_in_frame": model(
+        "<frame><light><foo/></light><body><joint/><geom size='.1'><geom/></geom></body></frame>"
+    ),
     "root_xmlns": model(BODY).replace("<mujoco>", "<mujoco xmlns='http://x' xmlns:a='1'>"),
 }
 
@@ -390,11 +475,16 @@ def test_top_default_cannot_be_renamed():
 def test_eulerseq_checked_as_mujoco():
     """Its length when read (every <compiler>), its letters only where an euler angle uses it."""
     assert_rejected("<mujoco><compiler eulerseq='xyzx'/><worldbody/></mujoco>", "compiler", "eulerseq")
-    assert_rejected("<mujoco><compiler eulerseq='xyz'/><compiler eulerseq='-1.5'/><worldbody/></mujoco>",
-                    "compiler", "eulerseq")
+    assert_rejected(
+        "<mujoco><compiler eulerseq='xyz'/><compiler eulerseq='-1.5'/><worldbody/></mujoco>", "compiler", "eulerseq"
+    )
     assert_same("<mujoco><compiler eulerseq='abc'/><worldbody>" + BODY + "</worldbody></mujoco>")
-    assert_rejected("<mujoco><compiler eulerseq='abc'/><worldbody><body euler='1 2 3'><joint/><geom size='.1'/>"
-                    "</body></worldbody></mujoco>", "body", "euler")
+    assert_rejected(
+        "<mujoco><compiler eulerseq='abc'/><worldbody><body euler='1 2 3'><joint/><geom size='.1'/>"
+        "</body></worldbody></mujoco>",
+        "body",
+        "euler",
+    )
 
 
 @pytest.mark.oracle

@@ -1,6 +1,7 @@
 """Parts of the step compiled on their own (sim/jit/parts.py `part`, sim/engine/parts.py): a first compile sends them
 to a worker process and gives the same machine results as compiling them in-process; a warm process loads them and
 compiles nothing; the masked feature sets the stubs pass are the types the parts are compiled for."""
+
 import itertools
 import json
 import os
@@ -15,10 +16,10 @@ from sim.jit import parts
 from sim.jit.features import NAMES
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HOPPER = os.path.join(REPO, 'envs', 'assets', 'hopper.xml')
+HOPPER = os.path.join(REPO, "envs", "assets", "hopper.xml")
 
 # 50 random-control steps of hopper in a fresh process: trajectory digest, part statistics, kernels compiled
-SCRIPT = r'''
+SCRIPT = r"""
 import hashlib, json, sys
 sys.path.insert(0, %(root)r)
 from sim.jit.precompile import _count_compiles
@@ -36,13 +37,14 @@ for i in range(50):
     h.update(np.ascontiguousarray(d.qpos).tobytes())
     h.update(np.ascontiguousarray(d.qvel).tobytes())
 print(json.dumps(dict(hash=h.hexdigest(), stats=parts.PART_STATS, ready=sorted(parts._PART_READY), compiled=c.n)))
-''' % dict(root=REPO, path=HOPPER)
+""" % dict(root=REPO, path=HOPPER)
 
 
 def start(cache, workers):
-    env = dict(os.environ, NUMJOCO_CACHE_DIR=cache, NUMJOCO_QUIET='1', NUMJOCO_COMPILE_WORKERS=workers)
-    return subprocess.Popen([sys.executable, '-c', SCRIPT], env=env, cwd=REPO, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    env = dict(os.environ, NUMJOCO_CACHE_DIR=cache, NUMJOCO_QUIET="1", NUMJOCO_COMPILE_WORKERS=workers)
+    return subprocess.Popen(
+        [sys.executable, "-c", SCRIPT], env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def result(proc):
@@ -54,25 +56,27 @@ def result(proc):
 def test_worker_and_in_process_compiles_agree():
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
         # both cold compiles at once (the worker makes it three processes on CI's two cores)
-        pw, ph = start(a, '1'), start(b, '0')
+        pw, ph = start(a, "1"), start(b, "0")
         w, here = result(pw), result(ph)
-        names = ['numjoco_part_sim_engine_parts_collision_part.F0000000000000000',
-                 'numjoco_part_sim_engine_parts_fwd_constraint_part.F0001000000000000',
-                 'numjoco_part_sim_engine_parts_make_constraint_part.F0000000000000000',
-                 'numjoco_part_sim_engine_parts_passive_part.F0000000000000000',
-                 'numjoco_part_sim_engine_parts_rne_post_constraint_part.F0000000000000000']
-        assert w['ready'] == names and here['ready'] == names
+        names = [
+            "numjoco_part_sim_engine_parts_collision_part.F0000000000000000",
+            "numjoco_part_sim_engine_parts_fwd_constraint_part.F0001000000000000",
+            "numjoco_part_sim_engine_parts_make_constraint_part.F0000000000000000",
+            "numjoco_part_sim_engine_parts_passive_part.F0000000000000000",
+            "numjoco_part_sim_engine_parts_rne_post_constraint_part.F0000000000000000",
+        ]
+        assert w["ready"] == names and here["ready"] == names
         # compiled_here counts the worker's parts compiled here instead (collision is compiled here by design)
         in_worker = sum(1 for _, _, _, worker in parts._PARTS.values() if worker)
         assert 0 < in_worker < len(names)
         if parts._cores() > 1:
-            assert w['stats']['workers'] == 1 and w['stats']['compiled_here'] == 0, w['stats']
-        assert here['stats']['workers'] == 0 and here['stats']['compiled_here'] == in_worker, here['stats']
-        assert w['hash'] == here['hash']
+            assert w["stats"]["workers"] == 1 and w["stats"]["compiled_here"] == 0, w["stats"]
+        assert here["stats"]["workers"] == 0 and here["stats"]["compiled_here"] == in_worker, here["stats"]
+        assert w["hash"] == here["hash"]
         # a warm process (the worker's cache) loads the parts with the entry: no worker, nothing compiled
-        warm = result(start(a, '1'))
-        assert warm['stats'] == {'workers': 0, 'wait': 0.0, 'compiled_here': 0}
-        assert warm['compiled'] == 0 and warm['hash'] == w['hash'] and warm['ready'] == names
+        warm = result(start(a, "1"))
+        assert warm["stats"] == {"workers": 0, "wait": 0.0, "compiled_here": 0}
+        assert warm["compiled"] == 0 and warm["hash"] == w["hash"] and warm["ready"] == names
 
 
 def test_masked_feature_sets_are_the_compiled_types(full_run):
@@ -90,22 +94,21 @@ def test_masked_feature_sets_are_the_compiled_types(full_run):
             masked = tuple(F[i] if i in uses else None for i in range(len(NAMES)))
             bits = parts._bits(numba.typeof(F), uses)
             assert parts._part_argtypes(stem, bits)[-1] == numba.typeof(masked)
-            assert parts.part_symbol(stem, bits).endswith('.F' + ''.join('1' if x else '0' for x in masked))
-
+            assert parts.part_symbol(stem, bits).endswith(".F" + "".join("1" if x else "0" for x in masked))
 
 
 def test_worker_slots_bound_the_workers(tmp_path, monkeypatch):
     # half the cores (at least one) may run part workers at once on one cache (lock files in its root); a
     # worker inherits its slot's lock, so the slot frees when the worker exits
-    monkeypatch.setattr(parts._cache, 'CACHE_ROOT', str(tmp_path))
+    monkeypatch.setattr(parts._cache, "CACHE_ROOT", str(tmp_path))
     n = max(1, parts._cores() // 2)
     held = [parts._worker_slot() for _ in range(n)]
     assert all(h not in (None, True) for h in held)
     assert parts._worker_slot() is None
-    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'], pass_fds=(held[0].fileno(),))
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"], pass_fds=(held[0].fileno(),))
     try:
         held[0].close()
-        assert parts._worker_slot() is None          # the child still holds it
+        assert parts._worker_slot() is None  # the child still holds it
     finally:
         child.kill()
         child.wait()

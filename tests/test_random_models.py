@@ -41,15 +41,22 @@ def test_random_model_matches_mujoco(seed):
     except ValueError as e:  # a generator bug, not a compiler bug
         pytest.fail(f"mjcf_gen produced a model mujoco rejects (seed {seed}): {e}\n{xml}")
     import sim
+
     try:
         ours = sim.load_model(xml)
     except Exception as e:
-        raise AssertionError(f"sim.load_model failed on random model {seed} "
-                             f"(python tests/mjcf_gen.py {seed}): {type(e).__name__}: {e}\n{xml}") from e
+        raise AssertionError(
+            f"sim.load_model failed on random model {seed} "
+            f"(python tests/mjcf_gen.py {seed}): {type(e).__name__}: {e}\n{xml}"
+        ) from e
     mism = oracle.compare_models(ours, theirs)
     if mism:
-        raise AssertionError(f"random model {seed} (python tests/mjcf_gen.py {seed}): {len(mism)} mismatch(es)\n  "
-                             + "\n  ".join(mism) + "\n" + xml)
+        raise AssertionError(
+            f"random model {seed} (python tests/mjcf_gen.py {seed}): {len(mism)} mismatch(es)\n  "
+            + "\n  ".join(mism)
+            + "\n"
+            + xml
+        )
 
 
 @pytest.mark.compiler
@@ -62,6 +69,7 @@ def test_random_replicated_model_matches_mujoco(rseed):
     except ValueError:
         theirs = None
     import sim
+
     try:
         ours = sim.load_model(xml)
     except sim.UnsupportedError as e:
@@ -99,11 +107,31 @@ def test_generator_covers_features():
     expected = {"joint:" + t for t in ("free", "ball", "hinge", "slide")}
     expected |= {"geom:" + t for t in mjcf_gen.GEOM_TYPES}
     expected |= {"orient:" + f for f in mjcf_gen.ORIENT_FORMS}
-    expected |= {"actuator:" + a for a in ("motor", "position", "velocity", "general", "intvelocity", "damper",
-                                           "tendon")}
+    expected |= {
+        "actuator:" + a for a in ("motor", "position", "velocity", "general", "intvelocity", "damper", "tendon")
+    }
     expected |= {"frame", "mocap", "tendon:fixed", "sensor", "equality", "contact"}
-    expected |= {"fromto", "default", "default:nested", "childclass", "class=", "inertial", "fullinertia",
-                 "site", "angle:radian", "eulerseq", "autolimits:false", "option", "flag", "keyframe",
-                 "geom:inherited_type", "shellinertia", "geom:mass", "joint:range", "boundmass", "discardvisual",
-                 "geom:visual"}
+    expected |= {
+        "fromto",
+        "default",
+        "default:nested",
+        "childclass",
+        "class=",
+        "inertial",
+        "fullinertia",
+        "site",
+        "angle:radian",
+        "eulerseq",
+        "autolimits:false",
+        "option",
+        "flag",
+        "keyframe",
+        "geom:inherited_type",
+        "shellinertia",
+        "geom:mass",
+        "joint:range",
+        "boundmass",
+        "discardvisual",
+        "geom:visual",
+    }
     assert not expected - set(seen), sorted(expected - set(seen))

@@ -3,6 +3,7 @@
 Every scene runs twice on the sim side: with the mujoco.MjModel itself and with our compiled Model
 (sim.load_model, whose mesh BVHs come from sim/compiler/bvh.py). Distances must agree to 1e-12.
 """
+
 import os
 
 import mujoco
@@ -14,7 +15,7 @@ from sim.api import ray
 import sim
 import oracle
 
-ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'assets')
+ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets")
 TOL = 1e-12
 # Rays that hit a mesh whose principal frame our compiler chooses differently from MuJoCo's (two equal
 # principal moments make mesh_quat arbitrary up to a rotation about the repeated axis: the scene's 'tet'):
@@ -31,10 +32,13 @@ def _frame_differs(m, sm):
     for g in range(m.ngeom):
         if m.geom_type[g] == mujoco.mjtGeom.mjGEOM_MESH:
             i = m.geom_dataid[g]
-            if not (np.allclose(sm.mesh_quat[i], m.mesh_quat[i], atol=1e-12, rtol=0)
-                    or np.allclose(sm.mesh_quat[i], -m.mesh_quat[i], atol=1e-12, rtol=0)):
+            if not (
+                np.allclose(sm.mesh_quat[i], m.mesh_quat[i], atol=1e-12, rtol=0)
+                or np.allclose(sm.mesh_quat[i], -m.mesh_quat[i], atol=1e-12, rtol=0)
+            ):
                 out.add(g)
     return out
+
 
 MESH = """<mesh name="tet" vertex="0 0 0  .3 0 0  0 .3 0  0 0 .3"/>
           <mesh name="oct" vertex=".2 0 0  -.2 0 0  0 .25 0  0 -.25 0  0 0 .15  0 0 -.15"/>"""
@@ -66,9 +70,14 @@ SCENE = """
 
 
 def scene_xml(with_mesh=True):
-    return SCENE.format(mesh=MESH if with_mesh else '',
-                        meshgeoms=('<geom type="mesh" mesh="tet"/><geom type="mesh" mesh="oct" pos="0 .5 0"/>'
-                                   if with_mesh else '<geom type="box" size=".1 .1 .1"/>'))
+    return SCENE.format(
+        mesh=MESH if with_mesh else "",
+        meshgeoms=(
+            '<geom type="mesh" mesh="tet"/><geom type="mesh" mesh="oct" pos="0 .5 0"/>'
+            if with_mesh
+            else '<geom type="box" size=".1 .1 .1"/>'
+        ),
+    )
 
 
 def make_model(with_mesh=True):
@@ -95,7 +104,7 @@ HFIELD_SCENE = """
 
 def hfield_xml():
     rng = np.random.default_rng(7)
-    elev = ' '.join(f'{v:.4f}' for v in rng.uniform(0, 1, 48))
+    elev = " ".join(f"{v:.4f}" for v in rng.uniform(0, 1, 48))
     return HFIELD_SCENE.format(assets=ASSETS, elev=elev)
 
 
@@ -131,7 +140,7 @@ def mesh_xml():
 def _models(xml):
     """(oracle MjModel, sim-side models: the MjModel and our compiled Model)."""
     m = mujoco.MjModel.from_xml_string(xml)
-    return m, {'mjmodel': m, 'compiled': sim.load_model(xml)}
+    return m, {"mjmodel": m, "compiled": sim.load_model(xml)}
 
 
 def _states(m, rng, n):
@@ -139,9 +148,9 @@ def _states(m, rng, n):
         q = m.qpos0.copy()
         for j in range(m.njnt):
             a = m.jnt_qposadr[j]
-            q[a:a + 3] += rng.normal(0, 0.3, 3)
+            q[a : a + 3] += rng.normal(0, 0.3, 3)
             qq = rng.normal(size=4)
-            q[a + 3:a + 7] = qq / np.linalg.norm(qq)
+            q[a + 3 : a + 7] = qq / np.linalg.norm(qq)
         yield q
 
 
@@ -163,9 +172,17 @@ def _check(m, rng, nstate, nray, sm=None, **kw):
             target = rng.uniform(-1, 1, 3) * np.array([1.5, 1.5, 0.8]) + np.array([0, 0, 0.6])
             vec = (target - pnt) * rng.uniform(0.3, 3)
             gid = np.array([-1], np.int32)
-            grp = kw.get('geomgroup')
-            dist = mujoco.mj_ray(m, d, pnt, vec, None if grp is None else np.asarray(grp, np.uint8),
-                                 int(kw.get('flg_static', True)), kw.get('bodyexclude', -1), gid)
+            grp = kw.get("geomgroup")
+            dist = mujoco.mj_ray(
+                m,
+                d,
+                pnt,
+                vec,
+                None if grp is None else np.asarray(grp, np.uint8),
+                int(kw.get("flg_static", True)),
+                kw.get("bodyexclude", -1),
+                gid,
+            )
             sdist, sgid = ray(sm, sd, pnt, vec, **kw)
             assert sgid == gid[0], (sgid, gid[0], sdist, dist)
             assert abs(sdist - dist) <= (TOL_FRAME if sgid in loose else TOL), (sgid, sdist, dist)
@@ -175,7 +192,7 @@ def _check(m, rng, nstate, nray, sm=None, **kw):
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('side', ['mjmodel', 'compiled'])
+@pytest.mark.parametrize("side", ["mjmodel", "compiled"])
 def test_ray_all_types(side):
     m, sms = _models(scene_xml(True))
     nhit, err = _check(m, np.random.default_rng(0), 10, 100, sm=sms[side])
@@ -183,9 +200,17 @@ def test_ray_all_types(side):
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('kw', [dict(geomgroup=[1, 0, 1, 0, 1, 0]), dict(geomgroup=[0, 1, 1, 1, 1, 1]),
-                                dict(flg_static=False), dict(bodyexclude=1), dict(bodyexclude=0)],
-                         ids=['group_a', 'group_b', 'nostatic', 'exclude1', 'exclude_world'])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(geomgroup=[1, 0, 1, 0, 1, 0]),
+        dict(geomgroup=[0, 1, 1, 1, 1, 1]),
+        dict(flg_static=False),
+        dict(bodyexclude=1),
+        dict(bodyexclude=0),
+    ],
+    ids=["group_a", "group_b", "nostatic", "exclude1", "exclude_world"],
+)
 def test_ray_filters(kw):
     m, sms = _models(scene_xml(True))
     for sm in sms.values():
@@ -212,9 +237,10 @@ def _hfield_rays(m, rng, n):
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('side', ['mjmodel', 'compiled'])
-@pytest.mark.parametrize('geomgroup', [None, [1, 0, 1, 0, 0, 0], [0, 1, 0, 0, 0, 0]],
-                         ids=['all', 'grid_box', 'terrain'])
+@pytest.mark.parametrize("side", ["mjmodel", "compiled"])
+@pytest.mark.parametrize(
+    "geomgroup", [None, [1, 0, 1, 0, 0, 0], [0, 1, 0, 0, 0, 0]], ids=["all", "grid_box", "terrain"]
+)
 def test_ray_hfield(side, geomgroup):
     """mj_rayHfield: random rays against two height fields (one rotated, from a file) and a box; every hit
     geom and distance as mujoco.mj_ray, misses too."""
@@ -249,7 +275,7 @@ def test_ray_hfield(side, geomgroup):
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('side', ['mjmodel', 'compiled'])
+@pytest.mark.parametrize("side", ["mjmodel", "compiled"])
 def test_ray_colliding_meshes(side):
     """Meshes with convex hulls (one a point cloud whose faces are the hull's, listed in another order than
     qhull's: its BVH differs in layout but holds the same faces)."""
@@ -260,15 +286,32 @@ def test_ray_colliding_meshes(side):
 
 @pytest.mark.compiler
 @pytest.mark.oracle
-@pytest.mark.parametrize('xml', [
-    scene_xml, hfield_xml, mesh_xml], ids=['scene', 'hfield', 'meshes'])
+@pytest.mark.parametrize("xml", [scene_xml, hfield_xml, mesh_xml], ids=["scene", "hfield", "meshes"])
 def test_compiled_bvh_matches(xml):
     """The compiler's bvh_* / body_bvh* / mesh_bvh* arrays (tests/oracle.py compares hull-face meshes as
     sets of leaf boxes), names and paths equal MuJoCo's."""
     text = xml()
     theirs = mujoco.MjModel.from_xml_string(text)
     ours = sim.load_model(text)
-    fields = ['nbvh', 'nbvhstatic', 'nbvhdynamic', 'bvh_aabb', 'bvh_child', 'bvh_nodeid', 'bvh_depth',
-              'body_bvhadr', 'body_bvhnum', 'mesh_bvhadr', 'mesh_bvhnum', 'names', 'paths', 'names_map',
-              'mesh_pathadr', 'hfield_pathadr', 'noct', 'mesh_octadr', 'mesh_octnum']
+    fields = [
+        "nbvh",
+        "nbvhstatic",
+        "nbvhdynamic",
+        "bvh_aabb",
+        "bvh_child",
+        "bvh_nodeid",
+        "bvh_depth",
+        "body_bvhadr",
+        "body_bvhnum",
+        "mesh_bvhadr",
+        "mesh_bvhnum",
+        "names",
+        "paths",
+        "names_map",
+        "mesh_pathadr",
+        "hfield_pathadr",
+        "noct",
+        "mesh_octadr",
+        "mesh_octnum",
+    ]
     oracle.assert_models_match(ours, theirs, fields=fields, names=False)

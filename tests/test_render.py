@@ -3,6 +3,7 @@ camera through the same pixel centres; cameras, lights and the drawn objects aga
 needs no OpenGL); the API of mujoco.Renderer; batched worlds.  The look is checked against committed reference
 images in tests/test_render_look.py.
 """
+
 import os
 
 import numpy as np
@@ -20,10 +21,24 @@ pytestmark = pytest.mark.oracle
 GYM = gymnasium_assets_dir()
 MODELS = os.path.join(TESTS_DIR, "models")
 SCENE = os.path.join(MODELS, "render_scene.xml")
-GYM_MODELS = ["hopper.xml", "ant.xml", "humanoid.xml", "half_cheetah.xml", "walker2d_v5.xml", "swimmer.xml",
-              "reacher.xml", "pusher_v5.xml", "inverted_double_pendulum.xml"]
-LOCAL_MODELS = ["render_scene.xml", "mesh_bvh.xml", "hfield_geom.xml", "geoms_primitives.xml",
-                "sites_cameras_lights.xml"]
+GYM_MODELS = [
+    "hopper.xml",
+    "ant.xml",
+    "humanoid.xml",
+    "half_cheetah.xml",
+    "walker2d_v5.xml",
+    "swimmer.xml",
+    "reacher.xml",
+    "pusher_v5.xml",
+    "inverted_double_pendulum.xml",
+]
+LOCAL_MODELS = [
+    "render_scene.xml",
+    "mesh_bvh.xml",
+    "hfield_geom.xml",
+    "geoms_primitives.xml",
+    "sites_cameras_lights.xml",
+]
 # geom ids must agree on this fraction of the pixels, depths to this relative error where they do (issue 13)
 ID_AGREEMENT = 0.999
 DEPTH_RTOL = 1e-6
@@ -53,7 +68,7 @@ def _pair(path, seed=0, spread=0.1, nworld=None):
 
 def _no_sites():
     opt = SceneOption()
-    opt.sitegroup[:] = 0       # mj_ray sees geoms only
+    opt.sitegroup[:] = 0  # mj_ray sees geoms only
     return opt
 
 
@@ -140,14 +155,26 @@ def compare_rays(m, d, mm, md, camera, height=48, width=64, world=None):
     dist = np.zeros(nray)
     group = mm.geom_group.copy()
     if not c.orthographic:
-        mm.geom_group[_geoms_containing(mm, md, c.pos)] = 5     # out of the rays' geomgroup
+        mm.geom_group[_geoms_containing(mm, md, c.pos)] = 5  # out of the rays' geomgroup
     try:
-        if c.orthographic:         # parallel rays: one mj_ray each
+        if c.orthographic:  # parallel rays: one mj_ray each
             for i in range(nray):
                 dist[i], geomid[i] = _mj_ray(mm, md, o_rows[i], unit[i])
         else:
-            mujoco.mj_multiRay(mm, md, np.asarray(o, np.float64), unit.reshape(-1), _GROUPS, 1, -1, geomid,
-                               dist, None, nray, mujoco.mjMAXVAL)
+            mujoco.mj_multiRay(
+                mm,
+                md,
+                np.asarray(o, np.float64),
+                unit.reshape(-1),
+                _GROUPS,
+                1,
+                -1,
+                geomid,
+                dist,
+                None,
+                nray,
+                mujoco.mjMAXVAL,
+            )
         # mj_multiRay culls geoms by bounding angles, which misses meshes on some rays (measured: 6 of 3072
         # pixels of mesh_bvh.xml, where mj_ray hits the mesh at our depth); where it disagrees with us, mj_ray
         # (the same semantics without that culling) decides
@@ -169,8 +196,12 @@ def compare_rays(m, d, mm, md, camera, height=48, width=64, world=None):
         dist[i] = t0 + dd
     theirs = np.where(geomid >= 0, dist * cosf, np.inf)
     # two geoms with coincident surfaces (the same depth, to the depth tolerance): either id is right
-    tie = (ours_id != geomid) & (ours_id >= 0) & (geomid >= 0) & \
-        (np.abs(ours_depth - theirs) <= DEPTH_RTOL * np.abs(theirs))
+    tie = (
+        (ours_id != geomid)
+        & (ours_id >= 0)
+        & (geomid >= 0)
+        & (np.abs(ours_depth - theirs) <= DEPTH_RTOL * np.abs(theirs))
+    )
     geomid = np.where(tie, ours_id, geomid)
     # OpenGL clips at the near and far planes: so does the renderer; apply the same to the oracle
     geomid = np.where((theirs >= c.frustum_near) & (theirs <= c.frustum_far), geomid, -1)
@@ -178,12 +209,13 @@ def compare_rays(m, d, mm, md, camera, height=48, width=64, world=None):
     hit = agree & (geomid >= 0)
     rel = np.abs(ours_depth[hit] - theirs[hit]) / theirs[hit] if hit.any() else np.zeros(1)
     # float32 output: allow its rounding on top of the tolerance
-    rel = np.maximum(rel - 2 ** -24, 0)
+    rel = np.maximum(rel - 2**-24, 0)
     assert np.all(ours_depth[~(ours_id >= 0)] == _background(mm, c))
     return agree.mean(), rel.max(), hit.sum()
 
 
 # ------------------------------------------------------------------------------------------------ depth, seg
+
 
 @pytest.mark.parametrize("name", GYM_MODELS + LOCAL_MODELS)
 def test_depth_and_segmentation_free_camera(name):
@@ -194,8 +226,7 @@ def test_depth_and_segmentation_free_camera(name):
     assert rel <= DEPTH_RTOL, f"depth relative error {rel:.3g}"
 
 
-@pytest.mark.parametrize("camera", ["fixed", "wide", "ortho", "target", "intrinsic", "track", "trackcom",
-                                    "onboard"])
+@pytest.mark.parametrize("camera", ["fixed", "wide", "ortho", "target", "intrinsic", "track", "trackcom", "onboard"])
 def test_depth_and_segmentation_model_cameras(camera):
     m, d, mm, md = _pair(SCENE, seed=2)
     frac, rel, nhit = compare_rays(m, d, mm, md, camera, height=40, width=52)
@@ -231,7 +262,7 @@ def test_depth_is_along_the_camera_axis():
     r.enable_depth_rendering()
     sky_dir = Camera.default_free(m)
     sky_dir.lookat[:] = (0.0, 0.0, 50.0)
-    sky_dir.elevation = 60.0      # high above the scene, looking up: nothing but the skybox
+    sky_dir.elevation = 60.0  # high above the scene, looking up: nothing but the skybox
     r.update_scene(d, camera=sky_dir)
     depth = r.render()
     assert np.all(depth == _background(mm, r.camera()))
@@ -241,6 +272,7 @@ def test_depth_is_along_the_camera_axis():
 
 
 # ------------------------------------------------------------------------------------------------ cameras
+
 
 @pytest.mark.parametrize("name", ["render_scene.xml", "sites_cameras_lights.xml", "humanoid.xml", "hopper.xml"])
 def test_model_cameras_match_cam_xpos_xmat(name):
@@ -292,7 +324,7 @@ def test_free_and_tracking_camera_frame(kind):
     np.testing.assert_allclose(cam.forward, fwd, rtol=0, atol=1e-12)
     np.testing.assert_allclose(cam.up, up, rtol=0, atol=1e-12)
     np.testing.assert_allclose(cam.right, right, rtol=0, atol=1e-12)
-    if kind == "tracking":     # mjv_updateCamera moves the tracking camera's lookat, and so do we
+    if kind == "tracking":  # mjv_updateCamera moves the tracking camera's lookat, and so do we
         np.testing.assert_allclose(ours.lookat, mcam.lookat, rtol=0, atol=1e-12)
 
 
@@ -310,7 +342,7 @@ def test_frustum_matches_mjv_update_scene(camera, size):
     r.update_scene(d, camera=camera)
     r.render()
     c = r.camera()
-    tol = dict(rtol=2e-7, atol=1e-9)    # mjvGLCamera is float32
+    tol = dict(rtol=2e-7, atol=1e-9)  # mjvGLCamera is float32
     np.testing.assert_allclose(c.frustum_top, g.frustum_top, **tol)
     np.testing.assert_allclose(c.frustum_bottom, g.frustum_bottom, **tol)
     np.testing.assert_allclose(c.frustum_left, g.frustum_center - halfw, **tol)
@@ -325,6 +357,7 @@ def test_frustum_matches_mjv_update_scene(camera, size):
 
 # ------------------------------------------------------------------------------------------------ scene
 
+
 @pytest.mark.parametrize("name", ["render_scene.xml", "sites_cameras_lights.xml", "hopper.xml", "ant.xml"])
 def test_lights_match_mjv_make_lights(name):
     """Headlight and model lights (positions, directions in every mode, colours, spot parameters)."""
@@ -336,16 +369,17 @@ def test_lights_match_mjv_make_lights(name):
     lights = r._fa["lights"][0]
     assert int(r._fa["nlight"][0]) == scn.nlight
     from sim.render import layout as L
+
     for i in range(scn.nlight):
         ml, row = scn.lights[i], lights[i]
         assert int(row[L.L_TYPE]) == ml.type
-        np.testing.assert_allclose(row[L.L_POS:L.L_POS + 3], ml.pos, rtol=0, atol=2e-6)
-        np.testing.assert_allclose(row[L.L_DIR:L.L_DIR + 3], ml.dir, rtol=0, atol=2e-6)
+        np.testing.assert_allclose(row[L.L_POS : L.L_POS + 3], ml.pos, rtol=0, atol=2e-6)
+        np.testing.assert_allclose(row[L.L_DIR : L.L_DIR + 3], ml.dir, rtol=0, atol=2e-6)
         for col, attr in ((L.L_AMBIENT, "ambient"), (L.L_DIFFUSE, "diffuse"), (L.L_SPECULAR, "specular")):
-            np.testing.assert_allclose(row[col:col + 3], getattr(ml, attr), rtol=0, atol=0)
+            np.testing.assert_allclose(row[col : col + 3], getattr(ml, attr), rtol=0, atol=0)
         assert (row[L.L_SHADOWVIEW] >= 0) == bool(ml.castshadow and ml.type in (0, 1))
         if ml.type == mujoco.mjtLightType.mjLIGHT_SPOT:
-            np.testing.assert_allclose(row[L.L_ATTEN:L.L_ATTEN + 3], ml.attenuation, rtol=0, atol=0)
+            np.testing.assert_allclose(row[L.L_ATTEN : L.L_ATTEN + 3], ml.attenuation, rtol=0, atol=0)
             np.testing.assert_allclose(row[L.L_COSCUT], np.cos(np.deg2rad(ml.cutoff)), rtol=1e-12)
             assert row[L.L_EXPONENT] == ml.exponent
 
@@ -355,23 +389,30 @@ def test_drawn_objects_match_mjv_add_geoms(name):
     """The geoms and sites drawn, in order, with MuJoCo's colour and material (setMaterial)."""
     m, d, mm, md = _pair(_path(name))
     scn = _mj_scene(mm, md, _mj_camera(mm, -1))
-    theirs = [scn.geoms[i] for i in range(scn.ngeom)
-              if scn.geoms[i].objtype in (mujoco.mjtObj.mjOBJ_GEOM, mujoco.mjtObj.mjOBJ_SITE)]
+    theirs = [
+        scn.geoms[i]
+        for i in range(scn.ngeom)
+        if scn.geoms[i].objtype in (mujoco.mjtObj.mjOBJ_GEOM, mujoco.mjtObj.mjOBJ_SITE)
+    ]
     r = sim.Renderer(m, 8, 8)
     r.update_scene(d)
     from sim.render import layout as L
+
     oi, of = r._obj_i, r._obj_f
     assert len(oi) == len(theirs)
     for k, g in enumerate(theirs):
         assert (oi[k, L.OI_SRC], oi[k, L.OI_OBJTYPE], oi[k, L.OI_TYPE]) == (g.objid, g.objtype, g.type)
-        np.testing.assert_array_equal(of[k, L.OF_RGBA:L.OF_RGBA + 4].astype(np.float32), g.rgba)
-        for col, attr in ((L.OF_EMISSION, "emission"), (L.OF_SPECULAR, "specular"),
-                          (L.OF_SHININESS, "shininess"), (L.OF_REFLECTANCE, "reflectance")):
+        np.testing.assert_array_equal(of[k, L.OF_RGBA : L.OF_RGBA + 4].astype(np.float32), g.rgba)
+        for col, attr in (
+            (L.OF_EMISSION, "emission"),
+            (L.OF_SPECULAR, "specular"),
+            (L.OF_SHININESS, "shininess"),
+            (L.OF_REFLECTANCE, "reflectance"),
+        ):
             assert np.float32(of[k, col]) == np.float32(getattr(g, attr)), attr
         assert oi[k, L.OI_TEXID] == g.texid
         if g.texid >= 0:
-            np.testing.assert_array_equal(of[k, L.OF_TEXREPEAT:L.OF_TEXREPEAT + 2].astype(np.float32),
-                                          g.texrepeat)
+            np.testing.assert_array_equal(of[k, L.OF_TEXREPEAT : L.OF_TEXREPEAT + 2].astype(np.float32), g.texrepeat)
             assert of[k, L.OF_TEXUNIFORM] == g.texuniform
 
 
@@ -386,7 +427,7 @@ def test_scene_option_groups_and_sites():
     opt.geomgroup[0] = 0
     r.update_scene(d, scene_option=opt)
     assert r.scene.ngeom == 0
-    mopt = mujoco.MjvOption()          # a mujoco.MjvOption works too
+    mopt = mujoco.MjvOption()  # a mujoco.MjvOption works too
     mopt.sitegroup[2] = 0
     r.update_scene(d, scene_option=mopt)
     scn = _mj_scene(mm, md, _mj_camera(mm, -1), mopt)
@@ -394,6 +435,7 @@ def test_scene_option_groups_and_sites():
 
 
 # ------------------------------------------------------------------------------------------------ API
+
 
 def test_api_shapes_modes_and_out():
     m, d, mm, md = _pair(SCENE)
@@ -406,7 +448,7 @@ def test_api_shapes_modes_and_out():
         assert r.render(out=out) is out and np.array_equal(out, img)
         r.enable_depth_rendering()
         assert r.render().shape == (24, 32)
-        out32 = np.zeros((24, 32), np.float64)      # cast, as mujoco.Renderer does
+        out32 = np.zeros((24, 32), np.float64)  # cast, as mujoco.Renderer does
         assert r.render(out=out32) is out32 and out32.max() > 0
         with pytest.raises(ValueError, match="out.shape"):
             r.render(out=np.zeros((24, 32, 3), np.float32))
@@ -429,7 +471,7 @@ def test_api_camera_arguments():
     assert np.array_equal(r.render(), a)
     r.update_scene(d, camera=Camera.fixed(mm.camera("wide").id))
     assert np.array_equal(r.render(), a)
-    mc = mujoco.MjvCamera()                       # any mjvCamera-like object
+    mc = mujoco.MjvCamera()  # any mjvCamera-like object
     mc.type, mc.fixedcamid = mujoco.mjtCamera.mjCAMERA_FIXED, mm.camera("wide").id
     r.update_scene(d, camera=mc)
     assert np.array_equal(r.render(), a)
@@ -531,6 +573,7 @@ def test_depth_buffer_inverts_mujoco_renderer_conversion():
     """depth_buffer gives the reverse-Z buffer values (Gymnasium's depth_array) that mujoco.Renderer's
     conversion maps back to the metric depth."""
     from sim.render import depth_buffer
+
     m, d, mm, md = _pair(_path("hopper.xml"))
     r = sim.Renderer(m, 24, 24)
     r.update_scene(d, camera="track")
@@ -551,10 +594,12 @@ def test_depth_buffer_inverts_mujoco_renderer_conversion():
 def test_visual_compiled_with_mujoco_values():
     """Model.vis holds mjVisual (the renderer reads znear / zfar / headlight / fovy / haze from it)."""
     import oracle
+
     for name in ("hopper.xml", "render_scene.xml"):
         path = _path(name)
-        oracle.assert_models_match(sim.load_model(path), mujoco.MjModel.from_xml_path(path), fields=["vis"],
-                                   names=False, label=name)
+        oracle.assert_models_match(
+            sim.load_model(path), mujoco.MjModel.from_xml_path(path), fields=["vis"], names=False, label=name
+        )
 
 
 def test_what_is_not_drawn_is_said():
@@ -565,6 +610,7 @@ def test_what_is_not_drawn_is_said():
 
 
 # ------------------------------------------------------------------------------------------------ tendons
+
 
 def _seg_depth_rays(m, d, cam, height, width):
     """(segmentation (n, 2), depth (n,) float64, camera, unit pixel-ray directions (n, 3)) of one frame with
@@ -583,9 +629,17 @@ def _seg_depth_rays(m, d, cam, height, width):
 TENDONS = os.path.join(MODELS, "render_tendons.xml")
 
 
-@pytest.mark.parametrize("name,q", [("render_tendons.xml", 0.3), ("render_tendons.xml", -0.6),
-                                    ("tendons.xml", None), ("tendons_wrap.xml", None),
-                                    ("render_tendon_arcs.xml", 0.0), ("render_tendon_arcs.xml", 0.15)])
+@pytest.mark.parametrize(
+    "name,q",
+    [
+        ("render_tendons.xml", 0.3),
+        ("render_tendons.xml", -0.6),
+        ("tendons.xml", None),
+        ("tendons_wrap.xml", None),
+        ("render_tendon_arcs.xml", 0.0),
+        ("render_tendon_arcs.xml", 0.15),
+    ],
+)
 def test_tendon_segments_match_mjv_update_scene(name, q):
     """Spatial tendons drawn as MuJoCo does: one capsule per segment between wrap points (half width inside a
     wrapping geom, none across a pulley), catenaries for slack strings, the limit colour, hidden groups."""
@@ -601,9 +655,13 @@ def test_tendon_segments_match_mjv_update_scene(name, q):
     r = sim.Renderer(m, 8, 8)
     r.update_scene(d)
     from sim.render import layout as L
+
     g = r._fa["obj_g"][0]
-    rows = [k for k in range(len(r._obj_i)) if r._obj_i[k, L.OI_OBJTYPE] == mujoco.mjtObj.mjOBJ_TENDON
-            and g[k, L.G_RGBA + 3] > 0]
+    rows = [
+        k
+        for k in range(len(r._obj_i))
+        if r._obj_i[k, L.OI_OBJTYPE] == mujoco.mjtObj.mjOBJ_TENDON and g[k, L.G_RGBA + 3] > 0
+    ]
     assert len(rows) == len(theirs) > 0
     for k, t in zip(rows, theirs):
         assert r._obj_i[k, L.OI_SRC] == t.objid
@@ -611,11 +669,11 @@ def test_tendon_segments_match_mjv_update_scene(name, q):
         np.testing.assert_allclose(r._fa["obj_pos"][0, k], t.pos, rtol=0, atol=2e-6)
         np.testing.assert_allclose(r._fa["obj_mat"][0, k], t.mat.reshape(-1), rtol=0, atol=2e-6)
         np.testing.assert_allclose(g[k, [L.G_SIZE, L.G_SIZE, L.G_SIZE + 1]], t.size, rtol=2e-6, atol=1e-7)
-        np.testing.assert_allclose(g[k, L.G_RGBA:L.G_RGBA + 4], t.rgba, rtol=0, atol=1e-6)
+        np.testing.assert_allclose(g[k, L.G_RGBA : L.G_RGBA + 4], t.rgba, rtol=0, atol=1e-6)
     if name == "render_tendons.xml":
         ids = {t.objid for t in theirs}
         assert mm.tendon("hidden").id not in ids
-        assert sum(t.objid == mm.tendon("string").id for t in theirs) > 10      # a catenary
+        assert sum(t.objid == mm.tendon("string").id for t in theirs) > 10  # a catenary
 
 
 def test_tendon_depth_and_segmentation():
@@ -639,8 +697,14 @@ def test_tendon_depth_and_segmentation():
         best = (dist if gid >= 0 else np.inf, gid, mujoco.mjtObj.mjOBJ_GEOM)
         for t in caps:
             size = np.array([t.size[0], t.size[2], 0.0])
-            dd = mujoco.mju_rayGeom(t.pos.astype(np.float64), t.mat.astype(np.float64).reshape(-1), size, c.pos, u,
-                                   mujoco.mjtGeom.mjGEOM_CAPSULE)
+            dd = mujoco.mju_rayGeom(
+                t.pos.astype(np.float64),
+                t.mat.astype(np.float64).reshape(-1),
+                size,
+                c.pos,
+                u,
+                mujoco.mjtGeom.mjGEOM_CAPSULE,
+            )
             if 0 <= dd < best[0]:
                 best = (dd, t.objid, mujoco.mjtObj.mjOBJ_TENDON)
         want = (best[1], best[2]) if best[1] >= 0 else (-1, -1)
@@ -665,6 +729,7 @@ def _skin_pair(bend):
     """Our model of render_skin.xml without its skin (numjoco's compiler does not parse <skin> yet) plus
     MuJoCo's compiled skin fields, and MuJoCo's model; both at hinge angle `bend`."""
     import re
+
     with open(SKIN) as f:
         xml = f.read()
     m = sim.load_model(re.sub(r"\n\s*<deformable>.*?</deformable>", "", xml, flags=re.S))
@@ -691,8 +756,7 @@ def test_skin_vertices_match_mjv_update_active_skin(bend):
     r.update_scene(d)
     r.render()
     np.testing.assert_allclose(r._fa["skinvert"][0], np.asarray(scn.skinvert).reshape(-1, 3), rtol=0, atol=2e-6)
-    np.testing.assert_allclose(r._fa["skinnorm"][0], np.asarray(scn.skinnormal).reshape(-1, 3), rtol=0,
-                               atol=2e-6)
+    np.testing.assert_allclose(r._fa["skinnorm"][0], np.asarray(scn.skinnormal).reshape(-1, 3), rtol=0, atol=2e-6)
 
 
 def test_skin_depth_and_segmentation():
@@ -720,7 +784,7 @@ def test_skin_depth_and_segmentation():
             q = np.cross(s, e1)
             b = (q @ u) / det
             t = np.einsum("ij,ij->i", e2, q) / det
-        ok = (det > 0) & (a >= 0) & (b >= 0) & (a + b <= 1) & (t > 0)      # front faces, as OpenGL culls
+        ok = (det > 0) & (a >= 0) & (b >= 0) & (a + b <= 1) & (t > 0)  # front faces, as OpenGL culls
         if ok.any() and t[ok].min() < best[0]:
             best = (t[ok].min(), 0, mujoco.mjtObj.mjOBJ_SKIN)
         want = (best[1], best[2]) if best[1] >= 0 else (-1, -1)
@@ -732,7 +796,7 @@ def test_skin_depth_and_segmentation():
                 worst = max(worst, abs(depth[i] - theirs) / theirs)
     assert nskin > 100
     assert agree / len(unit) >= ID_AGREEMENT, f"agreement {agree / len(unit):.4f}"
-    assert worst <= 1e-5          # MuJoCo's skin vertices are float32
+    assert worst <= 1e-5  # MuJoCo's skin vertices are float32
 
 
 def test_model_changes_between_frames_are_drawn():
@@ -748,8 +812,9 @@ def test_model_changes_between_frames_are_drawn():
     b = r.render()
     assert not np.array_equal(a, b)
     from sim.render import layout as L
+
     k = int(np.flatnonzero((r._obj_i[:, L.OI_SRC] == torso) & (r._obj_i[:, L.OI_KIND] == L.KIND_GEOM))[0])
-    np.testing.assert_allclose(r._obj_f[k, L.OF_RGBA:L.OF_RGBA + 4], (0.1, 0.9, 0.1, 1.0), rtol=1e-6)
+    np.testing.assert_allclose(r._obj_f[k, L.OF_RGBA : L.OF_RGBA + 4], (0.1, 0.9, 0.1, 1.0), rtol=1e-6)
     m.light_diffuse[0] = (0.2, 0.2, 0.2)
     r.update_scene(d, camera="track")
     c = r.render()

@@ -5,6 +5,7 @@ such side-by-side images when an OSMesa build of MuJoCo is available); tests nev
 
     python tests/test_render_look.py --regen     # rewrite the references after an intended change of the look
 """
+
 import os
 import struct
 import sys
@@ -30,6 +31,7 @@ OUTLIER_SHARE = 0.005
 
 def _gym(name):
     from conftest import gymnasium_assets_dir
+
     d = gymnasium_assets_dir()
     if d is None:
         pytest.skip("gymnasium is not installed")
@@ -44,10 +46,10 @@ def _state(m, d, seed, spread):
     rng = np.random.default_rng(seed)
     q = np.array(m.qpos0, dtype=np.float64) + spread * rng.standard_normal(m.nq)
     for j in range(m.njnt):
-        if m.jnt_type[j] == 0:      # free joint: random unit quaternion
+        if m.jnt_type[j] == 0:  # free joint: random unit quaternion
             a = m.jnt_qposadr[j] + 3
             v = rng.standard_normal(4)
-            q[a:a + 4] = v / np.linalg.norm(v)
+            q[a : a + 4] = v / np.linalg.norm(v)
     d.qpos = q
     sim.forward(m, d)
 
@@ -82,7 +84,7 @@ def _scene(name):
         d = sim.Data(m, nworld=3)
         rng = np.random.default_rng(3)
         q = np.array(m.qpos0) + 0.4 * rng.standard_normal((3, m.nq))
-        q[:, :2] = 0.0           # root x and z at the model's (standing on the floor)
+        q[:, :2] = 0.0  # root x and z at the model's (standing on the floor)
         d.qpos = q
         sim.forward(m, d)
         with sim.Renderer(m, 64, 64) as r:
@@ -90,6 +92,7 @@ def _scene(name):
             return np.concatenate(list(r.render()), axis=1)
     if name == "skin_tendons":
         from test_render import _skin_pair
+
         m, d, _, _ = _skin_pair(0.7)
         cam = sim.render.Camera.default_free(m)
         cam.lookat[:] = (0.0, 0.0, 0.5)
@@ -113,11 +116,14 @@ def _scene(name):
         # the README's frame: Hopper, Humanoid (Gymnasium's models, their "track" cameras) and the test scene,
         # MuJoCo's default look with anti-aliasing, as env.render() shows them
         out = []
-        for path, cam in ((_gym("hopper.xml"), "track"), (_gym("humanoid.xml"), "track"),
-                          (_model("render_scene.xml"), "fixed")):
+        for path, cam in (
+            (_gym("hopper.xml"), "track"),
+            (_gym("humanoid.xml"), "track"),
+            (_model("render_scene.xml"), "fixed"),
+        ):
             m = sim.load_model(path)
             d = sim.Data(m)
-            sim.forward(m, d)                   # the models' initial state
+            sim.forward(m, d)  # the models' initial state
             with sim.Renderer(m, 240, 240, antialias=True) as r:
                 r.update_scene(d, camera=cam)
                 out.append(r.render())
@@ -130,6 +136,7 @@ SCENES = ["hopper", "humanoid", "scene", "infinite", "cheetah_batch", "skin_tend
 
 # ------------------------------------------------------------------------------------------------ PNG
 
+
 def write_png(path, img):
     """8-bit RGB PNG (no dependency beyond zlib)."""
     img = np.ascontiguousarray(img, dtype=np.uint8)
@@ -138,9 +145,14 @@ def write_png(path, img):
 
     def chunk(tag, data):
         return struct.pack(">I", len(data)) + tag + data + struct.pack(">I", zlib.crc32(tag + data) & 0xFFFFFFFF)
+
     with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b""))
+        f.write(
+            b"\x89PNG\r\n\x1a\n"
+            + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, 9))
+            + chunk(b"IEND", b"")
+        )
 
 
 def read_png(path):
@@ -150,8 +162,8 @@ def read_png(path):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, w, h = 8, b"", 0, 0
     while pos < len(data):
-        n, tag = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
+        n, tag = struct.unpack(">I4s", data[pos : pos + 8])
+        body = data[pos + 8 : pos + 8 + n]
         if tag == b"IHDR":
             w, h = struct.unpack(">II", body[:8])
         elif tag == b"IDAT":
@@ -164,6 +176,7 @@ def read_png(path):
 
 # ------------------------------------------------------------------------------------------------ tests
 
+
 @pytest.mark.parametrize("name", SCENES)
 def test_look_matches_reference(name):
     img = _scene(name)
@@ -172,8 +185,9 @@ def test_look_matches_reference(name):
     diff = np.abs(img.astype(np.int16) - ref.astype(np.int16))
     mean = diff.mean()
     outliers = (diff.max(axis=2) > OUTLIER_LEVEL).mean()
-    assert mean <= MEAN_TOL and outliers <= OUTLIER_SHARE, \
+    assert mean <= MEAN_TOL and outliers <= OUTLIER_SHARE, (
         f"{name}: mean abs diff {mean:.3f}, {100 * outliers:.2f} % pixels off by > {OUTLIER_LEVEL}"
+    )
 
 
 def test_png_round_trip(tmp_path):

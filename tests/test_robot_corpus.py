@@ -33,10 +33,10 @@ CI_MODELS = [
 
 # load / refusal checks in CI (no compile, no meshes: numjoco's mesh processing is slow, docs/corpus.md)
 CI_LOAD = [
-    "gymnasium_robotics/envs/assets/hand/shared.xml",               # fragment: refused by both
-    "myo_sim/models/arm/assets/myoarm_r_chain.xml",                 # <mujocoinclude>: refused by both
-    "pybullet_data/TwoJointRobot_w_fixedJoints.urdf",               # URDF inertia (A + B < C) refused by both
-    "pybullet_data/mjcf/ground.xml",                                # tendon naming a missing joint: refused by both
+    "gymnasium_robotics/envs/assets/hand/shared.xml",  # fragment: refused by both
+    "myo_sim/models/arm/assets/myoarm_r_chain.xml",  # <mujocoinclude>: refused by both
+    "pybullet_data/TwoJointRobot_w_fixedJoints.urdf",  # URDF inertia (A + B < C) refused by both
+    "pybullet_data/mjcf/ground.xml",  # tendon naming a missing joint: refused by both
     "pybullet_data/cartpole.urdf",
     "pybullet_data/mjcf/humanoid.xml",
 ]
@@ -45,14 +45,16 @@ CI_LOAD = [
 def _check_against_expected(entry, dynamics=True):
     exp = EXPECTED.get(entry.name)
     if exp is not None and exp.get("crash"):
-        recs = list(corpus_check.check_isolated([entry]))       # would kill this process
+        recs = list(corpus_check.check_isolated([entry]))  # would kill this process
         rec = recs[0]
     else:
         rec = corpus_check.check(entry, dynamics=dynamics)
     ok = rec["status"] in ("match", "static", "refused (both)", "fields match")
     if exp is None:
-        assert ok, f"{entry.name}: {'; '.join(rec['reasons'])}\n{rec.get('fields_detail')}\n" \
-                   f"{rec.get('contact_detail')}\n{rec.get('traceback', '')}"
+        assert ok, (
+            f"{entry.name}: {'; '.join(rec['reasons'])}\n{rec.get('fields_detail')}\n"
+            f"{rec.get('contact_detail')}\n{rec.get('traceback', '')}"
+        )
         return rec
     if ok:
         pytest.fail(f"{entry.name} now passes every check: remove it from tests/corpus_expected.py")
@@ -108,6 +110,7 @@ def test_expected_failures_name_corpus_entries():
 def test_rel_err_definition():
     """The relative error the thresholds use: max |a - b| / max(1, max |b|); NaN against a number is inf."""
     import numpy as np
+
     assert corpus_check.rel_err([1.0, 2.0], [1.0, 2.0]) == 0.0
     assert corpus_check.rel_err([1e-12], [0.0]) == 1e-12
     assert corpus_check.rel_err([101.0, 0.0], [100.0, 0.0]) == pytest.approx(0.01)

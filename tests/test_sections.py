@@ -26,13 +26,24 @@ SECTIONS = {
     "pair": (("pair_",), ("npair",), mujoco.mjtObj.mjOBJ_PAIR, "pair"),
     "exclude": (("exclude_",), ("nexclude",), mujoco.mjtObj.mjOBJ_EXCLUDE, "exclude"),
     "key": (("key_",), ("nkey",), mujoco.mjtObj.mjOBJ_KEY, "key"),
-    "custom": (("numeric_", "text_", "tuple_"),
-               ("nnumeric", "nnumericdata", "ntext", "ntextdata", "ntuple", "ntupledata"), None, None),
+    "custom": (
+        ("numeric_", "text_", "tuple_"),
+        ("nnumeric", "nnumericdata", "ntext", "ntextdata", "ntuple", "ntupledata"),
+        None,
+        None,
+    ),
 }
 
 # fields of these sections computed from dynamics at qpos0 by the setconst stage (compared elsewhere)
-SETCONST_FIELDS = {"tendon_length0", "tendon_invweight0", "tendon_treeid", "tendon_treenum",
-                   "tendon_actuatorid", "actuator_length0", "actuator_acc0"}
+SETCONST_FIELDS = {
+    "tendon_length0",
+    "tendon_invweight0",
+    "tendon_treeid",
+    "tendon_treenum",
+    "tendon_actuatorid",
+    "actuator_length0",
+    "actuator_acc0",
+}
 
 
 def compile_static(xml):
@@ -45,6 +56,7 @@ def compile_static(xml):
     """
     import sim.compiler as comp
     from sim.mjcf import reader
+
     return comp.compile_document(reader.read(xml), set_constants=False)
 
 
@@ -134,8 +146,10 @@ def model(*sections, head=""):
 
 # ------------------------------------------------------------------------------------------------- tendons
 
+
 def test_fixed_tendon():
-    check(model("""<tendon>
+    check(
+        model("""<tendon>
       <fixed name="f1" range="-1 1" stiffness="3 0.1" damping="0.5" springlength="0.2" frictionloss="0.1"
              armature="0.05" margin="0.01" user="1 2 3" solreflimit="0.03 1.1" solimpfriction="0.8 0.9">
         <joint joint="hinge" coef="2"/><joint joint="slide" coef="-0.5"/>
@@ -143,36 +157,56 @@ def test_fixed_tendon():
       <fixed name="f2" limited="false" range="1 2" actuatorfrcrange="-3 3" springlength="0.1 0.4">
         <joint joint="hinge2" coef="1"/>
       </fixed>
-    </tendon>"""), "tendon")
+    </tendon>"""),
+        "tendon",
+    )
 
 
 def test_fixed_tendon_springlength_default_is_length_at_qpos0():
     # springlength -1 (default) is replaced by the tendon length at qpos0 in the setconst stage
-    check(model("""<tendon><fixed name="f"><joint joint="hinge" coef="2"/><joint joint="slide" coef="1"/></fixed>
-    <spatial name="s"><site site="s1"/><site site="s3"/></spatial></tendon>"""), "tendon", full=True)
+    check(
+        model("""<tendon><fixed name="f"><joint joint="hinge" coef="2"/><joint joint="slide" coef="1"/></fixed>
+    <spatial name="s"><site site="s1"/><site site="s3"/></spatial></tendon>"""),
+        "tendon",
+        full=True,
+    )
 
 
 def test_spatial_tendon_sites_geoms_pulleys():
-    check(model("""<tendon>
+    check(
+        model("""<tendon>
       <spatial name="sp" width="0.01" rgba="0.1 0.2 0.3 0.4" range="0 2" limited="true" springlength="1">
         <site site="s1"/><geom geom="wrap" sidesite="side"/><site site="s3"/>
         <pulley divisor="2"/><site site="s1b"/><geom geom="g3"/><site site="s3b"/>
       </spatial>
       <spatial name="sp2" springlength="0.5"><site site="s1"/><site site="s3"/></spatial>
-    </tendon>"""), "tendon")
+    </tendon>"""),
+        "tendon",
+    )
 
 
 def test_tendon_default_classes_and_autolimits():
-    check(model("""<tendon>
+    check(
+        model(
+            """<tendon>
       <spatial class="t" range="0 3"><site site="s1"/><site site="s3"/></spatial>
       <fixed class="t"><joint joint="hinge" coef="1"/></fixed>
-    </tendon>""", head="""<default><default class="t"><tendon width="0.02" rgba="1 0 0 1" stiffness="5"
-    springlength="0.3" group="2" solimplimit="0.5 0.6"/></default></default>"""), "tendon")
+    </tendon>""",
+            head="""<default><default class="t"><tendon width="0.02" rgba="1 0 0 1" stiffness="5"
+    springlength="0.3" group="2" solimplimit="0.5 0.6"/></default></default>""",
+        ),
+        "tendon",
+    )
 
 
 def test_tendon_nuser_explicit():
-    check(model("""<tendon><fixed user="4" springlength="0"><joint joint="hinge" coef="1"/></fixed></tendon>""",
-                head='<size nuser_tendon="3"/>'), "tendon")
+    check(
+        model(
+            """<tendon><fixed user="4" springlength="0"><joint joint="hinge" coef="1"/></fixed></tendon>""",
+            head='<size nuser_tendon="3"/>',
+        ),
+        "tendon",
+    )
 
 
 # ----------------------------------------------------------------------------------------------- actuators
@@ -182,7 +216,10 @@ TENDON_FOR_ACT = """<tendon><fixed name="ft" range="0 1"><joint joint="hinge" co
 
 
 def test_general_and_transmissions():
-    check(model(TENDON_FOR_ACT, """<actuator>
+    check(
+        model(
+            TENDON_FOR_ACT,
+            """<actuator>
       <general name="a0" joint="hinge" gear="2 0 0 0 0 1" ctrlrange="-1 1" forcerange="-5 5" group="2"
                dyntype="filter" dynprm="0.3" gaintype="affine" gainprm="1 2 3" biastype="affine" biasprm="4 5 6"
                actrange="-2 2" actearly="true" user="1 2"/>
@@ -193,11 +230,17 @@ def test_general_and_transmissions():
       <general body="b3"/>
       <general joint="hinge2" dyntype="integrator" actlimited="false"/>
       <general joint="hinge2" dyntype="user" actdim="3"/>
-    </actuator>"""), "actuator")
+    </actuator>""",
+        ),
+        "actuator",
+    )
 
 
 def test_shortcuts():
-    check(model(TENDON_FOR_ACT, """<actuator>
+    check(
+        model(
+            TENDON_FOR_ACT,
+            """<actuator>
       <motor joint="hinge" gear="3" ctrlrange="-1 1"/>
       <position joint="hinge" kp="20" kv="2" ctrlrange="-1 1"/>
       <position tendon="ft" kp="5" inheritrange="0.8" timeconst="0.05"/>
@@ -210,47 +253,80 @@ def test_shortcuts():
       <cylinder joint="slide" area="0.3"/>
       <adhesion body="b3" gain="4" ctrlrange="0 1"/>
       <general joint="hinge" input="vel"/>
-    </actuator>"""), "actuator")
+    </actuator>""",
+        ),
+        "actuator",
+    )
 
 
 def test_position_dampratio():
     # biasprm[2] > 0 is a damping ratio until the setconst stage converts it with the joint mass
-    check(model("""<actuator><position joint="hinge" kp="20" dampratio="1"/>
-      <position joint="slide" kp="5" dampratio="0.3"/></actuator>"""), "actuator", full=True)
+    check(
+        model("""<actuator><position joint="hinge" kp="20" dampratio="1"/>
+      <position joint="slide" kp="5" dampratio="0.3"/></actuator>"""),
+        "actuator",
+        full=True,
+    )
 
 
 def test_muscles():
-    check(model(TENDON_FOR_ACT, """<actuator>
+    check(
+        model(
+            TENDON_FOR_ACT,
+            """<actuator>
       <muscle tendon="st" lengthrange="0.1 0.9"/>
       <muscle joint="hinge" lengthrange="-1 1" timeconst="0.02 0.05" tausmooth="0.1" range="0.5 1.5" force="100"
               scale="150" lmin="0.4" lmax="1.7" vmax="2" fpmax="1.4" fvmax="1.3"/>
-    </actuator>"""), "actuator")
+    </actuator>""",
+        ),
+        "actuator",
+    )
 
 
 @pytest.mark.parametrize("target", ['tendon="ft"', 'joint="slide"', 'jointinparent="hinge"'])
 def test_muscle_lengthrange_uselimit(target):
-    check(model(TENDON_FOR_ACT, f"""<actuator><muscle {target}/></actuator>""",
-                head='<compiler><lengthrange uselimit="true"/></compiler>'), "actuator")
+    check(
+        model(
+            TENDON_FOR_ACT,
+            f"""<actuator><muscle {target}/></actuator>""",
+            head='<compiler><lengthrange uselimit="true"/></compiler>',
+        ),
+        "actuator",
+    )
 
 
 def test_lengthrange_uselimit_reads_flat_trnid():
     # MuJoCo reads actuator_trnid[i] of the flat (nu x 2) array: for actuator 1 that is actuator 0's second
     # column (-1 here), so MuJoCo simulates instead of copying the joint range; numjoco follows and refuses
     # the simulated range
-    xml = model(TENDON_FOR_ACT, """<actuator><muscle tendon="ft"/><muscle joint="slide"/></actuator>""",
-                head='<compiler><lengthrange uselimit="true"/></compiler>')
+    xml = model(
+        TENDON_FOR_ACT,
+        """<actuator><muscle tendon="ft"/><muscle joint="slide"/></actuator>""",
+        head='<compiler><lengthrange uselimit="true"/></compiler>',
+    )
     theirs = mujoco.MjModel.from_xml_string(xml)
-    assert theirs.actuator_lengthrange[1, 0] != -0.5        # simulated, not the joint range
+    assert theirs.actuator_lengthrange[1, 0] != -0.5  # simulated, not the joint range
     with pytest.raises(UnsupportedError) as info:
         sim.load_model(xml)
     assert info.value.attribute == "lengthrange"
 
 
 def test_lengthrange_mode_none_and_all():
-    check(model(TENDON_FOR_ACT, """<actuator><motor tendon="ft"/><position joint="slide" lengthrange="0 1"/>
-    </actuator>""", head='<compiler><lengthrange mode="all" uselimit="true"/></compiler>'), "actuator")
-    check(model("""<actuator><muscle joint="hinge"/></actuator>""",
-                head='<compiler><lengthrange mode="none"/></compiler>'), "actuator")
+    check(
+        model(
+            TENDON_FOR_ACT,
+            """<actuator><motor tendon="ft"/><position joint="slide" lengthrange="0 1"/>
+    </actuator>""",
+            head='<compiler><lengthrange mode="all" uselimit="true"/></compiler>',
+        ),
+        "actuator",
+    )
+    check(
+        model(
+            """<actuator><muscle joint="hinge"/></actuator>""", head='<compiler><lengthrange mode="none"/></compiler>'
+        ),
+        "actuator",
+    )
 
 
 def test_actuator_default_classes():
@@ -294,16 +370,22 @@ def test_actuator_autolimits_false_explicit_limits():
 
 
 def test_actuator_nuser():
-    check(model("""<actuator><motor joint="hinge" user="1"/><motor joint="hinge" user="1 2 3"/></actuator>"""),
-          "actuator")
-    check(model("""<actuator><motor joint="hinge" user="1"/></actuator>""", head='<size nuser_actuator="4"/>'),
-          "actuator")
+    check(
+        model("""<actuator><motor joint="hinge" user="1"/><motor joint="hinge" user="1 2 3"/></actuator>"""), "actuator"
+    )
+    check(
+        model("""<actuator><motor joint="hinge" user="1"/></actuator>""", head='<size nuser_actuator="4"/>'), "actuator"
+    )
 
 
 # ------------------------------------------------------------------------------------------------- sensors
 
+
 def test_site_joint_tendon_actuator_sensors():
-    check(model(TENDON_FOR_ACT, """<actuator><motor name="m" joint="hinge"/></actuator><sensor>
+    check(
+        model(
+            TENDON_FOR_ACT,
+            """<actuator><motor name="m" joint="hinge"/></actuator><sensor>
       <touch site="s1" user="1 2"/><accelerometer site="s1" noise="0.1" cutoff="3"/><velocimeter site="s1"/>
       <gyro site="s1"/><force site="s1"/><torque site="s1"/><magnetometer site="s1"/>
       <jointpos joint="hinge"/><jointvel joint="slide"/><jointactuatorfrc joint="hinge"/>
@@ -311,22 +393,30 @@ def test_site_joint_tendon_actuator_sensors():
       <jointlimitfrc joint="hinge"/><tendonpos tendon="ft"/><tendonvel tendon="st"/><tendonactuatorfrc tendon="ft"/>
       <tendonlimitpos tendon="ft"/><tendonlimitvel tendon="ft"/><tendonlimitfrc tendon="ft"/>
       <actuatorpos actuator="m"/><actuatorvel actuator="m"/><actuatorfrc actuator="m" name="af"/>
-    </sensor>"""), "sensor")
+    </sensor>""",
+        ),
+        "sensor",
+    )
 
 
 def test_frame_and_subtree_sensors():
-    check(model("""<sensor>
+    check(
+        model("""<sensor>
       <framepos objtype="body" objname="b2"/><framequat objtype="xbody" objname="b2" reftype="site" refname="s1"/>
       <framexaxis objtype="geom" objname="g3"/><frameyaxis objtype="site" objname="s3" reftype="body" refname="b1"/>
       <framezaxis objtype="camera" objname="cam"/><framelinvel objtype="body" objname="free" reftype="geom" refname="g1"/>
       <frameangvel objtype="body" objname="b3" reftype="camera" refname="cam"/><framelinacc objtype="site" objname="s1"/>
       <frameangacc objtype="body" objname="b3"/><subtreecom body="b1"/><subtreelinvel body="b1"/>
       <subtreeangmom body="world"/><insidesite objtype="geom" objname="g3" site="s1"/>
-    </sensor>"""), "sensor")
+    </sensor>"""),
+        "sensor",
+    )
 
 
 def test_contact_ray_camera_and_misc_sensors():
-    check(model("""<sensor>
+    check(
+        model(
+            """<sensor>
       <camprojection site="s1" camera="cam"/><rangefinder site="s1"/><rangefinder site="s3" data="dist point normal"/>
       <rangefinder camera="cam" data="dir depth"/>
       <distance geom1="g1" geom2="g3"/><normal body1="b1" geom2="gf" cutoff="1"/><fromto body1="b1" body2="free"/>
@@ -336,7 +426,11 @@ def test_contact_ray_camera_and_misc_sensors():
       <e_potential/><e_kinetic noise="0.5"/><clock/>
       <user dim="3" datatype="axis" needstage="pos" objtype="tendon" objname="ft"/><user dim="2" needstage="vel"/>
       <user dim="4" datatype="quaternion" objtype="xbody" objname="b1" user="3 4 5"/>
-    </sensor>""", TENDON_FOR_ACT.replace("<tendon>", "<tendon>")), "sensor")
+    </sensor>""",
+            TENDON_FOR_ACT.replace("<tendon>", "<tendon>"),
+        ),
+        "sensor",
+    )
 
 
 def test_sensor_nuser_explicit():
@@ -345,8 +439,10 @@ def test_sensor_nuser_explicit():
 
 # ------------------------------------------------------------------------------------------------ equality
 
+
 def test_equality_all_kinds():
-    check(model("""<tendon><fixed name="t1"><joint joint="hinge" coef="1"/></fixed>
+    check(
+        model("""<tendon><fixed name="t1"><joint joint="hinge" coef="1"/></fixed>
       <fixed name="t2"><joint joint="slide" coef="1"/></fixed></tendon>
     <equality>
       <connect body1="b1" body2="b3" anchor="0.1 0.2 0.3"/><connect body1="free" anchor="0 0 1"/>
@@ -356,47 +452,73 @@ def test_equality_all_kinds():
       <joint joint1="hinge"/><joint name="jj" joint1="hinge" joint2="slide" polycoef="1 2" active="false"
              solimp="0.8 0.9"/>
       <tendon tendon1="t1" tendon2="t2" polycoef="0 1 0.5"/>
-    </equality>"""), "equality")
+    </equality>"""),
+        "equality",
+    )
 
 
 def test_equality_default_class():
-    check(model("""<equality><joint class="e" joint1="hinge"/><connect body1="b1" anchor="0 0 0"/></equality>""",
-                head='<default><equality solref="0.01 0.5" active="false"/><default class="e">'
-                     '<equality solimp="0.7"/></default></default>'), "equality")
+    check(
+        model(
+            """<equality><joint class="e" joint1="hinge"/><connect body1="b1" anchor="0 0 0"/></equality>""",
+            head='<default><equality solref="0.01 0.5" active="false"/><default class="e">'
+            '<equality solimp="0.7"/></default></default>',
+        ),
+        "equality",
+    )
 
 
 # ------------------------------------------------------------------------------------------------- contact
 
+
 def test_pairs_and_excludes():
-    check(model("""<contact>
+    check(
+        model(
+            """<contact>
       <pair geom1="g3" geom2="g1"/><pair name="p" class="x" geom1="g1" geom2="gf" friction="1 2 3 4 5" gap="0.2"
             adhesion="3" solreffriction="0.1 2" solimp="0.5"/><pair geom1="floor" geom2="g3" margin="0.1"/>
       <exclude body1="b3" body2="b1"/><exclude name="e" body1="world" body2="b1"/>
-    </contact>""", head='<default><pair friction="0.5"/><default class="x"><pair condim="6" solref="0.03"/>'
-                        '</default></default>'), "pair", "exclude")
+    </contact>""",
+            head='<default><pair friction="0.5"/><default class="x"><pair condim="6" solref="0.03"/>'
+            "</default></default>",
+        ),
+        "pair",
+        "exclude",
+    )
 
 
 # ------------------------------------------------------------------------------------------------ keyframes
 
+
 def test_keyframes():
-    check(model("""<actuator><motor joint="hinge"/><position joint="slide" timeconst="0.1"/></actuator>
+    check(
+        model(
+            """<actuator><motor joint="hinge"/><position joint="slide" timeconst="0.1"/></actuator>
     <keyframe>
       <key name="k" time="1" qpos="0.1 0.2 2 0 0 0 0.3 1 2 3 1 1 0 0" qvel="1 2 3 4 5 6 7 8 9 10 11 12"
            act="3" ctrl="1 2" mquat="2 0 0 0"/>
       <key mpos="1 1 1"/><key/><key qpos="0.5 0.1" qvel="3" ctrl="2"/>
-    </keyframe>""", head='<size nkey="5"/>'), "key")
+    </keyframe>""",
+            head='<size nkey="5"/>',
+        ),
+        "key",
+    )
 
 
 # --------------------------------------------------------------------------------------------------- custom
 
+
 def test_custom_fields():
-    check(model("""<custom>
+    check(
+        model("""<custom>
       <numeric name="n" data="1 2"/><numeric name="n2" size="3" data="5"/><numeric name="n3" size="2"/>
       <text name="t" data="hello world"/><text name="t2" data="x"/>
       <tuple name="tu"><element objtype="body" objname="b1" prm="2"/><element objtype="tuple" objname="tu2"/>
         <element objtype="site" objname="s3"/><element objtype="numeric" objname="n2"/></tuple>
       <tuple name="tu2"><element objtype="xbody" objname="b3"/></tuple>
-    </custom>"""), "custom")
+    </custom>"""),
+        "custom",
+    )
 
 
 # ------------------------------------------------------------------------------------------- malformed input
@@ -409,7 +531,7 @@ MALFORMED = [
     ('<actuator><general cranksite="s1" cranklength="1"/></actuator>', "general", "slidersite"),
     ('<actuator><general joint="hinge" cranklength="1"/></actuator>', "general", "cranklength"),
     ('<actuator><general cranksite="s1" slidersite="s3"/></actuator>', "general", "cranklength"),
-    ('<actuator><motor/></actuator>', "motor", None),
+    ("<actuator><motor/></actuator>", "motor", None),
     ('<actuator><position joint="hinge" kv="1" dampratio="1"/></actuator>', "position", "dampratio"),
     ('<actuator><motor joint="hinge" ctrllimited="true" ctrlrange="1 -1"/></actuator>', "motor", "ctrlrange"),
     ('<actuator><general joint="hinge" actrange="0 1"/></actuator>', "general", "actrange"),
@@ -423,13 +545,15 @@ MALFORMED = [
     ('<tendon><spatial><site site="s1"/><geom geom="gf"/><site site="s3"/></spatial></tendon>', "geom", "geom"),
     ('<tendon><spatial><site site="s1"/><geom geom="g1"/></spatial></tendon>', "geom", "geom"),
     ('<tendon><spatial><site site="s1"/></spatial></tendon>', "spatial", None),
-    ('<tendon><fixed/></tendon>', "fixed", None),
+    ("<tendon><fixed/></tendon>", "fixed", None),
     ('<tendon><spatial width="0"><site site="s1"/><site site="s3"/></spatial></tendon>', "spatial", "width"),
     ('<tendon><fixed range="1 0" limited="true"><joint joint="hinge" coef="1"/></fixed></tendon>', "fixed", "range"),
-    ('<tendon><fixed springlength="2 1"><joint joint="hinge" coef="1"/></fixed></tendon>', "fixed",
-     "springlength"),
-    ('<tendon><spatial><site site="s1"/><site site="s3"/><geom geom="g1" sidesite="x"/></spatial></tendon>',
-     "geom", "sidesite"),
+    ('<tendon><fixed springlength="2 1"><joint joint="hinge" coef="1"/></fixed></tendon>', "fixed", "springlength"),
+    (
+        '<tendon><spatial><site site="s1"/><site site="s3"/><geom geom="g1" sidesite="x"/></spatial></tendon>',
+        "geom",
+        "sidesite",
+    ),
     ('<sensor><jointpos joint="nope"/></sensor>', "jointpos", "joint"),
     ('<sensor><jointpos joint="ball"/></sensor>', "jointpos", "joint"),
     ('<sensor><ballquat joint="hinge"/></sensor>', "ballquat", "joint"),
@@ -461,11 +585,15 @@ MALFORMED = [
 ]
 
 
-@pytest.mark.parametrize("snippet,element,attribute", MALFORMED, ids=[f"{e}-{a}-{i}" for i, (_, e, a) in
-                                                                     enumerate(MALFORMED)])
+@pytest.mark.parametrize(
+    "snippet,element,attribute", MALFORMED, ids=[f"{e}-{a}-{i}" for i, (_, e, a) in enumerate(MALFORMED)]
+)
 def test_malformed(snippet, element, attribute):
-    xml = model(snippet) if "<size" not in snippet else \
-        "<mujoco>" + snippet[:snippet.index("/>") + 2] + BODIES + snippet[snippet.index("/>") + 2:] + "</mujoco>"
+    xml = (
+        model(snippet)
+        if "<size" not in snippet
+        else "<mujoco>" + snippet[: snippet.index("/>") + 2] + BODIES + snippet[snippet.index("/>") + 2 :] + "</mujoco>"
+    )
     with pytest.raises(ModelError) as info:
         sim.load_model(xml)
     err = info.value
@@ -476,14 +604,17 @@ def test_malformed(snippet, element, attribute):
 
 
 # mujoco rejects these too (sanity check that the cases above are real errors, except the stricter ones)
-STRICTER_THAN_MUJOCO = {1}   # two transmissions: MuJoCo silently keeps the last one, numjoco refuses
+STRICTER_THAN_MUJOCO = {1}  # two transmissions: MuJoCo silently keeps the last one, numjoco refuses
 
 
 @pytest.mark.parametrize("index", [i for i in range(len(MALFORMED)) if i not in STRICTER_THAN_MUJOCO])
 def test_malformed_rejected_by_mujoco(index):
     snippet = MALFORMED[index][0]
-    xml = model(snippet) if "<size" not in snippet else \
-        "<mujoco>" + snippet[:snippet.index("/>") + 2] + BODIES + snippet[snippet.index("/>") + 2:] + "</mujoco>"
+    xml = (
+        model(snippet)
+        if "<size" not in snippet
+        else "<mujoco>" + snippet[: snippet.index("/>") + 2] + BODIES + snippet[snippet.index("/>") + 2 :] + "</mujoco>"
+    )
     with pytest.raises(ValueError):
         mujoco.MjModel.from_xml_string(xml)
 
@@ -495,7 +626,7 @@ UNSUPPORTED = [
     '<actuator><dcmotor joint="hinge" motorconst="1" resistance="1"/></actuator>',
     '<actuator><orientation joint="ball" kp="1"/></actuator>',
     '<actuator><motor joint="hinge" nsample="3"/></actuator>',
-    '<actuator><muscle joint="hinge2"/></actuator>',            # needs the simulated length range
+    '<actuator><muscle joint="hinge2"/></actuator>',  # needs the simulated length range
     '<sensor><jointpos joint="hinge" nsample="2"/></sensor>',
     '<sensor><jointpos joint="hinge" interval="0.1"/></sensor>',
 ]

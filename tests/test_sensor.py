@@ -11,6 +11,7 @@ Tolerances, relative to max(1, |mujoco value|):
   forces, which the solvers compute to MuJoCo's iteration tolerance) and the contact sensors.
 Measured (this file's cases): worst non-contact error ~1e-13, worst contact-dependent error ~1e-9.
 """
+
 import os
 
 import mujoco
@@ -21,7 +22,7 @@ from oracle import random_qpos
 import sim
 from sim import api
 
-MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'models')
+MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 TOL = 1e-9
 TOL_CONTACT = 1e-6
 STAGE_ACC = 3
@@ -33,7 +34,7 @@ def load(name):
     mesh graph the GJK support search walks."""
     path = os.path.join(MODELS, name)
     mm = mujoco.MjModel.from_xml_path(path)
-    if name == 'sensors_mesh.xml':
+    if name == "sensors_mesh.xml":
         return mujoco.MjModel.from_xml_path(path), mm
     return sim.load_model(path), mm
 
@@ -50,18 +51,18 @@ def sensor_errors(mm, ours, ref):
         a, n = mm.sensor_adr[i], mm.sensor_dim[i]
         if n == 0:
             continue
-        err = float(np.max(np.abs(ours[a:a + n] - ref[a:a + n]) / np.maximum(1.0, np.abs(ref[a:a + n]))))
+        err = float(np.max(np.abs(ours[a : a + n] - ref[a : a + n]) / np.maximum(1.0, np.abs(ref[a : a + n]))))
         out.append((i, mujoco.mjtSensor(mm.sensor_type[i]).name, err))
     return out
 
 
-def check_sensors(mm, ours, ref, label=''):
+def check_sensors(mm, ours, ref, label=""):
     bad = []
     for i, name, err in sensor_errors(mm, ours, ref):
         tol = TOL_CONTACT if contact_dependent(mm, i) else TOL
         if not err <= tol:
-            bad.append('%s sensor %d (%s): error %.3g > %g' % (label, i, name, err, tol))
-    assert not bad, '\n'.join(bad)
+            bad.append("%s sensor %d (%s): error %.3g > %g" % (label, i, name, err, tol))
+    assert not bad, "\n".join(bad)
 
 
 def set_both(md, d, qpos, qvel, ctrl=None, act=None, ws=None, time=None):
@@ -79,29 +80,35 @@ def set_both(md, d, qpos, qvel, ctrl=None, act=None, ws=None, time=None):
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('name', ['sensors_many.xml', 'sensors_contact.xml', 'sensors_mesh.xml'])
+@pytest.mark.parametrize("name", ["sensors_many.xml", "sensors_contact.xml", "sensors_mesh.xml"])
 def test_random_states(name):
     """mj_forward at random states (random qpos, qvel, ctrl): every sensor."""
     m, mm = load(name)
     md, d = mujoco.MjData(mm), sim.Data(m)
     rng = np.random.default_rng(1)
     for it in range(12):
-        set_both(md, d, random_qpos(mm, rng, 0.3), rng.standard_normal(mm.nv), rng.uniform(-1, 1, mm.nu),
-                 time=rng.uniform(0, 10))
+        set_both(
+            md,
+            d,
+            random_qpos(mm, rng, 0.3),
+            rng.standard_normal(mm.nv),
+            rng.uniform(-1, 1, mm.nu),
+            time=rng.uniform(0, 10),
+        )
         mujoco.mj_forward(mm, md)
         api.forward(m, d)
-        check_sensors(mm, d.sensordata, md.sensordata, 'state %d' % it)
+        check_sensors(mm, d.sensordata, md.sensordata, "state %d" % it)
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('name', ['sensors_many.xml', 'sensors_contact.xml', 'sensors_mesh.xml'])
-@pytest.mark.parametrize('integrator', ['Euler', 'RK4', 'implicitfast'])
+@pytest.mark.parametrize("name", ["sensors_many.xml", "sensors_contact.xml", "sensors_mesh.xml"])
+@pytest.mark.parametrize("integrator", ["Euler", "RK4", "implicitfast"])
 def test_trajectory(name, integrator):
     """200 steps under random controls from MuJoCo's own states (each step starts from MuJoCo's state): the
     sensordata of every mj_step, and our next state, match."""
     m, mm = load(name)
     for model in (m, mm):
-        model.opt.integrator = getattr(mujoco.mjtIntegrator, 'mjINT_' + integrator.upper())
+        model.opt.integrator = getattr(mujoco.mjtIntegrator, "mjINT_" + integrator.upper())
     md, d = mujoco.MjData(mm), sim.Data(m)
     rng = np.random.default_rng(2)
     worst = 0.0
@@ -110,7 +117,7 @@ def test_trajectory(name, integrator):
         set_both(md, d, md.qpos, md.qvel, md.ctrl, md.act, md.qacc_warmstart, md.time)
         mujoco.mj_step(mm, md)
         api.step(m, d)
-        check_sensors(mm, d.sensordata, md.sensordata, 'step %d' % k)
+        check_sensors(mm, d.sensordata, md.sensordata, "step %d" % k)
         worst = max(worst, float(np.max(np.abs(d.qpos - md.qpos))))
     assert worst < 1e-6, worst
 
@@ -118,7 +125,7 @@ def test_trajectory(name, integrator):
 @pytest.mark.oracle
 def test_contacts_happen():
     """The contact model really exercises contacts, limits and the sensors reading them (guards the above)."""
-    m, mm = load('sensors_contact.xml')
+    m, mm = load("sensors_contact.xml")
     md = mujoco.MjData(mm)
     found = touch = limit = 0
     for k in range(200):
@@ -132,7 +139,7 @@ def test_contacts_happen():
 @pytest.mark.oracle
 def test_batch_rows():
     """A batch of 3 worlds at different states fills its own sensordata rows."""
-    m, mm = load('sensors_contact.xml')
+    m, mm = load("sensors_contact.xml")
     d = sim.Data(m, nworld=3)
     rng = np.random.default_rng(3)
     refs = []
@@ -146,17 +153,17 @@ def test_batch_rows():
         refs.append(md.sensordata.copy())
     api.forward(m, d)
     for w in range(3):
-        check_sensors(mm, d.sensordata[w], refs[w], 'world %d' % w)
+        check_sensors(mm, d.sensordata[w], refs[w], "world %d" % w)
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('integrator', ['Euler', 'RK4'])
+@pytest.mark.parametrize("integrator", ["Euler", "RK4"])
 def test_energy(integrator):
     """opt.enableflags energy: d.energy after mj_forward and after mj_step (RK4: the energy of its last stage,
     as MuJoCo) and with the flag off (zeroed; e_potential / e_kinetic sensors still computed)."""
-    m, mm = load('sensors_contact.xml')
+    m, mm = load("sensors_contact.xml")
     for model in (m, mm):
-        model.opt.integrator = getattr(mujoco.mjtIntegrator, 'mjINT_' + integrator.upper())
+        model.opt.integrator = getattr(mujoco.mjtIntegrator, "mjINT_" + integrator.upper())
     md, d = mujoco.MjData(mm), sim.Data(m)
     rng = np.random.default_rng(4)
     for flags in (mujoco.mjtEnableBit.mjENBL_ENERGY, 0):
@@ -207,7 +214,7 @@ def test_energy_springs():
 @pytest.mark.oracle
 def test_disabled_sensors_kept():
     """disable flag sensor: sensordata is not recomputed (MuJoCo leaves it as it was)."""
-    m, mm = load('sensors_many.xml')
+    m, mm = load("sensors_many.xml")
     d = sim.Data(m)
     api.forward(m, d)
     before = d.sensordata.copy()
@@ -220,7 +227,7 @@ def test_disabled_sensors_kept():
 @pytest.mark.oracle
 def test_cameras():
     """cam_xpos / cam_xmat of fixed, track, trackcom, targetbody, targetbodycom cameras (mj_camlight)."""
-    m, mm = load('sensors_contact.xml')
+    m, mm = load("sensors_contact.xml")
     md, d = mujoco.MjData(mm), sim.Data(m)
     rng = np.random.default_rng(7)
     for k in range(5):
@@ -234,7 +241,7 @@ def test_cameras():
 @pytest.mark.oracle
 def test_rne_post_constraint_with_contacts_and_equalities():
     """cacc, cfrc_int, cfrc_ext with contact and connect / weld wrenches (mj_rnePostConstraint)."""
-    m, mm = load('sensors_contact.xml')
+    m, mm = load("sensors_contact.xml")
     md, d = mujoco.MjData(mm), sim.Data(m)
     rng = np.random.default_rng(8)
     for k in range(8):
@@ -243,7 +250,7 @@ def test_rne_post_constraint_with_contacts_and_equalities():
         api.forward(m, d)
         mujoco.mj_rnePostConstraint(mm, md)
         api.rne_post_constraint(m, d)
-        for f in ('cacc', 'cfrc_ext', 'cfrc_int'):
+        for f in ("cacc", "cfrc_ext", "cfrc_int"):
             ref = getattr(md, f)
             err = np.max(np.abs(getattr(d, f) - ref) / np.maximum(1.0, np.abs(ref)))
             assert err < TOL_CONTACT, (f, err)
@@ -254,7 +261,7 @@ def test_refused_at_load():
     xml = """<mujoco><asset><mesh name="m" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/></asset>
       <worldbody><body><freejoint/><geom name="g" type="mesh" mesh="m"/></body></worldbody>
       <sensor><tactile mesh="m" geom="g"/></sensor></mujoco>"""
-    with pytest.raises(sim.UnsupportedError, match='tactile'):
+    with pytest.raises(sim.UnsupportedError, match="tactile"):
         sim.load_model(xml)
 
 
@@ -273,11 +280,12 @@ def test_random_models(full_run):
     --full, 60 by default: each new feature set compiles) at a random state after mj_forward; models our pipeline
     refuses (sim.UnsupportedError) are counted apart, and at least 30 models (10 by default) must be compared."""
     import mjcf_gen
+
     compared = refused = 0
     nseed, least = (200, 30) if full_run else (60, 10)
     for seed in range(nseed):
         xml, features = mjcf_gen.generate_with_features(seed)
-        if 'sensor' not in features:
+        if "sensor" not in features:
             continue
         mm = mujoco.MjModel.from_xml_string(xml)
         m = sim.load_model(xml)
@@ -290,6 +298,6 @@ def test_random_models(full_run):
             refused += 1
             continue
         mujoco.mj_forward(mm, md)
-        check_sensors(mm, d.sensordata, md.sensordata, 'seed %d' % seed)
+        check_sensors(mm, d.sensordata, md.sensordata, "seed %d" % seed)
         compared += 1
     assert compared >= least, (compared, refused)

@@ -7,6 +7,7 @@ side runs kinematics .. rne world by world (blocks.run_worlds); the block side l
 worlds (4x4 transposes), runs the six block kernels and stores the outputs back into a second Data (nworld not a
 multiple of LANES, so the last block has padding lanes and the transposes their element-by-element tail).
 """
+
 import os
 import sys
 
@@ -46,7 +47,7 @@ def differing_fields(name, nworld, warm):
     blk.qpos[:] = ref.qpos
     blk.qvel[:] = ref.qvel
     sb = SmoothBlocks(m, nworld)
-    for k in OUTPUTS + SCRATCH:             # every output the block side must write: NaN before
+    for k in OUTPUTS + SCRATCH:  # every output the block side must write: NaN before
         sb.rows_of(blk, k)[:] = np.nan
     run_worlds(model_struct(m), ref._struct, nworld, ALL)
     sb.load(blk, INPUTS)

@@ -4,6 +4,7 @@ Tolerance: |ours - mujoco| <= 1e-9*|mujoco| + 1e-12*max(1, max|field|).  The abs
 scaled by the field's magnitude because entries that cancel to ~0 (e.g. cfrc_int, cross terms of
 M) carry round-off proportional to the size of the summed terms, not to their own size.
 """
+
 import os
 import zlib
 
@@ -22,15 +23,28 @@ ATOL = 1e-12
 
 try:
     import gymnasium
-    ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), 'envs/mujoco/assets')
+
+    ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), "envs/mujoco/assets")
 except ImportError:  # pragma: no cover
     ASSETS = None
 
-GYM = ['hopper', 'half_cheetah', 'ant', 'humanoid', 'walker2d', 'swimmer', 'reacher',
-       'inverted_pendulum', 'inverted_double_pendulum', 'pusher', 'point', 'humanoidstandup']
+GYM = [
+    "hopper",
+    "half_cheetah",
+    "ant",
+    "humanoid",
+    "walker2d",
+    "swimmer",
+    "reacher",
+    "inverted_pendulum",
+    "inverted_double_pendulum",
+    "pusher",
+    "point",
+    "humanoidstandup",
+]
 
 FEATURES = {
-    'joints_tendons': """
+    "joints_tendons": """
 <mujoco>
   <option timestep="0.005" density="1.2" viscosity="0.01" wind="0.5 -0.3 0.1"/>
   <worldbody>
@@ -78,7 +92,7 @@ FEATURES = {
     </spatial>
   </tendon>
 </mujoco>""",
-    'actuators': """
+    "actuators": """
 <mujoco>
   <option timestep="0.002"/>
   <worldbody>
@@ -134,11 +148,11 @@ def load(name):
         m = mujoco.MjModel.from_xml_string(FEATURES[name])
     else:
         if ASSETS is None:
-            pytest.skip('gymnasium not installed')
-        m = mujoco.MjModel.from_xml_path(os.path.join(ASSETS, name + '.xml'))
+            pytest.skip("gymnasium not installed")
+        m = mujoco.MjModel.from_xml_path(os.path.join(ASSETS, name + ".xml"))
     # contact-free comparison: contacts and all constraints disabled in both implementations
     m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_CONSTRAINT
-    if name == 'joints_tendons':
+    if name == "joints_tendons":
         # stiffness/damping polynomials are not MJCF attributes in 3.17: set them on the model
         m.jnt_stiffnesspoly[:] = [[0.5, 0.2]] * m.njnt
         m.dof_dampingpoly[:] = 0.1
@@ -155,35 +169,83 @@ def random_states(m, n, seed):
         qpos = random_qpos(m, rng, 0.3)
         xfrc = rng.standard_normal((m.nbody, 6))
         xfrc[rng.random(m.nbody) < 0.3] = 0.0
-        states.append(dict(qpos=qpos, qvel=rng.standard_normal(m.nv),
-                           ctrl=rng.uniform(-1.5, 1.5, m.nu), act=rng.uniform(-1, 1, m.na),
-                           xfrc_applied=xfrc, qfrc_applied=0.5 * rng.standard_normal(m.nv),
-                           mocap_pos=rng.standard_normal((m.nmocap, 3)),
-                           mocap_quat=rng.standard_normal((m.nmocap, 4))))
+        states.append(
+            dict(
+                qpos=qpos,
+                qvel=rng.standard_normal(m.nv),
+                ctrl=rng.uniform(-1.5, 1.5, m.nu),
+                act=rng.uniform(-1, 1, m.na),
+                xfrc_applied=xfrc,
+                qfrc_applied=0.5 * rng.standard_normal(m.nv),
+                mocap_pos=rng.standard_normal((m.nmocap, 3)),
+                mocap_quat=rng.standard_normal((m.nmocap, 4)),
+            )
+        )
     return states
 
 
-FIELDS = ['xpos', 'xquat', 'xmat', 'xipos', 'ximat', 'xanchor', 'xaxis', 'geom_xpos', 'geom_xmat',
-          'site_xpos', 'site_xmat', 'subtree_com', 'cinert', 'crb', 'cdof', 'cvel', 'cdof_dot',
-          'ten_length', 'ten_J', 'ten_velocity', 'actuator_length', 'actuator_moment',
-          'moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_velocity', 'M', 'qLD',
-          'qLDiagInv', 'qfrc_bias', 'qfrc_spring', 'qfrc_damper', 'qfrc_gravcomp', 'qfrc_fluid',
-          'qfrc_passive', 'actuator_force', 'qfrc_actuator', 'act_dot', 'qfrc_smooth',
-          'qacc_smooth', 'qacc', 'cacc', 'cfrc_int', 'cfrc_ext']
+FIELDS = [
+    "xpos",
+    "xquat",
+    "xmat",
+    "xipos",
+    "ximat",
+    "xanchor",
+    "xaxis",
+    "geom_xpos",
+    "geom_xmat",
+    "site_xpos",
+    "site_xmat",
+    "subtree_com",
+    "cinert",
+    "crb",
+    "cdof",
+    "cvel",
+    "cdof_dot",
+    "ten_length",
+    "ten_J",
+    "ten_velocity",
+    "actuator_length",
+    "actuator_moment",
+    "moment_rownnz",
+    "moment_rowadr",
+    "moment_colind",
+    "actuator_velocity",
+    "M",
+    "qLD",
+    "qLDiagInv",
+    "qfrc_bias",
+    "qfrc_spring",
+    "qfrc_damper",
+    "qfrc_gravcomp",
+    "qfrc_fluid",
+    "qfrc_passive",
+    "actuator_force",
+    "qfrc_actuator",
+    "act_dot",
+    "qfrc_smooth",
+    "qacc_smooth",
+    "qacc",
+    "cacc",
+    "cfrc_int",
+    "cfrc_ext",
+]
 
 
 def compare(ours, ref, name, where):
     ours = np.asarray(ours)
     ref = np.asarray(ref)
-    assert ours.shape == ref.shape, f'{where} {name}: shape {ours.shape} != {ref.shape}'
+    assert ours.shape == ref.shape, f"{where} {name}: shape {ours.shape} != {ref.shape}"
     if ref.size == 0:
         return 0.0
     scale = max(1.0, float(np.max(np.abs(ref))))
     err = np.abs(ours - ref)
     tol = RTOL * np.abs(ref) + ATOL * scale
     bad = err > tol
-    assert not np.any(bad), (f'{where} {name}: max err {err.max():.3e} at {np.argmax(err)} '
-                             f'(ours {ours.flat[np.argmax(err)]!r}, mujoco {ref.flat[np.argmax(err)]!r})')
+    assert not np.any(bad), (
+        f"{where} {name}: max err {err.max():.3e} at {np.argmax(err)} "
+        f"(ours {ours.flat[np.argmax(err)]!r}, mujoco {ref.flat[np.argmax(err)]!r})"
+    )
     return float(err.max() / scale)
 
 
@@ -196,10 +258,10 @@ def run_oracle(m, st):
     return md
 
 
-@pytest.mark.parametrize('name', GYM + list(FEATURES))
+@pytest.mark.parametrize("name", GYM + list(FEATURES))
 def test_forward_matches_mujoco(name):
     m = load(name)
-    states = random_states(m, NSTATE, seed=zlib.crc32(name.encode()))   # str hash() varies per process
+    states = random_states(m, NSTATE, seed=zlib.crc32(name.encode()))  # str hash() varies per process
     # batched path (parallel entry) for all states at once
     b = api.Data(m, nworld=NSTATE)
     for k in states[0]:
@@ -210,10 +272,10 @@ def test_forward_matches_mujoco(name):
     for i, st in enumerate(states):
         md = run_oracle(m, st)
         for f in FIELDS:
-            compare(getattr(b, f)[i], getattr(md, f), f, f'{name}[{i}]')
+            compare(getattr(b, f)[i], getattr(md, f), f, f"{name}[{i}]")
         ref = np.zeros((m.nv, m.nv))
         mujoco.mj_fullM(m, md, ref)
-        compare(full[i], ref, 'full_inertia', f'{name}[{i}]')
+        compare(full[i], ref, "full_inertia", f"{name}[{i}]")
     # serial path (single world) on the first state
     d = api.Data(m)
     for k, v in states[0].items():
@@ -222,15 +284,18 @@ def test_forward_matches_mujoco(name):
     api.rne_post_constraint(m, d)
     md = run_oracle(m, states[0])
     for f in FIELDS:
-        compare(getattr(d, f), getattr(md, f), f, f'{name}[serial]')
+        compare(getattr(d, f), getattr(md, f), f, f"{name}[serial]")
 
 
 def test_disable_flags():
-    m = load('joints_tendons')
+    m = load("joints_tendons")
     st = random_states(m, 3, seed=7)
-    for flag in [mujoco.mjtDisableBit.mjDSBL_GRAVITY, mujoco.mjtDisableBit.mjDSBL_SPRING,
-                 mujoco.mjtDisableBit.mjDSBL_DAMPER,
-                 mujoco.mjtDisableBit.mjDSBL_SPRING | mujoco.mjtDisableBit.mjDSBL_DAMPER]:
+    for flag in [
+        mujoco.mjtDisableBit.mjDSBL_GRAVITY,
+        mujoco.mjtDisableBit.mjDSBL_SPRING,
+        mujoco.mjtDisableBit.mjDSBL_DAMPER,
+        mujoco.mjtDisableBit.mjDSBL_SPRING | mujoco.mjtDisableBit.mjDSBL_DAMPER,
+    ]:
         old = m.opt.disableflags
         m.opt.disableflags = old | flag
         try:
@@ -240,11 +305,11 @@ def test_disable_flags():
             api.forward(m, d)
             for i, s in enumerate(st):
                 md = run_oracle(m, s)
-                for f in ['qfrc_bias', 'qfrc_passive', 'qfrc_spring', 'qfrc_damper', 'qfrc_gravcomp', 'qacc']:
-                    compare(getattr(d, f)[i], getattr(md, f), f, f'flag {int(flag)} [{i}]')
+                for f in ["qfrc_bias", "qfrc_passive", "qfrc_spring", "qfrc_damper", "qfrc_gravcomp", "qacc"]:
+                    compare(getattr(d, f)[i], getattr(md, f), f, f"flag {int(flag)} [{i}]")
         finally:
             m.opt.disableflags = old
-    m = load('actuators')
+    m = load("actuators")
     st = random_states(m, 3, seed=8)
     for flag in [mujoco.mjtDisableBit.mjDSBL_ACTUATION, mujoco.mjtDisableBit.mjDSBL_CLAMPCTRL]:
         m.opt.disableflags |= flag
@@ -254,13 +319,13 @@ def test_disable_flags():
         api.forward(m, d)
         for i, s in enumerate(st):
             md = run_oracle(m, s)
-            for f in ['actuator_force', 'qfrc_actuator', 'act_dot', 'actuator_velocity', 'qacc']:
-                compare(getattr(d, f)[i], getattr(md, f), f, f'flag {int(flag)} [{i}]')
+            for f in ["actuator_force", "qfrc_actuator", "act_dot", "actuator_velocity", "qacc"]:
+                compare(getattr(d, f)[i], getattr(md, f), f, f"flag {int(flag)} [{i}]")
         m.opt.disableflags = int(m.opt.disableflags) & ~int(flag)
 
 
 def test_opt_change_between_calls():
-    m = load('hopper')
+    m = load("hopper")
     d = api.Data(m)
     api.forward(m, d)
     m.opt.gravity[:] = [1.0, -2.0, -3.0]
@@ -269,7 +334,7 @@ def test_opt_change_between_calls():
     md = mujoco.MjData(m)
     md.qvel[:] = d.qvel
     mujoco.mj_forward(m, md)
-    compare(d.qfrc_bias, md.qfrc_bias, 'qfrc_bias', 'gravity changed')
+    compare(d.qfrc_bias, md.qfrc_bias, "qfrc_bias", "gravity changed")
 
 
 def test_unsupported_raises():
@@ -279,5 +344,3 @@ def test_unsupported_raises():
     m = mujoco.MjModel.from_xml_string(xml)
     with pytest.raises(UnsupportedFeature):
         api.forward(m, api.Data(m))
-
-

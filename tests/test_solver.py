@@ -14,6 +14,7 @@ Checks per model / state / solver:
 solver_gradient is not compared: near convergence it is round-off (~1e-15 scaled) in both.
 Errors are max|ours - mujoco| / max(1, max|mujoco|).
 """
+
 import os
 
 import mujoco
@@ -34,11 +35,12 @@ RTOL_DEFAULT = 1e-6
 
 try:
     import gymnasium
-    ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), 'envs/mujoco/assets')
+
+    ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), "envs/mujoco/assets")
 except ImportError:  # pragma: no cover
     ASSETS = None
 
-GYM = ['hopper', 'walker2d', 'ant', 'humanoid', 'half_cheetah']
+GYM = ["hopper", "walker2d", "ant", "humanoid", "half_cheetah"]
 
 _STACK = """
 <mujoco>
@@ -94,39 +96,44 @@ _LIMITS = """
 </mujoco>"""
 
 # nv 66 >= 60: MuJoCo's default Jacobian mode (auto) goes sparse
-_PILE = ('<mujoco><worldbody><geom type="plane" size="5 5 .1"/>' + ''.join(
-    '<body pos="{:.2f} {:.2f} {:.2f}" euler="{} {} 0"><freejoint/><geom type="{}" size=".1 .07 .05"/></body>'.format(
-        0.06 * (k % 3), 0.05 * (k % 2), 0.08 + 0.13 * k, 17 * k, 11 * k, 'box' if k % 3 else 'ellipsoid')
-    for k in range(11)) + '</worldbody></mujoco>')
+_PILE = (
+    '<mujoco><worldbody><geom type="plane" size="5 5 .1"/>'
+    + "".join(
+        '<body pos="{:.2f} {:.2f} {:.2f}" euler="{} {} 0"><freejoint/><geom type="{}" size=".1 .07 .05"/></body>'.format(
+            0.06 * (k % 3), 0.05 * (k % 2), 0.08 + 0.13 * k, 17 * k, 11 * k, "box" if k % 3 else "ellipsoid"
+        )
+        for k in range(11)
+    )
+    + "</worldbody></mujoco>"
+)
 
 OWN = {
-    'stack_pyr_c1': _STACK.format(cone='pyramidal', condim=1, impratio=1),
-    'stack_pyr_c3': _STACK.format(cone='pyramidal', condim=3, impratio=1),
-    'stack_pyr_c4': _STACK.format(cone='pyramidal', condim=4, impratio=1),
-    'stack_pyr_c6': _STACK.format(cone='pyramidal', condim=6, impratio=1),
-    'stack_ell_c3': _STACK.format(cone='elliptic', condim=3, impratio=1),
-    'stack_ell_c4': _STACK.format(cone='elliptic', condim=4, impratio=3),
-    'stack_ell_c6': _STACK.format(cone='elliptic', condim=6, impratio=1),
-    'limits_eq_pyr': _LIMITS.format(cone='pyramidal'),
-    'limits_eq_ell': _LIMITS.format(cone='elliptic'),
-    'pile_auto': _PILE,
+    "stack_pyr_c1": _STACK.format(cone="pyramidal", condim=1, impratio=1),
+    "stack_pyr_c3": _STACK.format(cone="pyramidal", condim=3, impratio=1),
+    "stack_pyr_c4": _STACK.format(cone="pyramidal", condim=4, impratio=1),
+    "stack_pyr_c6": _STACK.format(cone="pyramidal", condim=6, impratio=1),
+    "stack_ell_c3": _STACK.format(cone="elliptic", condim=3, impratio=1),
+    "stack_ell_c4": _STACK.format(cone="elliptic", condim=4, impratio=3),
+    "stack_ell_c6": _STACK.format(cone="elliptic", condim=6, impratio=1),
+    "limits_eq_pyr": _LIMITS.format(cone="pyramidal"),
+    "limits_eq_ell": _LIMITS.format(cone="elliptic"),
+    "pile_auto": _PILE,
 }
-SOLVERS = {'pgs': mujoco.mjtSolver.mjSOL_PGS, 'cg': mujoco.mjtSolver.mjSOL_CG,
-           'newton': mujoco.mjtSolver.mjSOL_NEWTON}
+SOLVERS = {"pgs": mujoco.mjtSolver.mjSOL_PGS, "cg": mujoco.mjtSolver.mjSOL_CG, "newton": mujoco.mjtSolver.mjSOL_NEWTON}
 
 
 def load(name):
-    sparse = name.endswith('_sparse')
+    sparse = name.endswith("_sparse")
     if sparse:
-        name = name[:-len('_sparse')]
+        name = name[: -len("_sparse")]
     if name in OWN:
         m = mujoco.MjModel.from_xml_string(OWN[name])
     else:
         if ASSETS is None:
-            pytest.skip('gymnasium not installed')
-        m = mujoco.MjModel.from_xml_path(os.path.join(ASSETS, name + '.xml'))
+            pytest.skip("gymnasium not installed")
+        m = mujoco.MjModel.from_xml_path(os.path.join(ASSETS, name + ".xml"))
     m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_ISLAND
-    if sparse:      # MuJoCo's sparse Jacobian path (mj_isSparse), which Newton's sparse Hessian follows
+    if sparse:  # MuJoCo's sparse Jacobian path (mj_isSparse), which Newton's sparse Hessian follows
         m.opt.jacobian = mujoco.mjtJacobian.mjJAC_SPARSE
     return m
 
@@ -139,15 +146,22 @@ def states(m, n, seed):
     md.qpos[:] += 0.02 * rng.standard_normal(m.nq)
     mujoco.mj_normalizeQuat(m, md.qpos)
     out = []
-    for _ in range(int(0.5 / m.opt.timestep)):   # let floating bases land (humanoid starts in the air)
+    for _ in range(int(0.5 / m.opt.timestep)):  # let floating bases land (humanoid starts in the air)
         md.ctrl[:] = rng.uniform(-1, 1, m.nu)
         mujoco.mj_step(m, md)
     for k in range(n):
         for _ in range(15):
             md.ctrl[:] = rng.uniform(-1, 1, m.nu)
             mujoco.mj_step(m, md)
-        out.append(dict(qpos=md.qpos.copy(), qvel=md.qvel.copy(), act=md.act.copy(), ctrl=md.ctrl.copy(),
-                        qacc_warmstart=md.qacc_warmstart.copy()))
+        out.append(
+            dict(
+                qpos=md.qpos.copy(),
+                qvel=md.qvel.copy(),
+                act=md.act.copy(),
+                ctrl=md.ctrl.copy(),
+                qacc_warmstart=md.qacc_warmstart.copy(),
+            )
+        )
     return out
 
 
@@ -168,17 +182,17 @@ def copy_inputs(m, md, d):
     """Copy mujoco's smooth quantities, efc rows and contacts into our single-world Data d."""
     A = d._arrays
     nefc, ncon = md.nefc, md.ncon
-    assert A['efc_J'].shape[1] >= nefc and A['contact_dim'].shape[1] >= ncon
-    for k in ('qpos', 'qvel', 'qacc_warmstart', 'qacc_smooth', 'qfrc_smooth', 'M', 'qLD', 'qLDiagInv'):
+    assert A["efc_J"].shape[1] >= nefc and A["contact_dim"].shape[1] >= ncon
+    for k in ("qpos", "qvel", "qacc_warmstart", "qacc_smooth", "qfrc_smooth", "M", "qLD", "qLDiagInv"):
         A[k][0] = getattr(md, k)
-    A['ne'][0], A['nf'][0], A['nl'][0], A['nefc'][0], A['ncon'][0] = md.ne, md.nf, md.nl, nefc, ncon
-    A['efc_J'][0, :nefc] = dense_J(m, md)
-    for k in ('type', 'id', 'D', 'R', 'aref', 'frictionloss', 'diagA', 'pos', 'margin', 'vel'):
-        A['efc_' + k][0, :nefc] = getattr(md, 'efc_' + k)
-    A['efc_force'][0, :nefc] = 0.0
-    A['efc_state'][0, :nefc] = -1
-    for k in ('mu', 'friction', 'dim', 'efc_address', 'H', 'geom'):
-        A['contact_' + k][0, :ncon] = getattr(md.contact, k)
+    A["ne"][0], A["nf"][0], A["nl"][0], A["nefc"][0], A["ncon"][0] = md.ne, md.nf, md.nl, nefc, ncon
+    A["efc_J"][0, :nefc] = dense_J(m, md)
+    for k in ("type", "id", "D", "R", "aref", "frictionloss", "diagA", "pos", "margin", "vel"):
+        A["efc_" + k][0, :nefc] = getattr(md, "efc_" + k)
+    A["efc_force"][0, :nefc] = 0.0
+    A["efc_state"][0, :nefc] = -1
+    for k in ("mu", "friction", "dim", "efc_address", "H", "geom"):
+        A["contact_" + k][0, :ncon] = getattr(md.contact, k)
 
 
 def primal_cost(m, md, qacc):
@@ -215,21 +229,29 @@ def solve_case(m, st, solver, iterations=None, tolerance=None):
     _drive(ms, d._struct)
     A = d._arrays
     nefc = md.nefc
-    qacc = A['qacc'][0].copy()
-    out = dict(nefc=nefc, ncon=md.ncon, niter_ours=int(A['solver_niter'][0]), niter_mj=int(md.solver_niter[0]),
-               qacc=rel(qacc, md.qacc), force=rel(A['efc_force'][0, :nefc], md.efc_force),
-               qfrc=rel(A['qfrc_constraint'][0], md.qfrc_constraint),
-               efc_b=rel(A['efc_b'][0, :nefc], md.efc_b),
-               state_diff=int(np.sum(A['efc_state'][0, :nefc] != md.efc_state)))
-    n = min(out['niter_ours'], out['niter_mj'])
-    for k in ('improvement', 'gradient', 'lineslope'):
-        out['stat_' + k] = rel(A['solver_' + k][0, :n], getattr(md.solver, k)[:n])
-    out['stat_int_diff'] = sum(int(np.sum(A['solver_' + k][0, :n] != getattr(md.solver, k)[:n]))
-                               for k in ('nactive', 'nchange', 'neval', 'nupdate'))
+    qacc = A["qacc"][0].copy()
+    out = dict(
+        nefc=nefc,
+        ncon=md.ncon,
+        niter_ours=int(A["solver_niter"][0]),
+        niter_mj=int(md.solver_niter[0]),
+        qacc=rel(qacc, md.qacc),
+        force=rel(A["efc_force"][0, :nefc], md.efc_force),
+        qfrc=rel(A["qfrc_constraint"][0], md.qfrc_constraint),
+        efc_b=rel(A["efc_b"][0, :nefc], md.efc_b),
+        state_diff=int(np.sum(A["efc_state"][0, :nefc] != md.efc_state)),
+    )
+    n = min(out["niter_ours"], out["niter_mj"])
+    for k in ("improvement", "gradient", "lineslope"):
+        out["stat_" + k] = rel(A["solver_" + k][0, :n], getattr(md.solver, k)[:n])
+    out["stat_int_diff"] = sum(
+        int(np.sum(A["solver_" + k][0, :n] != getattr(md.solver, k)[:n]))
+        for k in ("nactive", "nchange", "neval", "nupdate")
+    )
     if nefc:
         c_ours, c_mj = primal_cost(m, md, qacc), primal_cost(m, md, md.qacc)
-        out['cost_ratio'] = (c_ours - c_mj) / max(abs(c_mj), 1e-300)
-        out['cost_ours'], out['cost_mj'] = c_ours, c_mj
+        out["cost_ratio"] = (c_ours - c_mj) / max(abs(c_mj), 1e-300)
+        out["cost_ours"], out["cost_mj"] = c_ours, c_mj
     return out
 
 
@@ -239,62 +261,70 @@ def solve_case(m, st, solver, iterations=None, tolerance=None):
 # statistics, its qacc differs from MuJoCo's by 3.6e-6 (stack_ell_c4) and 1.1e-5 (limits_eq_pyr) at default
 # settings, by 6.8e-6 / 8.8e-8 / 2.8e-4 (limits_eq_ell: the same cost to 1e-12, a flat optimum) converged; with our
 # dense products instead the default-settings figures are 9.8e-6 and 7.6e-7.  The other cases: <= 2e-11.
-SPARSE = ['pile_auto', 'humanoid_sparse', 'stack_pyr_c3_sparse', 'stack_ell_c4_sparse', 'limits_eq_pyr_sparse',
-          'limits_eq_ell_sparse']
+SPARSE = [
+    "pile_auto",
+    "humanoid_sparse",
+    "stack_pyr_c3_sparse",
+    "stack_ell_c4_sparse",
+    "limits_eq_pyr_sparse",
+    "limits_eq_ell_sparse",
+]
 # bounds of the CG cases above (measured: qacc 1.1e-5 and the improvement statistic 1.8e-5 at default settings,
 # qacc 2.8e-4 converged), with margin; iteration counts, integer statistics and cost as every other case
-CG_ROUNDING = {'stack_ell_c4_sparse', 'limits_eq_pyr_sparse', 'limits_eq_ell_sparse'}
+CG_ROUNDING = {"stack_ell_c4_sparse", "limits_eq_pyr_sparse", "limits_eq_ell_sparse"}
 RTOL_CG_DEFAULT, RTOL_CG_CONVERGED = 5e-5, 5e-4
 CASES = [(name, solver) for name in GYM + list(OWN) + SPARSE for solver in SOLVERS]
 
 
-@pytest.mark.parametrize('name, solver', CASES)
+@pytest.mark.parametrize("name, solver", CASES)
 def test_solver_matches_mujoco(name, solver, request):
     m = load(name)
-    nstate = 6 if request.config.getoption('--full') else 3
+    nstate = 6 if request.config.getoption("--full") else 3
     sts = states(m, nstate, seed=sum(map(ord, name)))
-    rounding = solver == 'cg' and name in CG_ROUNDING
+    rounding = solver == "cg" and name in CG_ROUNDING
     tol_default = RTOL_CG_DEFAULT if rounding else RTOL_DEFAULT
     tol_converged = RTOL_CG_CONVERGED if rounding else RTOL_CONVERGED
     total = 0
     for k, st in enumerate(sts):
-        where = f'{name}/{solver} state {k}'
+        where = f"{name}/{solver} state {k}"
         # default settings: same iterates
         r = solve_case(m, st, SOLVERS[solver])
-        total += r['nefc']
-        assert r['efc_b'] < 1e-9, (where, r)
-        assert r['niter_ours'] == r['niter_mj'], (where, r)
-        assert r['qacc'] < tol_default and r['force'] < tol_default, (where, r)
+        total += r["nefc"]
+        assert r["efc_b"] < 1e-9, (where, r)
+        assert r["niter_ours"] == r["niter_mj"], (where, r)
+        assert r["qacc"] < tol_default and r["force"] < tol_default, (where, r)
         # per-iteration statistics: integer counters equal, scaled improvement / line slope to the tolerance
-        assert r['stat_int_diff'] == 0, (where, r)
-        assert r['stat_improvement'] < tol_default and r['stat_lineslope'] < tol_default, (where, r)
-        if r['nefc']:
-            assert r['cost_ours'] <= r['cost_mj'] + 1e-4 * abs(r['cost_mj']), (where, r)
+        assert r["stat_int_diff"] == 0, (where, r)
+        assert r["stat_improvement"] < tol_default and r["stat_lineslope"] < tol_default, (where, r)
+        if r["nefc"]:
+            assert r["cost_ours"] <= r["cost_mj"] + 1e-4 * abs(r["cost_mj"]), (where, r)
         # converged optimum
         r = solve_case(m, st, SOLVERS[solver], iterations=1000, tolerance=1e-12)
-        if r['niter_mj'] < 1000:
-            assert r['qacc'] < tol_converged and r['force'] < tol_converged, (where, 'converged', r)
-        if r['nefc']:
-            assert r['cost_ours'] <= r['cost_mj'] + 1e-4 * abs(r['cost_mj']), (where, 'converged', r)
+        if r["niter_mj"] < 1000:
+            assert r["qacc"] < tol_converged and r["force"] < tol_converged, (where, "converged", r)
+        if r["nefc"]:
+            assert r["cost_ours"] <= r["cost_mj"] + 1e-4 * abs(r["cost_mj"]), (where, "converged", r)
         m.opt.iterations, m.opt.tolerance = 100, 1e-8
-    assert total > 0, f'{name}: no constraint rows in the sampled states'
+    assert total > 0, f"{name}: no constraint rows in the sampled states"
 
 
-@pytest.mark.parametrize('solver', list(SOLVERS))
-@pytest.mark.parametrize('name', ['stack_pyr_c3', 'stack_ell_c6', 'limits_eq_pyr'])
+@pytest.mark.parametrize("solver", list(SOLVERS))
+@pytest.mark.parametrize("name", ["stack_pyr_c3", "stack_ell_c6", "limits_eq_pyr"])
 def test_coldstart(name, solver):
     """Warmstart disabled: qacc starts at qacc_smooth, PGS forces at 0."""
     m = load(name)
     m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_WARMSTART
     for k, st in enumerate(states(m, 2, seed=3)):
         r = solve_case(m, st, SOLVERS[solver])
-        assert r['niter_ours'] == r['niter_mj'], (name, solver, k, r)
-        assert r['qacc'] < RTOL_DEFAULT and r['force'] < RTOL_DEFAULT, (name, solver, k, r)
+        assert r["niter_ours"] == r["niter_mj"], (name, solver, k, r)
+        assert r["qacc"] < RTOL_DEFAULT and r["force"] < RTOL_DEFAULT, (name, solver, k, r)
 
 
-@pytest.mark.parametrize('name, solver', [(name, solver) for name in ['humanoid', 'stack_ell_c4', 'stack_pyr_c3',
-                                                                      'limits_eq_ell'] for solver in SOLVERS]
-                         + [('humanoid_sparse', 'newton'), ('stack_ell_c4_sparse', 'newton')])
+@pytest.mark.parametrize(
+    "name, solver",
+    [(name, solver) for name in ["humanoid", "stack_ell_c4", "stack_pyr_c3", "limits_eq_ell"] for solver in SOLVERS]
+    + [("humanoid_sparse", "newton"), ("stack_ell_c4_sparse", "newton")],
+)
 def test_islands_default(name, solver):
     """MuJoCo's default island-wise solve (islands on) at default settings: our per-island solves give the
     same island-0 iteration count and the same qacc / efc_force (per-island details: tests/test_island.py)."""
@@ -302,16 +332,17 @@ def test_islands_default(name, solver):
     m.opt.disableflags &= ~int(mujoco.mjtDisableBit.mjDSBL_ISLAND)
     for k, st in enumerate(states(m, 2, seed=5)):
         r = solve_case(m, st, SOLVERS[solver])
-        assert r['niter_ours'] == r['niter_mj'], (name, solver, k, r)
-        assert r['qacc'] < RTOL_DEFAULT and r['force'] < RTOL_DEFAULT, (name, solver, k, r)
+        assert r["niter_ours"] == r["niter_mj"], (name, solver, k, r)
+        assert r["qacc"] < RTOL_DEFAULT and r["force"] < RTOL_DEFAULT, (name, solver, k, r)
 
 
-@pytest.mark.parametrize('name', ['stack_pyr_c3', 'stack_ell_c4', 'limits_eq_ell'])
+@pytest.mark.parametrize("name", ["stack_pyr_c3", "stack_ell_c4", "limits_eq_ell"])
 def test_pgs_beyond_ar_capacity(name):
     """njmax > AR_CAP: PGS keeps a dense AR of AR_SMALL rows when its Data is made for a dual solver (the same
     numbers as with room for njmax rows), and computes AR on the fly when the Data has none (made for Newton):
     the same iterates up to rounding (tests/test_noslip.py has the large problems)."""
     from sim.constants import AR_CAP, AR_SMALL
+
     m = load(name)
     for k, st in enumerate(states(m, 2, seed=1)):
         m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
@@ -321,31 +352,33 @@ def test_pgs_beyond_ar_capacity(name):
             m.opt.solver = mujoco.mjtSolver.mjSOL_PGS if dual else mujoco.mjtSolver.mjSOL_NEWTON
             d = api.Data(m, nconmax=max(1, md.ncon), njmax=AR_CAP + 1)
             m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
-            assert d._arrays['scr_slv_AR'].shape[1] == (AR_SMALL if dual else 0)
+            assert d._arrays["scr_slv_AR"].shape[1] == (AR_SMALL if dual else 0)
             copy_inputs(m, md, d)
             _drive(api.model_struct(m, collision=False), d._struct)
             A = d._arrays
             where = (name, k, dual)
-            assert int(A['solver_niter'][0]) == md.solver_niter[0], where
-            err = max(rel(A['qacc'][0], md.qacc), rel(A['efc_force'][0, :md.nefc], md.efc_force))
+            assert int(A["solver_niter"][0]) == md.solver_niter[0], where
+            err = max(rel(A["qacc"][0], md.qacc), rel(A["efc_force"][0, : md.nefc], md.efc_force))
             assert err < (RTOL_DEFAULT if dual else 1e-9), (where, err)
 
 
 def test_no_constraints():
-    m = mujoco.MjModel.from_xml_string('<mujoco><worldbody><body><freejoint/><geom size=".1"/></body>'
-                                       '</worldbody></mujoco>')
+    m = mujoco.MjModel.from_xml_string(
+        '<mujoco><worldbody><body><freejoint/><geom size=".1"/></body></worldbody></mujoco>'
+    )
     md = mujoco.MjData(m)
     mujoco.mj_forward(m, md)
     d = api.Data(m)
     copy_inputs(m, md, d)
-    d._arrays['qacc'][0] = 7.0
+    d._arrays["qacc"][0] = 7.0
     _drive(api.model_struct(m, collision=False), d._struct)
-    assert np.array_equal(d._arrays['qacc'][0], md.qacc_smooth)
-    assert np.all(d._arrays['qfrc_constraint'][0] == 0)
+    assert np.array_equal(d._arrays["qacc"][0], md.qacc_smooth)
+    assert np.all(d._arrays["qfrc_constraint"][0] == 0)
 
 
-if __name__ == '__main__':   # report table: PYTHONPATH=. python tests/test_solver.py [names]
+if __name__ == "__main__":  # report table: PYTHONPATH=. python tests/test_solver.py [names]
     import sys
+
     names = sys.argv[1:] or CASES
     for name in names:
         m = load(name)
@@ -354,9 +387,11 @@ if __name__ == '__main__':   # report table: PYTHONPATH=. python tests/test_solv
                 m.opt.iterations, m.opt.tolerance = 100, 1e-8
                 r = solve_case(m, st, sv)
                 rc = solve_case(m, st, sv, iterations=1000, tolerance=1e-12)
-                print(f"{name:14s} {sname:6s} s{k} nefc {r['nefc']:3d} niter {r['niter_ours']:3d}/{r['niter_mj']:3d} "
-                      f"qacc {r['qacc']:.1e} f {r['force']:.1e} st {r['state_diff']} cost {r.get('cost_ratio', 0):+.1e} | "
-                      f"conv niter {rc['niter_ours']:4d}/{rc['niter_mj']:4d} qacc {rc['qacc']:.1e} "
-                      f"f {rc['force']:.1e} cost {rc.get('cost_ratio', 0):+.1e} | stats impr {r['stat_improvement']:.0e} "
-                      f"grad {r['stat_gradient']:.0e} slope {r['stat_lineslope']:.0e} int {r['stat_int_diff']}",
-                      flush=True)
+                print(
+                    f"{name:14s} {sname:6s} s{k} nefc {r['nefc']:3d} niter {r['niter_ours']:3d}/{r['niter_mj']:3d} "
+                    f"qacc {r['qacc']:.1e} f {r['force']:.1e} st {r['state_diff']} cost {r.get('cost_ratio', 0):+.1e} | "
+                    f"conv niter {rc['niter_ours']:4d}/{rc['niter_mj']:4d} qacc {rc['qacc']:.1e} "
+                    f"f {rc['force']:.1e} cost {rc.get('cost_ratio', 0):+.1e} | stats impr {r['stat_improvement']:.0e} "
+                    f"grad {r['stat_gradient']:.0e} slope {r['stat_lineslope']:.0e} int {r['stat_int_diff']}",
+                    flush=True,
+                )

@@ -2,6 +2,7 @@
 mj_getState / mj_setState / mj_stateSize / mj_extractState (mjtState component flags), bitwise round trips for
 one world and per world in a batch; reset to a keyframe (mj_resetDataKeyframe) by index and name; mocap bodies
 driven from d.mocap_pos / d.mocap_quat; xfrc_applied / qfrc_applied honoured, per world in a batch."""
+
 import os
 
 import mujoco
@@ -13,9 +14,9 @@ import sim
 from sim import api
 from sim import state as st
 
-MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'models')
+MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 
-FLAGS = {name: getattr(st, name) for name in st.__all__ if name.startswith('STATE_')}
+FLAGS = {name: getattr(st, name) for name in st.__all__ if name.startswith("STATE_")}
 
 
 def load(name):
@@ -25,32 +26,46 @@ def load(name):
 
 def test_constants_match_mujoco():
     for name, value in FLAGS.items():
-        assert value == int(getattr(mujoco.mjtState, 'mj' + name)), name
+        assert value == int(getattr(mujoco.mjtState, "mj" + name)), name
     assert st.NSTATE == int(mujoco.mjtState.mjNSTATE)
 
 
 def fill_random(mm, targets, rng):
     """Same random values of every state component in each target (MjData or single-world sim.Data)."""
-    vals = dict(time=rng.uniform(0, 5), qpos=random_qpos(mm, rng, 0.4), qvel=rng.standard_normal(mm.nv),
-                act=rng.standard_normal(mm.na), ctrl=rng.standard_normal(mm.nu),
-                qacc_warmstart=rng.standard_normal(mm.nv), qfrc_applied=rng.standard_normal(mm.nv),
-                xfrc_applied=rng.standard_normal((mm.nbody, 6)), mocap_pos=rng.standard_normal((mm.nmocap, 3)),
-                mocap_quat=rng.standard_normal((mm.nmocap, 4)), userdata=rng.standard_normal(mm.nuserdata),
-                eq_active=rng.integers(0, 2, mm.neq))
+    vals = dict(
+        time=rng.uniform(0, 5),
+        qpos=random_qpos(mm, rng, 0.4),
+        qvel=rng.standard_normal(mm.nv),
+        act=rng.standard_normal(mm.na),
+        ctrl=rng.standard_normal(mm.nu),
+        qacc_warmstart=rng.standard_normal(mm.nv),
+        qfrc_applied=rng.standard_normal(mm.nv),
+        xfrc_applied=rng.standard_normal((mm.nbody, 6)),
+        mocap_pos=rng.standard_normal((mm.nmocap, 3)),
+        mocap_quat=rng.standard_normal((mm.nmocap, 4)),
+        userdata=rng.standard_normal(mm.nuserdata),
+        eq_active=rng.integers(0, 2, mm.neq),
+    )
     for t in targets:
         for k, v in vals.items():
             setattr(t, k, v)
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('name', ['mocap.xml', 'keyframes.xml', 'equality_all.xml', 'sensors_contact.xml'])
+@pytest.mark.parametrize("name", ["mocap.xml", "keyframes.xml", "equality_all.xml", "sensors_contact.xml"])
 def test_against_mujoco(name):
     m, mm = load(name)
     md, d = mujoco.MjData(mm), sim.Data(m)
     rng = np.random.default_rng(0)
     fill_random(mm, (md, d), rng)
-    for spec in [1 << i for i in range(st.NSTATE)] + [st.STATE_PHYSICS, st.STATE_FULLPHYSICS, st.STATE_USER,
-                                                       st.STATE_INTEGRATION, 0, 0b10110101101]:
+    for spec in [1 << i for i in range(st.NSTATE)] + [
+        st.STATE_PHYSICS,
+        st.STATE_FULLPHYSICS,
+        st.STATE_USER,
+        st.STATE_INTEGRATION,
+        0,
+        0b10110101101,
+    ]:
         size = st.state_size(m, spec)
         assert size == mujoco.mj_stateSize(mm, spec), spec
         ref = np.zeros(size)
@@ -71,10 +86,10 @@ def test_against_mujoco(name):
 @pytest.mark.oracle
 def test_round_trip_batch():
     """(nworld, size) states: get -> set on another batch -> get is bitwise identical, per world."""
-    m, mm = load('sensors_contact.xml')
+    m, mm = load("sensors_contact.xml")
     rng = np.random.default_rng(1)
     d = sim.Data(m, nworld=4)
-    for f in ('qpos', 'qvel', 'ctrl', 'qacc_warmstart', 'qfrc_applied', 'xfrc_applied'):
+    for f in ("qpos", "qvel", "ctrl", "qacc_warmstart", "qfrc_applied", "xfrc_applied"):
         a = d._arrays[f]
         a[:] = rng.standard_normal(a.shape)
     d.time = rng.uniform(0, 1, 4)
@@ -93,13 +108,13 @@ def test_round_trip_batch():
     # copy_state, one state broadcast to every world
     d3 = sim.Data(m, nworld=4)
     st.set_state(m, d3, st.extract_state(m, s[2], st.STATE_INTEGRATION, st.STATE_PHYSICS), st.STATE_PHYSICS)
-    assert all(np.array_equal(d3.qpos[w], s[2, 1:1 + mm.nq]) for w in range(4))
+    assert all(np.array_equal(d3.qpos[w], s[2, 1 : 1 + mm.nq]) for w in range(4))
     st.copy_state(m, d, d3, st.STATE_FULLPHYSICS)
     np.testing.assert_array_equal(st.get_state(m, d3, st.STATE_FULLPHYSICS), st.get_state(m, d, st.STATE_FULLPHYSICS))
 
 
 def test_bad_spec():
-    m, _ = load('mocap.xml')
+    m, _ = load("mocap.xml")
     d = sim.Data(m)
     with pytest.raises(ValueError):
         st.get_state(m, d, -1)
@@ -112,7 +127,7 @@ def test_bad_spec():
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('name', ['keyframes.xml', 'mocap.xml'])
+@pytest.mark.parametrize("name", ["keyframes.xml", "mocap.xml"])
 def test_reset_keyframe(name):
     """reset(m, d, key) by index and by name = mj_resetDataKeyframe, then the same forward."""
     m, mm = load(name)
@@ -123,8 +138,20 @@ def test_reset_keyframe(name):
         mujoco.mj_resetDataKeyframe(mm, md, k)
         keyname = mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_KEY, k)
         st.reset(m, d, key=keyname if keyname else k)
-        for f in ('time', 'qpos', 'qvel', 'act', 'ctrl', 'mocap_pos', 'mocap_quat', 'qfrc_applied',
-                  'xfrc_applied', 'qacc_warmstart', 'userdata', 'sensordata'):
+        for f in (
+            "time",
+            "qpos",
+            "qvel",
+            "act",
+            "ctrl",
+            "mocap_pos",
+            "mocap_quat",
+            "qfrc_applied",
+            "xfrc_applied",
+            "qacc_warmstart",
+            "userdata",
+            "sensordata",
+        ):
             np.testing.assert_array_equal(getattr(d, f), getattr(md, f), err_msg=f)
         mujoco.mj_forward(mm, md)
         api.forward(m, d)
@@ -135,9 +162,9 @@ def test_reset_keyframe(name):
 @pytest.mark.oracle
 def test_reset_batch_keys():
     """A batch reset with one key per world; the old keyframe= spelling; bad keys raise."""
-    m, mm = load('keyframes.xml')
+    m, mm = load("keyframes.xml")
     d = sim.Data(m, nworld=3)
-    st.reset(m, d, key=['full', 2, 'only_time'])
+    st.reset(m, d, key=["full", 2, "only_time"])
     for w, k in enumerate((0, 2, 1)):
         md = mujoco.MjData(mm)
         mujoco.mj_resetDataKeyframe(mm, md, k)
@@ -148,7 +175,7 @@ def test_reset_batch_keys():
     st.reset(m, d1, keyframe=0)
     assert d1.time == 1.5
     with pytest.raises(KeyError):
-        st.reset(m, d1, key='nope')
+        st.reset(m, d1, key="nope")
     with pytest.raises(IndexError):
         st.reset(m, d1, key=7)
 
@@ -156,7 +183,7 @@ def test_reset_batch_keys():
 @pytest.mark.oracle
 def test_mocap_driven_per_world():
     """Mocap bodies follow d.mocap_pos / d.mocap_quat, each world its own, and the weld pulls the hand."""
-    m, mm = load('mocap.xml')
+    m, mm = load("mocap.xml")
     rng = np.random.default_rng(2)
     N = 3
     d = sim.Data(m, nworld=N)
@@ -182,7 +209,7 @@ def test_mocap_driven_per_world():
 @pytest.mark.oracle
 def test_applied_forces_per_world():
     """qfrc_applied and xfrc_applied enter qacc (and cfrc_ext), each world its own."""
-    m, mm = load('sensors_contact.xml')
+    m, mm = load("sensors_contact.xml")
     rng = np.random.default_rng(3)
     N = 3
     d = sim.Data(m, nworld=N)

@@ -2,6 +2,7 @@
 entry, model struct and feature set of its model, and the next steps make one check and one call.  The results
 are those of the full path bit for bit (single world and batch), and a change the full path reacts to (options,
 another model) takes the full path again."""
+
 import os
 import warnings
 
@@ -10,7 +11,7 @@ import numpy as np
 import sim
 from sim import api
 
-HOPPER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'envs', 'assets', 'hopper.xml')
+HOPPER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "envs", "assets", "hopper.xml")
 
 
 def _pair(m):
@@ -21,7 +22,7 @@ def _pair(m):
 
 
 def _same(d1, d2):
-    for f in ('qpos', 'qvel', 'qacc', 'act', 'time'):
+    for f in ("qpos", "qvel", "qacc", "act", "time"):
         np.testing.assert_array_equal(getattr(d1, f), getattr(d2, f), err_msg=f)
 
 
@@ -32,10 +33,10 @@ def test_fast_steps_equal_full_path():
     for i in range(40):
         u = rng.uniform(-1, 1, int(m.nu))
         d1.ctrl, d2.ctrl = u, u
-        sim.step(m, d1)                       # the fast path from the second step on
-        api.run(m, d2, 1)                     # always the full path
+        sim.step(m, d1)  # the fast path from the second step on
+        api.run(m, d2, 1)  # always the full path
         if i == 0:
-            assert d1.__dict__['_fast'][0] is m and '_fast' not in d2.__dict__
+            assert d1.__dict__["_fast"][0] is m and "_fast" not in d2.__dict__
     _same(d1, d2)
     sim.step(m, d1, 7)
     api.run(m, d2, 7)
@@ -49,20 +50,20 @@ def test_option_change_and_other_model_take_the_full_path():
         sim.step(m, d1)
         api.run(m, d2, 1)
     version, ts0 = m.opt._version, float(m.opt.timestep)
-    m.opt.timestep = 0.001                    # bumps the options' version: re-checked, new feature set if any
+    m.opt.timestep = 0.001  # bumps the options' version: re-checked, new feature set if any
     m.opt.gravity = (0.0, 0.0, -5.0)
     assert m.opt._version != version
     for _ in range(5):
         sim.step(m, d1)
         api.run(m, d2, 1)
     _same(d1, d2)
-    assert d1.__dict__['_fast'][1] == m.opt._version
+    assert d1.__dict__["_fast"][1] == m.opt._version
     np.testing.assert_allclose(d1.time, 3 * ts0 + 5 * 0.001, rtol=1e-12)
-    m2 = sim.load_model(HOPPER)               # the same Data stepped with another model object
+    m2 = sim.load_model(HOPPER)  # the same Data stepped with another model object
     sim.step(m2, d1)
     api.run(m2, d2, 1)
     _same(d1, d2)
-    assert d1.__dict__['_fast'][0] is m2
+    assert d1.__dict__["_fast"][0] is m2
 
 
 def test_batch_fast_steps_equal_full_path():
@@ -74,24 +75,24 @@ def test_batch_fast_steps_equal_full_path():
         sim.step(m, b1)
         api.run(m, b2, 1)
         if i == 0:
-            assert b1.__dict__['_fast'][6] == 3
+            assert b1.__dict__["_fast"][6] == 3
     sim.step(m, b1, 5)
     api.run(m, b2, 5)
     _same(b1, b2)
-    one = sim.Data(m, nworld=1)               # a batch of one world takes the serial entry
+    one = sim.Data(m, nworld=1)  # a batch of one world takes the serial entry
     sim.step(m, one)
-    assert one.__dict__['_fast'][6] is None
+    assert one.__dict__["_fast"][6] is None
 
 
 def test_fast_path_warns_at_the_caller():
     m = sim.load_model(HOPPER)
     d = sim.Data(m)
     sim.step(m, d, 2)
-    assert '_fast' in d.__dict__
+    assert "_fast" in d.__dict__
     d.qvel = np.full(d.qvel.shape, np.nan)
     with warnings.catch_warnings(record=True) as rec:
-        warnings.simplefilter('always')
+        warnings.simplefilter("always")
         sim.step(m, d)
     (w,) = [r for r in rec if issubclass(r.category, RuntimeWarning)]
-    assert 'diverged' in str(w.message) and w.filename == __file__
-    assert np.all(np.isfinite(d.qvel))          # reset (mj_resetData)
+    assert "diverged" in str(w.message) and w.filename == __file__
+    assert np.all(np.isfinite(d.qvel))  # reset (mj_resetData)

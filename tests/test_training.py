@@ -35,10 +35,12 @@ def _tiny(env, algo, **over):
 def _progress(run_dir):
     with open(os.path.join(run_dir, "logs", "progress.csv")) as f:
         import csv
+
         return list(csv.DictReader(f))
 
 
 # ---- configs ------------------------------------------------------------------------------------------------------
+
 
 def test_task_name_and_default_config():
     assert C.task_name("numjoco/Hopper-v0") == "hopper"
@@ -55,11 +57,21 @@ def test_hopper_ppo_is_rl_zoo_entry():
     assert ZOO_COMMIT in cfg["source"] and "ppo.yml#Hopper-v4" in cfg["source"]
     assert cfg["normalize"] is True and cfg["n_envs"] == 1 and cfg["steps"] == 1_000_000
     hp = cfg["hyperparams"]
-    assert (hp["batch_size"], hp["n_steps"], hp["gamma"], hp["learning_rate"], hp["ent_coef"], hp["clip_range"],
-            hp["n_epochs"], hp["gae_lambda"], hp["max_grad_norm"], hp["vf_coef"]) == \
-        (32, 512, 0.999, 9.80828e-05, 0.00229519, 0.2, 5, 0.99, 0.7, 0.835671)
+    assert (
+        hp["batch_size"],
+        hp["n_steps"],
+        hp["gamma"],
+        hp["learning_rate"],
+        hp["ent_coef"],
+        hp["clip_range"],
+        hp["n_epochs"],
+        hp["gae_lambda"],
+        hp["max_grad_norm"],
+        hp["vf_coef"],
+    ) == (32, 512, 0.999, 9.80828e-05, 0.00229519, 0.2, 5, 0.99, 0.7, 0.835671)
     kw = C.algo_kwargs(cfg, gym.spaces.Box(-1, 1, (3,)))
     import torch.nn as nn
+
     assert kw["policy_kwargs"]["activation_fn"] is nn.ReLU
     assert kw["policy_kwargs"]["net_arch"] == {"pi": [256, 256], "vf": [256, 256]}
     assert C.normalize_kwargs(cfg) == {"gamma": 0.999}  # RL Zoo passes the algorithm's gamma to VecNormalize
@@ -68,6 +80,7 @@ def test_hopper_ppo_is_rl_zoo_entry():
 def test_every_shipped_config_converts():
     from stable_baselines3 import HerReplayBuffer
     from stable_baselines3.common.noise import NormalActionNoise
+
     files = sorted(f for f in os.listdir(C.CONFIG_DIR) if f.endswith(".yaml"))
     assert len(files) >= 20
     for name in files:
@@ -91,11 +104,18 @@ def test_cleanrl_hopper_config_converts():
     """The CleanRL Hopper settings (training/configs/cleanrl/hopper_ppo.yaml) become the SB3 PPO keywords that
     reproduce them."""
     import torch
+
     raw = C.load_yaml(os.path.join(C.CONFIG_DIR, "cleanrl", "hopper_ppo.yaml"))
     assert "vwxyzjn/cleanrl" in raw["source"] and raw["algo"] == "ppo"
     cfg = C.resolve("numjoco/Hopper-v0", "ppo", config_path=os.path.join(C.CONFIG_DIR, "cleanrl", "hopper_ppo.yaml"))
     kw = C.algo_kwargs(cfg, gym.spaces.Box(-1, 1, (3,)))
-    assert (kw["n_steps"], kw["batch_size"], kw["n_epochs"], kw["gamma"], kw["gae_lambda"]) == (2048, 64, 10, 0.99, 0.95)
+    assert (kw["n_steps"], kw["batch_size"], kw["n_epochs"], kw["gamma"], kw["gae_lambda"]) == (
+        2048,
+        64,
+        10,
+        0.99,
+        0.95,
+    )
     assert kw["learning_rate"](1.0) == pytest.approx(3e-4) and kw["learning_rate"](0.0) == 0.0
     pk = kw["policy_kwargs"]
     assert pk["activation_fn"] is torch.nn.Tanh and pk["net_arch"] == {"pi": [64, 64], "vf": [64, 64]}
@@ -126,8 +146,10 @@ def test_config_errors(tmp_path):
     with pytest.raises(ValueError, match="unknown shaping wrapper 'nope'.*action_rate_penalty"):
         C.resolve("Hopper-v5", "ppo", overrides={"wrappers": [{"name": "nope"}]})
     with pytest.raises(C.ConfigError, match="HerReplayBuffer needs an off-policy"):
-        C.algo_kwargs(C.resolve("toy/PointReachGoal-v0", "ppo", hyperparams={"replay_buffer_class": "HerReplayBuffer"}),
-                      gym.spaces.Box(-1, 1, (2,)))
+        C.algo_kwargs(
+            C.resolve("toy/PointReachGoal-v0", "ppo", hyperparams={"replay_buffer_class": "HerReplayBuffer"}),
+            gym.spaces.Box(-1, 1, (2,)),
+        )
 
 
 def test_unknown_reward_kwarg_fails_before_training(tmp_path, capsys):
@@ -140,8 +162,9 @@ def test_unknown_reward_kwarg_fails_before_training(tmp_path, capsys):
         assert key in err
     assert "model_path" not in err  # passed by HopperEnv itself, not a user kwarg
     assert not out.exists()
-    rc = train_main(["--env", "toy/PointReach-v0", "--algo", "sac", "--reward", "dist_weight=2", "foo=1",
-                     "--out", str(out)])
+    rc = train_main(
+        ["--env", "toy/PointReach-v0", "--algo", "sac", "--reward", "dist_weight=2", "foo=1", "--out", str(out)]
+    )
     assert rc == 2 and "'foo'" in capsys.readouterr().err and not out.exists()
     rc = train_main(["--env", "NoSuchEnv-v0", "--algo", "ppo", "--out", str(out)])
     assert rc == 2 and "unknown environment id 'NoSuchEnv-v0'" in capsys.readouterr().err
@@ -151,8 +174,12 @@ def test_valid_env_kwargs_from_signatures():
     keys = valid_env_kwargs("Hopper-v5")
     assert keys[:3] == ["xml_file", "frame_skip", "default_camera_config"]
     assert "forward_reward_weight" in keys and "render_mode" in keys and "model_path" not in keys
-    assert valid_env_kwargs("toy/PointReachGoal-v0") == ["reward_type", "distance_threshold", "render_mode",
-                                                         "renderable"]
+    assert valid_env_kwargs("toy/PointReachGoal-v0") == [
+        "reward_type",
+        "distance_threshold",
+        "render_mode",
+        "renderable",
+    ]
     # numjoco's tasks: every v5 keyword of the task (their __init__ takes **kwargs, the class declares them)
     ours = valid_env_kwargs("numjoco/Hopper-v0")
     assert set(keys) - {"model_path"} <= set(ours) and "frame_skip" in ours
@@ -161,9 +188,11 @@ def test_valid_env_kwargs_from_signatures():
 
 # ---- the env seam -------------------------------------------------------------------------------------------------
 
+
 def test_seam_uses_native_factory_for_numjoco_ids(monkeypatch):
     import types
     from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
     calls = []
 
     def make_sb3_vec_env(env_id, n_envs, seed=None, **kw):
@@ -192,9 +221,17 @@ def test_seam_gymnasium_env_kwargs_and_seeds():
 
 # ---- shaping wrappers ---------------------------------------------------------------------------------------------
 
+
 def test_shaping_wrappers_numbers():
-    venv = make_vec_env("toy/PointReach-v0", 2, seed=0, wrappers=[
-        {"name": "term_weights", "weights": {"reward_ctrl": 3.0}}, {"name": "action_rate_penalty", "weight": 0.5}])
+    venv = make_vec_env(
+        "toy/PointReach-v0",
+        2,
+        seed=0,
+        wrappers=[
+            {"name": "term_weights", "weights": {"reward_ctrl": 3.0}},
+            {"name": "action_rate_penalty", "weight": 0.5},
+        ],
+    )
     plain = make_vec_env("toy/PointReach-v0", 2, seed=0)
     venv.reset(), plain.reset()
     a1 = np.array([[0.5, -0.2], [0.1, 0.3]], np.float32)
@@ -212,9 +249,18 @@ def test_shaping_wrappers_numbers():
 
 # ---- end to end ---------------------------------------------------------------------------------------------------
 
+
 def _check_run(run_dir, result, frames=None):
-    for f in ("config.yaml", "model.zip", "best_model.zip", "evaluations.npz", "monitor.csv", "result.json",
-              "logs/progress.csv", "checkpoints/latest.json"):
+    for f in (
+        "config.yaml",
+        "model.zip",
+        "best_model.zip",
+        "evaluations.npz",
+        "monitor.csv",
+        "result.json",
+        "logs/progress.csv",
+        "checkpoints/latest.json",
+    ):
         assert os.path.exists(os.path.join(run_dir, f)), f
     assert any(f.startswith("events.out.tfevents") for f in os.listdir(os.path.join(run_dir, "logs")))
     png = mpimg.imread(result["learning_curve"])
@@ -231,8 +277,13 @@ def _check_run(run_dir, result, frames=None):
 @pytest.mark.parametrize("algo", ["ppo", "sac"])
 def test_train_end_to_end(tmp_path, algo):
     hp = {"n_steps": 256, "batch_size": 64} if algo == "ppo" else {"learning_starts": 200, "batch_size": 64}
-    cfg = _tiny("toy/PointReach-v0", algo, reward={"dist_weight": 2.0}, hp=hp,
-                overrides={"n_envs": 2 if algo == "ppo" else 1, "normalize": True})
+    cfg = _tiny(
+        "toy/PointReach-v0",
+        algo,
+        reward={"dist_weight": 2.0},
+        hp=hp,
+        overrides={"n_envs": 2 if algo == "ppo" else 1, "normalize": True},
+    )
     out = str(tmp_path / algo)
     result = run(cfg, out, progress_bar=False)
     _check_run(out, result, frames=51)
@@ -253,10 +304,35 @@ def test_train_end_to_end(tmp_path, algo):
 def test_train_cli_td3_progress_bar(tmp_path):
     out = tmp_path / "td3"
     proc = subprocess.run(
-        [sys.executable, "-m", "training.train", "--env", "toy/PointReach-v0", "--algo", "td3", "--steps", "600",
-         "--eval-freq", "300", "--eval-episodes", "2", "--checkpoint-freq", "300", "--hp", "learning_starts=100",
-         "noise_type=normal", "noise_std=0.2", "--out", str(out)],
-        capture_output=True, text=True, timeout=300, cwd=REPO, env=dict(os.environ, PYTHONPATH=REPO))
+        [
+            sys.executable,
+            "-m",
+            "training.train",
+            "--env",
+            "toy/PointReach-v0",
+            "--algo",
+            "td3",
+            "--steps",
+            "600",
+            "--eval-freq",
+            "300",
+            "--eval-episodes",
+            "2",
+            "--checkpoint-freq",
+            "300",
+            "--hp",
+            "learning_starts=100",
+            "noise_type=normal",
+            "noise_std=0.2",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+        env=dict(os.environ, PYTHONPATH=REPO),
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.load(open(out / "result.json"))
     _check_run(str(out), result, frames=51)
@@ -265,13 +341,18 @@ def test_train_cli_td3_progress_bar(tmp_path):
 
 
 def test_sac_her_goal_env_and_enjoy(tmp_path, capsys):
-    cfg = _tiny("toy/PointReachGoal-v0", "sac", config="armreachgoal_sac.yaml",
-                overrides={"steps": 400, "eval_freq": 200, "checkpoint_freq": 200, "video_episodes": 2},
-                hp={"learning_starts": 120, "buffer_size": 10_000, "batch_size": 32})
+    cfg = _tiny(
+        "toy/PointReachGoal-v0",
+        "sac",
+        config="armreachgoal_sac.yaml",
+        overrides={"steps": 400, "eval_freq": 200, "checkpoint_freq": 200, "video_episodes": 2},
+        hp={"learning_starts": 120, "buffer_size": 10_000, "batch_size": 32},
+    )
     out = str(tmp_path / "her")
     result = run(cfg, out, progress_bar=False)
     _check_run(out, result, frames=102)
     from stable_baselines3 import SAC, HerReplayBuffer
+
     model = SAC.load(os.path.join(out, "model.zip"), env=make_vec_env("toy/PointReachGoal-v0", 1))
     assert isinstance(model.replay_buffer, HerReplayBuffer)
     assert result["success_rate"] is not None and len(np.load(os.path.join(out, "evaluations.npz"))["successes"])
@@ -289,22 +370,34 @@ def test_sac_her_goal_env_and_enjoy(tmp_path, capsys):
 
 
 def test_video_degrades_when_env_cannot_render(tmp_path, capsys):
-    cfg = _tiny("toy/PointReach-v0", "ppo", reward={"renderable": False}, hp={"n_steps": 256, "batch_size": 64},
-                overrides={"steps": 256, "eval_freq": 0, "checkpoint_freq": 0})
+    cfg = _tiny(
+        "toy/PointReach-v0",
+        "ppo",
+        reward={"renderable": False},
+        hp={"n_steps": 256, "batch_size": 64},
+        overrides={"steps": 256, "eval_freq": 0, "checkpoint_freq": 0},
+    )
     out = str(tmp_path / "norender")
     result = run(cfg, out, progress_bar=False)
     text = capsys.readouterr().out
     assert result["video"] is None and not os.path.exists(os.path.join(out, "video.mp4"))
-    assert "no video: toy/PointReach-v0: render() failed in rgb_array mode: RuntimeError: PointReach was built " \
-           "with renderable=False" in text
+    assert (
+        "no video: toy/PointReach-v0: render() failed in rgb_array mode: RuntimeError: PointReach was built "
+        "with renderable=False" in text
+    )
     assert "python -m training.enjoy" in text
     assert os.path.exists(os.path.join(out, "model.zip")) and result["eval_timesteps"] == [256]
 
 
 def test_hopper_v5_rl_zoo_config(tmp_path, capsys):
     """Gymnasium's MuJoCo Hopper with RL Zoo's PPO config: reward terms logged, video made or clearly skipped."""
-    cfg = C.resolve("Hopper-v5", "ppo", None, {"steps": 1024, "eval_freq": 1024, "n_eval_episodes": 1,
-                                               "checkpoint_freq": 0}, reward={"ctrl_cost_weight": 0.01})
+    cfg = C.resolve(
+        "Hopper-v5",
+        "ppo",
+        None,
+        {"steps": 1024, "eval_freq": 1024, "n_eval_episodes": 1, "checkpoint_freq": 0},
+        reward={"ctrl_cost_weight": 0.01},
+    )
     out = str(tmp_path / "hopper")
     result = run(cfg, out, progress_bar=False)
     text = capsys.readouterr().out
@@ -320,14 +413,22 @@ def test_hopper_v5_rl_zoo_config(tmp_path, capsys):
 
 
 def test_resume_from_checkpoint(tmp_path):
-    cfg = _tiny("toy/PointReach-v0", "sac", hp={"learning_starts": 100, "batch_size": 32},
-                overrides={"steps": 600, "eval_freq": 200, "checkpoint_freq": 200, "keep_checkpoints": 2,
-                           "video_episodes": 0})
+    cfg = _tiny(
+        "toy/PointReach-v0",
+        "sac",
+        hp={"learning_starts": 100, "batch_size": 32},
+        overrides={"steps": 600, "eval_freq": 200, "checkpoint_freq": 200, "keep_checkpoints": 2, "video_episodes": 0},
+    )
     out = str(tmp_path / "run")
     first = run(cfg, out, progress_bar=False)
     ckpts = sorted(os.listdir(os.path.join(out, "checkpoints")))
-    assert ckpts == ["latest.json", "model_400_steps.zip", "model_600_steps.zip", "replay_buffer_400_steps.pkl",
-                     "replay_buffer_600_steps.pkl"]  # pruned to the newest 2
+    assert ckpts == [
+        "latest.json",
+        "model_400_steps.zip",
+        "model_600_steps.zip",
+        "replay_buffer_400_steps.pkl",
+        "replay_buffer_600_steps.pkl",
+    ]  # pruned to the newest 2
     assert first["eval_timesteps"] == [200, 400, 600]
     point = find_resume_point(os.path.join(out, "checkpoints", "model_400_steps.zip"))
     assert (point.run_dir, point.steps) == (out, 400) and point.replay_buffer.endswith("_400_steps.pkl")
@@ -339,22 +440,26 @@ def test_resume_from_checkpoint(tmp_path):
     assert res["eval_timesteps"] == [200, 400, 600, 800, 1000]  # history up to the checkpoint kept, then continued
     assert res["eval_mean"][:2] == first["eval_mean"][:2]
     from stable_baselines3 import SAC
+
     assert SAC.load(os.path.join(out, "model.zip")).num_timesteps == 1000
     # the earlier session's monitor rows stop at the checkpoint; the curve reads both parts
     from training.plotting import read_monitor
+
     part = open(os.path.join(out, "monitor.part1.csv")).read().splitlines()[2:]
     assert sum(int(float(line.split(",")[1])) for line in part) == 400
     steps, _ = read_monitor(out)
     assert steps[-1] == 1000
     with pytest.raises(C.ConfigError, match="cannot change"):
         from training.train import build_parser, config_from_args
+
         config_from_args(build_parser().parse_args(["--resume", out, "--reward", "dist_weight=3"]))
 
 
 def test_warm_renderer_renders_a_frame_in_the_background():
     # the main job's final video loads the renderer the background process compiled during training
     from training.video import warm_renderer
-    assert warm_renderer("Hopper-v5", {}) is None                          # not ours: nothing to compile
-    assert warm_renderer("numjoco/Hopper-v0", {"x": object()}) is None     # kwargs that do not survive repr
+
+    assert warm_renderer("Hopper-v5", {}) is None  # not ours: nothing to compile
+    assert warm_renderer("numjoco/Hopper-v0", {"x": object()}) is None  # kwargs that do not survive repr
     proc = warm_renderer("numjoco/InvertedPendulum-v0", {"width": 32, "height": 32})
     assert proc is not None and proc.wait(timeout=900) == 0

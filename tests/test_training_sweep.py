@@ -18,11 +18,21 @@ from training import sweep as S
 
 SWEEP = {
     "name": "toy",
-    "train": {"env": "toy/PointReach-v0", "algo": "ppo", "steps": 512, "n_envs": 2, "eval_freq": 256,
-              "n_eval_episodes": 2, "checkpoint_freq": 0, "hyperparams": {"n_steps": 128, "batch_size": 64}},
-    "grid": {"reward": {"dist_weight": [1.0, 2.0]},
-             "wrappers": {"none": [], "smooth": [{"name": "action_rate_penalty", "weight": 0.1}]},
-             "seeds": [0]},
+    "train": {
+        "env": "toy/PointReach-v0",
+        "algo": "ppo",
+        "steps": 512,
+        "n_envs": 2,
+        "eval_freq": 256,
+        "n_eval_episodes": 2,
+        "checkpoint_freq": 0,
+        "hyperparams": {"n_steps": 128, "batch_size": 64},
+    },
+    "grid": {
+        "reward": {"dist_weight": [1.0, 2.0]},
+        "wrappers": {"none": [], "smooth": [{"name": "action_rate_penalty", "weight": 0.1}]},
+        "seeds": [0],
+    },
     "evaluate_on": "task",
 }
 
@@ -52,6 +62,7 @@ def local_sweep(small_sweep_file, tmp_path_factory):
 @pytest.fixture(scope="module")
 def ray_local():
     import ray
+
     S.init_ray(num_cpus=2)
     yield
     ray.shutdown()
@@ -59,8 +70,12 @@ def ray_local():
 
 def test_expand_grid(sweep_file):
     trials = S.expand(S.load_sweep(sweep_file))
-    assert [t["name"] for t in trials] == ["dist_weight=1__shaping=none__s0", "dist_weight=1__shaping=smooth__s0",
-                                           "dist_weight=2__shaping=none__s0", "dist_weight=2__shaping=smooth__s0"]
+    assert [t["name"] for t in trials] == [
+        "dist_weight=1__shaping=none__s0",
+        "dist_weight=1__shaping=smooth__s0",
+        "dist_weight=2__shaping=none__s0",
+        "dist_weight=2__shaping=smooth__s0",
+    ]
     t = trials[3]["config"]
     assert t["env_kwargs"] == {"dist_weight": 2.0}
     assert t["wrappers"] == [{"name": "action_rate_penalty", "weight": 0.1}]
@@ -125,13 +140,35 @@ def test_ray_sweep_matches_local(small_sweep_file, local_sweep, ray_local, tmp_p
 def test_rllib_ppo(ray_local, tmp_path, capsys):
     from training.rllib_backend import gymnasium_pin
     from training.train import main
+
     out = str(tmp_path / "rllib")
     cfg = tmp_path / "rllib.yaml"
-    cfg.write_text("algo: ppo\nnormalize: true\nhyperparams: {n_steps: 50, batch_size: 50, n_epochs: 2, "
-                   "policy_kwargs: {net_arch: {pi: [32, 32], vf: [32, 32]}, activation_fn: relu}}\n")
-    rc = main(["--backend", "rllib", "--env", "toy/PointReach-v0", "--config", str(cfg), "--steps", "200",
-               "--n-envs", "2", "--num-env-runners", "1", "--eval-freq", "100", "--eval-episodes", "1",
-               "--out", out])
+    cfg.write_text(
+        "algo: ppo\nnormalize: true\nhyperparams: {n_steps: 50, batch_size: 50, n_epochs: 2, "
+        "policy_kwargs: {net_arch: {pi: [32, 32], vf: [32, 32]}, activation_fn: relu}}\n"
+    )
+    rc = main(
+        [
+            "--backend",
+            "rllib",
+            "--env",
+            "toy/PointReach-v0",
+            "--config",
+            str(cfg),
+            "--steps",
+            "200",
+            "--n-envs",
+            "2",
+            "--num-env-runners",
+            "1",
+            "--eval-freq",
+            "100",
+            "--eval-episodes",
+            "1",
+            "--out",
+            out,
+        ]
+    )
     text = capsys.readouterr().out
     assert rc == 0
     res = json.load(open(os.path.join(out, "result.json")))
@@ -145,6 +182,7 @@ def test_rllib_ppo(ray_local, tmp_path, capsys):
     # toy/PointReach-v0 has a vector entry point: the env runners built it through gym.make_vec's
     # vector_entry_point mode, the path of our native vector envs
     from training.rllib_backend import EnvCreator
+
     venv = EnvCreator("toy/PointReach-v0", {"dist_weight": 2.0})({"num_envs": 3})
     assert venv.num_envs == 3 and venv.spec.kwargs["vectorization_mode"] == "vector_entry_point"
     assert venv.spec.kwargs["dist_weight"] == 2.0
@@ -154,14 +192,16 @@ def test_rllib_ppo(ray_local, tmp_path, capsys):
     res2 = json.load(open(os.path.join(out, "result.json")))
     with open(os.path.join(out, "progress.csv")) as f:
         prog2 = list(csv.DictReader(f))
-    assert res2["timesteps"] >= 300 and prog2[:len(prog)] == prog and len(prog2) > len(prog)
+    assert res2["timesteps"] >= 300 and prog2[: len(prog)] == prog and len(prog2) > len(prog)
     import gymnasium
+
     if gymnasium_pin() not in (None, gymnasium.__version__):
         assert f"pins gymnasium=={gymnasium_pin()}" in text
 
 
 def test_rllib_missing_names_the_conflict(monkeypatch, tmp_path, capsys):
     from training.train import main
+
     monkeypatch.setitem(sys.modules, "ray.rllib.algorithms.ppo", None)  # as if RLlib could not be imported
     rc = main(["--backend", "rllib", "--env", "toy/PointReach-v0", "--algo", "ppo", "--out", str(tmp_path / "x")])
     err = capsys.readouterr().err

@@ -6,6 +6,7 @@ the solver's round-off, still far below 1e-6 (measured maxima are printed by the
 benchmarks/bench_sensors.py).  The one known deviation (implicit integrators reuse the unperturbed
 factorisation in MuJoCo for ctrl / act nudges) is a strict xfail below with its measured size.
 """
+
 import os
 
 import mujoco
@@ -16,7 +17,7 @@ from conftest import gymnasium_assets_dir
 import sim
 from sim.api import transition_fd
 
-MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'models')
+MODELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "models")
 TOL = 1e-6
 
 ASSETS = gymnasium_assets_dir()
@@ -57,20 +58,20 @@ ARM = """
 
 
 def load(name):
-    if name == 'arm':
+    if name == "arm":
         return sim.load_model(ARM), mujoco.MjModel.from_xml_string(ARM)
-    if name.endswith('.xml'):
+    if name.endswith(".xml"):
         path = os.path.join(MODELS, name)
     else:
         if ASSETS is None:
-            pytest.skip('gymnasium not installed')
-        path = os.path.join(ASSETS, name + '.xml')
+            pytest.skip("gymnasium not installed")
+        path = os.path.join(ASSETS, name + ".xml")
     return sim.load_model(path), mujoco.MjModel.from_xml_path(path)
 
 
 def set_integrator(m, mm, integrator):
     for model in (m, mm):
-        model.opt.integrator = getattr(mujoco.mjtIntegrator, 'mjINT_' + integrator.upper())
+        model.opt.integrator = getattr(mujoco.mjtIntegrator, "mjINT_" + integrator.upper())
 
 
 def oracle_fd(mm, md, eps, centered):
@@ -98,8 +99,17 @@ def state_from_trajectory(mm, steps, seed):
 
 
 def copy_to(md, d, w=None):
-    for f in ('qpos', 'qvel', 'act', 'ctrl', 'qacc_warmstart', 'qfrc_applied', 'xfrc_applied', 'mocap_pos',
-              'mocap_quat'):
+    for f in (
+        "qpos",
+        "qvel",
+        "act",
+        "ctrl",
+        "qacc_warmstart",
+        "qfrc_applied",
+        "xfrc_applied",
+        "mocap_pos",
+        "mocap_quat",
+    ):
         if w is None:
             setattr(d, f, getattr(md, f))
         else:
@@ -111,16 +121,24 @@ def copy_to(md, d, w=None):
 
 
 def check(ours, ref, label):
-    for name, a, b in zip('ABCD', ours, ref):
+    for name, a, b in zip("ABCD", ours, ref):
         assert a.shape == b.shape, (label, name, a.shape, b.shape)
         err = rel_err(a, b)
-        assert err <= TOL, '%s %s: error %.3g' % (label, name, err)
+        assert err <= TOL, "%s %s: error %.3g" % (label, name, err)
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('name,integrator', [('arm', 'Euler'), ('arm', 'implicitfast'), ('hopper', 'Euler'),
-                                             ('sensors_contact.xml', 'Euler'), ('sensors_many.xml', 'Euler')])
-@pytest.mark.parametrize('centered', [False, True])
+@pytest.mark.parametrize(
+    "name,integrator",
+    [
+        ("arm", "Euler"),
+        ("arm", "implicitfast"),
+        ("hopper", "Euler"),
+        ("sensors_contact.xml", "Euler"),
+        ("sensors_many.xml", "Euler"),
+    ],
+)
+@pytest.mark.parametrize("centered", [False, True])
 def test_transition(name, integrator, centered):
     m, mm = load(name)
     set_integrator(m, mm, integrator)
@@ -129,10 +147,10 @@ def test_transition(name, integrator, centered):
         md.qfrc_applied[:] = np.random.default_rng(seed).standard_normal(mm.nv) * 0.1
         d = sim.Data(m)
         copy_to(md, d)
-        before = {f: getattr(d, f).copy() for f in ('qpos', 'qvel', 'act', 'ctrl', 'qacc_warmstart')}
+        before = {f: getattr(d, f).copy() for f in ("qpos", "qvel", "act", "ctrl", "qacc_warmstart")}
         ours = transition_fd(m, d, 1e-6, centered)
         ref = oracle_fd(mm, md, 1e-6, centered)
-        check(ours, ref, '%s seed %d' % (name, seed))
+        check(ours, ref, "%s seed %d" % (name, seed))
         for f, v in before.items():
             np.testing.assert_array_equal(getattr(d, f), v)
 
@@ -141,22 +159,22 @@ def test_transition(name, integrator, centered):
 def test_control_limits():
     """Controls at their ctrlrange limits: backward differences (and zero columns for a range narrower than
     eps), forward and centered."""
-    m, mm = load('arm')
-    set_integrator(m, mm, 'Euler')
+    m, mm = load("arm")
+    set_integrator(m, mm, "Euler")
     md = state_from_trajectory(mm, 30, 2)
     md.ctrl[:] = [1.0, -1.0, 1.0 - 5e-7, 0.3]
     for centered in (False, True):
         d = sim.Data(m)
         copy_to(md, d)
-        check(transition_fd(m, d, 1e-6, centered), oracle_fd(mm, md, 1e-6, centered), 'limits')
+        check(transition_fd(m, d, 1e-6, centered), oracle_fd(mm, md, 1e-6, centered), "limits")
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('centered', [False, True])
+@pytest.mark.parametrize("centered", [False, True])
 def test_batched(centered):
     """One call differentiates every world of a batch around its own state."""
-    m, mm = load('arm')
-    set_integrator(m, mm, 'Euler')
+    m, mm = load("arm")
+    set_integrator(m, mm, "Euler")
     N = 5
     d = sim.Data(m, nworld=N)
     refs = []
@@ -167,22 +185,23 @@ def test_batched(centered):
     A, B, C, D = transition_fd(m, d, 1e-6, centered)
     assert A.shape == (N, 2 * mm.nv + mm.na, 2 * mm.nv + mm.na)
     for w in range(N):
-        check((A[w], B[w], C[w], D[w]), refs[w], 'world %d' % w)
+        check((A[w], B[w], C[w], D[w]), refs[w], "world %d" % w)
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('nworld', [1, 3])
+@pytest.mark.parametrize("nworld", [1, 3])
 def test_chunked(monkeypatch, nworld):
     """Worlds split over several kernel calls (tiny memory budget), or one world over several rows, give the same
     Jacobians bit for bit."""
     from sim import api as tr
-    m, mm = load('arm')
-    set_integrator(m, mm, 'Euler')
+
+    m, mm = load("arm")
+    set_integrator(m, mm, "Euler")
     d = sim.Data(m, nworld=nworld)
     for w in range(nworld):
         copy_to(state_from_trajectory(mm, 25 + w, 3 + w), d, w)
     full = transition_fd(m, d)
-    monkeypatch.setattr(tr, 'MEMORY_BUDGET', 1)
+    monkeypatch.setattr(tr, "MEMORY_BUDGET", 1)
     chunked = transition_fd(m, d)
     for a, b in zip(full, chunked):
         np.testing.assert_array_equal(a, b)
@@ -193,27 +212,29 @@ def test_implicit_skip_deviation():
     """With the implicit integrators MuJoCo reuses the unperturbed factorisation of M - h qDeriv for ctrl and
     act nudges (mj_stepSkip).  Where qDeriv does not depend on ctrl / act (motors, position servos, integrator
     and filter dynamics with fixed gains) the Jacobians agree."""
-    m, mm = load('arm')
-    set_integrator(m, mm, 'implicit')
+    m, mm = load("arm")
+    set_integrator(m, mm, "implicit")
     md = state_from_trajectory(mm, 50, 4)
     d = sim.Data(m)
     copy_to(md, d)
-    check(transition_fd(m, d), oracle_fd(mm, md, 1e-6, False), 'implicit')
+    check(transition_fd(m, d), oracle_fd(mm, md, 1e-6, False), "implicit")
 
 
 def test_rk4_refused():
-    m, mm = load('arm')
+    m, mm = load("arm")
     m.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
-    with pytest.raises(ValueError, match='RK4'):
+    with pytest.raises(ValueError, match="RK4"):
         transition_fd(m, sim.Data(m))
 
 
-DAMPER = ARM.replace('<motor name="a0" joint="j0" ctrlrange="-1 1" ctrllimited="true"/>',
-                     '<damper name="a0" joint="j0" kv="2" ctrlrange="0 1"/>')
+DAMPER = ARM.replace(
+    '<motor name="a0" joint="j0" ctrlrange="-1 1" ctrllimited="true"/>',
+    '<damper name="a0" joint="j0" kv="2" ctrlrange="0 1"/>',
+)
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize('integrator', ['implicit', 'implicitfast'])
+@pytest.mark.parametrize("integrator", ["implicit", "implicitfast"])
 def test_implicit_ctrl_dependent_qderiv(integrator):
     """MuJoCo reuses the unperturbed factorisation of M - h qDeriv for control nudges with the implicit
     integrators (mj_implicitSkip); with a damper actuator (gain -kv qvel) qDeriv depends on ctrl, so B differs
@@ -224,4 +245,4 @@ def test_implicit_ctrl_dependent_qderiv(integrator):
     md.ctrl[0] = 0.5
     d = sim.Data(m)
     copy_to(md, d)
-    check(transition_fd(m, d), oracle_fd(mm, md, 1e-6, False), 'damper ' + integrator)
+    check(transition_fd(m, d), oracle_fd(mm, md, 1e-6, False), "damper " + integrator)

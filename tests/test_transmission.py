@@ -2,6 +2,7 @@
 length, moment (sparse and dense), velocity, force, qfrc_actuator, qacc over random states, and controlled
 trajectories. Contacts and constraints are disabled for the slider-crank and refsite models; the body
 transmission is built from contacts, so its models run the whole contact pipeline."""
+
 import mujoco
 import numpy as np
 import pytest
@@ -102,8 +103,9 @@ def load(name):
 
 def random_state(m, rng):
     qpos = random_qpos(m, rng, 0.5)
-    return dict(qpos=qpos, qvel=rng.standard_normal(m.nv), ctrl=rng.uniform(-1.5, 1.5, m.nu),
-                act=rng.uniform(-1, 1, m.na))
+    return dict(
+        qpos=qpos, qvel=rng.standard_normal(m.nv), ctrl=rng.uniform(-1.5, 1.5, m.nu), act=rng.uniform(-1, 1, m.na)
+    )
 
 
 def dense_moment(m, moment, rownnz, rowadr, colind):
@@ -118,19 +120,19 @@ def dense_moment(m, moment, rownnz, rowadr, colind):
 def compare(ours, ref, what):
     ours = np.asarray(ours, dtype=float)
     ref = np.asarray(ref, dtype=float)
-    assert ours.shape == ref.shape, f'{what}: shape {ours.shape} != {ref.shape}'
+    assert ours.shape == ref.shape, f"{what}: shape {ours.shape} != {ref.shape}"
     if ref.size == 0:
         return 0.0
     scale = max(1.0, float(np.max(np.abs(ref))))
     err = np.abs(ours - ref)
-    assert np.all(err <= RTOL * np.abs(ref) + ATOL * scale), f'{what}: max err {err.max():.3e}'
+    assert np.all(err <= RTOL * np.abs(ref) + ATOL * scale), f"{what}: max err {err.max():.3e}"
     return float(err.max() / scale)
 
 
-FIELDS = ['actuator_length', 'actuator_velocity', 'actuator_force', 'qfrc_actuator', 'act_dot', 'qacc']
+FIELDS = ["actuator_length", "actuator_velocity", "actuator_force", "qfrc_actuator", "act_dot", "qacc"]
 
 
-@pytest.mark.parametrize('name', list(MODELS))
+@pytest.mark.parametrize("name", list(MODELS))
 def test_transmission_matches_mujoco(name):
     m = load(name)
     rng = np.random.default_rng(7)
@@ -146,24 +148,28 @@ def test_transmission_matches_mujoco(name):
         for k, v in st.items():
             getattr(md, k)[:] = v
         mujoco.mj_forward(m, md)
-        where = f'{name}[{i}]'
+        where = f"{name}[{i}]"
         for f in FIELDS:
-            e = compare(getattr(b, f)[i], getattr(md, f), f'{where} {f}')
+            e = compare(getattr(b, f)[i], getattr(md, f), f"{where} {f}")
             worst[f] = max(worst.get(f, 0.0), e)
-        for f in ('moment_rownnz', 'moment_rowadr', 'moment_colind'):
-            np.testing.assert_array_equal(getattr(b, f)[i], getattr(md, f), err_msg=f'{where} {f}')
-        worst['moment'] = max(worst.get('moment', 0.0), compare(dense_moment(m, b.actuator_moment[i], b.moment_rownnz[i], b.moment_rowadr[i],
-                             b.moment_colind[i]),
+        for f in ("moment_rownnz", "moment_rowadr", "moment_colind"):
+            np.testing.assert_array_equal(getattr(b, f)[i], getattr(md, f), err_msg=f"{where} {f}")
+        worst["moment"] = max(
+            worst.get("moment", 0.0),
+            compare(
+                dense_moment(m, b.actuator_moment[i], b.moment_rownnz[i], b.moment_rowadr[i], b.moment_colind[i]),
                 dense_moment(m, md.actuator_moment, md.moment_rownnz, md.moment_rowadr, md.moment_colind),
-                f'{where} dense moment'))
-        if name == 'slidercrank':
+                f"{where} dense moment",
+            ),
+        )
+        if name == "slidercrank":
             # count states where the det <= 0 branch is taken by the short-rod actuator
             ids = m.actuator_trnid[1]
             v = md.site_xpos[ids[0]] - md.site_xpos[ids[1]]
             av = v @ md.site_xmat[ids[1]].reshape(3, 3)[:, 2]
             ndet0 += av * av + m.actuator_cranklength[1] ** 2 - v @ v <= 0
-    print(name, ' '.join(f'{k} {v:.1e}' for k, v in worst.items()))
-    if name == 'slidercrank':
+    print(name, " ".join(f"{k} {v:.1e}" for k, v in worst.items()))
+    if name == "slidercrank":
         assert 0 < ndet0 < NSTATE, ndet0
 
 
@@ -189,18 +195,18 @@ def compare_trajectory(m, st, rng, nstep, ctrl_low, fields, label):
             err = np.abs(np.asarray(getattr(d, f)) - ref)
             scale = max(1.0, float(np.max(np.abs(ref))))
             worst = max(worst, float(err.max() / scale))
-            assert np.all(err <= TRAJ_TOL * scale), f'{label} step {t} {f}: max err {err.max():.3e}'
+            assert np.all(err <= TRAJ_TOL * scale), f"{label} step {t} {f}: max err {err.max():.3e}"
     return worst
 
 
-@pytest.mark.parametrize('name', list(MODELS))
+@pytest.mark.parametrize("name", list(MODELS))
 def test_trajectory(name):
     m = load(name)
     rng = np.random.default_rng(11)
     st = random_state(m, rng)
-    st['qvel'] *= 0.3
-    worst = compare_trajectory(m, st, rng, 200, -1, ('qpos', 'qvel', 'act'), name)
-    print(f'{name}: trajectory max rel err {worst:.2e}')
+    st["qvel"] *= 0.3
+    worst = compare_trajectory(m, st, rng, 200, -1, ("qpos", "qvel", "act"), name)
+    print(f"{name}: trajectory max rel err {worst:.2e}")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -248,7 +254,7 @@ ADHESION = """
 </mujoco>
 """
 
-ADHESION_CASES = [(cone, condim) for cone in ('pyramidal', 'elliptic') for condim in (1, 3, 4, 6)]
+ADHESION_CASES = [(cone, condim) for cone in ("pyramidal", "elliptic") for condim in (1, 3, 4, 6)]
 
 
 def load_adhesion(cone, condim):
@@ -263,8 +269,11 @@ def adhesion_state(m, rng):
     q /= np.linalg.norm(q)
     qpos[0:3] = [0.01 * rng.standard_normal(), 0.01 * rng.standard_normal(), 0.05 + rng.uniform(-0.004, 0.012)]
     qpos[3:7] = q
-    qpos[7:10] = [qpos[0] + 0.03 * rng.standard_normal(), qpos[1] + 0.03 * rng.standard_normal(),
-                  qpos[2] + 0.08 + rng.uniform(-0.004, 0.012)]
+    qpos[7:10] = [
+        qpos[0] + 0.03 * rng.standard_normal(),
+        qpos[1] + 0.03 * rng.standard_normal(),
+        qpos[2] + 0.08 + rng.uniform(-0.004, 0.012),
+    ]
     q = rng.standard_normal(4)
     qpos[10:14] = q / np.linalg.norm(q)
     qpos[14] = 0.05 * rng.standard_normal()
@@ -272,10 +281,10 @@ def adhesion_state(m, rng):
     return dict(qpos=qpos, qvel=0.3 * rng.standard_normal(m.nv), ctrl=rng.uniform(0, 1, m.nu))
 
 
-@pytest.mark.parametrize('cone,condim', ADHESION_CASES)
+@pytest.mark.parametrize("cone,condim", ADHESION_CASES)
 def test_body_transmission_matches_mujoco(cone, condim):
     m = load_adhesion(cone, condim)
-    rng = np.random.default_rng(condim + (10 if cone == 'elliptic' else 0))
+    rng = np.random.default_rng(condim + (10 if cone == "elliptic" else 0))
     nstate = NSTATE
     states = [adhesion_state(m, rng) for _ in range(nstate)]
     b = api.Data(m, nworld=nstate)
@@ -284,60 +293,83 @@ def test_body_transmission_matches_mujoco(cone, condim):
     api.forward(m, b)
     worst = {}
     nactive = ngap = 0
-    box = m.body('box').id
+    box = m.body("box").id
     for i, st in enumerate(states):
         md = mujoco.MjData(m)
         for k, v in st.items():
             getattr(md, k)[:] = v
         mujoco.mj_forward(m, md)
-        where = f'{cone}/condim{condim}[{i}]'
+        where = f"{cone}/condim{condim}[{i}]"
         assert b.ncon[i] == md.ncon and b.nefc[i] == md.nefc, where
-        for f in ('actuator_length', 'actuator_velocity', 'actuator_force', 'qfrc_actuator', 'qfrc_passive',
-                  'qacc_smooth'):
-            worst[f] = max(worst.get(f, 0.0), compare(getattr(b, f)[i], getattr(md, f), f'{where} {f}'))
-        for f in ('moment_rownnz', 'moment_rowadr', 'moment_colind'):
-            np.testing.assert_array_equal(getattr(b, f)[i], getattr(md, f), err_msg=f'{where} {f}')
-        worst['moment'] = max(worst.get('moment', 0.0), compare(
-            dense_moment(m, b.actuator_moment[i], b.moment_rownnz[i], b.moment_rowadr[i], b.moment_colind[i]),
-            dense_moment(m, md.actuator_moment, md.moment_rownnz, md.moment_rowadr, md.moment_colind),
-            f'{where} dense moment'))
+        for f in (
+            "actuator_length",
+            "actuator_velocity",
+            "actuator_force",
+            "qfrc_actuator",
+            "qfrc_passive",
+            "qacc_smooth",
+        ):
+            worst[f] = max(worst.get(f, 0.0), compare(getattr(b, f)[i], getattr(md, f), f"{where} {f}"))
+        for f in ("moment_rownnz", "moment_rowadr", "moment_colind"):
+            np.testing.assert_array_equal(getattr(b, f)[i], getattr(md, f), err_msg=f"{where} {f}")
+        worst["moment"] = max(
+            worst.get("moment", 0.0),
+            compare(
+                dense_moment(m, b.actuator_moment[i], b.moment_rownnz[i], b.moment_rowadr[i], b.moment_colind[i]),
+                dense_moment(m, md.actuator_moment, md.moment_rownnz, md.moment_rowadr, md.moment_colind),
+                f"{where} dense moment",
+            ),
+        )
         # the contact solver runs MuJoCo's iterations on identical inputs: same tolerance as the rest
-        for f in ('qacc', 'efc_force'):
-            worst[f] = max(worst.get(f, 0.0), compare(getattr(b, f)[i][:getattr(md, f).size], getattr(md, f),
-                                                      f'{where} {f}'))
-        con = md.contact[:md.ncon]
+        for f in ("qacc", "efc_force"):
+            worst[f] = max(
+                worst.get(f, 0.0), compare(getattr(b, f)[i][: getattr(md, f).size], getattr(md, f), f"{where} {f}")
+            )
+        con = md.contact[: md.ncon]
         mine = (m.geom_bodyid[con.geom1] == box) | (m.geom_bodyid[con.geom2] == box)
         nactive += int(np.any(mine & (con.exclude == 0)))
         ngap += int(np.any(mine & (con.exclude == 1)))
-    print(cone, condim, 'states with box contacts', nactive, 'with in-gap box contacts', ngap,
-          ' '.join(f'{k} {v:.1e}' for k, v in worst.items()))
+    print(
+        cone,
+        condim,
+        "states with box contacts",
+        nactive,
+        "with in-gap box contacts",
+        ngap,
+        " ".join(f"{k} {v:.1e}" for k, v in worst.items()),
+    )
     # both kinds of box contact occur in the sample (the test is not vacuous)
     assert nactive > nstate // 4 and ngap > 0, (nactive, ngap)
 
 
-@pytest.mark.parametrize('integrator', ['Euler', 'RK4'])
-@pytest.mark.parametrize('cone,condim', [('pyramidal', 4), ('elliptic', 3)])
+@pytest.mark.parametrize("integrator", ["Euler", "RK4"])
+@pytest.mark.parametrize("cone,condim", [("pyramidal", 4), ("elliptic", 3)])
 def test_body_transmission_trajectory(cone, condim, integrator):
     """100 controlled steps with contacts (contacts appear and vanish; measured errors ~1e-14)."""
     m = load_adhesion(cone, condim)
-    m.opt.integrator = getattr(mujoco.mjtIntegrator, 'mjINT_' + integrator.upper())
+    m.opt.integrator = getattr(mujoco.mjtIntegrator, "mjINT_" + integrator.upper())
     rng = np.random.default_rng(21)
     st = adhesion_state(m, rng)
-    worst = compare_trajectory(m, st, rng, 100, 0, ('qpos', 'qvel'), f'{cone}/{condim}')
-    print(f'{cone}/{condim} {integrator}: trajectory max rel err {worst:.2e}')
+    worst = compare_trajectory(m, st, rng, 100, 0, ("qpos", "qvel"), f"{cone}/{condim}")
+    print(f"{cone}/{condim} {integrator}: trajectory max rel err {worst:.2e}")
 
 
 def _sparse_adhesion_xml(cone):
     """11 free boxes on the floor (nv = 66: MuJoCo takes its sparse-Jacobian path), adhesion on six."""
-    bodies = ''.join(f'<body name="b{i}" pos="{0.3 * (i % 4)} {0.3 * (i // 4)} 0.05"><freejoint/>'
-                     f'<geom type="box" size="0.1 0.08 0.05"/></body>' for i in range(11))
-    acts = ''.join(f'<adhesion body="b{i}" gain="{1 + i}" ctrlrange="0 1"/>' for i in range(0, 11, 2))
-    return (f'<mujoco><option cone="{cone}"/><default><geom condim="4" margin="0.002" gap="0.01"/></default>'
-            f'<worldbody><geom type="plane" size="5 5 .1"/>{bodies}</worldbody><actuator>{acts}</actuator>'
-            f'</mujoco>')
+    bodies = "".join(
+        f'<body name="b{i}" pos="{0.3 * (i % 4)} {0.3 * (i // 4)} 0.05"><freejoint/>'
+        f'<geom type="box" size="0.1 0.08 0.05"/></body>'
+        for i in range(11)
+    )
+    acts = "".join(f'<adhesion body="b{i}" gain="{1 + i}" ctrlrange="0 1"/>' for i in range(0, 11, 2))
+    return (
+        f'<mujoco><option cone="{cone}"/><default><geom condim="4" margin="0.002" gap="0.01"/></default>'
+        f'<worldbody><geom type="plane" size="5 5 .1"/>{bodies}</worldbody><actuator>{acts}</actuator>'
+        f"</mujoco>"
+    )
 
 
-@pytest.mark.parametrize('cone', ['pyramidal', 'elliptic'])
+@pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
 def test_body_transmission_sparse(cone):
     """nv >= 60: MuJoCo accumulates the moment from its sparse efc_J and sparse Jacobian differences."""
     m = mujoco.MjModel.from_xml_string(_sparse_adhesion_xml(cone))
@@ -350,7 +382,7 @@ def test_body_transmission_sparse(cone):
         for i in range(11):
             q[7 * i + 2] += rng.uniform(-0.004, 0.012)
             t = np.array([1.0, *(0.02 * rng.standard_normal(3))])
-            q[7 * i + 3:7 * i + 7] = t / np.linalg.norm(t)
+            q[7 * i + 3 : 7 * i + 7] = t / np.linalg.norm(t)
         md.qpos[:] = q
         md.qvel[:] = 0.3 * rng.standard_normal(m.nv)
         md.ctrl[:] = rng.uniform(0, 1, m.nu)
@@ -359,21 +391,21 @@ def test_body_transmission_sparse(cone):
         d.qpos, d.qvel, d.ctrl = md.qpos, md.qvel, md.ctrl
         api.forward(m, d)
         assert d.ncon == md.ncon and d.nefc == md.nefc
-        ngap += int(np.sum(md.contact.exclude[:md.ncon] == 1))
-        for f in ('moment_rownnz', 'moment_rowadr', 'moment_colind'):
+        ngap += int(np.sum(md.contact.exclude[: md.ncon] == 1))
+        for f in ("moment_rownnz", "moment_rowadr", "moment_colind"):
             np.testing.assert_array_equal(getattr(d, f), getattr(md, f), err_msg=f)
-        for f in ('actuator_moment', 'qfrc_actuator', 'qacc'):
-            compare(getattr(d, f)[:getattr(md, f).size], getattr(md, f), f'{cone}[{k}] {f}')
+        for f in ("actuator_moment", "qfrc_actuator", "qacc"):
+            compare(getattr(d, f)[: getattr(md, f).size], getattr(md, f), f"{cone}[{k}] {f}")
     assert ngap > 0
 
 
-@pytest.mark.parametrize('integrator', ['IMPLICIT', 'IMPLICITFAST'])
+@pytest.mark.parametrize("integrator", ["IMPLICIT", "IMPLICITFAST"])
 def test_body_transmission_implicit(integrator):
     """Implicit integrators: a velocity-dependent bias on a body transmission enters qDeriv via the moment."""
-    m = load_adhesion('pyramidal', 3)
-    m.opt.integrator = getattr(mujoco.mjtIntegrator, 'mjINT_' + integrator)
+    m = load_adhesion("pyramidal", 3)
+    m.opt.integrator = getattr(mujoco.mjtIntegrator, "mjINT_" + integrator)
     m.actuator_biastype[3] = mujoco.mjtBias.mjBIAS_AFFINE
     m.actuator_biasprm[3, :3] = [0.0, 0.3, -0.8]
     rng = np.random.default_rng(2)
     st = adhesion_state(m, rng)
-    compare_trajectory(m, st, rng, 100, 0, ('qpos', 'qvel'), integrator)
+    compare_trajectory(m, st, rng, 100, 0, ("qpos", "qvel"), integrator)

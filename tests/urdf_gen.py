@@ -44,9 +44,11 @@ def _rot(r):
     q = [r.gauss(0, 1) for _ in range(4)]
     n = math.sqrt(sum(x * x for x in q))
     w, x, y, z = (c / n for c in q)
-    return [[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]
+    return [
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ]
 
 
 class _Gen:
@@ -98,16 +100,18 @@ class _Gen:
         if self.chance(0.2):
             comp["boundinertia"] = _f(self.u(1e-5, 1e-3))
         if self.chance(0.2):
-            comp["angle"] = "degree"          # ignored: URDF angles are radians
+            comp["angle"] = "degree"  # ignored: URDF angles are radians
         if self.chance(0.05):
             comp["autolimits"] = "false"
         if self.chance(0.1):
-            comp["ignored_attribute"] = "1"   # MuJoCo's reader ignores unknown attributes here
+            comp["ignored_attribute"] = "1"  # MuJoCo's reader ignores unknown attributes here
         opt = ""
         if self.chance(0.4):
-            opt = (f'<option timestep="{_f(self.u(0.001, 0.01))}" '
-                   f'integrator="{self.r.choice(["Euler", "RK4", "implicitfast"])}" '
-                   f'gravity="0 0 {_f(self.u(-12, -5))}"/>')
+            opt = (
+                f'<option timestep="{_f(self.u(0.001, 0.01))}" '
+                f'integrator="{self.r.choice(["Euler", "RK4", "implicitfast"])}" '
+                f'gravity="0 0 {_f(self.u(-12, -5))}"/>'
+            )
         attrs = " ".join(f'{k}="{v}"' for k, v in comp.items())
         self.lines.append(f"  <mujoco><compiler {attrs}/>{opt}</mujoco>")
 
@@ -127,7 +131,7 @@ class _Gen:
             vals = [0] * 6
         else:
             a, b = self.u(0.01, 0.1), self.u(0.01, 0.1)
-            c = self.u(abs(a - b) + 1e-3, a + b)       # triangle inequality with a margin
+            c = self.u(abs(a - b) + 1e-3, a + b)  # triangle inequality with a margin
             d = [a, b, c]
             if kind == "diag":
                 vals = d + [0, 0, 0]
@@ -137,8 +141,7 @@ class _Gen:
                 vals = [full[0][0], full[1][1], full[2][2], full[0][1], full[0][2], full[1][2]]
         names = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
         inertia = " ".join(f'{n}="{_f(v)}"' for n, v in zip(names, vals))
-        return (f"<inertial>{self.origin(0.1)}<mass value=\"{_f(self.u(0.1, 3))}\"/>"
-                f"<inertia {inertia}/></inertial>")
+        return f'<inertial>{self.origin(0.1)}<mass value="{_f(self.u(0.1, 3))}"/><inertia {inertia}/></inertial>'
 
     def geometry(self):
         kind = self.r.choices(["box", "cylinder", "sphere", "capsule", "mesh"], (3, 2, 2, 1, 2))[0]
@@ -152,7 +155,7 @@ class _Gen:
         with open(os.path.join(MESH_DIR, rel), "rb") as fh:
             data = fh.read()
         fname = "meshes/" + rel
-        self.assets[os.path.basename(rel)] = data   # MuJoCo's asset dict matches file names without folders
+        self.assets[os.path.basename(rel)] = data  # MuJoCo's asset dict matches file names without folders
         scale = ""
         if self.chance(0.3):
             scale = f' scale="{self.r.choice(["1 1 1", "0.5 0.5 0.5", "1 1 2", "0.5 0.5 0.5"])}"'
@@ -185,8 +188,12 @@ class _Gen:
         return "".join(out)
 
     def joint(self, name, jtype, parent, child):
-        parts = [f'<joint name="{name}" type="{jtype}">', f'<parent link="{parent}"/>', f'<child link="{child}"/>',
-                 self.origin(0.4)]
+        parts = [
+            f'<joint name="{name}" type="{jtype}">',
+            f'<parent link="{parent}"/>',
+            f'<child link="{child}"/>',
+            self.origin(0.4),
+        ]
         if jtype not in ("fixed", "floating") and self.chance(0.85):
             axis = [self.r.choice([0, 0, 1, -1, self.u(-1, 1)]) for _ in range(3)]
             if not any(axis):
@@ -229,7 +236,7 @@ class _Gen:
         names = [("world" if i == 0 and self.chance(0.3) else f"link{i}") for i in range(n)]
         parent = [-1] + [r.randint(0, i - 1) for i in range(1, n)]
         if n > 3 and self.chance(0.15):
-            parent[n - 1] = -1                 # a second root: a static link beside the tree
+            parent[n - 1] = -1  # a second root: a static link beside the tree
         jtypes = [None] * n
         for i in range(1, n):
             if parent[i] < 0:
@@ -237,7 +244,7 @@ class _Gen:
             top = parent[i] == 0
             t = r.choices(JOINT_TYPES, JOINT_WEIGHTS)[0]
             if t == "floating" and not top and not self.chance(0.2):
-                t = "revolute"                 # mostly keep free joints at the top (MuJoCo's rule)
+                t = "revolute"  # mostly keep free joints at the top (MuJoCo's rule)
             jtypes[i] = t
         links = []
         for i in range(n):

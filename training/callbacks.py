@@ -14,8 +14,16 @@ from stable_baselines3.common.callbacks import BaseCallback, EvalCallback
 from training.rundir import list_checkpoints
 from training.video import warm_renderer
 
-__all__ = ["WarmRendererCallback", "RewardTermsCallback", "RunEvalCallback", "SaveVecNormalizeCallback",
-           "PrunedCheckpointCallback", "eval_summary", "save_checkpoint", "list_checkpoints"]
+__all__ = [
+    "WarmRendererCallback",
+    "RewardTermsCallback",
+    "RunEvalCallback",
+    "SaveVecNormalizeCallback",
+    "PrunedCheckpointCallback",
+    "eval_summary",
+    "save_checkpoint",
+    "list_checkpoints",
+]
 
 
 class WarmRendererCallback(BaseCallback):
@@ -29,7 +37,7 @@ class WarmRendererCallback(BaseCallback):
     def _on_training_start(self) -> None:
         try:
             self.proc = warm_renderer(self.env_id, self.env_kwargs)
-        except OSError:         # no process to spare: the video compiles the renderer itself
+        except OSError:  # no process to spare: the video compiles the renderer itself
             self.proc = None
 
     def _on_step(self) -> bool:
@@ -124,8 +132,7 @@ class RunEvalCallback(EvalCallback):
         n_before = len(self.evaluations_timesteps)
         cont = super()._on_step()
         if len(self.evaluations_timesteps) > n_before:
-            summary = eval_summary(self.evaluations_timesteps, self.evaluations_results,
-                                   self.evaluations_successes)
+            summary = eval_summary(self.evaluations_timesteps, self.evaluations_results, self.evaluations_successes)
             for hook in self.on_eval:
                 hook(summary)
         return cont
@@ -134,12 +141,15 @@ class RunEvalCallback(EvalCallback):
 def eval_summary(timesteps, results, successes=None) -> dict:
     """Final / best deterministic evaluation returns and success rate from evaluation histories."""
     means = [float(np.mean(r)) for r in results]
-    out = {"eval_timesteps": [int(t) for t in timesteps], "eval_mean": means,
-           "eval_std": [float(np.std(r)) for r in results],
-           "final_return": means[-1] if means else float("nan"),
-           "final_return_std": float(np.std(results[-1])) if means else float("nan"),
-           "best_return": max(means) if means else float("nan"),
-           "success_rate": float(np.mean(successes[-1])) if successes else None}
+    out = {
+        "eval_timesteps": [int(t) for t in timesteps],
+        "eval_mean": means,
+        "eval_std": [float(np.std(r)) for r in results],
+        "final_return": means[-1] if means else float("nan"),
+        "final_return_std": float(np.std(results[-1])) if means else float("nan"),
+        "best_return": max(means) if means else float("nan"),
+        "success_rate": float(np.mean(successes[-1])) if successes else None,
+    }
     return out
 
 
@@ -155,8 +165,6 @@ class SaveVecNormalizeCallback(BaseCallback):
         if venv is not None:
             venv.save(self.path)
         return True
-
-
 
 
 class PrunedCheckpointCallback(BaseCallback):
@@ -182,7 +190,7 @@ class PrunedCheckpointCallback(BaseCallback):
     def _prune(self) -> None:
         if self.keep <= 0:
             return
-        for steps, _ in list_checkpoints(self.path)[:-self.keep]:
+        for steps, _ in list_checkpoints(self.path)[: -self.keep]:
             for f in glob.glob(os.path.join(self.path, f"*_{steps}_steps.*")):
                 os.remove(f)
 

@@ -68,9 +68,13 @@ class _Loader(yaml.SafeLoader):
 
 _Loader.add_implicit_resolver(
     "tag:yaml.org,2002:float",
-    re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
-                |\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$""", re.X),
-    list("-+0123456789."))
+    re.compile(
+        r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?(?:[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)
+                |\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$""",
+        re.X,
+    ),
+    list("-+0123456789."),
+)
 
 
 def yaml_load(text_or_stream):
@@ -149,9 +153,14 @@ def parse_assignments(items: list[str] | None, what: str = "--reward") -> dict[s
     return out
 
 
-def resolve(env: str | None = None, algo: str | None = None, config_path: str | None = None,
-            overrides: dict[str, Any] | None = None, reward: dict[str, Any] | None = None,
-            hyperparams: dict[str, Any] | None = None) -> dict[str, Any]:
+def resolve(
+    env: str | None = None,
+    algo: str | None = None,
+    config_path: str | None = None,
+    overrides: dict[str, Any] | None = None,
+    reward: dict[str, Any] | None = None,
+    hyperparams: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Merge defaults <- the tuned file for (task, algo) or `config_path` <- `overrides` (CLI) and validate.
 
     `reward` entries are added to ``env_kwargs``; `hyperparams` entries override ``hyperparams``.
@@ -187,12 +196,22 @@ def resolve(env: str | None = None, algo: str | None = None, config_path: str | 
 
 def validate(cfg: dict[str, Any]) -> None:
     """Checks that need no env: types and ranges of the run settings."""
-    for key in ("steps", "n_envs", "eval_freq", "n_eval_episodes", "checkpoint_freq", "keep_checkpoints",
-                "video_episodes", "video_length", "torch_threads"):
+    for key in (
+        "steps",
+        "n_envs",
+        "eval_freq",
+        "n_eval_episodes",
+        "checkpoint_freq",
+        "keep_checkpoints",
+        "video_episodes",
+        "video_length",
+        "torch_threads",
+    ):
         v = cfg.get(key)
         if not isinstance(v, int) or isinstance(v, bool) or v < (1 if key in ("steps", "n_envs") else 0):
-            raise ConfigError(f"{key} must be a non-negative integer ({'>= 1' if key in ('steps', 'n_envs') else ''}),"
-                              f" got {v!r}")
+            raise ConfigError(
+                f"{key} must be a non-negative integer ({'>= 1' if key in ('steps', 'n_envs') else ''}), got {v!r}"
+            )
     if cfg["vec_env"] not in ("dummy", "subproc"):
         raise ConfigError(f"vec_env must be 'dummy' or 'subproc', got {cfg['vec_env']!r}")
     for key in ("env_kwargs", "hyperparams"):
@@ -201,6 +220,7 @@ def validate(cfg: dict[str, Any]) -> None:
     if not isinstance(cfg.get("wrappers"), list):
         raise ConfigError(f"wrappers must be a list of wrapper specs, got {cfg.get('wrappers')!r}")
     from training.shaping import validate_specs  # imports SB3 (the wrappers subclass VecEnvWrapper)
+
     validate_specs(cfg["wrappers"])
     validate_specs(cfg.get("eval_wrappers") or [])
 
@@ -212,14 +232,14 @@ def save(cfg: dict[str, Any], path: str) -> None:
 
 # ---- conversion to stable-baselines3 objects -------------------------------------------------------------------
 
-_ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh", "gelu": "GELU", "elu": "ELU", "leaky_relu": "LeakyReLU",
-                "silu": "SiLU"}
+_ACTIVATIONS = {"relu": "ReLU", "tanh": "Tanh", "gelu": "GELU", "elu": "ELU", "leaky_relu": "LeakyReLU", "silu": "SiLU"}
 
 
 def _schedule(value):
     """'lin_3e-4' -> linear schedule from 3e-4 to 0 (RL Zoo's notation); numbers pass through."""
     if isinstance(value, str) and value.startswith("lin_"):
         from stable_baselines3.common.utils import LinearSchedule
+
         return LinearSchedule(float(value[4:]), 0.0, 1.0)
     if isinstance(value, str):
         try:
@@ -269,11 +289,13 @@ def algo_kwargs(cfg: dict[str, Any], action_space) -> dict[str, Any]:
         if cfg["algo"] == "ppo":
             raise ConfigError("HerReplayBuffer needs an off-policy algorithm (sac or td3), not ppo")
         from stable_baselines3 import HerReplayBuffer
+
         hp["replay_buffer_class"] = HerReplayBuffer
     noise_type = hp.pop("noise_type", None)
     noise_std = hp.pop("noise_std", None)
     if noise_type is not None:
         from stable_baselines3.common.noise import NormalActionNoise, OrnsteinUhlenbeckActionNoise
+
         n = action_space.shape[0]
         cls = {"normal": NormalActionNoise, "ornstein-uhlenbeck": OrnsteinUhlenbeckActionNoise}.get(noise_type)
         if cls is None:

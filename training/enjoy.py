@@ -19,8 +19,15 @@ from training.rundir import model_files
 from training.video import RenderUnavailable, load_obs_normalizer, rollout, write_video
 
 
-def enjoy(run_dir: str, episodes: int = 5, video: str | None = None, which: str = "final", seed: int | None = None,
-          deterministic: bool = True, max_frames: int = 5000):
+def enjoy(
+    run_dir: str,
+    episodes: int = 5,
+    video: str | None = None,
+    which: str = "final",
+    seed: int | None = None,
+    deterministic: bool = True,
+    max_frames: int = 5000,
+):
     """Replay and return the Rollout (returns, lengths, successes); write `video` when given."""
     cfg_path = os.path.join(run_dir, "config.yaml")
     if not os.path.exists(cfg_path):
@@ -36,20 +43,40 @@ def enjoy(run_dir: str, episodes: int = 5, video: str | None = None, which: str 
     normalizer = load_obs_normalizer(norm_path)
     seed = cfg.get("seed", 0) + 30_000 if seed is None else seed
     try:
-        ro = rollout(model, cfg["env"], env_kwargs, episodes=episodes, seed=seed, deterministic=deterministic,
-                     obs_normalizer=normalizer, render=video is not None, max_frames=max_frames)
+        ro = rollout(
+            model,
+            cfg["env"],
+            env_kwargs,
+            episodes=episodes,
+            seed=seed,
+            deterministic=deterministic,
+            obs_normalizer=normalizer,
+            render=video is not None,
+            max_frames=max_frames,
+        )
     except RenderUnavailable as exc:
         print(f"no video: {exc}; replaying without frames", file=sys.stderr)
         video = None
-        ro = rollout(model, cfg["env"], env_kwargs, episodes=episodes, seed=seed, deterministic=deterministic,
-                     obs_normalizer=normalizer)
-    print(f"{cfg['algo'].upper()} on {cfg['env']} ({os.path.basename(model_path)}"
-          f"{', VecNormalize statistics' if normalizer is not None else ''}):")
+        ro = rollout(
+            model,
+            cfg["env"],
+            env_kwargs,
+            episodes=episodes,
+            seed=seed,
+            deterministic=deterministic,
+            obs_normalizer=normalizer,
+        )
+    print(
+        f"{cfg['algo'].upper()} on {cfg['env']} ({os.path.basename(model_path)}"
+        f"{', VecNormalize statistics' if normalizer is not None else ''}):"
+    )
     for i, (r, n) in enumerate(zip(ro.returns, ro.lengths)):
         succ = f"  success {ro.successes[i]}" if i < len(ro.successes) else ""
         print(f"  episode {i + 1}: return {r:.2f}  length {n}{succ}")
-    print(f"mean return {np.mean(ro.returns):.2f} +- {np.std(ro.returns):.2f} over {len(ro.returns)} episodes"
-          + (f"; success rate {ro.success_rate:.2f}" if ro.success_rate is not None else ""))
+    print(
+        f"mean return {np.mean(ro.returns):.2f} +- {np.std(ro.returns):.2f} over {len(ro.returns)} episodes"
+        + (f"; success rate {ro.success_rate:.2f}" if ro.success_rate is not None else "")
+    )
     venv.close()
     if video is not None:
         write_video(ro.frames, video, fps=ro.fps)
@@ -67,8 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stochastic", action="store_true", help="sample actions instead of the deterministic policy")
     p.add_argument("--max-frames", type=int, default=5000, help="frames kept for the video")
     args = p.parse_args(argv)
-    return C.cli_exit(enjoy, args.run_dir, args.episodes, args.video, args.model, args.seed, not args.stochastic,
-                      args.max_frames)
+    return C.cli_exit(
+        enjoy, args.run_dir, args.episodes, args.video, args.model, args.seed, not args.stochastic, args.max_frames
+    )
 
 
 if __name__ == "__main__":

@@ -38,8 +38,10 @@ def register_env_module(env_id: str) -> str:
             try:
                 importlib.import_module(module)
             except ImportError as exc:
-                raise ValueError(f"{env_id}: ids starting with {prefix!r} are registered by the {module!r} "
-                                 f"package, which cannot be imported here ({exc})") from exc
+                raise ValueError(
+                    f"{env_id}: ids starting with {prefix!r} are registered by the {module!r} "
+                    f"package, which cannot be imported here ({exc})"
+                ) from exc
     return env_id
 
 
@@ -72,9 +74,14 @@ def valid_env_kwargs(env_id: str) -> list[str]:
         except (TypeError, ValueError):
             break
         # a base class's parameters without a default are necessarily passed by the subclass itself
-        names += [p.name for p in params if p.name != "self" and p.name not in names
-                  and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-                  and (depth == 0 or p.default is not p.empty)]
+        names += [
+            p.name
+            for p in params
+            if p.name != "self"
+            and p.name not in names
+            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            and (depth == 0 or p.default is not p.empty)
+        ]
         if not any(p.kind == p.VAR_KEYWORD for p in params):
             break
     for k in spec.kwargs:
@@ -90,8 +97,9 @@ def check_env_kwargs(env_id: str, env_kwargs: dict[str, Any]) -> None:
     valid = valid_env_kwargs(env_id)
     unknown = [k for k in env_kwargs if k not in valid]
     if unknown:
-        raise ValueError(f"unknown env kwarg(s) {', '.join(map(repr, unknown))} for {env_id}; "
-                         f"valid keys: {', '.join(valid)}")
+        raise ValueError(
+            f"unknown env kwarg(s) {', '.join(map(repr, unknown))} for {env_id}; valid keys: {', '.join(valid)}"
+        )
 
 
 def make_env(env_id: str, env_kwargs: dict[str, Any] | None = None, render_mode: str | None = None) -> gym.Env:
@@ -102,8 +110,15 @@ def make_env(env_id: str, env_kwargs: dict[str, Any] | None = None, render_mode:
     return gym.make(register_env_module(env_id), **kwargs)
 
 
-def make_vec_env(env_id: str, n_envs: int, seed: int | None = None, env_kwargs: dict[str, Any] | None = None,
-                 wrappers: list | None = None, monitor_path: str | None = None, vec_env: str = "dummy"):
+def make_vec_env(
+    env_id: str,
+    n_envs: int,
+    seed: int | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+    wrappers: list | None = None,
+    monitor_path: str | None = None,
+    vec_env: str = "dummy",
+):
     """An SB3 VecEnv of `n_envs` copies of `env_id` (env i seeded ``seed + i``), shaped and monitored.
 
     `wrappers`: shaping wrapper specs (training/shaping.py); `monitor_path`: VecMonitor's CSV file (or None).
@@ -142,4 +157,3 @@ class _EnvFn:
     def __call__(self) -> gym.Env:
         register_env_module(self.env_id)
         return gym.make(self.env_id, **self.env_kwargs)
-

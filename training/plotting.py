@@ -21,8 +21,9 @@ def _plt():
 def read_monitor(run_dir: str) -> tuple[np.ndarray, np.ndarray]:
     """(cumulative env steps at episode end, episode return) from the run's VecMonitor CSV files, in order
     (``monitor.part<k>.csv`` of earlier sessions of a resumed run first)."""
-    files = sorted(glob.glob(os.path.join(run_dir, "monitor.part*.csv"))) + \
-        [f for f in [os.path.join(run_dir, "monitor.csv")] if os.path.exists(f)]
+    files = sorted(glob.glob(os.path.join(run_dir, "monitor.part*.csv"))) + [
+        f for f in [os.path.join(run_dir, "monitor.csv")] if os.path.exists(f)
+    ]
     rewards, lengths = [], []
     for path in files:
         with open(path) as f:
@@ -100,8 +101,9 @@ def plot_sweep(groups: dict[str, list[dict]], path: str, title: str) -> str:
     rows = (n + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4.0 * cols, 3.2 * rows), dpi=100, sharey=True, squeeze=False)
     for ax, (label, trials) in zip(axes.flat, groups.items()):
-        curves = [(np.asarray(t["eval_timesteps"]), np.asarray(t["eval_mean"])) for t in trials
-                  if t.get("eval_timesteps")]
+        curves = [
+            (np.asarray(t["eval_timesteps"]), np.asarray(t["eval_mean"])) for t in trials if t.get("eval_timesteps")
+        ]
         for (x, y), tr in zip(curves, [t for t in trials if t.get("eval_timesteps")]):
             ax.plot(x, y, lw=1, alpha=0.6, label=f"seed {tr.get('seed')}")
         if len(curves) > 1 and len({len(x) for x, _ in curves}) == 1:
@@ -112,7 +114,7 @@ def plot_sweep(groups: dict[str, list[dict]], path: str, title: str) -> str:
         ax.tick_params(labelsize=7)
         if curves:
             ax.legend(fontsize=6)
-    for ax in axes.flat[len(groups):]:
+    for ax in axes.flat[len(groups) :]:
         ax.axis("off")
     axes[0][0].set_ylabel("eval return")
     fig.suptitle(title, fontsize=10)

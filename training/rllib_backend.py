@@ -54,10 +54,13 @@ def check_rllib() -> str:
         raise C.ConfigError(
             f"--backend rllib needs Ray RLlib ({exc}). Install numjoco's ray extra: pip install -e '.[ray]' "
             f"(ray[tune] plus RLlib's own requirements). Do not install 'ray[rllib]': its extra pins "
-            f"gymnasium=={pin or '1.2.2'} and would replace gymnasium {gym.__version__}.") from None
+            f"gymnasium=={pin or '1.2.2'} and would replace gymnasium {gym.__version__}."
+        ) from None
     if pin and pin != gym.__version__:
-        return (f"note: ray {ray.__version__}'s rllib extra pins gymnasium=={pin}; running RLlib with the installed "
-                f"gymnasium {gym.__version__} (the combination numjoco's ray extra installs and tests)")
+        return (
+            f"note: ray {ray.__version__}'s rllib extra pins gymnasium=={pin}; running RLlib with the installed "
+            f"gymnasium {gym.__version__} (the combination numjoco's ray extra installs and tests)"
+        )
     return ""
 
 
@@ -87,16 +90,20 @@ def ppo_config(cfg: dict, num_env_runners: int):
     hp = cfg["hyperparams"]
     for key in ("learning_rate", "clip_range"):
         if isinstance(hp.get(key), str):
-            raise C.ConfigError(f"--backend rllib: schedule {key}={hp[key]!r} is not mapped; pass a number "
-                                f"with --hp {key}=...")
+            raise C.ConfigError(
+                f"--backend rllib: schedule {key}={hp[key]!r} is not mapped; pass a number with --hp {key}=..."
+            )
     n_envs = cfg["n_envs"]
     batch = int(hp.get("n_steps", 2048)) * n_envs
     pk = hp.get("policy_kwargs") or {}
     arch = pk.get("net_arch", [64, 64])
     hidden = list(arch.get("pi", [64, 64]) if isinstance(arch, dict) else arch)
     has_vep = env_spec(cfg["env"]).vector_entry_point is not None
-    runners: dict = dict(num_env_runners=num_env_runners, num_envs_per_env_runner=n_envs,
-                         gym_env_vectorize_mode="vector_entry_point" if has_vep else "sync")
+    runners: dict = dict(
+        num_env_runners=num_env_runners,
+        num_envs_per_env_runner=n_envs,
+        gym_env_vectorize_mode="vector_entry_point" if has_vep else "sync",
+    )
     if cfg.get("normalize"):
         from ray.rllib.connectors.env_to_module import MeanStdFilter
 
@@ -105,22 +112,33 @@ def ppo_config(cfg: dict, num_env_runners: int):
         PPOConfig()
         .environment("numjoco_training_env")
         .env_runners(**runners)
-        .training(train_batch_size_per_learner=batch, minibatch_size=int(hp.get("batch_size", 64)),
-                  num_epochs=int(hp.get("n_epochs", 10)), lr=float(hp.get("learning_rate", 3e-4)),
-                  gamma=float(hp.get("gamma", 0.99)), lambda_=float(hp.get("gae_lambda", 0.95)),
-                  clip_param=float(hp.get("clip_range", 0.2)), entropy_coeff=float(hp.get("ent_coef", 0.0)),
-                  vf_loss_coeff=float(hp.get("vf_coef", 0.5)), grad_clip=float(hp.get("max_grad_norm", 0.5)),
-                  vf_clip_param=float("inf"))
-        .rl_module(model_config={"fcnet_hiddens": hidden,
-                                 "fcnet_activation": str(pk.get("activation_fn", "tanh")).lower()})
+        .training(
+            train_batch_size_per_learner=batch,
+            minibatch_size=int(hp.get("batch_size", 64)),
+            num_epochs=int(hp.get("n_epochs", 10)),
+            lr=float(hp.get("learning_rate", 3e-4)),
+            gamma=float(hp.get("gamma", 0.99)),
+            lambda_=float(hp.get("gae_lambda", 0.95)),
+            clip_param=float(hp.get("clip_range", 0.2)),
+            entropy_coeff=float(hp.get("ent_coef", 0.0)),
+            vf_loss_coeff=float(hp.get("vf_coef", 0.5)),
+            grad_clip=float(hp.get("max_grad_norm", 0.5)),
+            vf_clip_param=float("inf"),
+        )
+        .rl_module(
+            model_config={"fcnet_hiddens": hidden, "fcnet_activation": str(pk.get("activation_fn", "tanh")).lower()}
+        )
         .learners(num_learners=0)
         .debugging(seed=cfg["seed"])
     )
     if cfg["eval_freq"] and cfg["n_eval_episodes"]:
         config = config.evaluation(
-            evaluation_interval=max(1, round(cfg["eval_freq"] / batch)), evaluation_num_env_runners=0,
-            evaluation_duration=cfg["n_eval_episodes"], evaluation_duration_unit="episodes",
-            evaluation_config=PPOConfig.overrides(explore=False))
+            evaluation_interval=max(1, round(cfg["eval_freq"] / batch)),
+            evaluation_num_env_runners=0,
+            evaluation_duration=cfg["n_eval_episodes"],
+            evaluation_duration_unit="episodes",
+            evaluation_config=PPOConfig.overrides(explore=False),
+        )
     return config, batch
 
 
@@ -132,8 +150,14 @@ def _get(d: dict, *keys, default=float("nan")):
     return d
 
 
-def train_rllib(cfg: dict, out_dir: str, num_env_runners: int = 2, address: str | None = None, num_cpus: int = 2,
-                resume: bool = False) -> dict:
+def train_rllib(
+    cfg: dict,
+    out_dir: str,
+    num_env_runners: int = 2,
+    address: str | None = None,
+    num_cpus: int = 2,
+    resume: bool = False,
+) -> dict:
     """Train RLlib PPO per `cfg`; writes progress.csv, learning_curve.png, rllib_checkpoint/, result.json."""
     note = check_rllib()
     check_env_kwargs(cfg["env"], cfg["env_kwargs"])
@@ -156,20 +180,31 @@ def train_rllib(cfg: dict, out_dir: str, num_env_runners: int = 2, address: str 
         algo.restore_from_path(ckpt)
         if os.path.exists(prog_path):
             with open(prog_path) as f:
-                rows = [{k: (int(float(v)) if k == "timesteps" else float(v)) if v not in ("", None) else math.nan
-                         for k, v in r.items()} for r in csv.DictReader(f)]
-    print(f"training RLlib PPO on {cfg['env']} for {cfg['steps']} steps: {num_env_runners} env runner(s) x "
-          f"{cfg['n_envs']} env(s), batch {batch} -> {out_dir}", flush=True)
+                rows = [
+                    {
+                        k: (int(float(v)) if k == "timesteps" else float(v)) if v not in ("", None) else math.nan
+                        for k, v in r.items()
+                    }
+                    for r in csv.DictReader(f)
+                ]
+    print(
+        f"training RLlib PPO on {cfg['env']} for {cfg['steps']} steps: {num_env_runners} env runner(s) x "
+        f"{cfg['n_envs']} env(s), batch {batch} -> {out_dir}",
+        flush=True,
+    )
     steps = int(rows[-1]["timesteps"]) if rows else 0
     last_ckpt = steps
     t_learn = time.time()
     while steps < cfg["steps"]:
         r = algo.train()
         steps = int(_get(r, "num_env_steps_sampled_lifetime", default=steps))
-        row = {"timesteps": steps, "episode_return_mean": float(_get(r, "env_runners", "episode_return_mean")),
-               "episode_len_mean": float(_get(r, "env_runners", "episode_len_mean")),
-               "eval_return_mean": float(_get(r, "evaluation", "env_runners", "episode_return_mean")),
-               "time_s": time.time() - t0}
+        row = {
+            "timesteps": steps,
+            "episode_return_mean": float(_get(r, "env_runners", "episode_return_mean")),
+            "episode_len_mean": float(_get(r, "env_runners", "episode_len_mean")),
+            "eval_return_mean": float(_get(r, "evaluation", "env_runners", "episode_return_mean")),
+            "time_s": time.time() - t0,
+        }
         rows.append(row)
         with open(prog_path, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(row))
@@ -184,20 +219,40 @@ def train_rllib(cfg: dict, out_dir: str, num_env_runners: int = 2, address: str 
     algo.save_to_path(ckpt)
     algo.stop()
     evals = [(r["timesteps"], r["eval_return_mean"]) for r in rows if not math.isnan(r["eval_return_mean"])]
-    curve = plot_series(os.path.join(out_dir, "learning_curve.png"),
-                        f"RLlib PPO on {cfg['env']} (seed {cfg['seed']})",
-                        {"training episodes (RLlib episode_return_mean)":
-                         ([r["timesteps"] for r in rows], [r["episode_return_mean"] for r in rows]),
-                         "deterministic evaluation": ([e[0] for e in evals], [e[1] for e in evals])})
+    curve = plot_series(
+        os.path.join(out_dir, "learning_curve.png"),
+        f"RLlib PPO on {cfg['env']} (seed {cfg['seed']})",
+        {
+            "training episodes (RLlib episode_return_mean)": (
+                [r["timesteps"] for r in rows],
+                [r["episode_return_mean"] for r in rows],
+            ),
+            "deterministic evaluation": ([e[0] for e in evals], [e[1] for e in evals]),
+        },
+    )
     means = [e[1] for e in evals] or [rows[-1]["episode_return_mean"]]
-    result = {"env": cfg["env"], "algo": "ppo", "backend": "rllib", "seed": cfg["seed"],
-              "env_kwargs": cfg["env_kwargs"], "timesteps": steps, "wall_time_s": time.time() - t0,
-              "learn_time_s": learn_time, "num_env_runners": num_env_runners,
-              "final_return": means[-1], "best_return": max(means),
-              "eval_timesteps": [e[0] for e in evals], "eval_mean": [e[1] for e in evals],
-              "checkpoint": ckpt, "learning_curve": curve}
+    result = {
+        "env": cfg["env"],
+        "algo": "ppo",
+        "backend": "rllib",
+        "seed": cfg["seed"],
+        "env_kwargs": cfg["env_kwargs"],
+        "timesteps": steps,
+        "wall_time_s": time.time() - t0,
+        "learn_time_s": learn_time,
+        "num_env_runners": num_env_runners,
+        "final_return": means[-1],
+        "best_return": max(means),
+        "eval_timesteps": [e[0] for e in evals],
+        "eval_mean": [e[1] for e in evals],
+        "checkpoint": ckpt,
+        "learning_curve": curve,
+    }
     with open(os.path.join(out_dir, "result.json"), "w") as f:
         json.dump(result, f, indent=1)
-    print(f"done: {steps} steps in {result['wall_time_s']:.0f} s; final return {result['final_return']:.2f}\n"
-          f"  run directory: {out_dir}\n  learning curve: {curve}\n  RLlib checkpoint: {ckpt}", flush=True)
+    print(
+        f"done: {steps} steps in {result['wall_time_s']:.0f} s; final return {result['final_return']:.2f}\n"
+        f"  run directory: {out_dir}\n  learning curve: {curve}\n  RLlib checkpoint: {ckpt}",
+        flush=True,
+    )
     return result

@@ -74,8 +74,10 @@ class TermWeights(_ShapingWrapper):
         for i, info in enumerate(infos):
             for k, w in self.weights.items():
                 if k not in info:
-                    raise KeyError(f"term_weights: the env reports no {k!r} in info "
-                                   f"(reward terms it reports: {sorted(x for x in info if x.startswith('reward_'))})")
+                    raise KeyError(
+                        f"term_weights: the env reports no {k!r} in info "
+                        f"(reward terms it reports: {sorted(x for x in info if x.startswith('reward_'))})"
+                    )
                 out[i] += (w - 1.0) * float(info[k])
         return out
 
@@ -143,8 +145,9 @@ def _resolve(name: str):
         if not (isinstance(cls, type) and issubclass(cls, VecEnvWrapper)):
             raise ValueError(f"shaping wrapper {name!r} is not a stable_baselines3 VecEnvWrapper subclass")
         return cls
-    raise ValueError(f"unknown shaping wrapper {name!r}; known: {', '.join(SHAPING_WRAPPERS)} "
-                     f"(or 'module:Class' of a VecEnvWrapper)")
+    raise ValueError(
+        f"unknown shaping wrapper {name!r}; known: {', '.join(SHAPING_WRAPPERS)} (or 'module:Class' of a VecEnvWrapper)"
+    )
 
 
 def normalize_spec(spec: Any) -> dict[str, Any]:

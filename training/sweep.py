@@ -99,13 +99,19 @@ def expand(sweep: dict[str, Any], steps: int | None = None, sweep_dir: str = "."
     for values in itertools.product(*(reward_grid[k] for k in keys)):
         reward = dict(zip(keys, values))
         for wlabel, wspecs in wrappers.items():
-            group = ", ".join([f"{k}={_fmt(v)}" for k, v in reward.items()] + ([f"shaping={wlabel}"]
-                                                                              if len(wrappers) > 1 else []))
+            group = ", ".join(
+                [f"{k}={_fmt(v)}" for k, v in reward.items()] + ([f"shaping={wlabel}"] if len(wrappers) > 1 else [])
+            )
             group = group or "base"
             for seed in seeds:
-                cfg = C.resolve(base["env"], base.get("algo"), base_file, {**overrides, "seed": seed},
-                                reward={**(base.get("env_kwargs") or {}), **reward},
-                                hyperparams=base.get("hyperparams"))
+                cfg = C.resolve(
+                    base["env"],
+                    base.get("algo"),
+                    base_file,
+                    {**overrides, "seed": seed},
+                    reward={**(base.get("env_kwargs") or {}), **reward},
+                    hyperparams=base.get("hyperparams"),
+                )
                 cfg["wrappers"] = list(cfg.get("wrappers") or []) + list(wspecs or [])
                 if sweep.get("evaluate_on", "task") == "task":
                     cfg["eval_env_kwargs"] = dict(base.get("env_kwargs") or {})
@@ -113,13 +119,22 @@ def expand(sweep: dict[str, Any], steps: int | None = None, sweep_dir: str = "."
                 C.validate(cfg)
                 safe = "".join(c if c.isalnum() or c in "-_.=" else "_" for c in group.replace(", ", "__"))
                 name = f"{safe}__s{seed}"
-                trials.append({"name": name, "group": group, "seed": seed, "reward": reward,
-                               "wrappers_label": wlabel, "config": cfg,
-                               "out_dir": os.path.abspath(os.path.join(sweep_dir, "trials", name))})
+                trials.append(
+                    {
+                        "name": name,
+                        "group": group,
+                        "seed": seed,
+                        "reward": reward,
+                        "wrappers_label": wlabel,
+                        "config": cfg,
+                        "out_dir": os.path.abspath(os.path.join(sweep_dir, "trials", name)),
+                    }
+                )
     return trials
 
 
 # ---- local backend: one process per trial ------------------------------------------------------------------------
+
 
 def _run_local(trials: list[dict], jobs: int) -> list[dict]:
     pending = list(trials)
@@ -134,11 +149,19 @@ def _run_local(trials: list[dict], jobs: int) -> list[dict]:
             cfg_path = os.path.join(t["out_dir"], "trial.yaml")
             C.save(t["config"], cfg_path)
             log = open(os.path.join(t["out_dir"], "train.log"), "w")
-            cmd = [sys.executable, "-m", "training.train", "--config", cfg_path, "--out", t["out_dir"],
-                   "--no-progress", "--no-video"]
+            cmd = [
+                sys.executable,
+                "-m",
+                "training.train",
+                "--config",
+                cfg_path,
+                "--out",
+                t["out_dir"],
+                "--no-progress",
+                "--no-video",
+            ]
             print(f"[sweep] start {t['name']}", flush=True)
-            running.append((t, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env), time.time(),
-                            log))
+            running.append((t, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env), time.time(), log))
         time.sleep(0.2)
         for item in list(running):
             t, proc, t0, log = item
@@ -147,8 +170,10 @@ def _run_local(trials: list[dict], jobs: int) -> list[dict]:
             running.remove(item)
             log.close()
             res = _read_result(t, proc.returncode, time.time() - t0)
-            print(f"[sweep] {'done' if res['status'] == 'ok' else 'FAILED'} {t['name']} "
-                  f"({res['wall_time_s']:.0f} s)", flush=True)
+            print(
+                f"[sweep] {'done' if res['status'] == 'ok' else 'FAILED'} {t['name']} ({res['wall_time_s']:.0f} s)",
+                flush=True,
+            )
             done.append(res)
     return done
 
@@ -169,6 +194,7 @@ def _read_result(t: dict, returncode: int, wall: float) -> dict:
 
 # ---- ray backend: one Ray Tune trial per run ----------------------------------------------------------------------
 
+
 def _ray_trainable(config: dict) -> None:
     """A Ray Tune function trainable: our SB3 training, reporting each evaluation to Tune."""
     from ray import tune
@@ -176,14 +202,27 @@ def _ray_trainable(config: dict) -> None:
     t = config["trial"]
 
     def _report(summary: dict) -> None:
-        tune.report({"timesteps": summary["eval_timesteps"][-1], "eval_return": summary["final_return"],
-                     "best_return": summary["best_return"], "success_rate": summary["success_rate"]})
+        tune.report(
+            {
+                "timesteps": summary["eval_timesteps"][-1],
+                "eval_return": summary["final_return"],
+                "best_return": summary["best_return"],
+                "success_rate": summary["success_rate"],
+            }
+        )
 
     result = run(t["config"], t["out_dir"], progress_bar=False, video=False, on_eval=[_report])
     result = {k: v for k, v in result.items() if k not in ("env_kwargs", "wrappers")}
-    tune.report({"timesteps": result["timesteps"], "eval_return": result["final_return"],
-                 "best_return": result["best_return"], "success_rate": result["success_rate"], "done_run": True,
-                 "result_json": json.dumps(result)})
+    tune.report(
+        {
+            "timesteps": result["timesteps"],
+            "eval_return": result["final_return"],
+            "best_return": result["best_return"],
+            "success_rate": result["success_rate"],
+            "done_run": True,
+            "result_json": json.dumps(result),
+        }
+    )
 
 
 def _run_ray(trials: list[dict], jobs: int, sweep_dir: str, address: str | None, num_cpus: int) -> list[dict]:
@@ -196,8 +235,9 @@ def _run_ray(trials: list[dict], jobs: int, sweep_dir: str, address: str | None,
         tune.with_resources(_ray_trainable, {"cpu": 1}),
         param_space={"trial": tune.grid_search(trials)},
         tune_config=tune.TuneConfig(max_concurrent_trials=jobs),
-        run_config=tune.RunConfig(name="tune", storage_path=os.path.join(os.path.abspath(sweep_dir), "ray_results"),
-                                  verbose=1),
+        run_config=tune.RunConfig(
+            name="tune", storage_path=os.path.join(os.path.abspath(sweep_dir), "ray_results"), verbose=1
+        ),
     )
     grid = tuner.fit()
     rows = []
@@ -217,6 +257,7 @@ def _run_ray(trials: list[dict], jobs: int, sweep_dir: str, address: str | None,
 
 # ---- table and plot -----------------------------------------------------------------------------------------------
 
+
 def _num(v, fmt="{:.2f}"):
     return "" if v is None or (isinstance(v, float) and v != v) else fmt.format(v)
 
@@ -225,8 +266,19 @@ def write_table(rows: list[dict], sweep_dir: str, title: str) -> tuple[str, str]
     """results.csv (one row per trial) and results.md (per trial, then mean +- std per grid point)."""
     import numpy as np
 
-    cols = ["group", "seed", "status", "timesteps", "final_return", "final_return_std", "best_return",
-            "success_rate", "wall_time_s", "fps", "out_dir"]
+    cols = [
+        "group",
+        "seed",
+        "status",
+        "timesteps",
+        "final_return",
+        "final_return_std",
+        "best_return",
+        "success_rate",
+        "wall_time_s",
+        "fps",
+        "out_dir",
+    ]
     csv_path = os.path.join(sweep_dir, "results.csv")
     with open(csv_path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
@@ -234,22 +286,34 @@ def write_table(rows: list[dict], sweep_dir: str, title: str) -> tuple[str, str]
         for r in rows:
             w.writerow({c: r.get(c) for c in cols})
     has_success = any(r.get("success_rate") is not None for r in rows)
-    md = [f"# {title}", "", "Final = last deterministic evaluation (mean over its episodes); best = best evaluation "
-          "during training.", "",
-          "| grid point | seed | status | steps | final return | best return |"
-          + (" success rate |" if has_success else "") + " wall time (s) |",
-          "|---|---|---|---|---|---|" + ("---|" if has_success else "") + "---|"]
+    md = [
+        f"# {title}",
+        "",
+        "Final = last deterministic evaluation (mean over its episodes); best = best evaluation during training.",
+        "",
+        "| grid point | seed | status | steps | final return | best return |"
+        + (" success rate |" if has_success else "")
+        + " wall time (s) |",
+        "|---|---|---|---|---|---|" + ("---|" if has_success else "") + "---|",
+    ]
     for r in rows:
-        md.append(f"| {r['group']} | {r['seed']} | {r['status']} | {r.get('timesteps', '')} | "
-                  f"{_num(r.get('final_return'))} +- {_num(r.get('final_return_std'))} | "
-                  f"{_num(r.get('best_return'))} |" + (f" {_num(r.get('success_rate'))} |" if has_success else "")
-                  + f" {_num(r.get('wall_time_s'), '{:.0f}')} |")
+        md.append(
+            f"| {r['group']} | {r['seed']} | {r['status']} | {r.get('timesteps', '')} | "
+            f"{_num(r.get('final_return'))} +- {_num(r.get('final_return_std'))} | "
+            f"{_num(r.get('best_return'))} |"
+            + (f" {_num(r.get('success_rate'))} |" if has_success else "")
+            + f" {_num(r.get('wall_time_s'), '{:.0f}')} |"
+        )
     groups: dict[str, list[dict]] = {}
     for r in rows:
         groups.setdefault(r["group"], []).append(r)
-    md += ["", "Per grid point (mean +- std over seeds):", "",
-           "| grid point | seeds | final return | best return |" + (" success rate |" if has_success else ""),
-           "|---|---|---|---|" + ("---|" if has_success else "")]
+    md += [
+        "",
+        "Per grid point (mean +- std over seeds):",
+        "",
+        "| grid point | seeds | final return | best return |" + (" success rate |" if has_success else ""),
+        "|---|---|---|---|" + ("---|" if has_success else ""),
+    ]
     for g, rs in groups.items():
         ok = [r for r in rs if r["status"] == "ok"]
         if not ok:
@@ -268,8 +332,15 @@ def write_table(rows: list[dict], sweep_dir: str, title: str) -> tuple[str, str]
     return csv_path, md_path
 
 
-def run_sweep(path: str, jobs: int | None = None, backend: str = "local", out: str | None = None,
-              steps: int | None = None, address: str | None = None, num_cpus: int = 2) -> list[dict]:
+def run_sweep(
+    path: str,
+    jobs: int | None = None,
+    backend: str = "local",
+    out: str | None = None,
+    steps: int | None = None,
+    address: str | None = None,
+    num_cpus: int = 2,
+) -> list[dict]:
     """Run every trial of the sweep file `path` and write the table and the plot; returns the rows."""
     sweep = load_sweep(path)
     sweep_dir = out or os.path.join("runs", "sweeps", f"{sweep['name']}-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -278,8 +349,9 @@ def run_sweep(path: str, jobs: int | None = None, backend: str = "local", out: s
     jobs = jobs or int(sweep.get("jobs", 1))
     with open(os.path.join(sweep_dir, "sweep.yaml"), "w") as f:
         yaml.safe_dump({**copy.deepcopy(sweep), "trials": [t["name"] for t in trials]}, f, sort_keys=False)
-    print(f"[sweep] {sweep['name']}: {len(trials)} trials, {jobs} at a time, backend {backend} -> {sweep_dir}",
-          flush=True)
+    print(
+        f"[sweep] {sweep['name']}: {len(trials)} trials, {jobs} at a time, backend {backend} -> {sweep_dir}", flush=True
+    )
     t0 = time.time()
     if backend == "local":
         rows = _run_local(trials, jobs)
@@ -290,16 +362,21 @@ def run_sweep(path: str, jobs: int | None = None, backend: str = "local", out: s
     else:
         raise C.ConfigError(f"unknown backend {backend!r} (local | ray)")
     cfg0 = trials[0]["config"]
-    title = (f"{sweep['name']}: {cfg0['algo'].upper()} on {cfg0['env']}, {cfg0['steps']} steps per run "
-             f"(evaluated on the {'base task' if sweep.get('evaluate_on', 'task') == 'task' else 'training reward'})")
+    title = (
+        f"{sweep['name']}: {cfg0['algo'].upper()} on {cfg0['env']}, {cfg0['steps']} steps per run "
+        f"(evaluated on the {'base task' if sweep.get('evaluate_on', 'task') == 'task' else 'training reward'})"
+    )
     csv_path, md_path = write_table(rows, sweep_dir, title)
     groups: dict[str, list[dict]] = {}
     for r in rows:
         groups.setdefault(r["group"], []).append(r)
     png = plot_sweep(groups, os.path.join(sweep_dir, "curves.png"), title)
     n_ok = sum(r["status"] == "ok" for r in rows)
-    print(f"[sweep] {n_ok}/{len(rows)} trials ok in {time.time() - t0:.0f} s\n  table: {md_path} ({csv_path})\n"
-          f"  curves: {png}", flush=True)
+    print(
+        f"[sweep] {n_ok}/{len(rows)} trials ok in {time.time() - t0:.0f} s\n  table: {md_path} ({csv_path})\n"
+        f"  curves: {png}",
+        flush=True,
+    )
     return rows
 
 
@@ -320,11 +397,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.dry_run:
             for t in expand(load_sweep(args.config), steps=args.steps):
                 c = t["config"]
-                print(f"{t['name']}: {c['algo']} {c['env']} steps={c['steps']} env_kwargs={c['env_kwargs']} "
-                      f"wrappers={c['wrappers']}")
+                print(
+                    f"{t['name']}: {c['algo']} {c['env']} steps={c['steps']} env_kwargs={c['env_kwargs']} "
+                    f"wrappers={c['wrappers']}"
+                )
             return
-        rows.extend(run_sweep(args.config, args.jobs, args.backend, args.out, args.steps, args.ray_address,
-                              args.num_cpus))
+        rows.extend(
+            run_sweep(args.config, args.jobs, args.backend, args.out, args.steps, args.ray_address, args.num_cpus)
+        )
 
     rc = C.cli_exit(_go, errors=(ValueError,))
     return rc or (0 if all(r["status"] == "ok" for r in rows) else 1)

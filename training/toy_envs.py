@@ -36,8 +36,14 @@ class PointReachEnv(gym.Env):
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 20}
 
-    def __init__(self, dist_weight: float = 1.0, ctrl_cost_weight: float = 0.01, distance_threshold: float = 0.1,
-                 render_mode: str | None = None, renderable: bool = True):
+    def __init__(
+        self,
+        dist_weight: float = 1.0,
+        ctrl_cost_weight: float = 0.01,
+        distance_threshold: float = 0.1,
+        render_mode: str | None = None,
+        renderable: bool = True,
+    ):
         self.dist_weight, self.ctrl_cost_weight = float(dist_weight), float(ctrl_cost_weight)
         self.distance_threshold = float(distance_threshold)
         self.render_mode, self.renderable = render_mode, renderable
@@ -63,8 +69,11 @@ class PointReachEnv(gym.Env):
     def step(self, action):
         a = self._move(action)
         dist = float(np.linalg.norm(self._pos - self._target))
-        info = {"reward_dist": -self.dist_weight * dist, "reward_ctrl": -self.ctrl_cost_weight * float(a @ a),
-                "is_success": dist < self.distance_threshold}
+        info = {
+            "reward_dist": -self.dist_weight * dist,
+            "reward_ctrl": -self.ctrl_cost_weight * float(a @ a),
+            "is_success": dist < self.distance_threshold,
+        }
         return self._obs(), info["reward_dist"] + info["reward_ctrl"], False, False, info
 
     def render(self):
@@ -78,8 +87,13 @@ class PointReachEnv(gym.Env):
 class PointReachGoalEnv(PointReachEnv):
     """Goal-conditioned point reach (Dict observation, `compute_reward` on batched goals) for HER."""
 
-    def __init__(self, reward_type: str = "sparse", distance_threshold: float = 0.1, render_mode: str | None = None,
-                 renderable: bool = True):
+    def __init__(
+        self,
+        reward_type: str = "sparse",
+        distance_threshold: float = 0.1,
+        render_mode: str | None = None,
+        renderable: bool = True,
+    ):
         if reward_type not in ("sparse", "dense"):
             raise ValueError(f"reward_type must be 'sparse' or 'dense', got {reward_type!r}")
         super().__init__(distance_threshold=distance_threshold, render_mode=render_mode, renderable=renderable)
@@ -109,14 +123,19 @@ class PointReachGoalEnv(PointReachEnv):
 def make_point_reach_vec(num_envs: int, max_episode_steps: int = 50, **kwargs) -> gym.vector.VectorEnv:
     """Vector entry point of toy/PointReach-v0 (a SyncVectorEnv), so that ``gym.make_vec`` takes the
     ``vector_entry_point`` path that our native vector envs use (RLlib's env runners, for one)."""
-    return gym.vector.SyncVectorEnv([lambda: gym.wrappers.TimeLimit(PointReachEnv(**kwargs), max_episode_steps)
-                                     for _ in range(num_envs)])
+    return gym.vector.SyncVectorEnv(
+        [lambda: gym.wrappers.TimeLimit(PointReachEnv(**kwargs), max_episode_steps) for _ in range(num_envs)]
+    )
 
 
 def _register():
     if "toy/PointReach-v0" not in gym.registry:
-        gym.register("toy/PointReach-v0", entry_point=f"{__name__}:PointReachEnv", max_episode_steps=50,
-                     vector_entry_point=f"{__name__}:make_point_reach_vec")
+        gym.register(
+            "toy/PointReach-v0",
+            entry_point=f"{__name__}:PointReachEnv",
+            max_episode_steps=50,
+            vector_entry_point=f"{__name__}:make_point_reach_vec",
+        )
     if "toy/PointReachGoal-v0" not in gym.registry:
         gym.register("toy/PointReachGoal-v0", entry_point=f"{__name__}:PointReachGoalEnv", max_episode_steps=50)
 

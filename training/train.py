@@ -66,8 +66,15 @@ def _print(msg: str) -> None:
     print(msg, flush=True)
 
 
-def run(cfg: dict[str, Any], out_dir: str, resume: ResumePoint | None = None, progress_bar: bool = True,
-        verbose: int = 0, video: bool = True, on_eval: list[Callable[[dict], None]] | None = None) -> dict:
+def run(
+    cfg: dict[str, Any],
+    out_dir: str,
+    resume: ResumePoint | None = None,
+    progress_bar: bool = True,
+    verbose: int = 0,
+    video: bool = True,
+    on_eval: list[Callable[[dict], None]] | None = None,
+) -> dict:
     """Train per `cfg` into `out_dir` and return the run's result (also written to result.json)."""
     t0 = time.time()
     env_id, algo, n_envs, seed = cfg["env"], cfg["algo"], cfg["n_envs"], cfg["seed"]
@@ -81,8 +88,15 @@ def run(cfg: dict[str, Any], out_dir: str, resume: ResumePoint | None = None, pr
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.vec_env import VecNormalize
 
-    from training.callbacks import (PrunedCheckpointCallback, RewardTermsCallback, RunEvalCallback,  # SB3
-                                    SaveVecNormalizeCallback, WarmRendererCallback, eval_summary, save_checkpoint)
+    from training.callbacks import (
+        PrunedCheckpointCallback,
+        RewardTermsCallback,
+        RunEvalCallback,  # SB3
+        SaveVecNormalizeCallback,
+        WarmRendererCallback,
+        eval_summary,
+        save_checkpoint,
+    )
 
     if cfg["torch_threads"] > 0:
         torch.set_num_threads(cfg["torch_threads"])
@@ -94,10 +108,18 @@ def run(cfg: dict[str, Any], out_dir: str, resume: ResumePoint | None = None, pr
                 os.remove(os.path.join(out_dir, stale))
     C.save(cfg, os.path.join(out_dir, "config.yaml"))
 
-    train_env = make_vec_env(env_id, n_envs, seed=seed, env_kwargs=cfg["env_kwargs"], wrappers=cfg["wrappers"],
-                             monitor_path=os.path.join(out_dir, "monitor.csv"), vec_env=cfg["vec_env"])
-    eval_env = make_vec_env(env_id, 1, seed=seed + 10_000, env_kwargs=eval_kwargs,
-                            wrappers=cfg.get("eval_wrappers") or [])
+    train_env = make_vec_env(
+        env_id,
+        n_envs,
+        seed=seed,
+        env_kwargs=cfg["env_kwargs"],
+        wrappers=cfg["wrappers"],
+        monitor_path=os.path.join(out_dir, "monitor.csv"),
+        vec_env=cfg["vec_env"],
+    )
+    eval_env = make_vec_env(
+        env_id, 1, seed=seed + 10_000, env_kwargs=eval_kwargs, wrappers=cfg.get("eval_wrappers") or []
+    )
     norm = C.normalize_kwargs(cfg)
     if norm is not None:
         if resume is not None and resume.vecnormalize:
@@ -120,34 +142,56 @@ def run(cfg: dict[str, Any], out_dir: str, resume: ResumePoint | None = None, pr
         policy = cfg["policy"] or ("MultiInputPolicy" if is_dict else "MlpPolicy")
         hp = C.algo_kwargs(cfg, train_env.action_space)
         if hp.get("replay_buffer_class") is not None and not (
-                is_dict and "desired_goal" in train_env.observation_space.spaces):
-            raise C.ConfigError(f"{env_id}: HerReplayBuffer needs a goal-conditioned env (Dict observation with "
-                                f"observation / achieved_goal / desired_goal), got {train_env.observation_space}")
+            is_dict and "desired_goal" in train_env.observation_space.spaces
+        ):
+            raise C.ConfigError(
+                f"{env_id}: HerReplayBuffer needs a goal-conditioned env (Dict observation with "
+                f"observation / achieved_goal / desired_goal), got {train_env.observation_space}"
+            )
         model = cls(policy, train_env, seed=seed, device=cfg["device"], verbose=0, **hp)
     model.set_logger(configure(os.path.join(out_dir, "logs"), ["csv", "tensorboard"] + (["stdout"] if verbose else [])))
 
     def _report(s: dict) -> None:
         succ = f", success {s['success_rate']:.2f}" if s["success_rate"] is not None else ""
-        _print(f"eval @ {s['eval_timesteps'][-1]} steps: return {s['final_return']:.2f} "
-               f"+- {s['final_return_std']:.2f}{succ}")
+        _print(
+            f"eval @ {s['eval_timesteps'][-1]} steps: return {s['final_return']:.2f} "
+            f"+- {s['final_return_std']:.2f}{succ}"
+        )
 
     eval_cb = RunEvalCallback(
-        eval_env, n_eval_episodes=max(cfg["n_eval_episodes"], 1), eval_freq=max(cfg["eval_freq"] // n_envs, 1)
-        if cfg["eval_freq"] else 0, log_path=out_dir, best_model_save_path=out_dir,
+        eval_env,
+        n_eval_episodes=max(cfg["n_eval_episodes"], 1),
+        eval_freq=max(cfg["eval_freq"] // n_envs, 1) if cfg["eval_freq"] else 0,
+        log_path=out_dir,
+        best_model_save_path=out_dir,
         callback_on_new_best=SaveVecNormalizeCallback(os.path.join(out_dir, "best_vecnormalize.pkl"))
-        if norm is not None else None, verbose=0, warn=False, on_eval=[_report, *(on_eval or [])])
+        if norm is not None
+        else None,
+        verbose=0,
+        warn=False,
+        on_eval=[_report, *(on_eval or [])],
+    )
     if resume is not None:
         eval_cb.load_history(os.path.join(out_dir, "evaluations.npz"), resume.steps)
     ckpt_dir = os.path.join(out_dir, "checkpoints")
     make_video = video and cfg["video_episodes"] > 0
     warm = WarmRendererCallback(env_id, eval_kwargs) if make_video else None
-    callbacks = CallbackList([RewardTermsCallback(), eval_cb,
-                              PrunedCheckpointCallback(cfg["checkpoint_freq"], ckpt_dir, cfg["keep_checkpoints"],
-                                                       cfg["save_replay_buffer"])] + ([warm] if warm else []))
+    callbacks = CallbackList(
+        [
+            RewardTermsCallback(),
+            eval_cb,
+            PrunedCheckpointCallback(
+                cfg["checkpoint_freq"], ckpt_dir, cfg["keep_checkpoints"], cfg["save_replay_buffer"]
+            ),
+        ]
+        + ([warm] if warm else [])
+    )
     remaining = cfg["steps"] - model.num_timesteps
-    _print(f"training {algo.upper()} on {env_id} for {cfg['steps']} steps "
-           f"({'resuming at ' + str(model.num_timesteps) if resume else 'from scratch'}; "
-           f"{n_envs} env(s), seed {seed}, hyperparameters: {cfg.get('source')}) -> {out_dir}")
+    _print(
+        f"training {algo.upper()} on {env_id} for {cfg['steps']} steps "
+        f"({'resuming at ' + str(model.num_timesteps) if resume else 'from scratch'}; "
+        f"{n_envs} env(s), seed {seed}, hyperparameters: {cfg.get('source')}) -> {out_dir}"
+    )
     interrupted = False
     t_learn = time.time()
     try:
@@ -161,8 +205,11 @@ def run(cfg: dict[str, Any], out_dir: str, resume: ResumePoint | None = None, pr
             warm.wait(timeout=0)
         raise
     learn_time = time.time() - t_learn
-    if cfg["n_eval_episodes"] > 0 and not interrupted and (
-            not eval_cb.evaluations_timesteps or eval_cb.evaluations_timesteps[-1] != model.num_timesteps):
+    if (
+        cfg["n_eval_episodes"] > 0
+        and not interrupted
+        and (not eval_cb.evaluations_timesteps or eval_cb.evaluations_timesteps[-1] != model.num_timesteps)
+    ):
         eval_cb.evaluate_now(model)
 
     model.save(os.path.join(out_dir, "model.zip"))
@@ -182,41 +229,72 @@ def run(cfg: dict[str, Any], out_dir: str, resume: ResumePoint | None = None, pr
     if make_video:
         warm.wait()
         video_path, video_msg = record_video(
-            model, env_id, eval_kwargs, os.path.join(out_dir, "video.mp4"), episodes=cfg["video_episodes"],
-            seed=seed + 20_000, obs_normalizer=load_obs_normalizer(os.path.join(out_dir, "vecnormalize.pkl")),
-            max_frames=cfg["video_length"])
-    summary = eval_summary(eval_cb.evaluations_timesteps, eval_cb.evaluations_results,
-                           eval_cb.evaluations_successes)
-    result = {"env": env_id, "algo": algo, "seed": seed, "env_kwargs": cfg["env_kwargs"],
-              "wrappers": cfg["wrappers"], "timesteps": int(model.num_timesteps), "steps_target": cfg["steps"],
-              "wall_time_s": time.time() - t0, "learn_time_s": learn_time,
-              "fps": (model.num_timesteps - (resume.steps if resume else 0)) / max(learn_time, 1e-9),
-              "interrupted": interrupted, "learning_curve": curve, "video": video_path, **summary}
+            model,
+            env_id,
+            eval_kwargs,
+            os.path.join(out_dir, "video.mp4"),
+            episodes=cfg["video_episodes"],
+            seed=seed + 20_000,
+            obs_normalizer=load_obs_normalizer(os.path.join(out_dir, "vecnormalize.pkl")),
+            max_frames=cfg["video_length"],
+        )
+    summary = eval_summary(eval_cb.evaluations_timesteps, eval_cb.evaluations_results, eval_cb.evaluations_successes)
+    result = {
+        "env": env_id,
+        "algo": algo,
+        "seed": seed,
+        "env_kwargs": cfg["env_kwargs"],
+        "wrappers": cfg["wrappers"],
+        "timesteps": int(model.num_timesteps),
+        "steps_target": cfg["steps"],
+        "wall_time_s": time.time() - t0,
+        "learn_time_s": learn_time,
+        "fps": (model.num_timesteps - (resume.steps if resume else 0)) / max(learn_time, 1e-9),
+        "interrupted": interrupted,
+        "learning_curve": curve,
+        "video": video_path,
+        **summary,
+    }
     with open(os.path.join(out_dir, "result.json"), "w") as f:
         json.dump(result, f, indent=1)
     train_env.close()
     eval_env.close()
     succ = f", success rate {result['success_rate']:.2f}" if result["success_rate"] is not None else ""
-    _print(f"done: {result['timesteps']} steps in {result['wall_time_s']:.0f} s; final eval return "
-           f"{result['final_return']:.2f} (best {result['best_return']:.2f}){succ}\n"
-           f"  run directory: {out_dir}\n  learning curve: {curve}\n  {video_msg}\n"
-           f"  replay: python -m training.enjoy {out_dir}")
+    _print(
+        f"done: {result['timesteps']} steps in {result['wall_time_s']:.0f} s; final eval return "
+        f"{result['final_return']:.2f} (best {result['best_return']:.2f}){succ}\n"
+        f"  run directory: {out_dir}\n  learning curve: {curve}\n  {video_msg}\n"
+        f"  replay: python -m training.enjoy {out_dir}"
+    )
     return result
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m training.train", description=__doc__.split("\n\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="python -m training.train",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--env", help="env id: numjoco/Hopper-v0, Hopper-v5, module:ns/Name-vN, ...")
     p.add_argument("--algo", choices=C.ALGOS)
     p.add_argument("--steps", type=int, help="total environment steps (default: the config's)")
     p.add_argument("--n-envs", type=int, help="parallel environments (default: the config's)")
     p.add_argument("--seed", type=int)
     p.add_argument("--config", help="YAML config (default: training/configs/<task>_<algo>.yaml when it exists)")
-    p.add_argument("--reward", nargs="+", action="extend", metavar="KEY=VALUE",
-                   help="env constructor kwargs, e.g. forward_reward_weight=2.0 ctrl_cost_weight=1e-2")
-    p.add_argument("--hp", nargs="+", action="extend", metavar="KEY=VALUE",
-                   help="algorithm hyperparameter overrides, e.g. learning_rate=3e-4 batch_size=64")
+    p.add_argument(
+        "--reward",
+        nargs="+",
+        action="extend",
+        metavar="KEY=VALUE",
+        help="env constructor kwargs, e.g. forward_reward_weight=2.0 ctrl_cost_weight=1e-2",
+    )
+    p.add_argument(
+        "--hp",
+        nargs="+",
+        action="extend",
+        metavar="KEY=VALUE",
+        help="algorithm hyperparameter overrides, e.g. learning_rate=3e-4 batch_size=64",
+    )
     p.add_argument("--out", help="run directory (default: runs/<task>-<algo>-s<seed>-<time>)")
     p.add_argument("--eval-freq", type=int, help="environment steps between evaluations (0: only at the end)")
     p.add_argument("--eval-episodes", type=int, help="episodes per evaluation")
@@ -228,8 +306,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--no-video", action="store_true", help="no MP4 of the final policy")
     p.add_argument("--verbose", action="store_true", help="print SB3's log tables")
-    p.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
-                   help="sb3 (default) or rllib (RLlib PPO on Ray; needs the ray extra)")
+    p.add_argument(
+        "--backend",
+        choices=("sb3", "rllib"),
+        default="sb3",
+        help="sb3 (default) or rllib (RLlib PPO on Ray; needs the ray extra)",
+    )
     p.add_argument("--num-env-runners", type=int, default=2, help="rllib: env-runner actors (default 2)")
     p.add_argument("--ray-address", help="rllib: Ray cluster address (default: $RAY_ADDRESS, else a local Ray)")
     p.add_argument("--num-cpus", type=int, default=2, help="rllib: CPUs of the local Ray (default 2)")
@@ -238,9 +320,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def config_from_args(args) -> tuple[dict, str, ResumePoint | None]:
     """(resolved config, run directory, resume point) from parsed CLI arguments."""
-    overrides = {"steps": args.steps, "n_envs": args.n_envs, "seed": args.seed, "eval_freq": args.eval_freq,
-                 "n_eval_episodes": args.eval_episodes, "checkpoint_freq": args.checkpoint_freq,
-                 "device": args.device, "torch_threads": args.torch_threads, "vec_env": args.vec_env}
+    overrides = {
+        "steps": args.steps,
+        "n_envs": args.n_envs,
+        "seed": args.seed,
+        "eval_freq": args.eval_freq,
+        "n_eval_episodes": args.eval_episodes,
+        "checkpoint_freq": args.checkpoint_freq,
+        "device": args.device,
+        "torch_threads": args.torch_threads,
+        "vec_env": args.vec_env,
+    }
     reward = C.parse_assignments(args.reward, "--reward")
     hps = C.parse_assignments(args.hp, "--hp")
     if args.resume:
@@ -250,19 +340,24 @@ def config_from_args(args) -> tuple[dict, str, ResumePoint | None]:
             if given and given != saved[name]:
                 raise C.ConfigError(f"--resume: the run was {name} {saved[name]!r}, not {given!r}")
         if reward or hps or args.n_envs or args.config:
-            raise C.ConfigError("--resume continues a run as configured: --reward, --hp, --n-envs and --config "
-                                "cannot change (start a new run instead)")
+            raise C.ConfigError(
+                "--resume continues a run as configured: --reward, --hp, --n-envs and --config "
+                "cannot change (start a new run instead)"
+            )
         if (point.steps < 0) != (args.backend == "rllib"):
-            raise C.ConfigError(f"--resume {point.run_dir}: an {'RLlib' if point.steps < 0 else 'SB3'} run; "
-                                f"resume it with --backend {'rllib' if point.steps < 0 else 'sb3'}")
+            raise C.ConfigError(
+                f"--resume {point.run_dir}: an {'RLlib' if point.steps < 0 else 'SB3'} run; "
+                f"resume it with --backend {'rllib' if point.steps < 0 else 'sb3'}"
+            )
         for k, v in overrides.items():
             if v is not None:
                 saved[k] = v
         C.validate(saved)
         return saved, point.run_dir, point
     cfg = C.resolve(args.env, args.algo, args.config, overrides, reward, hps)
-    out = args.out or os.path.join("runs", f"{C.task_name(cfg['env'])}-{cfg['algo']}-s{cfg['seed']}-"
-                                           f"{time.strftime('%Y%m%d-%H%M%S')}")
+    out = args.out or os.path.join(
+        "runs", f"{C.task_name(cfg['env'])}-{cfg['algo']}-s{cfg['seed']}-{time.strftime('%Y%m%d-%H%M%S')}"
+    )
     return cfg, out, None
 
 
@@ -281,10 +376,25 @@ def main(argv: list[str] | None = None) -> int:
         return rc
     cfg, out, point = setup["cfg"], setup["out"], setup["point"]
     if args.backend == "rllib":
-        return C.cli_exit(train_rllib, cfg, out, num_env_runners=args.num_env_runners, address=args.ray_address,
-                          num_cpus=args.num_cpus, resume=point is not None, errors=(ValueError,))
-    return C.cli_exit(run, cfg, out, resume=point, progress_bar=not args.no_progress, verbose=int(args.verbose),
-                      video=not args.no_video)
+        return C.cli_exit(
+            train_rllib,
+            cfg,
+            out,
+            num_env_runners=args.num_env_runners,
+            address=args.ray_address,
+            num_cpus=args.num_cpus,
+            resume=point is not None,
+            errors=(ValueError,),
+        )
+    return C.cli_exit(
+        run,
+        cfg,
+        out,
+        resume=point,
+        progress_bar=not args.no_progress,
+        verbose=int(args.verbose),
+        video=not args.no_video,
+    )
 
 
 if __name__ == "__main__":

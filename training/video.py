@@ -54,8 +54,17 @@ def _check_frame(frame, env_id: str) -> np.ndarray:
     return np.pad(frame, ((0, h % 2), (0, w % 2), (0, 0)), mode="edge")
 
 
-def rollout(model, env_id: str, env_kwargs: dict, episodes: int = 1, seed: int = 0, deterministic: bool = True,
-            obs_normalizer=None, render: bool = False, max_frames: int = 1000) -> Rollout:
+def rollout(
+    model,
+    env_id: str,
+    env_kwargs: dict,
+    episodes: int = 1,
+    seed: int = 0,
+    deterministic: bool = True,
+    obs_normalizer=None,
+    render: bool = False,
+    max_frames: int = 1000,
+) -> Rollout:
     """Run `episodes` episodes of `model` on one ``gym.make(env_id, **env_kwargs)``; frames when `render`.
 
     Raises RenderUnavailable (with the reason) when `render` is set and the env cannot render rgb_array frames.
@@ -64,8 +73,9 @@ def rollout(model, env_id: str, env_kwargs: dict, episodes: int = 1, seed: int =
         env = make_env(env_id, env_kwargs, render_mode="rgb_array" if render else None)
     except Exception as exc:  # a renderer that cannot start fails in the constructor
         if render:
-            raise RenderUnavailable(f"{env_id} cannot be created with render_mode='rgb_array': "
-                                    f"{type(exc).__name__}: {exc}") from exc
+            raise RenderUnavailable(
+                f"{env_id} cannot be created with render_mode='rgb_array': {type(exc).__name__}: {exc}"
+            ) from exc
         raise
     out = Rollout(fps=int(env.metadata.get("render_fps") or 30))
     try:
@@ -98,8 +108,10 @@ def _render(env, env_id: str) -> np.ndarray:
     except RenderUnavailable:
         raise
     except Exception as exc:
-        raise RenderUnavailable(f"{env_id}: render() failed in rgb_array mode: {type(exc).__name__}: "
-                                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}") from exc
+        raise RenderUnavailable(
+            f"{env_id}: render() failed in rgb_array mode: {type(exc).__name__}: "
+            f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+        ) from exc
     return _check_frame(frame, env_id)
 
 
@@ -131,26 +143,52 @@ def warm_renderer(env_id: str, env_kwargs: dict):
     from sim.jit import cache  # numjoco's physics: only for numjoco/ ids
 
     root = IMPORT_ROOT
-    code = ("import sys; sys.path.insert(0, %r)\n"
-            "from training.env_factory import make_env\n"
-            "env = make_env(%r, %r, render_mode='rgb_array'); env.reset(seed=0); env.render(); env.close()\n"
-            % (root, env_id, env_kwargs))
+    code = (
+        "import sys; sys.path.insert(0, %r)\n"
+        "from training.env_factory import make_env\n"
+        "env = make_env(%r, %r, render_mode='rgb_array'); env.reset(seed=0); env.render(); env.close()\n"
+        % (root, env_id, env_kwargs)
+    )
     env = dict(os.environ, NUMJOCO_QUIET="1")
     if cache.CACHE_ROOT is not None:
         env["NUMJOCO_CACHE_DIR"] = cache.CACHE_ROOT
-    return subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, "-c", code],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
-def record_video(model, env_id: str, env_kwargs: dict, path: str, episodes: int = 1, seed: int = 0,
-                 obs_normalizer=None, max_frames: int = 1000, deterministic: bool = True) -> tuple[str | None, str]:
+def record_video(
+    model,
+    env_id: str,
+    env_kwargs: dict,
+    path: str,
+    episodes: int = 1,
+    seed: int = 0,
+    obs_normalizer=None,
+    max_frames: int = 1000,
+    deterministic: bool = True,
+) -> tuple[str | None, str]:
     """Record the policy to `path`. Returns (path or None, message); never raises for an env that cannot render."""
     try:
-        ro = rollout(model, env_id, env_kwargs, episodes=episodes, seed=seed, deterministic=deterministic,
-                     obs_normalizer=obs_normalizer, render=True, max_frames=max_frames)
+        ro = rollout(
+            model,
+            env_id,
+            env_kwargs,
+            episodes=episodes,
+            seed=seed,
+            deterministic=deterministic,
+            obs_normalizer=obs_normalizer,
+            render=True,
+            max_frames=max_frames,
+        )
         write_video(ro.frames, path, fps=ro.fps)
     except RenderUnavailable as exc:
-        return None, (f"no video: {exc}. The model is saved; replay it where the env can render with "
-                      f"`python -m training.enjoy RUN_DIR --video out.mp4`.")
-    return path, (f"video: {path} ({len(ro.frames)} frames, return "
-                  f"{', '.join(f'{r:.1f}' for r in ro.returns)})")
+        return None, (
+            f"no video: {exc}. The model is saved; replay it where the env can render with "
+            f"`python -m training.enjoy RUN_DIR --video out.mp4`."
+        )
+    return path, (f"video: {path} ({len(ro.frames)} frames, return {', '.join(f'{r:.1f}' for r in ro.returns)})")

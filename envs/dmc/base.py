@@ -32,6 +32,7 @@ steps, summing their rewards (DrQ-v2's ActionRepeatWrapper), so an episode is ce
 actions raise ValueError and leave the state unchanged; a diverged simulation (dm_control's PhysicsError) ends
 the episode truncated with info["diverged"] = True and a warning.
 """
+
 import math
 import warnings
 from collections import OrderedDict
@@ -48,18 +49,21 @@ from envs.dmc.expr import Symbols, Program
 from envs.dmc.kernels import run_serial
 from envs.dmc.physics import Physics
 
-OBS_TYPES = ('states', 'pixels', 'pixels_state')
-FLAT_KEY = 'observations'        # dm_control's FLAT_OBSERVATION_KEY
+OBS_TYPES = ("states", "pixels", "pixels_state")
+FLAT_KEY = "observations"  # dm_control's FLAT_OBSERVATION_KEY
 
 
 def compute_n_steps(control_timestep, physics_timestep, tolerance=1e-8):
     """dm_control.rl.control.compute_n_steps: physics steps per control step."""
     if control_timestep < physics_timestep:
-        raise ValueError(f'Control timestep ({control_timestep}) cannot be smaller than physics timestep '
-                         f'({physics_timestep}).')
+        raise ValueError(
+            f"Control timestep ({control_timestep}) cannot be smaller than physics timestep ({physics_timestep})."
+        )
     if abs((control_timestep / physics_timestep - round(control_timestep / physics_timestep))) > tolerance:
-        raise ValueError(f'Control timestep ({control_timestep}) must be an integer multiple of physics timestep '
-                         f'({physics_timestep})')
+        raise ValueError(
+            f"Control timestep ({control_timestep}) must be an integer multiple of physics timestep "
+            f"({physics_timestep})"
+        )
     return int(round(control_timestep / physics_timestep))
 
 
@@ -74,20 +78,33 @@ class Params(dict):
 class DMCEnv(gym.Env):
     """Base of the Control Suite tasks (see the module doc)."""
 
-    metadata = {'render_modes': ['rgb_array', 'depth_array']}
+    metadata = {"render_modes": ["rgb_array", "depth_array"]}
     domain = task = None
     time_limit = math.inf
     control_timestep = None
-    episode_fields = ()         # Model struct arrays initialize_episode sets per episode (a row per world in a vector env)
-    pixels_camera = 0           # the camera of pixel observations and render() (DrQ-v2's: 0, quadruped 2)
+    episode_fields = ()  # Model struct arrays initialize_episode sets per episode (a row per world in a vector env)
+    pixels_camera = 0  # the camera of pixel observations and render() (DrQ-v2's: 0, quadruped 2)
     params = {}
 
-    def __init__(self, *, time_limit=None, action_repeat=1, flat_observation=False, control_timestep=None,
-                 obs_type='states', render_mode=None, width=84, height=84, camera_id=None, **kwargs):
+    def __init__(
+        self,
+        *,
+        time_limit=None,
+        action_repeat=1,
+        flat_observation=False,
+        control_timestep=None,
+        obs_type="states",
+        render_mode=None,
+        width=84,
+        height=84,
+        camera_id=None,
+        **kwargs,
+    ):
         unknown = sorted(set(kwargs) - set(self.params))
         if unknown:
-            raise TypeError(f'{type(self).__name__}: unknown keyword argument(s) {unknown}; task parameters: '
-                            f'{sorted(self.params)}')
+            raise TypeError(
+                f"{type(self).__name__}: unknown keyword argument(s) {unknown}; task parameters: {sorted(self.params)}"
+            )
         self.p = Params(self.params, **kwargs)
         self.model = models.load(self.model_xml(self.p))
         self.configure_model(self.model, self.p)
@@ -102,10 +119,10 @@ class DMCEnv(gym.Env):
         self._step_limit = math.inf if self.time_limit == math.inf else self.time_limit / (ts * self.n_sub_steps)
         self.action_repeat = int(action_repeat)
         if self.action_repeat < 1:
-            raise ValueError(f'action_repeat must be >= 1, got {action_repeat}')
+            raise ValueError(f"action_repeat must be >= 1, got {action_repeat}")
         self.flat_observation = bool(flat_observation)
         if obs_type not in OBS_TYPES:
-            raise ValueError(f'obs_type must be one of {OBS_TYPES}, got {obs_type!r}')
+            raise ValueError(f"obs_type must be one of {OBS_TYPES}, got {obs_type!r}")
         self.obs_type = obs_type
         # the observation and reward program
         sym = Symbols(m)
@@ -125,8 +142,8 @@ class DMCEnv(gym.Env):
         low, high = np.asarray(m.actuator_ctrlrange, dtype=np.float32).reshape(m.nu, 2).T
         self.action_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.render_mode = render_mode
-        if render_mode is not None and render_mode not in self.metadata['render_modes']:
-            raise ValueError(f'render_mode {render_mode!r} not in {self.metadata["render_modes"]}')
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
         self.width, self.height = int(width), int(height)
         self.camera_id = self.pixels_camera if camera_id is None else int(camera_id)
         self.camera_name, self.camera_config = None, {}
@@ -144,19 +161,22 @@ class DMCEnv(gym.Env):
         if self.flat_observation:
             state = spaces.Box(-np.inf, np.inf, (self._nobs,), np.float64)
         else:
-            state = spaces.Dict(OrderedDict(
-                (name, spaces.Box(-np.inf, np.inf, shape, np.float64)) for name, shape in self._obs_shapes.items()))
+            state = spaces.Dict(
+                OrderedDict(
+                    (name, spaces.Box(-np.inf, np.inf, shape, np.float64)) for name, shape in self._obs_shapes.items()
+                )
+            )
         pixels = spaces.Box(0, 255, (self.height, self.width, 3), np.uint8)
-        if self.obs_type == 'states':
+        if self.obs_type == "states":
             return state
-        if self.obs_type == 'pixels':
+        if self.obs_type == "pixels":
             return pixels
         items = list(state.spaces.items()) if not self.flat_observation else [(FLAT_KEY, state)]
-        return spaces.Dict(OrderedDict(items + [('pixels', pixels)]))
+        return spaces.Dict(OrderedDict(items + [("pixels", pixels)]))
 
     # ------------------------------------------------------------------ what a task declares
     def model_xml(self, p):
-        return models.read(f'{self.domain}.xml')
+        return models.read(f"{self.domain}.xml")
 
     def configure_model(self, model, p):
         """Edit the model once, before it is simulated: for a value dm_control's initialize_episode sets to the same
@@ -186,7 +206,7 @@ class DMCEnv(gym.Env):
         if seed is not None:
             self.random = np.random.RandomState(seed)
         elif self.random is None:
-            self.random = np.random.RandomState(int(self.np_random.integers(2 ** 32)))
+            self.random = np.random.RandomState(int(self.np_random.integers(2**32)))
         ph = self.physics
         ph.reset()
         self.initialize_episode(ph, self.random)
@@ -199,13 +219,14 @@ class DMCEnv(gym.Env):
 
     def step(self, action):
         if self._needs_reset:
-            raise gym.error.ResetNeeded('Cannot call step() before calling reset()')
+            raise gym.error.ResetNeeded("Cannot call step() before calling reset()")
         a = np.asarray(action)
         if a.shape != (self.model.nu,):
-            raise ValueError(f'action has shape {a.shape}, expected {(self.model.nu,)} (the action space is '
-                             f'{self.action_space})')
-        if a.dtype.kind not in 'biuf' or not np.all(np.isfinite(a)):
-            raise ValueError(f'action must hold finite real numbers, got {a!r}; the simulation state is unchanged')
+            raise ValueError(
+                f"action has shape {a.shape}, expected {(self.model.nu,)} (the action space is {self.action_space})"
+            )
+        if a.dtype.kind not in "biuf" or not np.all(np.isfinite(a)):
+            raise ValueError(f"action must hold finite real numbers, got {a!r}; the simulation state is unchanged")
         m, d, ph = self.model, self.data, self.physics
         reward = 0.0
         truncated = diverged = False
@@ -221,11 +242,15 @@ class DMCEnv(gym.Env):
             if self._count >= self._step_limit or diverged:
                 truncated = True
                 break
-        info = {'discount': 1.0}
+        info = {"discount": 1.0}
         if diverged:
-            info['diverged'] = True
-            warnings.warn(f'{type(self).__name__}: the simulation diverged (dm_control would raise PhysicsError); '
-                          'the episode is truncated', RuntimeWarning, stacklevel=2)
+            info["diverged"] = True
+            warnings.warn(
+                f"{type(self).__name__}: the simulation diverged (dm_control would raise PhysicsError); "
+                "the episode is truncated",
+                RuntimeWarning,
+                stacklevel=2,
+            )
         return self._observation(), reward, False, truncated, info
 
     def render(self):
@@ -234,11 +259,12 @@ class DMCEnv(gym.Env):
             return None
         if self._renderer is None:
             from envs.render import EnvRenderer
+
             self._renderer = EnvRenderer(self)
         return self._renderer.render_env(self)
 
     def close(self):
-        for name in ('_renderer', '_pixels'):
+        for name in ("_renderer", "_pixels"):
             r = getattr(self, name)
             if r is not None:
                 r.close()
@@ -246,7 +272,7 @@ class DMCEnv(gym.Env):
 
     # ------------------------------------------------------------------ internals
     def _diverged(self):
-        return int(self.data._arrays['warning_number'][0, NWARNING])
+        return int(self.data._arrays["warning_number"][0, NWARNING])
 
     def _evaluate(self):
         """Observation and reward of the current state (one compiled call)."""
@@ -254,17 +280,17 @@ class DMCEnv(gym.Env):
         run_serial(struct_addr(self.data._struct), 0, pr.code, pr.prm, self._reg, pr.outputs, self._out)
 
     def _observation(self):
-        if self.obs_type == 'pixels':
+        if self.obs_type == "pixels":
             return self._render_pixels()
-        flat = self._out[0, :self._nobs]
+        flat = self._out[0, : self._nobs]
         if self.flat_observation:
             obs = flat.copy()
-            if self.obs_type == 'pixels_state':
-                return OrderedDict(((FLAT_KEY, obs), ('pixels', self._render_pixels())))
+            if self.obs_type == "pixels_state":
+                return OrderedDict(((FLAT_KEY, obs), ("pixels", self._render_pixels())))
             return obs
         obs = OrderedDict((name, flat[a:b].reshape(shape).copy()) for name, a, b, shape in self._slices)
-        if self.obs_type == 'pixels_state':
-            obs['pixels'] = self._render_pixels()
+        if self.obs_type == "pixels_state":
+            obs["pixels"] = self._render_pixels()
         return obs
 
     def _render_pixels(self):

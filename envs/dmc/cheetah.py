@@ -1,4 +1,5 @@
 """Cheetah (dm_control/suite/cheetah.py): run forward; reward linear in the torso's speed up to 10 m/s."""
+
 from envs.dmc.base import DMCEnv
 from envs.dmc.expr import tolerance, INF
 
@@ -6,7 +7,7 @@ _RUN_SPEED = 10
 
 
 class Run(DMCEnv):
-    domain, task = 'cheetah', 'run'
+    domain, task = "cheetah", "run"
     time_limit = 10
 
     def initialize_episode(self, physics, random):
@@ -19,8 +20,8 @@ class Run(DMCEnv):
         physics.data.time = 0
 
     def get_observation(self, physics):
-        return {'position': physics.qpos[1:], 'velocity': physics.qvel[:]}
+        return {"position": physics.qpos[1:], "velocity": physics.qvel[:]}
 
     def get_reward(self, physics):
-        speed = physics.sensordata['torso_subtreelinvel'][0]
-        return tolerance(speed, bounds=(_RUN_SPEED, INF), margin=_RUN_SPEED, value_at_margin=0, sigmoid='linear')
+        speed = physics.sensordata["torso_subtreelinvel"][0]
+        return tolerance(speed, bounds=(_RUN_SPEED, INF), margin=_RUN_SPEED, value_at_margin=0, sigmoid="linear")

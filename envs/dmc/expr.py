@@ -17,41 +17,105 @@ unchanged; reductions and comparisons use the functions below (sum, mean, prod, 
 where, tolerance), which reduce in numpy's float64 order.  Nodes are hash-consed: a value computed twice is one
 instruction.  Program.build keeps the instructions the outputs need (envs/dmc/kernels.py runs them).
 """
+
 import math
 
 import numpy as np
 
 # Data fields the kernel reads (code = index): per-world rows flattened, as the Data arrays hold them
-FIELDS = ('qpos', 'qvel', 'act', 'ctrl', 'xpos', 'xquat', 'xmat', 'xipos', 'geom_xpos', 'geom_xmat', 'site_xpos',
-          'site_xmat', 'subtree_com', 'sensordata', 'time', 'xanchor', 'xaxis', 'cvel', 'ten_length', 'ten_velocity',
-          'actuator_length', 'actuator_velocity', 'actuator_force', 'qacc', 'qfrc_actuator')
+FIELDS = (
+    "qpos",
+    "qvel",
+    "act",
+    "ctrl",
+    "xpos",
+    "xquat",
+    "xmat",
+    "xipos",
+    "geom_xpos",
+    "geom_xmat",
+    "site_xpos",
+    "site_xmat",
+    "subtree_com",
+    "sensordata",
+    "time",
+    "xanchor",
+    "xaxis",
+    "cvel",
+    "ten_length",
+    "ten_velocity",
+    "actuator_length",
+    "actuator_velocity",
+    "actuator_force",
+    "qacc",
+    "qfrc_actuator",
+)
 CODE = {n: i for i, n in enumerate(FIELDS)}
 
 # instruction ops (envs/dmc/kernels.py)
-(OP_LOAD, OP_CONST, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG, OP_SIN, OP_COS, OP_LOG1P, OP_ARCSINH, OP_TANH, OP_SQRT,
- OP_ABS, OP_EXP, OP_MIN, OP_MAX, OP_LE, OP_LT, OP_WHERE, OP_TOL) = range(21)
+(
+    OP_LOAD,
+    OP_CONST,
+    OP_ADD,
+    OP_SUB,
+    OP_MUL,
+    OP_DIV,
+    OP_NEG,
+    OP_SIN,
+    OP_COS,
+    OP_LOG1P,
+    OP_ARCSINH,
+    OP_TANH,
+    OP_SQRT,
+    OP_ABS,
+    OP_EXP,
+    OP_MIN,
+    OP_MAX,
+    OP_LE,
+    OP_LT,
+    OP_WHERE,
+    OP_TOL,
+) = range(21)
 # sigmoids of dm_control.utils.rewards.tolerance
-SIGMOIDS = ('gaussian', 'hyperbolic', 'long_tail', 'reciprocal', 'cosine', 'linear', 'quadratic', 'tanh_squared')
+SIGMOIDS = ("gaussian", "hyperbolic", "long_tail", "reciprocal", "cosine", "linear", "quadratic", "tanh_squared")
 
-_COLS3 = ('x', 'y', 'z')
-_COLS9 = ('xx', 'xy', 'xz', 'yx', 'yy', 'yz', 'zx', 'zy', 'zz')
-_COLS4 = ('qw', 'qx', 'qy', 'qz')
+_COLS3 = ("x", "y", "z")
+_COLS9 = ("xx", "xy", "xz", "yx", "yy", "yz", "zx", "zy", "zz")
+_COLS4 = ("qw", "qx", "qy", "qz")
 # field -> (object kind naming its rows, column names); 1-D fields: kind only (an object spans several entries)
 _LAYOUT = {
-    'xpos': ('body', _COLS3), 'xquat': ('body', _COLS4), 'xmat': ('body', _COLS9), 'xipos': ('body', _COLS3),
-    'geom_xpos': ('geom', _COLS3), 'geom_xmat': ('geom', _COLS9), 'site_xpos': ('site', _COLS3),
-    'site_xmat': ('site', _COLS9), 'subtree_com': ('body', _COLS3), 'xanchor': ('joint', _COLS3),
-    'xaxis': ('joint', _COLS3), 'cvel': ('body', ('rx', 'ry', 'rz', 'tx', 'ty', 'tz')),
-    'qpos': ('joint', None), 'qvel': ('joint', None), 'qacc': ('joint', None), 'qfrc_actuator': ('joint', None),
-    'act': ('actuator', None), 'ctrl': ('actuator', None), 'sensordata': ('sensor', None),
-    'ten_length': ('tendon', None), 'ten_velocity': ('tendon', None), 'actuator_length': ('actuator', None),
-    'actuator_velocity': ('actuator', None), 'actuator_force': ('actuator', None), 'time': (None, None),
+    "xpos": ("body", _COLS3),
+    "xquat": ("body", _COLS4),
+    "xmat": ("body", _COLS9),
+    "xipos": ("body", _COLS3),
+    "geom_xpos": ("geom", _COLS3),
+    "geom_xmat": ("geom", _COLS9),
+    "site_xpos": ("site", _COLS3),
+    "site_xmat": ("site", _COLS9),
+    "subtree_com": ("body", _COLS3),
+    "xanchor": ("joint", _COLS3),
+    "xaxis": ("joint", _COLS3),
+    "cvel": ("body", ("rx", "ry", "rz", "tx", "ty", "tz")),
+    "qpos": ("joint", None),
+    "qvel": ("joint", None),
+    "qacc": ("joint", None),
+    "qfrc_actuator": ("joint", None),
+    "act": ("actuator", None),
+    "ctrl": ("actuator", None),
+    "sensordata": ("sensor", None),
+    "ten_length": ("tendon", None),
+    "ten_velocity": ("tendon", None),
+    "actuator_length": ("actuator", None),
+    "actuator_velocity": ("actuator", None),
+    "actuator_force": ("actuator", None),
+    "time": (None, None),
 }
 
 
 class Node:
     """One scalar of the program (an instruction of its Builder)."""
-    __slots__ = ('b', 'i')
+
+    __slots__ = ("b", "i")
 
     def __init__(self, b, i):
         self.b, self.i = b, i
@@ -97,8 +161,8 @@ class Node:
 
     def __pow__(self, p):
         if p == 2:
-            return self * self          # numpy's x**2 is square(x) = x * x
-        raise ValueError(f'only x**2 is supported, got x**{p}')
+            return self * self  # numpy's x**2 is square(x) = x * x
+        raise ValueError(f"only x**2 is supported, got x**{p}")
 
     # numpy's object loops call these for np.sin(a), np.log1p(a), ...
     def sin(self):
@@ -123,13 +187,13 @@ class Node:
         return self.b.emit(OP_EXP, self)
 
     def __bool__(self):
-        raise TypeError('a symbolic value has no truth value while the program is built: use where(), le(), lt()')
+        raise TypeError("a symbolic value has no truth value while the program is built: use where(), le(), lt()")
 
     def __float__(self):
-        raise TypeError('a symbolic value has no float value while the program is built')
+        raise TypeError("a symbolic value has no float value while the program is built")
 
     def __repr__(self):
-        return f'Node({self.i}: {self.b.ops[self.i]})'
+        return f"Node({self.i}: {self.b.ops[self.i]})"
 
 
 class Builder:
@@ -159,7 +223,7 @@ class Builder:
             return self.const(v)
         if isinstance(v, np.ndarray) and v.ndim == 0:
             return self.wrap(v.item())
-        raise TypeError(f'cannot use {type(v).__name__} {v!r} in a symbolic expression')
+        raise TypeError(f"cannot use {type(v).__name__} {v!r} in a symbolic expression")
 
 
 def _obj(a):
@@ -185,7 +249,7 @@ def _builder(*args):
         for x in np.asarray(a, dtype=object).ravel() if not isinstance(a, Node) else [a]:
             if isinstance(x, Node):
                 return x.b
-    raise TypeError('no symbolic value among the arguments')
+    raise TypeError("no symbolic value among the arguments")
 
 
 def _elems(x):
@@ -290,38 +354,38 @@ def where(cond, a, c):
 
 def _sigmoid_scale(value_at_1, sigmoid):
     """dm_control.utils.rewards._sigmoids' scale (its checks, its formulas)."""
-    if sigmoid in ('cosine', 'linear', 'quadratic'):
+    if sigmoid in ("cosine", "linear", "quadratic"):
         if not 0 <= value_at_1 < 1:
-            raise ValueError(f'`value_at_1` must be nonnegative and smaller than 1, got {value_at_1}.')
+            raise ValueError(f"`value_at_1` must be nonnegative and smaller than 1, got {value_at_1}.")
     elif not 0 < value_at_1 < 1:
-        raise ValueError(f'`value_at_1` must be strictly between 0 and 1, got {value_at_1}.')
-    if sigmoid == 'gaussian':
+        raise ValueError(f"`value_at_1` must be strictly between 0 and 1, got {value_at_1}.")
+    if sigmoid == "gaussian":
         return float(np.sqrt(-2 * np.log(value_at_1)))
-    if sigmoid == 'hyperbolic':
+    if sigmoid == "hyperbolic":
         return float(np.arccosh(1 / value_at_1))
-    if sigmoid == 'long_tail':
+    if sigmoid == "long_tail":
         return float(np.sqrt(1 / value_at_1 - 1))
-    if sigmoid == 'reciprocal':
+    if sigmoid == "reciprocal":
         return float(1 / value_at_1 - 1)
-    if sigmoid == 'cosine':
+    if sigmoid == "cosine":
         return float(np.arccos(2 * value_at_1 - 1) / np.pi)
-    if sigmoid == 'linear':
+    if sigmoid == "linear":
         return float(1 - value_at_1)
-    if sigmoid == 'quadratic':
+    if sigmoid == "quadratic":
         return float(np.sqrt(1 - value_at_1))
-    if sigmoid == 'tanh_squared':
+    if sigmoid == "tanh_squared":
         return float(np.arctanh(np.sqrt(1 - value_at_1)))
-    raise ValueError(f'Unknown sigmoid type {sigmoid!r}.')
+    raise ValueError(f"Unknown sigmoid type {sigmoid!r}.")
 
 
-def tolerance(x, bounds=(0.0, 0.0), margin=0.0, sigmoid='gaussian', value_at_margin=0.1):
+def tolerance(x, bounds=(0.0, 0.0), margin=0.0, sigmoid="gaussian", value_at_margin=0.1):
     """dm_control.utils.rewards.tolerance, element-wise: 1 inside the inclusive bounds, a sigmoid of the distance
     to the nearest bound / margin outside (0 outside when margin == 0)."""
     lower, upper = bounds
     if lower > upper:
-        raise ValueError('Lower bound must be <= upper bound.')
+        raise ValueError("Lower bound must be <= upper bound.")
     if margin < 0:
-        raise ValueError('`margin` must be non-negative.')
+        raise ValueError("`margin` must be non-negative.")
     scale = _sigmoid_scale(value_at_margin, sigmoid) if margin != 0 else 0.0
     prm = (float(lower), float(upper), float(margin), float(SIGMOIDS.index(sigmoid)), scale)
     b = _builder(x)
@@ -339,15 +403,15 @@ def entries(model, field, kind, name):
     """The entries of a 1-D field that belong to object `name`: a joint's qpos / dofs, a sensor's data, ..."""
     m = model
     i = object_id(m, kind, name)
-    if field == 'qpos':
+    if field == "qpos":
         n = {0: 7, 1: 4}.get(int(m.jnt_type[i]), 1)
         a = int(m.jnt_qposadr[i])
-    elif field in ('qvel', 'qacc', 'qfrc_actuator') or field.startswith('dof_'):
+    elif field in ("qvel", "qacc", "qfrc_actuator") or field.startswith("dof_"):
         n = {0: 6, 1: 3}.get(int(m.jnt_type[i]), 1)
         a = int(m.jnt_dofadr[i])
-    elif field == 'sensordata':
+    elif field == "sensordata":
         a, n = int(m.sensor_adr[i]), int(m.sensor_dim[i])
-    elif field == 'act':
+    elif field == "act":
         a, n = int(m.actuator_actadr[i]), int(m.actuator_actnum[i])
     else:
         a, n = i, 1
@@ -357,6 +421,7 @@ def entries(model, field, kind, name):
 def named_key(model, field, kind, cols, nrow, key):
     """dm_control's named indexing of a field (rows of object kind, column names cols or None for a 1-D field
     whose objects span entries) as a numpy index."""
+
     def row(k):
         if isinstance(k, str):
             return entries(model, field, kind, k) if cols is None else object_id(model, kind, k)
@@ -364,7 +429,7 @@ def named_key(model, field, kind, cols, nrow, key):
             if cols is None:
                 return np.concatenate([np.arange(nrow)[entries(model, field, kind, x)] for x in k])
             return [object_id(model, kind, x) for x in k]
-        if isinstance(k, np.ndarray) and k.dtype.kind in 'US':
+        if isinstance(k, np.ndarray) and k.dtype.kind in "US":
             return np.vectorize(lambda x: object_id(model, kind, str(x)))(k)
         return k
 
@@ -381,15 +446,26 @@ def named_key(model, field, kind, cols, nrow, key):
     return row(key)
 
 
-_XYZ = ('x', 'y', 'z')
+_XYZ = ("x", "y", "z")
 _MODEL_LAYOUT = {
-    'geom_pos': ('geom', _XYZ), 'geom_size': ('geom', _XYZ), 'geom_rgba': ('geom', ('r', 'g', 'b', 'a')),
-    'geom_quat': ('geom', ('qw', 'qx', 'qy', 'qz')), 'site_pos': ('site', _XYZ), 'site_size': ('site', _XYZ),
-    'site_rgba': ('site', ('r', 'g', 'b', 'a')), 'body_pos': ('body', _XYZ),
-    'body_quat': ('body', ('qw', 'qx', 'qy', 'qz')), 'body_mass': ('body', None), 'light_pos': ('light', _XYZ),
-    'jnt_range': ('joint', ('min', 'max')), 'jnt_limited': ('joint', None), 'jnt_type': ('joint', None),
-    'dof_damping': ('joint', None), 'dof_armature': ('joint', None), 'actuator_gear': ('actuator', None),
-    'actuator_ctrlrange': ('actuator', ('min', 'max')),
+    "geom_pos": ("geom", _XYZ),
+    "geom_size": ("geom", _XYZ),
+    "geom_rgba": ("geom", ("r", "g", "b", "a")),
+    "geom_quat": ("geom", ("qw", "qx", "qy", "qz")),
+    "site_pos": ("site", _XYZ),
+    "site_size": ("site", _XYZ),
+    "site_rgba": ("site", ("r", "g", "b", "a")),
+    "body_pos": ("body", _XYZ),
+    "body_quat": ("body", ("qw", "qx", "qy", "qz")),
+    "body_mass": ("body", None),
+    "light_pos": ("light", _XYZ),
+    "jnt_range": ("joint", ("min", "max")),
+    "jnt_limited": ("joint", None),
+    "jnt_type": ("joint", None),
+    "dof_damping": ("joint", None),
+    "dof_armature": ("joint", None),
+    "actuator_gear": ("actuator", None),
+    "actuator_ctrlrange": ("actuator", ("min", "max")),
 }
 
 
@@ -415,13 +491,12 @@ class _Named:
 
     def __getattr__(self, name):
         if name not in self._layout:
-            raise AttributeError(f'no named view of {name}')
+            raise AttributeError(f"no named view of {name}")
         kind, cols = self._layout[name]
         arr = getattr(self._src, name)
         if cols is not None and arr.ndim == 1:
             arr = arr.reshape(-1, len(cols))
         return NamedArray(self._m, name, arr, kind, cols)
-
 
 
 class Field:
@@ -432,18 +507,29 @@ class Field:
         m = sym.model
         kind, cols = _LAYOUT[name]
         self.kind, self.cols = kind, cols
-        if name == 'time':
-            self.nodes = np.array([sym.b.load('time', 0)], object)
+        if name == "time":
+            self.nodes = np.array([sym.b.load("time", 0)], object)
             return
         if cols is not None:
-            n = int(getattr(m, 'n' + ('jnt' if kind == 'joint' else kind)))
+            n = int(getattr(m, "n" + ("jnt" if kind == "joint" else kind)))
             k = len(cols)
             flat = [sym.b.load(name, i) for i in range(n * k)]
             self.nodes = np.array(flat, object).reshape(n, k) if flat else np.empty((n, k), object)
         else:
-            size = {'qpos': m.nq, 'qvel': m.nv, 'qacc': m.nv, 'qfrc_actuator': m.nv, 'act': m.na, 'ctrl': m.nu,
-                    'sensordata': m.nsensordata, 'ten_length': m.ntendon, 'ten_velocity': m.ntendon,
-                    'actuator_length': m.nu, 'actuator_velocity': m.nu, 'actuator_force': m.nu}[name]
+            size = {
+                "qpos": m.nq,
+                "qvel": m.nv,
+                "qacc": m.nv,
+                "qfrc_actuator": m.nv,
+                "act": m.na,
+                "ctrl": m.nu,
+                "sensordata": m.nsensordata,
+                "ten_length": m.ntendon,
+                "ten_velocity": m.ntendon,
+                "actuator_length": m.nu,
+                "actuator_velocity": m.nu,
+                "actuator_force": m.nu,
+            }[name]
             nodes = [sym.b.load(name, i) for i in range(int(size))]
             self.nodes = np.array(nodes, object) if nodes else np.empty(0, object)
 
@@ -476,13 +562,13 @@ class Symbols:
     def hinge_names(self):
         """Names of the hinge joints, in joint order."""
         m = self.model
-        return [m.id2name('joint', j) for j in range(int(m.njnt)) if int(m.jnt_type[j]) == 3]
+        return [m.id2name("joint", j) for j in range(int(m.njnt)) if int(m.jnt_type[j]) == 3]
 
     def sensor_names(self, *types):
         """Names of the sensors of the given mjtSensor types, in sensor order (quadruped's _get_sensor_names)."""
         m = self.model
         st = np.asarray(m.sensor_type).ravel()
-        return [m.id2name('sensor', int(s)) for s in np.flatnonzero(np.isin(st, types))]
+        return [m.id2name("sensor", int(s)) for s in np.flatnonzero(np.isin(st, types))]
 
 
 class _ModelViews:
@@ -523,7 +609,7 @@ class Program:
             elif op == OP_WHERE:
                 self.code[k, 3] = new[params[0]]
             else:
-                self.prm[k, :len(params)] = params
+                self.prm[k, : len(params)] = params
         self.outputs = np.array([new[o.i] for o in outs], np.int64)
         self.fields = sorted({FIELDS[int(c)] for c in self.code[self.code[:, 0] == OP_LOAD, 1]})
 

@@ -7,15 +7,36 @@ dp is the address of a Data struct (sim.jit.struct_addr); code (ninstr, 4) int64
 the instructions' parameters, reg (nworld, ninstr) scratch, outputs (nout,) the instructions whose values go to
 out (nworld, nout).  The kernels read Data through its struct, so they are compiled once for every model.
 """
+
 import math
 
 from numba import prange
 
 from sim.jit import njit, struct_at_address
 from sim.types import DATA_TYPE
-from envs.dmc.expr import (OP_LOAD, OP_CONST, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG, OP_SIN, OP_COS, OP_LOG1P,
-                           OP_ARCSINH, OP_TANH, OP_SQRT, OP_ABS, OP_EXP, OP_MIN, OP_MAX, OP_LE, OP_LT, OP_WHERE,
-                           OP_TOL)
+from envs.dmc.expr import (
+    OP_LOAD,
+    OP_CONST,
+    OP_ADD,
+    OP_SUB,
+    OP_MUL,
+    OP_DIV,
+    OP_NEG,
+    OP_SIN,
+    OP_COS,
+    OP_LOG1P,
+    OP_ARCSINH,
+    OP_TANH,
+    OP_SQRT,
+    OP_ABS,
+    OP_EXP,
+    OP_MIN,
+    OP_MAX,
+    OP_LE,
+    OP_LT,
+    OP_WHERE,
+    OP_TOL,
+)
 
 _data_at = struct_at_address(DATA_TYPE)
 
@@ -86,26 +107,26 @@ def load(d, w, f, i):
 @njit
 def sigmoid(x, kind, scale):
     """dm_control.utils.rewards._sigmoids (kind: index in expr.SIGMOIDS, scale from value_at_1)."""
-    if kind == 0:       # gaussian
+    if kind == 0:  # gaussian
         y = x * scale
         return math.exp(-0.5 * (y * y))
-    if kind == 1:       # hyperbolic
+    if kind == 1:  # hyperbolic
         return 1.0 / math.cosh(x * scale)
-    if kind == 2:       # long_tail
+    if kind == 2:  # long_tail
         y = x * scale
         return 1.0 / (y * y + 1.0)
-    if kind == 3:       # reciprocal
+    if kind == 3:  # reciprocal
         return 1.0 / (abs(x) * scale + 1.0)
-    if kind == 4:       # cosine
+    if kind == 4:  # cosine
         y = x * scale
         return (1.0 + math.cos(math.pi * y)) / 2.0 if abs(y) < 1.0 else 0.0
-    if kind == 5:       # linear
+    if kind == 5:  # linear
         y = x * scale
         return 1.0 - y if abs(y) < 1.0 else 0.0
-    if kind == 6:       # quadratic
+    if kind == 6:  # quadratic
         y = x * scale
         return 1.0 - y * y if abs(y) < 1.0 else 0.0
-    t = math.tanh(x * scale)     # tanh_squared
+    t = math.tanh(x * scale)  # tanh_squared
     return 1.0 - t * t
 
 

@@ -4,6 +4,7 @@ step), and dm_control's named views (`physics.named.data.qpos['slider']`, `physi
 'x']`).  Also the suite's randomizers (dm_control/suite/utils/randomizers.py), drawing from a RandomState in the
 same order.
 """
+
 import contextlib
 
 import numpy as np
@@ -16,6 +17,7 @@ JNT_FREE, JNT_BALL, JNT_SLIDE, JNT_HINGE = 0, 1, 2, 3
 INT_RK4 = 1
 STAGE_ACC = 3
 
+
 class Physics:
     """One world (model, data) as dm_control's suite Physics, for initialize_episode."""
 
@@ -24,8 +26,9 @@ class Physics:
         self.named = _NamedViews(model, data)
         st = np.asarray(model.sensor_needstage).ravel() if model.nsensor else np.zeros(0, int)
         adr, dim = np.asarray(model.sensor_adr).ravel(), np.asarray(model.sensor_dim).ravel()
-        self.acc_sensors = np.concatenate([np.arange(adr[s], adr[s] + dim[s]) for s in np.flatnonzero(st == STAGE_ACC)]
-                                          or [np.zeros(0, np.int64)]).astype(np.int64)
+        self.acc_sensors = np.concatenate(
+            [np.arange(adr[s], adr[s] + dim[s]) for s in np.flatnonzero(st == STAGE_ACC)] or [np.zeros(0, np.int64)]
+        ).astype(np.int64)
         self._snap = None
 
     # ---------------------------------------------------------------- dm_control's Physics
@@ -58,7 +61,7 @@ class Physics:
         """dm_control's mj_step1 after its steps: position and velocity quantities (and sensors) of the current
         state; the acceleration-stage sensors keep the values of the last step (its mj_step2)."""
         if self.acc_sensors.size:
-            sd = self.data._arrays['sensordata']
+            sd = self.data._arrays["sensordata"]
             keep = sd[:, self.acc_sensors]
             sim.forward(self.model, self.data)
             sd[:, self.acc_sensors] = keep
@@ -102,18 +105,29 @@ class Physics:
         q, v, a = self._snap
         jt = np.asarray(m.jnt_type).ravel()
         if not (np.array_equal(v, d.qvel) and np.array_equal(a, d.act)) or np.any((jt == JNT_FREE) | (jt == JNT_BALL)):
-            raise NotImplementedError('a step after setting qvel / act, or qpos of free or ball joints, without a '
-                                      'forward in between (dm_control steps on stale quantities) is not emulated')
+            raise NotImplementedError(
+                "a step after setting qvel / act, or qpos of free or ball joints, without a "
+                "forward in between (dm_control steps on stale quantities) is not emulated"
+            )
         s = sim.Data(m)
-        for k in ('qpos', 'qvel', 'act', 'ctrl', 'qacc_warmstart', 'qfrc_applied', 'xfrc_applied', 'mocap_pos',
-                  'mocap_quat'):
-            setattr(s, k, getattr(d, k) if k != 'qpos' else q)
+        for k in (
+            "qpos",
+            "qvel",
+            "act",
+            "ctrl",
+            "qacc_warmstart",
+            "qfrc_applied",
+            "xfrc_applied",
+            "mocap_pos",
+            "mocap_quat",
+        ):
+            setattr(s, k, getattr(d, k) if k != "qpos" else q)
         s.time = d.time
         sim.step(m, s)
         h = float(m.opt.timestep)
-        qpos = d.qpos + h * s.qvel         # mj_integratePos of hinge and slide joints
+        qpos = d.qpos + h * s.qvel  # mj_integratePos of hinge and slide joints
         d.qpos = qpos
-        for k in ('qvel', 'act', 'qacc_warmstart'):
+        for k in ("qvel", "act", "qacc_warmstart"):
             setattr(d, k, getattr(s, k))
         d.time = s.time
 
@@ -148,15 +162,15 @@ def randomize_limited_and_rotational_joints(physics, random):
             if jt in (JNT_HINGE, JNT_SLIDE):
                 qpos[a] = random.uniform(lo, hi)
             elif jt == JNT_BALL:
-                qpos[a:a + 4] = random_limited_quaternion(random, hi)
+                qpos[a : a + 4] = random_limited_quaternion(random, hi)
         else:
             if jt == JNT_HINGE:
                 qpos[a] = random.uniform(-np.pi, np.pi)
             elif jt == JNT_BALL:
                 quat = random.randn(4)
                 quat /= np.linalg.norm(quat)
-                qpos[a:a + 4] = quat
+                qpos[a : a + 4] = quat
             elif jt == JNT_FREE:
                 quat = random.rand(4)
                 quat /= np.linalg.norm(quat)
-                qpos[a + 3:a + 7] = quat
+                qpos[a + 3 : a + 7] = quat

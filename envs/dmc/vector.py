@@ -15,6 +15,7 @@ row per world, each world simulating its own Model struct sharing every other ar
 Autoreset as Gymnasium's modes: NEXT_STEP (default), SAME_STEP (final_obs / final_info in info) or DISABLED
 (reset(options={"reset_mask": mask})).  A world and a single env seeded alike give the same trajectory.
 """
+
 import importlib
 
 import numba
@@ -37,13 +38,14 @@ _EMPTY = np.zeros(0, np.int64)
 def resolve(task):
     """A DMCEnv subclass from a registered id, a 'module:Class' entry point or the class."""
     if isinstance(task, str):
-        if '/' in task or '-v' in task:
+        if "/" in task or "-v" in task:
             import envs  # noqa: F401  (registers the ids)
+
             task = gym.spec(task).entry_point
-        mod, _, cls = task.partition(':')
+        mod, _, cls = task.partition(":")
         task = getattr(importlib.import_module(mod), cls)
     if not (isinstance(task, type) and issubclass(task, DMCEnv)):
-        raise TypeError(f'a DMC vector env needs a DMCEnv task class, got {task!r}')
+        raise TypeError(f"a DMC vector env needs a DMCEnv task class, got {task!r}")
     return task
 
 
@@ -53,17 +55,19 @@ class WorldRows:
     def __init__(self, m, nworld, fields):
         from sim.io import new_model
         from envs.randomize import model_scalars
+
         names = [n for n, _, _ in _t.MODEL_ARRAYS]
         unknown = [f for f in fields if f not in names]
         if unknown:
-            raise ValueError(f'{unknown} are not Model struct arrays')
+            raise ValueError(f"{unknown} are not Model struct arrays")
         _, base = _t.make_model_struct(m)
         self.rows = {f: np.repeat(base[f][None], nworld, axis=0) for f in fields}
         scal = model_scalars(m)
         args = [scal[n] for n in _t.MODEL_SCALARS]
-        self.structs = [new_model(*(args + [self.rows[n][w] if n in self.rows else base[n] for n in names]))
-                        for w in range(nworld)]
-        self._base = base               # the shared arrays outlive the structs
+        self.structs = [
+            new_model(*(args + [self.rows[n][w] if n in self.rows else base[n] for n in names])) for w in range(nworld)
+        ]
+        self._base = base  # the shared arrays outlive the structs
         self.mptrs = np.array([struct_addr(s) for s in self.structs], dtype=np.int64)
 
 
@@ -71,15 +75,24 @@ class DMCVectorEnv(VectorEnv):
     """num_envs worlds of a DMC task (see the module doc); kwargs go to the task (time_limit, action_repeat,
     flat_observation, obs_type, width, height, camera_id, task parameters)."""
 
-    def __init__(self, task, num_envs=1, *, autoreset_mode=AutoresetMode.NEXT_STEP, num_threads=None,
-                 max_episode_steps=None, **kwargs):
+    def __init__(
+        self,
+        task,
+        num_envs=1,
+        *,
+        autoreset_mode=AutoresetMode.NEXT_STEP,
+        num_threads=None,
+        max_episode_steps=None,
+        **kwargs,
+    ):
         if max_episode_steps is not None:
-            raise ValueError('DMC envs end their episodes after time_limit seconds: pass time_limit=, not '
-                             'max_episode_steps')
+            raise ValueError(
+                "DMC envs end their episodes after time_limit seconds: pass time_limit=, not max_episode_steps"
+            )
         cls = resolve(task)
         n = int(num_envs)
         if n < 1:
-            raise ValueError(f'num_envs must be >= 1, got {num_envs}')
+            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
         self.autoreset_mode = AutoresetMode(autoreset_mode)
         self.num_threads = None if num_threads is None else int(num_threads)
         self.template = tpl = cls(**kwargs)
@@ -120,7 +133,7 @@ class DMCVectorEnv(VectorEnv):
     def _physics(self, nstep):
         m, d = self.model, self.data
         if nstep == 0 and self._acc.size:
-            sd = d._arrays['sensordata']
+            sd = d._arrays["sensordata"]
             keep = sd[:, self._acc]
             self._threads(_api.run, m, d, 0, None, self.mptrs)
             sd[:, self._acc] = keep
@@ -129,8 +142,9 @@ class DMCVectorEnv(VectorEnv):
 
     def _evaluate(self):
         pr = self.template._prog
-        self._threads(run_batch, struct_addr(self.data._struct), self.num_envs, pr.code, pr.prm, self._reg,
-                      pr.outputs, self._out)
+        self._threads(
+            run_batch, struct_addr(self.data._struct), self.num_envs, pr.code, pr.prm, self._reg, pr.outputs, self._out
+        )
 
     # ------------------------------------------------------------------ resets
     def _reset_worlds(self, worlds, seeds):
@@ -142,7 +156,7 @@ class DMCVectorEnv(VectorEnv):
             if s is not None:
                 self._rngs[w] = np.random.RandomState(s)
             elif self._rngs[w] is None:
-                self._rngs[w] = np.random.RandomState(int(self.np_random.integers(2 ** 32)))
+                self._rngs[w] = np.random.RandomState(int(self.np_random.integers(2**32)))
             for f, r in rows.items():
                 getattr(tpl.model, f)[...] = r[w].reshape(getattr(tpl.model, f).shape)
             ph = tpl.physics
@@ -159,7 +173,7 @@ class DMCVectorEnv(VectorEnv):
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
-        mask = None if options is None else options.get('reset_mask')
+        mask = None if options is None else options.get("reset_mask")
         if mask is not None:
             mask = np.asarray(mask)
             if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
@@ -176,7 +190,7 @@ class DMCVectorEnv(VectorEnv):
             if len(seeds) == self.num_envs and worlds.size != self.num_envs:
                 seeds = [seeds[w] for w in worlds]
             if len(seeds) != worlds.size:
-                raise ValueError(f'{len(seeds)} seeds for {worlds.size} environments')
+                raise ValueError(f"{len(seeds)} seeds for {worlds.size} environments")
         self._reset_worlds(worlds, seeds)
         self._evaluate()
         return self._observations(), {}
@@ -184,53 +198,55 @@ class DMCVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ step
     def step(self, actions):
         if self._needs_reset.all() and self._rngs[0] is None:
-            raise gym.error.ResetNeeded('Cannot call step() before calling reset()')
+            raise gym.error.ResetNeeded("Cannot call step() before calling reset()")
         a = np.asarray(actions)
         n, nu = self.num_envs, self.model.nu
         if a.shape != (n, nu):
-            raise ValueError(f'actions have shape {a.shape}, expected {(n, nu)}')
-        if a.dtype.kind not in 'biuf' or not np.all(np.isfinite(a)):
-            raise ValueError('actions must hold finite real numbers; the simulation state is unchanged')
+            raise ValueError(f"actions have shape {a.shape}, expected {(n, nu)}")
+        if a.dtype.kind not in "biuf" or not np.all(np.isfinite(a)):
+            raise ValueError("actions must hold finite real numbers; the simulation state is unchanged")
         mode = self.autoreset_mode
         if mode == AutoresetMode.DISABLED and self._needs_reset.any():
-            raise gym.error.ResetNeeded(f'environment(s) {np.flatnonzero(self._needs_reset).tolist()} ended and '
-                                        'the autoreset is disabled: reset them with reset(options={"reset_mask": '
-                                        'mask})')
+            raise gym.error.ResetNeeded(
+                f"environment(s) {np.flatnonzero(self._needs_reset).tolist()} ended and "
+                'the autoreset is disabled: reset them with reset(options={"reset_mask": '
+                "mask})"
+            )
         reset_now = self._autoreset.copy() if mode == AutoresetMode.NEXT_STEP else np.zeros(n, bool)
         tpl, d = self.template, self.data
         arr = d._arrays
-        diverged0 = arr['warning_number'][:, NWARNING].copy()
+        diverged0 = arr["warning_number"][:, NWARNING].copy()
         reward = np.zeros(n)
         ended = np.zeros(n, bool)
-        final = None                    # observations of worlds that ended before the last repeat
+        final = None  # observations of worlds that ended before the last repeat
         active = ~reset_now
         for _ in range(tpl.action_repeat):
-            arr['ctrl'][active] = a[active]
+            arr["ctrl"][active] = a[active]
             self._physics(tpl.n_sub_steps)
             self._physics(0)
             self._evaluate()
             reward[active] += self._out[active, -1]
             self._count[active] += 1
-            done = active & ((self._count >= tpl._step_limit) | (arr['warning_number'][:, NWARNING] != diverged0))
+            done = active & ((self._count >= tpl._step_limit) | (arr["warning_number"][:, NWARNING] != diverged0))
             if done.any():
                 ended |= done
                 active &= ~done
-                if active.any():        # worlds ending before the others: their observation now
+                if active.any():  # worlds ending before the others: their observation now
                     final = self._out.copy() if final is None else np.where(done[:, None], self._out, final)
             if not active.any():
                 break
         if final is not None:
             self._out[ended] = final[ended]
-        diverged = arr['warning_number'][:, NWARNING] != diverged0
+        diverged = arr["warning_number"][:, NWARNING] != diverged0
         if reset_now.any():
             self._reset_worlds(np.flatnonzero(reset_now), [None] * int(reset_now.sum()))
             self._evaluate_rows(reset_now)
         truncated = ended.copy()
         terminated = np.zeros(n, bool)
-        info = {'discount': np.ones(n), '_discount': np.ones(n, bool)}
+        info = {"discount": np.ones(n), "_discount": np.ones(n, bool)}
         if diverged.any():
-            info['diverged'] = diverged
-            info['_diverged'] = diverged.copy()
+            info["diverged"] = diverged
+            info["_diverged"] = diverged.copy()
         obs = self._observations()
         if mode == AutoresetMode.NEXT_STEP:
             self._autoreset = ended.copy()
@@ -238,9 +254,9 @@ class DMCVectorEnv(VectorEnv):
             fo = np.full(n, None, dtype=object)
             for w in np.flatnonzero(ended):
                 fo[w] = _index(obs, w)
-            info['final_obs'], info['_final_obs'] = fo, ended.copy()
-            info['final_info'] = {'discount': np.ones(n), '_discount': ended.copy()}
-            info['_final_info'] = ended.copy()
+            info["final_obs"], info["_final_obs"] = fo, ended.copy()
+            info["final_info"] = {"discount": np.ones(n), "_discount": ended.copy()}
+            info["_final_info"] = ended.copy()
             self._reset_worlds(np.flatnonzero(ended), [None] * int(ended.sum()))
             self._evaluate_rows(ended)
             obs = self._observations()
@@ -257,18 +273,18 @@ class DMCVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ observations
     def _observations(self):
         tpl = self.template
-        if tpl.obs_type == 'pixels':
+        if tpl.obs_type == "pixels":
             return self._render_pixels()
-        flat = self._out[:, :tpl._nobs]
+        flat = self._out[:, : tpl._nobs]
         if tpl.flat_observation:
             state = flat.copy()
-            if tpl.obs_type == 'pixels_state':
-                return {FLAT_KEY: state, 'pixels': self._render_pixels()}
+            if tpl.obs_type == "pixels_state":
+                return {FLAT_KEY: state, "pixels": self._render_pixels()}
             return state
         n = self.num_envs
         obs = {name: flat[:, a:b].reshape((n,) + shape).copy() for name, a, b, shape in tpl._slices}
-        if tpl.obs_type == 'pixels_state':
-            obs['pixels'] = self._render_pixels()
+        if tpl.obs_type == "pixels_state":
+            obs["pixels"] = self._render_pixels()
         return obs
 
     def _render_pixels(self):
@@ -309,7 +325,7 @@ class VectorEntryPoint:
         return DMCVectorEnv(self.entry_point, num_envs, **kwargs)
 
     def __repr__(self):
-        return f'VectorEntryPoint({self.entry_point!r})'
+        return f"VectorEntryPoint({self.entry_point!r})"
 
     def __eq__(self, other):
         return isinstance(other, VectorEntryPoint) and other.entry_point == self.entry_point

@@ -11,29 +11,36 @@ observations, MaMuJoCo's default categories, shared reward, shared termination /
 (arm_0, arm_1; shared or competing reward).  A scenario needs its single-agent task registered (numjoco/<Task>-v0).
 Training one shared policy with SB3 through SuperSuit: python -m envs.marl.train_shared --help.
 """
+
 import gymnasium as gym
 
 from envs.marl.partitions import SCENARIOS  # noqa: F401
 from envs.marl.multi import MultiAgentNumjocoEnv, mamujoco  # noqa: F401
 from envs.marl.two_arms import TwoArmReachEnv, two_arm_reach  # noqa: F401
 
-if 'numjoco/TwoArmReach-v0' not in gym.registry:
+if "numjoco/TwoArmReach-v0" not in gym.registry:
     from envs.vector import VectorEntryPoint
-    gym.register('numjoco/TwoArmReach-v0', entry_point='envs.marl.two_arms:TwoArmReachEnv', max_episode_steps=100,
-                 vector_entry_point=VectorEntryPoint('envs.marl.two_arms:TwoArmReachEnv'))
+
+    gym.register(
+        "numjoco/TwoArmReach-v0",
+        entry_point="envs.marl.two_arms:TwoArmReachEnv",
+        max_episode_steps=100,
+        vector_entry_point=VectorEntryPoint("envs.marl.two_arms:TwoArmReachEnv"),
+    )
 
 
-def parallel_env(scenario='TwoArmReach', agent_conf=None, **kwargs):
+def parallel_env(scenario="TwoArmReach", agent_conf=None, **kwargs):
     """A PettingZoo ParallelEnv: parallel_env("Ant", "2x4", agent_obsk=1, max_cycles=1000, ...) or
     parallel_env("TwoArmReach", mode="shared", max_cycles=100, ...)."""
-    if scenario == 'TwoArmReach':
+    if scenario == "TwoArmReach":
         if agent_conf is not None:
-            raise ValueError('TwoArmReach has one factorisation (arm_0, arm_1): pass no agent_conf')
+            raise ValueError("TwoArmReach has one factorisation (arm_0, arm_1): pass no agent_conf")
         return two_arm_reach(**kwargs)
     return mamujoco(scenario, agent_conf, **kwargs)
 
 
-def env(scenario='TwoArmReach', agent_conf=None, **kwargs):
+def env(scenario="TwoArmReach", agent_conf=None, **kwargs):
     """The AEC form of parallel_env (pettingzoo.utils.parallel_to_aec)."""
     from pettingzoo.utils import parallel_to_aec
+
     return parallel_to_aec(parallel_env(scenario, agent_conf, **kwargs))

@@ -55,17 +55,36 @@ def _options(ctx):
         raise ctx.unsupported(flags, "the sleep (island deactivation) flag", "sleep")
     # a zero or negative timestep is accepted as MuJoCo 3.17 accepts it (time stands still or runs backwards)
     return Option(
-        timestep=g("timestep"), impratio=g("impratio"), tolerance=g("tolerance"), ls_tolerance=g("ls_tolerance"),
-        noslip_tolerance=g("noslip_tolerance"), ccd_tolerance=g("ccd_tolerance"),
-        sleep_tolerance=g("sleep_tolerance"), gravity=np.array(g("gravity"), dtype=np.float64),
-        wind=np.array(g("wind"), dtype=np.float64), magnetic=np.array(g("magnetic"), dtype=np.float64),
-        density=g("density"), viscosity=g("viscosity"), o_margin=g("o_margin"),
-        o_solref=np.array(g("o_solref"), dtype=np.float64), o_solimp=np.array(g("o_solimp"), dtype=np.float64),
-        o_friction=np.array(g("o_friction"), dtype=np.float64), integrator=g("integrator"), cone=g("cone"),
-        jacobian=g("jacobian"), solver=g("solver"), iterations=g("iterations"), ls_iterations=g("ls_iterations"),
-        noslip_iterations=g("noslip_iterations"), ccd_iterations=g("ccd_iterations"),
-        sdf_iterations=g("sdf_iterations"), sdf_initpoints=g("sdf_initpoints"), disableflags=disableflags,
-        enableflags=enableflags, disableactuator=disable_act)
+        timestep=g("timestep"),
+        impratio=g("impratio"),
+        tolerance=g("tolerance"),
+        ls_tolerance=g("ls_tolerance"),
+        noslip_tolerance=g("noslip_tolerance"),
+        ccd_tolerance=g("ccd_tolerance"),
+        sleep_tolerance=g("sleep_tolerance"),
+        gravity=np.array(g("gravity"), dtype=np.float64),
+        wind=np.array(g("wind"), dtype=np.float64),
+        magnetic=np.array(g("magnetic"), dtype=np.float64),
+        density=g("density"),
+        viscosity=g("viscosity"),
+        o_margin=g("o_margin"),
+        o_solref=np.array(g("o_solref"), dtype=np.float64),
+        o_solimp=np.array(g("o_solimp"), dtype=np.float64),
+        o_friction=np.array(g("o_friction"), dtype=np.float64),
+        integrator=g("integrator"),
+        cone=g("cone"),
+        jacobian=g("jacobian"),
+        solver=g("solver"),
+        iterations=g("iterations"),
+        ls_iterations=g("ls_iterations"),
+        noslip_iterations=g("noslip_iterations"),
+        ccd_iterations=g("ccd_iterations"),
+        sdf_iterations=g("sdf_iterations"),
+        sdf_initpoints=g("sdf_initpoints"),
+        disableflags=disableflags,
+        enableflags=enableflags,
+        disableactuator=disable_act,
+    )
 
 
 def _sizes(ctx):
@@ -83,9 +102,9 @@ def _sizes(ctx):
     if size.has("memory"):
         # a byte count with an optional K/M/G/T/P/E suffix; numjoco preallocates per Data, so it is only checked
         import re
+
         if not re.fullmatch(r"\s*(-1|\+?[0-9]+[KMGTPEkmgtpe]?)\s*", size.get("memory")):
-            raise size.error("invalid memory size, expected a byte count with optional K/M/G/T/P/E suffix",
-                             "memory")
+            raise size.error("invalid memory size, expected a byte count with optional K/M/G/T/P/E suffix", "memory")
     vis = ctx.root.find("visual")
     znear = 0.01
     for v in vis:
@@ -116,13 +135,20 @@ def compile_document(doc, set_constants=True, context=False):
     compile_assets(ctx)
     compile_bodies(ctx, mesh_geom_properties, hfield_geom_properties)
     compile_skins(ctx)
-    for stage in (compile_tendons, compile_actuators, compile_sensors, compile_equality, compile_contact,
-                  compile_keyframes, compile_custom):
+    for stage in (
+        compile_tendons,
+        compile_actuators,
+        compile_sensors,
+        compile_equality,
+        compile_contact,
+        compile_keyframes,
+        compile_custom,
+    ):
         stage(ctx)
     if ctx.discardvisual:
         discard_visual(ctx)
     _defaults_for_missing(ctx)
-    ctx.f["nactuator"] = ctx.f["nu"]   # MuJoCo 3.17 alias of nu
+    ctx.f["nactuator"] = ctx.f["nu"]  # MuJoCo 3.17 alias of nu
     finalize_simple(ctx.f)
     make_sparsity(ctx.f)
     make_tendon_sparse(ctx.f)
@@ -138,10 +164,9 @@ def compile_document(doc, set_constants=True, context=False):
     if set_constants:
         try:
             set_const(model, ctx)
-        except MemoryError as e:       # MuJoCo: "Could not allocate memory" (mjData for mj_setConst)
+        except MemoryError as e:  # MuJoCo: "Could not allocate memory" (mjData for mj_setConst)
             attr = next((k for k in ("njmax", "nconmax") if ctx.size.has(k)), None)
-            raise (ctx.size if attr else ctx.root).error(f"the model cannot be simulated here: {e}", attr) \
-                from None
+            raise (ctx.size if attr else ctx.root).error(f"the model cannot be simulated here: {e}", attr) from None
     return (model, ctx) if context else model
 
 

@@ -20,7 +20,7 @@ and simulation-based lengthrange (see `compile_actuator`).
 import numpy as np
 
 from .context import farr, iarr, store_columns
-from .tendon import (LIMITED_AUTO, LIMITED_TRUE, check_autolimits, is_limited, rows2, user_rows)
+from .tendon import LIMITED_AUTO, LIMITED_TRUE, check_autolimits, is_limited, rows2, user_rows
 
 # mjtTrn
 TRN_JOINT, TRN_JOINTINPARENT, TRN_SLIDERCRANK, TRN_TENDON, TRN_SITE, TRN_BODY = 0, 1, 2, 3, 4, 5
@@ -36,12 +36,21 @@ LRMODE_NONE, LRMODE_MUSCLE, LRMODE_MUSCLEUSER, LRMODE_ALL = 0, 1, 2, 3
 NDYN = NGAIN = NBIAS = 10
 
 # transmission attribute -> (trntype, object type of the target)
-_TARGETS = (("joint", TRN_JOINT, "joint"), ("jointinparent", TRN_JOINTINPARENT, "joint"),
-            ("tendon", TRN_TENDON, "tendon"), ("cranksite", TRN_SLIDERCRANK, "site"),
-            ("site", TRN_SITE, "site"), ("body", TRN_BODY, "body"))
+_TARGETS = (
+    ("joint", TRN_JOINT, "joint"),
+    ("jointinparent", TRN_JOINTINPARENT, "joint"),
+    ("tendon", TRN_TENDON, "tendon"),
+    ("cranksite", TRN_SLIDERCRANK, "site"),
+    ("site", TRN_SITE, "site"),
+    ("body", TRN_BODY, "body"),
+)
 
-_UNSUPPORTED_TAGS = {"orientation": "the <orientation> (so3) actuator", "pid": "the <pid> actuator",
-                     "dcmotor": "the <dcmotor> actuator", "plugin": "actuator plugins"}
+_UNSUPPORTED_TAGS = {
+    "orientation": "the <orientation> (so3) actuator",
+    "pid": "the <pid> actuator",
+    "dcmotor": "the <dcmotor> actuator",
+    "plugin": "actuator plugins",
+}
 
 
 def default_actuator():
@@ -53,15 +62,40 @@ def default_actuator():
     gear = np.zeros(6)
     gear[0] = 1
     return {
-        "gaintype": GAIN_FIXED, "gainprm": gainprm, "biastype": BIAS_NONE, "biasprm": np.zeros(NBIAS),
-        "dyntype": DYN_NONE, "dynprm": dynprm, "actdim": -1, "ctrlspec": 0,
-        "velrange": np.zeros(2), "ffrange": np.zeros(2), "gear": gear,
-        "ctrllimited": LIMITED_AUTO, "forcelimited": LIMITED_AUTO, "actlimited": LIMITED_AUTO,
-        "ctrlrange": np.zeros(2), "forcerange": np.zeros(2), "actrange": np.zeros(2),
-        "lengthrange": np.zeros(2), "group": 0, "actearly": 0, "damping": np.zeros(3), "armature": 0.0,
-        "cranklength": 0.0, "inheritrange": 0.0, "user": np.zeros(0), "nsample": 0, "interp": 0,
-        "delay": 0.0, "trntype": TRN_UNDEFINED, "target": None, "target_attr": None, "slidersite": None,
-        "refsite": None, "input": None,
+        "gaintype": GAIN_FIXED,
+        "gainprm": gainprm,
+        "biastype": BIAS_NONE,
+        "biasprm": np.zeros(NBIAS),
+        "dyntype": DYN_NONE,
+        "dynprm": dynprm,
+        "actdim": -1,
+        "ctrlspec": 0,
+        "velrange": np.zeros(2),
+        "ffrange": np.zeros(2),
+        "gear": gear,
+        "ctrllimited": LIMITED_AUTO,
+        "forcelimited": LIMITED_AUTO,
+        "actlimited": LIMITED_AUTO,
+        "ctrlrange": np.zeros(2),
+        "forcerange": np.zeros(2),
+        "actrange": np.zeros(2),
+        "lengthrange": np.zeros(2),
+        "group": 0,
+        "actearly": 0,
+        "damping": np.zeros(3),
+        "armature": 0.0,
+        "cranklength": 0.0,
+        "inheritrange": 0.0,
+        "user": np.zeros(0),
+        "nsample": 0,
+        "interp": 0,
+        "delay": 0.0,
+        "trntype": TRN_UNDEFINED,
+        "target": None,
+        "target_attr": None,
+        "slidersite": None,
+        "refsite": None,
+        "input": None,
         # servo input signature MuJoCo 3.17 records per shortcut (mjtCtrlInput bits), kept for fixed gains
         "ctrlspec_hint": 0,
         # which element last defined the parameters: "general" or a shortcut tag (see _translate)
@@ -74,8 +108,21 @@ def _copy(a):
 
 
 # attributes read the same way by every actuator element (MuJoCo's general attribute table)
-_SCALARS = ("group", "nsample", "interp", "delay", "ctrllimited", "forcelimited", "actlimited", "armature",
-            "actdim", "dyntype", "gaintype", "biastype", "actearly")
+_SCALARS = (
+    "group",
+    "nsample",
+    "interp",
+    "delay",
+    "ctrllimited",
+    "forcelimited",
+    "actlimited",
+    "armature",
+    "actdim",
+    "dyntype",
+    "gaintype",
+    "biastype",
+    "actearly",
+)
 _FIXED = ("ctrlrange", "forcerange", "actrange", "lengthrange", "velrange", "ffrange")
 _PREFIX = ("gear", "damping", "dynprm", "gainprm", "biasprm")
 
@@ -84,8 +131,7 @@ def apply_element(a, el, vals, in_default):
     """Mutate actuator dict `a` with element `el` (own typed values `vals`), as MuJoCo's OneActuator."""
     tag = el.tag
     if tag in _UNSUPPORTED_TAGS:
-        raise el.error(f"{_UNSUPPORTED_TAGS[tag]} is not supported by numjoco yet",
-                       cls=_unsupported_cls())
+        raise el.error(f"{_UNSUPPORTED_TAGS[tag]} is not supported by numjoco yet", cls=_unsupported_cls())
     for k in _SCALARS:
         if k in vals:
             a[k] = vals[k]
@@ -95,15 +141,16 @@ def apply_element(a, el, vals, in_default):
     for k in _PREFIX:
         if k in vals:
             v = np.asarray(vals[k], dtype=np.float64)
-            a[k][:len(v)] = v
+            a[k][: len(v)] = v
     if "user" in vals:
         a["user"] = np.array(vals["user"], dtype=np.float64)
 
     # transmission target (never in defaults: those attributes are nodefault)
     found = [(attr, trn, ot) for attr, trn, ot in _TARGETS if attr in vals]
     if len(found) > 1:
-        raise el.error("an actuator has exactly one transmission; got "
-                       + " and ".join(f"'{x[0]}'" for x in found), found[1][0])
+        raise el.error(
+            "an actuator has exactly one transmission; got " + " and ".join(f"'{x[0]}'" for x in found), found[1][0]
+        )
     if found:
         attr, trn, _ = found[0]
         a["trntype"], a["target"], a["target_attr"] = trn, vals[attr], attr
@@ -113,8 +160,10 @@ def apply_element(a, el, vals, in_default):
     if "slidersite" in vals:
         a["slidersite"] = vals["slidersite"]
     if (has_crank or "slidersite" in vals) and a["trntype"] not in (TRN_SLIDERCRANK, TRN_UNDEFINED):
-        raise el.error("cranklength and slidersite can only be used with a slider-crank transmission "
-                       "(cranksite)", "cranklength" if has_crank else "slidersite")
+        raise el.error(
+            "cranklength and slidersite can only be used with a slider-crank transmission (cranksite)",
+            "cranklength" if has_crank else "slidersite",
+        )
     if "refsite" in vals:
         a["refsite"] = vals["refsite"]
         if a["trntype"] not in (TRN_SITE, TRN_UNDEFINED):
@@ -150,6 +199,7 @@ def _parse_input(el, text):
 
 def _unsupported_cls():
     from sim.errors import UnsupportedError
+
     return UnsupportedError
 
 
@@ -164,9 +214,16 @@ _CTRLSPEC = {"position": 1, "velocity": 2, "intvelocity": 2, "cylinder": 32}
 
 # gain type each shortcut produces: a default-class actuator last written by <general> passes its parameters
 # on to a shortcut only when its gaintype is this one
-_PRODUCED_GAIN = {"position": GAIN_FIXED, "intvelocity": GAIN_FIXED, "velocity": GAIN_FIXED,
-                  "cylinder": GAIN_FIXED, "adhesion": GAIN_FIXED, "damper": GAIN_AFFINE, "muscle": GAIN_MUSCLE,
-                  "motor": GAIN_FIXED}
+_PRODUCED_GAIN = {
+    "position": GAIN_FIXED,
+    "intvelocity": GAIN_FIXED,
+    "velocity": GAIN_FIXED,
+    "cylinder": GAIN_FIXED,
+    "adhesion": GAIN_FIXED,
+    "damper": GAIN_AFFINE,
+    "muscle": GAIN_MUSCLE,
+    "motor": GAIN_FIXED,
+}
 
 
 def _translate(a, el, vals):
@@ -255,8 +312,9 @@ def _translate(a, el, vals):
         dp[:] = odp
         tausmooth = vals.get("tausmooth", dp[2])
         # MuJoCo's muscle defaults replace the global general-actuator defaults only
-        for i, (glob, mus) in enumerate(((1, 0.75), (0, 1.05), (0, -1), (0, 200), (0, 0.5), (0, 1.6),
-                                         (0, 1.5), (0, 1.3), (0, 1.2))):
+        for i, (glob, mus) in enumerate(
+            ((1, 0.75), (0, 1.05), (0, -1), (0, 200), (0, 0.5), (0, 1.6), (0, 1.5), (0, 1.3), (0, 1.2))
+        ):
             if gp[i] == glob:
                 gp[i] = mus
         if dp[0] == 1:
@@ -293,8 +351,12 @@ def _translate(a, el, vals):
 
 def _remember(a, tag):
     """Snapshot of the parameters shortcut `tag` produced, for later shortcuts of the same kind."""
-    a.setdefault("memory", {})[tag] = {"gainprm": a["gainprm"].copy(), "biasprm": a["biasprm"].copy(),
-                                       "dynprm": a["dynprm"].copy(), "dyntype": a["dyntype"]}
+    a.setdefault("memory", {})[tag] = {
+        "gainprm": a["gainprm"].copy(),
+        "biasprm": a["biasprm"].copy(),
+        "dynprm": a["dynprm"].copy(),
+        "dyntype": a["dyntype"],
+    }
 
 
 def actuator_elements(ctx):
@@ -340,10 +402,35 @@ def compile_actuator(ctx, allow_lengthrange_sim=False):
     ten_range = f.get("tendon_range", np.zeros((0, 2)))
     ten_limited = f.get("tendon_limited", np.zeros(0, np.int32))
 
-    out = {k: [] for k in ("trntype", "dyntype", "gaintype", "biastype", "trnid", "actadr", "actnum",
-                           "group", "ctrllimited", "forcelimited", "actlimited", "ctrlrange",
-                           "forcerange", "actrange", "gear", "cranklength", "dynprm", "gainprm",
-                           "biasprm", "actearly", "lengthrange", "damping", "dampingpoly", "armature")}
+    out = {
+        k: []
+        for k in (
+            "trntype",
+            "dyntype",
+            "gaintype",
+            "biastype",
+            "trnid",
+            "actadr",
+            "actnum",
+            "group",
+            "ctrllimited",
+            "forcelimited",
+            "actlimited",
+            "ctrlrange",
+            "forcerange",
+            "actrange",
+            "gear",
+            "cranklength",
+            "dynprm",
+            "gainprm",
+            "biasprm",
+            "actearly",
+            "lengthrange",
+            "damping",
+            "dampingpoly",
+            "armature",
+        )
+    }
     adr = 0
     for i, (el, a) in enumerate(zip(elems, acts)):
         trnid = _resolve(ctx, el, a, i)
@@ -383,8 +470,11 @@ def compile_actuator(ctx, allow_lengthrange_sim=False):
     for i, a in enumerate(acts):
         ismuscle = a["gaintype"] == GAIN_MUSCLE or a["biastype"] == BIAS_MUSCLE
         isuser = a["gaintype"] == GAIN_USER or a["biastype"] == BIAS_USER
-        if mode == LRMODE_NONE or (mode == LRMODE_MUSCLE and not ismuscle) or \
-                (mode == LRMODE_MUSCLEUSER and not ismuscle and not isuser):
+        if (
+            mode == LRMODE_NONE
+            or (mode == LRMODE_MUSCLE and not ismuscle)
+            or (mode == LRMODE_MUSCLEUSER and not ismuscle and not isuser)
+        ):
             continue
         rng = out["lengthrange"][i]
         if useexisting and rng[0] < rng[1]:
@@ -395,8 +485,7 @@ def compile_actuator(ctx, allow_lengthrange_sim=False):
         flat = [t for row in out["trnid"] for t in row]
         tid = flat[i]
         if uselimit and tid >= 0:
-            if out["trntype"][i] in (TRN_JOINT, TRN_JOINTINPARENT) and tid < len(jnt_limited) \
-                    and jnt_limited[tid]:
+            if out["trntype"][i] in (TRN_JOINT, TRN_JOINTINPARENT) and tid < len(jnt_limited) and jnt_limited[tid]:
                 out["lengthrange"][i] = np.array(jnt_range[tid], dtype=np.float64)
                 continue
             if out["trntype"][i] == TRN_TENDON and tid < len(ten_limited) and ten_limited[tid]:
@@ -405,10 +494,13 @@ def compile_actuator(ctx, allow_lengthrange_sim=False):
         ctx.lengthrange_sim.append(i)
     if ctx.lengthrange_sim and not allow_lengthrange_sim:
         el = elems[ctx.lengthrange_sim[0]]
-        raise el.error("this actuator needs MuJoCo's simulation-based length range (compiler <lengthrange>), "
-                       "which numjoco does not compute; give it an explicit lengthrange, or set "
-                       "<compiler><lengthrange uselimit=\"true\"/></compiler> with a limited joint/tendon",
-                       "lengthrange", cls=_unsupported_cls())
+        raise el.error(
+            "this actuator needs MuJoCo's simulation-based length range (compiler <lengthrange>), "
+            "which numjoco does not compute; give it an explicit lengthrange, or set "
+            '<compiler><lengthrange uselimit="true"/></compiler> with a limited joint/tendon',
+            "lengthrange",
+            cls=_unsupported_cls(),
+        )
 
     n = len(elems)
     f["nu"] = n
@@ -416,10 +508,37 @@ def compile_actuator(ctx, allow_lengthrange_sim=False):
     f["nout"] = n
     f["nhistory"] = 0
     f["nuser_actuator"] = nuser
-    store_columns(f, "actuator_", out, dict(trnid=2, ctrlrange=2, forcerange=2, actrange=2, gear=6, dynprm=NDYN,
-                                            gainprm=NGAIN, biasprm=NBIAS, lengthrange=2, dampingpoly=2),
-                  ints=("trntype", "dyntype", "gaintype", "biastype", "trnid", "actadr", "actnum", "group",
-                        "ctrllimited", "forcelimited", "actlimited", "actearly"))
+    store_columns(
+        f,
+        "actuator_",
+        out,
+        dict(
+            trnid=2,
+            ctrlrange=2,
+            forcerange=2,
+            actrange=2,
+            gear=6,
+            dynprm=NDYN,
+            gainprm=NGAIN,
+            biasprm=NBIAS,
+            lengthrange=2,
+            dampingpoly=2,
+        ),
+        ints=(
+            "trntype",
+            "dyntype",
+            "gaintype",
+            "biastype",
+            "trnid",
+            "actadr",
+            "actnum",
+            "group",
+            "ctrllimited",
+            "forcelimited",
+            "actlimited",
+            "actearly",
+        ),
+    )
     f["actuator_plugin"] = iarr([-1] * n)
     f["actuator_user"] = rows2(user, n, nuser)
     # every supported actuator has one control input and one force output
@@ -460,8 +579,7 @@ def _resolve(ctx, el, a, i):
     """[trnid0, trnid1] of the transmission, with MuJoCo's checks."""
     trn = a["trntype"]
     if trn == TRN_UNDEFINED or not a["target"]:
-        raise el.error("missing transmission target: set one of joint, jointinparent, tendon, site, "
-                       "cranksite or body")
+        raise el.error("missing transmission target: set one of joint, jointinparent, tendon, site, cranksite or body")
     attr = a["target_attr"]
     trnid1 = -1
     if trn in (TRN_JOINT, TRN_JOINTINPARENT):
@@ -496,8 +614,7 @@ def _check(ctx, el, a, trnid, jnt_type, jnt_range, ten_range):
         raise el.error("dcmotor actuators are not supported by numjoco yet", "gaintype", cls=uns)
     if a["input"] is not None:
         if gt not in (GAIN_FIXED, GAIN_AFFINE):
-            raise el.error("the input attribute is only supported with fixed or affine gains", "input",
-                           cls=uns)
+            raise el.error("the input attribute is only supported with fixed or affine gains", "input", cls=uns)
         if a["input"] not in (1, 2, 32):
             raise el.error("fixed and affine gains take one input: 'pos', 'vel' or 'pressure'", "input")
     trn = a["trntype"]
@@ -514,8 +631,7 @@ def _check(ctx, el, a, trnid, jnt_type, jnt_range, ten_range):
         elif dt == DYN_INTEGRATOR:
             key = "actrange"
         else:
-            raise el.error("inheritrange is only available for position and intvelocity actuators",
-                           "inheritrange")
+            raise el.error("inheritrange is only available for position and intvelocity actuators", "inheritrange")
         if trn == TRN_JOINT:
             if jnt_type[trnid[0]] not in (JNT_HINGE, JNT_SLIDE):
                 raise el.error("inheritrange can only be used with hinge and slide joints", "inheritrange")
@@ -523,11 +639,9 @@ def _check(ctx, el, a, trnid, jnt_type, jnt_range, ten_range):
         elif trn == TRN_TENDON:
             target = ten_range[trnid[0]]
         else:
-            raise el.error("inheritrange can only be used with joint and tendon transmissions",
-                           "inheritrange")
+            raise el.error("inheritrange can only be used with joint and tendon transmissions", "inheritrange")
         if target[0] == target[1]:
-            raise el.error(f"inheritrange used but target '{a['target']}' has no range defined",
-                           "inheritrange")
+            raise el.error(f"inheritrange used but target '{a['target']}' has no range defined", "inheritrange")
         mean = 0.5 * (target[1] + target[0])
         radius = 0.5 * (target[1] - target[0]) * a["inheritrange"]
         a[key] = np.array([mean - radius, mean + radius])
@@ -564,8 +678,7 @@ def _check(ctx, el, a, trnid, jnt_type, jnt_range, ten_range):
     if a["delay"] > 0 and a["nsample"] <= 0:
         raise el.error("delay > 0 needs a history buffer (nsample > 0)", "delay")
     if a["nsample"] > 0:
-        raise el.error("actuator control history (nsample/delay) is not supported by numjoco yet",
-                       "nsample", cls=uns)
+        raise el.error("actuator control history (nsample/delay) is not supported by numjoco yet", "nsample", cls=uns)
 
 
 def compile_actuators(ctx):

@@ -14,8 +14,8 @@ from .context import farr, iarr, store_columns
 from .frames import EPS, frameaccum, frameinvert, normvec, orientation, rotvec, z2quat
 from sim.constants import MINVAL  # mjMINVAL
 
-_DEG2RAD = math.pi / 180.0   # MuJoCo converts joint range / ref with x *= mjPI/180.0 (one rounded factor)
-FRAME_EPS = 1e-6   # kFrameEps: poses closer than this are "the same frame"
+_DEG2RAD = math.pi / 180.0  # MuJoCo converts joint range / ref with x *= mjPI/180.0 (one rounded factor)
+FRAME_EPS = 1e-6  # kFrameEps: poses closer than this are "the same frame"
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3
 NQ = {FREE: 7, BALL: 4, SLIDE: 1, HINGE: 1}
 NV = {FREE: 6, BALL: 3, SLIDE: 1, HINGE: 1}
@@ -27,8 +27,7 @@ def _same_vec(a, b):
 
 
 def _same_quat(a, b):
-    return all(abs(a[i] - b[i]) < FRAME_EPS for i in range(4)) or \
-        all(abs(a[i] + b[i]) < FRAME_EPS for i in range(4))
+    return all(abs(a[i] - b[i]) < FRAME_EPS for i in range(4)) or all(abs(a[i] + b[i]) < FRAME_EPS for i in range(4))
 
 
 _ZERO = np.zeros(3)
@@ -54,8 +53,7 @@ def checklimited(el, autolimits, limited, hasrange, attr="limited", rangeattr="r
         return bool(limited)
     if not autolimits:
         if hasrange:
-            raise el.error(f"'{attr}' must be specified when '{rangeattr}' is given and autolimits is "
-                           "disabled", attr)
+            raise el.error(f"'{attr}' must be specified when '{rangeattr}' is given and autolimits is disabled", attr)
         return False
     return hasrange
 
@@ -106,7 +104,7 @@ class BodyRec:
         self.frame = frame
         self.id = 0
         self.children = []
-        self.joints = []    # (Elem, Frame)
+        self.joints = []  # (Elem, Frame)
         self.geoms = []
         self.sites = []
         self.cameras = []
@@ -166,6 +164,7 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     """
     wb = ctx.root.find("worldbody")
     from sim.mjcf.reader import Elem
+
     world_el = Elem("worldbody", "worldbody", ctx.file, None, {})
     for w in wb:
         if w.raw:
@@ -184,18 +183,103 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
         ctx.add("body", b.el if i else None, name="world" if i == 0 else None)
     nuser = _nuser(ctx)
 
-    B = {k: [] for k in ("pos", "quat", "ipos", "iquat", "mass", "inertia", "parentid", "weldid", "mocapid",
-                         "jntnum", "jntadr", "dofnum", "dofadr", "geomnum", "geomadr", "gravcomp", "user",
-                         "contype", "conaffinity", "margin", "rootid", "sameframe", "simple")}
-    J = {k: [] for k in ("type", "group", "limited", "actfrclimited", "actgravcomp", "qposadr", "dofadr",
-                         "bodyid", "pos", "axis", "stiffness", "stiffnesspoly", "range", "actfrcrange",
-                         "solref", "solimp", "margin", "user")}
-    D = {k: [] for k in ("bodyid", "jntid", "parentid", "solref", "solimp", "frictionloss", "armature",
-                         "damping", "dampingpoly")}
-    G = {k: [] for k in ("type", "contype", "conaffinity", "condim", "bodyid", "dataid", "matid", "group",
-                         "priority", "sameframe", "solmix", "solref", "solimp", "size", "aabb", "rbound",
-                         "pos", "quat", "friction", "margin", "gap", "fluid", "user", "rgba", "surfacevel",
-                         "adhesion", "plugin")}
+    B = {
+        k: []
+        for k in (
+            "pos",
+            "quat",
+            "ipos",
+            "iquat",
+            "mass",
+            "inertia",
+            "parentid",
+            "weldid",
+            "mocapid",
+            "jntnum",
+            "jntadr",
+            "dofnum",
+            "dofadr",
+            "geomnum",
+            "geomadr",
+            "gravcomp",
+            "user",
+            "contype",
+            "conaffinity",
+            "margin",
+            "rootid",
+            "sameframe",
+            "simple",
+        )
+    }
+    J = {
+        k: []
+        for k in (
+            "type",
+            "group",
+            "limited",
+            "actfrclimited",
+            "actgravcomp",
+            "qposadr",
+            "dofadr",
+            "bodyid",
+            "pos",
+            "axis",
+            "stiffness",
+            "stiffnesspoly",
+            "range",
+            "actfrcrange",
+            "solref",
+            "solimp",
+            "margin",
+            "user",
+        )
+    }
+    D = {
+        k: []
+        for k in (
+            "bodyid",
+            "jntid",
+            "parentid",
+            "solref",
+            "solimp",
+            "frictionloss",
+            "armature",
+            "damping",
+            "dampingpoly",
+        )
+    }
+    G = {
+        k: []
+        for k in (
+            "type",
+            "contype",
+            "conaffinity",
+            "condim",
+            "bodyid",
+            "dataid",
+            "matid",
+            "group",
+            "priority",
+            "sameframe",
+            "solmix",
+            "solref",
+            "solimp",
+            "size",
+            "aabb",
+            "rbound",
+            "pos",
+            "quat",
+            "friction",
+            "margin",
+            "gap",
+            "fluid",
+            "user",
+            "rgba",
+            "surfacevel",
+            "adhesion",
+            "plugin",
+        )
+    }
     S = {k: [] for k in ("type", "bodyid", "matid", "group", "sameframe", "size", "pos", "quat", "user", "rgba")}
     qpos0, qpos_spring = [], []
     cams, lights = [], []
@@ -203,7 +287,7 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     lastdof = {}
     mocap_count = 0
     ctx.body_recs = kept
-    items = [dict(geoms=[], sites=[], cams=[], lights=[]) for _ in kept]   # per final body, in id order
+    items = [dict(geoms=[], sites=[], cams=[], lights=[]) for _ in kept]  # per final body, in id order
 
     for b in bodies:
         el = b.el
@@ -277,8 +361,7 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
             J["user"].append(_pad(jd["user"], nuser["jnt"], jel, "joint"))
             ax = jd["axis"]
             aligned = sum(abs(ax[k]) > EPS for k in range(3)) == 1
-            if rotfound or not _same_vec(jd["pos"], _ZERO) or \
-                    (jd["type"] in (HINGE, SLIDE) and not aligned):
+            if rotfound or not _same_vec(jd["pos"], _ZERO) or (jd["type"] in (HINGE, SLIDE) and not aligned):
                 simple_ok = False
             if jd["type"] in (BALL, HINGE):
                 rotfound = True
@@ -370,10 +453,14 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
             ctx.add("geom", g["el"])
             if ctx.discardvisual:
                 ctx.geom_inertia_owner.append(g["dv_owner"])
-            g.update(bodyid=i, user=_pad(g["user"], nuser["geom"], g["el"], "geom"),
-                     surfacevel=np.array(g["el"].get("surfacevel"), dtype=np.float64),
-                     adhesion=float(g["el"].get("adhesion")), plugin=-1,
-                     sameframe=_sameframe(g["pos"], g["quat"], ipos, iquat))
+            g.update(
+                bodyid=i,
+                user=_pad(g["user"], nuser["geom"], g["el"], "geom"),
+                surfacevel=np.array(g["el"].get("surfacevel"), dtype=np.float64),
+                adhesion=float(g["el"].get("adhesion")),
+                plugin=-1,
+                sameframe=_sameframe(g["pos"], g["quat"], ipos, iquat),
+            )
             for k, col in G.items():
                 col.append(g[k])
         B["contype"].append(contype)
@@ -381,9 +468,14 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
         B["margin"].append(margin)
         for sel_, sd in it["sites"]:
             ctx.add("site", sel_)
-            sd.update(bodyid=i, matid=_matid(ctx, sel_), group=sel_.get("group"), rgba=sel_.get("rgba"),
-                      user=_pad(sel_.get("user", np.zeros(0)), nuser["site"], sel_, "site"),
-                      sameframe=_sameframe(sd["pos"], sd["quat"], ipos, iquat))
+            sd.update(
+                bodyid=i,
+                matid=_matid(ctx, sel_),
+                group=sel_.get("group"),
+                rgba=sel_.get("rgba"),
+                user=_pad(sel_.get("user", np.zeros(0)), nuser["site"], sel_, "site"),
+                sameframe=_sameframe(sd["pos"], sd["quat"], ipos, iquat),
+            )
             for k, col in S.items():
                 col.append(sd[k])
         for cel, cpose, tr in it["cams"]:
@@ -395,21 +487,77 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     _check_moving_mass(kept, B)
     f = ctx.f
     nbody = len(kept)
-    f.update(nbody=nbody, njnt=len(J["type"]), nq=nq, nv=nv, ngeom=len(G["type"]), nsite=len(S["type"]),
-             nmocap=mocap_count)
-    store_columns(f, "body_", B, dict(pos=3, quat=4, ipos=3, iquat=4, inertia=3, user=nuser["body"]),
-                  ints=("parentid", "weldid", "mocapid", "jntnum", "jntadr", "dofnum", "dofadr", "geomnum",
-                        "geomadr", "contype", "conaffinity", "rootid", "sameframe", "simple"))
-    store_columns(f, "jnt_", J, dict(pos=3, axis=3, stiffnesspoly=2, range=2, actfrcrange=2, solref=2, solimp=5,
-                                     user=nuser["jnt"]),
-                  ints=("type", "group", "limited", "actfrclimited", "actgravcomp", "qposadr", "dofadr", "bodyid"))
+    f.update(
+        nbody=nbody, njnt=len(J["type"]), nq=nq, nv=nv, ngeom=len(G["type"]), nsite=len(S["type"]), nmocap=mocap_count
+    )
+    store_columns(
+        f,
+        "body_",
+        B,
+        dict(pos=3, quat=4, ipos=3, iquat=4, inertia=3, user=nuser["body"]),
+        ints=(
+            "parentid",
+            "weldid",
+            "mocapid",
+            "jntnum",
+            "jntadr",
+            "dofnum",
+            "dofadr",
+            "geomnum",
+            "geomadr",
+            "contype",
+            "conaffinity",
+            "rootid",
+            "sameframe",
+            "simple",
+        ),
+    )
+    store_columns(
+        f,
+        "jnt_",
+        J,
+        dict(pos=3, axis=3, stiffnesspoly=2, range=2, actfrcrange=2, solref=2, solimp=5, user=nuser["jnt"]),
+        ints=("type", "group", "limited", "actfrclimited", "actgravcomp", "qposadr", "dofadr", "bodyid"),
+    )
     store_columns(f, "dof_", D, dict(solref=2, solimp=5, dampingpoly=2), ints=("bodyid", "jntid", "parentid"))
-    store_columns(f, "geom_", G, dict(solref=2, solimp=5, size=3, aabb=6, pos=3, quat=4, friction=3, fluid=12,
-                                      user=nuser["geom"], rgba=4, surfacevel=6),
-                  ints=("type", "contype", "conaffinity", "condim", "bodyid", "dataid", "matid", "group", "priority",
-                        "sameframe", "plugin"))
-    store_columns(f, "site_", S, dict(size=3, pos=3, quat=4, user=nuser["site"], rgba=4),
-                  ints=("type", "bodyid", "matid", "group", "sameframe"))
+    store_columns(
+        f,
+        "geom_",
+        G,
+        dict(
+            solref=2,
+            solimp=5,
+            size=3,
+            aabb=6,
+            pos=3,
+            quat=4,
+            friction=3,
+            fluid=12,
+            user=nuser["geom"],
+            rgba=4,
+            surfacevel=6,
+        ),
+        ints=(
+            "type",
+            "contype",
+            "conaffinity",
+            "condim",
+            "bodyid",
+            "dataid",
+            "matid",
+            "group",
+            "priority",
+            "sameframe",
+            "plugin",
+        ),
+    )
+    store_columns(
+        f,
+        "site_",
+        S,
+        dict(size=3, pos=3, quat=4, user=nuser["site"], rgba=4),
+        ints=("type", "bodyid", "matid", "group", "sameframe"),
+    )
     f["qpos0"] = farr(qpos0)
     f["qpos_spring"] = farr(qpos_spring)
     f["body_plugin"] = np.full(nbody, -1, dtype=np.int32)
@@ -461,10 +609,15 @@ def _mark_fused(ctx, bodies):
         refs, ftsites = set(), set()
     for b in bodies:
         name = b.el.raw.get("name", "") if b.parent is not None else "world"
-        b.fused = (fuse and b.parent is not None and not b.joints and not b.el.get("mocap", 0)
-                   and not (fluid and b.parent.host.parent is not None)
-                   and not (name and name in refs)
-                   and not any(sel.raw.get("name") in ftsites for sel, _ in b.sites))
+        b.fused = (
+            fuse
+            and b.parent is not None
+            and not b.joints
+            and not b.el.get("mocap", 0)
+            and not (fluid and b.parent.host.parent is not None)
+            and not (name and name in refs)
+            and not any(sel.raw.get("name") in ftsites for sel, _ in b.sites)
+        )
         b.host = b.parent.host if b.fused else b
 
 
@@ -499,8 +652,12 @@ def _fusion_frames(ctx, bodies):
     for b in bodies:
         if b.fused:
             b.host.fused_into.append(b)
-            b.fframe = Frame(np.array(b.el.get("pos"), dtype=np.float64),
-                             orientation(b.el, *ctx.angles(b.el), normalize=False), b.frame, b.parent)
+            b.fframe = Frame(
+                np.array(b.el.get("pos"), dtype=np.float64),
+                orientation(b.el, *ctx.angles(b.el), normalize=False),
+                b.frame,
+                b.parent,
+            )
 
 
 def _fuse_inertia(ctx, kept, B, items):
@@ -516,16 +673,22 @@ def _fuse_inertia(ctx, kept, B, items):
             continue
         i = h.id
         ifg = ctx.comp_of(h.el).get("inertiafromgeom")
-        accumulate = ifg == 0 or (ifg == 2 and (
-            _explicit(ctx, h) or h.bounded or
-            any(_explicit(ctx, f) or (f.bounded and f.adopted[4] >= MINVAL) for f in h.fused_into)))
+        accumulate = ifg == 0 or (
+            ifg == 2
+            and (
+                _explicit(ctx, h)
+                or h.bounded
+                or any(_explicit(ctx, f) or (f.bounded and f.adopted[4] >= MINVAL) for f in h.fused_into)
+            )
+        )
         if accumulate:
             for f in h.fused_into:
                 if f.adopted[4] >= MINVAL:
                     _accumulate_inertia(B, i, *f.adopted, f.el)
         else:
-            B["ipos"][i], B["iquat"][i], B["mass"][i], B["inertia"][i] = _inertial(ctx, h, i, *h.own_pose,
-                                                                                   items[i]["geoms"])
+            B["ipos"][i], B["iquat"][i], B["mass"][i], B["inertia"][i] = _inertial(
+                ctx, h, i, *h.own_pose, items[i]["geoms"]
+            )
 
 
 def _explicit(ctx, b):
@@ -571,8 +734,11 @@ def _sameframe_simple(b, B):
     """body_sameframe and body_simple of kept body b, from its final inertial frame (after fusion)."""
     i = b.id
     ipos, iquat = B["ipos"][i], B["iquat"][i]
-    sf = SAMEFRAME_BODY if (_same_vec(ipos, _ZERO) and _same_quat(iquat, _QUNIT)) else \
-        (SAMEFRAME_BODYROT if _same_quat(iquat, _QUNIT) else SAMEFRAME_NONE)
+    sf = (
+        SAMEFRAME_BODY
+        if (_same_vec(ipos, _ZERO) and _same_quat(iquat, _QUNIT))
+        else (SAMEFRAME_BODYROT if _same_quat(iquat, _QUNIT) else SAMEFRAME_NONE)
+    )
     if i == 0:
         # the world's sameframe stays "body" even with an inertial frame (URDF world link); simple does not
         B["sameframe"].append(SAMEFRAME_BODY)
@@ -604,15 +770,16 @@ def _body_geoms(ctx, b, i, weldid, mocap, bodies, B, mesh_props, hfield_props):
     geoms = []
     for gel, gframe in b.geoms:
         infer = i > 0 and (not explicit or ifg == 1) and grange[0] <= gel.get("group") <= grange[1]
-        g = _compile_geom(ctx, gel, _frame_pose(gframe, b, fused=False), infer, weldid, bodies, B, mocap, i,
-                          mesh_props, hfield_props)
+        g = _compile_geom(
+            ctx, gel, _frame_pose(gframe, b, fused=False), infer, weldid, bodies, B, mocap, i, mesh_props, hfield_props
+        )
         g["frame"] = gframe
         if ctx.discardvisual:
             # for compiler.discard: the (original) body whose geom-inferred inertia this geom enters
             in_range = grange[0] <= g["group"] <= grange[1]
             if i > 0:
                 adds = in_range and g["mass_"] > EPS
-            else:   # a static body fused into the world: its mass is not inferred, judge from the attributes
+            else:  # a static body fused into the world: its mass is not inferred, judge from the attributes
                 adds = in_range and (gel.get("mass") > 0 if gel.has("mass") else gel.get("density") > 0)
             g["dv_owner"] = el if b.parent is not None and adds else None
         geoms.append(g)
@@ -660,8 +827,12 @@ def _inertial(ctx, b, i, pos, quat, geoms):
     if i > 0 and (ifg == 1 or (ipos is None and ifg == 2)):
         sel = [g for g in geoms if grange[0] <= g["group"] <= grange[1] and g["mass_"] > EPS]
         if len(sel) == 1:
-            ipos, iquat, mass, inertia = sel[0]["pos"].copy(), sel[0]["quat"].copy(), sel[0]["mass_"], \
-                sel[0]["inertia"].copy()
+            ipos, iquat, mass, inertia = (
+                sel[0]["pos"].copy(),
+                sel[0]["quat"].copy(),
+                sel[0]["mass_"],
+                sel[0]["inertia"].copy(),
+            )
         elif len(sel) > 1:
             mass = 0.0
             csum = [0.0, 0.0, 0.0]
@@ -673,7 +844,7 @@ def _inertial(ctx, b, i, pos, quat, geoms):
                 raise el.error("body mass is too small, cannot compute center of mass")
             com = np.array([csum[k] / mass for k in range(3)])
             toti = np.zeros(6)
-            for g in sel:   # toti = toti + inert0 + inert1, left to right as mjCBody::InertiaFromGeom
+            for g in sel:  # toti = toti + inert0 + inert1, left to right as mjCBody::InertiaFromGeom
                 toti = toti + inr.global_inertia(g["inertia"], g["quat"])
                 toti = toti + inr.offcenter(g["mass_"], g["pos"] - com)
             ipos = com
@@ -691,17 +862,19 @@ def _inertial(ctx, b, i, pos, quat, geoms):
         if mass < 0:
             raise where.error("mass and inertia cannot be negative", "mass" if explicit else None)
         if (inertia < 0).any():
-            raise where.error("mass and inertia cannot be negative",
-                              ("fullinertia" if b.inertial.has("fullinertia") else "diaginertia")
-                              if explicit else None)
+            raise where.error(
+                "mass and inertia cannot be negative",
+                ("fullinertia" if b.inertial.has("fullinertia") else "diaginertia") if explicit else None,
+            )
         a, bb, c = inertia
         if a + bb < c or a + c < bb or bb + c < a:
             if comp.get("balanceinertia"):
                 inertia = np.full(3, (a + bb + c) / 3.0)
             else:
-                raise where.error("inertia must satisfy A + B >= C; use 'balanceinertia' to fix",
-                                  ("fullinertia" if b.inertial.has("fullinertia") else "diaginertia")
-                                  if explicit else None)
+                raise where.error(
+                    "inertia must satisfy A + B >= C; use 'balanceinertia' to fix",
+                    ("fullinertia" if b.inertial.has("fullinertia") else "diaginertia") if explicit else None,
+                )
     iquat = np.array(iquat, dtype=np.float64)
     normvec(iquat)
     return ipos, iquat, mass, inertia
@@ -709,15 +882,17 @@ def _inertial(ctx, b, i, pos, quat, geoms):
 
 def _check_moving_mass(bodies, B):
     """Bodies with joints need mass and inertia >= mjMINVAL, possibly carried by welded static children."""
+
     def ok(b):
         if B["mass"][b.id] >= MINVAL and all(v >= MINVAL for v in B["inertia"][b.id]):
             return True
         return any(ok(c) for c in b.children if not c.joints and not c.fused)
+
     for b in bodies[1:]:
         if b.joints and not ok(b):
             msg = "mass and inertia of moving bodies must be larger than mjMINVAL"
             ie = b.inertial
-            if ie is not None:   # point at the explicit value at fault
+            if ie is not None:  # point at the explicit value at fault
                 if B["mass"][b.id] < MINVAL:
                     raise ie.error(msg, "mass")
                 raise ie.error(msg, "fullinertia" if ie.has("fullinertia") else "diaginertia")
@@ -745,6 +920,7 @@ def _nuser(ctx):
             for c in e.children:
                 if c.key != "default":
                     walk(c)
+
         walk(ctx.root)
         ctx._nuser_auto = longest
     for k, v in out.items():
@@ -759,13 +935,13 @@ def _pad(user, n, el, kind):
     if len(user) > n:
         raise el.error(f"user has more values than nuser_{kind} in {kind}", "user")
     out = np.zeros(n)
-    out[:len(user)] = user
+    out[: len(user)] = user
     return out
 
 
 def _matid(ctx, el):
     name = el.get("material")
-    if not name or ctx.discardvisual:   # discardvisual deletes all materials
+    if not name or ctx.discardvisual:  # discardvisual deletes all materials
         return -1
     return ctx.lookup("material", name, el, "material")
 
@@ -773,12 +949,29 @@ def _matid(ctx, el):
 def _compile_joint(ctx, el, fpose):
     """One joint's compiled values (mjCJoint::Compile); fpose: compiled pose of its frame or None."""
     if el.key == "freejoint":
-        out = dict(type=FREE, group=el.get("group"), limited=0, actfrclimited=0, actgravcomp=0,
-                   pos=np.zeros(3), axis=np.array([0.0, 0, 1]), stiffness=np.zeros(3), range=np.zeros(2),
-                   actfrcrange=np.zeros(2), solreflimit=np.array([0.02, 1.0]),
-                   solimplimit=np.array([0.9, 0.95, 0.001, 0.5, 2]), margin=0.0, ref=0.0, springref=0.0,
-                   armature=0.0, damping=np.zeros(3), frictionloss=0.0, solreffriction=np.array([0.02, 1.0]),
-                   solimpfriction=np.array([0.9, 0.95, 0.001, 0.5, 2]), user=np.zeros(0))
+        out = dict(
+            type=FREE,
+            group=el.get("group"),
+            limited=0,
+            actfrclimited=0,
+            actgravcomp=0,
+            pos=np.zeros(3),
+            axis=np.array([0.0, 0, 1]),
+            stiffness=np.zeros(3),
+            range=np.zeros(2),
+            actfrcrange=np.zeros(2),
+            solreflimit=np.array([0.02, 1.0]),
+            solimplimit=np.array([0.9, 0.95, 0.001, 0.5, 2]),
+            margin=0.0,
+            ref=0.0,
+            springref=0.0,
+            armature=0.0,
+            damping=np.zeros(3),
+            frictionloss=0.0,
+            solreffriction=np.array([0.02, 1.0]),
+            solimpfriction=np.array([0.9, 0.95, 0.001, 0.5, 2]),
+            user=np.zeros(0),
+        )
         return out
     auto = bool(ctx.comp_of(el).get("autolimits"))
     degree = ctx.angles(el)[0]
@@ -805,8 +998,14 @@ def _compile_joint(ctx, el, fpose):
     if t in (FREE, BALL):
         actfrclimited = False
     else:
-        actfrclimited = checklimited(el, auto, el.get("actuatorfrclimited"), not (afr[0] == 0 and afr[1] == 0),
-                                     "actuatorfrclimited", "actuatorfrcrange")
+        actfrclimited = checklimited(
+            el,
+            auto,
+            el.get("actuatorfrclimited"),
+            not (afr[0] == 0 and afr[1] == 0),
+            "actuatorfrclimited",
+            "actuatorfrcrange",
+        )
     if actfrclimited and afr[0] >= afr[1]:
         raise el.error("actfrcrange[0] should be smaller than actfrcrange[1] in joint", "actuatorfrcrange")
     axis = np.array(el.get("axis"), dtype=np.float64)
@@ -825,13 +1024,30 @@ def _compile_joint(ctx, el, fpose):
     if t == HINGE and degree:
         ref = ref * _DEG2RAD
         springref = springref * _DEG2RAD
-    return dict(type=t, group=el.get("group"), limited=int(limited), actfrclimited=int(actfrclimited),
-                actgravcomp=el.get("actuatorgravcomp"), pos=pos, axis=axis, stiffness=el.get("stiffness"),
-                range=rng, actfrcrange=afr, solreflimit=el.get("solreflimit"), solimplimit=el.get("solimplimit"),
-                margin=el.get("margin"), ref=ref, springref=springref, armature=el.get("armature"),
-                damping=el.get("damping"), frictionloss=el.get("frictionloss"),
-                solreffriction=el.get("solreffriction"), solimpfriction=el.get("solimpfriction"),
-                user=el.get("user", np.zeros(0)), springdamper=sd)
+    return dict(
+        type=t,
+        group=el.get("group"),
+        limited=int(limited),
+        actfrclimited=int(actfrclimited),
+        actgravcomp=el.get("actuatorgravcomp"),
+        pos=pos,
+        axis=axis,
+        stiffness=el.get("stiffness"),
+        range=rng,
+        actfrcrange=afr,
+        solreflimit=el.get("solreflimit"),
+        solimplimit=el.get("solimplimit"),
+        margin=el.get("margin"),
+        ref=ref,
+        springref=springref,
+        armature=el.get("armature"),
+        damping=el.get("damping"),
+        frictionloss=el.get("frictionloss"),
+        solreffriction=el.get("solreffriction"),
+        solimpfriction=el.get("solimpfriction"),
+        user=el.get("user", np.zeros(0)),
+        springdamper=sd,
+    )
 
 
 def _fromto(el, gtype, size, what):
@@ -910,7 +1126,7 @@ def _compile_geom(ctx, el, fpose, infer, weldid, bodies, B, mocap, bodyid, mesh_
         dataid = hid
         hinfo = hfield_props(ctx, hid)
         size = np.array(hinfo["size"], dtype=np.float64)
-        hs = ctx.hfields[hid].size      # (x, y, z_top, z_bottom) of the asset
+        hs = ctx.hfields[hid].size  # (x, y, z_top, z_bottom) of the asset
     elif gtype != inr.MESH:
         _checksize(el, gtype, size)
     if gtype == inr.MESH:
@@ -967,8 +1183,7 @@ def _compile_geom(ctx, el, fpose, infer, weldid, bodies, B, mocap, bodyid, mesh_
                 mass_ = density * vol
                 inertia = _geom_inertia(gtype, size, mass_, shell, mesh_info)
         if mass_ < 0 or (inertia < 0).any() or density < 0:
-            bad = "mass" if el.has("mass") and el.get("mass") < 0 else (
-                "density" if el.get("density") < 0 else None)
+            bad = "mass" if el.has("mass") and el.get("mass") < 0 else ("density" if el.get("density") < 0 else None)
             raise el.error("mass, inertia or density are negative in geom", bad)
     if any(el.get("surfacevel")):
         raise ctx.unsupported(el, "geom surface velocity (a contact velocity term)", "surfacevel")
@@ -982,12 +1197,35 @@ def _compile_geom(ctx, el, fpose, infer, weldid, bodies, B, mocap, bodyid, mesh_
     if matid == -1 and mesh_info is not None and mesh_info.get("material"):
         # a mesh geom without a material uses its mesh's material
         matid = ctx.lookup("material", mesh_info["material"], el, "mesh")
-    g = dict(el=el, type=gtype, contype=el.get("contype"), conaffinity=el.get("conaffinity"), condim=condim,
-                dataid=dataid, matid=matid, group=el.get("group"), priority=el.get("priority"),
-                solmix=el.get("solmix"), solref=el.get("solref"), solimp=el.get("solimp"), size=size,
-                aabb=aabb, rbound=rbound, pos=pos, quat=quat, friction=el.get("friction"), margin=el.get("margin"),
-                gap=el.get("gap"), fluid=fluid, user=el.get("user", np.zeros(0)), rgba=el.get("rgba"),
-                mass_=mass_, inertia=inertia, lpos=pos, lquat=quat)
+    g = dict(
+        el=el,
+        type=gtype,
+        contype=el.get("contype"),
+        conaffinity=el.get("conaffinity"),
+        condim=condim,
+        dataid=dataid,
+        matid=matid,
+        group=el.get("group"),
+        priority=el.get("priority"),
+        solmix=el.get("solmix"),
+        solref=el.get("solref"),
+        solimp=el.get("solimp"),
+        size=size,
+        aabb=aabb,
+        rbound=rbound,
+        pos=pos,
+        quat=quat,
+        friction=el.get("friction"),
+        margin=el.get("margin"),
+        gap=el.get("gap"),
+        fluid=fluid,
+        user=el.get("user", np.zeros(0)),
+        rgba=el.get("rgba"),
+        mass_=mass_,
+        inertia=inertia,
+        lpos=pos,
+        lquat=quat,
+    )
     _place_geom(g, fpose)
     return g
 
@@ -1004,8 +1242,13 @@ def _place_geom(g, fpose):
 def _geom_inertia(gtype, size, mass, shell, mesh_info):
     if gtype == inr.MESH:
         box = mesh_info["inertia_box"]
-        return np.array([mass * (box[1] * box[1] + box[2] * box[2]) / 3, mass * (box[0] * box[0] + box[2] * box[2]) / 3,
-                         mass * (box[0] * box[0] + box[1] * box[1]) / 3])
+        return np.array(
+            [
+                mass * (box[1] * box[1] + box[2] * box[2]) / 3,
+                mass * (box[0] * box[0] + box[2] * box[2]) / 3,
+                mass * (box[0] * box[0] + box[1] * box[1]) / 3,
+            ]
+        )
     return inr.geom_inertia(gtype, size, mass, shell)
 
 
@@ -1023,7 +1266,7 @@ def _compile_site(ctx, el, fpose):
     if fpose is not None:
         pos, quat = frameaccum(*fpose, pos, quat)
     normvec(quat)
-    _checksize(el, gtype, size)     # mjCSite::Compile calls the geom check (its message says "in geom")
+    _checksize(el, gtype, size)  # mjCSite::Compile calls the geom check (its message says "in geom")
     return dict(type=gtype, size=size, pos=pos, quat=quat)
 
 
@@ -1072,12 +1315,25 @@ def _compile_camera(ctx, el, fpose, bodyid, transforms):
             raise el.error(f"invalid keyword '{word}', expected some of: {', '.join(_CAMOUT)}", "output")
         output |= _CAMOUT[word]
     ctx.add("camera", el)
-    return dict(bodyid=bodyid, mode=el.get("mode"), targetbodyid=target, pos=pos, quat=quat,
-                projection=el.get("projection"), fovy=fovy, ipd=el.get("ipd"), resolution=res, output=output,
-                sensorsize=ssize, intrinsic=intr, user=el.get("user", np.zeros(0)), el=el)
+    return dict(
+        bodyid=bodyid,
+        mode=el.get("mode"),
+        targetbodyid=target,
+        pos=pos,
+        quat=quat,
+        projection=el.get("projection"),
+        fovy=fovy,
+        ipd=el.get("ipd"),
+        resolution=res,
+        output=output,
+        sensorsize=ssize,
+        intrinsic=intr,
+        user=el.get("user", np.zeros(0)),
+        el=el,
+    )
 
 
-_CAMOUT = {"rgb": 1, "depth": 2, "distance": 4, "normal": 8, "segmentation": 16}   # mjtCamOutBit
+_CAMOUT = {"rgb": 1, "depth": 2, "distance": 4, "normal": 8, "segmentation": 16}  # mjtCamOutBit
 
 
 def _cameras(ctx, cams, nuser):
@@ -1121,12 +1377,29 @@ def _lights(ctx, lights):
         target = ctx.lookup("body", el.get("target"), el, "target") if el.get("target") else -1
         texid = ctx.lookup("texture", el.get("texture"), el, "texture") if el.get("texture") else -1
         ctx.add("light", el)
-        rows.append(dict(bodyid=bodyid, mode=el.get("mode"), targetbodyid=target, type=ltype, texid=texid,
-                         castshadow=el.get("castshadow"), active=el.get("active"), pos=pos, dir=d,
-                         bulbradius=el.get("bulbradius"), intensity=el.get("intensity"), range=el.get("range"),
-                         attenuation=el.get("attenuation"), cutoff=el.get("cutoff"), softness=sft,
-                         exponent=el.get("exponent"), ambient=el.get("ambient"), diffuse=el.get("diffuse"),
-                         specular=el.get("specular")))
+        rows.append(
+            dict(
+                bodyid=bodyid,
+                mode=el.get("mode"),
+                targetbodyid=target,
+                type=ltype,
+                texid=texid,
+                castshadow=el.get("castshadow"),
+                active=el.get("active"),
+                pos=pos,
+                dir=d,
+                bulbradius=el.get("bulbradius"),
+                intensity=el.get("intensity"),
+                range=el.get("range"),
+                attenuation=el.get("attenuation"),
+                cutoff=el.get("cutoff"),
+                softness=sft,
+                exponent=el.get("exponent"),
+                ambient=el.get("ambient"),
+                diffuse=el.get("diffuse"),
+                specular=el.get("specular"),
+            )
+        )
     f["nlight"] = len(rows)
     for k in ("bodyid", "mode", "targetbodyid", "type", "texid", "castshadow", "active"):
         f["light_" + k] = iarr([r[k] for r in rows])

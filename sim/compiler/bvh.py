@@ -14,11 +14,12 @@ index (meshes) of a leaf, -1 for inner nodes; bvh_depth the node level.
 
 import numpy as np
 
-EPS = 1e-14           # mjEPS
+EPS = 1e-14  # mjEPS
 MAXVAL = np.finfo(np.float64).max
 
 
 # ---------------------------------------------------------------------- libc++ std::nth_element, step by step
+
 
 def _sort3(a, x, y, z, less):
     """libc++ std::__sort3 (with a user comparator): sorts a[x], a[y], a[z]; returns the number of swaps."""
@@ -160,6 +161,7 @@ def nth_element(a, first, nth, last, less):
 
 # ------------------------------------------------------------------------------------------ the hierarchy
 
+
 class Tree:
     """One built hierarchy: aabb (nbvh, 6), child (nbvh, 2) local indices, nodeid (nbvh,), depth (nbvh,)."""
 
@@ -208,8 +210,16 @@ def build(lpos, aamm, ids):
         child.append([-1, -1])
         nodeid.append(-1)
         depth.append(lev)
-        aabb.append([(b[3] + b[0]) / 2, (b[4] + b[1]) / 2, (b[5] + b[2]) / 2,
-                     (b[3] - b[0]) / 2, (b[4] - b[1]) / 2, (b[5] - b[2]) / 2])
+        aabb.append(
+            [
+                (b[3] + b[0]) / 2,
+                (b[4] + b[1]) / 2,
+                (b[5] + b[2]) / 2,
+                (b[3] - b[0]) / 2,
+                (b[4] - b[1]) / 2,
+                (b[5] - b[2]) / 2,
+            ]
+        )
         cnt = last - first
         if cnt == 1:
             nodeid[index] = int(ids[order[first]])
@@ -236,11 +246,16 @@ def build(lpos, aamm, ids):
         return index
 
     make(0, n, 0)
-    return Tree(np.array(aabb, np.float64).reshape(-1, 6), np.array(child, np.int32).reshape(-1, 2),
-                np.array(nodeid, np.int32), np.array(depth, np.int32))
+    return Tree(
+        np.array(aabb, np.float64).reshape(-1, 6),
+        np.array(child, np.int32).reshape(-1, 2),
+        np.array(nodeid, np.int32),
+        np.array(depth, np.int32),
+    )
 
 
 # ---------------------------------------------------------------------------------------- body and mesh
+
 
 def rot_vec_quat(vec, quat):
     """mjuu_rotVecQuat, with its zero-vector and identity-quaternion shortcuts (scalar, exact arithmetic)."""
@@ -251,9 +266,11 @@ def rot_vec_quat(vec, quat):
     t0 = quat[0] * vec[0] + quat[2] * vec[2] - quat[3] * vec[1]
     t1 = quat[0] * vec[1] + quat[3] * vec[0] - quat[1] * vec[2]
     t2 = quat[0] * vec[2] + quat[1] * vec[1] - quat[2] * vec[0]
-    return (vec[0] + 2 * (quat[2] * t2 - quat[3] * t1),
-            vec[1] + 2 * (quat[3] * t0 - quat[1] * t2),
-            vec[2] + 2 * (quat[1] * t1 - quat[2] * t0))
+    return (
+        vec[0] + 2 * (quat[2] * t2 - quat[3] * t1),
+        vec[1] + 2 * (quat[3] * t0 - quat[1] * t2),
+        vec[2] + 2 * (quat[1] * t1 - quat[2] * t0),
+    )
 
 
 def body_tree(ipos, iquat, gpos, gquat, gaabb, contype, conaffinity, gids):
@@ -275,14 +292,17 @@ def body_tree(ipos, iquat, gpos, gquat, gaabb, contype, conaffinity, gids):
         lo = [MAXVAL] * 3
         hi = [-MAXVAL] * 3
         for v in range(8):
-            vert = (box_hi[0] if v & 1 else box_lo[0], box_hi[1] if v & 2 else box_lo[1],
-                    box_hi[2] if v & 4 else box_lo[2])
+            vert = (
+                box_hi[0] if v & 1 else box_lo[0],
+                box_hi[1] if v & 2 else box_lo[1],
+                box_hi[2] if v & 4 else box_lo[2],
+            )
             box = rot_vec_quat(vert, q)
             box = (box[0] + off[0], box[1] + off[1], box[2] + off[2])
             vert = rot_vec_quat(box, qinv)
             for i in range(3):
-                lo[i] = vert[i] if vert[i] < lo[i] else lo[i]      # std::min(AAMM, vert)
-                hi[i] = vert[i] if hi[i] < vert[i] else hi[i]      # std::max(AAMM, vert)
+                lo[i] = vert[i] if vert[i] < lo[i] else lo[i]  # std::min(AAMM, vert)
+                hi[i] = vert[i] if hi[i] < vert[i] else hi[i]  # std::max(AAMM, vert)
         aamm.append(lo + hi)
         ids.append(int(gids[k]))
     if not ids:
@@ -295,14 +315,26 @@ def face_centers(dvert, face):
     v0, v1, v2 = dvert[face[:, 0]], dvert[face[:, 1]], dvert[face[:, 2]]
     a = v0 - v2
     b = v1 - v2
-    nrm = np.stack([a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1], a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
-                    a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]], axis=1)
+    nrm = np.stack(
+        [
+            a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1],
+            a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2],
+            a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0],
+        ],
+        axis=1,
+    )
     na = (a[:, 0] * a[:, 0] + a[:, 1] * a[:, 1]) + a[:, 2] * a[:, 2]
     nb = (b[:, 0] * b[:, 0] + b[:, 1] * b[:, 1]) + b[:, 2] * b[:, 2]
     area = np.sqrt((nrm[:, 0] * nrm[:, 0] + nrm[:, 1] * nrm[:, 1]) + nrm[:, 2] * nrm[:, 2])
     vec = na[:, None] * b - nb[:, None] * a
-    res = np.stack([vec[:, 1] * nrm[:, 2] - vec[:, 2] * nrm[:, 1], vec[:, 2] * nrm[:, 0] - vec[:, 0] * nrm[:, 2],
-                    vec[:, 0] * nrm[:, 1] - vec[:, 1] * nrm[:, 0]], axis=1)
+    res = np.stack(
+        [
+            vec[:, 1] * nrm[:, 2] - vec[:, 2] * nrm[:, 1],
+            vec[:, 2] * nrm[:, 0] - vec[:, 0] * nrm[:, 2],
+            vec[:, 0] * nrm[:, 1] - vec[:, 1] * nrm[:, 0],
+        ],
+        axis=1,
+    )
     with np.errstate(divide="ignore", invalid="ignore"):
         return res / (2 * area * area)[:, None] + v2
 
@@ -314,13 +346,13 @@ def mesh_tree(dvert, face):
     if len(face) == 0:
         return EMPTY
     dvert = np.asarray(dvert, np.float64)
-    tri = dvert[face]                                  # (n, 3 vertices, 3)
+    tri = dvert[face]  # (n, 3 vertices, 3)
     fmin = np.minimum(np.minimum(tri[:, 0], tri[:, 1]), tri[:, 2])
     fmax = np.maximum(np.maximum(tri[:, 0], tri[:, 1]), tri[:, 2])
-    center = .5 * (fmin + fmax)
-    half = .5 * (fmax - fmin)
+    center = 0.5 * (fmin + fmax)
+    half = 0.5 * (fmax - fmin)
     aamm = np.concatenate([center - half, center + half], axis=1)
-    lpos = face_centers(dvert, face) - 0.0             # hierarchy frame = mesh frame (ipos 0, iquat 1)
+    lpos = face_centers(dvert, face) - 0.0  # hierarchy frame = mesh frame (ipos 0, iquat 1)
     return build(lpos, aamm, np.arange(len(face)))
 
 
@@ -369,9 +401,18 @@ def compile_bvh(ctx):
             body_trees.append(EMPTY)
             continue
         sl = slice(adr, adr + num)
-        body_trees.append(body_tree(f["body_ipos"][b], f["body_iquat"][b], f["geom_pos"][sl], f["geom_quat"][sl],
-                                    f["geom_aabb"][sl], f["geom_contype"][sl], f["geom_conaffinity"][sl],
-                                    np.arange(adr, adr + num)))
+        body_trees.append(
+            body_tree(
+                f["body_ipos"][b],
+                f["body_iquat"][b],
+                f["geom_pos"][sl],
+                f["geom_quat"][sl],
+                f["geom_aabb"][sl],
+                f["geom_contype"][sl],
+                f["geom_conaffinity"][sl],
+                np.arange(adr, adr + num),
+            )
+        )
     mesh_trees = [m.tree for m in getattr(ctx, "meshes", [])]
     make_bvh(f, body_trees, mesh_trees)
     make_octree(f)

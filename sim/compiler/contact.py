@@ -22,8 +22,22 @@ def compile_contact(ctx):
             (pairs if c.key == "pair" else excludes).append(c)
     geom_body = f["geom_bodyid"]
 
-    cols = {k: [] for k in ("dim", "geom1", "geom2", "signature", "solref", "solreffriction", "solimp",
-                            "margin", "gap", "adhesion", "friction")}
+    cols = {
+        k: []
+        for k in (
+            "dim",
+            "geom1",
+            "geom2",
+            "signature",
+            "solref",
+            "solreffriction",
+            "solimp",
+            "margin",
+            "gap",
+            "adhesion",
+            "friction",
+        )
+    }
     resolved = []
     for el in pairs:
         g1 = ctx.lookup("geom", el.get("geom1"), el, "geom1")
@@ -31,7 +45,7 @@ def compile_contact(ctx):
         if geom_body[g1] > geom_body[g2]:
             g1, g2 = g2, g1
         resolved.append(((int(geom_body[g1]) << 16) + int(geom_body[g2]), g1, g2, el))
-    resolved.sort(key=lambda r: r[0])      # stable
+    resolved.sort(key=lambda r: r[0])  # stable
     for sig, g1, g2, el in resolved:
         ctx.add("pair", el)
         condim = el.get("condim")
@@ -56,7 +70,7 @@ def compile_contact(ctx):
         if b1 > b2:
             b1, b2 = b2, b1
         ex.append(((b1 << 16) + b2, el))
-    ex.sort(key=lambda r: r[0])            # stable
+    ex.sort(key=lambda r: r[0])  # stable
     sigs = []
     for sig, el in ex:
         ctx.add("exclude", el)

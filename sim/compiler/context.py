@@ -6,9 +6,31 @@ import numpy as np
 from sim.errors import UnsupportedError
 
 # mjtObj names used for name spaces (and the keys of Context.names)
-OBJTYPES = ("body", "joint", "geom", "site", "camera", "light", "mesh", "skin", "hfield", "texture",
-            "material", "pair", "exclude", "equality", "tendon", "actuator", "sensor", "numeric", "text",
-            "tuple", "key", "plugin", "flex")
+OBJTYPES = (
+    "body",
+    "joint",
+    "geom",
+    "site",
+    "camera",
+    "light",
+    "mesh",
+    "skin",
+    "hfield",
+    "texture",
+    "material",
+    "pair",
+    "exclude",
+    "equality",
+    "tendon",
+    "actuator",
+    "sensor",
+    "numeric",
+    "text",
+    "tuple",
+    "key",
+    "plugin",
+    "flex",
+)
 
 
 class Context:
@@ -25,7 +47,7 @@ class Context:
         self.root = doc.root
         self.file = doc.source.name
         comps = self.root.find("compiler")
-        for c in comps:      # the length when read (each element); the letters when used (frames.orientation)
+        for c in comps:  # the length when read (each element); the letters when used (frames.orientation)
             if "eulerseq" in c.raw and len(c.raw["eulerseq"]) != 3:
                 raise c.error("attribute 'eulerseq' must have exactly 3 characters", "eulerseq")
         self.comp = merge_singletons(comps, "compiler")
@@ -34,11 +56,11 @@ class Context:
         if self.comp.get("coordinate") == 1:
             raise self.comp.error("global coordinates are no longer supported; use local", "coordinate")
         self.discardvisual = bool(self.comp.get("discardvisual"))
-        self.geom_inertia_owner = []   # discardvisual: per geom id, the body Elem its mass enters, or None
+        self.geom_inertia_owner = []  # discardvisual: per geom id, the body Elem its mass enters, or None
         self.f = {}
         self.names = {t: [] for t in OBJTYPES}
         self.ids = {t: {} for t in OBJTYPES}
-        self.elems = {t: [] for t in OBJTYPES}   # the Elem behind each id, for errors in later stages
+        self.elems = {t: [] for t in OBJTYPES}  # the Elem behind each id, for errors in later stages
 
     # -- names ----------------------------------------------------------------------------------------
 
@@ -84,6 +106,7 @@ class Context:
 def merge_singletons(elems, key):
     """Several <compiler>/<option>/<size> elements may appear: later attributes override earlier ones."""
     from sim.mjcf.reader import Elem
+
     if not elems:
         return Elem(key, key, None, None, {})
     out = Elem(key, key, elems[0].file, elems[0].line, {})
@@ -92,7 +115,6 @@ def merge_singletons(elems, key):
         out.values.update(e.values)
         out.children.extend(e.children)
     return out
-
 
 
 def farr(rows, width=None):

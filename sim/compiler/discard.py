@@ -35,24 +35,34 @@ def discard_visual(ctx):
         if t in (WRAP_SPHERE, WRAP_CYLINDER):
             referenced.add(int(o))
     mesh_refs = set()
-    for tk, ik in (("sensor_objtype", "sensor_objid"), ("sensor_reftype", "sensor_refid"),
-                   ("tuple_objtype", "tuple_objid")):
+    for tk, ik in (
+        ("sensor_objtype", "sensor_objid"),
+        ("sensor_reftype", "sensor_refid"),
+        ("tuple_objtype", "tuple_objid"),
+    ):
         for t, o in zip(f.get(tk, ()), f.get(ik, ())):
             if t == OBJ_GEOM:
                 referenced.add(int(o))
             elif t == OBJ_MESH and tk != "tuple_objtype":
                 mesh_refs.add(int(o))
-    keep = np.array([not (f["geom_contype"][i] == 0 and f["geom_conaffinity"][i] == 0 and i not in referenced)
-                     for i in range(ngeom)], dtype=bool)
+    keep = np.array(
+        [
+            not (f["geom_contype"][i] == 0 and f["geom_conaffinity"][i] == 0 and i not in referenced)
+            for i in range(ngeom)
+        ],
+        dtype=bool,
+    )
     if int(ctx.comp.get("inertiafromgeom")) == 1:
         # 3.17 refuses to drop a geom whose mass entered a body's geom-inferred inertia (not in the older
         # source snapshot; measured: any non-world body, explicit <inertial> or not, fused static ones too)
         for i in np.flatnonzero(~keep):
             owner = ctx.geom_inertia_owner[i]
             if owner is not None:
-                raise owner.error("discarding visual geoms would change the inertia of this body, which "
-                                  "inertiafromgeom 'true' infers from its geoms; with inertiafromgeom 'auto' it "
-                                  "is kept as an explicit inertial")
+                raise owner.error(
+                    "discarding visual geoms would change the inertia of this body, which "
+                    "inertiafromgeom 'true' infers from its geoms; with inertiafromgeom 'auto' it "
+                    "is kept as an explicit inertial"
+                )
     _remove_geoms(ctx, keep)
     _remove_meshes(ctx, mesh_refs)
 
@@ -84,8 +94,11 @@ def _remove_geoms(ctx, keep):
         sel = (f["wrap_type"] == WRAP_SPHERE) | (f["wrap_type"] == WRAP_CYLINDER)
         f["wrap_objid"] = f["wrap_objid"].copy()
         f["wrap_objid"][sel] = new[f["wrap_objid"][sel]]
-    for tk, ik in (("sensor_objtype", "sensor_objid"), ("sensor_reftype", "sensor_refid"),
-                   ("tuple_objtype", "tuple_objid")):
+    for tk, ik in (
+        ("sensor_objtype", "sensor_objid"),
+        ("sensor_reftype", "sensor_refid"),
+        ("tuple_objtype", "tuple_objid"),
+    ):
         if tk in f and len(f[tk]):
             sel = f[tk] == OBJ_GEOM
             f[ik] = f[ik].copy()

@@ -24,18 +24,25 @@ NEQDATA = 12
 def quat_mul(a, b):
     w1, x1, y1, z1 = a
     w2, x2, y2, z2 = b
-    return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
-                     w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                     w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
-                     w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
+    return np.array(
+        [
+            w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+            w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+            w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+            w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+        ]
+    )
 
 
 def quat2mat(q):
     w, x, y, z = q
-    return np.array([
-        [w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z]])
+    return np.array(
+        [
+            [w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z],
+        ]
+    )
 
 
 def _normalize(q):
@@ -59,8 +66,8 @@ def body_poses_qpos0(f):
         for j in range(jadr[b], jadr[b] + jnum[b]):
             if jtype[j] == JNT_FREE:
                 a = qadr[j]
-                xpos[b] = qpos0[a:a + 3]
-                xquat[b] = _normalize(np.array(qpos0[a + 3:a + 7], dtype=np.float64))
+                xpos[b] = qpos0[a : a + 3]
+                xquat[b] = _normalize(np.array(qpos0[a + 3 : a + 7], dtype=np.float64))
     return xpos, xquat
 
 
@@ -91,12 +98,13 @@ def compile_equality(ctx):
             bodies = el.has("body1") or el.has("body2") or el.has("anchor") or el.has("relpose")
             if sites and bodies:
                 attr = next(a for a in ("body1", "body2", "anchor", "relpose") if el.has(a))
-                raise el.error("site semantics (site1/site2) cannot be mixed with body semantics "
-                               "(body1/body2/anchor/relpose)", attr)
+                raise el.error(
+                    "site semantics (site1/site2) cannot be mixed with body semantics (body1/body2/anchor/relpose)",
+                    attr,
+                )
             if sites:
                 if not (el.has("site1") and el.has("site2")):
-                    raise el.error("site1 and site2 must be given together",
-                                   "site2" if el.has("site1") else "site1")
+                    raise el.error("site1 and site2 must be given together", "site2" if el.has("site1") else "site1")
                 objtype = OBJ_SITE
                 o1 = ctx.lookup("site", el.get("site1"), el, "site1")
                 o2 = ctx.lookup("site", el.get("site2"), el, "site2")
@@ -109,8 +117,9 @@ def compile_equality(ctx):
                 o1 = ctx.lookup("body", el.get("body1"), el, "body1")
                 o2 = ctx.lookup("body", el.get("body2"), el, "body2") if el.has("body2") else 0
             if o1 == o2:
-                raise el.error("the two objects of an equality constraint must differ", "body2"
-                               if objtype == OBJ_BODY else "site2")
+                raise el.error(
+                    "the two objects of an equality constraint must differ", "body2" if objtype == OBJ_BODY else "site2"
+                )
             if etype == EQ_CONNECT:
                 if objtype == OBJ_SITE:
                     data[:] = 0
@@ -144,7 +153,7 @@ def compile_equality(ctx):
         else:
             is_joint = el.key == "equality_joint"
             etype = EQ_JOINT if is_joint else EQ_TENDON
-            objtype = 0    # MuJoCo leaves eq_objtype at mjOBJ_UNKNOWN for joint/tendon constraints
+            objtype = 0  # MuJoCo leaves eq_objtype at mjOBJ_UNKNOWN for joint/tendon constraints
             ns, a1, a2 = ("joint", "joint1", "joint2") if is_joint else ("tendon", "tendon1", "tendon2")
             o1 = ctx.lookup(ns, el.get(a1), el, a1)
             o2 = ctx.lookup(ns, el.get(a2), el, a2) if el.has(a2) else -1

@@ -10,7 +10,7 @@ EPS = 1e-14  # mjEPS
 def normvec(v):
     """Normalise v in place unless its norm is within EPS of 1 (mjuu_normvec); returns the old norm."""
     nrm = 0.0
-    for x in v:   # sequential sum as in C (np.dot rounds differently in ~20% of cases)
+    for x in v:  # sequential sum as in C (np.dot rounds differently in ~20% of cases)
         nrm += float(x) * float(x)
     if nrm < EPS:
         return 0.0
@@ -23,11 +23,14 @@ def normvec(v):
 def mulquat(a, b, normalize=True):
     """Quaternion product a*b (w, x, y, z): normalised as the compiler's mjuu_mulquat, or raw as the engine's
     mju_mulQuat (normalize=False)."""
-    q = np.array([
-        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]])
+    q = np.array(
+        [
+            a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+            a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+            a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+            a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+        ]
+    )
     if normalize:
         normvec(q)
     return q
@@ -44,17 +47,24 @@ def quat2mat(q):
     q00, q01, q02, q03 = q[0] * q[0], q[0] * q[1], q[0] * q[2], q[0] * q[3]
     q11, q12, q13 = q[1] * q[1], q[1] * q[2], q[1] * q[3]
     q22, q23, q33 = q[2] * q[2], q[2] * q[3], q[3] * q[3]
-    return np.array([
-        [q00 + q11 - q22 - q33, 2 * (q12 - q03), 2 * (q13 + q02)],
-        [2 * (q12 + q03), q00 - q11 + q22 - q33, 2 * (q23 - q01)],
-        [2 * (q13 - q02), 2 * (q23 + q01), q00 - q11 - q22 + q33]])
+    return np.array(
+        [
+            [q00 + q11 - q22 - q33, 2 * (q12 - q03), 2 * (q13 + q02)],
+            [2 * (q12 + q03), q00 - q11 + q22 - q33, 2 * (q23 - q01)],
+            [2 * (q13 - q02), 2 * (q23 + q01), q00 - q11 - q22 + q33],
+        ]
+    )
 
 
 def matvec(mat, v):
     """mat @ v written out as mjuu_mulvecmat (same rounding)."""
-    return np.array([mat[0][0] * v[0] + mat[0][1] * v[1] + mat[0][2] * v[2],
-                     mat[1][0] * v[0] + mat[1][1] * v[1] + mat[1][2] * v[2],
-                     mat[2][0] * v[0] + mat[2][1] * v[1] + mat[2][2] * v[2]])
+    return np.array(
+        [
+            mat[0][0] * v[0] + mat[0][1] * v[1] + mat[0][2] * v[2],
+            mat[1][0] * v[0] + mat[1][1] * v[1] + mat[1][2] * v[2],
+            mat[2][0] * v[0] + mat[2][1] * v[1] + mat[2][2] * v[2],
+        ]
+    )
 
 
 def rotvec(q, v):
@@ -64,12 +74,20 @@ def rotvec(q, v):
         return np.zeros(3)
     if q[0] == 1 and q[1] == 0 and q[2] == 0 and q[3] == 0:
         return v.copy()
-    t = np.array([q[0] * v[0] + q[2] * v[2] - q[3] * v[1],
-                  q[0] * v[1] + q[3] * v[0] - q[1] * v[2],
-                  q[0] * v[2] + q[1] * v[1] - q[2] * v[0]])
-    return np.array([v[0] + 2 * (q[2] * t[2] - q[3] * t[1]),
-                     v[1] + 2 * (q[3] * t[0] - q[1] * t[2]),
-                     v[2] + 2 * (q[1] * t[1] - q[2] * t[0])])
+    t = np.array(
+        [
+            q[0] * v[0] + q[2] * v[2] - q[3] * v[1],
+            q[0] * v[1] + q[3] * v[0] - q[1] * v[2],
+            q[0] * v[2] + q[1] * v[1] - q[2] * v[0],
+        ]
+    )
+    return np.array(
+        [
+            v[0] + 2 * (q[2] * t[2] - q[3] * t[1]),
+            v[1] + 2 * (q[3] * t[0] - q[1] * t[2]),
+            v[2] + 2 * (q[1] * t[1] - q[2] * t[0]),
+        ]
+    )
 
 
 def frameaccum(pos, quat, childpos, childquat):
@@ -183,7 +201,7 @@ def orientation(el, degree, eulerseq, names=ALTERNATIVES, normalize=True):
     eul = np.array(el.get(kind), dtype=np.float64)
     if degree:
         eul = eul / 180.0 * math.pi
-    if any(c not in "xyzXYZ" for c in eulerseq):     # <compiler eulerseq> is checked where it is used (MuJoCo)
+    if any(c not in "xyzXYZ" for c in eulerseq):  # <compiler eulerseq> is checked where it is used (MuJoCo)
         raise el.error("euler sequence can only contain x, y, z, X, Y, Z (compiler eulerseq)", kind)
     return euler2quat(eul, eulerseq)
 

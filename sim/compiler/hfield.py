@@ -40,6 +40,7 @@ def load_png(el, data, fname):
     """mjCHField::LoadPNG: grey levels (lodepng's 8-bit grey), rows reversed so that the first row is the
     image's bottom one."""
     from .png import PNGError, read_png
+
     try:
         ncol, nrow, grey, _ = read_png(data, 1)
     except PNGError as e:
@@ -64,7 +65,7 @@ def compile_hfield(ctx, el, name):
         else:
             data = np.zeros(nrow * ncol, np.float32)
     if file:
-        nrow = ncol = 0          # CopyFromSpec clears the sizes of file hfields
+        nrow = ncol = 0  # CopyFromSpec clears the sizes of file hfields
     for i in range(4):
         if h.size[i] <= 0:
             raise el.error("size parameter is not positive in hfield", "size")
@@ -78,7 +79,7 @@ def compile_hfield(ctx, el, name):
             ct = "image/vnd.mujoco.hfield"
         if ct not in ("image/png", "image/vnd.mujoco.hfield"):
             raise el.error(f"unsupported content type: '{ct}'", "content_type")
-        path = asset_path(ctx, file, "mesh", el)       # MuJoCo resolves hfield files against meshdir
+        path = asset_path(ctx, file, "mesh", el)  # MuJoCo resolves hfield files against meshdir
         if ct == "image/png":
             nrow, ncol, data = load_png(el, ctx.doc.source.read(path, el), file)
         else:
@@ -112,8 +113,9 @@ def compile_hfields(ctx, elems):
     f["hfield_nrow"] = np.array([h.nrow for h in hfields], np.int32)
     f["hfield_ncol"] = np.array([h.ncol for h in hfields], np.int32)
     f["hfield_adr"] = np.array(np.cumsum([0] + [h.nrow * h.ncol for h in hfields])[:-1], np.int32)
-    f["hfield_data"] = (np.concatenate([h.data for h in hfields]).astype(np.float32) if hfields
-                        else np.zeros(0, np.float32))
+    f["hfield_data"] = (
+        np.concatenate([h.data for h in hfields]).astype(np.float32) if hfields else np.zeros(0, np.float32)
+    )
     return hfields
 
 

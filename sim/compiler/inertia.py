@@ -12,8 +12,8 @@ from .frames import mulquat, normvec, quat2mat
 
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH, SDF = range(9)
 EIG_EPS = 1e-12
-EIG_TOL_BODY = 4e-15   # mjuu_eig3 tolerance of the body-inertia callers in 3.17
-EIG_TOL_MESH = 1e-7    # mjuu_eig3 tolerance of mjCMesh::Process in 3.17
+EIG_TOL_BODY = 4e-15  # mjuu_eig3 tolerance of the body-inertia callers in 3.17
+EIG_TOL_MESH = 1e-7  # mjuu_eig3 tolerance of mjCMesh::Process in 3.17
 
 
 def geom_volume(gtype, size, shell):
@@ -23,8 +23,7 @@ def geom_volume(gtype, size, shell):
         return 4 * math.pi * r * r if shell else 4 * math.pi * r * r * r / 3
     if gtype == CAPSULE:
         h = 2 * size[1]
-        return (4 * math.pi * r * r + 2 * math.pi * r * h) if shell else \
-            math.pi * (r * r * h + 4 * r * r * r / 3)
+        return (4 * math.pi * r * r + 2 * math.pi * r * h) if shell else math.pi * (r * r * h + 4 * r * r * r / 3)
     if gtype == CYLINDER:
         h = 2 * size[1]
         return (2 * math.pi * r * r + 2 * math.pi * r * h) if shell else math.pi * r * r * h
@@ -107,32 +106,54 @@ def geom_inertia(gtype, size, mass, shell):
         ix0, iy0, iz0 = m0 * ly * ly / 12, m0 * lx * lx / 12, m0 * (lx * lx + ly * ly) / 12
         ix1, iy1, iz1 = m1 * (ly * ly + lz * lz) / 12, m1 * lz * lz / 12, m1 * ly * ly / 12
         ix2, iy2, iz2 = m2 * lz * lz / 12, m2 * (lx * lx + lz * lz) / 12, m2 * lx * lx / 12
-        return np.array([2 * (m0 * s22 + m2 * s11 + ix0 + ix1 + ix2),
-                         2 * (m0 * s22 + m1 * s00 + iy0 + iy1 + iy2),
-                         2 * (m1 * s00 + m2 * s11 + iz0 + iz1 + iz2)])
+        return np.array(
+            [
+                2 * (m0 * s22 + m2 * s11 + ix0 + ix1 + ix2),
+                2 * (m0 * s22 + m1 * s00 + iy0 + iy1 + iy2),
+                2 * (m1 * s00 + m2 * s11 + iz0 + iz1 + iz2),
+            ]
+        )
     return np.zeros(3)
 
 
 def global_inertia(local, quat):
     """Rotate a diagonal inertia into a full one: (xx, yy, zz, xy, xz, yz) (mjuu_globalinertia)."""
     m = quat2mat(quat).reshape(9)
-    t = [m[0] * local[0], m[3] * local[0], m[6] * local[0],
-         m[1] * local[1], m[4] * local[1], m[7] * local[1],
-         m[2] * local[2], m[5] * local[2], m[8] * local[2]]
-    return np.array([
-        m[0] * t[0] + m[1] * t[3] + m[2] * t[6],
-        m[3] * t[1] + m[4] * t[4] + m[5] * t[7],
-        m[6] * t[2] + m[7] * t[5] + m[8] * t[8],
-        m[0] * t[1] + m[1] * t[4] + m[2] * t[7],
-        m[0] * t[2] + m[1] * t[5] + m[2] * t[8],
-        m[3] * t[2] + m[4] * t[5] + m[5] * t[8]])
+    t = [
+        m[0] * local[0],
+        m[3] * local[0],
+        m[6] * local[0],
+        m[1] * local[1],
+        m[4] * local[1],
+        m[7] * local[1],
+        m[2] * local[2],
+        m[5] * local[2],
+        m[8] * local[2],
+    ]
+    return np.array(
+        [
+            m[0] * t[0] + m[1] * t[3] + m[2] * t[6],
+            m[3] * t[1] + m[4] * t[4] + m[5] * t[7],
+            m[6] * t[2] + m[7] * t[5] + m[8] * t[8],
+            m[0] * t[1] + m[1] * t[4] + m[2] * t[7],
+            m[0] * t[2] + m[1] * t[5] + m[2] * t[8],
+            m[3] * t[2] + m[4] * t[5] + m[5] * t[8],
+        ]
+    )
 
 
 def offcenter(mass, d):
     """Parallel-axis correction for a point mass at offset d, as (xx, yy, zz, xy, xz, yz) (mjuu_offcenter)."""
-    return np.array([mass * (d[1] * d[1] + d[2] * d[2]), mass * (d[0] * d[0] + d[2] * d[2]),
-                     mass * (d[0] * d[0] + d[1] * d[1]), -mass * d[0] * d[1], -mass * d[0] * d[2],
-                     -mass * d[1] * d[2]])
+    return np.array(
+        [
+            mass * (d[1] * d[1] + d[2] * d[2]),
+            mass * (d[0] * d[0] + d[2] * d[2]),
+            mass * (d[0] * d[0] + d[1] * d[1]),
+            -mass * d[0] * d[1],
+            -mass * d[0] * d[2],
+            -mass * d[1] * d[2],
+        ]
+    )
 
 
 def _mulmat(a, b):
@@ -178,7 +199,7 @@ def eig3(mat, tol=EIG_TOL_BODY):
             t = 1.0 / (tau + math.sqrt(tau * tau + 1))
         else:
             t = -1.0 / (math.sqrt(tau * tau + 1) - tau)
-        h = t / (math.sqrt(t * t + 1) + 1)   # tan of the half angle
+        h = t / (math.sqrt(t * t + 1) + 1)  # tan of the half angle
         c = 1.0 / math.sqrt(h * h + 1)
         rot = np.zeros(4)
         rot[0] = c
@@ -213,17 +234,58 @@ def full_inertia(full6):
 
 # ---------------------------------------------------------------------------------------------- fluid
 
-_KRONROD_W = (0.01146766, 0.03154605, 0.05239501, 0.07032663, 0.08450236, 0.09517529, 0.10221647, 0.10474107,
-              0.10221647, 0.09517529, 0.08450236, 0.07032663, 0.05239501, 0.03154605, 0.01146766)
+_KRONROD_W = (
+    0.01146766,
+    0.03154605,
+    0.05239501,
+    0.07032663,
+    0.08450236,
+    0.09517529,
+    0.10221647,
+    0.10474107,
+    0.10221647,
+    0.09517529,
+    0.08450236,
+    0.07032663,
+    0.05239501,
+    0.03154605,
+    0.01146766,
+)
 # quadrature nodes after the change of variable l = x^3 / (1-x)^2 on the 15-point Kronrod points, and dl/dx
-_KRONROD_L = (7.865151709349917e-08, 1.7347976913907274e-05, 0.0003548008144506193, 0.002846636252924549,
-              0.014094260903596077, 0.053063261727396636, 0.17041978741317773, 0.5, 1.4036301548686991,
-              3.9353484827022642, 11.644841677041734, 39.53187807410903, 177.5711362220801,
-              1429.4772912937397, 54087.416549217705)
-_KRONROD_D = (5.538677720489877e-05, 0.002080868285293228, 0.016514126520723166, 0.07261900344370877,
-              0.23985243401862602, 0.6868318249020725, 1.8551129519182894, 5.0, 14.060031152313941,
-              43.28941239611009, 156.58546376397112, 747.9826085305024, 5827.4042950027115,
-              116754.0197944512, 25482945.327264845)
+_KRONROD_L = (
+    7.865151709349917e-08,
+    1.7347976913907274e-05,
+    0.0003548008144506193,
+    0.002846636252924549,
+    0.014094260903596077,
+    0.053063261727396636,
+    0.17041978741317773,
+    0.5,
+    1.4036301548686991,
+    3.9353484827022642,
+    11.644841677041734,
+    39.53187807410903,
+    177.5711362220801,
+    1429.4772912937397,
+    54087.416549217705,
+)
+_KRONROD_D = (
+    5.538677720489877e-05,
+    0.002080868285293228,
+    0.016514126520723166,
+    0.07261900344370877,
+    0.23985243401862602,
+    0.6868318249020725,
+    1.8551129519182894,
+    5.0,
+    14.060031152313941,
+    43.28941239611009,
+    156.58546376397112,
+    747.9826085305024,
+    5827.4042950027115,
+    116754.0197944512,
+    25482945.327264845,
+)
 
 
 def _added_mass_kappa(dx, dy, dz):
@@ -255,7 +317,7 @@ def fluid_coefs(gtype, size, coefs):
     eps = 1e-14
 
     def fac(a, b, ka, kb):
-        d = a * a - b * b   # squared by multiplication, as MuJoCo's pow2 (x ** 2 calls pow, which can differ)
+        d = a * a - b * b  # squared by multiplication, as MuJoCo's pow2 (x ** 2 calls pow, which can differ)
         return d * d * abs(kb - ka) / max(eps, abs(2 * (a * a - b * b) + (a * a + b * b) * (ka - kb)))
 
     ixf = fac(dy, dz, ky, kz)

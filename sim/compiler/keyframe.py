@@ -48,8 +48,8 @@ def compile_keyframes(ctx):
     mquat0 = np.zeros(4 * nmocap)
     for b, mid in enumerate(mocapid):
         if mid >= 0:
-            mpos0[3 * mid:3 * mid + 3] = f["body_pos"][b]
-            mquat0[4 * mid:4 * mid + 4] = f["body_quat"][b]
+            mpos0[3 * mid : 3 * mid + 3] = f["body_pos"][b]
+            mquat0[4 * mid : 4 * mid + 4] = f["body_quat"][b]
 
     elems = []
     for sec in ctx.root.find("keyframe"):
@@ -59,9 +59,14 @@ def compile_keyframes(ctx):
         raise size_elem(ctx).error("nkey cannot be negative", "nkey")
 
     rows = {k: [] for k in ("time", "qpos", "qvel", "act", "mpos", "mquat", "ctrl")}
-    spec = (("qpos", nq, f["qpos0"], "nq"), ("qvel", nv, None, "nv"), ("act", na, None, "na"),
-            ("mpos", 3 * nmocap, mpos0, "3*nmocap"), ("mquat", 4 * nmocap, mquat0, "4*nmocap"),
-            ("ctrl", nu, None, "nu"))
+    spec = (
+        ("qpos", nq, f["qpos0"], "nq"),
+        ("qvel", nv, None, "nv"),
+        ("act", na, None, "na"),
+        ("mpos", 3 * nmocap, mpos0, "3*nmocap"),
+        ("mquat", 4 * nmocap, mquat0, "4*nmocap"),
+        ("ctrl", nu, None, "nu"),
+    )
     for el in elems + [None] * max(0, nkey_size - len(elems)):
         if el is not None:
             ctx.add("key", el)
@@ -80,15 +85,17 @@ def compile_keyframes(ctx):
             if el is not None and el.has(attr) and len(el.get(attr)):
                 given = np.array(el.get(attr), dtype=np.float64)
                 if len(given) > n:
-                    raise el.error(f"keyframe '{label}': invalid {attr} size, expected at most {n} ({what}), "
-                                   f"got {len(given)}", attr)
+                    raise el.error(
+                        f"keyframe '{label}': invalid {attr} size, expected at most {n} ({what}), got {len(given)}",
+                        attr,
+                    )
                 # MuJoCo 3.17 accepts a shorter array: it overwrites the start of the default (measured for
                 # qpos/qvel/act/ctrl); a partial mocap array is ignored (measured: mpos="1 2" keeps body_pos)
                 if attr in ("mpos", "mquat"):
                     if len(given) == n:
                         v = given
                 else:
-                    v[:len(given)] = given
+                    v[: len(given)] = given
             rows[attr].append(v)
 
     jtype, qadr = f["jnt_type"], f["jnt_qposadr"]
@@ -96,10 +103,10 @@ def compile_keyframes(ctx):
         for j in range(len(jtype)):
             if jtype[j] in (JNT_BALL, JNT_FREE):
                 a = qadr[j] + (3 if jtype[j] == JNT_FREE else 0)
-                q[a:a + 4] = _normalize4(_normvec(q[a:a + 4].copy()))
+                q[a : a + 4] = _normalize4(_normvec(q[a : a + 4].copy()))
     for mq in rows["mquat"]:
         for i in range(nmocap):
-            mq[4 * i:4 * i + 4] = _normvec(mq[4 * i:4 * i + 4].copy())
+            mq[4 * i : 4 * i + 4] = _normvec(mq[4 * i : 4 * i + 4].copy())
 
     nkey = len(rows["time"])
     f["nkey"] = nkey
@@ -119,8 +126,9 @@ def _attached_key(ctx, el, spec):
     attachments of the same model."""
     sub, k, prefix, att = el.extra["attached_key"]
     f = ctx.f
-    row = {attr: (np.zeros(n) if default is None else np.array(default, dtype=np.float64))
-           for attr, n, default, _ in spec}
+    row = {
+        attr: (np.zeros(n) if default is None else np.array(default, dtype=np.float64)) for attr, n, default, _ in spec
+    }
     row["time"] = float(sub.key_time[k])
     found = {"joint": {}, "actuator": {}, "body": {}}
     for kind in found:
@@ -129,12 +137,19 @@ def _attached_key(ctx, el, spec):
             if x and x.get("attach") is att and x["source"][0] == kind:
                 # a replicated attachment: the keyframe sets the first copy (MuJoCo attaches keyframes once)
                 found[kind].setdefault(x["source"][1], i)
-    missing = (sub.njnt - len(found["joint"]) or sub.nu - len(found["actuator"])
-               or int(np.sum(sub.body_mocapid >= 0)) - sum(1 for b in found["body"] if sub.body_mocapid[b] >= 0))
+    missing = (
+        sub.njnt - len(found["joint"])
+        or sub.nu - len(found["actuator"])
+        or int(np.sum(sub.body_mocapid >= 0)) - sum(1 for b in found["body"] if sub.body_mocapid[b] >= 0)
+    )
     if missing:
-        raise att.error(f"keyframe '{el.get('name', '')}' of model '{att.raw.get('model')}' sets joints, "
-                        "actuators or mocap bodies this attachment leaves out: MuJoCo re-indexes such keyframes in "
-                        "an order-dependent way that numjoco does not reproduce", "model", cls=UnsupportedError)
+        raise att.error(
+            f"keyframe '{el.get('name', '')}' of model '{att.raw.get('model')}' sets joints, "
+            "actuators or mocap bodies this attachment leaves out: MuJoCo re-indexes such keyframes in "
+            "an order-dependent way that numjoco does not reproduce",
+            "model",
+            cls=UnsupportedError,
+        )
     # only the values the keyframe writes move over (a shorter array writes its start; mocap arrays all or
     # nothing); the others keep this model's defaults
     given = {a: (len(el.get(a)) if el.has(a) else 0) for a in ("qpos", "qvel", "act", "ctrl", "mpos", "mquat")}
@@ -146,6 +161,7 @@ def _attached_key(ctx, el, spec):
         for i in range(n):
             if src + i < given[attr]:
                 row[attr][dst + i] = getattr(sub, "key_" + attr)[k][src + i]
+
     nqj = {0: 7, 1: 4, 2: 1, 3: 1}
     nvj = {0: 6, 1: 3, 2: 1, 3: 1}
     for j, p in found["joint"].items():
@@ -177,12 +193,13 @@ def compile_custom(ctx):
         data = np.asarray(el.get("data", np.zeros(0)), dtype=np.float64)
         size = el.get("size") if el.has("size") else len(data)
         if el.has("size") and len(data) > size:
-            raise el.error(f"numeric '{el.get('name')}': size {size} is smaller than the data array "
-                           f"({len(data)} values)", "size")
+            raise el.error(
+                f"numeric '{el.get('name')}': size {size} is smaller than the data array ({len(data)} values)", "size"
+            )
         if size < 1 or size > 500:
             raise el.error("custom numeric size must be between 1 and 500", "size" if el.has("size") else "data")
         row = np.zeros(size)
-        row[:len(data)] = data
+        row[: len(data)] = data
         nadr.append(adr)
         nsize.append(size)
         ndata.extend(row)
@@ -209,7 +226,7 @@ def compile_custom(ctx):
     f["text_size"] = iarr(tsize)
     f["text_data"] = buf
 
-    for el in tuples:           # names first: a tuple may refer to another tuple
+    for el in tuples:  # names first: a tuple may refer to another tuple
         ctx.add("tuple", el)
     tadr, tsz, otype, oid, oprm = [], [], [], [], []
     for el in tuples:

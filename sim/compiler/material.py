@@ -10,8 +10,8 @@ import math
 
 import numpy as np
 
-NTEXROLE = 10            # mjNTEXROLE
-ROLE_RGB = 1             # mjTEXROLE_RGB
+NTEXROLE = 10  # mjNTEXROLE
+ROLE_RGB = 1  # mjTEXROLE_RGB
 TEX_2D = 0
 BUILTIN_NONE, BUILTIN_GRADIENT, BUILTIN_CHECKER, BUILTIN_FLAT = 0, 1, 2, 3
 MARK_NONE, MARK_EDGE, MARK_CROSS, MARK_RANDOM = 0, 1, 2, 3
@@ -44,10 +44,10 @@ def _interp(rgb1, rgb2, pos):
 
 def _checker(w, h, c1, c2):
     img = np.empty((h, w, 3), np.int64)
-    img[:h // 2, :w // 2] = c1
-    img[h // 2:, w // 2:] = c1
-    img[:h // 2, w // 2:] = c2
-    img[h // 2:, :w // 2] = c2
+    img[: h // 2, : w // 2] = c1
+    img[h // 2 :, w // 2 :] = c1
+    img[: h // 2, w // 2 :] = c2
+    img[h // 2 :, : w // 2] = c2
     return img
 
 
@@ -58,8 +58,7 @@ class _MT19937_64:
         self.mt = [0] * 312
         self.mt[0] = seed & 0xFFFFFFFFFFFFFFFF
         for i in range(1, 312):
-            self.mt[i] = (6364136223846793005 * (self.mt[i - 1] ^ (self.mt[i - 1] >> 62)) + i) \
-                & 0xFFFFFFFFFFFFFFFF
+            self.mt[i] = (6364136223846793005 * (self.mt[i - 1] ^ (self.mt[i - 1] >> 62)) + i) & 0xFFFFFFFFFFFFFFFF
         self.idx = 312
 
     def _twist(self):
@@ -188,9 +187,14 @@ def compile_texture(ctx, el, name):
             t.height = 6 * t.width
         elif t.height < 1:
             raise el.error("Invalid height of builtin texture", "height")
-        args = (np.asarray(el.get("rgb1"), dtype=np.float64), np.asarray(el.get("rgb2"), dtype=np.float64),
-                np.asarray(el.get("markrgb"), dtype=np.float64), builtin, int(el.get("mark")),
-                float(el.get("random")))
+        args = (
+            np.asarray(el.get("rgb1"), dtype=np.float64),
+            np.asarray(el.get("rgb2"), dtype=np.float64),
+            np.asarray(el.get("markrgb"), dtype=np.float64),
+            builtin,
+            int(el.get("mark")),
+            float(el.get("random")),
+        )
         rgb = builtin_2d(t, *args) if t.type == TEX_2D else builtin_cube(t, *args)
         data = np.zeros(t.nchannel * t.width * t.height, np.uint8)
         n = min(len(data), 3 * len(rgb))
@@ -210,7 +214,7 @@ def compile_texture(ctx, el, name):
             raise el.error("PNG size must be integer multiple of gridsize in texture", "gridsize")
         if gs == [1, 1]:
             t.width = t.height = w
-            t.data = img[:3 * w * w].copy()
+            t.data = img[: 3 * w * w].copy()
             return t
         t.width = w // gs[1]
         t.height = 6 * t.width
@@ -224,7 +228,7 @@ def compile_texture(ctx, el, name):
             if sym not in _FACES:
                 raise el.error("gridlayout symbol is not among '.RLUDFB' in texture", "gridlayout")
             r0, c0 = t.width * (k // gs[1]), t.width * (k % gs[1])
-            faces[_FACES.index(sym)] = image[r0:r0 + t.width, c0:c0 + t.width].reshape(-1)
+            faces[_FACES.index(sym)] = image[r0 : r0 + t.width, c0 : c0 + t.width].reshape(-1)
         t.data = np.concatenate(faces)
         return t
     files = [a for a in _CUBE_FILES if el.get(a, "")]
@@ -245,7 +249,7 @@ def compile_texture(ctx, el, name):
             t.width, t.height = w, 6 * w
         elif t.width != w:
             raise el.error("PNG file has an incompatible size in cube or skybox texture", attr)
-        faces[i] = img[:3 * w * w]
+        faces[i] = img[: 3 * w * w]
     rest = _cube_faces(t, el)
     t.data = np.concatenate([f if f is not None else rest[i] for i, f in enumerate(faces)])
     return t
@@ -266,6 +270,7 @@ def _load_image(ctx, el, t, attr):
     space when it is auto."""
     from .mesh import asset_path
     from .png import PNGError, read_png
+
     file = el.get(attr)
     path = asset_path(ctx, file, "texture", el)
     ct = el.get("content_type", "") or ""
@@ -297,6 +302,7 @@ def compile_textures(ctx, elems):
         name = el.get("name", "") or ""
         if not name:
             from .mesh import strippath, stripext
+
             name = stripext(strippath(el.get("file", "") or ""))
         ctx.add("texture", el, name=name)
         textures.append(compile_texture(ctx, el, name))
@@ -322,7 +328,7 @@ def compile_materials(ctx, elems):
         ctx.add("material", el)
         texid = [-1] * NTEXROLE
         cls = ctx.doc.classes.get(el.dclass or "main")
-        for role, (tex, ly) in (cls.layers.items() if cls is not None else ()):
+        for role, (tex, ly) in cls.layers.items() if cls is not None else ():
             texid[role] = ctx.lookup("texture", tex, ly, "texture")
         layers = el.find("material_layer")
         if el.has("texture") and layers:

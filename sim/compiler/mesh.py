@@ -26,12 +26,13 @@ from .inertia import EIG_TOL_MESH, eig3
 from .bvh import mesh_tree
 from . import qhull
 
-MINVAL = 1e-15   # mjMINVAL
-EPS = 1e-14      # mjEPS (user code)
+MINVAL = 1e-15  # mjMINVAL
+EPS = 1e-14  # mjEPS (user code)
 
-INERTIA_CONVEX, INERTIA_EXACT, INERTIA_LEGACY, INERTIA_SHELL = 0, 1, 2, 3   # mjtMeshInertia
-GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER, GEOM_BOX, GEOM_MESH, \
-    GEOM_SDF = range(9)
+INERTIA_CONVEX, INERTIA_EXACT, INERTIA_LEGACY, INERTIA_SHELL = 0, 1, 2, 3  # mjtMeshInertia
+GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER, GEOM_BOX, GEOM_MESH, GEOM_SDF = (
+    range(9)
+)
 
 _CONTENT_TYPES = {".stl": "model/stl", ".obj": "model/obj", ".msh": "model/vnd.mujoco.msh"}
 
@@ -42,16 +43,16 @@ class Mesh:
     def __init__(self, name, el):
         self.name = name
         self.el = el
-        self.vert = np.zeros((0, 3), np.float32)      # final vertices (float32, principal frame)
+        self.vert = np.zeros((0, 3), np.float32)  # final vertices (float32, principal frame)
         self.normal = np.zeros((0, 3), np.float32)
         self.texcoord = np.zeros((0, 2), np.float32)
         self.face = np.zeros((0, 3), np.int32)
         self.facenormal = np.zeros((0, 3), np.int32)
         self.facetexcoord = np.zeros((0, 3), np.int32)
-        self.graph = None                              # int32 array (MuJoCo's convex hull graph) or None
-        self.polygons = []                             # list of vertex-id lists
+        self.graph = None  # int32 array (MuJoCo's convex hull graph) or None
+        self.polygons = []  # list of vertex-id lists
         self.polygon_normals = np.zeros((0, 3))
-        self.polygon_map = []                          # per vertex: list of polygon ids
+        self.polygon_map = []  # per vertex: list of polygon ids
         self.pos = np.zeros(3)
         self.quat = np.array([1.0, 0, 0, 0])
         self.scale = np.ones(3)
@@ -61,7 +62,7 @@ class Mesh:
         self.aamm = np.array([1e10, 1e10, 1e10, -1e10, -1e10, -1e10])
         self.inertia = INERTIA_LEGACY
         self.material = ""
-        self.tree = None                               # bvh.Tree over the faces (mjCMesh::tree_)
+        self.tree = None  # bvh.Tree over the faces (mjCMesh::tree_)
 
     def volume_ref(self):
         """GetVolumeRef: surface area for shell inertia, else volume."""
@@ -81,9 +82,14 @@ def _f32(x):
 
 def _cross(a, b):
     """Row-wise cross product with mjuu_crossvec's expression order."""
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-                     a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+    return np.stack(
+        [
+            a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+            a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+            a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
+        ],
+        axis=-1,
+    )
 
 
 def _dot3(a, b):
@@ -129,16 +135,26 @@ def _mulquat(a, b):
 
 def _mulvecmat(m, v):
     """mjuu_mulvecmat: rows of v (n,3) multiplied by the matrix m (res = m @ v)."""
-    return np.stack([m[0, 0] * v[:, 0] + m[0, 1] * v[:, 1] + m[0, 2] * v[:, 2],
-                     m[1, 0] * v[:, 0] + m[1, 1] * v[:, 1] + m[1, 2] * v[:, 2],
-                     m[2, 0] * v[:, 0] + m[2, 1] * v[:, 1] + m[2, 2] * v[:, 2]], axis=-1)
+    return np.stack(
+        [
+            m[0, 0] * v[:, 0] + m[0, 1] * v[:, 1] + m[0, 2] * v[:, 2],
+            m[1, 0] * v[:, 0] + m[1, 1] * v[:, 1] + m[1, 2] * v[:, 2],
+            m[2, 0] * v[:, 0] + m[2, 1] * v[:, 1] + m[2, 2] * v[:, 2],
+        ],
+        axis=-1,
+    )
 
 
 def _mulvecmatT(m, v):
     """mjuu_mulvecmatT: res = m^T @ v for rows of v."""
-    return np.stack([m[0, 0] * v[:, 0] + m[1, 0] * v[:, 1] + m[2, 0] * v[:, 2],
-                     m[0, 1] * v[:, 0] + m[1, 1] * v[:, 1] + m[2, 1] * v[:, 2],
-                     m[0, 2] * v[:, 0] + m[1, 2] * v[:, 1] + m[2, 2] * v[:, 2]], axis=-1)
+    return np.stack(
+        [
+            m[0, 0] * v[:, 0] + m[1, 0] * v[:, 1] + m[2, 0] * v[:, 2],
+            m[0, 1] * v[:, 0] + m[1, 1] * v[:, 1] + m[2, 1] * v[:, 2],
+            m[0, 2] * v[:, 0] + m[1, 2] * v[:, 1] + m[2, 2] * v[:, 2],
+        ],
+        axis=-1,
+    )
 
 
 def rot_vec_quat(vec, quat):
@@ -149,23 +165,32 @@ def rot_vec_quat(vec, quat):
     if quat[0] == 1 and quat[1] == 0 and quat[2] == 0 and quat[3] == 0:
         return vec.copy()
     w, x, y, z = quat
-    t = np.array([w * vec[0] + y * vec[2] - z * vec[1],
-                  w * vec[1] + z * vec[0] - x * vec[2],
-                  w * vec[2] + x * vec[1] - y * vec[0]])
-    return np.array([vec[0] + 2 * (y * t[2] - z * t[1]),
-                     vec[1] + 2 * (z * t[0] - x * t[2]),
-                     vec[2] + 2 * (x * t[1] - y * t[0])])
+    t = np.array(
+        [
+            w * vec[0] + y * vec[2] - z * vec[1],
+            w * vec[1] + z * vec[0] - x * vec[2],
+            w * vec[2] + x * vec[1] - y * vec[0],
+        ]
+    )
+    return np.array(
+        [vec[0] + 2 * (y * t[2] - z * t[1]), vec[1] + 2 * (z * t[0] - x * t[2]), vec[2] + 2 * (x * t[1] - y * t[0])]
+    )
 
 
 def frame_accum(pos, quat, childpos, childquat):
     """mjuu_frameaccum: compose the child frame (childpos, childquat) into (pos, quat); returns new arrays."""
     m = _quat2mat(np.asarray(quat, dtype=np.float64))
     c = np.asarray(childpos, dtype=np.float64)
-    vec = np.array([m[0, 0] * c[0] + m[0, 1] * c[1] + m[0, 2] * c[2],
-                    m[1, 0] * c[0] + m[1, 1] * c[1] + m[1, 2] * c[2],
-                    m[2, 0] * c[0] + m[2, 1] * c[1] + m[2, 2] * c[2]])
-    return np.asarray(pos, dtype=np.float64) + vec, _mulquat(np.asarray(quat, dtype=np.float64),
-                                                             np.asarray(childquat, dtype=np.float64))
+    vec = np.array(
+        [
+            m[0, 0] * c[0] + m[0, 1] * c[1] + m[0, 2] * c[2],
+            m[1, 0] * c[0] + m[1, 1] * c[1] + m[1, 2] * c[2],
+            m[2, 0] * c[0] + m[2, 1] * c[1] + m[2, 2] * c[2],
+        ]
+    )
+    return np.asarray(pos, dtype=np.float64) + vec, _mulquat(
+        np.asarray(quat, dtype=np.float64), np.asarray(childquat, dtype=np.float64)
+    )
 
 
 def strippath(filename):
@@ -216,19 +241,27 @@ def load_stl(el, data, fname):
         raise _err(el, f"invalid header in STL file '{fname}'", "file")
     nface = struct.unpack_from("<i", data, 80)[0]
     if nface < 1 or nface > 200000:
-        raise _err(el, f"number of faces should be between 1 and 200000 in STL file '{fname}'; "
-                       "perhaps this is an ASCII file? (MuJoCo reads binary STL only)", "file")
+        raise _err(
+            el,
+            f"number of faces should be between 1 and 200000 in STL file '{fname}'; "
+            "perhaps this is an ASCII file? (MuJoCo reads binary STL only)",
+            "file",
+        )
     if nface * 50 != n - 84:
-        raise _err(el, f"STL file '{fname}' has wrong size; perhaps this is an ASCII file? "
-                       "(MuJoCo reads binary STL only)", "file")
-    rec = np.frombuffer(data, dtype=np.dtype([("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")]),
-                        count=nface, offset=84)
+        raise _err(
+            el,
+            f"STL file '{fname}' has wrong size; perhaps this is an ASCII file? (MuJoCo reads binary STL only)",
+            "file",
+        )
+    rec = np.frombuffer(
+        data, dtype=np.dtype([("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")]), count=nface, offset=84
+    )
     v = np.ascontiguousarray(rec["v"].reshape(-1, 3))
-    if np.any(np.abs(v.astype(np.float64)) > 2.0 ** 30):
+    if np.any(np.abs(v.astype(np.float64)) > 2.0**30):
         raise _err(el, f"vertex in STL file '{fname}' exceeds maximum bounds", "file")
     bits = v.view(np.int32).reshape(-1, 3)
     _, first, inverse = np.unique(bits, axis=0, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")          # unique rows in order of first appearance
+    order = np.argsort(first, kind="stable")  # unique rows in order of first appearance
     rank = np.empty_like(order)
     rank[order] = np.arange(len(order))
     face = rank[inverse.reshape(-1)].reshape(-1, 3)
@@ -248,8 +281,8 @@ def load_obj(el, data, fname):
     """Wavefront OBJ as MuJoCo's obj_decoder (tinyobjloader): v/vt/vn and faces of the first shape;
     quads are split into two triangles along the shorter diagonal, other polygons are fanned."""
     verts, normals, texcoords = [], [], []
-    faces = []           # list of lists of (v, vt, vn)
-    shapes = 0           # faces before the second group/object belong to the first shape only
+    faces = []  # list of lists of (v, vt, vn)
+    shapes = 0  # faces before the second group/object belong to the first shape only
     try:
         text = data.decode("utf-8", errors="replace")
     except Exception:  # pragma: no cover
@@ -282,10 +315,8 @@ def load_obj(el, data, fname):
                 for tok in parts[1:]:
                     sub = tok.split("/")
                     vi = _obj_index(sub[0], len(verts), el, fname, "vertex")
-                    ti = _obj_index(sub[1], len(texcoords), el, fname, "texcoord") \
-                        if len(sub) > 1 and sub[1] else -1
-                    ni = _obj_index(sub[2], len(normals), el, fname, "normal") \
-                        if len(sub) > 2 and sub[2] else -1
+                    ti = _obj_index(sub[1], len(texcoords), el, fname, "texcoord") if len(sub) > 1 and sub[1] else -1
+                    ni = _obj_index(sub[2], len(normals), el, fname, "normal") if len(sub) > 2 and sub[2] else -1
                     poly.append((vi, ti, ni))
                 if len(poly) < 3:
                     continue
@@ -307,10 +338,16 @@ def load_obj(el, data, fname):
             else:
                 tri += [[poly[0], poly[1], poly[3]], [poly[1], poly[2], poly[3]]]
         else:
-            raise el.error(f"OBJ file '{fname}' has a face with {len(poly)} vertices; only triangles and "
-                           "quads are supported by numjoco", "file", cls=_unsupported_cls())
-    out = {"vert": vert.astype(np.float32), "face": np.array([[q[0] for q in t] for t in tri],
-                                                             dtype=np.int64).reshape(-1, 3)}
+            raise el.error(
+                f"OBJ file '{fname}' has a face with {len(poly)} vertices; only triangles and "
+                "quads are supported by numjoco",
+                "file",
+                cls=_unsupported_cls(),
+            )
+    out = {
+        "vert": vert.astype(np.float32),
+        "face": np.array([[q[0] for q in t] for t in tri], dtype=np.int64).reshape(-1, 3),
+    }
     out["normal"] = np.array(normals, dtype=np.float32).reshape(-1, 3)
     tc = np.array(texcoords, dtype=np.float32).reshape(-1, 2)
     if len(tc):
@@ -326,6 +363,7 @@ def load_obj(el, data, fname):
 
 def _unsupported_cls():
     from sim.errors import UnsupportedError
+
     return UnsupportedError
 
 
@@ -430,10 +468,13 @@ def check_initial(el, m, data):
     nv = len(m.vert)
     if nv < 4:
         raise _err(el, "at least 4 vertices required")
-    if (len(m.texcoord) and len(m.texcoord) != nv and not len(m.facetexcoord)
-            and data.get("content_type") != "model/obj"):
-        raise _err(el, "texcoord must be 2*nv if face texcoord indices are not provided in an OBJ file",
-                   "texcoord")
+    if (
+        len(m.texcoord)
+        and len(m.texcoord) != nv
+        and not len(m.facetexcoord)
+        and data.get("content_type") != "model/obj"
+    ):
+        raise _err(el, "texcoord must be 2*nv if face texcoord indices are not provided in an OBJ file", "texcoord")
     f = m.face.reshape(-1)
     bad = np.nonzero((f >= nv) | (f < 0))[0]
     if len(bad):
@@ -465,8 +506,10 @@ def _hull_precheck(el, name, dvert):
     d = np.sqrt(_dot3(dvert[1:] - dvert[0], dvert[1:] - dvert[0]))
     idx = np.nonzero(d > MINVAL)[0]
     if not len(idx):
-        raise _err(el, f"mesh '{name}' has colocated vertices, cannot compute convex hull. "
-                       "Consider using a small sphere instead")
+        raise _err(
+            el,
+            f"mesh '{name}' has colocated vertices, cannot compute convex hull. Consider using a small sphere instead",
+        )
     v1 = int(idx[0]) + 1
     len1 = float(d[v1 - 1])
     edge1 = dvert[v1] - dvert[0]
@@ -484,12 +527,17 @@ def _hull_precheck(el, name, dvert):
             normal = n / nn
             break
     if normal is None:
-        raise _err(el, f"mesh '{name}' has collinear vertices, cannot compute convex hull. "
-                       "Consider using a thin capsule instead")
+        raise _err(
+            el,
+            f"mesh '{name}' has collinear vertices, cannot compute convex hull. Consider using a thin capsule instead",
+        )
     off = _dot3(dvert, normal) - float(_dot3(normal, dvert[0]))
     if not np.any(np.abs(off) > MINVAL * len1):
-        raise _err(el, f"mesh '{name}' has coplanar vertices, cannot compute convex hull. "
-                       "Consider using a primitive geom type (plane or thin box) instead")
+        raise _err(
+            el,
+            f"mesh '{name}' has coplanar vertices, cannot compute convex hull. "
+            "Consider using a primitive geom type (plane or thin box) instead",
+        )
 
 
 def convex_hull(points):
@@ -518,14 +566,15 @@ def make_graph(el, name, dvert, maxhullvert):
         adr += len(lst) + 1
     if adr != numvert + 3 * numface:
         raise _err(el, f"wrong size in the convex hull graph of mesh '{name}'")
-    return np.array([numvert, numface] + edgeadr + hull.vertices.tolist() + edges
-                    + hull.faces.reshape(-1).tolist(), dtype=np.int32)
+    return np.array(
+        [numvert, numface] + edgeadr + hull.vertices.tolist() + edges + hull.faces.reshape(-1).tolist(), dtype=np.int32
+    )
 
 
 def graph_faces(graph):
     nv, nf = int(graph[0]), int(graph[1])
     start = 2 + 3 * nv + 3 * nf
-    return graph[start:start + 3 * nf].reshape(-1, 3).astype(np.int64)
+    return graph[start : start + 3 * nf].reshape(-1, 3).astype(np.int64)
 
 
 # ---------------------------------------------------------------------------------------------- normals
@@ -566,7 +615,7 @@ def make_normal(m, dvert, smooth):
     nrm = _cross(dvert[f[:, 1]] - dvert[f[:, 0]], dvert[f[:, 2]] - dvert[f[:, 0]])
     nrm, area = _normvec_rows(nrm)
     wn = nrm * area[:, None]
-    index = f.reshape(-1)                                  # face-major order, as the C loop
+    index = f.reshape(-1)  # face-major order, as the C loop
     contrib = np.repeat(wn, 3, axis=0)
     flat = normal.reshape(-1)
     for k in range(3):
@@ -582,8 +631,9 @@ def make_normal(m, dvert, smooth):
         normal = normal - remove
     ln = np.sqrt(normal[:, 0] * normal[:, 0] + normal[:, 1] * normal[:, 1] + normal[:, 2] * normal[:, 2])
     ok = ln > MINVAL
-    normal = np.where(ok[:, None], normal / np.where(ok, ln, np.float32(1))[:, None],
-                      np.array([0, 0, 1], np.float32)).astype(np.float32)
+    normal = np.where(
+        ok[:, None], normal / np.where(ok, ln, np.float32(1))[:, None], np.array([0, 0, 1], np.float32)
+    ).astype(np.float32)
     m.normal = normal
 
 
@@ -644,7 +694,7 @@ class _Polygon:
             nxt = path[-1]
             for _ in range(len(self.edges)):
                 finished = False
-                for k in range(1, len(self.edges)):     # MuJoCo starts this scan at 1
+                for k in range(1, len(self.edges)):  # MuJoCo starts this scan at 1
                     if self.islands[k] == i and self.edges[k][0] == nxt:
                         nxt = self.edges[k][1]
                         if nxt == path[0]:
@@ -667,8 +717,7 @@ def _polygon_key(v1, v2, v3, tol):
     n = n / ln + 0.0
     if abs(n[2]) > 1.0 - 1e-7:
         return (0.0, float(round_half_away(math.pi / tol)) if n[2] < 0 else 0.0)
-    return (float(round_half_away(math.atan2(n[1], n[0]) / tol)),
-            float(round_half_away(math.acos(n[2]) / tol)))
+    return (float(round_half_away(math.atan2(n[1], n[0]) / tol)), float(round_half_away(math.acos(n[2]) / tol)))
 
 
 def round_half_away(x):
@@ -698,7 +747,7 @@ def unordered_order(keys, hashes):
     inserting the distinct `keys` in this order with these hash values (max_load_factor 1): libc++'s
     __hash_table, a singly linked list whose buckets point at the node before their first node; a new node goes
     first in its bucket, or first in the list when its bucket is empty; a rehash relinks the list."""
-    nxt = {None: None}               # node -> next node; None is the list head (before-begin)
+    nxt = {None: None}  # node -> next node; None is the list head (before-begin)
     buckets, bc, size, hv = {}, 0, 0, {}
 
     def rehash(n):
@@ -785,8 +834,16 @@ def make_polygons(m, dvert):
 def _newell(p):
     """Newell's normal (unnormalised) of the vertex cycle p (k, 3), summed in cycle order."""
     q = np.roll(p, -1, axis=0)
-    return _seqsum(np.stack([(p[:, 1] - q[:, 1]) * (p[:, 2] + q[:, 2]), (p[:, 2] - q[:, 2]) * (p[:, 0] + q[:, 0]),
-                             (p[:, 0] - q[:, 0]) * (p[:, 1] + q[:, 1])], axis=1))
+    return _seqsum(
+        np.stack(
+            [
+                (p[:, 1] - q[:, 1]) * (p[:, 2] + q[:, 2]),
+                (p[:, 2] - q[:, 2]) * (p[:, 0] + q[:, 0]),
+                (p[:, 0] - q[:, 0]) * (p[:, 1] + q[:, 1]),
+            ],
+            axis=1,
+        )
+    )
 
 
 def make_polygon_normals(m, dvert):
@@ -873,9 +930,15 @@ def compute_inertia(m, faces, dvert, com):
     C = 12 if m.inertia == INERTIA_SHELL else 20
     terms = []
     for a, b in ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)):
-        s = (2 * (D[:, a] * D[:, b] + E[:, a] * E[:, b] + F[:, a] * F[:, b])
-             + D[:, a] * E[:, b] + D[:, b] * E[:, a] + D[:, a] * F[:, b] + D[:, b] * F[:, a]
-             + E[:, a] * F[:, b] + E[:, b] * F[:, a])
+        s = (
+            2 * (D[:, a] * D[:, b] + E[:, a] * E[:, b] + F[:, a] * F[:, b])
+            + D[:, a] * E[:, b]
+            + D[:, b] * E[:, a]
+            + D[:, a] * F[:, b]
+            + D[:, b] * F[:, a]
+            + E[:, a] * F[:, b]
+            + E[:, b] * F[:, a]
+        )
         terms.append(vol / C * s)
     P = _seqsum(np.stack(terms, axis=1))
     total = float(_seqsum(vol))
@@ -886,8 +949,7 @@ def rotate(m, quat, dvert):
     """Rotate: express vertices and normals in the principal frame, record the aamm box."""
     mat = _quat2mat(np.array([quat[0], -quat[1], -quat[2], -quat[3]]))
     dvert = _mulvecmat(mat, dvert)
-    m.aamm = np.concatenate([np.minimum(m.aamm[:3], dvert.min(axis=0)),
-                             np.maximum(m.aamm[3:], dvert.max(axis=0))])
+    m.aamm = np.concatenate([np.minimum(m.aamm[:3], dvert.min(axis=0)), np.maximum(m.aamm[3:], dvert.max(axis=0))])
     if len(m.normal):
         m.normal = _mulvecmat(mat, m.normal.astype(np.float64)).astype(np.float32)
     return dvert
@@ -898,8 +960,11 @@ def process(m, el, needhull, smooth, refpos, refquat, maxhullvert, data):
     dvert = m.vert.astype(np.float64)
     bad = check_orientation(m, dvert)
     if bad is not None and m.inertia == INERTIA_EXACT:
-        raise _err(el, f"faces of mesh '{m.name}' have inconsistent orientation. Please check the faces "
-                       f"containing the vertices {bad[0] + 1} and {bad[1] + 1}.")
+        raise _err(
+            el,
+            f"faces of mesh '{m.name}' have inconsistent orientation. Please check the faces "
+            f"containing the vertices {bad[0] + 1} and {bad[1] + 1}.",
+        )
     if needhull or not len(m.face):
         m.graph = make_graph(el, m.name, dvert, maxhullvert)
     if not len(m.face) and m.graph is not None:
@@ -920,7 +985,7 @@ def process(m, el, needhull, smooth, refpos, refquat, maxhullvert, data):
         # first vertex) for a mirroring scale, after merging the faces into polygons (not in the snapshot source;
         # measured on the oracle)
         hf = graph_faces(m.graph)[:, [0, 2, 1]]
-        m.graph[len(m.graph) - hf.size:] = hf.reshape(-1)
+        m.graph[len(m.graph) - hf.size :] = hf.reshape(-1)
         m.polygons = [p[:1] + p[1:][::-1] for p in m.polygons]
     if m.graph is None:
         m.polygon_map = [[] for _ in range(len(dvert))]
@@ -956,20 +1021,24 @@ def process(m, el, needhull, smooth, refpos, refquat, maxhullvert, data):
         raise _err(el, f"eigenvalue of mesh inertia must be positive: {m.name}")
     atol, rtol = 1e-9, 1e-6
     e = eigval
-    if (e[0] + e[1] < e[2] * (1.0 - rtol) - atol or e[0] + e[2] < e[1] * (1.0 - rtol) - atol
-            or e[1] + e[2] < e[0] * (1.0 - rtol) - atol):
+    if (
+        e[0] + e[1] < e[2] * (1.0 - rtol) - atol
+        or e[0] + e[2] < e[1] * (1.0 - rtol) - atol
+        or e[1] + e[2] < e[0] * (1.0 - rtol) - atol
+    ):
         raise _err(el, f"eigenvalues of mesh inertia violate A + B >= C: {m.name}")
     vol = m.volume_ref()
     # C's sqrt: NaN for a (rounding-level) negative argument of a near-degenerate inertia; MuJoCo keeps it
     with np.errstate(invalid="ignore"):
-        m.boxsz = 0.5 * np.sqrt(np.array([6 * (e[1] + e[2] - e[0]) / vol, 6 * (e[0] + e[2] - e[1]) / vol,
-                                          6 * (e[0] + e[1] - e[2]) / vol]))
+        m.boxsz = 0.5 * np.sqrt(
+            np.array([6 * (e[1] + e[2] - e[0]) / vol, 6 * (e[0] + e[2] - e[1]) / vol, 6 * (e[0] + e[1] - e[2]) / vol])
+        )
     dvert = dvert - com
     dvert = rotate(m, quat, dvert)
     m.pos = np.array(com, dtype=np.float64)
     m.quat = np.array(quat, dtype=np.float64)
     make_polygon_normals(m, dvert)
-    m.tree = mesh_tree(dvert, m.face)     # the face BVH, from the double-precision vertices
+    m.tree = mesh_tree(dvert, m.face)  # the face BVH, from the double-precision vertices
     m.vert = dvert.astype(np.float32)
 
 
@@ -994,12 +1063,21 @@ def compile_mesh(ctx, el, name, needhull):
     m.facenormal = np.asarray(data.get("facenormal", np.zeros((0, 3))), np.int64).reshape(-1, 3)
     m.facetexcoord = np.asarray(data.get("facetexcoord", np.zeros((0, 3))), np.int64).reshape(-1, 3)
     if not len(m.vert):
-        raise _err(el, "no vertices" if el.has("vertex") or el.has("file") else
-                   "mesh needs a file, vertex data or a builtin")
+        raise _err(
+            el, "no vertices" if el.has("vertex") or el.has("file") else "mesh needs a file, vertex data or a builtin"
+        )
     check_initial(el, m, data)
     refquat = np.array(el.get("refquat"), dtype=np.float64)
-    process(m, el, needhull, bool(el.get("smoothnormal")), np.array(el.get("refpos"), dtype=np.float64),
-            refquat, maxhullvert, data)
+    process(
+        m,
+        el,
+        needhull,
+        bool(el.get("smoothnormal")),
+        np.array(el.get("refpos"), dtype=np.float64),
+        refquat,
+        maxhullvert,
+        data,
+    )
     return m
 
 
@@ -1058,7 +1136,7 @@ def _extrema(vert, graph):
     if graph is None:
         return out
     nv = int(graph[0])
-    gid = graph[2 + nv:2 + 2 * nv]
+    gid = graph[2 + nv : 2 + 2 * nv]
     v = vert[gid].astype(np.float32)
     k = 0
     for cx in (-1, 0, 1):
@@ -1074,16 +1152,20 @@ def fill_mesh_fields(f, meshes):
     """mjCModel::CopyObjects for meshes: concatenated arrays with per-mesh addresses."""
     n = len(meshes)
     f["nmesh"] = n
-    cat = lambda arrs, w, dt: (np.ascontiguousarray(np.concatenate(arrs).astype(dt)) if arrs  # noqa: E731
-                               else np.zeros((0, w) if w else (0,), dt))
+
+    def cat(arrs, w, dt):
+        return np.ascontiguousarray(np.concatenate(arrs).astype(dt)) if arrs else np.zeros((0, w) if w else (0,), dt)
+
     nvert = [len(m.vert) for m in meshes]
     nnorm = [len(m.normal) for m in meshes]
     ntex = [len(m.texcoord) for m in meshes]
     nface = [len(m.face) for m in meshes]
     ngraph = [0 if m.graph is None else len(m.graph) for m in meshes]
     npoly = [len(m.polygons) for m in meshes]
-    adr = lambda counts: np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32) if counts \
-        else np.zeros(0, np.int32)  # noqa: E731
+
+    def adr(counts):
+        return np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int32) if counts else np.zeros(0, np.int32)
+
     f["nmeshvert"], f["nmeshnormal"], f["nmeshtexcoord"] = sum(nvert), sum(nnorm), sum(ntex)
     f["nmeshface"], f["nmeshgraph"], f["nmeshpoly"] = sum(nface), sum(ngraph), sum(npoly)
     f["mesh_vertadr"], f["mesh_vertnum"] = adr(nvert), np.array(nvert, np.int32)
@@ -1098,8 +1180,9 @@ def fill_mesh_fields(f, meshes):
     f["mesh_texcoord"] = cat([m.texcoord for m in meshes], 2, np.float32)
     f["mesh_face"] = cat([m.face for m in meshes], 3, np.int32)
     f["mesh_facenormal"] = cat([m.facenormal for m in meshes], 3, np.int32)
-    f["mesh_facetexcoord"] = cat([m.facetexcoord if len(m.texcoord) else np.zeros_like(m.face)
-                                  for m in meshes], 3, np.int32)
+    f["mesh_facetexcoord"] = cat(
+        [m.facetexcoord if len(m.texcoord) else np.zeros_like(m.face) for m in meshes], 3, np.int32
+    )
     f["mesh_graph"] = cat([m.graph for m in meshes if m.graph is not None], 0, np.int32)
     f["mesh_extrema"] = cat([_extrema(m.vert, m.graph)[None] for m in meshes], 27, np.int32)
     f["mesh_scale"] = cat([m.scale[None] for m in meshes], 3, np.float64)
@@ -1158,18 +1241,26 @@ def mesh_geom_properties(ctx, mesh_id, geom_el, geom_type, fitscale=None):
     out = {"is_mesh": geom_type in (GEOM_MESH, GEOM_SDF), "material": m.material}
     if geom_type in (GEOM_MESH, GEOM_SDF):
         if geom_el is not None and geom_el.get("shellinertia"):
-            raise geom_el.error("for mesh geoms, inertia should be specified in the mesh asset",
-                                "shellinertia")
+            raise geom_el.error("for mesh geoms, inertia should be specified in the mesh asset", "shellinertia")
         a = m.aamm
         h = np.array([max(abs(a[0]), abs(a[3])), max(abs(a[1]), abs(a[4])), max(abs(a[2]), abs(a[5]))])
         out["size"] = h
         out["rbound"] = math.sqrt(h[0] * h[0] + h[1] * h[1] + h[2] * h[2])
-        out["aabb"] = np.array([(a[3] + a[0]) / 2, (a[4] + a[1]) / 2, (a[5] + a[2]) / 2,
-                                (a[3] - a[0]) / 2, (a[4] - a[1]) / 2, (a[5] - a[2]) / 2])
+        out["aabb"] = np.array(
+            [
+                (a[3] + a[0]) / 2,
+                (a[4] + a[1]) / 2,
+                (a[5] + a[2]) / 2,
+                (a[3] - a[0]) / 2,
+                (a[4] - a[1]) / 2,
+                (a[5] - a[2]) / 2,
+            ]
+        )
         out["volume"] = m.volume_ref()
         b = m.boxsz
-        out["unit_inertia"] = np.array([(b[1] * b[1] + b[2] * b[2]) / 3, (b[0] * b[0] + b[2] * b[2]) / 3,
-                                        (b[0] * b[0] + b[1] * b[1]) / 3])
+        out["unit_inertia"] = np.array(
+            [(b[1] * b[1] + b[2] * b[2]) / 3, (b[0] * b[0] + b[2] * b[2]) / 3, (b[0] * b[0] + b[1] * b[1]) / 3]
+        )
     else:
         if fitscale is None:
             fitscale = geom_el.get("fitscale") if geom_el is not None else 1.0
@@ -1188,8 +1279,11 @@ def fit_geom(ctx, m, geom_el, geom_type, fitscale):
     (then also the aabb centre, in the mesh frame). Returns (size (3,), center (3,))."""
     size = np.zeros(3)
     if geom_el is not None and geom_el.has("size"):
-        size[:] = np.asarray(geom_el.get("size"), dtype=np.float64)[:3] if len(geom_el.get("size")) >= 3 else \
-            np.r_[geom_el.get("size"), np.zeros(3 - len(geom_el.get("size")))]
+        size[:] = (
+            np.asarray(geom_el.get("size"), dtype=np.float64)[:3]
+            if len(geom_el.get("size")) >= 3
+            else np.r_[geom_el.get("size"), np.zeros(3 - len(geom_el.get("size")))]
+        )
     center = np.zeros(3)
     if not ctx.comp_of(geom_el).get("fitaabb"):
         b = m.boxsz
@@ -1232,13 +1326,14 @@ def compile_assets(ctx):
     for the geom compiler (see mesh_geom_properties / hfield_geom_properties)."""
     from . import hfield as _hfield
     from . import material as _material
+
     by = {"mesh": [], "hfield": [], "texture": [], "material": []}
     for asset in ctx.root.find("asset"):
         for el in asset.children:
             if el.key == "skin":
-                continue        # compiled after the bodies (compiler.skin)
+                continue  # compiled after the bodies (compiler.skin)
             if el.key == "asset_model":
-                continue        # read by mjcf.compose for <attach model=...>
+                continue  # read by mjcf.compose for <attach model=...>
             by[el.key].append(el)
     if ctx.discardvisual:
         # mjCModel::TryCompile deletes every material and texture before compiling (see compiler.discard)

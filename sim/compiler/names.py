@@ -12,18 +12,33 @@ import numpy as np
 
 from .mesh import asset_path
 
-LOAD_MULTIPLE = 2        # mjLOAD_MULTIPLE: hash slots per object
+LOAD_MULTIPLE = 2  # mjLOAD_MULTIPLE: hash slots per object
 DEFAULT_MODEL_NAME = "MuJoCo Model"
 
 # (Context.names key, name_*adr field suffix, size field) in the order CopyNames concatenates them
 NAME_KINDS = (
-    ("body", "body", "nbody"), ("joint", "jnt", "njnt"), ("geom", "geom", "ngeom"), ("site", "site", "nsite"),
-    ("camera", "cam", "ncam"), ("light", "light", "nlight"), ("flex", "flex", "nflex"),
-    ("mesh", "mesh", "nmesh"), ("skin", "skin", "nskin"), ("hfield", "hfield", "nhfield"),
-    ("texture", "tex", "ntex"), ("material", "mat", "nmat"), ("pair", "pair", "npair"),
-    ("exclude", "exclude", "nexclude"), ("equality", "eq", "neq"), ("tendon", "tendon", "ntendon"),
-    ("actuator", "actuator", "nu"), ("sensor", "sensor", "nsensor"), ("numeric", "numeric", "nnumeric"),
-    ("text", "text", "ntext"), ("tuple", "tuple", "ntuple"), ("key", "key", "nkey"),
+    ("body", "body", "nbody"),
+    ("joint", "jnt", "njnt"),
+    ("geom", "geom", "ngeom"),
+    ("site", "site", "nsite"),
+    ("camera", "cam", "ncam"),
+    ("light", "light", "nlight"),
+    ("flex", "flex", "nflex"),
+    ("mesh", "mesh", "nmesh"),
+    ("skin", "skin", "nskin"),
+    ("hfield", "hfield", "nhfield"),
+    ("texture", "tex", "ntex"),
+    ("material", "mat", "nmat"),
+    ("pair", "pair", "npair"),
+    ("exclude", "exclude", "nexclude"),
+    ("equality", "eq", "neq"),
+    ("tendon", "tendon", "ntendon"),
+    ("actuator", "actuator", "nu"),
+    ("sensor", "sensor", "nsensor"),
+    ("numeric", "numeric", "nnumeric"),
+    ("text", "text", "ntext"),
+    ("tuple", "tuple", "ntuple"),
+    ("key", "key", "nkey"),
     ("plugin", "plugin", "nplugin"),
 )
 
@@ -34,7 +49,7 @@ def hash_string(name, n):
     mask = (1 << 64) - 1
     for c in name.encode():
         if c >= 128:
-            c -= 256            # char is signed: sign-extended when xor-ed into the uint64 hash
+            c -= 256  # char is signed: sign-extended when xor-ed into the uint64 hash
         h = (((h << 5) + h) & mask) ^ (c & mask)
     return h % n
 
@@ -92,7 +107,7 @@ def _abs_prefix(path):
     for sep in (":/", ":\\"):
         pos = path.find(sep)
         if pos >= 0:
-            return path[:pos + 2]
+            return path[: pos + 2]
     return ""
 
 

@@ -67,11 +67,11 @@ def _samples(rows, width, channels, depth):
     """(height, width, channels) integer samples of unfiltered scanlines."""
     h = rows.shape[0]
     if depth == 8:
-        return rows[:, :width * channels].reshape(h, width, channels).astype(np.int64)
+        return rows[:, : width * channels].reshape(h, width, channels).astype(np.int64)
     if depth == 16:
-        b = rows[:, :2 * width * channels].astype(np.int64)
+        b = rows[:, : 2 * width * channels].astype(np.int64)
         return (b[:, 0::2] * 256 + b[:, 1::2]).reshape(h, width, channels)
-    bits = np.unpackbits(rows, axis=1)[:, :width * depth].reshape(h, width, depth)
+    bits = np.unpackbits(rows, axis=1)[:, : width * depth].reshape(h, width, depth)
     weights = (1 << np.arange(depth - 1, -1, -1)).astype(np.int64)
     return (bits.astype(np.int64) @ weights).reshape(h, width, 1)
 
@@ -83,11 +83,11 @@ def decode(data):
         raise PNGError("not a PNG file (bad signature)")
     pos, idat, ihdr, palette, trns, srgb = 8, [], None, None, None, False
     while pos + 8 <= len(data):
-        length, ctype = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + length]
+        length, ctype = struct.unpack(">I4s", data[pos : pos + 8])
+        body = data[pos + 8 : pos + 8 + length]
         if len(body) != length or pos + 12 + length > len(data):
             raise PNGError("chunk extends past the end of the file")
-        crc = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])[0]
+        crc = struct.unpack(">I", data[pos + 8 + length : pos + 12 + length])[0]
         if zlib.crc32(ctype + body) & 0xFFFFFFFF != crc:
             raise PNGError(f"CRC error in chunk {ctype.decode('latin-1')}")
         pos += 12 + length
@@ -155,11 +155,11 @@ def to_rgba8(samples, color, depth, palette, trns):
         idx = samples[..., 0]
         pal = np.zeros((256, 4), np.int64)
         pal[:, 3] = 255
-        pal[:len(palette), :3] = palette
+        pal[: len(palette), :3] = palette
         if trns is not None:
             alpha = np.frombuffer(trns, np.uint8)[:256]
-            pal[:len(alpha), 3] = alpha
-        pal[len(palette):] = (0, 0, 0, 255)            # out-of-range indices read as opaque black
+            pal[: len(alpha), 3] = alpha
+        pal[len(palette) :] = (0, 0, 0, 255)  # out-of-range indices read as opaque black
         out = pal[idx]
     elif color == 4:
         g = high(samples[..., 0])
@@ -180,7 +180,7 @@ def read_png(data, nchannel):
     elif nchannel == 3:
         pix = rgba[..., :3]
     elif nchannel == 1:
-        pix = rgba[..., :1]                            # lodepng's grey output takes the red channel
+        pix = rgba[..., :1]  # lodepng's grey output takes the red channel
     else:
         raise PNGError(f"unsupported number of channels: {nchannel}")
     return width, height, np.ascontiguousarray(pix).reshape(-1), srgb

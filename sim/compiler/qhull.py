@@ -51,13 +51,13 @@ class Hull:
 
 
 # qhull 2020.2 structure offsets on 64-bit platforms (libqhull_r.h): the fields read here
-_QH_HULL_DIM, _QH_NUM_POINTS, _QH_FIRST_POINT = 632, 640, 648      # qhT (before its jmp_buf members)
-_QH_SCAN = (704, 4096)          # qhT byte range searched for the facet / vertex list block (after the jmp_bufs)
+_QH_HULL_DIM, _QH_NUM_POINTS, _QH_FIRST_POINT = 632, 640, 648  # qhT (before its jmp_buf members)
+_QH_SCAN = (704, 4096)  # qhT byte range searched for the facet / vertex list block (after the jmp_bufs)
 # offsets inside the list block that starts at qh.facet_list
 _L_NUM_VISIBLE, _L_VERTEX_LIST, _L_NUM_FACETS, _L_NUM_VERTICES = 40, 88, 112, 116
-_F_NEXT, _F_VERTICES, _F_ID, _F_FLAGS = 56, 64, 108, 112           # facetT
-_F_TOPORIENT_BIT = 12                                               # nummerge:9, tricoplanar, newfacet, visible
-_V_NEXT, _V_POINT, _V_NEIGHBORS = 0, 16, 24                         # vertexT
+_F_NEXT, _F_VERTICES, _F_ID, _F_FLAGS = 56, 64, 108, 112  # facetT
+_F_TOPORIENT_BIT = 12  # nummerge:9, tricoplanar, newfacet, visible
+_V_NEXT, _V_POINT, _V_NEIGHBORS = 0, 16, 24  # vertexT
 
 
 def _u64(addr):
@@ -95,8 +95,12 @@ def _qh_address(q, points):
     if k is None or k < 4 or words[k + 1] != id(q.mode_option):
         raise _Unreadable("_Qhull layout")
     qh = words[k - 4]
-    if (not qh or _i32(qh + _QH_HULL_DIM) != 3 or _i32(qh + _QH_NUM_POINTS) != len(points)
-            or _u64(qh + _QH_FIRST_POINT) != points.ctypes.data):
+    if (
+        not qh
+        or _i32(qh + _QH_HULL_DIM) != 3
+        or _i32(qh + _QH_NUM_POINTS) != len(points)
+        or _u64(qh + _QH_FIRST_POINT) != points.ctypes.data
+    ):
         raise _Unreadable("qhT layout")
     return qh
 
@@ -111,8 +115,13 @@ def _read_state(q, points, facets_api):
     block = None
     for off in range(_QH_SCAN[0], _QH_SCAN[1], 8):
         a = qh + off
-        if (_i32(a + _L_NUM_FACETS) == nf and _i32(a + _L_NUM_VERTICES) == nv and _i32(a + _L_NUM_VISIBLE) == 0
-                and _u64(a) and _u64(a + _L_VERTEX_LIST)):
+        if (
+            _i32(a + _L_NUM_FACETS) == nf
+            and _i32(a + _L_NUM_VERTICES) == nv
+            and _i32(a + _L_NUM_VISIBLE) == 0
+            and _u64(a)
+            and _u64(a + _L_VERTEX_LIST)
+        ):
             block = a
             break
     if block is None:
@@ -154,7 +163,7 @@ def _read_state(q, points, facets_api):
         raise _Unreadable("vertex list")
     nsets = [_set_items(_u64(v + _V_NEIGHBORS)) for v in order]
     if all(not s for s in nsets):
-        nbr_facets = None       # qh.VERTEXneighbors unset (no merge happened): qh_vertexneighbors builds them
+        nbr_facets = None  # qh.VERTEXneighbors unset (no merge happened): qh_vertexneighbors builds them
     elif all(s for s in nsets):
         try:
             nbr_facets = [[index[f] for f in s] for s in nsets]
@@ -231,8 +240,11 @@ def convex_hull(points, maxhullvert=-1):
             vertices, nbr_facets, top = _read_state(q, pts, facets)
             exact = True
         except _Unreadable as e:
-            warnings.warn(f"numjoco: qhull's internal lists could not be read from scipy ({e}); convex hulls are "
-                          "MuJoCo's but their vertex and neighbour order may differ", stacklevel=3)
+            warnings.warn(
+                f"numjoco: qhull's internal lists could not be read from scipy ({e}); convex hulls are "
+                "MuJoCo's but their vertex and neighbour order may differ",
+                stacklevel=3,
+            )
             seen = {}
             for p in facets.reshape(-1):
                 seen.setdefault(int(p), None)

@@ -13,26 +13,115 @@ from .context import farr, iarr
 from .tendon import rows2, user_rows
 
 # mjtObj
-OBJ = {"unknown": 0, "body": 1, "xbody": 2, "joint": 3, "dof": 4, "geom": 5, "site": 6, "camera": 7, "light": 8,
-       "flex": 9, "mesh": 10, "skin": 11, "hfield": 12, "texture": 13, "material": 14, "pair": 15,
-       "exclude": 16, "equality": 17, "tendon": 18, "actuator": 19, "sensor": 20, "numeric": 21, "text": 22,
-       "tuple": 23, "key": 24, "plugin": 25}
+OBJ = {
+    "unknown": 0,
+    "body": 1,
+    "xbody": 2,
+    "joint": 3,
+    "dof": 4,
+    "geom": 5,
+    "site": 6,
+    "camera": 7,
+    "light": 8,
+    "flex": 9,
+    "mesh": 10,
+    "skin": 11,
+    "hfield": 12,
+    "texture": 13,
+    "material": 14,
+    "pair": 15,
+    "exclude": 16,
+    "equality": 17,
+    "tendon": 18,
+    "actuator": 19,
+    "sensor": 20,
+    "numeric": 21,
+    "text": 22,
+    "tuple": 23,
+    "key": 24,
+    "plugin": 25,
+}
 OBJNAME = {v: k for k, v in OBJ.items()}
 # name space (Context.names key) of each mjtObj; xbody shares the body names
-_NAMESPACE = {1: "body", 2: "body", 3: "joint", 5: "geom", 6: "site", 7: "camera", 8: "light", 9: "flex",
-              10: "mesh", 11: "skin", 12: "hfield", 13: "texture", 14: "material", 15: "pair", 16: "exclude",
-              17: "equality", 18: "tendon", 19: "actuator", 20: "sensor", 21: "numeric", 22: "text",
-              23: "tuple", 24: "key", 25: "plugin"}
+_NAMESPACE = {
+    1: "body",
+    2: "body",
+    3: "joint",
+    5: "geom",
+    6: "site",
+    7: "camera",
+    8: "light",
+    9: "flex",
+    10: "mesh",
+    11: "skin",
+    12: "hfield",
+    13: "texture",
+    14: "material",
+    15: "pair",
+    16: "exclude",
+    17: "equality",
+    18: "tendon",
+    19: "actuator",
+    20: "sensor",
+    21: "numeric",
+    22: "text",
+    23: "tuple",
+    24: "key",
+    25: "plugin",
+}
 
 # mjtSensor
-SENSOR_TYPES = ("touch", "accelerometer", "velocimeter", "gyro", "force", "torque", "magnetometer",
-                "rangefinder", "camprojection", "jointpos", "jointvel", "tendonpos", "tendonvel", "actuatorpos",
-                "actuatorvel", "actuatorfrc", "jointactuatorfrc", "tendonactuatorfrc", "ballquat", "ballangvel",
-                "jointlimitpos", "jointlimitvel", "jointlimitfrc", "tendonlimitpos", "tendonlimitvel",
-                "tendonlimitfrc", "framepos", "framequat", "framexaxis", "frameyaxis", "framezaxis",
-                "framelinvel", "frameangvel", "framelinacc", "frameangacc", "subtreecom", "subtreelinvel",
-                "subtreeangmom", "insidesite", "distance", "normal", "fromto", "contact", "e_potential",
-                "e_kinetic", "clock", "tactile", "plugin", "user")
+SENSOR_TYPES = (
+    "touch",
+    "accelerometer",
+    "velocimeter",
+    "gyro",
+    "force",
+    "torque",
+    "magnetometer",
+    "rangefinder",
+    "camprojection",
+    "jointpos",
+    "jointvel",
+    "tendonpos",
+    "tendonvel",
+    "actuatorpos",
+    "actuatorvel",
+    "actuatorfrc",
+    "jointactuatorfrc",
+    "tendonactuatorfrc",
+    "ballquat",
+    "ballangvel",
+    "jointlimitpos",
+    "jointlimitvel",
+    "jointlimitfrc",
+    "tendonlimitpos",
+    "tendonlimitvel",
+    "tendonlimitfrc",
+    "framepos",
+    "framequat",
+    "framexaxis",
+    "frameyaxis",
+    "framezaxis",
+    "framelinvel",
+    "frameangvel",
+    "framelinacc",
+    "frameangacc",
+    "subtreecom",
+    "subtreelinvel",
+    "subtreeangmom",
+    "insidesite",
+    "distance",
+    "normal",
+    "fromto",
+    "contact",
+    "e_potential",
+    "e_kinetic",
+    "clock",
+    "tactile",
+    "plugin",
+    "user",
+)
 SENS = {t: i for i, t in enumerate(SENSOR_TYPES)}
 
 DATATYPE_REAL, DATATYPE_POSITIVE, DATATYPE_AXIS, DATATYPE_QUATERNION = 0, 1, 2, 3
@@ -45,25 +134,92 @@ CONDATA_SIZE = (1, 3, 3, 1, 3, 3, 3, 3, 3)
 RAYDATA = ("dist", "dir", "origin", "point", "normal", "depth")
 RAYDATA_SIZE = (1, 3, 3, 3, 3, 1)
 
-_DATATYPE = {"touch": 1, "insidesite": 1, "framexaxis": 2, "frameyaxis": 2, "framezaxis": 2, "normal": 2,
-             "ballquat": 3, "framequat": 3}
-_ACC = {"touch", "accelerometer", "force", "torque", "actuatorfrc", "jointactuatorfrc", "tendonactuatorfrc",
-        "jointlimitfrc", "tendonlimitfrc", "framelinacc", "frameangacc", "contact", "tactile"}
-_VEL = {"velocimeter", "gyro", "jointvel", "tendonvel", "actuatorvel", "ballangvel", "jointlimitvel",
-        "tendonlimitvel", "framelinvel", "frameangvel", "subtreelinvel", "subtreeangmom"}
+_DATATYPE = {
+    "touch": 1,
+    "insidesite": 1,
+    "framexaxis": 2,
+    "frameyaxis": 2,
+    "framezaxis": 2,
+    "normal": 2,
+    "ballquat": 3,
+    "framequat": 3,
+}
+_ACC = {
+    "touch",
+    "accelerometer",
+    "force",
+    "torque",
+    "actuatorfrc",
+    "jointactuatorfrc",
+    "tendonactuatorfrc",
+    "jointlimitfrc",
+    "tendonlimitfrc",
+    "framelinacc",
+    "frameangacc",
+    "contact",
+    "tactile",
+}
+_VEL = {
+    "velocimeter",
+    "gyro",
+    "jointvel",
+    "tendonvel",
+    "actuatorvel",
+    "ballangvel",
+    "jointlimitvel",
+    "tendonlimitvel",
+    "framelinvel",
+    "frameangvel",
+    "subtreelinvel",
+    "subtreeangmom",
+}
 _DIM = {"camprojection": 2, "fromto": 6, "ballquat": 4, "framequat": 4}
-for _t in ("accelerometer", "velocimeter", "gyro", "force", "torque", "magnetometer", "ballangvel", "framepos",
-           "framexaxis", "frameyaxis", "framezaxis", "framelinvel", "frameangvel", "framelinacc",
-           "frameangacc", "subtreecom", "subtreelinvel", "subtreeangmom", "normal"):
+for _t in (
+    "accelerometer",
+    "velocimeter",
+    "gyro",
+    "force",
+    "torque",
+    "magnetometer",
+    "ballangvel",
+    "framepos",
+    "framexaxis",
+    "frameyaxis",
+    "framezaxis",
+    "framelinvel",
+    "frameangvel",
+    "framelinacc",
+    "frameangacc",
+    "subtreecom",
+    "subtreelinvel",
+    "subtreeangmom",
+    "normal",
+):
     _DIM[_t] = 3
 
 _SITE_SENSORS = ("touch", "accelerometer", "velocimeter", "gyro", "force", "torque", "magnetometer")
-_JOINT_SENSORS = {"jointpos", "jointvel", "jointactuatorfrc", "ballquat", "ballangvel", "jointlimitpos",
-                  "jointlimitvel", "jointlimitfrc"}
-_TENDON_SENSORS = {"tendonpos", "tendonvel", "tendonactuatorfrc", "tendonlimitpos", "tendonlimitvel",
-                   "tendonlimitfrc"}
-_FRAME_SENSORS = {"framepos", "framequat", "framexaxis", "frameyaxis", "framezaxis", "framelinvel",
-                  "frameangvel", "framelinacc", "frameangacc"}
+_JOINT_SENSORS = {
+    "jointpos",
+    "jointvel",
+    "jointactuatorfrc",
+    "ballquat",
+    "ballangvel",
+    "jointlimitpos",
+    "jointlimitvel",
+    "jointlimitfrc",
+}
+_TENDON_SENSORS = {"tendonpos", "tendonvel", "tendonactuatorfrc", "tendonlimitpos", "tendonlimitvel", "tendonlimitfrc"}
+_FRAME_SENSORS = {
+    "framepos",
+    "framequat",
+    "framexaxis",
+    "frameyaxis",
+    "framezaxis",
+    "framelinvel",
+    "frameangvel",
+    "framelinacc",
+    "frameangacc",
+}
 
 
 def sensor_elements(ctx):
@@ -122,8 +278,9 @@ def _one_sensor(ctx, el):
             raise el.error("camera projection sensor needs a camera with a resolution", "camera")
     elif tag == "rangefinder":
         if el.has("site") == el.has("camera"):
-            raise el.error("rangefinder needs exactly one of 'site' and 'camera'",
-                           "camera" if el.has("site") else "site")
+            raise el.error(
+                "rangefinder needs exactly one of 'site' and 'camera'", "camera" if el.has("site") else "site"
+            )
         spec = 1
         if el.has("data"):
             spec, _ = _keywords(el, "data", RAYDATA)
@@ -156,8 +313,7 @@ def _one_sensor(ctx, el):
         objtype = el.get("objtype")
         objid = _lookup(ctx, el, objtype, el.get("objname"), "objname")
         if el.has("reftype") != el.has("refname"):
-            raise el.error("reftype and refname must be given together",
-                           "refname" if el.has("reftype") else "reftype")
+            raise el.error("reftype and refname must be given together", "refname" if el.has("reftype") else "reftype")
         if el.has("reftype"):
             reftype = el.get("reftype")
             refid = _lookup(ctx, el, reftype, el.get("refname"), "refname")
@@ -190,9 +346,15 @@ def _one_sensor(ctx, el):
             raise el.error("at most one of 'geom1', 'body1', 'subtree1', 'site' can be given", first[1])
         if len(second) > 1:
             raise el.error("at most one of 'geom2', 'body2', 'subtree2' can be given", second[1])
-        kinds = {"site": ("site", "site"), "body1": ("body", "body"), "subtree1": ("xbody", "body"),
-                 "geom1": ("geom", "geom"), "body2": ("body", "body"), "subtree2": ("xbody", "body"),
-                 "geom2": ("geom", "geom")}
+        kinds = {
+            "site": ("site", "site"),
+            "body1": ("body", "body"),
+            "subtree1": ("xbody", "body"),
+            "geom1": ("geom", "geom"),
+            "body2": ("body", "body"),
+            "subtree2": ("xbody", "body"),
+            "geom2": ("geom", "geom"),
+        }
         if first:
             t, ns = kinds[first[0]]
             objtype, objid = OBJ[t], ctx.lookup(ns, el.get(first[0]), el, first[0])
@@ -223,8 +385,7 @@ def _one_sensor(ctx, el):
         raise ctx.unsupported(el, "tactile sensors (MuJoCo's SDF distance of mesh taxels to the touching geoms)")
     elif tag == "user":
         if el.has("objtype") != el.has("objname"):
-            raise el.error("objtype and objname must be given together",
-                           "objname" if el.has("objtype") else "objtype")
+            raise el.error("objtype and objname must be given together", "objname" if el.has("objtype") else "objtype")
         if el.has("objtype"):
             objtype = OBJ.get(el.get("objtype"), 0)
             if objtype == 0:
@@ -249,8 +410,23 @@ def compile_sensor(ctx):
     for el in elems:
         ctx.add("sensor", el)
     user, nuser = user_rows(ctx, elems, "sensor")
-    cols = {k: [] for k in ("type", "objtype", "objid", "reftype", "refid", "intprm", "datatype",
-                            "needstage", "dim", "adr", "cutoff", "noise")}
+    cols = {
+        k: []
+        for k in (
+            "type",
+            "objtype",
+            "objid",
+            "reftype",
+            "refid",
+            "intprm",
+            "datatype",
+            "needstage",
+            "dim",
+            "adr",
+            "cutoff",
+            "noise",
+        )
+    }
     adr = 0
     for el in elems:
         noise = el.get("noise", 0.0)
@@ -260,8 +436,8 @@ def compile_sensor(ctx):
         if cutoff < 0:
             raise el.error("sensor cutoff cannot be negative", "cutoff")
         interval = np.zeros(2)
-        given = np.asarray(el.get("interval", np.zeros(2)), dtype=np.float64)   # one or two values
-        interval[:len(given)] = given
+        given = np.asarray(el.get("interval", np.zeros(2)), dtype=np.float64)  # one or two values
+        interval[: len(given)] = given
         if interval[0] < 0:
             raise el.error("sensor interval (period) cannot be negative", "interval")
         if interval[1] > 0:
@@ -273,17 +449,17 @@ def compile_sensor(ctx):
             raise el.error("delay > 0 needs a history buffer (nsample > 0)", "delay")
         vals = _one_sensor(ctx, el)
         stype, objtype, objid, reftype, refid, intprm, datatype, needstage, dim = vals
-        if cutoff > 0 and (datatype == DATATYPE_QUATERNION or
-                           (datatype == DATATYPE_AXIS and stype != SENS["normal"])):
+        if cutoff > 0 and (datatype == DATATYPE_QUATERNION or (datatype == DATATYPE_AXIS and stype != SENS["normal"])):
             raise el.error("cutoff cannot be applied to an axis or quaternion sensor", "cutoff")
         if nsample > 0:
-            raise el.error("sensor history (nsample/delay) is not supported by numjoco yet", "nsample",
-                           cls=UnsupportedError)
+            raise el.error(
+                "sensor history (nsample/delay) is not supported by numjoco yet", "nsample", cls=UnsupportedError
+            )
         if interval[0] > 0:
-            raise el.error("sensor sampling interval is not supported by numjoco yet", "interval",
-                           cls=UnsupportedError)
-        for k, v in zip(("type", "objtype", "objid", "reftype", "refid", "intprm", "datatype", "needstage",
-                         "dim"), vals):
+            raise el.error("sensor sampling interval is not supported by numjoco yet", "interval", cls=UnsupportedError)
+        for k, v in zip(
+            ("type", "objtype", "objid", "reftype", "refid", "intprm", "datatype", "needstage", "dim"), vals
+        ):
             cols[k].append(v)
         cols["adr"].append(adr)
         cols["cutoff"].append(cutoff)
@@ -308,4 +484,4 @@ def compile_sensor(ctx):
     f.setdefault("nhistory", 0)
 
 
-compile_sensors = compile_sensor   # name used by the pipeline in compiler/__init__.py
+compile_sensors = compile_sensor  # name used by the pipeline in compiler/__init__.py

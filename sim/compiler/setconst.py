@@ -66,11 +66,11 @@ def _set_fixed(m):
 
 def _wrap_body(m, j):
     t, obj = m.wrap_type[j], m.wrap_objid[j]
-    if t == 3:   # site
+    if t == 3:  # site
         return m.site_bodyid[obj]
-    if t in (4, 5):   # sphere, cylinder geom
+    if t in (4, 5):  # sphere, cylinder geom
         return m.geom_bodyid[obj]
-    if t == 1:   # joint
+    if t == 1:  # joint
         return m.jnt_bodyid[obj]
     return -1
 
@@ -121,15 +121,15 @@ def _solve_m(m, qld, diaginv, vec):
     """M^-1 vec from the factor qLD / qLDiagInv, in mj_solveLD's order of operations (list (nv,))."""
     x = [float(v) for v in vec]
     rownnz, rowadr, colind = m.M_rownnz.tolist(), m.M_rowadr.tolist(), m.M_colind.tolist()
-    for i in range(m.nv - 1, -1, -1):      # x <- L^-T x
+    for i in range(m.nv - 1, -1, -1):  # x <- L^-T x
         xi = x[i]
         if rownnz[i] == 1 or xi == 0:
             continue
         for adr in range(rowadr[i], rowadr[i] + rownnz[i] - 1):
             x[colind[adr]] -= qld[adr] * xi
-    for i in range(m.nv):                  # x <- D^-1 x
+    for i in range(m.nv):  # x <- D^-1 x
         x[i] *= diaginv[i]
-    for i in range(m.nv):                  # x <- L^-1 x
+    for i in range(m.nv):  # x <- L^-1 x
         if rownnz[i] > 1:
             x[i] -= _dot_sparse(qld, rowadr[i], rownnz[i] - 1, x, colind)
     return x
@@ -186,8 +186,8 @@ def set_const(model, ctx):
     d = Data(m)
     ds = d._struct
     d.qpos = m.qpos0
-    prefetch_parts(m)       # a first compile of the step's parts starts in a worker during smooth_position's
-    F = mask(features(m), (F_TENDON, F_TRN))     # the features smooth_position has
+    prefetch_parts(m)  # a first compile of the step's parts starts in a worker during smooth_position's
+    F = mask(features(m), (F_TENDON, F_TRN))  # the features smooth_position has
     _fw.smooth_position(ms, ds, 0, 0, F)
     # dof_M0: composite rigid-body inertia seen by each dof at qpos0, plus armature (mj_setM0)
     crb = np.array(d.cinert, dtype=np.float64).copy()
@@ -237,10 +237,10 @@ def set_const(model, ctx):
             e[adr + k] = 1.0
             diag.append(solve(e)[adr + k])
         if n == 6:
-            m.dof_invweight0[adr:adr + 3] = (diag[0] + diag[1] + diag[2]) / 3
-            m.dof_invweight0[adr + 3:adr + 6] = (diag[3] + diag[4] + diag[5]) / 3
+            m.dof_invweight0[adr : adr + 3] = (diag[0] + diag[1] + diag[2]) / 3
+            m.dof_invweight0[adr + 3 : adr + 6] = (diag[3] + diag[4] + diag[5]) / 3
         elif n == 3:
-            m.dof_invweight0[adr:adr + 3] = (diag[0] + diag[1] + diag[2]) / 3
+            m.dof_invweight0[adr : adr + 3] = (diag[0] + diag[1] + diag[2]) / 3
         else:
             m.dof_invweight0[adr] = diag[0]
     if nv:
@@ -278,7 +278,7 @@ def _auto_spring_damper(m, ctx):
             inertia += m.dof_invweight0[adr + i]
         inertia = ndim / max(1e-15, inertia)
         m.jnt_stiffness[n] = inertia / max(1e-15, tc * tc * dr * dr)
-        m.dof_damping[adr:adr + ndim] = 2 * inertia / max(1e-15, tc)
+        m.dof_damping[adr : adr + ndim] = 2 * inertia / max(1e-15, tc)
 
 
 def _dense_rows(vals, nrow, nv, rownnz, rowadr, colind):
@@ -320,7 +320,7 @@ def _eq_data(m, d):
             data[i, :] = 0
         elif m.eq_type[i] == EQ_WELD and m.eq_objtype[i] == OBJ_BODY:
             if np.any(data[i, 6:10] != 0):
-                q = data[i, 6:10]   # mju_normalize4
+                q = data[i, 6:10]  # mju_normalize4
                 nrm = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
                 if nrm < 1e-15:
                     q[:] = (1.0, 0.0, 0.0, 0.0)
@@ -385,6 +385,7 @@ def _stat(m, d, ctx):
         nonlocal xmin, xmax
         xmin = np.minimum(xmin, p - r)
         xmax = np.maximum(xmax, p + r)
+
     for i in range(1, m.nbody):
         upd(d.xpos[i], 0)
         upd(d.xipos[i], 0)
@@ -454,6 +455,7 @@ def _spring(m, ms, d):
         return
     from sim.engine import forward as _fw
     from sim.jit.features import features, mask, F_TENDON, F_TRN
+
     d.qpos = m.qpos_spring
     _fw.smooth_position(ms, d._struct, 0, 1, mask(features(m), (F_TENDON, F_TRN)))
     ls = m.tendon_lengthspring

@@ -18,8 +18,8 @@ from .context import iarr
 from .frames import normvec
 from .mesh import asset_path, stripext, strippath
 
-MINVAL = 1e-15   # mjMINVAL
-NGROUP = 6       # mjNGROUP
+MINVAL = 1e-15  # mjMINVAL
+NGROUP = 6  # mjNGROUP
 
 
 class _Skin:
@@ -57,6 +57,7 @@ def load_skn(el, data, fname):
 
     def bad(msg):
         return el.error(f"{msg} in SKN file '{fname}'", "file")
+
     if n == 0:
         raise bad("empty data")
     if n < 16:
@@ -79,13 +80,14 @@ def load_skn(el, data, fname):
         out = np.frombuffer(data, "<i4", k, 16 + 4 * cnt).astype(np.int64)
         cnt += k
         return out
+
     s.vert = floats(3 * nvert)
     s.texcoord = floats(2 * ntex)
     s.face = ints(3 * nface)
     for i in range(nbone):
         if n // 4 - 4 - cnt < 18:
             raise bad(f"insufficient data (bone {i})")
-        raw = data[16 + 4 * cnt:16 + 4 * cnt + 39]
+        raw = data[16 + 4 * cnt : 16 + 4 * cnt + 39]
         s.bodyname.append(raw.split(b"\0", 1)[0].decode("latin-1"))
         cnt += 10
         s.bindpos.append(floats(3))
@@ -130,7 +132,7 @@ def _compile(ctx, s):
     bodyid = [ctx.lookup("body", name, b, "body") for name, b in zip(s.bodyname, s.bone_els)]
     matid = -1
     mat = el.get("material", "") or ""
-    if mat and not ctx.discardvisual:          # discardvisual deletes every material first
+    if mat and not ctx.discardvisual:  # discardvisual deletes every material first
         matid = ctx.ids["material"].get(mat, -1)
         if matid < 0:
             raise el.error(f"material '{mat}' not found in skin", "material")
@@ -141,20 +143,30 @@ def _compile(ctx, s):
         for j, wj in zip(ids, w):
             if j < 0 or j >= nvert:
                 raise b.error(f"vertid {int(j)} out of range in skin", "vertid")
-            total[j] += wj                      # float accumulation, bone by bone as MuJoCo
+            total[j] += wj  # float accumulation, bone by bone as MuJoCo
     for i in range(nvert):
         if total[i] <= MINVAL:
             raise el.error(f"vertex {i} must have positive total weight in skin")
-    weights = [np.array([w[k] / total[ids[k]] for k in range(len(ids))], np.float32)
-               for ids, w in zip(s.vertid, s.vertweight)]
+    weights = [
+        np.array([w[k] / total[ids[k]] for k in range(len(ids))], np.float32) for ids, w in zip(s.vertid, s.vertweight)
+    ]
     quats = []
     for q in s.bindquat:
         qd = q.astype(np.float64)
         normvec(qd)
         quats.append(qd.astype(np.float32))
-    return dict(el=el, vert=s.vert.reshape(-1, 3), texcoord=s.texcoord.reshape(-1, 2),
-                face=s.face.reshape(-1, 3), bodyid=bodyid, bindpos=s.bindpos, bindquat=quats, vertid=s.vertid,
-                vertweight=weights, matid=matid)
+    return dict(
+        el=el,
+        vert=s.vert.reshape(-1, 3),
+        texcoord=s.texcoord.reshape(-1, 2),
+        face=s.face.reshape(-1, 3),
+        bodyid=bodyid,
+        bindpos=s.bindpos,
+        bindquat=quats,
+        vertid=s.vertid,
+        vertweight=weights,
+        matid=matid,
+    )
 
 
 def _stack(parts, width, dtype):
@@ -196,8 +208,21 @@ def compile_skins(ctx):
     f["skin_rgba"] = np.array([s["el"].get("rgba") for s in skins], f32).reshape(-1, 4)
     f["skin_inflate"] = np.array([s["el"].get("inflate") for s in skins], f32)
     vadr = tadr = fadr = badr = bvadr = 0
-    cols = {k: [] for k in ("vertadr", "vertnum", "texcoordadr", "faceadr", "facenum", "boneadr", "bonenum",
-                            "bonevertadr", "bonevertnum", "bonebodyid")}
+    cols = {
+        k: []
+        for k in (
+            "vertadr",
+            "vertnum",
+            "texcoordadr",
+            "faceadr",
+            "facenum",
+            "boneadr",
+            "bonenum",
+            "bonevertadr",
+            "bonevertnum",
+            "bonebodyid",
+        )
+    }
     for s in skins:
         cols["vertadr"].append(vadr)
         cols["vertnum"].append(len(s["vert"]))

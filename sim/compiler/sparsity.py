@@ -136,7 +136,7 @@ def make_sparsity(f):
     f["nC"], f["nD"] = int(mn.sum()), int(dn.sum())
     diag = np.zeros(nv, dtype=np.int32)
     for i in range(nv):
-        row = list(dc[da[i]:da[i] + dn[i]])
+        row = list(dc[da[i] : da[i] + dn[i]])
         diag[i] = row.index(i)
     f["D_diag"] = diag
     bn, ba, bc = _bsparse(nv, nbody, f["body_dofnum"], f["body_parentid"], f["body_dofadr"])
@@ -178,8 +178,11 @@ def make_tendon_sparse(f):
         else:
             for j in range(num):
                 t, obj = f["wrap_type"][adr + j], f["wrap_objid"][adr + j]
-                bid = f["site_bodyid"][obj] if t == WRAP_SITE else (
-                    f["geom_bodyid"][obj] if t in (WRAP_SPHERE, WRAP_CYLINDER) else -1)
+                bid = (
+                    f["site_bodyid"][obj]
+                    if t == WRAP_SITE
+                    else (f["geom_bodyid"][obj] if t in (WRAP_SPHERE, WRAP_CYLINDER) else -1)
+                )
                 while bid > 0:
                     for k in range(f["body_dofnum"][bid]):
                         dof = int(f["body_dofadr"][bid] + k)
@@ -215,19 +218,19 @@ def count_njmom(f):
     for i in range(f.get("nu", 0)):
         t, obj = f["actuator_trntype"][i], f["actuator_trnid"][i][0]
         ref = f["actuator_trnid"][i][1]
-        if t in (0, 1):   # joint, jointinparent
+        if t in (0, 1):  # joint, jointinparent
             count += {0: 6, 1: 3}.get(int(f["jnt_type"][obj]), 1)
-        elif t == 3:      # tendon
+        elif t == 3:  # tendon
             count += int(f["ten_J_rownnz"][obj])
-        elif t == 2:      # slidercrank: union of the two sites' chains
+        elif t == 2:  # slidercrank: union of the two sites' chains
             a = set(_dof_chain(f, f["site_bodyid"][obj]))
             b = set(_dof_chain(f, f["site_bodyid"][ref]))
             count += len(a | b)
-        elif t == 4:      # site (+refsite): union minus common ancestors
+        elif t == 4:  # site (+refsite): union minus common ancestors
             a = set(_dof_chain(f, f["site_bodyid"][obj]))
             b = set(_dof_chain(f, f["site_bodyid"][ref])) if ref >= 0 else set()
             count += len(a ^ b) if ref >= 0 else len(a)
-        elif t == 5:      # body
+        elif t == 5:  # body
             count += nv
         else:
             count += 3 * nv if ref >= 0 else 3

@@ -45,7 +45,7 @@ def user_rows(ctx, elems, what):
         if len(u) > nuser:
             raise el.error(f"user has {len(u)} values, more than nuser_{what} = {nuser}", "user")
         row = np.zeros(nuser)
-        row[:len(u)] = u
+        row[: len(u)] = u
         rows.append(row)
     return rows, nuser
 
@@ -53,9 +53,12 @@ def user_rows(ctx, elems, what):
 def check_autolimits(ctx, el, limited, rng, attr_prefix, range_attr):
     """MuJoCo's check for a `*limited="auto"` attribute with a range when compiler autolimits is false."""
     if limited == LIMITED_AUTO and not ctx.comp_of(el).get("autolimits") and not (rng[0] == 0 and rng[1] == 0):
-        raise el.error(f"has `{range_attr}` but not `{attr_prefix}limited`; set the autolimits=\"true\" "
-                       f"compiler option, specify `{attr_prefix}limited` explicitly (\"true\" or \"false\"), "
-                       f"or remove the `{range_attr}` attribute", range_attr)
+        raise el.error(
+            f'has `{range_attr}` but not `{attr_prefix}limited`; set the autolimits="true" '
+            f'compiler option, specify `{attr_prefix}limited` explicitly ("true" or "false"), '
+            f"or remove the `{range_attr}` attribute",
+            range_attr,
+        )
 
 
 def is_limited(limited, rng):
@@ -95,10 +98,33 @@ def compile_tendon(ctx):
     jnt_type = f.get("jnt_type", np.zeros(0, np.int32))
     geom_type = f.get("geom_type", np.zeros(0, np.int32))
 
-    cols = {k: [] for k in ("adr", "num", "matid", "group", "limited", "actfrclimited", "width",
-                            "solref_lim", "solimp_lim", "solref_fri", "solimp_fri", "range",
-                            "actfrcrange", "margin", "stiffness", "stiffnesspoly", "damping",
-                            "dampingpoly", "armature", "frictionloss", "lengthspring", "rgba")}
+    cols = {
+        k: []
+        for k in (
+            "adr",
+            "num",
+            "matid",
+            "group",
+            "limited",
+            "actfrclimited",
+            "width",
+            "solref_lim",
+            "solimp_lim",
+            "solref_fri",
+            "solimp_fri",
+            "range",
+            "actfrcrange",
+            "margin",
+            "stiffness",
+            "stiffnesspoly",
+            "damping",
+            "dampingpoly",
+            "armature",
+            "frictionloss",
+            "lengthspring",
+            "rgba",
+        )
+    }
     wtype, wobj, wprm = [], [], []
 
     for tid, el in enumerate(elems):
@@ -128,8 +154,7 @@ def compile_tendon(ctx):
         check_autolimits(ctx, el, afl, afr, "actuatorfrc", "actuatorfrcrange")
         aflim = is_limited(afl, afr)
         if aflim and (afr[0] >= afr[1] or afr[0] > 0 or afr[1] < 0):
-            raise el.error("invalid actuatorfrcrange: need lower < upper, lower <= 0 <= upper",
-                           "actuatorfrcrange")
+            raise el.error("invalid actuatorfrcrange: need lower < upper, lower <= 0 <= upper", "actuatorfrcrange")
 
         spring = np.array(el.get("springlength"), dtype=np.float64)
         # one value means both ends (MuJoCo copies it); a class default written with one value shows up
@@ -170,8 +195,7 @@ def compile_tendon(ctx):
         cols["armature"].append(armature)
         cols["frictionloss"].append(el.get("frictionloss"))
         cols["lengthspring"].append(spring)
-        cols["rgba"].append(f32(el.get("rgba") if spatial
-                                else _class_tendon(ctx, el).get("rgba", [0.5, 0.5, 0.5, 1])))
+        cols["rgba"].append(f32(el.get("rgba") if spatial else _class_tendon(ctx, el).get("rgba", [0.5, 0.5, 0.5, 1])))
         for t, o, p in path:
             wtype.append(t)
             wobj.append(o)
@@ -181,9 +205,24 @@ def compile_tendon(ctx):
     f["ntendon"] = n
     f["nwrap"] = len(wtype)
     f["nuser_tendon"] = nuser
-    store_columns(f, "tendon_", cols, dict(solref_lim=2, solimp_lim=5, solref_fri=2, solimp_fri=5, range=2,
-                                           actfrcrange=2, stiffnesspoly=2, dampingpoly=2, lengthspring=2, rgba=4),
-                  ints=("adr", "num", "matid", "group", "limited", "actfrclimited"))
+    store_columns(
+        f,
+        "tendon_",
+        cols,
+        dict(
+            solref_lim=2,
+            solimp_lim=5,
+            solref_fri=2,
+            solimp_fri=5,
+            range=2,
+            actfrcrange=2,
+            stiffnesspoly=2,
+            dampingpoly=2,
+            lengthspring=2,
+            rgba=4,
+        ),
+        ints=("adr", "num", "matid", "group", "limited", "actfrclimited"),
+    )
     f["tendon_user"] = rows2(user, n, nuser)
     f["wrap_type"] = iarr(wtype)
     f["wrap_objid"] = iarr(wobj)
@@ -204,11 +243,12 @@ def _tendon_path(ctx, el, tid, jnt_type, geom_type):
             jid = ctx.lookup("joint", c.get("joint"), c, "joint")
             path.append((WRAP_JOINT, jid, c.get("coef")))
         if not path:
-            raise el.error(f"tendon '{ctx.names['tendon'][tid]}' has an empty path: a fixed tendon "
-                           "needs at least one <joint>")
+            raise el.error(
+                f"tendon '{ctx.names['tendon'][tid]}' has an empty path: a fixed tendon needs at least one <joint>"
+            )
         return path
 
-    items = []   # (elem, type, objid, prm)
+    items = []  # (elem, type, objid, prm)
     for c in el.children:
         if c.key == "spatial_site":
             sid = ctx.lookup("site", c.get("site"), c, "site")
@@ -247,16 +287,16 @@ def _tendon_path(ctx, el, tid, jnt_type, geom_type):
                 raise c.error(f"tendon '{name}': path ends with a pulley")
         elif t == WRAP_SITE:
             if (i == 0 or types[i - 1] == WRAP_PULLEY) and (i == sz - 1 or types[i + 1] == WRAP_PULLEY):
-                raise c.error(f"tendon '{name}': site at path position {i} needs a neighbor that is not "
-                              "a pulley", "site")
+                raise c.error(
+                    f"tendon '{name}': site at path position {i} needs a neighbor that is not a pulley", "site"
+                )
             if i < sz - 1 and types[i + 1] == WRAP_SITE and items[i + 1][2] == oid:
                 raise c.error(f"tendon '{name}': site at path position {i} is repeated", "site")
         else:
             if i == 0 or i == sz - 1 or types[i - 1] != WRAP_SITE or types[i + 1] != WRAP_SITE:
-                raise c.error(f"tendon '{name}': wrapping geom at path position {i} must be between two "
-                              "sites", "geom")
+                raise c.error(f"tendon '{name}': wrapping geom at path position {i} must be between two sites", "geom")
         path.append((t, oid, prm))
     return path
 
 
-compile_tendons = compile_tendon   # name used by the pipeline in compiler/__init__.py
+compile_tendons = compile_tendon  # name used by the pipeline in compiler/__init__.py

@@ -1,12 +1,32 @@
 """Actuation (mj_fwdActuation): act_dot (na,), actuator_force (nu,), qfrc_actuator (nv,) for
 dyntype none/integrator/filter/filterexact/muscle and gain/bias fixed/affine/muscle."""
+
 import math
 from sim.jit import njit
 
-from sim.constants import (OPT_DISABLE, OPT_DISABLEACT, OPT_TIMESTEP, OPT_GRAVITY, DSBL_ACTUATION, DSBL_CLAMPCTRL,
-                            DSBL_GRAVITY, DYN_INTEGRATOR, DYN_FILTER, DYN_FILTEREXACT, DYN_MUSCLE, GAIN_FIXED,
-                            GAIN_AFFINE, BIAS_AFFINE, BIAS_MUSCLE, TRN_TENDON, JNT_FREE, JNT_BALL, MINVAL, MAXVAL,
-                            WARN_BADCTRL)
+from sim.constants import (
+    OPT_DISABLE,
+    OPT_DISABLEACT,
+    OPT_TIMESTEP,
+    OPT_GRAVITY,
+    DSBL_ACTUATION,
+    DSBL_CLAMPCTRL,
+    DSBL_GRAVITY,
+    DYN_INTEGRATOR,
+    DYN_FILTER,
+    DYN_FILTEREXACT,
+    DYN_MUSCLE,
+    GAIN_FIXED,
+    GAIN_AFFINE,
+    BIAS_AFFINE,
+    BIAS_MUSCLE,
+    TRN_TENDON,
+    JNT_FREE,
+    JNT_BALL,
+    MINVAL,
+    MAXVAL,
+    WARN_BADCTRL,
+)
 
 
 @njit(cache=True)
@@ -237,7 +257,9 @@ def actuation(m, d, w):
         for t in range(rownnz[i]):
             qfa[colind[a + t]] += moment[a + t] * f
     # actuator-level gravity compensation
-    g0 = m.opt[OPT_GRAVITY]; g1 = m.opt[OPT_GRAVITY + 1]; g2 = m.opt[OPT_GRAVITY + 2]
+    g0 = m.opt[OPT_GRAVITY]
+    g1 = m.opt[OPT_GRAVITY + 1]
+    g2 = m.opt[OPT_GRAVITY + 2]
     if m.nflg_gravcomp and not (flags & DSBL_GRAVITY) and math.sqrt(g0 * g0 + g1 * g1 + g2 * g2) != 0.0:
         fg = d.qfrc_gravcomp[w]
         for j in range(m.njnt):

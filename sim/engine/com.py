@@ -1,4 +1,5 @@
 """Centre-of-mass quantities: subtree_com, cinert, cdof (mj_comPos) and cvel, cdof_dot (mj_comVel)."""
+
 from sim.jit import njit
 
 from sim.engine.math import cross, cross_motion
@@ -8,9 +9,15 @@ from sim.constants import JNT_FREE, JNT_BALL, JNT_SLIDE, MINVAL, OPT_JACOBIAN
 @njit(cache=True)
 def inert_com(res, inert, mat, dx, dy, dz, mass):
     """Write com-frame 6D inertia (10,) of a body, mju_inertCom."""
-    t0 = mat[0] * inert[0]; t1 = mat[3] * inert[0]; t2 = mat[6] * inert[0]
-    t3 = mat[1] * inert[1]; t4 = mat[4] * inert[1]; t5 = mat[7] * inert[1]
-    t6 = mat[2] * inert[2]; t7 = mat[5] * inert[2]; t8 = mat[8] * inert[2]
+    t0 = mat[0] * inert[0]
+    t1 = mat[3] * inert[0]
+    t2 = mat[6] * inert[0]
+    t3 = mat[1] * inert[1]
+    t4 = mat[4] * inert[1]
+    t5 = mat[7] * inert[1]
+    t6 = mat[2] * inert[2]
+    t7 = mat[5] * inert[2]
+    t8 = mat[8] * inert[2]
     res[0] = mat[0] * t0 + mat[1] * t3 + mat[2] * t6
     res[1] = mat[3] * t1 + mat[4] * t4 + mat[5] * t7
     res[2] = mat[6] * t2 + mat[7] * t5 + mat[8] * t8
@@ -52,18 +59,29 @@ def com_pos(m, d, w):
     for i in range(nbody):
         stm = body_subtreemass[i]
         if stm < MINVAL:
-            sc[i, 0] = xipos[i, 0]; sc[i, 1] = xipos[i, 1]; sc[i, 2] = xipos[i, 2]
+            sc[i, 0] = xipos[i, 0]
+            sc[i, 1] = xipos[i, 1]
+            sc[i, 2] = xipos[i, 2]
         else:
             inv = 1.0 / stm
-            sc[i, 0] *= inv; sc[i, 1] *= inv; sc[i, 2] *= inv
+            sc[i, 0] *= inv
+            sc[i, 1] *= inv
+            sc[i, 2] *= inv
 
     cinert = d.cinert[w]
     ximat = d.ximat[w]
     cinert[0, :] = 0.0
     for i in range(1, nbody):
         r = body_rootid[i]
-        inert_com(cinert[i], body_inertia[i], ximat[i], xipos[i, 0] - sc[r, 0],
-                  xipos[i, 1] - sc[r, 1], xipos[i, 2] - sc[r, 2], body_mass[i])
+        inert_com(
+            cinert[i],
+            body_inertia[i],
+            ximat[i],
+            xipos[i, 0] - sc[r, 0],
+            xipos[i, 1] - sc[r, 1],
+            xipos[i, 2] - sc[r, 2],
+            body_mass[i],
+        )
 
     cdof = d.cdof[w]
     xmat = d.xmat[w]
@@ -85,18 +103,34 @@ def com_pos(m, d, w):
                         cdof[da + k, 3 + k] = 1.0
                     da += 3
                 for k in range(3):
-                    a0 = xmat[i, k]; a1 = xmat[i, k + 3]; a2 = xmat[i, k + 6]
+                    a0 = xmat[i, k]
+                    a1 = xmat[i, k + 3]
+                    a2 = xmat[i, k + 6]
                     c0, c1, c2 = cross(a0, a1, a2, o0, o1, o2)
-                    cdof[da + k, 0] = a0; cdof[da + k, 1] = a1; cdof[da + k, 2] = a2
-                    cdof[da + k, 3] = c0; cdof[da + k, 4] = c1; cdof[da + k, 5] = c2
+                    cdof[da + k, 0] = a0
+                    cdof[da + k, 1] = a1
+                    cdof[da + k, 2] = a2
+                    cdof[da + k, 3] = c0
+                    cdof[da + k, 4] = c1
+                    cdof[da + k, 5] = c2
             elif jt == JNT_SLIDE:
-                cdof[da, 0] = 0.0; cdof[da, 1] = 0.0; cdof[da, 2] = 0.0
-                cdof[da, 3] = xaxis[j, 0]; cdof[da, 4] = xaxis[j, 1]; cdof[da, 5] = xaxis[j, 2]
+                cdof[da, 0] = 0.0
+                cdof[da, 1] = 0.0
+                cdof[da, 2] = 0.0
+                cdof[da, 3] = xaxis[j, 0]
+                cdof[da, 4] = xaxis[j, 1]
+                cdof[da, 5] = xaxis[j, 2]
             else:
-                a0 = xaxis[j, 0]; a1 = xaxis[j, 1]; a2 = xaxis[j, 2]
+                a0 = xaxis[j, 0]
+                a1 = xaxis[j, 1]
+                a2 = xaxis[j, 2]
                 c0, c1, c2 = cross(a0, a1, a2, o0, o1, o2)
-                cdof[da, 0] = a0; cdof[da, 1] = a1; cdof[da, 2] = a2
-                cdof[da, 3] = c0; cdof[da, 4] = c1; cdof[da, 5] = c2
+                cdof[da, 0] = a0
+                cdof[da, 1] = a1
+                cdof[da, 2] = a2
+                cdof[da, 3] = c0
+                cdof[da, 4] = c1
+                cdof[da, 5] = c2
 
 
 @njit(cache=True)
@@ -125,16 +159,22 @@ def com_vel(m, d, w):
                 for k in range(3):
                     cdd[bda + j + k, :] = 0.0
                 for c in range(6):
-                    v[c] += (cdof[bda + j, c] * qvel[bda + j] + cdof[bda + j + 1, c] * qvel[bda + j + 1]
-                             + cdof[bda + j + 2, c] * qvel[bda + j + 2])
+                    v[c] += (
+                        cdof[bda + j, c] * qvel[bda + j]
+                        + cdof[bda + j + 1, c] * qvel[bda + j + 1]
+                        + cdof[bda + j + 2, c] * qvel[bda + j + 2]
+                    )
                 j += 3
                 jt = JNT_BALL
             if jt == JNT_BALL:
                 for k in range(3):
                     cross_motion(cdd[bda + j + k], v, cdof[bda + j + k])
                 for c in range(6):
-                    v[c] += (cdof[bda + j, c] * qvel[bda + j] + cdof[bda + j + 1, c] * qvel[bda + j + 1]
-                             + cdof[bda + j + 2, c] * qvel[bda + j + 2])
+                    v[c] += (
+                        cdof[bda + j, c] * qvel[bda + j]
+                        + cdof[bda + j + 1, c] * qvel[bda + j + 1]
+                        + cdof[bda + j + 2, c] * qvel[bda + j + 2]
+                    )
                 j += 3
             else:
                 cross_motion(cdd[bda + j], v, cdof[bda + j])
@@ -188,5 +228,4 @@ def xfrc_accumulate(m, d, w, qfrc):
     for i in range(1, m.nbody):
         f = xfrc[i]
         if f[0] != 0.0 or f[1] != 0.0 or f[2] != 0.0 or f[3] != 0.0 or f[4] != 0.0 or f[5] != 0.0:
-            apply_ft(m, d, w, f[0], f[1], f[2], f[3], f[4], f[5],
-                     xipos[i, 0], xipos[i, 1], xipos[i, 2], i, qfrc)
+            apply_ft(m, d, w, f[0], f[1], f[2], f[3], f[4], f[5], xipos[i, 0], xipos[i, 1], xipos[i, 2], i, qfrc)

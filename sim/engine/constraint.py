@@ -8,6 +8,7 @@ Both Jacobian storage modes of MuJoCo are reproduced where they differ in which 
 dense drops all-zero non-contact rows, sparse drops rows with an empty dof chain and contacts whose bodies
 share all dofs (exclude = 3).
 """
+
 import math
 
 from sim.jit import njit
@@ -18,28 +19,57 @@ from sim.engine.crb import solve_m
 from sim.engine.solver import _dot
 from sim.engine.jacobian import jac_dif_pair, jac_dot, merge_chain_count
 from sim.engine.math import mul_quat, normalize3, normalize4, quat2vel
-from sim.constants import (OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, OPT_IMPRATIO, OPT_CONE, DSBL_CONSTRAINT,
-                           DSBL_EQUALITY, DSBL_FRICTIONLOSS, DSBL_LIMIT, DSBL_CONTACT, DSBL_REFSAFE, ENBL_DIAGEXACT,
-                           CONE_PYRAMIDAL, JNT_BALL, JNT_SLIDE, JNT_HINGE, EQ_CONNECT, EQ_WELD, EQ_JOINT, EQ_TENDON,
-                           CNSTR_EQUALITY, CNSTR_FRICTION_DOF, CNSTR_FRICTION_TENDON, CNSTR_LIMIT_JOINT,
-                           CNSTR_LIMIT_TENDON, CNSTR_CONTACT_FRICTIONLESS, CNSTR_CONTACT_PYRAMIDAL,
-                           CNSTR_CONTACT_ELLIPTIC, WARN_CNSTRFULL, MINVAL)
+from sim.constants import (
+    OPT_DISABLE,
+    OPT_ENABLE,
+    OPT_TIMESTEP,
+    OPT_IMPRATIO,
+    OPT_CONE,
+    DSBL_CONSTRAINT,
+    DSBL_EQUALITY,
+    DSBL_FRICTIONLOSS,
+    DSBL_LIMIT,
+    DSBL_CONTACT,
+    DSBL_REFSAFE,
+    ENBL_DIAGEXACT,
+    CONE_PYRAMIDAL,
+    JNT_BALL,
+    JNT_SLIDE,
+    JNT_HINGE,
+    EQ_CONNECT,
+    EQ_WELD,
+    EQ_JOINT,
+    EQ_TENDON,
+    CNSTR_EQUALITY,
+    CNSTR_FRICTION_DOF,
+    CNSTR_FRICTION_TENDON,
+    CNSTR_LIMIT_JOINT,
+    CNSTR_LIMIT_TENDON,
+    CNSTR_CONTACT_FRICTIONLESS,
+    CNSTR_CONTACT_PYRAMIDAL,
+    CNSTR_CONTACT_ELLIPTIC,
+    WARN_CNSTRFULL,
+    MINVAL,
+)
 
-OBJ_SITE = 6        # mjOBJ_SITE (eq_objtype of site-semantic connect/weld)
-MINIMP = 0.0001     # mjMINIMP
-MAXIMP = 0.9999     # mjMAXIMP
+OBJ_SITE = 6  # mjOBJ_SITE (eq_objtype of site-semantic connect/weld)
+MINIMP = 0.0001  # mjMINIMP
+MAXIMP = 0.9999  # mjMAXIMP
 
 
 # ------------------------------------------------------------------------------------------------
 # small quaternion helpers (mju_negQuat, mju_mulQuatAxis) and equality anchors
 
+
 @njit(cache=True)
 def _mul_quat_axis(q0, q1, q2, q3, a0, a1, a2):
     """Quaternion q * (0, axis) (4,), mju_mulQuatAxis."""
-    return (-q1 * a0 - q2 * a1 - q3 * a2,
-            q0 * a0 + q2 * a2 - q3 * a1,
-            q0 * a1 + q3 * a0 - q1 * a2,
-            q0 * a2 + q1 * a1 - q2 * a0)
+    return (
+        -q1 * a0 - q2 * a1 - q3 * a2,
+        q0 * a0 + q2 * a2 - q3 * a1,
+        q0 * a1 + q3 * a0 - q1 * a2,
+        q0 * a2 + q1 * a1 - q2 * a0,
+    )
 
 
 @njit(cache=True)
@@ -50,21 +80,29 @@ def _anchors(m, d, w, i):
     o2 = m.eq_obj2id[i]
     if m.eq_objtype[i] == OBJ_SITE:
         sx = d.site_xpos[w]
-        return ((sx[o1, 0], sx[o1, 1], sx[o1, 2]), (sx[o2, 0], sx[o2, 1], sx[o2, 2]),
-                m.site_bodyid[o1], m.site_bodyid[o2])
+        return (
+            (sx[o1, 0], sx[o1, 1], sx[o1, 2]),
+            (sx[o2, 0], sx[o2, 1], sx[o2, 2]),
+            m.site_bodyid[o1],
+            m.site_bodyid[o2],
+        )
     data = m.eq_data[i]
     xm = d.xmat[w]
     xp = d.xpos[w]
-    a = 0 if typ == EQ_CONNECT else 3   # weld stores the body1 anchor second
+    a = 0 if typ == EQ_CONNECT else 3  # weld stores the body1 anchor second
     b = 3 - a
     m1 = xm[o1]
     m2 = xm[o2]
-    p1 = (m1[0] * data[a] + m1[1] * data[a + 1] + m1[2] * data[a + 2] + xp[o1, 0],
-          m1[3] * data[a] + m1[4] * data[a + 1] + m1[5] * data[a + 2] + xp[o1, 1],
-          m1[6] * data[a] + m1[7] * data[a + 1] + m1[8] * data[a + 2] + xp[o1, 2])
-    p2 = (m2[0] * data[b] + m2[1] * data[b + 1] + m2[2] * data[b + 2] + xp[o2, 0],
-          m2[3] * data[b] + m2[4] * data[b + 1] + m2[5] * data[b + 2] + xp[o2, 1],
-          m2[6] * data[b] + m2[7] * data[b + 1] + m2[8] * data[b + 2] + xp[o2, 2])
+    p1 = (
+        m1[0] * data[a] + m1[1] * data[a + 1] + m1[2] * data[a + 2] + xp[o1, 0],
+        m1[3] * data[a] + m1[4] * data[a + 1] + m1[5] * data[a + 2] + xp[o1, 1],
+        m1[6] * data[a] + m1[7] * data[a + 1] + m1[8] * data[a + 2] + xp[o1, 2],
+    )
+    p2 = (
+        m2[0] * data[b] + m2[1] * data[b + 1] + m2[2] * data[b + 2] + xp[o2, 0],
+        m2[3] * data[b] + m2[4] * data[b + 1] + m2[5] * data[b + 2] + xp[o2, 1],
+        m2[6] * data[b] + m2[7] * data[b + 1] + m2[8] * data[b + 2] + xp[o2, 2],
+    )
     return p1, p2, o1, o2
 
 
@@ -106,6 +144,7 @@ def _ten_dense(m, d, w, t, row, scale):
 
 # ------------------------------------------------------------------------------------------------
 # row bookkeeping (mj_addConstraint)
+
 
 @njit(cache=True)
 def _nonempty(m, J, r, size):
@@ -161,6 +200,7 @@ def _clear_rows(m, d, w, r, size):
 
 # ------------------------------------------------------------------------------------------------
 # row counting (mj_ne, mj_instantiateFriction/Limit count_only, mj_nc)
+
 
 @njit(cache=True)
 def _ball_angle(d, w, adr):
@@ -250,6 +290,7 @@ def _count_rows(m, d, w, sparse):
 # ------------------------------------------------------------------------------------------------
 # instantiation
 
+
 @njit(cache=True)
 def instantiate_equality(m, d, w, sparse):
     """Connect (3 rows), weld (6), joint and tendon coupling (1) rows of active equalities (mj_instantiateEquality)."""
@@ -305,7 +346,7 @@ def instantiate_equality(m, d, w, sparse):
                 x1 = d.ten_length[w, o1]
                 ref1 = m.tendon_length0[o1]
                 if d.tendon_efcadr[w, o1] == -1:
-                    d.tendon_efcadr[w, o1] = i      # MuJoCo stores the equality id here
+                    d.tendon_efcadr[w, o1] = i  # MuJoCo stores the equality id here
                 _ten_dense(m, d, w, o1, row, 1.0)
                 NV = m.ten_J_rownnz[o1]
             if o2 >= 0:
@@ -319,8 +360,17 @@ def instantiate_equality(m, d, w, sparse):
                         d.tendon_efcadr[w, o2] = i
                     NV += m.ten_J_rownnz[o2]
                 dif = x2 - ref2
-                pos[r] = x1 - ref1 - data[0] - (data[1] * dif + data[2] * dif * dif + data[3] * dif * dif * dif
-                                               + data[4] * dif * dif * dif * dif)
+                pos[r] = (
+                    x1
+                    - ref1
+                    - data[0]
+                    - (
+                        data[1] * dif
+                        + data[2] * dif * dif
+                        + data[3] * dif * dif * dif
+                        + data[4] * dif * dif * dif * dif
+                    )
+                )
                 deriv = data[1] + 2 * data[2] * dif + 3 * data[3] * dif * dif + 4 * data[4] * dif * dif * dif
                 if typ == EQ_JOINT:
                     row[m.jnt_dofadr[o2]] += -deriv
@@ -349,8 +399,7 @@ def instantiate_friction(m, d, w, sparse):
             r = d.nefc[w]
             _clear_rows(m, d, w, r, 1)
             _ten_dense(m, d, w, i, J[r], 1.0)
-            _add_rows(m, d, w, 1, CNSTR_FRICTION_TENDON, i, m.tendon_frictionloss[i], sparse,
-                      m.ten_J_rownnz[i])
+            _add_rows(m, d, w, 1, CNSTR_FRICTION_TENDON, i, m.tendon_frictionloss[i], sparse, m.ten_J_rownnz[i])
             if d.tendon_efcadr[w, i] == -1:
                 d.tendon_efcadr[w, i] = r
 
@@ -445,8 +494,7 @@ def instantiate_contact(m, d, w, sparse):
             if (a < 3 and a >= nrow) or (a >= 3 and a >= dim):
                 continue
             for j in range(nv):
-                C[a, j] = (fr[3 * fa] * S[src, 0, j] + fr[3 * fa + 1] * S[src, 1, j]
-                           + fr[3 * fa + 2] * S[src, 2, j])
+                C[a, j] = fr[3 * fa] * S[src, 0, j] + fr[3 * fa + 1] * S[src, 1, j] + fr[3 * fa + 2] * S[src, 2, j]
         dist = d.contact_dist[w, i]
         im = d.contact_includemargin[w, i]
         if dim == 1:
@@ -478,6 +526,7 @@ def instantiate_contact(m, d, w, sparse):
 
 # ------------------------------------------------------------------------------------------------
 # diagonal approximation and impedance
+
 
 @njit(cache=True)
 def diag_approx(m, d, w):
@@ -572,7 +621,7 @@ def _solparam(m, d, w, i):
     r1 = ref[1]
     refsafe = not (int(m.opt[OPT_DISABLE]) & DSBL_REFSAFE)
     ts2 = 2.0 * m.opt[OPT_TIMESTEP]
-    if (r0 > 0) != (r1 > 0):            # mixed format: MuJoCo's default solref
+    if (r0 > 0) != (r1 > 0):  # mixed format: MuJoCo's default solref
         r0 = 0.02
         r1 = 1.0
     if refsafe and r0 > 0:
@@ -597,7 +646,7 @@ def _power(a, b):
         return a
     if b == 2:
         return a * a
-    return a ** b
+    return a**b
 
 
 @njit(cache=True)
@@ -710,6 +759,7 @@ def make_impedance(m, d, w):
 
 # ------------------------------------------------------------------------------------------------
 # stage entry points
+
 
 @njit(cache=True)
 def make_constraint(m, d, w, F):
@@ -847,10 +897,12 @@ def _jdotv(m, d, w):
 @njit(cache=True)
 def _deriv_quat(q, v0, v1, v2):
     """Time derivative (4,) of quaternion q under angular velocity v (mju_derivQuat)."""
-    return (0.5 * (-v0 * q[1] - v1 * q[2] - v2 * q[3]),
-            0.5 * (v0 * q[0] + v1 * q[3] - v2 * q[2]),
-            0.5 * (-v0 * q[3] + v1 * q[0] + v2 * q[1]),
-            0.5 * (v0 * q[2] - v1 * q[1] + v2 * q[0]))
+    return (
+        0.5 * (-v0 * q[1] - v1 * q[2] - v2 * q[3]),
+        0.5 * (v0 * q[0] + v1 * q[3] - v2 * q[2]),
+        0.5 * (-v0 * q[3] + v1 * q[0] + v2 * q[1]),
+        0.5 * (v0 * q[2] - v1 * q[1] + v2 * q[0]),
+    )
 
 
 @njit(cache=True)
@@ -862,7 +914,7 @@ def reference_constraint(m, d, w, F):
     qvel = d.qvel[w]
     K = d.efc_KBIP[w]
     for i in range(nefc):
-        s = _dot(J[i], qvel, m.nv)        # mj_mulJacVec: mju_mulMatVec, mju_dot's order
+        s = _dot(J[i], qvel, m.nv)  # mj_mulJacVec: mju_mulMatVec, mju_dot's order
         d.efc_vel[w, i] = s
         d.efc_aref[w, i] = -K[i, 1] * s - K[i, 0] * K[i, 2] * (d.efc_pos[w, i] - d.efc_margin[w, i])
     _jdotv_if(F, m, d, w)

@@ -1,5 +1,6 @@
 """Joint-space inertia: composite rigid bodies (mj_crb) into MuJoCo's CSR M, its sparse L'DL
 factorisation following dof_parentid (mj_factorI / mj_factorM) and back-substitution (mj_solveLD)."""
+
 from llvmlite import ir as llir
 from numba import types
 from numba.core import cgutils
@@ -17,7 +18,7 @@ def add_to_scl_at(typingctx, a, dst, src, scl, n):
     (mju_addToScl), four elements per <4 x double> operation, then the tail.  Each element gets one IEEE multiply
     and one add, as in the scalar loop, so results are bitwise equal; the plain numba loop compiled to scalar code
     with a negative-index test per access (factor_i took 2.8x mj_factorM's time on humanoid)."""
-    if not (isinstance(a, types.Array) and a.layout == 'C' and a.dtype == types.float64):
+    if not (isinstance(a, types.Array) and a.layout == "C" and a.dtype == types.float64):
         return None
 
     def codegen(context, builder, sig, args):
@@ -41,6 +42,7 @@ def add_to_scl_at(typingctx, a, dst, src, scl, n):
             pdk = builder.gep(pd, [k])
             builder.store(builder.fadd(builder.load(pdk), builder.fmul(builder.load(builder.gep(ps, [k])), s)), pdk)
         return context.get_dummy_value()
+
     return types.void(a, types.int64, types.int64, types.float64, types.int64), codegen
 
 
@@ -103,8 +105,7 @@ def tendon_armature(m, d, w):
             if ji == 0.0:
                 continue
             i = m.ten_J_colind[ja + t]
-            add_to_scl_sparse_inc(M, m.M_colind, m.M_rowadr[i], m.M_rownnz[i], J, m.ten_J_colind, ja, jn,
-                                  arm * ji)
+            add_to_scl_sparse_inc(M, m.M_colind, m.M_rowadr[i], m.M_rownnz[i], J, m.ten_J_colind, ja, jn, arm * ji)
 
 
 @njit(cache=True)

@@ -2,6 +2,7 @@
 symmetric dof-dof sparsity D (mjd_smooth_vel): actuator gains/biases, passive damping (dof, tendon,
 inertia-box or ellipsoid fluid model) and optionally the RNE bias (mjd_rne_vel); the free-body 6x6 block of the implicitfast
 local solve (mjd_freeMhat); the no-fill sparse LU used by the implicit integrator."""
+
 import math
 from sim.jit import njit
 
@@ -9,13 +10,30 @@ from sim.engine.math import d_poly_force, cross, mul_inert_vec, add_to_scl_spars
 from sim.engine.crb import dot_sparse
 from sim.engine.fluid import uses_ellipsoid, geom_semi_axes, local_velocity
 from sim.engine.actuation import next_activation, actuator_disabled, muscle_gain_length
-from sim.constants import (OPT_DISABLE, OPT_INTEGRATOR, INT_IMPLICITFAST, OPT_WIND, OPT_DENSITY, OPT_VISCOSITY,
-                           DSBL_SPRING, DSBL_DAMPER, DSBL_ACTUATION, DSBL_CLAMPCTRL, BIAS_AFFINE, GAIN_AFFINE,
-                           GAIN_MUSCLE, DYN_NONE, JNT_FREE, JNT_BALL, MINVAL)
+from sim.constants import (
+    OPT_DISABLE,
+    OPT_INTEGRATOR,
+    INT_IMPLICITFAST,
+    OPT_WIND,
+    OPT_DENSITY,
+    OPT_VISCOSITY,
+    DSBL_SPRING,
+    DSBL_DAMPER,
+    DSBL_ACTUATION,
+    DSBL_CLAMPCTRL,
+    BIAS_AFFINE,
+    GAIN_AFFINE,
+    GAIN_MUSCLE,
+    DYN_NONE,
+    JNT_FREE,
+    JNT_BALL,
+    MINVAL,
+)
 
 
 # ------------------------------------------------------------------------------------------
 # sparse helpers
+
 
 @njit(cache=True)
 def add_jtbj_row(m, qd, vals, cols, n, b):
@@ -101,6 +119,7 @@ def is_free_body(m, body):
 # ------------------------------------------------------------------------------------------
 # actuators (mjd_actuator_vel)
 
+
 @njit(cache=True)
 def muscle_gain_vel(ln, vel, lr, acc0, prm):
     """d(muscle gain)/d(velocity), mjd_muscleGain_vel (negated scaled slope of the FV curve)."""
@@ -147,8 +166,13 @@ def actuator_vel(m, d, w, qd):
         if m.actuator_gaintype[i] == GAIN_AFFINE:
             gain_vel = m.actuator_gainprm[i, 2]
         elif m.actuator_gaintype[i] == GAIN_MUSCLE:
-            gain_vel = muscle_gain_vel(d.actuator_length[w][i], d.actuator_velocity[w][i],
-                                       m.actuator_lengthrange[i], m.actuator_acc0[i], m.actuator_gainprm[i])
+            gain_vel = muscle_gain_vel(
+                d.actuator_length[w][i],
+                d.actuator_velocity[w][i],
+                m.actuator_lengthrange[i],
+                m.actuator_acc0[i],
+                m.actuator_gainprm[i],
+            )
         if gain_vel != 0.0:
             if m.actuator_dyntype[i] == DYN_NONE:
                 # the clamped control, as the forward actuation uses it (mujoco 3.17)
@@ -165,11 +189,12 @@ def actuator_vel(m, d, w, qd):
         if bias_vel != 0.0:
             a = rowadr[i]
             n = rownnz[i]
-            add_jtbj_row(m, qd, moment[a:a + n], colind[a:a + n], n, bias_vel)
+            add_jtbj_row(m, qd, moment[a : a + n], colind[a : a + n], n, bias_vel)
 
 
 # ------------------------------------------------------------------------------------------
 # passive forces (mjd_passive_vel, mjd_inertiaBoxFluid)
+
 
 @njit(cache=True)
 def _fluid_jac_local(m, d, w, i, pos, mat):
@@ -198,8 +223,12 @@ def _fluid_jac_local(m, d, w, i, pos, mat):
         ind[k] = da
         c = cdof[da]
         x0, x1, x2 = cross(c[0], c[1], c[2], o0, o1, o2)
-        jg0 = c[0]; jg1 = c[1]; jg2 = c[2]
-        jp0 = c[3] + x0; jp1 = c[4] + x1; jp2 = c[5] + x2
+        jg0 = c[0]
+        jg1 = c[1]
+        jg2 = c[2]
+        jp0 = c[3] + x0
+        jp1 = c[4] + x1
+        jp2 = c[5] + x2
         # mat' * J, accumulated row by row (mju_mulMatTMat)
         for r in range(3):
             J[r, k] = ((0.0 + xm[r] * jg0) + xm[3 + r] * jg1) + xm[6 + r] * jg2
@@ -263,7 +292,7 @@ def inertia_box_fluid_vel(m, d, w, i, qd):
 # ellipsoid fluid model (mjd_ellipsoidFluid and its component derivatives). 3x3 blocks are 9-tuples in
 # MuJoCo's layout; B (36,) is the 6x6 local derivative, added to qDeriv as J' B J with B[6a + b].
 
-TINY = 1e-300   # floor of the denominators that mujoco 3.17 does not clamp at MINVAL (avoids 0/0 only)
+TINY = 1e-300  # floor of the denominators that mujoco 3.17 does not clamp at MINVAL (avoids 0/0 only)
 
 
 @njit(cache=True)
@@ -293,11 +322,21 @@ def _scale_cols(D, s0, s1, s2):
 @njit(cache=True)
 def _d_added_mass(B, lv, dens, fl):
     """B += derivative of the added-mass forces (mjd_addedMassForces); lv 6-tuple (ang, lin), fl (12,)."""
-    w0 = lv[0]; w1 = lv[1]; w2 = lv[2]
-    v0 = lv[3]; v1 = lv[4]; v2 = lv[5]
-    p0 = dens * fl[6] * v0; p1 = dens * fl[7] * v1; p2 = dens * fl[8] * v2        # virtual lin. momentum
-    h0 = dens * fl[9] * w0; h1 = dens * fl[10] * w1; h2 = dens * fl[11] * w2      # virtual ang. momentum
-    sm0 = dens * fl[6]; sm1 = dens * fl[7]; sm2 = dens * fl[8]
+    w0 = lv[0]
+    w1 = lv[1]
+    w2 = lv[2]
+    v0 = lv[3]
+    v1 = lv[4]
+    v2 = lv[5]
+    p0 = dens * fl[6] * v0
+    p1 = dens * fl[7] * v1
+    p2 = dens * fl[8] * v2  # virtual lin. momentum
+    h0 = dens * fl[9] * w0
+    h1 = dens * fl[10] * w1
+    h2 = dens * fl[11] * w2  # virtual ang. momentum
+    sm0 = dens * fl[6]
+    sm1 = dens * fl[7]
+    sm2 = dens * fl[8]
     # torque += cross(ang momentum, ang vel)
     Da, Db = _d_cross(h0, h1, h2, w0, w1, w2)
     _add_to_quadrant(B, Db, 0, 0)
@@ -333,20 +372,32 @@ def _d_viscous_torque(lv, dens, visc, s0, s1, s2, slender, angdrag):
     ii0 = _ellipsoid_max_moment(s0, s1, s2)
     ii1 = _ellipsoid_max_moment(s1, s2, s0)
     ii2 = _ellipsoid_max_moment(s2, s0, s1)
-    x = lv[0]; y = lv[1]; z = lv[2]
+    x = lv[0]
+    y = lv[1]
+    z = lv[2]
     mc0 = angdrag * ii0 + slender * (i_max - ii0)
     mc1 = angdrag * ii1 + slender * (i_max - ii1)
     mc2 = angdrag * ii2 + slender * (i_max - ii2)
-    mv0 = x * mc0; mv1 = y * mc1; mv2 = z * mc2
+    mv0 = x * mc0
+    mv1 = y * mc1
+    mv2 = z * mc2
     density = dens / max(MINVAL, math.sqrt(mv0 * mv0 + mv1 * mv1 + mv2 * mv2))
     q0 = -density * x * mc0 * mc0
     q1 = -density * y * mc1 * mc1
     q2 = -density * z * mc2 * mc2
     lin_coef = visc * lin_visc_torq_coef
     dg = x * q0 + y * q1 + z * q2 - lin_coef
-    return (dg + q0 * x, 0.0 + q1 * x, 0.0 + q2 * x,
-            0.0 + q0 * y, dg + q1 * y, 0.0 + q2 * y,
-            0.0 + q0 * z, 0.0 + q1 * z, dg + q2 * z)
+    return (
+        dg + q0 * x,
+        0.0 + q1 * x,
+        0.0 + q2 * x,
+        0.0 + q0 * y,
+        dg + q1 * y,
+        0.0 + q2 * y,
+        0.0 + q0 * z,
+        0.0 + q1 * z,
+        dg + q2 * z,
+    )
 
 
 @njit(cache=True)
@@ -358,12 +409,24 @@ def _d_viscous_drag(lv, dens, visc, s0, s1, s2, blunt, slender):
     d_mid = s0 + s1 + s2 - d_max - d_min
     eq_d = 2.0 / 3.0 * (s0 + s1 + s2)
     a_max = math.pi * d_max * d_mid
-    a = s1 * s2; a = a * a
-    b = s2 * s0; b = b * b
-    c = s0 * s1; c = c * c
-    aa = a * a; bb = b * b; cc = c * c
-    x = lv[3]; y = lv[4]; z = lv[5]
-    xx = x * x; yy = y * y; zz = z * z; xy = x * y; yz = y * z; xz = x * z
+    a = s1 * s2
+    a = a * a
+    b = s2 * s0
+    b = b * b
+    c = s0 * s1
+    c = c * c
+    aa = a * a
+    bb = b * b
+    cc = c * c
+    x = lv[3]
+    y = lv[4]
+    z = lv[5]
+    xx = x * x
+    yy = y * y
+    zz = z * z
+    xy = x * y
+    yz = y * z
+    xz = x * z
     lin_coef = visc * 3.0 * math.pi * eq_d
     if xx + yy + zz == 0.0:
         # at rest only the Stokes term is left (mujoco 3.17 gives exact zeros for the quadratic part)
@@ -383,21 +446,43 @@ def _d_viscous_drag(lv, dens, visc, s0, s1, s2, blunt, slender):
     g2 = aproj_coef * dA_coef * c * z * (a * xx * (c - a) + b * yy * (c - b))
     inner = xx + yy + zz
     s = -quad_coef * inv_norm
-    nx = -x; ny = -y; nz = -z
-    return ((xx + inner) * s + g0 * nx - lin_coef, xy * s + g1 * nx, xz * s + g2 * nx,
-            xy * s + g0 * ny, (yy + inner) * s + g1 * ny - lin_coef, yz * s + g2 * ny,
-            xz * s + g0 * nz, yz * s + g1 * nz, (zz + inner) * s + g2 * nz - lin_coef)
+    nx = -x
+    ny = -y
+    nz = -z
+    return (
+        (xx + inner) * s + g0 * nx - lin_coef,
+        xy * s + g1 * nx,
+        xz * s + g2 * nx,
+        xy * s + g0 * ny,
+        (yy + inner) * s + g1 * ny - lin_coef,
+        yz * s + g2 * ny,
+        xz * s + g0 * nz,
+        yz * s + g1 * nz,
+        (zz + inner) * s + g2 * nz - lin_coef,
+    )
 
 
 @njit(cache=True)
 def _d_kutta_lift(lv, dens, s0, s1, s2, kutta):
     """9-tuple derivative of the Kutta-Joukowski lift w.r.t. the local linear velocity (mjd_kutta_lift)."""
-    a = s1 * s2; a = a * a
-    b = s2 * s0; b = b * b
-    c = s0 * s1; c = c * c
-    aa = a * a; bb = b * b; cc = c * c
-    x = lv[3]; y = lv[4]; z = lv[5]
-    xx = x * x; yy = y * y; zz = z * z; xy = x * y; yz = y * z; xz = x * z
+    a = s1 * s2
+    a = a * a
+    b = s2 * s0
+    b = b * b
+    c = s0 * s1
+    c = c * c
+    aa = a * a
+    bb = b * b
+    cc = c * c
+    x = lv[3]
+    y = lv[4]
+    z = lv[5]
+    xx = x * x
+    yy = y * y
+    zz = z * z
+    xy = x * y
+    yz = y * z
+    xz = x * z
     proj_denom = aa * xx + bb * yy + cc * zz
     proj_num = a * xx + b * yy + c * zz
     norm2 = xx + yy + zz
@@ -415,15 +500,17 @@ def _d_kutta_lift(lv, dens, s0, s1, s2, kutta):
     t1 = bb * proj_term - b + cos_term
     t2 = cc * proj_term - c + cos_term
     # ((2 proj_num (col - row) + outer(coef, inner_term)) * v v' - diag(coef) proj_num) * df_denom
-    return ((((a - a) * s + t0 * fx) * xx - fx * proj_num) * df_denom,
-            (((b - a) * s + t1 * fx) * xy) * df_denom,
-            (((c - a) * s + t2 * fx) * xz) * df_denom,
-            (((a - b) * s + t0 * fy) * xy) * df_denom,
-            (((b - b) * s + t1 * fy) * yy - fy * proj_num) * df_denom,
-            (((c - b) * s + t2 * fy) * yz) * df_denom,
-            (((a - c) * s + t0 * fz) * xz) * df_denom,
-            (((b - c) * s + t1 * fz) * yz) * df_denom,
-            (((c - c) * s + t2 * fz) * zz - fz * proj_num) * df_denom)
+    return (
+        (((a - a) * s + t0 * fx) * xx - fx * proj_num) * df_denom,
+        (((b - a) * s + t1 * fx) * xy) * df_denom,
+        (((c - a) * s + t2 * fx) * xz) * df_denom,
+        (((a - b) * s + t0 * fy) * xy) * df_denom,
+        (((b - b) * s + t1 * fy) * yy - fy * proj_num) * df_denom,
+        (((c - b) * s + t2 * fy) * yz) * df_denom,
+        (((a - c) * s + t0 * fz) * xz) * df_denom,
+        (((b - c) * s + t1 * fz) * yz) * df_denom,
+        (((c - c) * s + t2 * fz) * zz - fz * proj_num) * df_denom,
+    )
 
 
 @njit(cache=True)
@@ -469,8 +556,7 @@ def add_jtbj6(m, qd, J, ind, nnz, B):
                 continue
             for k in range(nnz):
                 c = ind[k]
-                add_to_scl_sparse_inc(qd, m.D_colind, m.D_rowadr[c], m.D_rownnz[c], J[j], ind, 0, nnz,
-                                      J[i, k] * bij)
+                add_to_scl_sparse_inc(qd, m.D_colind, m.D_rowadr[c], m.D_rownnz[c], J[j], ind, 0, nnz, J[i, k] * bij)
 
 
 @njit(cache=True)
@@ -518,69 +604,126 @@ def passive_vel(m, d, w, qd):
         return
     qvel = d.qvel[w]
     for i in range(m.nv):
-        qd[m.D_rowadr[i] + m.D_diag[i]] -= d_poly_force(m.dof_damping_eff[i], m.dof_dampingpoly_eff[i, 0],
-                                                        m.dof_dampingpoly_eff[i, 1], qvel[i], True)
+        qd[m.D_rowadr[i] + m.D_diag[i]] -= d_poly_force(
+            m.dof_damping_eff[i], m.dof_dampingpoly_eff[i, 0], m.dof_dampingpoly_eff[i, 1], qvel[i], True
+        )
     tv = d.ten_velocity[w]
     J = d.ten_J[w]
     for t in range(m.ntendon):
-        B = -d_poly_force(m.tendon_damping_eff[t], m.tendon_dampingpoly_eff[t, 0],
-                          m.tendon_dampingpoly_eff[t, 1], tv[t], True)
+        B = -d_poly_force(
+            m.tendon_damping_eff[t], m.tendon_dampingpoly_eff[t, 0], m.tendon_dampingpoly_eff[t, 1], tv[t], True
+        )
         if B == 0.0:
             continue
         ra = m.ten_J_rowadr[t]
         n = m.ten_J_rownnz[t]
-        add_jtbj_row(m, qd, J[ra:ra + n], m.ten_J_colind[ra:ra + n], n, B)
+        add_jtbj_row(m, qd, J[ra : ra + n], m.ten_J_colind[ra : ra + n], n, B)
 
 
 # ------------------------------------------------------------------------------------------
 # RNE bias (mjd_rne_vel, sparse body-dof layout: rows of 6 per (body, dof in its B row))
 
+
 @njit(cache=True)
 def _cross_motion_vel(D, v):
     """D (36,) = d(vel x v)/d vel for motion vectors (mjd_crossMotion_vel)."""
     D[:] = 0.0
-    D[2] = -v[1]; D[1] = v[2]
-    D[8] = v[0]; D[6] = -v[2]
-    D[13] = -v[0]; D[12] = v[1]
-    D[20] = -v[4]; D[19] = v[5]; D[23] = -v[1]; D[22] = v[2]
-    D[26] = v[3]; D[24] = -v[5]; D[29] = v[0]; D[27] = -v[2]
-    D[31] = -v[3]; D[30] = v[4]; D[34] = -v[0]; D[33] = v[1]
+    D[2] = -v[1]
+    D[1] = v[2]
+    D[8] = v[0]
+    D[6] = -v[2]
+    D[13] = -v[0]
+    D[12] = v[1]
+    D[20] = -v[4]
+    D[19] = v[5]
+    D[23] = -v[1]
+    D[22] = v[2]
+    D[26] = v[3]
+    D[24] = -v[5]
+    D[29] = v[0]
+    D[27] = -v[2]
+    D[31] = -v[3]
+    D[30] = v[4]
+    D[34] = -v[0]
+    D[33] = v[1]
 
 
 @njit(cache=True)
 def _cross_force_vel(D, f0, f1, f2, f3, f4, f5):
     """D (36,) = d(vel x* f)/d vel (mjd_crossForce_vel)."""
     D[:] = 0.0
-    D[2] = -f1; D[1] = f2; D[5] = -f4; D[4] = f5
-    D[8] = f0; D[6] = -f2; D[11] = f3; D[9] = -f5
-    D[13] = -f0; D[12] = f1; D[16] = -f3; D[15] = f4
-    D[20] = -f4; D[19] = f5
-    D[26] = f3; D[24] = -f5
-    D[31] = -f3; D[30] = f4
+    D[2] = -f1
+    D[1] = f2
+    D[5] = -f4
+    D[4] = f5
+    D[8] = f0
+    D[6] = -f2
+    D[11] = f3
+    D[9] = -f5
+    D[13] = -f0
+    D[12] = f1
+    D[16] = -f3
+    D[15] = f4
+    D[20] = -f4
+    D[19] = f5
+    D[26] = f3
+    D[24] = -f5
+    D[31] = -f3
+    D[30] = f4
 
 
 @njit(cache=True)
 def _cross_force_frc(D, v):
     """D (36,) = d(vel x* f)/d f (mjd_crossForce_frc)."""
     D[:] = 0.0
-    D[1] = -v[2]; D[2] = v[1]; D[4] = -v[5]; D[5] = v[4]
-    D[6] = v[2]; D[8] = -v[0]; D[9] = v[5]; D[11] = -v[3]
-    D[12] = -v[1]; D[13] = v[0]; D[15] = -v[4]; D[16] = v[3]
-    D[22] = -v[2]; D[23] = v[1]
-    D[27] = v[2]; D[29] = -v[0]
-    D[33] = -v[1]; D[34] = v[0]
+    D[1] = -v[2]
+    D[2] = v[1]
+    D[4] = -v[5]
+    D[5] = v[4]
+    D[6] = v[2]
+    D[8] = -v[0]
+    D[9] = v[5]
+    D[11] = -v[3]
+    D[12] = -v[1]
+    D[13] = v[0]
+    D[15] = -v[4]
+    D[16] = v[3]
+    D[22] = -v[2]
+    D[23] = v[1]
+    D[27] = v[2]
+    D[29] = -v[0]
+    D[33] = -v[1]
+    D[34] = v[0]
 
 
 @njit(cache=True)
 def _mul_inert_vec_vel(D, i):
     """D (36,) = d(cinert * v)/d v (mjd_mulInertVec_vel)."""
     D[:] = 0.0
-    D[0] = i[0]; D[1] = i[3]; D[2] = i[4]; D[4] = -i[8]; D[5] = i[7]
-    D[6] = i[3]; D[7] = i[1]; D[8] = i[5]; D[9] = i[8]; D[11] = -i[6]
-    D[12] = i[4]; D[13] = i[5]; D[14] = i[2]; D[15] = -i[7]; D[16] = i[6]
-    D[19] = i[8]; D[20] = -i[7]; D[21] = i[9]
-    D[26] = i[6]; D[24] = -i[8]; D[28] = i[9]
-    D[30] = i[7]; D[31] = -i[6]; D[35] = i[9]
+    D[0] = i[0]
+    D[1] = i[3]
+    D[2] = i[4]
+    D[4] = -i[8]
+    D[5] = i[7]
+    D[6] = i[3]
+    D[7] = i[1]
+    D[8] = i[5]
+    D[9] = i[8]
+    D[11] = -i[6]
+    D[12] = i[4]
+    D[13] = i[5]
+    D[14] = i[2]
+    D[15] = -i[7]
+    D[16] = i[6]
+    D[19] = i[8]
+    D[20] = -i[7]
+    D[21] = i[9]
+    D[26] = i[6]
+    D[24] = -i[8]
+    D[28] = i[9]
+    D[30] = i[7]
+    D[31] = -i[6]
+    D[35] = i[9]
 
 
 @njit(cache=True)
@@ -588,7 +731,12 @@ def _rows_mul_t(dst, doff, src, soff, nrow, mat, add):
     """dst[doff+r] (=|+=) mat (6x6, (36,)) * src[soff+r] for r < nrow, i.e. src rows times mat' (mju_mulMatMat)."""
     for r in range(nrow):
         s = src[soff + r]
-        o0 = 0.0; o1 = 0.0; o2 = 0.0; o3 = 0.0; o4 = 0.0; o5 = 0.0
+        o0 = 0.0
+        o1 = 0.0
+        o2 = 0.0
+        o3 = 0.0
+        o4 = 0.0
+        o5 = 0.0
         for k in range(6):
             t = s[k]
             if t != 0.0:
@@ -600,9 +748,19 @@ def _rows_mul_t(dst, doff, src, soff, nrow, mat, add):
                 o5 += mat[30 + k] * t
         o = dst[doff + r]
         if add:
-            o[0] += o0; o[1] += o1; o[2] += o2; o[3] += o3; o[4] += o4; o[5] += o5
+            o[0] += o0
+            o[1] += o1
+            o[2] += o2
+            o[3] += o3
+            o[4] += o4
+            o[5] += o5
         else:
-            o[0] = o0; o[1] = o1; o[2] = o2; o[3] = o3; o[4] = o4; o[5] = o5
+            o[0] = o0
+            o[1] = o1
+            o[2] = o2
+            o[3] = o3
+            o[4] = o4
+            o[5] = o5
 
 
 @njit(cache=True)
@@ -755,6 +913,7 @@ def rne_vel(m, d, w, qd):
 # ------------------------------------------------------------------------------------------
 # entry point
 
+
 @njit(cache=True)
 def smooth_vel(m, d, w, flg_bias):
     """qDeriv (nD,) = d(qfrc_actuator + qfrc_passive [- qfrc_bias]) / d qvel, as mjd_smooth_vel."""
@@ -768,6 +927,7 @@ def smooth_vel(m, d, w, flg_bias):
 
 # ------------------------------------------------------------------------------------------
 # standalone free bodies in implicitfast (mjd_freeMhat)
+
 
 @njit(cache=True)
 def free_mhat(m, d, w, jnt, h, A):
@@ -795,16 +955,26 @@ def free_mhat(m, d, w, jnt, h, A):
     I = m.body_inertia[body]
     xp = d.xipos[w][body]
     xb = d.xpos[w][body]
-    s0 = xp[0] - xb[0]; s1 = xp[1] - xb[1]; s2 = xp[2] - xb[2]
+    s0 = xp[0] - xb[0]
+    s1 = xp[1] - xb[1]
+    s2 = xp[2] - xb[2]
     qv = d.qvel[w]
-    v0 = qv[adr + 3]; v1 = qv[adr + 4]; v2 = qv[adr + 5]
+    v0 = qv[adr + 3]
+    v1 = qv[adr + 4]
+    v2 = qv[adr + 5]
     w0 = R[0] * v0 + R[1] * v1 + R[2] * v2
     w1 = R[3] * v0 + R[4] * v1 + R[5] * v2
     w2 = R[6] * v0 + R[7] * v1 + R[8] * v2
     # world inertia about the CoM Iw = Xi diag(I) Xi' (symmetric, 6 distinct entries)
-    a0 = Xi[0] * I[0]; a1 = Xi[1] * I[1]; a2 = Xi[2] * I[2]
-    a3 = Xi[3] * I[0]; a4 = Xi[4] * I[1]; a5 = Xi[5] * I[2]
-    a6 = Xi[6] * I[0]; a7 = Xi[7] * I[1]; a8 = Xi[8] * I[2]
+    a0 = Xi[0] * I[0]
+    a1 = Xi[1] * I[1]
+    a2 = Xi[2] * I[2]
+    a3 = Xi[3] * I[0]
+    a4 = Xi[4] * I[1]
+    a5 = Xi[5] * I[2]
+    a6 = Xi[6] * I[0]
+    a7 = Xi[7] * I[1]
+    a8 = Xi[8] * I[2]
     i00 = a0 * Xi[0] + a1 * Xi[1] + a2 * Xi[2]
     i11 = a3 * Xi[3] + a4 * Xi[4] + a5 * Xi[5]
     i22 = a6 * Xi[6] + a7 * Xi[7] + a8 * Xi[8]
@@ -817,10 +987,18 @@ def free_mhat(m, d, w, jnt, h, A):
     iw1 = Iw[3] * w0 + Iw[4] * w1 + Iw[5] * w2
     iw2 = Iw[6] * w0 + Iw[7] * w1 + Iw[8] * w2
     wds = w0 * s0 + w1 * s1 + w2 * s2
-    K = (s0 * w0 - wds, s0 * w1 - ws2, s0 * w2 + ws1,
-         s1 * w0 + ws2, s1 * w1 - wds, s1 * w2 - ws0,
-         s2 * w0 - ws1, s2 * w1 + ws0, s2 * w2 - wds)
-    W = d.scr_mat6[w][4]   # 0-8 lin, 9-17 C, 18-26 R'C
+    K = (
+        s0 * w0 - wds,
+        s0 * w1 - ws2,
+        s0 * w2 + ws1,
+        s1 * w0 + ws2,
+        s1 * w1 - wds,
+        s1 * w2 - ws0,
+        s2 * w0 - ws1,
+        s2 * w1 + ws0,
+        s2 * w2 - wds,
+    )
+    W = d.scr_mat6[w][4]  # 0-8 lin, 9-17 C, 18-26 R'C
     for r in range(3):
         for c in range(3):
             W[3 * r + c] = K[3 * r] * R[c] + K[3 * r + 1] * R[3 + c] + K[3 * r + 2] * R[6 + c]
@@ -852,7 +1030,12 @@ def free_mhat(m, d, w, jnt, h, A):
 def solve_lu6(A, b, x):
     """x (6,) = A^-1 b by LU with partial pivoting of A (36,) in place (mju_factorLU6 + mju_solveLU6);
     returns 0 (x untouched) if A is singular."""
-    p0 = 0; p1 = 1; p2 = 2; p3 = 3; p4 = 4; p5 = 5
+    p0 = 0
+    p1 = 1
+    p2 = 2
+    p3 = 3
+    p4 = 4
+    p5 = 5
     for k in range(6):
         maxval = abs(A[7 * k])
         maxrow = k

@@ -1,5 +1,6 @@
 """Fluid forces (mj_fluid): the inertia-box model per body and the ellipsoid model per geom
 (geom_fluid[:, 0] > 0, MJCF fluidshape="ellipsoid") -> qfrc_fluid (nv,)."""
+
 import math
 
 from sim.jit import njit
@@ -26,6 +27,7 @@ def local_velocity(m, d, w, body, pos, mat):
 # ------------------------------------------------------------------------------------------------
 # inertia-box model
 
+
 @njit(cache=True)
 def inertia_box_wrench(m, d, w, i):
     """World-frame (force(3), torque(3)) at xipos of the inertia-box fluid model for body i."""
@@ -36,15 +38,24 @@ def inertia_box_wrench(m, d, w, i):
     bz = math.sqrt(max(MINVAL, inertia[0] + inertia[1] - inertia[2]) / mass * 6.0)
     ximat = d.ximat[w][i]
     w0, w1, w2, v0, v1, v2 = local_velocity(m, d, w, i, d.xipos[w][i], ximat)
-    l0 = 0.0; l1 = 0.0; l2 = 0.0; l3 = 0.0; l4 = 0.0; l5 = 0.0
+    l0 = 0.0
+    l1 = 0.0
+    l2 = 0.0
+    l3 = 0.0
+    l4 = 0.0
+    l5 = 0.0
     visc = m.opt[OPT_VISCOSITY]
     dens = m.opt[OPT_DENSITY]
     if visc > 0:
         diam = (bx + by + bz) / 3.0
         s = -math.pi * diam * diam * diam * visc
-        l0 = w0 * s; l1 = w1 * s; l2 = w2 * s
+        l0 = w0 * s
+        l1 = w1 * s
+        l2 = w2 * s
         s = -3.0 * math.pi * diam * visc
-        l3 = v0 * s; l4 = v1 * s; l5 = v2 * s
+        l3 = v0 * s
+        l4 = v1 * s
+        l5 = v2 * s
     if dens > 0:
         l3 -= 0.5 * dens * by * bz * abs(v0) * v0
         l4 -= 0.5 * dens * bx * bz * abs(v1) * v1
@@ -67,6 +78,7 @@ def inertia_box_fluid(m, d, w, i):
 
 # ------------------------------------------------------------------------------------------------
 # ellipsoid model
+
 
 @njit(cache=True)
 def geom_semi_axes(size, gtype):
@@ -100,8 +112,12 @@ def _max_moment(d0, d1, d2):
 def added_mass_forces(w0, w1, w2, v0, v1, v2, dens, fl):
     """Local (torque(3), force(3)) of the fluid mass moving with the body, velocity terms only
     (mj_addedMassForces with no acceleration); fl (12,) is the geom's geom_fluid row."""
-    p0 = dens * fl[6] * v0; p1 = dens * fl[7] * v1; p2 = dens * fl[8] * v2       # virtual lin. momentum
-    h0 = dens * fl[9] * w0; h1 = dens * fl[10] * w1; h2 = dens * fl[11] * w2     # virtual ang. momentum
+    p0 = dens * fl[6] * v0
+    p1 = dens * fl[7] * v1
+    p2 = dens * fl[8] * v2  # virtual lin. momentum
+    h0 = dens * fl[9] * w0
+    h1 = dens * fl[10] * w1
+    h2 = dens * fl[11] * w2  # virtual ang. momentum
     f0, f1, f2 = cross(p0, p1, p2, w0, w1, w2)
     a0, a1, a2 = cross(p0, p1, p2, v0, v1, v2)
     b0, b1, b2 = cross(h0, h1, h2, w0, w1, w2)
@@ -112,7 +128,11 @@ def added_mass_forces(w0, w1, w2, v0, v1, v2, dens, fl):
 def viscous_forces(w0, w1, w2, v0, v1, v2, dens, visc, s0, s1, s2, fl):
     """Local (torque(3), force(3)) of Magnus and Kutta lift, linear (Stokes) and quadratic drag on an
     ellipsoid with semi-axes s (mj_viscousForces); fl (12,) is the geom's geom_fluid row."""
-    blunt = fl[1]; slender = fl[2]; angdrag = fl[3]; kutta = fl[4]; magnus = fl[5]
+    blunt = fl[1]
+    slender = fl[2]
+    angdrag = fl[3]
+    kutta = fl[4]
+    magnus = fl[5]
     volume = 4.0 / 3.0 * math.pi * s0 * s1 * s2
     d_max = max(max(s0, s1), s2)
     d_min = min(min(s0, s1), s2)
@@ -121,20 +141,30 @@ def viscous_forces(w0, w1, w2, v0, v1, v2, dens, visc, s0, s1, s2, fl):
     # Magnus lift
     mg0, mg1, mg2 = cross(w0, w1, w2, v0, v1, v2)
     k = magnus * dens * volume
-    mg0 *= k; mg1 *= k; mg2 *= k
+    mg0 *= k
+    mg1 *= k
+    mg2 *= k
     # projected area along the velocity and the (unnormalised) normal of that cross-section
-    x = s1 * s2; y = s2 * s0; z = s0 * s1
+    x = s1 * s2
+    y = s2 * s0
+    z = s0 * s1
     proj_denom = _pow4(x) * (v0 * v0) + _pow4(y) * (v1 * v1) + _pow4(z) * (v2 * v2)
-    xv = x * v0; yv = y * v1; zv = z * v2
+    xv = x * v0
+    yv = y * v1
+    zv = z * v2
     proj_num = xv * xv + yv * yv + zv * zv
     a_proj = math.pi * math.sqrt(proj_denom / max(MINVAL, proj_num))
-    n0 = (x * x) * v0; n1 = (y * y) * v1; n2 = (z * z) * v2
+    n0 = (x * x) * v0
+    n1 = (y * y) * v1
+    n2 = (z * z) * v2
     speed = _norm3(v0, v1, v2)
     cos_alpha = proj_num / max(MINVAL, speed * proj_denom)
     # Kutta-Joukowski lift: circulation (n x v) scaled, force = circulation x v
     c0, c1, c2 = cross(n0, n1, n2, v0, v1, v2)
     k = kutta * dens * cos_alpha * a_proj
-    c0 *= k; c1 *= k; c2 *= k
+    c0 *= k
+    c1 *= k
+    c2 *= k
     k0, k1, k2 = cross(c0, c1, c2, v0, v1, v2)
     # Stokes drag of the equivalent sphere
     eq_d = 2.0 / 3.0 * (s0 + s1 + s2)
@@ -150,8 +180,14 @@ def viscous_forces(w0, w1, w2, v0, v1, v2, dens, visc, s0, s1, s2, fl):
     m2 = w2 * (angdrag * ii2 + slender * (i_max - ii2))
     drag_lin = visc * lin_visc_force + dens * speed * (a_proj * blunt + slender * (a_max - a_proj))
     drag_ang = visc * lin_visc_torque + dens * _norm3(m0, m1, m2)
-    return (-(drag_ang * w0), -(drag_ang * w1), -(drag_ang * w2),
-            mg0 + k0 - drag_lin * v0, mg1 + k1 - drag_lin * v1, mg2 + k2 - drag_lin * v2)
+    return (
+        -(drag_ang * w0),
+        -(drag_ang * w1),
+        -(drag_ang * w2),
+        mg0 + k0 - drag_lin * v0,
+        mg1 + k1 - drag_lin * v1,
+        mg2 + k2 - drag_lin * v2,
+    )
 
 
 @njit(cache=True)
@@ -174,8 +210,12 @@ def ellipsoid_fluid(m, d, w, body):
         l0, l1, l2, l3, l4, l5 = added_mass_forces(w0, w1, w2, v0, v1, v2, dens, fl)
         q0, q1, q2, q3, q4, q5 = viscous_forces(w0, w1, w2, v0, v1, v2, dens, visc, s0, s1, s2, fl)
         # torque: lfrc -= drag_ang * w (q0..q2 hold -(drag_ang*w)), force: lfrc += magnus + kutta - drag
-        l0 = (l0 + q0) * coef; l1 = (l1 + q1) * coef; l2 = (l2 + q2) * coef
-        l3 = (l3 + q3) * coef; l4 = (l4 + q4) * coef; l5 = (l5 + q5) * coef
+        l0 = (l0 + q0) * coef
+        l1 = (l1 + q1) * coef
+        l2 = (l2 + q2) * coef
+        l3 = (l3 + q3) * coef
+        l4 = (l4 + q4) * coef
+        l5 = (l5 + q5) * coef
         t0, t1, t2 = mat_vec3(mat, l0, l1, l2)
         f0, f1, f2 = mat_vec3(mat, l3, l4, l5)
         apply_ft(m, d, w, f0, f1, f2, t0, t1, t2, pos[0], pos[1], pos[2], body, out)

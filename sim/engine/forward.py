@@ -1,4 +1,5 @@
 """Pipeline drivers: forward / step / reset per world, with serial (one world) and parallel (batch) entries."""
+
 import numpy as np
 from numba import prange, types
 from numba.core import cgutils
@@ -23,9 +24,25 @@ from sim.jit import struct_at, struct_at_address
 from sim.jit.features import call_if, F_IMPLICIT, F_FWDINV
 from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage
 from sim.engine.inverse import compare_fwd_inv
-from sim.constants import (OPT_INTEGRATOR, OPT_DISABLE, OPT_ENABLE, OPT_TIMESTEP, INT_RK4, INT_IMPLICITFAST,
-                           INT_IMPLICIT, DSBL_AUTORESET, ENBL_FWDINV, MAXVAL, WARN_BADQPOS, WARN_BADQVEL,
-                           WARN_BADQACC, WARN_BADCTRL, WARN_CONTACTFULL, WARN_CNSTRFULL, NWARNING)
+from sim.constants import (
+    OPT_INTEGRATOR,
+    OPT_DISABLE,
+    OPT_ENABLE,
+    OPT_TIMESTEP,
+    INT_RK4,
+    INT_IMPLICITFAST,
+    INT_IMPLICIT,
+    DSBL_AUTORESET,
+    ENBL_FWDINV,
+    MAXVAL,
+    WARN_BADQPOS,
+    WARN_BADQVEL,
+    WARN_BADQACC,
+    WARN_BADCTRL,
+    WARN_CONTACTFULL,
+    WARN_CNSTRFULL,
+    NWARNING,
+)
 from sim.types import MODEL_TYPE, DATA_TYPE, TASK_TYPE
 
 # the implicit integrators' derivatives are compiled only for feature sets that use them (sim/jit/features.py)
@@ -108,7 +125,7 @@ def forward_world(m, d, w, F):
 @njit(cache=True)
 def reset_world(m, d, w):
     """Reset state of world w as mj_resetData: qpos0, zero velocities/controls/forces, mocap from model."""
-    for i in range(m.nq):      # (element loops: see runge_kutta4)
+    for i in range(m.nq):  # (element loops: see runge_kutta4)
         d.qpos[w, i] = m.qpos0[i]
     d.qvel[w][:] = 0.0
     d.act[w][:] = 0.0
@@ -158,7 +175,7 @@ def _check(m, d, w, arr, n, kind):
             d.warning_number[w][kind] += 1
             d.warning_lastinfo[w][kind] = i
             if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
-                reset_world(m, d, w)       # clears the counters: the warning is counted again (MuJoCo)
+                reset_world(m, d, w)  # clears the counters: the warning is counted again (MuJoCo)
                 d.warning_number[w][kind] += 1
                 d.warning_lastinfo[w][kind] = i
             d.warning_number[w][WARN_DIVERGED] += 1
@@ -236,7 +253,7 @@ def runge_kutta4(m, d, w, F):
         qvel[k] = X[0, nq + k]
     for k in range(na):
         act[k] = X[0, nq + nv + k]
-    advance(m, d, w, dX[2 * nv:], dX[nv:2 * nv], dX[:nv], True)
+    advance(m, d, w, dX[2 * nv :], dX[nv : 2 * nv], dX[:nv], True)
 
 
 @njit
@@ -266,6 +283,7 @@ def step_world(m, d, w, F):
 # has which), or -1 when an env action was not finite (then no world was touched).  The layers (run_world,
 # step_world, forward_world, fwd_*) are ordinary kernels: sim/jit.py generates machine code once per entry, so
 # they cost no extra LLVM work, and inlining them (typed again at every call site) only slowed the compile.
+
 
 @njit
 def _restart(m, d, t, w, final, F):
@@ -306,8 +324,12 @@ def run_world(m, d, t, w, nstep, F):
             for i in range(t.nobs):
                 t.final_obs[w, i] = t.obs[w, i]
             _restart(m, d, t, w, True, F)
-    mv = ((1 if wn[WARN_CONTACTFULL] != c0 else 0) | (2 if wn[WARN_CNSTRFULL] != c1 else 0)
-          | (4 if wn[WARN_DIVERGED] != c2 else 0) | (8 if wn[WARN_BADCTRL] != c3 else 0))
+    mv = (
+        (1 if wn[WARN_CONTACTFULL] != c0 else 0)
+        | (2 if wn[WARN_CNSTRFULL] != c1 else 0)
+        | (4 if wn[WARN_DIVERGED] != c2 else 0)
+        | (8 if wn[WARN_BADCTRL] != c3 else 0)
+    )
     d.warn_moved[w] = mv
     return mv
 
@@ -345,11 +367,13 @@ def run_serial(mp, dp, tp, w, nstep, F):
 @intrinsic
 def _fetch_add(typingctx, arr, idx, val):
     """Atomic arr[idx] += val (int64), returning the old value (LLVM atomicrmw add)."""
+
     def codegen(context, builder, sig, args):
         aryty = sig.args[0]
         ary = context.make_array(aryty)(context, builder, args[0])
         ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
-        return builder.atomic_rmw('add', ptr, args[2], 'monotonic')
+        return builder.atomic_rmw("add", ptr, args[2], "monotonic")
+
     return types.int64(arr, types.int64, types.int64), codegen
 
 

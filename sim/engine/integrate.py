@@ -1,14 +1,23 @@
 """Integrators: semi-implicit Euler with implicit joint damping (mj_Euler), RK4 (mj_RungeKutta),
 implicit and implicitfast (mj_implicit), and the shared state advance (mj_advance)."""
+
 from sim.jit import njit
 
 from sim.engine.math import quat_integrate, d_poly_force
 from sim.engine.crb import factor_i, solve_ld, warn_inertia
 from sim.engine.actuation import next_activation, actuator_disabled
-from sim.engine.derivative import (smooth_vel, factor_lu_sparse, solve_lu_sparse, free_mhat, solve_lu6,
-                            is_free_body)
-from sim.constants import (JNT_FREE, JNT_BALL, OPT_TIMESTEP, OPT_DISABLE, OPT_INTEGRATOR, INT_IMPLICIT,
-                           DSBL_EULERDAMP, DSBL_DAMPER, DSBL_ACTUATION)
+from sim.engine.derivative import smooth_vel, factor_lu_sparse, solve_lu_sparse, free_mhat, solve_lu6, is_free_body
+from sim.constants import (
+    JNT_FREE,
+    JNT_BALL,
+    OPT_TIMESTEP,
+    OPT_DISABLE,
+    OPT_INTEGRATOR,
+    INT_IMPLICIT,
+    DSBL_EULERDAMP,
+    DSBL_DAMPER,
+    DSBL_ACTUATION,
+)
 
 
 @njit(cache=True)
@@ -25,7 +34,7 @@ def integrate_pos(m, qpos, qvel, h):
                 qpos[pa + 2] += h * qvel[va + 2]
                 pa += 3
                 va += 3
-            quat_integrate(qpos[pa:pa + 4], qvel[va], qvel[va + 1], qvel[va + 2], h)
+            quat_integrate(qpos[pa : pa + 4], qvel[va], qvel[va + 1], qvel[va + 2], h)
         else:
             qpos[pa] += h * qvel[va]
 
@@ -79,8 +88,9 @@ def euler(m, d, w, skipfactor):
             h = m.opt[OPT_TIMESTEP]
             qvel = d.qvel[w]
             for i in range(m.nv):
-                dd = d_poly_force(m.dof_damping_eff[i], m.dof_dampingpoly_eff[i, 0],
-                                  m.dof_dampingpoly_eff[i, 1], qvel[i], True)
+                dd = d_poly_force(
+                    m.dof_damping_eff[i], m.dof_dampingpoly_eff[i, 0], m.dof_dampingpoly_eff[i, 1], qvel[i], True
+                )
                 qH[m.M_rowadr[i] + m.M_rownnz[i] - 1] += h * dd
             warn_inertia(d, w, factor_i(qH, d.qHDiagInv[w], m.nv, m.M_rownnz, m.M_rowadr, m.M_colind))
         fs = d.qfrc_smooth[w]
@@ -141,7 +151,7 @@ def implicit_fast(m, d, w, skipfactor):
             if m.jnt_type[j] == JNT_FREE and is_free_body(m, m.jnt_bodyid[j]):
                 free_mhat(m, d, w, j, h, A)
                 a = m.jnt_dofadr[j]
-                solve_lu6(A, qfrc[a:a + 6], qacc[a:a + 6])
+                solve_lu6(A, qfrc[a : a + 6], qacc[a : a + 6])
     advance(m, d, w, d.act_dot[w], qacc, qacc, False)
 
 

@@ -8,6 +8,7 @@ solver_fwdinv statistics, called by the pipeline after forward in mj_step).
 `inverse(m, d)` is the Python entry (one world or a batch, worlds in parallel); it has its own compiled
 entry point (inverse_batch), compiled on first use.
 """
+
 import math
 
 import numpy as np
@@ -28,8 +29,18 @@ from sim.engine.derivative import smooth_vel, free_mhat, is_free_body
 from sim.engine.math import d_poly_force
 from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage, mul_sym, dot
 from sim.jit.features import call_if, F_IMPLICIT
-from sim.constants import (OPT_DISABLE, OPT_ENABLE, OPT_INTEGRATOR, OPT_TIMESTEP, DSBL_EULERDAMP, ENBL_INVDISCRETE,
-                           INT_EULER, INT_RK4, INT_IMPLICIT, JNT_FREE)
+from sim.constants import (
+    OPT_DISABLE,
+    OPT_ENABLE,
+    OPT_INTEGRATOR,
+    OPT_TIMESTEP,
+    DSBL_EULERDAMP,
+    ENBL_INVDISCRETE,
+    INT_EULER,
+    INT_RK4,
+    INT_IMPLICIT,
+    JNT_FREE,
+)
 
 # rows of scr_inv_nv
 _QACC, _MA, _QFRC, _QFORCE, _QFRC_C = range(5)
@@ -91,7 +102,7 @@ def discrete_acc(m, d, w, F):
     qfrc = d.scr_inv_nv[w, _QFRC]
     integ = int(m.opt[OPT_INTEGRATOR])
     if integ == INT_RK4:
-        raise ValueError('discrete inverse dynamics is not supported by the RK4 integrator')
+        raise ValueError("discrete inverse dynamics is not supported by the RK4 integrator")
     if integ == INT_EULER:
         if int(m.opt[OPT_DISABLE]) & DSBL_EULERDAMP:
             return
@@ -105,8 +116,9 @@ def discrete_acc(m, d, w, F):
         mul_sym(qfrc, d.M[w], qacc, nv, m.M_rownnz, m.M_rowadr, m.M_colind)
         qvel = d.qvel[w]
         for i in range(nv):
-            dd = d_poly_force(m.dof_damping_eff[i], m.dof_dampingpoly_eff[i, 0], m.dof_dampingpoly_eff[i, 1],
-                              qvel[i], True)
+            dd = d_poly_force(
+                m.dof_damping_eff[i], m.dof_dampingpoly_eff[i, 0], m.dof_dampingpoly_eff[i, 1], qvel[i], True
+            )
             qfrc[i] += h * dd * qacc[i]
     else:
         _discrete_implicit(F, m, d, w, qfrc)
@@ -226,5 +238,4 @@ def inverse_batch(m, d, nworld, F):
     """mj_inverse of worlds 0..nworld-1 in parallel (the only compiled entry per feature set F: a single world
     runs it on one thread, which saves compiling a serial copy of the whole tree)."""
     for i in prange(nworld):
-        inverse_world(m, d, np.int64(i), F)    # the prange index is unsigned: one signature for the world
-__all__ = ['inverse']
+        inverse_world(m, d, np.int64(i), F)  # the prange index is unsigned: one signature for the world

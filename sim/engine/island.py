@@ -6,11 +6,22 @@ rows: the distinct trees of the nonzero columns of its dense Jacobian row). Isla
 ascending order of their smallest tree; dofs and efc rows of each island are listed in ascending order
 (map_idof2dof, map_iefc2efc), unconstrained dofs after the first nidof entries.
 """
+
 from sim.jit import njit
 
-from sim.constants import (OPT_DISABLE, DSBL_ISLAND, CNSTR_EQUALITY, CNSTR_FRICTION_DOF, CNSTR_FRICTION_TENDON,
-                            CNSTR_LIMIT_JOINT, CNSTR_CONTACT_FRICTIONLESS, CNSTR_CONTACT_PYRAMIDAL,
-                            CNSTR_CONTACT_ELLIPTIC, EQ_CONNECT, EQ_WELD)
+from sim.constants import (
+    OPT_DISABLE,
+    DSBL_ISLAND,
+    CNSTR_EQUALITY,
+    CNSTR_FRICTION_DOF,
+    CNSTR_FRICTION_TENDON,
+    CNSTR_LIMIT_JOINT,
+    CNSTR_CONTACT_FRICTIONLESS,
+    CNSTR_CONTACT_PYRAMIDAL,
+    CNSTR_CONTACT_ELLIPTIC,
+    EQ_CONNECT,
+    EQ_WELD,
+)
 
 from sim.errors import UnsupportedError as UnsupportedFeature
 
@@ -83,7 +94,7 @@ def _union_row(m, d, w, i, parent):
     if special:
         t = t1 if t1 >= 0 else t2
         if t < 0:
-            raise UnsupportedFeature('island: constraint between two static bodies')
+            raise UnsupportedFeature("island: constraint between two static bodies")
         _merge(parent, t1, -1 if t2 == -2 else t2)
         return t
     # generic scan: distinct consecutive trees of the nonzero Jacobian columns
@@ -104,7 +115,7 @@ def _union_row(m, d, w, i, parent):
         else:
             j += 1
     if first == -2:
-        raise UnsupportedFeature('island: no tree found for a constraint row (zero Jacobian row)')
+        raise UnsupportedFeature("island: no tree found for a constraint row (zero Jacobian row)")
     if prev == first:
         _merge(parent, first, -1)
     return first

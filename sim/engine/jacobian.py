@@ -1,4 +1,5 @@
 """Point Jacobians from cdof / subtree_com (engine_core_util: mj_jac, mj_jacDifPair, mj_jacDot, chains)."""
+
 from sim.jit import njit
 
 from sim.engine.math import cross
@@ -114,7 +115,12 @@ def jac_dot(m, d, w, body, p0, p1, p2, jacp, jacr, flg_rot):
             a5 = -u[1] * c[3] + u[0] * c[4] - u[4] * c[0] + u[3] * c[1]
         else:
             q = cdd[i]
-            a0 = q[0]; a1 = q[1]; a2 = q[2]; a3 = q[3]; a4 = q[4]; a5 = q[5]
+            a0 = q[0]
+            a1 = q[1]
+            a2 = q[2]
+            a3 = q[3]
+            a4 = q[4]
+            a5 = q[5]
         if flg_rot:
             jacr[0, i] += a0
             jacr[1, i] += a1

@@ -1,8 +1,8 @@
 """Small quaternion / spatial helpers on float tuples and array rows (MuJoCo engine_util_spatial)."""
+
 import math
 from sim.jit import njit
 from sim.constants import MINVAL  # mjMINVAL
-
 
 
 @njit(cache=True)
@@ -30,10 +30,12 @@ def normalize3(v0, v1, v2):
 @njit(cache=True)
 def mul_quat(a0, a1, a2, a3, b0, b1, b2, b3):
     """Quaternion product a*b (4,), mju_mulQuat."""
-    return (a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3,
-            a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
-            a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
-            a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0)
+    return (
+        a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3,
+        a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
+        a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
+        a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0,
+    )
 
 
 @njit(cache=True)
@@ -46,9 +48,7 @@ def rot_vec_quat(v0, v1, v2, q0, q1, q2, q3):
     t0 = q0 * v0 + q2 * v2 - q3 * v1
     t1 = q0 * v1 + q3 * v0 - q1 * v2
     t2 = q0 * v2 + q1 * v1 - q2 * v0
-    return (v0 + 2.0 * (q2 * t2 - q3 * t1),
-            v1 + 2.0 * (q3 * t0 - q1 * t2),
-            v2 + 2.0 * (q1 * t1 - q2 * t0))
+    return (v0 + 2.0 * (q2 * t2 - q3 * t1), v1 + 2.0 * (q3 * t0 - q1 * t2), v2 + 2.0 * (q1 * t1 - q2 * t0))
 
 
 @njit(cache=True)
@@ -64,13 +64,26 @@ def axis_angle_quat(a0, a1, a2, angle):
 def quat2mat(out, q0, q1, q2, q3):
     """Write 3x3 rotation (9,) of quaternion into out, mju_quat2Mat."""
     if q0 == 1.0 and q1 == 0.0 and q2 == 0.0 and q3 == 0.0:
-        out[0] = 1.0; out[1] = 0.0; out[2] = 0.0
-        out[3] = 0.0; out[4] = 1.0; out[5] = 0.0
-        out[6] = 0.0; out[7] = 0.0; out[8] = 1.0
+        out[0] = 1.0
+        out[1] = 0.0
+        out[2] = 0.0
+        out[3] = 0.0
+        out[4] = 1.0
+        out[5] = 0.0
+        out[6] = 0.0
+        out[7] = 0.0
+        out[8] = 1.0
         return
-    q00 = q0 * q0; q01 = q0 * q1; q02 = q0 * q2; q03 = q0 * q3
-    q11 = q1 * q1; q12 = q1 * q2; q13 = q1 * q3
-    q22 = q2 * q2; q23 = q2 * q3; q33 = q3 * q3
+    q00 = q0 * q0
+    q01 = q0 * q1
+    q02 = q0 * q2
+    q03 = q0 * q3
+    q11 = q1 * q1
+    q12 = q1 * q2
+    q13 = q1 * q3
+    q22 = q2 * q2
+    q23 = q2 * q3
+    q33 = q3 * q3
     out[0] = q00 + q11 - q22 - q33
     out[4] = q00 - q11 + q22 - q33
     out[8] = q00 - q11 - q22 + q33
@@ -85,17 +98,21 @@ def quat2mat(out, q0, q1, q2, q3):
 @njit(cache=True)
 def mat_vec3(mat, v0, v1, v2):
     """mat (9,) times vector (3,)."""
-    return (mat[0] * v0 + mat[1] * v1 + mat[2] * v2,
-            mat[3] * v0 + mat[4] * v1 + mat[5] * v2,
-            mat[6] * v0 + mat[7] * v1 + mat[8] * v2)
+    return (
+        mat[0] * v0 + mat[1] * v1 + mat[2] * v2,
+        mat[3] * v0 + mat[4] * v1 + mat[5] * v2,
+        mat[6] * v0 + mat[7] * v1 + mat[8] * v2,
+    )
 
 
 @njit(cache=True)
 def mat_t_vec3(mat, v0, v1, v2):
     """mat (9,) transposed times vector (3,)."""
-    return (mat[0] * v0 + mat[3] * v1 + mat[6] * v2,
-            mat[1] * v0 + mat[4] * v1 + mat[7] * v2,
-            mat[2] * v0 + mat[5] * v1 + mat[8] * v2)
+    return (
+        mat[0] * v0 + mat[3] * v1 + mat[6] * v2,
+        mat[1] * v0 + mat[4] * v1 + mat[7] * v2,
+        mat[2] * v0 + mat[5] * v1 + mat[8] * v2,
+    )
 
 
 @njit(cache=True)
@@ -129,7 +146,10 @@ def quat_integrate(q, v0, v1, v2, scale):
     r0, r1, r2, r3 = axis_angle_quat(a0, a1, a2, scale * n)
     p0, p1, p2, p3 = normalize4(q[0], q[1], q[2], q[3])
     o0, o1, o2, o3 = mul_quat(p0, p1, p2, p3, r0, r1, r2, r3)
-    q[0] = o0; q[1] = o1; q[2] = o2; q[3] = o3
+    q[0] = o0
+    q[1] = o1
+    q[2] = o2
+    q[3] = o3
 
 
 @njit(cache=True)
@@ -158,19 +178,25 @@ def cross_force_add(out, v, f):
     r0 += -v[5] * f[4] + v[4] * f[5]
     r1 += v[5] * f[3] - v[3] * f[5]
     r2 += -v[4] * f[3] + v[3] * f[4]
-    out[0] += r0; out[1] += r1; out[2] += r2
-    out[3] += r3; out[4] += r4; out[5] += r5
+    out[0] += r0
+    out[1] += r1
+    out[2] += r2
+    out[3] += r3
+    out[4] += r4
+    out[5] += r5
 
 
 @njit(cache=True)
 def mul_inert_vec(i, v):
     """6D inertia (10,) times motion vector (6,) -> tuple (6,), mju_mulInertVec."""
-    return (i[0] * v[0] + i[3] * v[1] + i[4] * v[2] - i[8] * v[4] + i[7] * v[5],
-            i[3] * v[0] + i[1] * v[1] + i[5] * v[2] + i[8] * v[3] - i[6] * v[5],
-            i[4] * v[0] + i[5] * v[1] + i[2] * v[2] - i[7] * v[3] + i[6] * v[4],
-            i[8] * v[1] - i[7] * v[2] + i[9] * v[3],
-            i[6] * v[2] - i[8] * v[0] + i[9] * v[4],
-            i[7] * v[0] - i[6] * v[1] + i[9] * v[5])
+    return (
+        i[0] * v[0] + i[3] * v[1] + i[4] * v[2] - i[8] * v[4] + i[7] * v[5],
+        i[3] * v[0] + i[1] * v[1] + i[5] * v[2] + i[8] * v[3] - i[6] * v[5],
+        i[4] * v[0] + i[5] * v[1] + i[2] * v[2] - i[7] * v[3] + i[6] * v[4],
+        i[8] * v[1] - i[7] * v[2] + i[9] * v[3],
+        i[6] * v[2] - i[8] * v[0] + i[9] * v[4],
+        i[7] * v[0] - i[6] * v[1] + i[9] * v[5],
+    )
 
 
 @njit(cache=True)

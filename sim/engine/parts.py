@@ -16,6 +16,7 @@ process, after typing the step (worker=False), which evens the two shares out si
 a model does not use (hopper, empty cache: 18.4 CPU-s here, 15.2-15.6 in the worker, no wait, 18.3-18.4 s wall;
 with all five in the worker 14.9 and 26.0 CPU-s, 13.8 s waited, 28.6 s wall).
 """
+
 import numba
 from numba import types
 
@@ -24,8 +25,20 @@ from sim.engine.collision import driver as _driver
 from sim.engine import passive as _passive
 from sim.engine import rne as _rne
 from sim.engine import solver as _solver
-from sim.jit.features import (F_COLLIDE2, F_CYLBOX, F_ELLIPTIC, F_EQUALITY, F_FLUID, F_NOSLIP, F_PGS, F_PRIMAL,
-                          F_SPARSE, F_TENDON, NAMES, features)
+from sim.jit.features import (
+    F_COLLIDE2,
+    F_CYLBOX,
+    F_ELLIPTIC,
+    F_EQUALITY,
+    F_FLUID,
+    F_NOSLIP,
+    F_PGS,
+    F_PRIMAL,
+    F_SPARSE,
+    F_TENDON,
+    NAMES,
+    features,
+)
 from sim.jit import part, request_parts
 from sim.types import MODEL_TYPE, DATA_TYPE
 
@@ -61,8 +74,7 @@ def rne_post_constraint_part(m, d, w, F):
 
 collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2, F_CYLBOX), worker=False)
 make_constraint = part(make_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY,))
-fwd_constraint = part(fwd_constraint_part, _mdw, nf=len(NAMES),
-                      uses=(F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC, F_NOSLIP))
+fwd_constraint = part(fwd_constraint_part, _mdw, nf=len(NAMES), uses=(F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC, F_NOSLIP))
 passive = part(passive_part, _mdw, nf=len(NAMES), uses=(F_FLUID,), worker=False)
 rne_post_constraint = part(rne_post_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY, F_TENDON))
 
@@ -72,5 +84,5 @@ def prefetch(m):
     this before its own first compile, so that the worker overlaps it)."""
     try:
         request_parts(numba.typeof(features(m)))
-    except Exception:       # a model the features cannot be read from yet: the first step requests them
+    except Exception:  # a model the features cannot be read from yet: the first step requests them
         pass

@@ -1,6 +1,7 @@
 """Passive forces (mj_passive): joint/tendon springs and dampers, gravity compensation,
 fluid forces (sim/engine/fluid.py: inertia-box and ellipsoid models) -> qfrc_spring, qfrc_damper, qfrc_gravcomp,
 qfrc_fluid, qfrc_passive (nv,)."""
+
 import math
 from sim.jit import njit
 from sim.jit.features import call_if, F_FLUID
@@ -34,17 +35,23 @@ def spring_damper(m, d, w):
             jt = m.jnt_type[j]
             if jt == JNT_FREE or jt == JNT_BALL:
                 if jt == JNT_FREE:
-                    x0 = qpos[pa] - qs[pa]; x1 = qpos[pa + 1] - qs[pa + 1]; x2 = qpos[pa + 2] - qs[pa + 2]
+                    x0 = qpos[pa] - qs[pa]
+                    x1 = qpos[pa + 1] - qs[pa + 1]
+                    x2 = qpos[pa + 2] - qs[pa + 2]
                     r = math.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
                     k = poly_force(k0, p0, p1, r, False)
-                    fs[da] += -k * x0; fs[da + 1] += -k * x1; fs[da + 2] += -k * x2
+                    fs[da] += -k * x0
+                    fs[da + 1] += -k * x1
+                    fs[da + 2] += -k * x2
                     da += 3
                     pa += 3
                 q0, q1, q2, q3 = normalize4(qpos[pa], qpos[pa + 1], qpos[pa + 2], qpos[pa + 3])
                 x0, x1, x2 = sub_quat(q0, q1, q2, q3, qs[pa], qs[pa + 1], qs[pa + 2], qs[pa + 3])
                 r = math.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
                 k = poly_force(k0, p0, p1, r, False)
-                fs[da] += -k * x0; fs[da + 1] += -k * x1; fs[da + 2] += -k * x2
+                fs[da] += -k * x0
+                fs[da + 1] += -k * x1
+                fs[da + 2] += -k * x2
             else:
                 x = qpos[pa] - qs[pa]
                 fs[da] = -x * poly_force(k0, p0, p1, x, False)
@@ -60,12 +67,16 @@ def spring_damper(m, d, w):
     tv = d.ten_velocity[w]
     J = d.ten_J[w]
     for i in range(m.ntendon):
-        k0 = 0.0; s0 = 0.0; s1 = 0.0
+        k0 = 0.0
+        s0 = 0.0
+        s1 = 0.0
         if en_spring:
             k0 = m.tendon_stiffness[i]
             s0 = m.tendon_stiffnesspoly[i, 0]
             s1 = m.tendon_stiffnesspoly[i, 1]
-        b = 0.0; b0 = 0.0; b1 = 0.0
+        b = 0.0
+        b0 = 0.0
+        b1 = 0.0
         if en_damper:
             b = m.tendon_damping_eff[i]
             b0 = m.tendon_dampingpoly_eff[i, 0]
@@ -90,9 +101,14 @@ def spring_damper(m, d, w):
 @njit(cache=True)
 def gravcomp(m, d, w):
     """qfrc_gravcomp (nv,) from body_gravcomp; returns 1 if any body has gravcomp (mj_gravcomp)."""
-    g0 = m.opt[OPT_GRAVITY]; g1 = m.opt[OPT_GRAVITY + 1]; g2 = m.opt[OPT_GRAVITY + 2]
-    if (not m.nflg_gravcomp) or (int(m.opt[OPT_DISABLE]) & DSBL_GRAVITY) or \
-            math.sqrt(g0 * g0 + g1 * g1 + g2 * g2) == 0.0:
+    g0 = m.opt[OPT_GRAVITY]
+    g1 = m.opt[OPT_GRAVITY + 1]
+    g2 = m.opt[OPT_GRAVITY + 2]
+    if (
+        (not m.nflg_gravcomp)
+        or (int(m.opt[OPT_DISABLE]) & DSBL_GRAVITY)
+        or math.sqrt(g0 * g0 + g1 * g1 + g2 * g2) == 0.0
+    ):
         return 0
     has = 0
     xipos = d.xipos[w]
@@ -102,8 +118,7 @@ def gravcomp(m, d, w):
         if gc != 0.0:
             has = 1
             s = -(m.body_mass[i] * gc)
-            apply_ft(m, d, w, g0 * s, g1 * s, g2 * s, 0.0, 0.0, 0.0,
-                     xipos[i, 0], xipos[i, 1], xipos[i, 2], i, out)
+            apply_ft(m, d, w, g0 * s, g1 * s, g2 * s, 0.0, 0.0, 0.0, xipos[i, 0], xipos[i, 1], xipos[i, 2], i, out)
     return has
 
 
@@ -116,7 +131,11 @@ def passive(m, d, w, F):
     fg = d.qfrc_gravcomp[w]
     ff = d.qfrc_fluid[w]
     fp = d.qfrc_passive[w]
-    fs[:] = 0.0; fd[:] = 0.0; fg[:] = 0.0; ff[:] = 0.0; fp[:] = 0.0
+    fs[:] = 0.0
+    fd[:] = 0.0
+    fg[:] = 0.0
+    ff[:] = 0.0
+    fp[:] = 0.0
     flags = int(m.opt[OPT_DISABLE])
     if (flags & DSBL_SPRING) and (flags & DSBL_DAMPER):
         return
@@ -134,4 +153,4 @@ def passive(m, d, w, F):
                 fp[i] += fg[i]
 
 
-_fluid = call_if(F_FLUID, fluid, 0)      # fluid forces only for feature sets with a fluid medium (sim/jit/features.py)
+_fluid = call_if(F_FLUID, fluid, 0)  # fluid forces only for feature sets with a fluid medium (sim/jit/features.py)

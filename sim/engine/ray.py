@@ -4,23 +4,40 @@ Primitive geoms (plane, sphere, capsule, ellipsoid, cylinder, box), meshes (tria
 BVH as mju_rayTree; the BVH comes from the model: a mujoco.MjModel or a sim.load_model Model) and height
 fields (mj_rayHfield) are supported; SDF geoms raise UnsupportedFeature in ``ray``.
 """
+
 import math
 
 import numpy as np
 from sim.jit import njit
 
-from sim.constants import (GEOM_BOX, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_ELLIPSOID, GEOM_HFIELD, GEOM_MESH, GEOM_PLANE,
-                           GEOM_SPHERE, MINVAL, NGROUP)
+from sim.constants import (
+    GEOM_BOX,
+    GEOM_CAPSULE,
+    GEOM_CYLINDER,
+    GEOM_ELLIPSOID,
+    GEOM_HFIELD,
+    GEOM_MESH,
+    GEOM_PLANE,
+    GEOM_SPHERE,
+    MINVAL,
+    NGROUP,
+)
 
 
 @njit(cache=True)
 def _map(pos, mat, pnt, vec):
     """Ray point and direction in the geom frame (ray_map)."""
     d0, d1, d2 = pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]
-    lp = (mat[0] * d0 + mat[3] * d1 + mat[6] * d2, mat[1] * d0 + mat[4] * d1 + mat[7] * d2,
-          mat[2] * d0 + mat[5] * d1 + mat[8] * d2)
-    lv = (mat[0] * vec[0] + mat[3] * vec[1] + mat[6] * vec[2], mat[1] * vec[0] + mat[4] * vec[1] + mat[7] * vec[2],
-          mat[2] * vec[0] + mat[5] * vec[1] + mat[8] * vec[2])
+    lp = (
+        mat[0] * d0 + mat[3] * d1 + mat[6] * d2,
+        mat[1] * d0 + mat[4] * d1 + mat[7] * d2,
+        mat[2] * d0 + mat[5] * d1 + mat[8] * d2,
+    )
+    lv = (
+        mat[0] * vec[0] + mat[3] * vec[1] + mat[6] * vec[2],
+        mat[1] * vec[0] + mat[4] * vec[1] + mat[7] * vec[2],
+        mat[2] * vec[0] + mat[5] * vec[1] + mat[8] * vec[2],
+    )
     return lp, lv
 
 
@@ -156,9 +173,14 @@ def ray_box_all(pos, mat, size, pnt, vec):
     if ray_sphere(pos, ssz, pnt, vec) < 0:
         return -1.0, (-1.0, -1.0, -1.0, -1.0, -1.0, -1.0)
     lp, lv = _map(pos, mat, pnt, vec)
-    all_ = (_box_face(lp, lv, size, 0, -1.0), _box_face(lp, lv, size, 0, 1.0),
-            _box_face(lp, lv, size, 1, -1.0), _box_face(lp, lv, size, 1, 1.0),
-            _box_face(lp, lv, size, 2, -1.0), _box_face(lp, lv, size, 2, 1.0))
+    all_ = (
+        _box_face(lp, lv, size, 0, -1.0),
+        _box_face(lp, lv, size, 0, 1.0),
+        _box_face(lp, lv, size, 1, -1.0),
+        _box_face(lp, lv, size, 1, 1.0),
+        _box_face(lp, lv, size, 2, -1.0),
+        _box_face(lp, lv, size, 2, 1.0),
+    )
     x = -1.0
     for k in range(6):
         if all_[k] >= 0 and (x < 0 or all_[k] < x):
@@ -172,14 +194,14 @@ def ray_box(pos, mat, size, pnt, vec):
     return ray_box_all(pos, mat, size, pnt, vec)[0]
 
 
-@njit(cache=True, error_model='numpy')
+@njit(cache=True, error_model="numpy")
 def _slab(aabb, pos, mat, pnt, vec):
     """Ray against a box (center, half-size) in the geom frame (mju_raySlab)."""
     src, dr = _map(pos, mat, pnt, vec)
     tmin = 0.0
     tmax = np.inf
     for k in range(3):
-        inv = 1.0 / dr[k]   # IEEE: +-inf for a zero component, as in C
+        inv = 1.0 / dr[k]  # IEEE: +-inf for a zero component, as in C
         t1 = ((aabb[k] - aabb[3 + k]) - src[k]) * inv
         t2 = ((aabb[k] + aabb[3 + k]) - src[k]) * inv
         mn = t1 if t1 < t2 else t2
@@ -198,8 +220,12 @@ def _ray_triangle(v, lp, lv, b0, b1):
     p11 = b1[0] * (v[1][0] - lp[0]) + b1[1] * (v[1][1] - lp[1]) + b1[2] * (v[1][2] - lp[2])
     p20 = b0[0] * (v[2][0] - lp[0]) + b0[1] * (v[2][1] - lp[1]) + b0[2] * (v[2][2] - lp[2])
     p21 = b1[0] * (v[2][0] - lp[0]) + b1[1] * (v[2][1] - lp[1]) + b1[2] * (v[2][2] - lp[2])
-    if ((p00 > 0 and p10 > 0 and p20 > 0) or (p00 < 0 and p10 < 0 and p20 < 0)
-            or (p01 > 0 and p11 > 0 and p21 > 0) or (p01 < 0 and p11 < 0 and p21 < 0)):
+    if (
+        (p00 > 0 and p10 > 0 and p20 > 0)
+        or (p00 < 0 and p10 < 0 and p20 < 0)
+        or (p01 > 0 and p11 > 0 and p21 > 0)
+        or (p01 < 0 and p11 < 0 and p21 < 0)
+    ):
         return -1.0
     a0, a1, a2, a3 = p00 - p20, p10 - p20, p01 - p21, p11 - p21
     bb0, bb1 = -p20, -p21
@@ -348,9 +374,11 @@ def ray_mesh(m, bvh, pos, mat, size, g, pnt, vec, stack):
         fid = bvh_nodeid[adr + node]
         if fid != -1:
             f = m.mesh_face[fid + fadr]
-            v = ((m.mesh_vert[vadr + f[0], 0], m.mesh_vert[vadr + f[0], 1], m.mesh_vert[vadr + f[0], 2]),
-                 (m.mesh_vert[vadr + f[1], 0], m.mesh_vert[vadr + f[1], 1], m.mesh_vert[vadr + f[1], 2]),
-                 (m.mesh_vert[vadr + f[2], 0], m.mesh_vert[vadr + f[2], 1], m.mesh_vert[vadr + f[2], 2]))
+            v = (
+                (m.mesh_vert[vadr + f[0], 0], m.mesh_vert[vadr + f[0], 1], m.mesh_vert[vadr + f[0], 2]),
+                (m.mesh_vert[vadr + f[1], 0], m.mesh_vert[vadr + f[1], 1], m.mesh_vert[vadr + f[1], 2]),
+                (m.mesh_vert[vadr + f[2], 0], m.mesh_vert[vadr + f[2], 1], m.mesh_vert[vadr + f[2], 2]),
+            )
             sol = _ray_triangle(v, lp, lv, bb0, bb1)
             if sol >= 0 and (x < 0 or sol < x):
                 x = sol

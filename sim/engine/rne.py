@@ -1,4 +1,5 @@
 """Recursive Newton-Euler: bias forces (mj_rne without acceleration) and mj_rnePostConstraint."""
+
 from sim.jit import njit
 from sim.jit.features import call_if, F_EQUALITY, F_TENDON
 
@@ -9,8 +10,22 @@ from sim.engine.math import poly_force
 from sim.engine.tendon import tendon_dot
 from sim.engine.math import mat_t_vec3, mat_vec3, mul_quat
 from sim.engine.constraint import _weld_quats, _mul_quat_axis, _eq_bodies
-from sim.constants import (OPT_DISABLE, OPT_GRAVITY, DSBL_GRAVITY, DSBL_SPRING, DSBL_DAMPER, WRAP_JOINT, WRAP_PULLEY,
-                           WRAP_SITE, TRN_TENDON, DSBL_ACTUATION, OPT_CONE, CONE_PYRAMIDAL, EQ_CONNECT, EQ_WELD)
+from sim.constants import (
+    OPT_DISABLE,
+    OPT_GRAVITY,
+    DSBL_GRAVITY,
+    DSBL_SPRING,
+    DSBL_DAMPER,
+    WRAP_JOINT,
+    WRAP_PULLEY,
+    WRAP_SITE,
+    TRN_TENDON,
+    DSBL_ACTUATION,
+    OPT_CONE,
+    CONE_PYRAMIDAL,
+    EQ_CONNECT,
+    EQ_WELD,
+)
 
 OBJ_BODY = 1
 
@@ -29,11 +44,18 @@ def _tendon_passive_force(m, d, w, i):
     lo = m.tendon_lengthspring[i, 0]
     hi = m.tendon_lengthspring[i, 1]
     x = length - hi if length > hi else (length - lo if length < lo else 0.0)
-    fs = -x * poly_force(m.tendon_stiffness[i], m.tendon_stiffnesspoly[i, 0],
-                         m.tendon_stiffnesspoly[i, 1], x, False) if en_spring else 0.0
+    fs = (
+        -x * poly_force(m.tendon_stiffness[i], m.tendon_stiffnesspoly[i, 0], m.tendon_stiffnesspoly[i, 1], x, False)
+        if en_spring
+        else 0.0
+    )
     v = d.ten_velocity[w][i]
-    fd = -v * poly_force(m.tendon_damping_eff[i], m.tendon_dampingpoly_eff[i, 0],
-                         m.tendon_dampingpoly_eff[i, 1], v, True) if en_damper else 0.0
+    fd = (
+        -v
+        * poly_force(m.tendon_damping_eff[i], m.tendon_dampingpoly_eff[i, 0], m.tendon_dampingpoly_eff[i, 1], v, True)
+        if en_damper
+        else 0.0
+    )
     return fs + fd
 
 
@@ -91,7 +113,12 @@ def contact_force(m, d, w, c):
 def _body_force(cinert_i, cacc_i, cvel_i, out):
     """out (6,) = cinert*cacc + cvel x* (cinert*cvel)."""
     a0, a1, a2, a3, a4, a5 = mul_inert_vec(cinert_i, cacc_i)
-    out[0] = a0; out[1] = a1; out[2] = a2; out[3] = a3; out[4] = a4; out[5] = a5
+    out[0] = a0
+    out[1] = a1
+    out[2] = a2
+    out[3] = a3
+    out[4] = a4
+    out[5] = a5
     t = mul_inert_vec(cinert_i, cvel_i)
     cross_force_add(out, cvel_i, t)
 
@@ -155,8 +182,7 @@ def _path_segment_wrench(cext, sc, m, wx, k, b0, b1, f):
         if b1:
             _add_wrench_com(cext[b1], sc[m.body_rootid[b1]], wx[k], c * d0, c * d1, c * d2, 0.0, 0.0, 0.0)
         if b0:
-            _add_wrench_com(cext[b0], sc[m.body_rootid[b0]], wx[k - 1], -c * d0, -c * d1, -c * d2,
-                            0.0, 0.0, 0.0)
+            _add_wrench_com(cext[b0], sc[m.body_rootid[b0]], wx[k - 1], -c * d0, -c * d1, -c * d2, 0.0, 0.0, 0.0)
 
 
 @njit(cache=True)
@@ -183,8 +209,15 @@ def _equality_wrenches(m, d, w, cext, sc):
             q, nq1 = _weld_quats(m, d, w, eid, b1, b2)
             hs = 0.5 * m.eq_data[eid, 10]
             for ax in range(3):
-                e = _mul_quat_axis(nq1[0], nq1[1], nq1[2], nq1[3], 1.0 if ax == 0 else 0.0,
-                                   1.0 if ax == 1 else 0.0, 1.0 if ax == 2 else 0.0)
+                e = _mul_quat_axis(
+                    nq1[0],
+                    nq1[1],
+                    nq1[2],
+                    nq1[3],
+                    1.0 if ax == 0 else 0.0,
+                    1.0 if ax == 1 else 0.0,
+                    1.0 if ax == 2 else 0.0,
+                )
                 u = mul_quat(e[0], e[1], e[2], e[3], q[0], q[1], q[2], q[3])
                 tq = hs * (u[1] * ef[i + 3] + u[2] * ef[i + 4] + u[3] * ef[i + 5])
                 if ax == 0:
@@ -246,7 +279,7 @@ def _tendon_wrenches(m, d, w, cext, sc):
         k = d.ten_wrapadr[w][t]
         kend = k + d.ten_wrapnum[w][t]
         divisor = 1.0
-        prev = -1          # body of the previous path point, -1 after a pulley / at the start
+        prev = -1  # body of the previous path point, -1 after a pulley / at the start
         j = adr
         while j < adr + m.tendon_num[t] and k < kend:
             typ = m.wrap_type[j]

@@ -9,6 +9,7 @@ sensor_adr, the cutoff is applied as apply_cutoff does, noise is never applied (
 zero (no mjcb_sensor); tactile and plugin sensors are refused when the model struct is built
 (sim/types.py, section SENSOR).  mj_rnePostConstraint runs only when an acceleration sensor needs it (flg_rnepost).
 """
+
 import math
 
 import numpy as np
@@ -19,26 +20,83 @@ from sim.engine.kinematics import local_to_global
 from sim.engine.solver import _dot as dot
 from sim.engine.rne import contact_force
 from sim.engine.parts import rne_post_constraint as rne_post_constraint_part
-from sim.engine.ray import (ray_kernel, ray_plane, ray_sphere, ray_capsule, ray_ellipsoid, ray_cylinder, ray_box,
-                         _map)
+from sim.engine.ray import ray_kernel, ray_plane, ray_sphere, ray_capsule, ray_ellipsoid, ray_cylinder, ray_box, _map
 from sim.engine.collision.driver import narrowphase, has_collider
 from sim.jit.features import call_if, F_COLLIDE2, F_SENSOR, F_ENERGY
 from sim.engine.collision.support import init_obj
 from sim.engine.collision.gjk import ccd, ST_NX
 from sim.engine.collision.convex import check_nativeccd
-from sim.constants import (OPT_DISABLE, OPT_ENABLE, OPT_GRAVITY, OPT_MAGNETIC, OPT_CCD_TOLERANCE, OPT_CCD_ITERATIONS,
-                           DSBL_SENSOR, DSBL_GRAVITY, DSBL_SPRING, ENBL_ENERGY, MINVAL, JNT_FREE, JNT_BALL,
-                           TRN_TENDON, CNSTR_LIMIT_JOINT, CNSTR_LIMIT_TENDON, GEOM_PLANE, GEOM_SPHERE, GEOM_CAPSULE,
-                           GEOM_ELLIPSOID, GEOM_CYLINDER, GEOM_BOX)
-from sim.constants import (SENS_TOUCH, SENS_ACCELEROMETER, SENS_VELOCIMETER, SENS_GYRO, SENS_FORCE, SENS_TORQUE,
-                           SENS_MAGNETOMETER, SENS_RANGEFINDER, SENS_CAMPROJECTION, SENS_JOINTPOS, SENS_JOINTVEL,
-                           SENS_TENDONPOS, SENS_TENDONVEL, SENS_ACTUATORPOS, SENS_ACTUATORVEL, SENS_ACTUATORFRC,
-                           SENS_JOINTACTFRC, SENS_TENDONACTFRC, SENS_BALLQUAT, SENS_BALLANGVEL, SENS_JOINTLIMITPOS,
-                           SENS_JOINTLIMITVEL, SENS_JOINTLIMITFRC, SENS_TENDONLIMITPOS, SENS_TENDONLIMITVEL,
-                           SENS_TENDONLIMITFRC, SENS_FRAMEPOS, SENS_FRAMEQUAT, SENS_FRAMEXAXIS, SENS_FRAMEZAXIS,
-                           SENS_FRAMELINVEL, SENS_FRAMEANGVEL, SENS_FRAMELINACC, SENS_SUBTREECOM, SENS_SUBTREELINVEL,
-                           SENS_SUBTREEANGMOM, SENS_INSIDESITE, SENS_GEOMDIST, SENS_GEOMNORMAL, SENS_GEOMFROMTO,
-                           SENS_CONTACT, SENS_E_POTENTIAL, SENS_E_KINETIC, SENS_CLOCK, SENS_USER)
+from sim.constants import (
+    OPT_DISABLE,
+    OPT_ENABLE,
+    OPT_GRAVITY,
+    OPT_MAGNETIC,
+    OPT_CCD_TOLERANCE,
+    OPT_CCD_ITERATIONS,
+    DSBL_SENSOR,
+    DSBL_GRAVITY,
+    DSBL_SPRING,
+    ENBL_ENERGY,
+    MINVAL,
+    JNT_FREE,
+    JNT_BALL,
+    TRN_TENDON,
+    CNSTR_LIMIT_JOINT,
+    CNSTR_LIMIT_TENDON,
+    GEOM_PLANE,
+    GEOM_SPHERE,
+    GEOM_CAPSULE,
+    GEOM_ELLIPSOID,
+    GEOM_CYLINDER,
+    GEOM_BOX,
+)
+from sim.constants import (
+    SENS_TOUCH,
+    SENS_ACCELEROMETER,
+    SENS_VELOCIMETER,
+    SENS_GYRO,
+    SENS_FORCE,
+    SENS_TORQUE,
+    SENS_MAGNETOMETER,
+    SENS_RANGEFINDER,
+    SENS_CAMPROJECTION,
+    SENS_JOINTPOS,
+    SENS_JOINTVEL,
+    SENS_TENDONPOS,
+    SENS_TENDONVEL,
+    SENS_ACTUATORPOS,
+    SENS_ACTUATORVEL,
+    SENS_ACTUATORFRC,
+    SENS_JOINTACTFRC,
+    SENS_TENDONACTFRC,
+    SENS_BALLQUAT,
+    SENS_BALLANGVEL,
+    SENS_JOINTLIMITPOS,
+    SENS_JOINTLIMITVEL,
+    SENS_JOINTLIMITFRC,
+    SENS_TENDONLIMITPOS,
+    SENS_TENDONLIMITVEL,
+    SENS_TENDONLIMITFRC,
+    SENS_FRAMEPOS,
+    SENS_FRAMEQUAT,
+    SENS_FRAMEXAXIS,
+    SENS_FRAMEZAXIS,
+    SENS_FRAMELINVEL,
+    SENS_FRAMEANGVEL,
+    SENS_FRAMELINACC,
+    SENS_SUBTREECOM,
+    SENS_SUBTREELINVEL,
+    SENS_SUBTREEANGMOM,
+    SENS_INSIDESITE,
+    SENS_GEOMDIST,
+    SENS_GEOMNORMAL,
+    SENS_GEOMFROMTO,
+    SENS_CONTACT,
+    SENS_E_POTENTIAL,
+    SENS_E_KINETIC,
+    SENS_CLOCK,
+    SENS_USER,
+)
 
 STAGE_POS, STAGE_VEL, STAGE_ACC = 1, 2, 3
 DATATYPE_REAL, DATATYPE_POSITIVE = 0, 1
@@ -47,8 +105,7 @@ CAM_TRACK, CAM_TRACKCOM, CAM_TARGETBODY, CAM_TARGETBODYCOM = 1, 2, 3, 4
 PROJ_PERSPECTIVE = 0
 # contact sensor data fields (mjtConDataField) and their sizes; reductions
 CONDATA_SIZE = (1, 3, 3, 1, 3, 3, 3, 3, 3)
-(CON_FOUND, CON_FORCE, CON_TORQUE, CON_DIST, CON_POS, CON_NORMAL, CON_TANGENT, CON_LINVEL,
- CON_ANGVEL) = range(9)
+(CON_FOUND, CON_FORCE, CON_TORQUE, CON_DIST, CON_POS, CON_NORMAL, CON_TANGENT, CON_LINVEL, CON_ANGVEL) = range(9)
 REDUCE_NONE, REDUCE_MINDIST, REDUCE_MAXFORCE, REDUCE_NETFORCE = 0, 1, 2, 3
 # rangefinder data fields (mjtRayDataField)
 RAY_DIST, RAY_DIR, RAY_ORIGIN, RAY_POINT, RAY_NORMAL, RAY_DEPTH = range(6)
@@ -57,6 +114,7 @@ MAXVAL = 1e10
 
 # ------------------------------------------------------------------------------------------------
 # small helpers (engine_util_spatial / engine_core_util)
+
 
 @njit(cache=True)
 def mul_sym(res, mat, vec, n, rownnz, rowadr, colind):
@@ -184,8 +242,11 @@ def inside_geom(pos, mat, size, typ, p0, p1, p2):
         zc = min(max(l2, -size[1]), size[1])
         return 1 if l0 * l0 + l1 * l1 + (l2 - zc) * (l2 - zc) < size[0] * size[0] else 0
     if typ == GEOM_ELLIPSOID:
-        return 1 if (l0 * l0 / (size[0] * size[0]) + l1 * l1 / (size[1] * size[1])
-                     + l2 * l2 / (size[2] * size[2])) < 1 else 0
+        return (
+            1
+            if (l0 * l0 / (size[0] * size[0]) + l1 * l1 / (size[1] * size[1]) + l2 * l2 / (size[2] * size[2])) < 1
+            else 0
+        )
     if typ == GEOM_CYLINDER:
         return 1 if abs(l2) < size[1] and l0 * l0 + l1 * l1 < size[0] * size[0] else 0
     if typ == GEOM_BOX:
@@ -225,8 +286,9 @@ def ray_normal(m, d, w, g, pnt, vec, x, out):
         out[2] = mat[8]
         return
     if t == GEOM_SPHERE:
-        n0, n1, n2, _ = normalize3(pnt[0] + vec[0] * x - pos[0], pnt[1] + vec[1] * x - pos[1],
-                                   pnt[2] + vec[2] * x - pos[2])
+        n0, n1, n2, _ = normalize3(
+            pnt[0] + vec[0] * x - pos[0], pnt[1] + vec[1] * x - pos[1], pnt[2] + vec[2] * x - pos[2]
+        )
         out[0] = n0
         out[1] = n1
         out[2] = n2
@@ -268,6 +330,7 @@ def ray_normal(m, d, w, g, pnt, vec, x, out):
 # ------------------------------------------------------------------------------------------------
 # cameras, subtree velocities, energy
 
+
 @njit(cache=True)
 def camlight(m, d, w):
     """cam_xpos (ncam, 3) and cam_xmat (ncam, 9) of world w (mj_camlight, cameras)."""
@@ -278,8 +341,7 @@ def camlight(m, d, w):
     for i in range(m.ncam):
         b = m.cam_bodyid[i]
         t = m.cam_targetbodyid[i]
-        local_to_global(cp, cm, i, m.cam_pos, m.cam_quat, xpos, d.xquat[w], d.xmat[w], d.xipos[w], d.ximat[w],
-                        b, 0)
+        local_to_global(cp, cm, i, m.cam_pos, m.cam_quat, xpos, d.xquat[w], d.xmat[w], d.xipos[w], d.ximat[w], b, 0)
         mode = m.cam_mode[i]
         if mode == CAM_TRACK or mode == CAM_TRACKCOM:
             for k in range(9):
@@ -340,18 +402,28 @@ def subtree_vel(m, d, w):
     for i in range(m.nbody - 1, 0, -1):
         p = m.body_parentid[i]
         mass = m.body_mass[i]
-        c0, c1, c2 = cross(xipos[i, 0] - sc[i, 0], xipos[i, 1] - sc[i, 1], xipos[i, 2] - sc[i, 2],
-                           (bv[i, 3] - lin[i, 0]) * mass, (bv[i, 4] - lin[i, 1]) * mass,
-                           (bv[i, 5] - lin[i, 2]) * mass)
+        c0, c1, c2 = cross(
+            xipos[i, 0] - sc[i, 0],
+            xipos[i, 1] - sc[i, 1],
+            xipos[i, 2] - sc[i, 2],
+            (bv[i, 3] - lin[i, 0]) * mass,
+            (bv[i, 4] - lin[i, 1]) * mass,
+            (bv[i, 5] - lin[i, 2]) * mass,
+        )
         ang[i, 0] += c0
         ang[i, 1] += c1
         ang[i, 2] += c2
         for k in range(3):
             ang[p, k] += ang[i, k]
         sm = m.body_subtreemass[i]
-        c0, c1, c2 = cross(sc[i, 0] - sc[p, 0], sc[i, 1] - sc[p, 1], sc[i, 2] - sc[p, 2],
-                           (lin[i, 0] - lin[p, 0]) * sm, (lin[i, 1] - lin[p, 1]) * sm,
-                           (lin[i, 2] - lin[p, 2]) * sm)
+        c0, c1, c2 = cross(
+            sc[i, 0] - sc[p, 0],
+            sc[i, 1] - sc[p, 1],
+            sc[i, 2] - sc[p, 2],
+            (lin[i, 0] - lin[p, 0]) * sm,
+            (lin[i, 1] - lin[p, 1]) * sm,
+            (lin[i, 2] - lin[p, 2]) * sm,
+        )
         ang[p, 0] += c0
         ang[p, 1] += c1
         ang[p, 2] += c2
@@ -400,8 +472,9 @@ def energy_pos(m, d, w):
                         e += poly_potential(k, p0, p1, math.sqrt(x0 * x0 + x1 * x1 + x2 * x2))
                         a += 3
                     s = m.qpos_spring
-                    x0, x1, x2 = sub_quat(qpos[a], qpos[a + 1], qpos[a + 2], qpos[a + 3],
-                                          s[a], s[a + 1], s[a + 2], s[a + 3])
+                    x0, x1, x2 = sub_quat(
+                        qpos[a], qpos[a + 1], qpos[a + 2], qpos[a + 3], s[a], s[a + 1], s[a + 2], s[a + 3]
+                    )
                     e += poly_potential(k, p0, p1, math.sqrt(x0 * x0 + x1 * x1 + x2 * x2))
                 else:
                     e += poly_potential(k, p0, p1, qpos[a] - m.qpos_spring[a])
@@ -410,8 +483,7 @@ def energy_pos(m, d, w):
             lo = m.tendon_lengthspring[i, 0]
             hi = m.tendon_lengthspring[i, 1]
             x = length - hi if length > hi else (length - lo if length < lo else 0.0)
-            e += poly_potential(m.tendon_stiffness[i], m.tendon_stiffnesspoly[i, 0],
-                                m.tendon_stiffnesspoly[i, 1], x)
+            e += poly_potential(m.tendon_stiffness[i], m.tendon_stiffnesspoly[i, 0], m.tendon_stiffnesspoly[i, 1], x)
     d.energy[w, 0] = e
     d.flg_energypos[w] = 1
 
@@ -428,6 +500,7 @@ def energy_vel(m, d, w):
 
 # ------------------------------------------------------------------------------------------------
 # distances and rays
+
 
 @njit(cache=True)
 def _ccd_pair(t1, t2):
@@ -496,8 +569,9 @@ def ray_cast(m, d, w, pnt, vec, bodyexclude, normal):
     surface normal there into normal (3,) (zero without a hit)."""
     vis = (m.geom_matid, m.geom_group, m.ray_geom_alpha, m.ray_mat_alpha)
     bvh = (m.bvh_aabb, m.bvh_child, m.bvh_nodeid, m.mesh_bvhadr)
-    dist, gid = ray_kernel(m, d, w, vis, bvh, pnt, vec, d.scr_sens_group[w], False, True, bodyexclude,
-                           d.scr_sens_stack[w])
+    dist, gid = ray_kernel(
+        m, d, w, vis, bvh, pnt, vec, d.scr_sens_group[w], False, True, bodyexclude, d.scr_sens_stack[w]
+    )
     normal[0] = 0.0
     normal[1] = 0.0
     normal[2] = 0.0
@@ -651,6 +725,7 @@ def cam_project(m, d, w, i, out, k):
 # ------------------------------------------------------------------------------------------------
 # contact sensor
 
+
 @njit(cache=True)
 def _check_match(m, body, geom, typ, oid):
     """Contact side (body, geom) matches a sensor object (checkMatch)."""
@@ -674,8 +749,9 @@ def match_contact(m, d, w, c, type1, id1, type2, id2):
         return 1
     if type1 == OBJ_SITE:
         p = d.contact_pos[w, c]
-        if not inside_geom(d.site_xpos[w, id1], d.site_xmat[w, id1], m.site_size[id1], m.site_type[id1],
-                           p[0], p[1], p[2]):
+        if not inside_geom(
+            d.site_xpos[w, id1], d.site_xmat[w, id1], m.site_size[id1], m.site_type[id1], p[0], p[1], p[2]
+        ):
             return 0
     g1 = d.contact_geom[w, c, 0]
     g2 = d.contact_geom[w, c, 1]
@@ -878,6 +954,7 @@ def contact_sensor(m, d, w, i, out, k0):
 # ------------------------------------------------------------------------------------------------
 # one sensor, stages
 
+
 @njit(cache=True)
 def _limit_row(d, w, typ, oid):
     """First efc row of limit type typ on object oid among the limit/contact rows, -1 if none."""
@@ -914,8 +991,11 @@ def compute_sensor(m, d, w, i, out, F):
     elif t == SENS_TENDONVEL:
         out[k] = d.ten_velocity[w, objid]
     elif t == SENS_ACTUATORPOS or t == SENS_ACTUATORVEL or t == SENS_ACTUATORFRC:
-        src = d.actuator_length[w] if t == SENS_ACTUATORPOS else (
-            d.actuator_velocity[w] if t == SENS_ACTUATORVEL else d.actuator_force[w])
+        src = (
+            d.actuator_length[w]
+            if t == SENS_ACTUATORPOS
+            else (d.actuator_velocity[w] if t == SENS_ACTUATORVEL else d.actuator_force[w])
+        )
         a = m.actuator_outadr[objid]
         for j in range(m.sensor_dim[i]):
             out[k + j] = src[a + j]
@@ -936,8 +1016,14 @@ def compute_sensor(m, d, w, i, out, F):
         a = m.jnt_dofadr[objid]
         for j in range(3):
             out[k + j] = d.qvel[w, a + j]
-    elif (t == SENS_JOINTLIMITPOS or t == SENS_JOINTLIMITVEL or t == SENS_JOINTLIMITFRC
-          or t == SENS_TENDONLIMITPOS or t == SENS_TENDONLIMITVEL or t == SENS_TENDONLIMITFRC):
+    elif (
+        t == SENS_JOINTLIMITPOS
+        or t == SENS_JOINTLIMITVEL
+        or t == SENS_JOINTLIMITFRC
+        or t == SENS_TENDONLIMITPOS
+        or t == SENS_TENDONLIMITVEL
+        or t == SENS_TENDONLIMITFRC
+    ):
         joint = t == SENS_JOINTLIMITPOS or t == SENS_JOINTLIMITVEL or t == SENS_JOINTLIMITFRC
         j = _limit_row(d, w, CNSTR_LIMIT_JOINT if joint else CNSTR_LIMIT_TENDON, objid)
         out[k] = 0.0
@@ -957,8 +1043,9 @@ def compute_sensor(m, d, w, i, out, F):
                 frc += d.actuator_force[w, m.actuator_outadr[j]]
         out[k] = frc
     elif t == SENS_MAGNETOMETER:
-        a0, a1, a2 = mat_t_vec3(d.site_xmat[w, objid], m.opt[OPT_MAGNETIC], m.opt[OPT_MAGNETIC + 1],
-                                m.opt[OPT_MAGNETIC + 2])
+        a0, a1, a2 = mat_t_vec3(
+            d.site_xmat[w, objid], m.opt[OPT_MAGNETIC], m.opt[OPT_MAGNETIC + 1], m.opt[OPT_MAGNETIC + 2]
+        )
         _put3(out, k, a0, a1, a2)
     elif t == SENS_CAMPROJECTION:
         cam_project(m, d, w, i, out, k)
@@ -992,11 +1079,17 @@ def compute_sensor(m, d, w, i, out, F):
             out[k + j] = d.subtree_com[w, objid, j]
     elif t == SENS_INSIDESITE:
         xpos, xmat = obj_frame(d, w, objtype, objid)
-        if objtype == OBJ_BODY and objid > 0 and m.body_mass[objid] < MINVAL and \
-                m.body_subtreemass[objid] >= MINVAL:
+        if objtype == OBJ_BODY and objid > 0 and m.body_mass[objid] < MINVAL and m.body_subtreemass[objid] >= MINVAL:
             xpos = d.subtree_com[w, objid]
-        out[k] = inside_geom(d.site_xpos[w, refid], d.site_xmat[w, refid], m.site_size[refid],
-                             m.site_type[refid], xpos[0], xpos[1], xpos[2])
+        out[k] = inside_geom(
+            d.site_xpos[w, refid],
+            d.site_xmat[w, refid],
+            m.site_size[refid],
+            m.site_type[refid],
+            xpos[0],
+            xpos[1],
+            xpos[2],
+        )
     elif t == SENS_GEOMDIST or t == SENS_GEOMNORMAL or t == SENS_GEOMFROMTO:
         cutoff = m.sensor_cutoff[i]
         dist = cutoff
@@ -1091,8 +1184,17 @@ def compute_sensor(m, d, w, i, out, F):
             ray[0] = r0
             ray[1] = r1
             ray[2] = r2
-            if ray_geom(d.site_xpos[w, objid], d.site_xmat[w, objid], m.site_size[objid], d.contact_pos[w, c],
-                        ray, m.site_type[objid]) >= 0:
+            if (
+                ray_geom(
+                    d.site_xpos[w, objid],
+                    d.site_xmat[w, objid],
+                    m.site_size[objid],
+                    d.contact_pos[w, c],
+                    ray,
+                    m.site_type[objid],
+                )
+                >= 0
+            ):
                 s += cf[0]
         out[k] = s
     elif t == SENS_CONTACT:

@@ -26,6 +26,7 @@ inputs do.  efc_J is dense (njmax, nv); in the sparse mode the solvers' J produc
 (row lists in scr_slv_Jind).  Elliptic-cone work is compiled only with F_ELLIPTIC.  Scratch lives in the scr_slv_*
 fields (sim/types.py, section SOLVER).
 """
+
 import math
 
 import numpy as np
@@ -42,15 +43,49 @@ from sim.engine.crb import dot_sparse_off
 from sim.jit.features import call_if, F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC, F_NOSLIP
 from sim.engine.com import is_sparse
 from sim.engine import solver_sparse as _sp
-from sim.constants import (OPT_DISABLE, OPT_SOLVER, OPT_ITERATIONS, OPT_LS_ITERATIONS, OPT_TOLERANCE,
-                           OPT_LS_TOLERANCE, OPT_CONE, OPT_NOSLIP_ITERATIONS, OPT_NOSLIP_TOLERANCE, DSBL_WARMSTART,
-                           SOL_PGS, SOL_NEWTON, CONE_ELLIPTIC, CNSTR_CONTACT_PYRAMIDAL, CNSTR_CONTACT_ELLIPTIC,
-                           CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC, CNSTRSTATE_LINEARNEG, CNSTRSTATE_LINEARPOS,
-                           CNSTRSTATE_CONE, MINVAL)
+from sim.constants import (
+    OPT_DISABLE,
+    OPT_SOLVER,
+    OPT_ITERATIONS,
+    OPT_LS_ITERATIONS,
+    OPT_TOLERANCE,
+    OPT_LS_TOLERANCE,
+    OPT_CONE,
+    OPT_NOSLIP_ITERATIONS,
+    OPT_NOSLIP_TOLERANCE,
+    DSBL_WARMSTART,
+    SOL_PGS,
+    SOL_NEWTON,
+    CONE_ELLIPTIC,
+    CNSTR_CONTACT_PYRAMIDAL,
+    CNSTR_CONTACT_ELLIPTIC,
+    CNSTRSTATE_SATISFIED,
+    CNSTRSTATE_QUADRATIC,
+    CNSTRSTATE_LINEARNEG,
+    CNSTRSTATE_LINEARPOS,
+    CNSTRSTATE_CONE,
+    MINVAL,
+)
 
 # rows of scr_slv_nv (nv each): primal vectors, island-local dof vectors, Cholesky update scratch, 6 LTJ rows
-(_MA, _MV, _GRAD, _MGRAD, _SEARCH, _GRADOLD, _MGRADOLD, _GRADDIF, _MGRADDIF, _TMP,
- _IQFS, _IQAS, _IQACC, _IQFC, _CHOLUPD, _LTJ) = range(16)
+(
+    _MA,
+    _MV,
+    _GRAD,
+    _MGRAD,
+    _SEARCH,
+    _GRADOLD,
+    _MGRADOLD,
+    _GRADDIF,
+    _MGRADDIF,
+    _TMP,
+    _IQFS,
+    _IQAS,
+    _IQACC,
+    _IQFC,
+    _CHOLUPD,
+    _LTJ,
+) = range(16)
 # rows of scr_slv_efc (njmax each): primal / PGS vectors, then the island-local efc vectors
 _JAREF, _JV, _DIAG, _FPREV, _FMOM, _ID, _IR, _IFL, _IAREF, _IFORCE = range(10)
 # rows of scr_slv_int (njmax each): old states, PGS block starts, island-local type / id / state
@@ -62,13 +97,14 @@ _Z = _MA
 # ------------------------------------------------------------------------------------------------
 # small linear algebra (mju_* equivalents, MuJoCo's operation order)
 
+
 @intrinsic
 def _lanes4(typingctx, a, a0, b, b0, n4):
     """(r0 + r2) + (r1 + r3) where lane r_q sums a[a0+4g+q] * b[b0+4g+q] over the n4 // 4 groups g in order:
     mju_dot's four partial sums (MuJoCo's AVX kernel keeps them in one 4-wide register), computed on <4 x double>
     vectors (each lane the same sequence of IEEE multiplies and adds as the scalar loop, so bitwise equal).
     a, b: contiguous float64 arrays."""
-    if not (isinstance(a, types.Array) and isinstance(b, types.Array) and a.layout == 'C' and b.layout == 'C'):
+    if not (isinstance(a, types.Array) and isinstance(b, types.Array) and a.layout == "C" and b.layout == "C"):
         return None
 
     def codegen(context, builder, sig, args):
@@ -87,6 +123,7 @@ def _lanes4(typingctx, a, a0, b, b0, n4):
         r = builder.load(acc)
         lane = [builder.extract_element(r, llir.Constant(llir.IntType(32), q)) for q in range(4)]
         return builder.fadd(builder.fadd(lane[0], lane[2]), builder.fadd(lane[1], lane[3]))
+
     return types.float64(a, types.int64, b, types.int64, types.int64), codegen
 
 
@@ -278,6 +315,7 @@ def chol_update(a, x, n, plus):
 # ------------------------------------------------------------------------------------------------
 # constraint state / cost (mj_constraintUpdate_impl, engine_core_constraint.c)
 
+
 @njit(cache=True)
 def _tangent_norm(v, i, fr, dim, scale):
     """mju_norm of the tangential part of a cone, v[i+1:i+dim] times (scale) or divided by fr[:dim-1] (mju_dot's
@@ -305,9 +343,9 @@ def _tangent_norm(v, i, fr, dim, scale):
         T2 = u1 * u1
     return math.sqrt(T2)
 
+
 @njit(cache=True)
-def constraint_update(jar, D, R, floss, typ, eid, cmu, cfr, cdim, cH, force, state, ne, nf, nefc,
-                      flg_cone_hessian):
+def constraint_update(jar, D, R, floss, typ, eid, cmu, cfr, cdim, cH, force, state, ne, nf, nefc, flg_cone_hessian):
     """efc_force / efc_state of rows 0..nefc-1 (ne equality, nf friction first) and the cost s(jar) for
     jar = J qacc - aref; cone Hessians in cH (the world's contact_H) (mj_constraintUpdate_impl).
 
@@ -396,9 +434,24 @@ def constraint_update(jar, D, R, floss, typ, eid, cmu, cfr, cdim, cH, force, sta
 @njit(cache=True, always_inline=True)
 def _update_rows(m, d, w, jar, flg_cone_hessian):
     """constraint_update on every efc row of world w (efc_force, efc_state); returns the constraint cost."""
-    return constraint_update(jar, d.efc_D[w], d.efc_R[w], d.efc_frictionloss[w], d.efc_type[w], d.efc_id[w],
-                             d.contact_mu[w], d.contact_friction[w], d.contact_dim[w], d.contact_H[w],
-                             d.efc_force[w], d.efc_state[w], d.ne[w], d.nf[w], d.nefc[w], flg_cone_hessian)
+    return constraint_update(
+        jar,
+        d.efc_D[w],
+        d.efc_R[w],
+        d.efc_frictionloss[w],
+        d.efc_type[w],
+        d.efc_id[w],
+        d.contact_mu[w],
+        d.contact_friction[w],
+        d.contact_dim[w],
+        d.contact_H[w],
+        d.efc_force[w],
+        d.efc_state[w],
+        d.ne[w],
+        d.nf[w],
+        d.nefc[w],
+        flg_cone_hessian,
+    )
 
 
 @njit(cache=True)
@@ -416,6 +469,7 @@ def constraint_update_world(m, d, w, jar, flg_cone_hessian, spj, F):
 
 # ------------------------------------------------------------------------------------------------
 # statistics
+
 
 @njit(cache=True, always_inline=True)
 def inertia_scale(m, d, w, dofs, nv):
@@ -459,6 +513,7 @@ def _add_niter(d, w, isl, it):
 
 # ------------------------------------------------------------------------------------------------
 # warmstart (mj_fwdConstraint's warmstart, engine_forward.c) and the dual matrix AR
+
 
 @njit(cache=True, always_inline=True)
 def _jar(d, w, J, x, aref, out, nefc, nv, spj, F):
@@ -740,6 +795,7 @@ def ar_block(AR, Y, ylo, yhi, R, i0, n, out, subR, dense):
 # ------------------------------------------------------------------------------------------------
 # PGS (solPGS) and its elliptic-cone helpers
 
+
 @njit(cache=True)
 def _pcg32_next(state):
     """One PCG32 step: (new state, 32-bit output) with increment 1 (pcg32_next)."""
@@ -900,8 +956,9 @@ def qcqp3(res, A, b, dd, r):
         val = v1 * v1 + v2 * v2 + v3 * v3 - r * r
         if val < 1e-10:
             break
-        deriv = (-2.0 * (P11 * v1 * v1 + P22 * v2 * v2 + P33 * v3 * v3)
-                 - 4.0 * (P12 * v1 * v2 + P13 * v1 * v3 + P23 * v2 * v3))
+        deriv = -2.0 * (P11 * v1 * v1 + P22 * v2 * v2 + P33 * v3 * v3) - 4.0 * (
+            P12 * v1 * v2 + P13 * v1 * v3 + P23 * v2 * v3
+        )
         delta = -val / deriv
         if delta < 1e-10:
             break
@@ -950,7 +1007,6 @@ def qcqp_n(res, A, b, dd, r, n, work):
     return 1 if la != 0 else 0
 
 
-
 # the elliptic-cone block updates are compiled only for feature sets with F_ELLIPTIC (sim/jit/features.py)
 _qcqp2_if = call_if(F_ELLIPTIC, qcqp2, 0)
 _qcqp3_if = call_if(F_ELLIPTIC, qcqp3, 0)
@@ -970,10 +1026,10 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
     force, floss, AR, b = d.efc_force[w], d.efc_frictionloss[w], d.scr_slv_AR[w], d.efc_b[w]
     dense = ar_dense(d, nefc_all)
     Y, ylo, yhi, z, R = d.scr_slv_J[w], d.scr_slv_yr[w, 0], d.scr_slv_yr[w, 1], d.scr_slv_nv[w, _Z], d.efc_R[w]
-    typ, eid, state = d.efc_type[w], d.efc_id[w], d.efc_state[w]
+    typ, eid = d.efc_type[w], d.efc_id[w]
     cdim, cfr = d.contact_dim[w], d.contact_friction[w]
     ARinv = d.scr_slv_efc[w, _DIAG]
-    Adiag = d.scr_slv_efc[w, _JAREF]      # 1 / ARinv[i], the cost change's curvature (free during PGS)
+    Adiag = d.scr_slv_efc[w, _JAREF]  # 1 / ARinv[i], the cost change's curvature (free during PGS)
     fprev = d.scr_slv_efc[w, _FPREV]
     fmom = d.scr_slv_efc[w, _FMOM]
     blockstart = d.scr_slv_int[w, _BLOCK]
@@ -995,7 +1051,7 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
     for c in range(nefc):
         i = rows[c]
         ARinv[i] = 1.0 / (AR[i, i] if dense else ar_entry(Y, ylo, yhi, i, i) + R[i])
-        Adiag[i] = 1.0 / ARinv[i]     # once here, not a division per row and iteration (the same value)
+        Adiag[i] = 1.0 / ARinv[i]  # once here, not a division per row and iteration (the same value)
     if not dense:
         z_compute(Y, ylo, yhi, z, force, rows, nefc, dofs, nvi)
     _dual_state(m, d, w, rows, ne, nf, nefc)
@@ -1194,6 +1250,7 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
 # ------------------------------------------------------------------------------------------------
 # noslip (solNoSlip): friction dimensions without the regularizer, after the main solver
 
+
 @njit(cache=True, always_inline=True)
 def _res_noslip(AR, Y, ylo, yhi, z, R, b, force, i, nefc_all, dense):
     """Residual of row i of the unregularized dual, b + (AR - R) f (residual with flg_subR)."""
@@ -1328,8 +1385,7 @@ def sol_noslip(m, d, w, maxiter, isl, lst, F):
         nactive, nchange = _dual_state(m, d, w, rows, ne, nf, nefc)
         improvement *= scale
         if stat < NISLAND:
-            _save_stats(d, w, isl, it + d.solver_niter_island[w, stat], improvement, 0.0, 0.0, nactive, nchange,
-                        0, 0)
+            _save_stats(d, w, isl, it + d.solver_niter_island[w, stat], improvement, 0.0, 0.0, nactive, nchange, 0, 0)
         it += 1
         if improvement < tol:
             break
@@ -1370,8 +1426,8 @@ def noslip_impl(m, d, w, solver, F):
         for k in range(nisland):
             ea = d.island_iefcadr[w, k]
             da = d.island_idofadr[w, k]
-            rows = d.map_iefc2efc[w, ea:ea + d.island_nefc[w, k]]
-            dofs = d.map_idof2dof[w, da:da + d.island_nv[w, k]]
+            rows = d.map_iefc2efc[w, ea : ea + d.island_nefc[w, k]]
+            dofs = d.map_idof2dof[w, da : da + d.island_nv[w, k]]
             lst = (rows, d.island_ne[w, k], d.island_nf[w, k], d.island_nefc[w, k], dofs, d.island_nv[w, k])
             sol_noslip(m, d, w, maxiter, k, lst, F)
     else:
@@ -1392,14 +1448,31 @@ _noslip = call_if(F_NOSLIP, njit(cache=True)(noslip_impl), False)
 # and dofs 0..nv-1 (qfrc_smooth, qacc_smooth, qacc, qfrc_constraint; dofs[ii] = global dof), contiguous as
 # MuJoCo's mjPrimalContext.  Work vectors are rows of scr_slv_nv / scr_slv_efc, local indices.
 
+
 @njit(cache=True)
 def _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F):
     """force, state, qfrc_constraint, cost incl. Gauss (PrimalUpdateConstraint); returns (cost, gauss,
     nactive, ncone).  spj: J's row lists are in scr_slv_Jind (sparse products)."""
     J, D, R, floss, aref, typ, eid, force, state, qfs, qas, qacc, qfc, dofs, ne, nf, nefc, nv = ctx
     Jaref = d.scr_slv_efc[w, _JAREF]
-    cost = constraint_update(Jaref, D, R, floss, typ, eid, d.contact_mu[w], d.contact_friction[w],
-                             d.contact_dim[w], d.contact_H[w], force, state, ne, nf, nefc, flg_cone)
+    cost = constraint_update(
+        Jaref,
+        D,
+        R,
+        floss,
+        typ,
+        eid,
+        d.contact_mu[w],
+        d.contact_friction[w],
+        d.contact_dim[w],
+        d.contact_H[w],
+        force,
+        state,
+        ne,
+        nf,
+        nefc,
+        flg_cone,
+    )
     if spj:
         _mul_jt_sp(F, J, d.scr_slv_Jind[w], force, qfc, nefc, nv)
     else:
@@ -1450,8 +1523,22 @@ def _make_hessian(m, d, w, ctx):
 
 def _make_hessian_sparse_impl(m, d, w, ctx, pattern):
     """H = J' D_quadratic J + M on the sparse path, with its factor's pattern when pattern (MakeHessian)."""
-    _sp.make_hessian_sparse(d.scr_slv_H[w], d.scr_slv_L[w], ctx[0], d.scr_slv_Jind[w], ctx[1], ctx[8], ctx[16],
-                            ctx[17], d.M[w], m.M_rowadr, m.M_rownnz, m.M_colind, ctx[13], pattern)
+    _sp.make_hessian_sparse(
+        d.scr_slv_H[w],
+        d.scr_slv_L[w],
+        ctx[0],
+        d.scr_slv_Jind[w],
+        ctx[1],
+        ctx[8],
+        ctx[16],
+        ctx[17],
+        d.M[w],
+        m.M_rowadr,
+        m.M_rownnz,
+        m.M_colind,
+        ctx[13],
+        pattern,
+    )
 
 
 _make_hessian_sparse = call_if(F_SPARSE, njit(cache=True)(_make_hessian_sparse_impl))
@@ -1477,7 +1564,7 @@ def _hessian_cone(m, d, w, ctx, F, sparse):
             Lc[i, k] = L[i, k]
     cdim = d.contact_dim[w]
     cH = d.contact_H[w]
-    LTJ = d.scr_slv_nv[w, _LTJ:_LTJ + 6]
+    LTJ = d.scr_slv_nv[w, _LTJ : _LTJ + 6]
     small = d.scr_slv_small[w]
     i = 0
     while i < nefc:
@@ -1487,7 +1574,7 @@ def _hessian_cone(m, d, w, ctx, F, sparse):
         con = eid[i]
         dim = cdim[con]
         Hc = cH[con]
-        loc = small[100:100 + dim * dim].reshape((dim, dim))
+        loc = small[100 : 100 + dim * dim].reshape((dim, dim))
         for p in range(dim):
             for q in range(dim):
                 loc[p, q] = Hc[p * dim + q]
@@ -1889,8 +1976,17 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx, F, lists):
 
     isl: island (-1 monolithic).  Newton's Hessian is sparse where MuJoCo's is (mj_isSparse), in feature sets
     with F_SPARSE (sim/engine/solver_sparse.py); lists: scr_slv_Jind already holds the row lists of ctx's J."""
-    J, aref, state, qfs, qacc, qfc, dofs, nefc, nv = ctx[0], ctx[4], ctx[8], ctx[9], ctx[11], ctx[12], \
-        ctx[13], ctx[16], ctx[17]
+    J, aref, state, qfs, qacc, qfc, dofs, nefc, nv = (
+        ctx[0],
+        ctx[4],
+        ctx[8],
+        ctx[9],
+        ctx[11],
+        ctx[12],
+        ctx[13],
+        ctx[16],
+        ctx[17],
+    )
     sv = d.scr_slv_nv[w]
     Ma, Mv, grad, Mgrad, search = sv[_MA], sv[_MV], sv[_GRAD], sv[_MGRAD], sv[_SEARCH]
     gradold, Mgradold, graddif, Mgraddif = sv[_GRADOLD], sv[_MGRADOLD], sv[_GRADDIF], sv[_MGRADDIF]
@@ -1996,9 +2092,26 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx, F, lists):
 def _world_ctx(m, d, w, state):
     """The primal context of the whole world (monolithic solve, or one island holding every row and dof);
     state: the efc state array the solver writes (efc_state, or island-local scratch)."""
-    return (d.efc_J[w], d.efc_D[w], d.efc_R[w], d.efc_frictionloss[w], d.efc_aref[w], d.efc_type[w],
-            d.efc_id[w], d.efc_force[w], state, d.qfrc_smooth[w], d.qacc_smooth[w], d.qacc[w],
-            d.qfrc_constraint[w], d.scr_isl_int[w, 0], d.ne[w], d.nf[w], d.nefc[w], m.nv)
+    return (
+        d.efc_J[w],
+        d.efc_D[w],
+        d.efc_R[w],
+        d.efc_frictionloss[w],
+        d.efc_aref[w],
+        d.efc_type[w],
+        d.efc_id[w],
+        d.efc_force[w],
+        state,
+        d.qfrc_smooth[w],
+        d.qacc_smooth[w],
+        d.qacc[w],
+        d.qfrc_constraint[w],
+        d.scr_isl_int[w, 0],
+        d.ne[w],
+        d.nf[w],
+        d.nefc[w],
+        m.nv,
+    )
 
 
 @njit(cache=True)
@@ -2009,8 +2122,8 @@ def _island_ctx(m, d, w, k):
     da = d.island_idofadr[w, k]
     nefc = d.island_nefc[w, k]
     nv = d.island_nv[w, k]
-    rows = d.map_iefc2efc[w, ea:ea + nefc]
-    dofs = d.map_idof2dof[w, da:da + nv]
+    rows = d.map_iefc2efc[w, ea : ea + nefc]
+    dofs = d.map_idof2dof[w, da : da + nv]
     se = d.scr_slv_efc[w]
     si = d.scr_slv_int[w]
     sv = d.scr_slv_nv[w]
@@ -2040,15 +2153,33 @@ def _island_ctx(m, d, w, k):
         iqas[ii] = qas[i]
         iqacc[ii] = qacc[i]
         iqfc[ii] = qfc[i]
-    return (iJ, iD, iR, ifl, iaref, ityp, ieid, iforce, si[_ISTATE], iqfs, iqas, iqacc, iqfc, dofs,
-            d.island_ne[w, k], d.island_nf[w, k], nefc, nv)
+    return (
+        iJ,
+        iD,
+        iR,
+        ifl,
+        iaref,
+        ityp,
+        ieid,
+        iforce,
+        si[_ISTATE],
+        iqfs,
+        iqas,
+        iqacc,
+        iqfc,
+        dofs,
+        d.island_ne[w, k],
+        d.island_nf[w, k],
+        nefc,
+        nv,
+    )
 
 
 @njit(cache=True)
 def _island_scatter(m, d, w, k, ctx):
     """Copy an island's solution back: efc_force rows, qacc and qfrc_constraint dofs."""
     ea = d.island_iefcadr[w, k]
-    rows = d.map_iefc2efc[w, ea:ea + ctx[16]]
+    rows = d.map_iefc2efc[w, ea : ea + ctx[16]]
     force, iforce = d.efc_force[w], ctx[7]
     for c in range(ctx[16]):
         force[rows[c]] = iforce[c]
@@ -2111,14 +2242,13 @@ def fwd_constraint(m, d, w, F):
             if solver == SOL_PGS:
                 ea = d.island_iefcadr[w, k]
                 da = d.island_idofadr[w, k]
-                rows = d.map_iefc2efc[w, ea:ea + d.island_nefc[w, k]]
-                dofs = d.map_idof2dof[w, da:da + d.island_nv[w, k]]
+                rows = d.map_iefc2efc[w, ea : ea + d.island_nefc[w, k]]
+                dofs = d.map_idof2dof[w, da : da + d.island_nv[w, k]]
                 lst = (rows, d.island_ne[w, k], d.island_nf[w, k], d.island_nefc[w, k], dofs, d.island_nv[w, k])
                 _sol_pgs(F, m, d, w, maxiter, True, k, lst, F)
             elif nisland == 1 and d.island_nefc[w, 0] == nefc and d.island_nv[w, 0] == nv:
                 # one island with every row and dof: solve in place, states island-local
-                _sol_primal(F, m, d, w, maxiter, newton, k, _world_ctx(m, d, w, d.scr_slv_int[w, _ISTATE]), F,
-                            spj)
+                _sol_primal(F, m, d, w, maxiter, newton, k, _world_ctx(m, d, w, d.scr_slv_int[w, _ISTATE]), F, spj)
             else:
                 ctx = _island_ctx(m, d, w, k)
                 _sol_primal(F, m, d, w, maxiter, newton, k, ctx, F, False)

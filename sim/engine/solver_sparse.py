@@ -23,6 +23,7 @@ same numbers, so H and the factor are MuJoCo's up to the order of some sums.  On
 CG's M^-1 preconditioner is the sparse L'DL factor already, the dual solvers (PGS, noslip) use a dense AR or AR
 on the fly (sim/engine/solver.py).
 """
+
 import math
 
 from sim.jit import njit
@@ -42,7 +43,7 @@ def row_lists(J, nefc, nv, Jind):
         Jr = J[r]
         Lr = Jind[r]
         n = 0
-        for k in range(nv):     # branch-free: write every column, advance past the nonzero ones
+        for k in range(nv):  # branch-free: write every column, advance past the nonzero ones
             Lr[n + 1] = k
             n += Jr[k] != 0.0
         Lr[0] = n
@@ -122,7 +123,7 @@ def make_hessian_sparse(H, S, J, Jind, D, state, nefc, nv, M, M_rowadr, M_rownnz
                     if Jind[prev, 1 + a] != jind[a]:
                         same = False
                         break
-            if not same:        # rows of one contact share their dofs: marked once
+            if not same:  # rows of one contact share their dofs: marked once
                 for b in range(n):
                     Mk = S[MK + jind[b]]
                     for a in range(b, n):

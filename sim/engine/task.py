@@ -5,18 +5,40 @@ entry (sim/engine/forward.py run_world) so that an env step is one compiled call
     task_post(m, d, t, w, before)   observation, health, post-physics terms, reward, termination, truncation
     task_reset(m, d, t, w)          mj_resetData, then the pending reset state of world w (forward follows)
 """
+
 import math
 
 import numpy as np
 
 from sim.jit import njit
 from sim.constants import NWARNING
-from sim.constants import (OBS_SIN, OBS_COS, TERM_SUM, TERM_SQ, TERM_NORM, TERM_DELTA, TERM_HEALTHY, FLAG_REWARD,
-                           FLAG_PRE, FLAG_RESET, FLAG_F32, CHK_OPEN, CHK_CLOSED, CHK_FINITE, CHK_OBS_FINITE,
-                           ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_HEALTHY, ST_ELAPSED, ST_RESET, ST_FINAL,
-                           ST_BADACTION, ST_F32)
+from sim.constants import (
+    OBS_SIN,
+    OBS_COS,
+    TERM_SUM,
+    TERM_NORM,
+    TERM_DELTA,
+    TERM_HEALTHY,
+    FLAG_REWARD,
+    FLAG_PRE,
+    FLAG_RESET,
+    FLAG_F32,
+    CHK_OPEN,
+    CHK_CLOSED,
+    CHK_FINITE,
+    CHK_OBS_FINITE,
+    ST_TERMINATED,
+    ST_TRUNCATED,
+    ST_DIVERGED,
+    ST_HEALTHY,
+    ST_ELAPSED,
+    ST_RESET,
+    ST_FINAL,
+    ST_BADACTION,
+    ST_F32,
+)
 
-WARN_DIVERGED = NWARNING   # numjoco's cumulative divergence counter in warning_number (sim/engine/forward.py)
+WARN_DIVERGED = NWARNING  # numjoco's cumulative divergence counter in warning_number (sim/engine/forward.py)
 
 
 @njit
@@ -306,7 +328,8 @@ def empty_task():
     """The task struct of plain simulation (enabled = 0, zero-size buffers)."""
     from sim.io import new_task
     from sim.types import TASK_SCALARS, TASK_ARRAYS
+
     args = [0] * len(TASK_SCALARS)
     for _, nd, k in TASK_ARRAYS:
-        args.append(np.zeros((0,) * nd, dtype=np.float64 if k == 'f' else np.int32))
+        args.append(np.zeros((0,) * nd, dtype=np.float64 if k == "f" else np.int32))
     return new_task(*args)

@@ -1,5 +1,6 @@
 """Tendon lengths, paths and sparse Jacobians (mj_tendon): fixed tendons, spatial tendons through sites,
 pulleys and sphere/cylinder wraps; tendon armature bias (mj_tendonDot, mj_tendonBias)."""
+
 import math
 from sim.jit import njit
 from sim.jit.features import call_if, F_TENDON
@@ -118,8 +119,8 @@ def tendon(m, d, w):
                 s1 = m.wrap_objid[adr + j + 2]
                 side = int(math.floor(m.wrap_prm[adr + j + 1] + 0.5))
                 wlen, q0x, q0y, q0z, q1x, q1y, q1z = wrap(
-                    sx[s0], sx[s1], gx[g], gm[g], m.geom_size[g, 0], t1, side >= 0,
-                    sx[side] if side >= 0 else sx[s0])
+                    sx[s0], sx[s1], gx[g], gm[g], m.geom_size[g, 0], t1, side >= 0, sx[side] if side >= 0 else sx[s0]
+                )
             b1 = m.site_bodyid[s1]
             p1x = sx[s1, 0]
             p1y = sx[s1, 1]
@@ -135,8 +136,7 @@ def tendon(m, d, w):
                 wnum[i] += 1
                 wcount += 1
             else:
-                L[i] += (_dist(p0x, p0y, p0z, q0x, q0y, q0z) + wlen
-                         + _dist(q1x, q1y, q1z, p1x, p1y, p1z)) / divisor
+                L[i] += (_dist(p0x, p0y, p0z, q0x, q0y, q0z) + wlen + _dist(q1x, q1y, q1z, p1x, p1y, p1z)) / divisor
                 gb = m.geom_bodyid[g]
                 if b0 != gb:
                     _segment_jac(m, d, w, b0, gb, p0x, p0y, p0z, q0x, q0y, q0z, inv, tmp)
@@ -222,15 +222,19 @@ def tendon_dot(m, d, w, i):
             jac_dot(m, d, w, b1, sx[s1, 0], sx[s1, 1], sx[s1, 2], jac2, jac2, False)
             s = 0.0
             for k in range(m.nv):
-                s += (((jac2[0, k] - jac1[0, k]) * e0 + (jac2[1, k] - jac1[1, k]) * e1
-                       + (jac2[2, k] - jac1[2, k]) * e2) / divisor) * qvel[k]
+                s += (
+                    ((jac2[0, k] - jac1[0, k]) * e0 + (jac2[1, k] - jac1[1, k]) * e1 + (jac2[2, k] - jac1[2, k]) * e2)
+                    / divisor
+                ) * qvel[k]
             res += s
             jac(m, d, w, b0, sx[s0, 0], sx[s0, 1], sx[s0, 2], jac1, jac1, False)
             jac(m, d, w, b1, sx[s1, 0], sx[s1, 1], sx[s1, 2], jac2, jac2, False)
             s = 0.0
             for k in range(m.nv):
-                s += (((jac2[0, k] - jac1[0, k]) * f0 + (jac2[1, k] - jac1[1, k]) * f1
-                       + (jac2[2, k] - jac1[2, k]) * f2) / divisor) * qvel[k]
+                s += (
+                    ((jac2[0, k] - jac1[0, k]) * f0 + (jac2[1, k] - jac1[1, k]) * f1 + (jac2[2, k] - jac1[2, k]) * f2)
+                    / divisor
+                ) * qvel[k]
             res += s
         j += 1
     return res

@@ -20,20 +20,40 @@ steps run in a compiled kernel (fd_rows) on a scratch batch Data, one row per wo
 (one world runs on the calling thread); d itself is left untouched (MuJoCo leaves the results of its last nudged
 step in d).  The differences are formed in a second compiled loop (fd_columns).
 """
+
 import numpy as np
 from numba import prange
 
 from sim.jit import njit
-from sim.engine.forward import (fwd_position, fwd_velocity, fwd_acceleration, forward_world, _check, _implicit_fast,
-                          _compare_fwd_inv)
+from sim.engine.forward import (
+    fwd_position,
+    fwd_velocity,
+    fwd_acceleration,
+    forward_world,
+    _check,
+    _implicit_fast,
+    _compare_fwd_inv,
+)
 from sim.engine.actuation import actuation
 from sim.engine.parts import fwd_constraint
 from sim.engine.sensor import sensor_acc_stage
 from sim.engine.integrate import euler, integrate_pos
 from sim.engine.math import sub_quat
-from sim.constants import (INT_IMPLICIT, INT_IMPLICITFAST, JNT_FREE, JNT_BALL, OPT_DISABLE, OPT_ENABLE,
-                           OPT_INTEGRATOR, DSBL_AUTORESET, DSBL_WARMSTART, ENBL_FWDINV, WARN_BADQPOS, WARN_BADQVEL,
-                           WARN_BADQACC)
+from sim.constants import (
+    INT_IMPLICIT,
+    INT_IMPLICITFAST,
+    JNT_FREE,
+    JNT_BALL,
+    OPT_DISABLE,
+    OPT_ENABLE,
+    OPT_INTEGRATOR,
+    DSBL_AUTORESET,
+    DSBL_WARMSTART,
+    ENBL_FWDINV,
+    WARN_BADQPOS,
+    WARN_BADQVEL,
+    WARN_BADQACC,
+)
 
 KIND_NONE, KIND_CTRL, KIND_ACT, KIND_QVEL, KIND_QPOS = -1, 0, 1, 2, 3
 STAGE_NONE, STAGE_POS, STAGE_VEL = 0, 1, 2
@@ -41,6 +61,7 @@ STAGE_NONE, STAGE_POS, STAGE_VEL = 0, 1, 2
 
 # ------------------------------------------------------------------------------------------------------------
 # compiled part: mj_stepSkip and the nudge loop of mjd_stepFD
+
 
 @njit(cache=True)
 def step_skip(m, d, w, skipstage, skipsensor, F):
@@ -73,10 +94,10 @@ def _save(m, d, w, s):
     """s = (qpos, qvel, act, ctrl, qacc_warmstart, time) of world w."""
     nq, nv, na, nu = m.nq, m.nv, m.na, m.nu
     s[:nq] = d.qpos[w]
-    s[nq:nq + nv] = d.qvel[w]
-    s[nq + nv:nq + nv + na] = d.act[w]
-    s[nq + nv + na:nq + nv + na + nu] = d.ctrl[w]
-    s[nq + nv + na + nu:nq + 2 * nv + na + nu] = d.qacc_warmstart[w]
+    s[nq : nq + nv] = d.qvel[w]
+    s[nq + nv : nq + nv + na] = d.act[w]
+    s[nq + nv + na : nq + nv + na + nu] = d.ctrl[w]
+    s[nq + nv + na + nu : nq + 2 * nv + na + nu] = d.qacc_warmstart[w]
     s[nq + 2 * nv + na + nu] = d.time[w]
 
 
@@ -85,11 +106,11 @@ def _restore(m, d, w, s):
     """mj_setState(mjSTATE_FULLPHYSICS | CTRL | WARMSTART (unless disabled)) from s."""
     nq, nv, na, nu = m.nq, m.nv, m.na, m.nu
     d.qpos[w][:] = s[:nq]
-    d.qvel[w][:] = s[nq:nq + nv]
-    d.act[w][:] = s[nq + nv:nq + nv + na]
-    d.ctrl[w][:] = s[nq + nv + na:nq + nv + na + nu]
+    d.qvel[w][:] = s[nq : nq + nv]
+    d.act[w][:] = s[nq + nv : nq + nv + na]
+    d.ctrl[w][:] = s[nq + nv + na : nq + nv + na + nu]
     if not (int(m.opt[OPT_DISABLE]) & DSBL_WARMSTART):
-        d.qacc_warmstart[w][:] = s[nq + nv + na + nu:nq + 2 * nv + na + nu]
+        d.qacc_warmstart[w][:] = s[nq + nv + na + nu : nq + 2 * nv + na + nu]
     d.time[w] = s[nq + 2 * nv + na + nu]
 
 
@@ -98,8 +119,8 @@ def _record(m, d, w, nxt, sens):
     """nxt (nq+nv+na,) = next state, sens (ns,) = sensordata of world w."""
     nq, nv = m.nq, m.nv
     nxt[:nq] = d.qpos[w]
-    nxt[nq:nq + nv] = d.qvel[w]
-    nxt[nq + nv:] = d.act[w]
+    nxt[nq : nq + nv] = d.qvel[w]
+    nxt[nq + nv :] = d.act[w]
     sens[:] = d.sensordata[w]
 
 
@@ -141,7 +162,7 @@ def fd_row(m, d, r, b, t0, t1, tasks, eps, skipsensor, save, nxt, sens, dpos, F)
 def fd_rows(m, d, nrow, row_base, row_t0, row_t1, tasks, eps, skipsensor, save, nxt, sens, dpos, F):
     """fd_row for rows 0..nrow-1 in parallel (compiled per feature set F, sim/jit/features.py)."""
     for i in prange(nrow):
-        r = np.int64(i)          # the prange index is unsigned: one signature for fd_row
+        r = np.int64(i)  # the prange index is unsigned: one signature for fd_row
         fd_row(m, d, r, row_base[r], row_t0[r], row_t1[r], tasks, eps, skipsensor, save, nxt, sens, dpos[r], F)
 
 
@@ -165,8 +186,9 @@ def _state_diff(m, x1, x2, h, out, col):
                     out[va + k, col] = (x2[pa + k] - x1[pa + k]) / h
                 pa += 3
                 va += 3
-            v0, v1, v2 = sub_quat(x2[pa], x2[pa + 1], x2[pa + 2], x2[pa + 3], x1[pa], x1[pa + 1], x1[pa + 2],
-                                  x1[pa + 3])
+            v0, v1, v2 = sub_quat(
+                x2[pa], x2[pa + 1], x2[pa + 2], x2[pa + 3], x1[pa], x1[pa + 1], x1[pa + 2], x1[pa + 3]
+            )
             s = 1 / h
             out[va, col] = v0 * s
             out[va + 1, col] = v1 * s
@@ -208,4 +230,3 @@ def fd_columns(m, nxt, sens, slots, eps, A, B, C, D):
             inv_h = 1 / h
             for k in range(ns):
                 S[k, col] = inv_h * (sens[b, i2, k] - sens[b, i1, k])
-__all__ = ['transition_fd']

@@ -1,4 +1,5 @@
 """Actuator transmissions (mj_transmission): actuator_length (nu,) and sparse actuator_moment rows."""
+
 import math
 
 from sim.jit import njit
@@ -6,8 +7,20 @@ from sim.jit.features import call_if, F_TRN
 
 from sim.engine.jacobian import jac, jac_dif_pair
 from sim.engine.math import normalize4, quat2vel, rot_vec_quat, mat_vec3, mat_t_vec3, cross, mul_quat, sub_quat
-from sim.constants import (TRN_JOINT, TRN_TENDON, TRN_SITE, TRN_SLIDERCRANK, TRN_BODY, JNT_SLIDE, JNT_HINGE, JNT_BALL,
-                           OPT_DISABLE, OPT_CONE, CONE_ELLIPTIC, DSBL_ACTUATION)
+from sim.constants import (
+    TRN_JOINT,
+    TRN_TENDON,
+    TRN_SITE,
+    TRN_SLIDERCRANK,
+    TRN_BODY,
+    JNT_SLIDE,
+    JNT_HINGE,
+    JNT_BALL,
+    OPT_DISABLE,
+    OPT_CONE,
+    CONE_ELLIPTIC,
+    DSBL_ACTUATION,
+)
 
 
 @njit(cache=True)
@@ -73,24 +86,36 @@ def _slider_crank(m, d, w, i, row):
     ids = m.actuator_trnid[i, 1]
     rod = m.actuator_cranklength[i]
     sxm = d.site_xmat[w][ids]
-    a0 = sxm[2]; a1 = sxm[5]; a2 = sxm[8]
+    a0 = sxm[2]
+    a1 = sxm[5]
+    a2 = sxm[8]
     pc = d.site_xpos[w][idc]
     ps = d.site_xpos[w][ids]
-    v0 = pc[0] - ps[0]; v1 = pc[1] - ps[1]; v2 = pc[2] - ps[2]
+    v0 = pc[0] - ps[0]
+    v1 = pc[1] - ps[1]
+    v2 = pc[2] - ps[2]
     # length = a'v - sqrt(det), det = (a'v)^2 + rod^2 - v'v
     av = v0 * a0 + v1 * a1 + v2 * a2
     det = av * av + rod * rod - (v0 * v0 + v1 * v1 + v2 * v2)
     if det <= 0.0:
         length = av
-        la0 = v0; la1 = v1; la2 = v2
-        lv0 = a0; lv1 = a1; lv2 = a2
+        la0 = v0
+        la1 = v1
+        la2 = v2
+        lv0 = a0
+        lv1 = a1
+        lv2 = a2
     else:
         sdet = math.sqrt(det)
         length = av - sdet
         s = 1.0 - av / sdet
         inv = 1.0 / sdet
-        lv0 = a0 * s + v0 * inv; lv1 = a1 * s + v1 * inv; lv2 = a2 * s + v2 * inv
-        la0 = v0 * s; la1 = v1 * s; la2 = v2 * s
+        lv0 = a0 * s + v0 * inv
+        lv1 = a1 * s + v1 * inv
+        lv2 = a2 * s + v2 * inv
+        la0 = v0 * s
+        la1 = v1 * s
+        la2 = v2 * s
     # Jacobians of the slider axis (jacA = jacr x axis, mj_jacPointAxis) and of vec (crank - slider)
     scr = d.scr_trnjac[w]
     jc = scr[0]
@@ -222,6 +247,7 @@ def _body_adhesion(m, d, w, body, row):
         for c in range(nv):
             row[c] = (row[c] + excl[c]) * s
 
+
 @njit(cache=True)
 def transmission(m, d, w, F):
     """actuator_length (nu,), actuator_moment (nJmom,) with moment_rownnz/rowadr/colind (nu,), as mj_transmission
@@ -278,15 +304,18 @@ def transmission(m, d, w, F):
             cdof = d.cdof[w]
             sc = d.subtree_com[w]
             r = m.body_rootid[body]
-            o0 = sxp[0] - sc[r, 0]; o1 = sxp[1] - sc[r, 1]; o2 = sxp[2] - sc[r, 2]
+            o0 = sxp[0] - sc[r, 0]
+            o1 = sxp[1] - sc[r, 1]
+            o2 = sxp[2] - sc[r, 2]
             b = m.body_weldid[body]
             if m.body_dofnum[b] > 0:
                 j = m.body_dofadr[b] + m.body_dofnum[b] - 1
                 while j >= 0:
                     c = cdof[j]
                     x0, x1, x2 = cross(c[0], c[1], c[2], o0, o1, o2)
-                    row[j] = ((c[3] + x0) * f0 + (c[4] + x1) * f1 + (c[5] + x2) * f2) + \
-                             (c[0] * t0 + c[1] * t1 + c[2] * t2)
+                    row[j] = ((c[3] + x0) * f0 + (c[4] + x1) * f1 + (c[5] + x2) * f2) + (
+                        c[0] * t0 + c[1] * t1 + c[2] * t2
+                    )
                     j = m.dof_parentid[j]
             rownnz[i] = _compress(row, moment, colind, adr)
         else:
@@ -303,26 +332,36 @@ def transmission(m, d, w, F):
                 q0, q1, q2, q3 = normalize4(qpos[qa], qpos[qa + 1], qpos[qa + 2], qpos[qa + 3])
                 a0, a1, a2 = quat2vel(q0, q1, q2, q3, 1.0)
                 if tt == TRN_JOINT:
-                    g0 = gear[0]; g1 = gear[1]; g2 = gear[2]
+                    g0 = gear[0]
+                    g1 = gear[1]
+                    g2 = gear[2]
                 else:
                     g0, g1, g2 = rot_vec_quat(gear[0], gear[1], gear[2], q0, -q1, -q2, -q3)
                 length[i] = a0 * g0 + a1 * g1 + a2 * g2
                 for k in range(3):
                     colind[adr + k] = da + k
                 rownnz[i] = 3
-                moment[adr] = g0; moment[adr + 1] = g1; moment[adr + 2] = g2
+                moment[adr] = g0
+                moment[adr + 1] = g1
+                moment[adr + 2] = g2
             else:
                 length[i] = 0.0
                 if tt == TRN_JOINT:
-                    g0 = gear[3]; g1 = gear[4]; g2 = gear[5]
+                    g0 = gear[3]
+                    g1 = gear[4]
+                    g2 = gear[5]
                 else:
                     q0, q1, q2, q3 = normalize4(qpos[qa + 3], qpos[qa + 4], qpos[qa + 5], qpos[qa + 6])
                     g0, g1, g2 = rot_vec_quat(gear[3], gear[4], gear[5], q0, -q1, -q2, -q3)
                 for k in range(6):
                     colind[adr + k] = da + k
                 rownnz[i] = 6
-                moment[adr] = gear[0]; moment[adr + 1] = gear[1]; moment[adr + 2] = gear[2]
-                moment[adr + 3] = g0; moment[adr + 4] = g1; moment[adr + 5] = g2
+                moment[adr] = gear[0]
+                moment[adr + 1] = gear[1]
+                moment[adr + 2] = gear[2]
+                moment[adr + 3] = g0
+                moment[adr + 4] = g1
+                moment[adr + 5] = g2
 
 
 @njit(cache=True)

@@ -1,6 +1,7 @@
 """Tendon wrapping geometry around spheres and cylinders (engine_util_misc: mju_wrap and its 2-D helpers).
 
 All functions are pure: inputs are scalars / small arrays, results are returned as tuples."""
+
 import math
 from sim.jit import njit
 
@@ -153,8 +154,11 @@ def wrap_inside(e0, e1, e2, e3, radius):
         return 0.0, px, py, px, py
     it = 0
     while it < maxiter and abs(f) > tolerance:
-        df = (A / max(MINVAL, math.sqrt(1 - z * z * A * A)) + B / max(MINVAL, math.sqrt(1 - z * z * B * B))
-              - 2 / max(MINVAL, math.sqrt(1 - z * z)))
+        df = (
+            A / max(MINVAL, math.sqrt(1 - z * z * A * A))
+            + B / max(MINVAL, math.sqrt(1 - z * z * B * B))
+            - 2 / max(MINVAL, math.sqrt(1 - z * z))
+        )
         if df > -MINVAL:
             return 0.0, px, py, px, py
         z1 = z - f / df
@@ -188,9 +192,11 @@ def _to_local(xmat, xpos, x):
     t0 = x[0] - xpos[0]
     t1 = x[1] - xpos[1]
     t2 = x[2] - xpos[2]
-    return (xmat[0] * t0 + xmat[3] * t1 + xmat[6] * t2,
-            xmat[1] * t0 + xmat[4] * t1 + xmat[7] * t2,
-            xmat[2] * t0 + xmat[5] * t1 + xmat[8] * t2)
+    return (
+        xmat[0] * t0 + xmat[3] * t1 + xmat[6] * t2,
+        xmat[1] * t0 + xmat[4] * t1 + xmat[7] * t2,
+        xmat[2] * t0 + xmat[5] * t1 + xmat[8] * t2,
+    )
 
 
 @njit(cache=True)
@@ -210,8 +216,7 @@ def wrap(x0, x1, xpos, xmat, radius, wtype, has_side, side):
     position, used only if has_side."""
     p00, p01, p02 = _to_local(xmat, xpos, x0)
     p10, p11, p12 = _to_local(xmat, xpos, x1)
-    if (math.sqrt(p00 * p00 + p01 * p01 + p02 * p02) < MINVAL
-            or math.sqrt(p10 * p10 + p11 * p11 + p12 * p12) < MINVAL):
+    if math.sqrt(p00 * p00 + p01 * p01 + p02 * p02) < MINVAL or math.sqrt(p10 * p10 + p11 * p11 + p12 * p12) < MINVAL:
         return _NOWRAP, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
     # 2-D frame (axis a, axis b) of the wrapping circle
     if wtype == WRAP_CYLINDER:
@@ -275,10 +280,12 @@ def wrap(x0, x1, xpos, xmat, radius, wtype, has_side, side):
         h = abs(r5 - r2)
         wlen = math.sqrt(wlen * wlen + h * h)
     # to the global frame
-    return (wlen,
-            xmat[0] * r0 + xmat[1] * r1 + xmat[2] * r2 + xpos[0],
-            xmat[3] * r0 + xmat[4] * r1 + xmat[5] * r2 + xpos[1],
-            xmat[6] * r0 + xmat[7] * r1 + xmat[8] * r2 + xpos[2],
-            xmat[0] * r3 + xmat[1] * r4 + xmat[2] * r5 + xpos[0],
-            xmat[3] * r3 + xmat[4] * r4 + xmat[5] * r5 + xpos[1],
-            xmat[6] * r3 + xmat[7] * r4 + xmat[8] * r5 + xpos[2])
+    return (
+        wlen,
+        xmat[0] * r0 + xmat[1] * r1 + xmat[2] * r2 + xpos[0],
+        xmat[3] * r0 + xmat[4] * r1 + xmat[5] * r2 + xpos[1],
+        xmat[6] * r0 + xmat[7] * r1 + xmat[8] * r2 + xpos[2],
+        xmat[0] * r3 + xmat[1] * r4 + xmat[2] * r5 + xpos[0],
+        xmat[3] * r3 + xmat[4] * r4 + xmat[5] * r5 + xpos[1],
+        xmat[6] * r3 + xmat[7] * r4 + xmat[8] * r5 + xpos[2],
+    )

@@ -16,12 +16,20 @@
 The rest of the code imports its decorators and intrinsics from here (`from sim.jit import njit, struct_addr`).
 Importing this package applies patches.install() once: see patches.py for what that changes in the process.
 """
+
 from sim.jit import cache  # noqa: F401  (the cache directory of this source version)
 from sim.jit import progress  # noqa: F401  (first compiles report what they do)
 from sim.jit import patches
 from sim.jit.dispatch import KernelDispatcher, canonical, njit  # noqa: F401
 from sim.jit.parts import PART_STATS, part, request_parts  # noqa: F401
-from sim.jit.structs import (short_struct_type, struct_addr, struct_address, struct_alloc, struct_at,  # noqa: F401
-                             struct_at_address, struct_new)
+from sim.jit.structs import (  # noqa: F401
+    short_struct_type,
+    struct_addr,
+    struct_address,
+    struct_alloc,
+    struct_at,
+    struct_at_address,
+    struct_new,
+)
 
 patches.install()

@@ -11,6 +11,7 @@ away the compiled physics (its kernels may call core kernels, never the reverse)
 Only numjoco's kernels are cached here: numba's own cache settings (NUMBA_CACHE_DIR, numba.config.CACHE_DIR) are
 left as they are for other code in the process.
 """
+
 import contextlib
 import hashlib
 import os
@@ -20,7 +21,7 @@ import tempfile
 
 try:
     import fcntl
-except ImportError:        # Windows: numba's unlocked index
+except ImportError:  # Windows: numba's unlocked index
     fcntl = None
 
 from numba.core import compiler as _compiler, sigutils as _sigutils
@@ -28,32 +29,43 @@ from numba.core.caching import CompileResultCacheImpl, FunctionCache, IndexDataC
 
 from sim.jit import codegen as _codegen
 
-PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))      # the sim package
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the sim package
 
 
 # pure-Python subpackages and modules (paths relative to sim/) with no jitted code that no kernel imports: editing
 # them must not invalidate the compiled kernels
-NO_JIT_DIRS = ('compiler', 'mjcf')
-NO_JIT_FILES = ('__init__.py', 'loader.py', 'model.py', 'errors.py', 'data.py', 'api.py', 'state.py', 'demo.py',
-                'jit/progress.py', 'jit/precompile.py')
+NO_JIT_DIRS = ("compiler", "mjcf")
+NO_JIT_FILES = (
+    "__init__.py",
+    "loader.py",
+    "model.py",
+    "errors.py",
+    "data.py",
+    "api.py",
+    "state.py",
+    "demo.py",
+    "jit/progress.py",
+    "jit/precompile.py",
+)
 # subpackages whose kernels are cached on their own (module prefix -> folder under sim/)
-GROUPS = {'sim.render': 'render'}
+GROUPS = {"sim.render": "render"}
 # source versions whose caches are kept under one root (the current one and the most recently used others)
-KEEP = int(os.environ.get('NUMJOCO_CACHE_KEEP', '4'))
+KEEP = int(os.environ.get("NUMJOCO_CACHE_KEEP", "4"))
 
 
-def source_hash(root=PACKAGE_DIR, skip=NO_JIT_DIRS + tuple(GROUPS.values()), seed=b''):
+def source_hash(root=PACKAGE_DIR, skip=NO_JIT_DIRS + tuple(GROUPS.values()), seed=b""):
     """Hex digest (16 chars) over the relative paths and contents of the .py files under root, leaving out the
     top-level folders in skip."""
     h = hashlib.sha256(seed)
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(('.', '__'))
-                             and not (dirpath == root and d in skip))
+        dirnames[:] = sorted(
+            d for d in dirnames if not d.startswith((".", "__")) and not (dirpath == root and d in skip)
+        )
         for fn in sorted(filenames):
             p = os.path.join(dirpath, fn)
-            if fn.endswith('.py') and not (root == PACKAGE_DIR and os.path.relpath(p, root) in NO_JIT_FILES):
+            if fn.endswith(".py") and not (root == PACKAGE_DIR and os.path.relpath(p, root) in NO_JIT_FILES):
                 h.update(os.path.relpath(p, root).encode())
-                with open(p, 'rb') as f:
+                with open(p, "rb") as f:
                     h.update(f.read())
     return h.hexdigest()[:16]
 
@@ -61,9 +73,9 @@ def source_hash(root=PACKAGE_DIR, skip=NO_JIT_DIRS + tuple(GROUPS.values()), see
 def _writable(path):
     try:
         os.makedirs(path, exist_ok=True)
-        probe = os.path.join(path, '.probe_%d' % os.getpid())
-        with open(probe, 'w') as f:
-            f.write('x')
+        probe = os.path.join(path, ".probe_%d" % os.getpid())
+        with open(probe, "w") as f:
+            f.write("x")
         os.remove(probe)
         return True
     except OSError:
@@ -73,12 +85,12 @@ def _writable(path):
 def choose_cache_root():
     """First writable of: $NUMJOCO_CACHE_DIR, <pkg>/__numba_cache__, ~/.cache/numjoco, a temp folder."""
     candidates = []
-    env = os.environ.get('NUMJOCO_CACHE_DIR')
+    env = os.environ.get("NUMJOCO_CACHE_DIR")
     if env:
         candidates.append(env)
-    candidates.append(os.path.join(PACKAGE_DIR, '__numba_cache__'))
-    candidates.append(os.path.join(os.path.expanduser('~'), '.cache', 'numjoco'))
-    candidates.append(os.path.join(tempfile.gettempdir(), 'numjoco-cache'))
+    candidates.append(os.path.join(PACKAGE_DIR, "__numba_cache__"))
+    candidates.append(os.path.join(os.path.expanduser("~"), ".cache", "numjoco"))
+    candidates.append(os.path.join(tempfile.gettempdir(), "numjoco-cache"))
     for c in candidates:
         if _writable(c):
             return c
@@ -91,8 +103,8 @@ CACHE_DIR = None if CACHE_ROOT is None else os.path.join(CACHE_ROOT, SOURCE_HASH
 _GROUP_DIRS = {}
 
 
-_VERSION_DIR = re.compile(r'^(?:([a-z_]+)-)?[0-9a-f]{16}$')      # <hash> or <group>-<hash>
-_KERNEL_DIR = re.compile(r'^\w+_[0-9a-f]{40}$')                   # numba's per-source-folder subdirectory
+_VERSION_DIR = re.compile(r"^(?:([a-z_]+)-)?[0-9a-f]{16}$")  # <hash> or <group>-<hash>
+_KERNEL_DIR = re.compile(r"^\w+_[0-9a-f]{40}$")  # numba's per-source-folder subdirectory
 
 
 def _use(path):
@@ -130,12 +142,12 @@ def prune(root, current, keep=None):
             continue
         try:
             if not all(_KERNEL_DIR.match(sub) for sub in os.listdir(path)):
-                continue                                        # not a folder numjoco wrote: never touched
+                continue  # not a folder numjoco wrote: never touched
             others.append((os.stat(path).st_mtime, name))
         except OSError:
             continue
     others.sort(reverse=True)
-    removed = [name for _, name in others[keep - 1:]]
+    removed = [name for _, name in others[keep - 1 :]]
     for name in removed:
         shutil.rmtree(os.path.join(root, name), ignore_errors=True)
     return removed
@@ -144,11 +156,11 @@ def prune(root, current, keep=None):
 def group_dir(module):
     """Cache directory of the kernels defined in `module` (a module name)."""
     for prefix, folder in GROUPS.items():
-        if module == prefix or module.startswith(prefix + '.'):
+        if module == prefix or module.startswith(prefix + "."):
             d = _GROUP_DIRS.get(folder)
             if d is None:
                 digest = source_hash(os.path.join(PACKAGE_DIR, folder), skip=(), seed=SOURCE_HASH.encode())
-                d = _GROUP_DIRS[folder] = os.path.join(CACHE_ROOT, '%s-%s' % (folder, digest))
+                d = _GROUP_DIRS[folder] = os.path.join(CACHE_ROOT, "%s-%s" % (folder, digest))
                 _use(d)
             return d
     return CACHE_DIR
@@ -162,6 +174,7 @@ if CACHE_DIR is not None:
 # numba's function cache, under the group directories, safe under concurrent writers, and aware of the runtime
 # symbols a kernel calls (sim/jit/codegen.py SYMBOL_RESOLVERS: the parts it calls by name must be known to LLVM
 # before its machine code is loaded).
+
 
 class _GroupLocator(UserProvidedCacheLocator):
     """Cache locator under the kernel's group directory (group_dir); numba's config.CACHE_DIR is not read."""
@@ -178,6 +191,7 @@ class _GroupLocator(UserProvidedCacheLocator):
 
 class _GroupCacheImpl(CompileResultCacheImpl):
     """numba's compile-result cache entries, with the runtime symbols the kernel's code calls."""
+
     _locator_classes = [_GroupLocator]
 
     def reduce(self, cres):
@@ -196,7 +210,7 @@ def _locked(path):
     if fcntl is None:
         yield
         return
-    with open(path, 'a') as f:
+    with open(path, "a") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
             yield
@@ -217,10 +231,10 @@ class _SafeCacheFile(IndexDataCacheFile):
         self._base = filename_base
 
     def save(self, key, data):
-        name = '%s.%s.nbc' % (self._base, hashlib.sha256(repr(key).encode()).hexdigest()[:16])
-        os.makedirs(self._cache_path, exist_ok=True)    # removed under a running process (prune)
+        name = "%s.%s.nbc" % (self._base, hashlib.sha256(repr(key).encode()).hexdigest()[:16])
+        os.makedirs(self._cache_path, exist_ok=True)  # removed under a running process (prune)
         self._save_data(name, data)
-        with _locked(self._index_path + '.lock'):
+        with _locked(self._index_path + ".lock"):
             overloads = self._load_index()
             overloads[key] = name
             self._save_index(overloads)
@@ -228,15 +242,17 @@ class _SafeCacheFile(IndexDataCacheFile):
 
 class GroupCache(FunctionCache):
     """The disk cache of one kernel (sim.jit.njit's cache=True)."""
+
     _impl_class = _GroupCacheImpl
 
     def __init__(self, py_func):
         super().__init__(py_func)
-        self._cache_file = _SafeCacheFile(self._cache_path, self._impl.filename_base,
-                                          self._impl.locator.get_source_stamp())
+        self._cache_file = _SafeCacheFile(
+            self._cache_path, self._impl.filename_base, self._impl.locator.get_source_stamp()
+        )
 
     def _load_overload(self, sig, target_context):
         cres = super()._load_overload(sig, target_context)
         if cres is not None and tuple(cres.signature.args) != tuple(_sigutils.normalize_signature(sig)[0]):
-            return None         # an entry holding another signature's code (a cache written before the lock)
+            return None  # an entry holding another signature's code (a cache written before the lock)
         return cres

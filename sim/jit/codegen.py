@@ -14,6 +14,7 @@ Everything here applies to the kernels of `sim.jit.njit` only, through numba's o
 A library of code that is not ours (a plain numba.njit function, numba's own overloads) is a JITCodeLibrary and
 goes through numba's code unchanged.
 """
+
 import contextlib
 import types as _pytypes
 
@@ -32,7 +33,7 @@ _MODE = []
 
 
 def current_mode():
-    return _MODE[-1] if _MODE else 'eager'
+    return _MODE[-1] if _MODE else "eager"
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -129,8 +130,8 @@ class _LazyLibrary(KernelLibrary):
 
     def __init__(self, codegen, name):
         super().__init__(codegen, name)
-        self._lazy = True          # O3 + machine code not generated yet
-        self._envs = []            # (env name, env) of its functions, set once their code exists
+        self._lazy = True  # O3 + machine code not generated yet
+        self._envs = []  # (env name, env) of its functions, set once their code exists
 
     def finalize(self):
         require_global_compiler_lock()
@@ -172,7 +173,7 @@ class _LazyLibrary(KernelLibrary):
 
     @property
     def has_dynamic_globals(self):
-        return any(gv.name.startswith('numba.dynamic.globals') for gv in self._final_module.global_variables)
+        return any(gv.name.startswith("numba.dynamic.globals") for gv in self._final_module.global_variables)
 
 
 class _LazyEntry:
@@ -183,7 +184,7 @@ class _LazyEntry:
         self.library, self.fndesc, self.env = library, fndesc, env
 
     def __call__(self, *args, **kws):  # pragma: no cover (KernelDispatcher never exposes it to Python)
-        raise RuntimeError('lazy numjoco kernel called before materialisation')
+        raise RuntimeError("lazy numjoco kernel called before materialisation")
 
 
 # (module, qualname) of the kernels compiled on their own without wrappers and called by symbol (sim/jit/parts.py)
@@ -198,7 +199,7 @@ class _PartEntry:
         self.address = library.get_pointer_to_function(fndesc.llvm_func_name)
 
     def __call__(self, *args, **kws):  # pragma: no cover (parts are called by symbol from jitted code only)
-        raise RuntimeError('a numjoco part is called from jitted code only')
+        raise RuntimeError("a numjoco part is called from jitted code only")
 
 
 def _get_executable(self, library, fndesc, env):
@@ -295,7 +296,7 @@ class _NoRefLower(lowering.Lower):
         attrs = self.function.attributes
         set.add(attrs, '"no-builtin-memset"')
         if (fndesc.modname, fndesc.qualname) in ALWAYS_INLINE:
-            attrs.add('alwaysinline')
+            attrs.add("alwaysinline")
 
 
 # Kernel bodies carry two LLVM function attributes:
@@ -317,7 +318,7 @@ ALWAYS_INLINE = set()
 
 def _own_library(state):
     if state.library is None:
-        cls = _LazyLibrary if current_mode() == 'lazy' else KernelLibrary
+        cls = _LazyLibrary if current_mode() == "lazy" else KernelLibrary
         state.library = cls(state.targetctx.codegen(), state.func_id.func_qualname)
         state.library.enable_object_caching()
 
@@ -336,6 +337,7 @@ def _kernel_lowering(state):
 @register_pass(mutates_CFG=True, analysis_only=False)
 class NoRefNativeLowering(NativeLowering):
     """numba's native lowering pass with _NoRefLower, in a kernel library."""
+
     _name = "numjoco_noref_native_lowering"
 
     @property
@@ -350,6 +352,7 @@ class NoRefNativeLowering(NativeLowering):
 @register_pass(mutates_CFG=True, analysis_only=False)
 class LazyNativeLowering(NativeLowering):
     """numba's native lowering pass (reference counted), in a kernel library."""
+
     _name = "numjoco_lazy_native_lowering"
 
     def run_pass(self, state):
@@ -359,7 +362,7 @@ class LazyNativeLowering(NativeLowering):
 
 # names numba gives the libraries of a parallel loop (parfor_lowering / np.ufunc.wrappers / np.ufunc.parallel);
 # other libraries created meanwhile (numba's own overloads) stay numba's: their dispatchers need real entry points
-_GUFUNC_LIBRARIES = ('__numba_parfor_gufunc', 'parallelgufuncwrapper', '<numba.np.ufunc.wrappers._GufuncWrapper')
+_GUFUNC_LIBRARIES = ("__numba_parfor_gufunc", "parallelgufuncwrapper", "<numba.np.ufunc.wrappers._GufuncWrapper")
 
 
 @contextlib.contextmanager
@@ -370,7 +373,7 @@ def _gufunc_libraries_lazy(codegen):
     shadowing JITCPUCodegen.create_library for the duration of the lowering (under numba's compiler lock), removed
     afterwards."""
     numba_create = type(codegen).create_library
-    before = codegen.__dict__.get('create_library')
+    before = codegen.__dict__.get("create_library")
 
     def create_library(name, **kwargs):
         if str(name).startswith(_GUFUNC_LIBRARIES):
@@ -391,6 +394,7 @@ def _gufunc_libraries_lazy(codegen):
 class ParallelEntryLowering(NativeParforLowering):
     """numba's native lowering for a parallel entry (reference counted): the entry's own library is eager, the
     libraries of its parallel loops lazy (_gufunc_libraries_lazy)."""
+
     _name = "numjoco_parallel_entry_lowering"
 
     def run_pass(self, state):
@@ -407,9 +411,10 @@ def _compiler_class(lowering_pass):
                     pm.passes[i] = (lowering_pass, desc)
             pm.finalize()
             return [pm]
+
     return _Compiler
 
 
-NoRefCompiler = _compiler_class(NoRefNativeLowering)       # no refcounts, lazy as a callee
-LazyCompiler = _compiler_class(LazyNativeLowering)         # refcounts, lazy as a callee
+NoRefCompiler = _compiler_class(NoRefNativeLowering)  # no refcounts, lazy as a callee
+LazyCompiler = _compiler_class(LazyNativeLowering)  # refcounts, lazy as a callee
 ParallelCompiler = _compiler_class(ParallelEntryLowering)  # refcounts, parallel loops with lazy gufuncs

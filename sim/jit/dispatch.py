@@ -13,14 +13,23 @@ its own.  A kernel called by code that is not ours (a plain numba.njit function)
 eagerly, in a library of its own with its whole call tree: the caller's library is numba's and links it as numba
 links any callee.
 """
+
 from numba.core import config, event, sigutils, types
 from numba.core.caching import NullCache
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
 
 from sim.jit import cache as _cache
-from sim.jit.codegen import (_MODE, ALWAYS_INLINE, LazyCompiler, NoRefCompiler, ParallelCompiler, _LazyEntry,
-                             _PartEntry, current_mode)
+from sim.jit.codegen import (
+    _MODE,
+    ALWAYS_INLINE,
+    LazyCompiler,
+    NoRefCompiler,
+    ParallelCompiler,
+    _LazyEntry,
+    _PartEntry,
+    current_mode,
+)
 
 
 def canonical(t):
@@ -47,7 +56,7 @@ class _Compiling(event.Listener):
 
     def on_start(self, ev):
         data = ev.data if isinstance(ev.data, dict) else {}
-        self.stack.append(isinstance(data.get('dispatcher'), KernelDispatcher))
+        self.stack.append(isinstance(data.get("dispatcher"), KernelDispatcher))
 
     def on_end(self, ev):
         if self.stack:
@@ -55,7 +64,7 @@ class _Compiling(event.Listener):
 
 
 _COMPILING = _Compiling()
-event.register('numba:compile', _COMPILING)
+event.register("numba:compile", _COMPILING)
 
 
 class KernelDispatcher(CPUDispatcher):
@@ -69,12 +78,12 @@ class KernelDispatcher(CPUDispatcher):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._part = False          # compiled on its own and called by symbol (sim/jit/parts.py)
+        self._part = False  # compiled on its own and called by symbol (sim/jit/parts.py)
         self._compiler._customize_flags = self._flags
 
     def _flags(self, flags):
         """numba's _FunctionCompiler._customize_flags: no wrappers for a lazy compilation or a part."""
-        if self._part or current_mode() == 'lazy':
+        if self._part or current_mode() == "lazy":
             flags.no_cpython_wrapper = True
             flags.no_cfunc_wrapper = True
         return flags
@@ -83,20 +92,20 @@ class KernelDispatcher(CPUDispatcher):
         args = tuple(canonical(a) for a in args)
         kws = {k: canonical(v) for k, v in kws.items()}
         ours = bool(_COMPILING.stack) and _COMPILING.stack[-1]
-        _MODE.append('lazy' if ours else 'eager')
+        _MODE.append("lazy" if ours else "eager")
         try:
             return super().get_call_template(args, kws)
         finally:
             _MODE.pop()
 
     def compile(self, sig):
-        lazy = bool(_MODE) and _MODE[-1] == 'lazy' and not self._part
+        lazy = bool(_MODE) and _MODE[-1] == "lazy" and not self._part
         with global_compiler_lock:
             args, _ = sigutils.normalize_signature(sig)
             existing = self.overloads.get(tuple(args))
             if existing is not None and not lazy and isinstance(existing.entry_point, _LazyEntry):
                 return self._materialize(existing)
-            _MODE.append('lazy' if lazy else 'eager')
+            _MODE.append("lazy" if lazy else "eager")
             try:
                 if lazy:
                     # compile without saving to (or loading from) the disk cache: the entries carry the code
@@ -111,7 +120,7 @@ class KernelDispatcher(CPUDispatcher):
 
     def add_overload(self, cres):
         if isinstance(cres.entry_point, (_LazyEntry, _PartEntry)):
-            self.overloads[tuple(cres.signature.args)] = cres   # jitted callers only; not in the call table
+            self.overloads[tuple(cres.signature.args)] = cres  # jitted callers only; not in the call table
             return
         super().add_overload(cres)
 
@@ -120,7 +129,7 @@ class KernelDispatcher(CPUDispatcher):
         cache), in place of the lazy version (jitted callers typed later link the eager one)."""
         args = tuple(cres.signature.args)
         del self.overloads[args]
-        _MODE.append('eager')
+        _MODE.append("eager")
         try:
             return super().compile(args)
         finally:
@@ -133,21 +142,21 @@ def njit(func=None, cache=True, refcount=False, **options):
     allocate); always_inline=True has LLVM inline the kernel into every caller (codegen.ALWAYS_INLINE).
     Division by zero follows C (IEEE inf / nan, error_model='numpy') as in MuJoCo, whose checks then warn and
     reset: numba's default ('python') raised ZeroDivisionError out of the step (e.g. a singular mass matrix)."""
-    always_inline = options.pop('always_inline', False)
+    always_inline = options.pop("always_inline", False)
     targetoptions = dict(options, nopython=True)
-    targetoptions.setdefault('error_model', 'numpy')
+    targetoptions.setdefault("error_model", "numpy")
 
     def wrap(f):
         if config.DISABLE_JIT:
             return f
         if always_inline:
             ALWAYS_INLINE.add((f.__module__, f.__qualname__))
-        pipeline = NoRefCompiler if not refcount else (ParallelCompiler if options.get('parallel') else LazyCompiler)
+        pipeline = NoRefCompiler if not refcount else (ParallelCompiler if options.get("parallel") else LazyCompiler)
         disp = KernelDispatcher(py_func=f, locals={}, targetoptions=targetoptions, pipeline_class=pipeline)
         if cache and _cache.CACHE_DIR is not None:
             try:
                 disp._cache = _cache.GroupCache(f)
-            except RuntimeError:        # no source file (interactive definition): not cached
+            except RuntimeError:  # no source file (interactive definition): not cached
                 pass
         return disp
 

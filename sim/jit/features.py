@@ -17,27 +17,82 @@ those that follow the model's sizes and types (collision pairs, tendons, equalit
     features(m) -> F          the smallest feature set for model m and its current options
     FULL                      every part (what tests that drive stages directly pass)
 """
+
 import inspect
 
 import numpy as np
 
-from sim.constants import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_BOX, INT_IMPLICIT,
-                            INT_IMPLICITFAST, SOL_PGS, CONE_ELLIPTIC, ENBL_ENERGY, ENBL_FWDINV, ENBL_DIAGEXACT,
-                            TRN_SLIDERCRANK, TRN_BODY, TRN_SITE)
+from sim.constants import (
+    GEOM_PLANE,
+    GEOM_HFIELD,
+    GEOM_SPHERE,
+    GEOM_CAPSULE,
+    GEOM_CYLINDER,
+    GEOM_BOX,
+    INT_IMPLICIT,
+    INT_IMPLICITFAST,
+    SOL_PGS,
+    CONE_ELLIPTIC,
+    ENBL_ENERGY,
+    ENBL_FWDINV,
+    ENBL_DIAGEXACT,
+    TRN_SLIDERCRANK,
+    TRN_BODY,
+    TRN_SITE,
+)
 
-(F_COLLIDE2, F_IMPLICIT, F_PGS, F_PRIMAL, F_SENSOR, F_TENDON, F_EQUALITY, F_FLUID, F_TRN, F_ENERGY,
- F_FWDINV, F_DIAGEXACT, F_CYLBOX, F_SPARSE, F_ELLIPTIC, F_NOSLIP) = range(16)
-NAMES = ('collision beyond primitive pairs', 'implicit integrators', 'PGS solver', 'CG/Newton solvers', 'sensors',
-         'tendons', 'equality constraints', 'fluid forces', 'slider-crank, body and site-to-site transmissions',
-         'energy', 'forward/inverse comparison', 'exact constraint diagonal', 'cylinder and box primitive colliders',
-         'sparse Jacobian mode', 'elliptic cones', 'noslip solver')
+(
+    F_COLLIDE2,
+    F_IMPLICIT,
+    F_PGS,
+    F_PRIMAL,
+    F_SENSOR,
+    F_TENDON,
+    F_EQUALITY,
+    F_FLUID,
+    F_TRN,
+    F_ENERGY,
+    F_FWDINV,
+    F_DIAGEXACT,
+    F_CYLBOX,
+    F_SPARSE,
+    F_ELLIPTIC,
+    F_NOSLIP,
+) = range(16)
+NAMES = (
+    "collision beyond primitive pairs",
+    "implicit integrators",
+    "PGS solver",
+    "CG/Newton solvers",
+    "sensors",
+    "tendons",
+    "equality constraints",
+    "fluid forces",
+    "slider-crank, body and site-to-site transmissions",
+    "energy",
+    "forward/inverse comparison",
+    "exact constraint diagonal",
+    "cylinder and box primitive colliders",
+    "sparse Jacobian mode",
+    "elliptic cones",
+    "noslip solver",
+)
 FULL = (True,) * len(NAMES)
 NO_FEATURES = (None,) * len(NAMES)
 
 # geom type pairs (type1 <= type2) whose colliders are in sim/engine/collision/primitive.py
-PRIMITIVE_PAIRS = frozenset({(GEOM_PLANE, GEOM_SPHERE), (GEOM_PLANE, GEOM_CAPSULE), (GEOM_PLANE, GEOM_CYLINDER),
-                             (GEOM_PLANE, GEOM_BOX), (GEOM_SPHERE, GEOM_SPHERE), (GEOM_SPHERE, GEOM_CAPSULE),
-                             (GEOM_SPHERE, GEOM_CYLINDER), (GEOM_CAPSULE, GEOM_CAPSULE)})
+PRIMITIVE_PAIRS = frozenset(
+    {
+        (GEOM_PLANE, GEOM_SPHERE),
+        (GEOM_PLANE, GEOM_CAPSULE),
+        (GEOM_PLANE, GEOM_CYLINDER),
+        (GEOM_PLANE, GEOM_BOX),
+        (GEOM_SPHERE, GEOM_SPHERE),
+        (GEOM_SPHERE, GEOM_CAPSULE),
+        (GEOM_SPHERE, GEOM_CYLINDER),
+        (GEOM_CAPSULE, GEOM_CAPSULE),
+    }
+)
 
 
 def needs_collide2(m):
@@ -50,8 +105,9 @@ def needs_collide2(m):
         for j in range(i, len(ts)):
             if i != j or counts[i] > 1:
                 pairs.add((int(a), int(ts[j])))
-    for g1, g2 in zip(np.asarray(getattr(m, 'pair_geom1', [])).reshape(-1),
-                      np.asarray(getattr(m, 'pair_geom2', [])).reshape(-1)):
+    for g1, g2 in zip(
+        np.asarray(getattr(m, "pair_geom1", [])).reshape(-1), np.asarray(getattr(m, "pair_geom2", [])).reshape(-1)
+    ):
         a, b = sorted((int(gt[g1]), int(gt[g2])))
         pairs.add((a, b))
     for a, b in pairs:
@@ -80,12 +136,25 @@ def features(m, collide2=None, on=()):
     enable = int(opt.enableflags)
     c2 = needs_collide2(m) if collide2 is None else collide2
     jac = int(opt.jacobian)
-    sparse = jac == 1 or (jac == 2 and int(m.nv) >= 60)   # mj_isSparse
-    flags = (c2, integ in (INT_IMPLICIT, INT_IMPLICITFAST), pgs, not pgs, int(m.nsensor) > 0,
-             int(m.ntendon) > 0, int(m.neq) > 0, not (float(opt.density) == 0.0 and float(opt.viscosity) == 0.0),
-             needs_trn(m), bool(enable & ENBL_ENERGY), bool(enable & ENBL_FWDINV), bool(enable & ENBL_DIAGEXACT),
-             bool(np.isin(np.asarray(m.geom_type), (GEOM_CYLINDER, GEOM_BOX)).any()), sparse,
-             int(opt.cone) == CONE_ELLIPTIC, int(opt.noslip_iterations) > 0)
+    sparse = jac == 1 or (jac == 2 and int(m.nv) >= 60)  # mj_isSparse
+    flags = (
+        c2,
+        integ in (INT_IMPLICIT, INT_IMPLICITFAST),
+        pgs,
+        not pgs,
+        int(m.nsensor) > 0,
+        int(m.ntendon) > 0,
+        int(m.neq) > 0,
+        not (float(opt.density) == 0.0 and float(opt.viscosity) == 0.0),
+        needs_trn(m),
+        bool(enable & ENBL_ENERGY),
+        bool(enable & ENBL_FWDINV),
+        bool(enable & ENBL_DIAGEXACT),
+        bool(np.isin(np.asarray(m.geom_type), (GEOM_CYLINDER, GEOM_BOX)).any()),
+        sparse,
+        int(opt.cone) == CONE_ELLIPTIC,
+        int(opt.noslip_iterations) > 0,
+    )
     return tuple(True if x or i in on else None for i, x in enumerate(flags))
 
 
@@ -97,7 +166,7 @@ def mask(F, uses):
 
 def describe(F):
     """The parts of the pipeline a feature set includes (for messages)."""
-    return ', '.join(n for n, f in zip(NAMES, F) if f) or 'the basic pipeline only'
+    return ", ".join(n for n, f in zip(NAMES, F) if f) or "the basic pipeline only"
 
 
 def call_if(index, fn, default=None):
@@ -108,15 +177,14 @@ def call_if(index, fn, default=None):
     argument's type before typing the call.  (An @overload stub was compiled by numba's own dispatcher, eagerly:
     O3 and machine code of fn's whole call tree, 5 s of hopper's cold start.)  fn's parameters are spelt out."""
     from sim.jit import njit
-    params = ', '.join('a%d' % i for i in range(len(inspect.signature(fn.py_func).parameters)))
+
+    params = ", ".join("a%d" % i for i in range(len(inspect.signature(fn.py_func).parameters)))
     env = dict(__name__=__name__, fn=fn, default=default)
-    exec('def pick(flag, {p}):\n'
-         '    if flag is None:\n'
-         '        return default\n'
-         '    return fn({p})\n'.format(p=params), env)
-    env['pick'] = njit(env['pick'])
-    exec('def stub(F, {p}):\n'
-         '    return pick(F[{i}], {p})\n'.format(p=params, i=int(index)), env)
-    stub = env['stub']
-    stub.__name__ = stub.__qualname__ = 'call_if_%s' % getattr(fn, '__name__', 'fn')
+    exec(
+        "def pick(flag, {p}):\n    if flag is None:\n        return default\n    return fn({p})\n".format(p=params), env
+    )
+    env["pick"] = njit(env["pick"])
+    exec("def stub(F, {p}):\n    return pick(F[{i}], {p})\n".format(p=params, i=int(index)), env)
+    stub = env["stub"]
+    stub.__name__ = stub.__qualname__ = "call_if_%s" % getattr(fn, "__name__", "fn")
     return njit(stub)

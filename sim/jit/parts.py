@@ -20,6 +20,7 @@ process that needs it, after typing the caller (to even the shares).
 With a worker, a cold start of hopper takes about 0.6 of the wall time of one process compiling everything; the
 smaller modules also make no slower code.  Results are bitwise the same either way.
 """
+
 import atexit as _atexit
 import inspect as _inspect
 import os
@@ -29,7 +30,7 @@ import time as _time
 
 try:
     import fcntl
-except ImportError:        # Windows: no worker slots
+except ImportError:  # Windows: no worker slots
     fcntl = None
 
 import llvmlite.binding as _ll
@@ -42,13 +43,13 @@ from sim.jit import cache as _cache
 from sim.jit.codegen import _MODE, PART_KEYS, SYMBOL_RESOLVERS
 from sim.jit.dispatch import canonical, njit
 
-PART_PREFIX = 'numjoco_part_'
-_PARTS = {}          # stem -> (dispatcher, argument types without F (a function: the types module loads late), uses,
-                     #          compiled by a worker)
-_PART_READY = {}     # symbol -> compile result, its address given to LLVM
-_PART_WORKERS = {}   # symbol -> the worker process compiling it
-PART_STATS = {'workers': 0, 'wait': 0.0, 'compiled_here': 0}
-PART_TIMEOUT = 900   # s a caller waits for a worker before compiling the part itself
+PART_PREFIX = "numjoco_part_"
+_PARTS = {}  # stem -> (dispatcher, argument types without F (a function: the types module loads late), uses,
+#          compiled by a worker)
+_PART_READY = {}  # symbol -> compile result, its address given to LLVM
+_PART_WORKERS = {}  # symbol -> the worker process compiling it
+PART_STATS = {"workers": 0, "wait": 0.0, "compiled_here": 0}
+PART_TIMEOUT = 900  # s a caller waits for a worker before compiling the part itself
 
 
 def part(fn, argtypes, nf=None, uses=(), worker=True):
@@ -62,42 +63,46 @@ def part(fn, argtypes, nf=None, uses=(), worker=True):
         return fn if nf is not None else (lambda *args: fn(*args[:-1]))
     disp = njit(fn)
     disp._part = True
-    stem = (fn.__module__ + '_' + fn.__name__).replace('.', '_')
+    stem = (fn.__module__ + "_" + fn.__name__).replace(".", "_")
     _PARTS[stem] = (disp, argtypes, None if nf is None else tuple(uses), worker)
     PART_KEYS.add((fn.__module__, fn.__qualname__))
     params = list(_inspect.signature(fn).parameters)
     env = dict(__name__=__name__, types=types, _part_typer=_part_typer, _part_codegen=_part_codegen, stem=stem)
-    exec('def call(typingctx, {p}, full):\n'
-         '    sig, symbol = _part_typer(stem, ({p},), full)\n'
-         '    return sig, lambda context, builder, sig_, args: _part_codegen(context, builder, symbol, sig_, args)\n'
-         .format(p=', '.join(params)), env)
-    env['call'] = _intrinsic(env['call'])
-    p = ', '.join(params if nf is None else params[:-1])
+    exec(
+        "def call(typingctx, {p}, full):\n"
+        "    sig, symbol = _part_typer(stem, ({p},), full)\n"
+        "    return sig, lambda context, builder, sig_, args: _part_codegen(context, builder, symbol, sig_, args)\n".format(
+            p=", ".join(params)
+        ),
+        env,
+    )
+    env["call"] = _intrinsic(env["call"])
+    p = ", ".join(params if nf is None else params[:-1])
     if nf is None:
-        body = 'call({p}, F)'.format(p=p)
+        body = "call({p}, F)".format(p=p)
     else:
-        masked = ', '.join('F[%d]' % i if i in uses else 'None' for i in range(nf))
-        body = 'call({p}, ({m},), F)'.format(p=p, m=masked)
-    exec('def stub({p}, F):\n    {b}\n'.format(p=p, b=body), env)
-    stub = env['stub']
-    stub.__name__ = stub.__qualname__ = 'part_' + fn.__name__
+        masked = ", ".join("F[%d]" % i if i in uses else "None" for i in range(nf))
+        body = "call({p}, ({m},), F)".format(p=p, m=masked)
+    exec("def stub({p}, F):\n    {b}\n".format(p=p, b=body), env)
+    stub = env["stub"]
+    stub.__name__ = stub.__qualname__ = "part_" + fn.__name__
     stub.__doc__ = fn.__doc__
     return njit(stub)
 
 
 def _bits(ftype, uses):
     """'0'/'1' per feature of a feature-set type (None / True), only those in uses kept."""
-    return ''.join('1' if i in uses and not isinstance(t, types.NoneType) else '0' for i, t in enumerate(ftype))
+    return "".join("1" if i in uses and not isinstance(t, types.NoneType) else "0" for i, t in enumerate(ftype))
 
 
 def part_symbol(stem, bits):
-    return PART_PREFIX + stem + ('' if bits is None else '.F' + bits)
+    return PART_PREFIX + stem + ("" if bits is None else ".F" + bits)
 
 
 def _part_argtypes(stem, bits):
     args = tuple(_PARTS[stem][1]())
     if bits is not None:
-        args += (types.Tuple([types.boolean if b == '1' else types.none for b in bits]),)
+        args += (types.Tuple([types.boolean if b == "1" else types.none for b in bits]),)
     return args
 
 
@@ -108,7 +113,7 @@ def _part_typer(stem, args, full):
     bits = None if uses is None else _bits(args[-1], uses)
     symbol = part_symbol(stem, bits)
     if args != _part_argtypes(stem, bits):
-        raise TypeError('numjoco part %s called with %s, compiled for %s' % (stem, args, _part_argtypes(stem, bits)))
+        raise TypeError("numjoco part %s called with %s, compiled for %s" % (stem, args, _part_argtypes(stem, bits)))
     if symbol not in _PART_READY and symbol not in _PART_WORKERS:
         request_parts(full)
     return types.none(*args, full), symbol
@@ -134,9 +139,9 @@ def _cores():
 
 
 def _workers_allowed():
-    if _cache.CACHE_DIR is None or os.environ.get('NUMJOCO_COMPILE_WORKERS', '1') == '0':
+    if _cache.CACHE_DIR is None or os.environ.get("NUMJOCO_COMPILE_WORKERS", "1") == "0":
         return False
-    return not os.environ.get('NUMJOCO_PART_WORKER') and _cores() > 1
+    return not os.environ.get("NUMJOCO_PART_WORKER") and _cores() > 1
 
 
 def request_parts(full):
@@ -157,7 +162,7 @@ def _worker_slot():
     if fcntl is None:
         return True
     for i in range(max(1, _cores() // 2)):
-        f = open(os.path.join(_cache.CACHE_ROOT, 'part_worker.%d.lock' % i), 'a')
+        f = open(os.path.join(_cache.CACHE_ROOT, "part_worker.%d.lock" % i), "a")
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return f
@@ -179,17 +184,21 @@ def _part_request(full):
     slot = _worker_slot() if todo and _workers_allowed() else None
     if slot is not None:
         root = os.path.dirname(_cache.PACKAGE_DIR)
-        env = dict(os.environ, NUMJOCO_CACHE_DIR=_cache.CACHE_ROOT, NUMJOCO_QUIET='1', NUMJOCO_PART_WORKER='1')
-        code = ('import sys; sys.path.insert(0, %r); import sim.jit.parts; sim.jit.parts._part_worker(%r)'
-                % (root, todo))
+        env = dict(os.environ, NUMJOCO_CACHE_DIR=_cache.CACHE_ROOT, NUMJOCO_QUIET="1", NUMJOCO_PART_WORKER="1")
+        code = "import sys; sys.path.insert(0, %r); import sim.jit.parts; sim.jit.parts._part_worker(%r)" % (root, todo)
         try:
-            proc = _subprocess.Popen([_sys.executable, '-c', code], env=env, stdin=_subprocess.DEVNULL,
-                                     stdout=_subprocess.DEVNULL, stderr=_subprocess.DEVNULL,
-                                     pass_fds=() if slot is True else (slot.fileno(),))
+            proc = _subprocess.Popen(
+                [_sys.executable, "-c", code],
+                env=env,
+                stdin=_subprocess.DEVNULL,
+                stdout=_subprocess.DEVNULL,
+                stderr=_subprocess.DEVNULL,
+                pass_fds=() if slot is True else (slot.fileno(),),
+            )
         finally:
             if slot is not True:
-                slot.close()    # the worker holds the slot's lock until it exits
-        PART_STATS['workers'] += 1
+                slot.close()  # the worker holds the slot's lock until it exits
+        PART_STATS["workers"] += 1
         for _, st, b in todo:
             _PART_WORKERS[part_symbol(st, b)] = proc
 
@@ -204,7 +213,7 @@ def _part_load(stem, bits, compile):
     args = _part_argtypes(stem, bits)
     cres = disp.overloads.get(args)
     if cres is None:
-        _MODE.append('eager')
+        _MODE.append("eager")
         try:
             with global_compiler_lock:
                 if compile:
@@ -225,26 +234,27 @@ def _part_load(stem, bits, compile):
 
 def _part_resolve(symbol):
     """Make the part named `symbol` ready: wait for its worker, then load it (or compile it here)."""
-    name = symbol[len(PART_PREFIX):]
-    stem, _, bits = name.partition('.F')
+    name = symbol[len(PART_PREFIX) :]
+    stem, _, bits = name.partition(".F")
     if stem not in _PARTS:
-        raise RuntimeError('numjoco: no part registered for symbol %s' % symbol)
+        raise RuntimeError("numjoco: no part registered for symbol %s" % symbol)
     proc = _PART_WORKERS.pop(symbol, None)
     if proc is not None:
         t = _time.perf_counter()
         try:
             proc.wait(timeout=PART_TIMEOUT)
-        except _subprocess.TimeoutExpired:      # a stuck worker: compiled here instead
+        except _subprocess.TimeoutExpired:  # a stuck worker: compiled here instead
             proc.kill()
-        PART_STATS['wait'] += _time.perf_counter() - t
+        PART_STATS["wait"] += _time.perf_counter() - t
     if not _part_load(stem, bits or None, compile=False):
-        PART_STATS['compiled_here'] += _PARTS[stem][3]
+        PART_STATS["compiled_here"] += _PARTS[stem][3]
         _part_load(stem, bits or None, compile=True)
 
 
 def _part_worker(todo):
     """Entry of a worker process: compile (and cache) the parts in todo [(module, stem, bits)]."""
     import importlib
+
     for module, stem, bits in todo:
         importlib.import_module(module)
         _part_load(stem, bits, compile=True)

@@ -31,6 +31,7 @@ The rest of the numba machinery uses numba's extension points and replaces nothi
 - our kernels are cached under numjoco's cache directory by our own cache class (sim/jit/cache.py); numba's
   NUMBA_CACHE_DIR / config.CACHE_DIR are not touched.
 """
+
 import os
 
 from llvmlite import ir as _llir
@@ -48,7 +49,7 @@ def install():
     _INSTALLED.append(True)
     index_as_c()
     keep_openmp_threads()
-    if os.environ.get('NUMJOCO_NUMBA_SPEEDUPS', '1') != '0':
+    if os.environ.get("NUMJOCO_NUMBA_SPEEDUPS", "1") != "0":
         speedups.install()
 
 
@@ -63,19 +64,24 @@ def install():
 # numba's own pipeline (a plain numba.njit function, even one in a module named sim or envs).  A negative runtime
 # index in a kernel is a bug, as in MuJoCo's C: the test suite runs clean under NUMBA_BOUNDSCHECK=1 with this on.
 
-_OWN_SYMBOLS = ('_ZN3sim', '_ZN4envs')     # numba's mangled names of functions in the sim and envs packages
+_OWN_SYMBOLS = ("_ZN3sim", "_ZN4envs")  # numba's mangled names of functions in the sim and envs packages
 
 
 def index_as_c():
     """Replace numba.np.arrayobj.fix_integer_index by _fix_integer_index (numba's for code not ours)."""
     from numba.np import arrayobj
+
     numba_fix = arrayobj.fix_integer_index
-    if getattr(numba_fix, 'numjoco', False):
+    if getattr(numba_fix, "numjoco", False):
         return
 
     def _fix_integer_index(context, builder, idxty, idx, size):
-        if (idxty.signed and not isinstance(idx, _llir.Constant) and getattr(context, '_numjoco_kernel', False)
-                and builder.function.name.startswith(_OWN_SYMBOLS)):
+        if (
+            idxty.signed
+            and not isinstance(idx, _llir.Constant)
+            and getattr(context, "_numjoco_kernel", False)
+            and builder.function.name.startswith(_OWN_SYMBOLS)
+        ):
             return context.cast(builder, idx, idxty, types.intp)
         return numba_fix(context, builder, idxty, idx, size)
 
@@ -90,37 +96,42 @@ def index_as_c():
 # 7x slower, PPO on Hopper 2.5x slower than on Gymnasium's env).  The pool still starts lazily, at the first
 # parallel call, so a process that never runs one stays safe to fork.
 
+
 def keep_openmp_threads():
     """Wrap numba.np.ufunc.parallel._launch_threads: after numba's launch, each loaded libgomp gets back the
     thread count it had before."""
     from numba.np.ufunc import parallel
+
     launch = parallel._launch_threads
-    if getattr(launch, 'keeps_openmp_threads', False):
+    if getattr(launch, "keeps_openmp_threads", False):
         return
 
     def _launch_threads():
         if parallel._is_initialized:
             return launch()
         import ctypes
+
         libs = []
         try:
-            with open('/proc/self/maps') as f:
-                paths = {line.split()[-1] for line in f if 'libgomp' in line}
+            with open("/proc/self/maps") as f:
+                paths = {line.split()[-1] for line in f if "libgomp" in line}
             for path in sorted(paths):
                 lib = ctypes.CDLL(path)
                 libs.append((lib, lib.omp_get_max_threads()))
-        except (OSError, AttributeError, IndexError):      # no /proc, or not an OpenMP runtime: nothing to keep
+        except (OSError, AttributeError, IndexError):  # no /proc, or not an OpenMP runtime: nothing to keep
             pass
         launch()
         for lib, before in libs:
             if lib.omp_get_max_threads() != before:
                 lib.omp_set_num_threads(before)
+
     _launch_threads.keeps_openmp_threads = True
     parallel._launch_threads = _launch_threads
 
 
 # ------------------------------------------------------------------------------------------------------------
 # Opt-in, for the envs package (`import envs` calls it).
+
 
 def openmp_passive_wait():
     """Set OMP_WAIT_POLICY=PASSIVE in the process environment unless it is set (the user's value wins).
@@ -131,4 +142,4 @@ def openmp_passive_wait():
     than on 1, README, vector envs).  With passive waiting a parallel call pays for waking its workers instead.
     libgomp reads the variable when it is loaded: it acts on the OpenMP runtimes loaded afterwards (numba loads its
     OpenMP pool at its first parallel call), not on one already loaded.  Child processes inherit it."""
-    os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

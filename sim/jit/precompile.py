@@ -18,6 +18,7 @@ its cache on the CPU name, so the processes that use the cache must set NUMBA_CP
 ENV line); a process without the variable compiles for its host on first use (and caches that next to the
 generic entries).  Generic code forgoes the host's vector extensions (AVX2, AVX-512), so it may run slower.
 """
+
 import argparse
 import multiprocessing
 import os
@@ -41,7 +42,7 @@ def _count_compiles():
             pass
 
     c = Count()
-    event.register('numba:compile', c)
+    event.register("numba:compile", c)
     return c
 
 
@@ -49,6 +50,7 @@ def _model(path, render):
     import sim
     from sim.jit import features
     from sim import api as smooth_api
+
     m = sim.load_model(path)
     d = sim.Data(m)
     sim.forward(m, d)
@@ -68,7 +70,8 @@ def _task(env_id, render):
     import envs  # noqa: F401  (registers numjoco/*)
     from sim.jit import features
     from sim import api as smooth_api
-    env = gym.make(env_id, render_mode='rgb_array' if render else None)
+
+    env = gym.make(env_id, render_mode="rgb_array" if render else None)
     env.reset(seed=0)
     env.step(env.action_space.sample())
     if render:
@@ -78,24 +81,24 @@ def _task(env_id, render):
     vec = gym.make_vec(env_id, num_envs=2)
     vec.reset(seed=0)
     vec.step(vec.action_space.sample())
-    vec.reset(options={'reset_mask': np.array([True, False])})
+    vec.reset(options={"reset_mask": np.array([True, False])})
     vec.close()
     return desc
 
 
 def is_task(target):
     """A task id ('numjoco/Hopper-v0', or 'Hopper-v0' for a numjoco task) rather than a model file."""
-    return not os.path.splitext(target)[1].lower() in ('.xml', '.urdf', '.mjcf')
+    return os.path.splitext(target)[1].lower() not in (".xml", ".urdf", ".mjcf")
 
 
 def task_id(target):
-    return target if '/' in target else 'numjoco/' + target
+    return target if "/" in target else "numjoco/" + target
 
 
 def compile_target(target, render=False):
     """Compile (or load) what `target` needs; returns (target, feature set, seconds, kernels compiled, error).
     A compile that lasts prints its progress on stderr (sim/jit/progress.py; NUMJOCO_QUIET=1 silences it)."""
-    print(f'  {target}: started', flush=True)
+    print(f"  {target}: started", flush=True)
     if _ROOT not in sys.path:
         sys.path.insert(0, _ROOT)
     counter = _count_compiles()
@@ -104,7 +107,7 @@ def compile_target(target, render=False):
         desc = _task(task_id(target), render) if is_task(target) else _model(target, render)
         err = None
     except Exception as e:  # noqa: BLE001  (reported per target, the others go on)
-        desc, err = '-', f'{type(e).__name__}: {e}'
+        desc, err = "-", f"{type(e).__name__}: {e}"
     return target, desc, time.perf_counter() - t0, counter.n, err
 
 
@@ -115,12 +118,14 @@ def feature_sets(targets):
         sys.path.insert(0, _ROOT)
     import sim
     from sim import api as smooth_api
+
     keys = []
     for t in targets:
         try:
             if is_task(t):
                 import gymnasium as gym
                 import envs  # noqa: F401
+
                 env = gym.make(task_id(t))
                 m = env.unwrapped.model
                 env.close()
@@ -128,7 +133,7 @@ def feature_sets(targets):
                 m = sim.load_model(t)
             keys.append(repr(smooth_api.model_features(m)))
         except Exception:  # noqa: BLE001
-            keys.append('error:' + t)
+            keys.append("error:" + t)
     return keys
 
 
@@ -137,30 +142,38 @@ def default_targets():
     if _ROOT not in sys.path:
         sys.path.insert(0, _ROOT)
     import envs
-    return ['numjoco/' + name for name in envs.TASKS]
+
+    return ["numjoco/" + name for name in envs.TASKS]
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog='python -m sim.jit.precompile', description=__doc__.split('\n')[0])
-    ap.add_argument('targets', nargs='*', help='MJCF / URDF files and task ids (default: every numjoco task)')
-    ap.add_argument('--render', action='store_true', help='also the renderer (a frame per target)')
-    ap.add_argument('--jobs', type=int, default=1, help='targets compiled at once (processes; default 1)')
-    ap.add_argument('--portable', action='store_true',
-                    help='compile for a generic CPU (NUMBA_CPU_NAME=generic; set it when using the cache too)')
+    ap = argparse.ArgumentParser(prog="python -m sim.jit.precompile", description=__doc__.split("\n")[0])
+    ap.add_argument("targets", nargs="*", help="MJCF / URDF files and task ids (default: every numjoco task)")
+    ap.add_argument("--render", action="store_true", help="also the renderer (a frame per target)")
+    ap.add_argument("--jobs", type=int, default=1, help="targets compiled at once (processes; default 1)")
+    ap.add_argument(
+        "--portable",
+        action="store_true",
+        help="compile for a generic CPU (NUMBA_CPU_NAME=generic; set it when using the cache too)",
+    )
     args = ap.parse_args(argv)
     if args.jobs < 1:
-        ap.error('--jobs must be >= 1')
+        ap.error("--jobs must be >= 1")
     for t in args.targets:
         if not is_task(t) and not os.path.exists(t):
-            ap.error(f'no such model file: {t}')
+            ap.error(f"no such model file: {t}")
     if args.portable:
-        os.environ['NUMBA_CPU_NAME'] = 'generic'       # inherited by the worker processes (numba reads it at import)
-        os.environ['NUMBA_CPU_FEATURES'] = ''
+        os.environ["NUMBA_CPU_NAME"] = "generic"  # inherited by the worker processes (numba reads it at import)
+        os.environ["NUMBA_CPU_FEATURES"] = ""
     targets = args.targets or default_targets()
     from sim.jit import cache
-    print(f'numjoco: precompiling {len(targets)} target(s) into {cache.CACHE_ROOT}'
-          f'{" for a generic CPU" if args.portable else ""}, {args.jobs} at a time', flush=True)
-    ctx = multiprocessing.get_context('spawn')        # fresh processes: the environment above applies
+
+    print(
+        f"numjoco: precompiling {len(targets)} target(s) into {cache.CACHE_ROOT}"
+        f"{' for a generic CPU' if args.portable else ''}, {args.jobs} at a time",
+        flush=True,
+    )
+    ctx = multiprocessing.get_context("spawn")  # fresh processes: the environment above applies
     failed = 0
     t0 = time.perf_counter()
     with ctx.Pool(1) as pool:
@@ -176,11 +189,15 @@ def main(argv=None):
             for target, desc, sec, n, err in pool.imap(_star, [(t, args.render) for t in wave]):
                 if err:
                     failed += 1
-                    print(f'  {target}: FAILED: {err}', flush=True)
+                    print(f"  {target}: FAILED: {err}", flush=True)
                 else:
-                    print(f'  {target}: {desc}; {sec:.1f} s, {n} kernels compiled', flush=True)
-    print(f'numjoco: done in {time.perf_counter() - t0:.0f} s' + (f'; {failed} target(s) failed' if failed else '')
-          + ('; run with NUMBA_CPU_NAME=generic to use this cache' if args.portable else ''), flush=True)
+                    print(f"  {target}: {desc}; {sec:.1f} s, {n} kernels compiled", flush=True)
+    print(
+        f"numjoco: done in {time.perf_counter() - t0:.0f} s"
+        + (f"; {failed} target(s) failed" if failed else "")
+        + ("; run with NUMBA_CPU_NAME=generic to use this cache" if args.portable else ""),
+        flush=True,
+    )
     return 1 if failed else 0
 
 
@@ -188,5 +205,5 @@ def _star(a):
     return compile_target(*a)
 
 
-if __name__ == '__main__':
+if __name__ == "__main__":
     sys.exit(main())

@@ -19,18 +19,27 @@ internals fails those tests, not the physics.
 7. llvmlite's instruction naming (NameScope.register), in one function.
 8. numba.np.arraymath's import-time BLAS check without importing scipy.linalg (at install; not scoped).
 """
+
 import importlib.util as _importlib_util
 import os as _os
 import sys as _sys
 
 import llvmlite.binding as _ll
 from llvmlite.ir import _utils as _llutils, types as _lltypes
-from numba.core import (analysis as _analysis, base as _base, errors as _errors,
-                        inline_closurecall as _inline_closurecall, ir as _ir, lowering as _lowering,
-                        targetconfig as _targetconfig, transforms as _transforms, untyped_passes as _untyped_passes)
+from numba.core import (
+    analysis as _analysis,
+    base as _base,
+    errors as _errors,
+    inline_closurecall as _inline_closurecall,
+    ir as _ir,
+    lowering as _lowering,
+    targetconfig as _targetconfig,
+    transforms as _transforms,
+    untyped_passes as _untyped_passes,
+)
 from numba.core.types import functions as _functions
 
-from sim.jit.codegen import _MODE as _OURS      # non-empty while one of our kernels compiles (the scope)
+from sim.jit.codegen import _MODE as _OURS  # non-empty while one of our kernels compiles (the scope)
 
 _INSTALLED = []
 
@@ -60,7 +69,7 @@ def _tc_hash(self):
     if not _OURS:
         return _numba_tc_hash(self)
     cls = type(self)
-    h = cls.__dict__.get('_numjoco_hash')
+    h = cls.__dict__.get("_numjoco_hash")
     if h is None:
         h = hash(tuple(sorted(self.options)))
         cls._numjoco_hash = h
@@ -81,14 +90,15 @@ def _install_targetconfig():
     _targetconfig.TargetConfig.values = _tc_values
     _targetconfig.TargetConfig.__hash__ = _tc_hash
     _targetconfig.TargetConfig.__eq__ = _tc_eq
-    if hasattr(_errors, 'HighlightColorScheme'):
+    if hasattr(_errors, "HighlightColorScheme"):
         from colorama import Style
+
         numba_markup = _errors.HighlightColorScheme._markup
 
         def _markup(self, msg, color=None, style=Style.BRIGHT):
             if not _OURS:
                 return numba_markup(self, msg, color, style)
-            return (color or '') + (style or '') + msg + Style.RESET_ALL
+            return (color or "") + (style or "") + msg + Style.RESET_ALL
 
         _errors.HighlightColorScheme._markup = _markup
 
@@ -111,7 +121,7 @@ def _get_call_type_memo(self, context, args, kws):
     try:
         key = (self, context, tuple(args), tuple(kws.items()), _targetconfig.ConfigStack.top_or_none())
         hit = _RESOLVED.get(key)
-    except TypeError:          # an unhashable argument type
+    except TypeError:  # an unhashable argument type
         return _get_call_type(self, context, args, kws)
     if hit is not None:
         self._impl_keys[hit[0].args] = hit[1]
@@ -132,14 +142,15 @@ def _unless_ours(callback):
     def cb():
         if not _OURS:
             callback()
-    cb.__qualname__ = 'numjoco_scoped.' + getattr(callback, '__qualname__', 'callback')
+
+    cb.__qualname__ = "numjoco_scoped." + getattr(callback, "__qualname__", "callback")
     return cb
 
 
 def _install_lock_events():
     callbacks = _ll.ffi.lib._lock._cblist
     for i, (acquire, release) in enumerate(callbacks):
-        if getattr(acquire, '__qualname__', '').startswith('_initialize_llvm_lock_event'):
+        if getattr(acquire, "__qualname__", "").startswith("_initialize_llvm_lock_event"):
             callbacks[i] = (_unless_ours(acquire), _unless_ours(release))
 
 
@@ -191,7 +202,7 @@ def _collect(val, out):
 
 
 def _collect_items(items, out):
-    for v in items:            # the common leaves (variables, constants) without a call
+    for v in items:  # the common leaves (variables, constants) without a call
         kv = _KINDS.get(type(v))
         if kv == _VAR:
             out.append(v)
@@ -250,7 +261,7 @@ def _compute_use_defs(blocks):
                 elif isinstance(value, (_ir.Arg, _ir.Const, _ir.Global, _ir.FreeVar)):
                     rhs = []
                 else:
-                    raise AssertionError('unreachable', type(value))
+                    raise AssertionError("unreachable", type(value))
                 target = stmt.target.name
                 if target not in {var.name for var in rhs}:
                     def_set.add(target)
@@ -269,7 +280,7 @@ def _compute_use_defs(blocks):
     return _analysis._use_defs_result(usemap=var_use_map, defmap=var_def_map)
 
 
-_ASSIGN_KEYS = {'target', 'value', 'loc'}
+_ASSIGN_KEYS = {"target", "value", "loc"}
 _numba_compute_use_defs = _analysis.compute_use_defs
 
 
@@ -278,7 +289,7 @@ def _install_list_vars():
     _ir.Stmt.list_vars = _stmt_list_vars
     _ir.Expr.list_vars = _expr_list_vars
     for module in (_analysis, _lowering, _transforms, _untyped_passes, _inline_closurecall):
-        if getattr(module, 'compute_use_defs', None) is _numba_compute_use_defs:
+        if getattr(module, "compute_use_defs", None) is _numba_compute_use_defs:
             module.compute_use_defs = _compute_use_defs
 
 
@@ -304,7 +315,7 @@ def _registry_sizes(ctx):
 def _refresh_if_grown(self):
     if not _OURS:
         return _refresh(self)
-    if self.__dict__.get('_numjoco_registries') != _registry_sizes(self):
+    if self.__dict__.get("_numjoco_registries") != _registry_sizes(self):
         _refresh(self)
         self._numjoco_registries = _registry_sizes(self)
 
@@ -321,7 +332,7 @@ def _get_abi_size_memo(self, target_data, context=None):
     if context is not None or not _OURS:
         return _get_abi_size(self, target_data, context)
     text = str(self)
-    if '%' in text:
+    if "%" in text:
         return _get_abi_size(self, target_data, context)
     key = (text, target_data)
     size = _ABI_SIZES.get(key)
@@ -362,18 +373,19 @@ def _register(self, name, deduplicate=False):
 
 def _blas_present():
     """numba.np.linalg.ensure_blas's check without importing scipy.linalg: ImportError when cython_blas is absent."""
-    spec = _importlib_util.find_spec('scipy')
+    spec = _importlib_util.find_spec("scipy")
     for loc in (spec.submodule_search_locations or []) if spec is not None else []:
-        folder = _os.path.join(loc, 'linalg')
-        if _os.path.isdir(folder) and any(f.startswith('cython_blas.') for f in _os.listdir(folder)):
+        folder = _os.path.join(loc, "linalg")
+        if _os.path.isdir(folder) and any(f.startswith("cython_blas.") for f in _os.listdir(folder)):
             return
     raise ImportError("scipy 0.16+ is required for linear algebra")
 
 
 def _import_arraymath():
-    if 'numba.np.arraymath' in _sys.modules:
+    if "numba.np.arraymath" in _sys.modules:
         return
     from numba.np import linalg
+
     ensure_blas = linalg.ensure_blas
     linalg.ensure_blas = _blas_present
     try:

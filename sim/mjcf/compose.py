@@ -45,15 +45,43 @@ from sim.errors import UnsupportedError
 from . import numbers
 
 # tree element key -> name space
-TREE_KINDS = {"body": "body", "joint": "joint", "freejoint": "joint", "geom": "geom", "site": "site",
-              "camera": "camera", "light": "light", "frame": "frame"}
+TREE_KINDS = {
+    "body": "body",
+    "joint": "joint",
+    "freejoint": "joint",
+    "geom": "geom",
+    "site": "site",
+    "camera": "camera",
+    "light": "light",
+    "frame": "frame",
+}
 # order in which mjCModel::operator+= copies the non-tree lists (and operator-= prunes them, tuples excepted)
 SECTION_KINDS = ("pair", "exclude", "tendon", "equality", "actuator", "sensor", "tuple")
-_SECTION_OF = {"contact": ("pair", "exclude"), "tendon": ("tendon",), "equality": ("equality",),
-               "actuator": ("actuator",), "sensor": ("sensor",), "custom": ("tuple",)}
-_TUPLE_NS = {"body": "body", "xbody": "body", "joint": "joint", "geom": "geom", "site": "site", "camera": "camera",
-             "light": "light", "tendon": "tendon", "actuator": "actuator", "sensor": "sensor", "pair": "pair",
-             "exclude": "exclude", "equality": "equality", "tuple": "tuple", "frame": "frame"}
+_SECTION_OF = {
+    "contact": ("pair", "exclude"),
+    "tendon": ("tendon",),
+    "equality": ("equality",),
+    "actuator": ("actuator",),
+    "sensor": ("sensor",),
+    "custom": ("tuple",),
+}
+_TUPLE_NS = {
+    "body": "body",
+    "xbody": "body",
+    "joint": "joint",
+    "geom": "geom",
+    "site": "site",
+    "camera": "camera",
+    "light": "light",
+    "tendon": "tendon",
+    "actuator": "actuator",
+    "sensor": "sensor",
+    "pair": "pair",
+    "exclude": "exclude",
+    "equality": "equality",
+    "tuple": "tuple",
+    "frame": "frame",
+}
 
 
 def _kind(el):
@@ -77,9 +105,17 @@ def _kind(el):
 # deformable, equality, tendon, actuator, sensor; the body tree after them, keyframes when compiling), and the name
 # space of each element key in them
 _PARSE_ORDER = ("custom", "asset", "contact", "deformable", "equality", "tendon", "actuator", "sensor")
-_NAMED_ASSETS = {"mesh": "mesh", "skin": "skin", "hfield": "hfield", "texture": "texture", "material": "material",
-                 "numeric": "numeric", "text": "text", "tuple": "tuple"}
-_FILE_NAMED = ("mesh", "skin", "hfield", "texture")       # an unnamed one takes its file name (mjuu_strippath/ext)
+_NAMED_ASSETS = {
+    "mesh": "mesh",
+    "skin": "skin",
+    "hfield": "hfield",
+    "texture": "texture",
+    "material": "material",
+    "numeric": "numeric",
+    "text": "text",
+    "tuple": "tuple",
+}
+_FILE_NAMED = ("mesh", "skin", "hfield", "texture")  # an unnamed one takes its file name (mjuu_strippath/ext)
 
 
 def check_section_names(root):
@@ -95,7 +131,7 @@ def check_section_names(root):
                 name = el.raw.get("name", "")
                 if not name and el.key in _FILE_NAMED:
                     f = el.raw.get("file", "").replace("\\", "/").rsplit("/", 1)[-1]
-                    name = f[:f.rfind(".")] if "." in f else f
+                    name = f[: f.rfind(".")] if "." in f else f
                 if not name:
                     continue
                 names = seen.setdefault(kind, set())
@@ -132,13 +168,21 @@ def _sensor_refs(el):
         ref = ("refname", _TUPLE_NS.get(raw.get("reftype", ""), "?")) if "reftype" in raw else None
         return obj, ref
     if tag in ("distance", "normal", "fromto"):
-        return (("body1", "body") if "body1" in raw else ("geom1", "geom")), \
-            (("body2", "body") if "body2" in raw else ("geom2", "geom"))
+        return (("body1", "body") if "body1" in raw else ("geom1", "geom")), (
+            ("body2", "body") if "body2" in raw else ("geom2", "geom")
+        )
     if tag == "contact":
         first = [a for a in ("site", "body1", "subtree1", "geom1") if a in raw]
         second = [a for a in ("body2", "subtree2", "geom2") if a in raw]
-        ns = {"site": "site", "body1": "body", "subtree1": "body", "geom1": "geom", "body2": "body",
-              "subtree2": "body", "geom2": "geom"}
+        ns = {
+            "site": "site",
+            "body1": "body",
+            "subtree1": "body",
+            "geom1": "geom",
+            "body2": "body",
+            "subtree2": "body",
+            "geom2": "geom",
+        }
         return ((first[0], ns[first[0]]) if first else None), ((second[0], ns[second[0]]) if second else None)
     if tag == "tactile":
         return ("mesh", "mesh"), ("geom", "geom")
@@ -169,8 +213,10 @@ class Names:
 def resolve(el, names, prefix, suffix):
     """{attribute or (child index, attribute): new value} for a copy of section element `el` namespaced with
     prefix / suffix, or None when its references do not resolve (MuJoCo's NameSpace + ResolveReferences)."""
+
     def ns(x):
         return prefix + x + suffix
+
     kind = _kind(el)
     raw = el.raw
     out = {}
@@ -209,8 +255,16 @@ def resolve(el, names, prefix, suffix):
         if not raw.get(pair[0]):
             return None
     elif kind == "actuator":
-        space = {"joint": "joint", "jointinparent": "joint", "tendon": "tendon", "site": "site",
-                 "refsite": "site", "cranksite": "site", "slidersite": "site", "body": "body"}
+        space = {
+            "joint": "joint",
+            "jointinparent": "joint",
+            "tendon": "tendon",
+            "site": "site",
+            "refsite": "site",
+            "cranksite": "site",
+            "slidersite": "site",
+            "body": "body",
+        }
         found = False
         for attr, sp in space.items():
             if raw.get(attr):
@@ -226,8 +280,11 @@ def resolve(el, names, prefix, suffix):
             if w.key == "pulley":
                 continue
             nwrap += 1
-            attr, space = {"fixed_joint": ("joint", "joint"), "spatial_site": ("site", "site"),
-                           "spatial_geom": ("geom", "geom")}[w.key]
+            attr, space = {
+                "fixed_joint": ("joint", "joint"),
+                "spatial_site": ("site", "site"),
+                "spatial_geom": ("geom", "geom"),
+            }[w.key]
             side = w.raw.get("sidesite", "")
             if attr not in w.raw:
                 raise w.error("missing required attribute", attr)
@@ -310,8 +367,16 @@ def _set_comp(els, comp, class_prefix=None, attach=None):
 
 def _identity_frame(att, parent):
     from .reader import Elem
-    return Elem("frame", "frame", att.file, att.line, {}, parent,
-                att.origin or ("attach", {a: ("attach", None, att.line) for a in ("pos", "quat", "childclass")}))
+
+    return Elem(
+        "frame",
+        "frame",
+        att.file,
+        att.line,
+        {},
+        parent,
+        att.origin or ("attach", {a: ("attach", None, att.line) for a in ("pos", "quat", "childclass")}),
+    )
 
 
 def _class_in_effect(el):
@@ -351,15 +416,32 @@ def _authored(root, key):
 # compiler conflict="merge": MuJoCo's per-field strategy for values authored in both models (modeledit.rst,
 # Attribute Merging); flags are OR-ed (a disable flag set to 'disable', an enable flag to 'enable', on either side)
 _MERGE_MIN = {"timestep", "tolerance", "ls_tolerance", "noslip_tolerance", "ccd_tolerance", "sleep_tolerance"}
-_MERGE_MAX = {"iterations", "ls_iterations", "noslip_iterations", "ccd_iterations", "sdf_iterations",
-              "sdf_initpoints", "nkey", "nuserdata", "nuser_body", "nuser_jnt", "nuser_geom", "nuser_site",
-              "nuser_cam", "nuser_tendon", "nuser_actuator", "nuser_sensor", "memory"}
+_MERGE_MAX = {
+    "iterations",
+    "ls_iterations",
+    "noslip_iterations",
+    "ccd_iterations",
+    "sdf_iterations",
+    "sdf_initpoints",
+    "nkey",
+    "nuserdata",
+    "nuser_body",
+    "nuser_jnt",
+    "nuser_geom",
+    "nuser_site",
+    "nuser_cam",
+    "nuser_tendon",
+    "nuser_actuator",
+    "nuser_sensor",
+    "memory",
+}
 
 
 def _merge_value(key, attr, mine, theirs):
     """Merged attribute text, or None when the field is not mergeable (MuJoCo raises a conflict error)."""
     if attr.startswith("flag:"):
         from .schema import ENABLE_FLAGS
+
         wanted = "enable" if attr[5:] in ENABLE_FLAGS else "disable"
         return wanted if wanted in (mine.strip(), theirs.strip()) else mine
     if attr == "actuatorgroupdisable":
@@ -379,7 +461,7 @@ def _bytes(text):
     scale = 1024 ** ("KMGTPE".index(t[-1]) + 1) if t and t[-1] in "KMGTPE" else 1
     try:
         return int(t.rstrip("KMGTPE").strip() or 0) * scale
-    except ValueError:        # not a byte count: the compiler refuses it (<size memory>)
+    except ValueError:  # not a byte count: the compiler refuses it (<size memory>)
         return -1
 
 
@@ -394,6 +476,7 @@ def _same_text(a, b):
 
 def _is_default(key, attr, value):
     from . import schema
+
     if attr.startswith("flag:"):
         spec, attr = schema.ELEMENTS["flag"], attr[5:]
     else:
@@ -410,17 +493,21 @@ def _is_default(key, attr, value):
 def _stem(filename):
     """File name without folder and extension (the implicit name of a file asset)."""
     base = filename.replace("\\", "/").rsplit("/", 1)[-1]
-    return base[:base.rfind(".")] if "." in base else base
+    return base[: base.rfind(".")] if "." in base else base
 
 
 def _sub_compiler(sub, folder):
     """The merged <compiler> of an attached model, its asset folders made relative to this model's folder."""
     from sim.compiler.context import merge_singletons
+
     comp = merge_singletons(sub.root.find("compiler"), "compiler")
     comp.dclass = "main"
     assetdir = comp.get("assetdir", "") or ""
-    for attr, own in (("meshdir", comp.get("meshdir", "") or assetdir),
-                      ("texturedir", comp.get("texturedir", "") or assetdir), ("assetdir", assetdir)):
+    for attr, own in (
+        ("meshdir", comp.get("meshdir", "") or assetdir),
+        ("texturedir", comp.get("texturedir", "") or assetdir),
+        ("assetdir", assetdir),
+    ):
         value = os.path.join(folder, own) if folder else own
         comp.raw[attr] = comp.values[attr] = value
     return comp
@@ -440,8 +527,8 @@ class Composer:
         self.depth = depth
         self.names = Names()
         self.names.add("body", "world")
-        self.tree = {"body": {}, "frame": {}}            # name -> Elem, for self-attachment
-        self.lists = {k: [] for k in SECTION_KINDS}       # kind -> [Elem] in list order
+        self.tree = {"body": {}, "frame": {}}  # name -> Elem, for self-attachment
+        self.lists = {k: [] for k in SECTION_KINDS}  # kind -> [Elem] in list order
         self.originals = set()
         for sec in root.children:
             for kind in _SECTION_OF.get(sec.key, ()):
@@ -476,6 +563,7 @@ class Composer:
         if found:
             return found[-1]
         from .reader import Elem
+
         sec = Elem(key, key, self.root.file, None, {}, self.root)
         self.root.children.append(sec)
         return sec
@@ -519,9 +607,9 @@ class Composer:
                 self.register_tree(e.children, remove)
 
     def replicate(self, rep, parent):
-        count = _int(rep, "count")       # zero or negative: no replica (MuJoCo accepts it)
+        count = _int(rep, "count")  # zero or negative: no replica (MuJoCo accepts it)
         cc = rep.raw.get("childclass")
-        if cc is not None and cc not in self.doc.classes:    # checked as it is parsed, whatever the count
+        if cc is not None and cc not in self.doc.classes:  # checked as it is parsed, whatever the count
             raise rep.error(f"unknown default childclass '{cc}'", "childclass")
         offset = _floats(rep, "offset", 3)
         euler = _floats(rep, "euler", 3)
@@ -530,7 +618,7 @@ class Composer:
         if len(seq) != 3 or any(c not in "xyzXYZ" for c in seq):
             if "euler" in rep.raw:
                 raise rep.error("euler sequence can only contain x, y, z, X, Y, Z (compiler eulerseq)", "euler")
-            seq = "xyz"         # zero angles: the sequence does not matter (MuJoCo does not look at it)
+            seq = "xyz"  # zero angles: the sequence does not matter (MuJoCo does not look at it)
         # the content first (inner replicates expand here), as MuJoCo parses it into a placeholder body
         self.walk(rep)
         content = rep.children
@@ -645,11 +733,13 @@ class Composer:
             raise el.error("missing required attribute", "file")
         from . import reader
         from sim.compiler import compile_document
+
         src = self.doc.source
         data = src.read(file, el)
         folder = os.path.dirname(file)
-        sub = reader.read(data, name=file, directory=os.path.join(src.directory, folder), assets=src.assets,
-                          depth=self.depth + 1)
+        sub = reader.read(
+            data, name=file, directory=os.path.join(src.directory, folder), assets=src.assets, depth=self.depth + 1
+        )
         model, sctx = compile_document(sub, set_constants=False, context=True)
         # what keyframes set: each joint, actuator and mocap body remembers its index in the attached model
         for kind in ("joint", "actuator", "body"):
@@ -674,27 +764,36 @@ class Composer:
                 same = own is not None and _same_text(own[0], value)
                 if policy == "warning":
                     if not same and (own is not None or not _is_default(key, attr, value)):
-                        warnings.warn(f"{att.file}:{att.line}: attaching model '{att.raw['model']}': {key} "
-                                      f"{attr} is {value!r} there, this model keeps "
-                                      f"{own[0] if own else 'its default'} (compiler conflict='warning')",
-                                      stacklevel=2)
+                        warnings.warn(
+                            f"{att.file}:{att.line}: attaching model '{att.raw['model']}': {key} "
+                            f"{attr} is {value!r} there, this model keeps "
+                            f"{own[0] if own else 'its default'} (compiler conflict='warning')",
+                            stacklevel=2,
+                        )
                 elif policy == "error":
                     if own is not None and not same:
-                        raise att.error(f"attach conflict with model '{att.raw['model']}' (compiler conflict="
-                                        f"'error'): {key} {attr} is {own[0]!r} here and {value!r} there", "model")
+                        raise att.error(
+                            f"attach conflict with model '{att.raw['model']}' (compiler conflict="
+                            f"'error'): {key} {attr} is {own[0]!r} here and {value!r} there",
+                            "model",
+                        )
                 elif own is None:
                     self.adopt(key, attr, value)
                 elif not same:
                     merged = _merge_value(key, attr, own[0], value)
                     if merged is None:
-                        raise att.error(f"attach conflict with model '{att.raw['model']}' (compiler conflict="
-                                        f"'merge'): {key} {attr} is {own[0]!r} here and {value!r} there, and "
-                                        "MuJoCo does not merge this field", "model")
+                        raise att.error(
+                            f"attach conflict with model '{att.raw['model']}' (compiler conflict="
+                            f"'merge'): {key} {attr} is {own[0]!r} here and {value!r} there, and "
+                            "MuJoCo does not merge this field",
+                            "model",
+                        )
                     self.adopt(key, attr, merged)
 
     def adopt(self, key, attr, value):
         """Write an <option> / <size> attribute (or option flag 'flag:<name>') into this model."""
         from .reader import Elem
+
         sec = self.container(key)
         if attr.startswith("flag:"):
             flags = sec.find("flag")
@@ -770,12 +869,15 @@ class Composer:
 
 def _make_frame(rep, parent, pos, quat):
     from .reader import Elem
+
     raw = {"pos": " ".join(repr(float(x)) for x in pos), "quat": " ".join(repr(float(x)) for x in quat)}
     if "childclass" in rep.raw:
         raw["childclass"] = rep.raw["childclass"]
     # errors about the frame name the replicate it stands for
-    origin = rep.origin or ("replicate", {a: ("replicate", a if a in rep.raw else None, rep.line)
-                                          for a in ("pos", "quat", "childclass")})
+    origin = rep.origin or (
+        "replicate",
+        {a: ("replicate", a if a in rep.raw else None, rep.line) for a in ("pos", "quat", "childclass")},
+    )
     return Elem("frame", "frame", rep.file, rep.line, raw, parent, origin)
 
 
@@ -784,10 +886,12 @@ def _rename_tree(els, prefix, suffix, other=False):
     mjCCamera / mjCLight::NameSpace): materials, meshes and height fields are renamed only when the elements come
     from another model (`other`)."""
     for e in els:
+
         def rename(attr):
             v = e.get(attr) if e.dclass is not None else e.raw.get(attr)
             if v:
                 _set(e, attr, prefix + v + suffix)
+
         if e.key in TREE_KINDS:
             rename("name")
         if e.key in ("camera", "light"):
@@ -812,8 +916,7 @@ def _int(el, attr):
             raise numbers.NumberError(t, "bad format")
         return numbers.integer(toks[0])
     except numbers.NumberError as e:
-        raise el.error(f"invalid integer '{t}'" if e.reason == "bad format" else f"{e.reason}: '{t}'",
-                       attr) from None
+        raise el.error(f"invalid integer '{t}'" if e.reason == "bad format" else f"{e.reason}: '{t}'", attr) from None
 
 
 def _floats(el, attr, n):
@@ -823,11 +926,13 @@ def _floats(el, attr, n):
     try:
         vals = [numbers.real(x) for x in numbers.split(t)]
     except numbers.NumberError as e:
-        raise el.error(f"invalid number in '{t}'" if e.reason == "bad format" else f"{e.reason}: '{t}'",
-                       attr) from None
+        raise el.error(f"invalid number in '{t}'" if e.reason == "bad format" else f"{e.reason}: '{t}'", attr) from None
     if not all(math.isfinite(v) for v in vals):
-        raise el.error(f"non-finite number in '{t}' (numjoco does not simulate models with non-finite "
-                       "parameters)", attr, cls=UnsupportedError)
+        raise el.error(
+            f"non-finite number in '{t}' (numjoco does not simulate models with non-finite parameters)",
+            attr,
+            cls=UnsupportedError,
+        )
     if len(vals) != n:
         raise el.error(f"expected {n} values, got {len(vals)}", attr)
     return vals

@@ -6,6 +6,7 @@ it rejects a token strtod cannot read whole ('1_0', Unicode digits, '1e'), a rea
 the smallest normal double (ERANGE: 1.8e308, 1e-310, 1e-400; "number is too large"), and an integer outside
 int32.  Tokens are separated by ASCII whitespace only (a no-break space is part of a token, as in C's isspace).
 """
+
 import re
 
 _SPLIT = re.compile(r"[ \t\n\r\f\v]+")
@@ -14,7 +15,7 @@ _HEX = re.compile(r"[+-]?0[xX](?:([0-9a-fA-F]+)\.?([0-9a-fA-F]*)|\.([0-9a-fA-F]+
 _SPECIAL = re.compile(r"[+-]?(?:inf|infinity|nan(?:\([0-9A-Za-z_]*\))?)", re.IGNORECASE | re.ASCII)
 _INT = re.compile(r"[+-]?\d+", re.ASCII)
 _MIN_NORMAL = 2.2250738585072014e-308
-INT32 = (-2**31, 2**31 - 1)
+INT32 = (-(2**31), 2**31 - 1)
 
 
 class NumberError(ValueError):
@@ -46,9 +47,8 @@ def real(tok):
             return float("nan") if "n(" in tok.lower() or tok.lower().lstrip("+-") == "nan" else float(tok)
         else:
             raise NumberError(tok, "bad format")
-    if v in (float("inf"), float("-inf")) or (v != 0.0 and abs(v) < _MIN_NORMAL) \
-            or (v == 0.0 and digits.strip("0")):
-        raise NumberError(tok, "number is too large")       # ERANGE (MuJoCo says 'too large' for both ends)
+    if v in (float("inf"), float("-inf")) or (v != 0.0 and abs(v) < _MIN_NORMAL) or (v == 0.0 and digits.strip("0")):
+        raise NumberError(tok, "number is too large")  # ERANGE (MuJoCo says 'too large' for both ends)
     return v
 
 

@@ -28,8 +28,20 @@ class Elem:
     (written on the element, or inherited from its default class); children: sub-elements in document order.
     """
 
-    __slots__ = ("tag", "key", "file", "line", "raw", "values", "children", "parent", "dclass", "origin", "comp",
-                 "extra")
+    __slots__ = (
+        "tag",
+        "key",
+        "file",
+        "line",
+        "raw",
+        "values",
+        "children",
+        "parent",
+        "dclass",
+        "origin",
+        "comp",
+        "extra",
+    )
 
     def __init__(self, tag, key, file, line, raw, parent=None, origin=None):
         self.tag = tag
@@ -40,14 +52,14 @@ class Elem:
         self.values = {}
         self.children = []
         self.parent = parent
-        self.dclass = None      # name of the default class in effect for this element
+        self.dclass = None  # name of the default class in effect for this element
         # elements translated from another format (URDF, see mjcf.urdf): (source tag, {attribute: (source tag,
         # source attribute, source line)}) so that errors name what the user wrote
         self.origin = origin
         # elements attached from another model (<attach model=...>): that model's merged <compiler> element, whose
         # settings (angle, eulerseq, autolimits, inertia options, asset folders) apply to them; else None
         self.comp = None
-        self.extra = None       # composition data (see mjcf.compose), e.g. a keyframe of an attached model
+        self.extra = None  # composition data (see mjcf.compose), e.g. a keyframe of an attached model
 
     def error(self, message, attribute=None, cls=ModelError):
         element, line = self.tag, self.line
@@ -87,8 +99,18 @@ class Elem:
 # ----------------------------------------------------------------------------------------------- parsing
 
 # MJCF elements MuJoCo has and numjoco does not simulate yet: rejected with UnsupportedError, not "unknown"
-MUJOCO_ONLY = {"composite", "flexcomp", "plugin", "flex",
-               "pin", "elasticity", "extension", "instance", "config", "bone"}
+MUJOCO_ONLY = {
+    "composite",
+    "flexcomp",
+    "plugin",
+    "flex",
+    "pin",
+    "elasticity",
+    "extension",
+    "instance",
+    "config",
+    "bone",
+}
 
 
 class _Source:
@@ -98,7 +120,7 @@ class _Source:
         self.name = name
         self.directory = directory
         self.assets = assets or {}
-        self.modeldir = modeldir    # the model file's folder as given (MuJoCo's ModelFileDir; '' for a string)
+        self.modeldir = modeldir  # the model file's folder as given (MuJoCo's ModelFileDir; '' for a string)
 
     def exists(self, filename):
         """True when `filename` is an in-memory asset or a file relative to the model's folder."""
@@ -179,8 +201,7 @@ def tinyxml_text(text, filename):
     if isinstance(text, (bytes, bytearray)):
         data = bytes(text)
         if data.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")):
-            raise ModelError("UTF-16 / UTF-32 document: MuJoCo's XML parser reads UTF-8 only", file=filename,
-                             line=1)
+            raise ModelError("UTF-16 / UTF-32 document: MuJoCo's XML parser reads UTF-8 only", file=filename, line=1)
         data = data.split(b"\x00", 1)[0]
         if data.startswith(b"\xef\xbb\xbf"):
             data = data[3:]
@@ -212,7 +233,7 @@ def _declaration_first(text):
     k = body.find("?>")
     if k < 0 or "\n" in body[:k]:
         return text
-    return body[:k + 2] + text[:len(text) - len(body)] + body[k + 2:]
+    return body[: k + 2] + text[: len(text) - len(body)] + body[k + 2 :]
 
 
 def _blank_text_before_root(text):
@@ -229,8 +250,8 @@ def _blank_text_before_root(text):
             out.append(text[j:])
             return "".join(out)
         close = "-->" if text.startswith("<!--", j) else "?>" if text.startswith("<?", j) else ">"
-        if close == ">" and "[" in text[j:text.find(">", j) + 1]:
-            close = "]>"                   # a DOCTYPE with an internal subset
+        if close == ">" and "[" in text[j : text.find(">", j) + 1]:
+            close = "]>"  # a DOCTYPE with an internal subset
         k = text.find(close, j + 2)
         k = n if k < 0 else k + len(close)
         out.append(text[j:k])
@@ -270,7 +291,7 @@ def _parse_xml(text, filename):
     root = []
     stack = []
 
-    top = []      # document-level nodes other than declarations, seen so far (comments, the root)
+    top = []  # document-level nodes other than declarations, seen so far (comments, the root)
 
     def comment(data):
         if not stack:
@@ -279,8 +300,11 @@ def _parse_xml(text, filename):
     def instruction(target, data):
         # tinyxml2 reads every <?...?> as an XML declaration and allows them only at the start of the document
         if stack or top:
-            raise ModelError(f"XML declaration or processing instruction '<?{target}' is only allowed at the start "
-                             "of the document", file=filename, line=parser.CurrentLineNumber)
+            raise ModelError(
+                f"XML declaration or processing instruction '<?{target}' is only allowed at the start of the document",
+                file=filename,
+                line=parser.CurrentLineNumber,
+            )
 
     def start(tag, attrs):
         top.append(tag)
@@ -304,11 +328,16 @@ def _parse_xml(text, filename):
     try:
         parser.Parse(text, True)
     except xml.parsers.expat.ExpatError as e:
-        if e.code == xml.parsers.expat.errors.codes[xml.parsers.expat.errors.XML_ERROR_JUNK_AFTER_DOC_ELEMENT] \
-                and root and not stack and _more_elements(text, e.lineno, e.offset):
-            return root[0]          # tinyxml2 reads further top-level elements; MuJoCo uses the first
-        raise ModelError(f"malformed XML: {xml.parsers.expat.ErrorString(e.code)} (column {e.offset})",
-                         file=filename, line=e.lineno) from None
+        if (
+            e.code == xml.parsers.expat.errors.codes[xml.parsers.expat.errors.XML_ERROR_JUNK_AFTER_DOC_ELEMENT]
+            and root
+            and not stack
+            and _more_elements(text, e.lineno, e.offset)
+        ):
+            return root[0]  # tinyxml2 reads further top-level elements; MuJoCo uses the first
+        raise ModelError(
+            f"malformed XML: {xml.parsers.expat.ErrorString(e.code)} (column {e.offset})", file=filename, line=e.lineno
+        ) from None
     if not root:
         raise ModelError("empty XML document", file=filename)
     return root[0]
@@ -325,7 +354,7 @@ def _more_elements(text, line, column):
     p.UseForeignDTD(True)
     texts = []
     p.CharacterDataHandler = texts.append
-    p.StartElementHandler = lambda tag, attrs: texts.append("<")   # marks element content (any text is ok there)
+    p.StartElementHandler = lambda tag, attrs: texts.append("<")  # marks element content (any text is ok there)
     try:
         p.Parse("<r>" + rest + "</r>", True)
     except xml.parsers.expat.ExpatError:
@@ -340,7 +369,7 @@ def path_reduce(path):
         prefix = path[0]
     elif len(path) > 2 and path[1] == ":" and path[2] in "/\\":
         prefix = path[:3]
-    parts = re.split(r"[/\\]", path[len(prefix):])
+    parts = re.split(r"[/\\]", path[len(prefix) :])
     dirs = []
     for p in parts[:-1]:
         if p == ".." and dirs and dirs[-1] != "..":
@@ -361,7 +390,7 @@ def _combine(d, name):
 def _dirname(path):
     """The folder part of a path with its trailing separator ('' when there is none), as mju_getResourceDir."""
     i = max(path.rfind("/"), path.rfind("\\"))
-    return path[:i + 1]
+    return path[: i + 1]
 
 
 def _expand_includes(node, source, fname, depth=0, incdir="", included=None):
@@ -410,8 +439,9 @@ def _expand_includes(node, source, fname, depth=0, incdir="", included=None):
             for g in sub[3]:
                 out.append(g)
         else:
-            out.append(_expand_includes(child, source, fname, depth, incdir, included) if child[3]
-                       else _tag_file(child, fname))
+            out.append(
+                _expand_includes(child, source, fname, depth, incdir, included) if child[3] else _tag_file(child, fname)
+            )
     return (tag, attrs, line, out, fname) if len(node) == 4 else (tag, attrs, line, out, node[4])
 
 
@@ -422,8 +452,13 @@ def _tag_file(node, fname):
 
 
 # children that may appear at most once (MuJoCo 3.17's schema, '?'; the children of a <default>: _build_defaults)
-UNIQUE = {"body": ("inertial",), "worldbody": ("inertial",), "compiler": ("lengthrange",), "option": ("flag",),
-          "visual": ("global", "headlight", "map", "quality", "rgba", "scale")}
+UNIQUE = {
+    "body": ("inertial",),
+    "worldbody": ("inertial",),
+    "compiler": ("lengthrange",),
+    "option": ("flag",),
+    "visual": ("global", "headlight", "map", "quality", "rgba", "scale"),
+}
 
 
 def _convert(node, key, parent, fname, lenient=False):
@@ -435,7 +470,7 @@ def _convert(node, key, parent, fname, lenient=False):
     origin = node[5] if len(node) >= 6 else None
     spec = schema.ELEMENTS[key]
     lenient = lenient or key in ("replicate", "frame")
-    if key == "mujoco":     # XML namespace declarations on the root: accepted (and ignored) by MuJoCo
+    if key == "mujoco":  # XML namespace declarations on the root: accepted (and ignored) by MuJoCo
         attrs = {k: v for k, v in attrs.items() if k != "xmlns" and not k.startswith("xmlns:")}
     unknown = [name for name in attrs if name not in spec.attrs]
     if unknown:
@@ -443,8 +478,10 @@ def _convert(node, key, parent, fname, lenient=False):
         if not lenient:
             raise probe.error("unrecognized attribute", unknown[0])
         for name in unknown:
-            warnings.warn(str(probe.error("unknown attribute in a <replicate> / <frame>, ignored as MuJoCo ignores it",
-                                          name)), stacklevel=2)
+            warnings.warn(
+                str(probe.error("unknown attribute in a <replicate> / <frame>, ignored as MuJoCo ignores it", name)),
+                stacklevel=2,
+            )
         attrs = {k: v for k, v in attrs.items() if k not in unknown}
     el = Elem(tag, key, nfile, line, drop_empty_numbers(spec, attrs), parent, origin)
     unique = UNIQUE.get(key, ())
@@ -463,20 +500,28 @@ def _convert(node, key, parent, fname, lenient=False):
             # MuJoCo 3.17's schema check takes these for a <worldbody> (mjXSchema::NameMatch) and its reader never
             # looks at them: checked as a body, then left out of the model
             _convert(child, "body", el, nfile)
-            warnings.warn(str(Elem(ctag, ctag, child[4] if len(child) >= 5 else nfile, child[2], child[1]).error(
-                f"<{ctag}> directly inside <mujoco> (not in <worldbody>) is ignored, as MuJoCo ignores it")),
-                stacklevel=2)
+            warnings.warn(
+                str(
+                    Elem(ctag, ctag, child[4] if len(child) >= 5 else nfile, child[2], child[1]).error(
+                        f"<{ctag}> directly inside <mujoco> (not in <worldbody>) is ignored, as MuJoCo ignores it"
+                    )
+                ),
+                stacklevel=2,
+            )
             continue
         if ckey is None:
             probe = Elem(ctag, ctag, child[4] if len(child) >= 5 else nfile, child[2], child[1])
             if lenient and key not in ("body", "frame", "replicate", "worldbody"):
                 # unchecked by the schema there, and MuJoCo's builder never reads children of a leaf element
-                warnings.warn(str(probe.error(f"element inside <{tag}> in a <replicate> / <frame>, ignored as "
-                                              "MuJoCo ignores it")), stacklevel=2)
+                warnings.warn(
+                    str(
+                        probe.error(f"element inside <{tag}> in a <replicate> / <frame>, ignored as MuJoCo ignores it")
+                    ),
+                    stacklevel=2,
+                )
                 continue
             if ctag in MUJOCO_ONLY:
-                raise probe.error(f"<{ctag}> (a MuJoCo feature) is not supported by numjoco yet",
-                                  cls=UnsupportedError)
+                raise probe.error(f"<{ctag}> (a MuJoCo feature) is not supported by numjoco yet", cls=UnsupportedError)
             if key == "replicate" and ctag in ("joint", "freejoint"):
                 raise probe.error("joint cannot be a direct child of replicate")
             raise probe.error(f"unknown element inside <{tag}>")
@@ -515,8 +560,12 @@ def parse_value(el, attr, text):
         raise el.error(f"{e.reason}: '{e.token}' in '{text}'", attr.name) from None
     if kind == "real" and not all(np.isfinite(v) for v in vals):
         # MuJoCo reads inf / nan (strtod) and compiles them into the model; numjoco refuses them
-        raise el.error(f"non-finite number in '{text}' (MuJoCo accepts inf / nan here; numjoco does not "
-                       "simulate models with non-finite parameters)", attr.name, cls=UnsupportedError)
+        raise el.error(
+            f"non-finite number in '{text}' (MuJoCo accepts inf / nan here; numjoco does not "
+            "simulate models with non-finite parameters)",
+            attr.name,
+            cls=UnsupportedError,
+        )
     if attr.nmin is None:
         if len(vals) != 1:
             raise el.error(f"expected 1 value, got {len(vals)}", attr.name)
@@ -534,13 +583,18 @@ def parse_value(el, attr, text):
 
 def merge_value(attr, base, new):
     """A partial array (fewer values than the maximum) overwrites a prefix of the inherited/default value."""
-    if (attr.is_array and attr.nmax is not None and attr.nmin != attr.nmax and isinstance(new, np.ndarray)
-            and len(new) < attr.nmax):
+    if (
+        attr.is_array
+        and attr.nmax is not None
+        and attr.nmin != attr.nmax
+        and isinstance(new, np.ndarray)
+        and len(new) < attr.nmax
+    ):
         if base is None:
             base = attr.default
         if base is not None and len(base) >= len(new):
             out = np.array(base, dtype=new.dtype, copy=True)
-            out[:len(new)] = new
+            out[: len(new)] = new
             return out
     return new
 
@@ -571,7 +625,7 @@ class DefaultClass:
         self.parent = parent
         self.slots = {} if parent is None else {k: dict(v) for k, v in parent.slots.items()}
         self.actuator = [] if parent is None else list(parent.actuator)
-        self.layers = {} if parent is None else dict(parent.layers)   # default material layers by role
+        self.layers = {} if parent is None else dict(parent.layers)  # default material layers by role
 
 
 def _build_defaults(root):
@@ -602,7 +656,7 @@ def _build_defaults(root):
             if child.key == "default":
                 continue
             spec = schema.ELEMENTS[child.key]
-            if counts[child.tag] > 1:       # MuJoCo's schema: each element at most once in a <default>
+            if counts[child.tag] > 1:  # MuJoCo's schema: each element at most once in a <default>
                 raise el.error(f"unique element '{child.tag}' found {counts[child.tag]} times")
             vals = own_values(child)
             if spec.default_slot == "actuator":
@@ -611,11 +665,11 @@ def _build_defaults(root):
             slot = cls.slots.setdefault(spec.default_slot, {})
             for k, v in vals.items():
                 slot[k] = merge_value(spec.attrs[k], slot.get(k), v)
-            if child.tag == "texture" and "gridlayout" in vals:     # mjXReader checks it where it is written
+            if child.tag == "texture" and "gridlayout" in vals:  # mjXReader checks it where it is written
                 gs = slot.get("gridsize", spec.attrs["gridsize"].default)
                 if len(vals["gridlayout"]) != int(gs[0]) * int(gs[1]):
                     raise child.error("gridlayout length must match gridsize", "gridlayout")
-            if child.children:      # a default material's layers: (role, texture) by role, inherited
+            if child.children:  # a default material's layers: (role, texture) by role, inherited
                 layers = dict(cls.layers)
                 for ly in child.children:
                     lv = own_values(ly)
@@ -681,6 +735,7 @@ def _compose(doc, depth):
     for c in doc.root.find("compiler"):
         raw.update(c.raw)
     from . import compose
+
     compose.compose(doc, raw.get("angle", "degree").strip() != "radian", raw.get("eulerseq", "xyz"), depth)
 
 
@@ -691,7 +746,7 @@ class Document:
         self.root = root
         self.classes = classes
         self.source = source
-        self.submodels = {}     # <asset><model> name -> (Document, compiled Model without constants)
+        self.submodels = {}  # <asset><model> name -> (Document, compiled Model without constants)
 
 
 def read(text, name="<string>", directory=".", assets=None, depth=0, modeldir=""):
@@ -699,12 +754,17 @@ def read(text, name="<string>", directory=".", assets=None, depth=0, modeldir=""
     nesting of <asset><model> files being read (a model that attaches itself would never end)."""
     source = _Source(name, directory, assets, modeldir)
     node = _parse_xml(text, name)
-    if node[0].lower() == "robot":     # a URDF file (MuJoCo compares the root tag case-insensitively)
+    if node[0].lower() == "robot":  # a URDF file (MuJoCo compares the root tag case-insensitively)
         from . import urdf
+
         node = urdf.to_mjcf(node, name)
     elif node[0] != "mujoco":
-        raise ModelError(f"root element must be <mujoco> (MJCF) or <robot> (URDF), found <{node[0]}>",
-                         file=name, line=node[2], element=node[0])
+        raise ModelError(
+            f"root element must be <mujoco> (MJCF) or <robot> (URDF), found <{node[0]}>",
+            file=name,
+            line=node[2],
+            element=node[0],
+        )
     else:
         node = _expand_includes(node, source, name)
     root = _convert(node, "mujoco", None, name)
@@ -722,5 +782,6 @@ def read_file(path, assets=None):
             text = f.read()
     except OSError as e:
         raise ModelError(f"cannot read model file: {e.strerror}", file=path) from None
-    return read(text, name=path, directory=os.path.dirname(os.path.abspath(path)), assets=assets,
-                modeldir=_dirname(path))
+    return read(
+        text, name=path, directory=os.path.dirname(os.path.abspath(path)), assets=assets, modeldir=_dirname(path)
+    )

@@ -24,8 +24,17 @@ ENUMS = {
     "angle": {"radian": 0, "degree": 1},
     "coordinate": {"local": 0, "global": 1},
     "jointtype": {"free": 0, "ball": 1, "slide": 2, "hinge": 3},
-    "geomtype": {"plane": 0, "hfield": 1, "sphere": 2, "capsule": 3, "ellipsoid": 4, "cylinder": 5,
-                 "box": 6, "mesh": 7, "sdf": 8},
+    "geomtype": {
+        "plane": 0,
+        "hfield": 1,
+        "sphere": 2,
+        "capsule": 3,
+        "ellipsoid": 4,
+        "cylinder": 5,
+        "box": 6,
+        "mesh": 7,
+        "sdf": 8,
+    },
     "integrator": {"Euler": 0, "RK4": 1, "implicit": 2, "implicitfast": 3},
     "cone": {"pyramidal": 0, "elliptic": 1},
     "jacobian": {"dense": 0, "sparse": 1, "auto": 2},
@@ -52,11 +61,11 @@ class Attr:
 
     def __init__(self, name, kind, nmin, nmax, enum, default, nodefault, required):
         self.name = name
-        self.kind = kind          # 'real' | 'int' | 'str' | 'bool' | 'enum'
-        self.nmin = nmin          # None for a scalar
-        self.nmax = nmax          # None for unbounded
-        self.enum = enum          # keyword -> int, for 'enum' and 'bool'
-        self.default = default    # parsed default (python scalar or float64/int array) or None
+        self.kind = kind  # 'real' | 'int' | 'str' | 'bool' | 'enum'
+        self.nmin = nmin  # None for a scalar
+        self.nmax = nmax  # None for unbounded
+        self.enum = enum  # keyword -> int, for 'enum' and 'bool'
+        self.default = default  # parsed default (python scalar or float64/int array) or None
         self.nodefault = nodefault
         self.required = required
 
@@ -127,8 +136,7 @@ def parse_table(table):
         if base not in ("real", "int", "str", "bool", "enum"):
             raise ValueError(f"schema: bad type {typ!r} for {name}")
         default = _parse_default(base, nmin, default_text, enum)
-        attrs[name] = Attr(name, base, nmin, nmax, enum, default,
-                           "nodefault" in flags, "required" in flags)
+        attrs[name] = Attr(name, base, nmin, nmax, enum, default, "nodefault" in flags, "required" in flags)
     return attrs
 
 
@@ -153,14 +161,33 @@ zaxis      real[3]
 euler      real[3]
 """
 
-declare("mujoco", "model str", children={
-    "compiler": "compiler", "option": "option", "size": "size", "statistic": "statistic",
-    "visual": "visual", "default": "default", "asset": "asset", "worldbody": "worldbody",
-    "contact": "contact", "tendon": "tendon", "equality": "equality", "actuator": "actuator",
-    "sensor": "sensor", "keyframe": "keyframe", "custom": "custom", "extension": "extension",
-    "deformable": "deformable"})
+declare(
+    "mujoco",
+    "model str",
+    children={
+        "compiler": "compiler",
+        "option": "option",
+        "size": "size",
+        "statistic": "statistic",
+        "visual": "visual",
+        "default": "default",
+        "asset": "asset",
+        "worldbody": "worldbody",
+        "contact": "contact",
+        "tendon": "tendon",
+        "equality": "equality",
+        "actuator": "actuator",
+        "sensor": "sensor",
+        "keyframe": "keyframe",
+        "custom": "custom",
+        "extension": "extension",
+        "deformable": "deformable",
+    },
+)
 
-declare("compiler", """
+declare(
+    "compiler",
+    """
 autolimits        bool  true
 boundmass         real  0
 boundinertia      real  0
@@ -182,9 +209,13 @@ inertiagrouprange int[2] 0 5
 saveinertial      bool  false
 alignfree         bool  false
 conflict          enum:conflict warning
-""", children={"lengthrange": "lengthrange"})
+""",
+    children={"lengthrange": "lengthrange"},
+)
 
-declare("lengthrange", """
+declare(
+    "lengthrange",
+    """
 mode        enum:lrmode muscle
 useexisting bool true
 uselimit    bool false
@@ -195,9 +226,12 @@ timestep    real 0.01
 inttotal    real 10
 interval    real 2
 tolrange    real 0.05
-""")
+""",
+)
 
-declare("option", """
+declare(
+    "option",
+    """
 timestep          real 0.002
 impratio          real 1
 tolerance         real 1e-8
@@ -225,18 +259,43 @@ ccd_iterations    int 35
 sdf_iterations    int 10
 sdf_initpoints    int 40
 actuatorgroupdisable int[]
-""", children={"flag": "flag"})
+""",
+    children={"flag": "flag"},
+)
 
 # mjtDisableBit / mjtEnableBit order (bit i = 1 << i).
-DISABLE_FLAGS = ("constraint", "equality", "frictionloss", "limit", "contact", "spring", "damper", "gravity",
-                 "clampctrl", "warmstart", "filterparent", "actuation", "refsafe", "sensor", "midphase",
-                 "eulerdamp", "autoreset", "nativeccd", "island", "multiccd")
+DISABLE_FLAGS = (
+    "constraint",
+    "equality",
+    "frictionloss",
+    "limit",
+    "contact",
+    "spring",
+    "damper",
+    "gravity",
+    "clampctrl",
+    "warmstart",
+    "filterparent",
+    "actuation",
+    "refsafe",
+    "sensor",
+    "midphase",
+    "eulerdamp",
+    "autoreset",
+    "nativeccd",
+    "island",
+    "multiccd",
+)
 ENABLE_FLAGS = ("override", "energy", "fwdinv", "invdiscrete", "sleep", "diagexact")
 
-declare("flag", "\n".join([f"{f} enum:enable enable" for f in DISABLE_FLAGS]
-                          + [f"{f} enum:enable disable" for f in ENABLE_FLAGS]))
+declare(
+    "flag",
+    "\n".join([f"{f} enum:enable enable" for f in DISABLE_FLAGS] + [f"{f} enum:enable disable" for f in ENABLE_FLAGS]),
+)
 
-declare("size", """
+declare(
+    "size",
+    """
 memory          str
 njmax           int -1
 nconmax         int -1
@@ -251,20 +310,25 @@ nuser_cam       int -1
 nuser_tendon    int -1
 nuser_actuator  int -1
 nuser_sensor    int -1
-""")
+""",
+)
 
-declare("statistic", """
+declare(
+    "statistic",
+    """
 meaninertia real
 meanmass    real
 meansize    real
 extent      real
 center      real[3]
-""")
+""",
+)
 
 # <visual> only affects rendering: its attributes are accepted and kept, never simulated.
-declare("visual", "", children={t: "visual_" + t for t in
-                                ("global", "quality", "headlight", "map", "scale", "rgba")})
-declare("visual_global", """
+declare("visual", "", children={t: "visual_" + t for t in ("global", "quality", "headlight", "map", "scale", "rgba")})
+declare(
+    "visual_global",
+    """
 cameraid int -1
 orthographic bool false
 fovy real 45
@@ -278,75 +342,180 @@ offheight int 480
 realtime real 1
 ellipsoidinertia bool false
 bvactive bool false
-""", tag="global")
-declare("visual_quality", "shadowsize int 4096\noffsamples int 4\nnumslices int 28\nnumstacks int 16\n"
-        "numquads int 4", tag="quality")
-declare("visual_headlight", "ambient real[3] 0.1 0.1 0.1\ndiffuse real[3] 0.4 0.4 0.4\n"
-        "specular real[3] 0.5 0.5 0.5\nactive int 1", tag="headlight")
-declare("visual_map", "\n".join(f"{a} real {v}" for a, v in (
-    ("stiffness", 100), ("stiffnessrot", 500), ("force", 0.005), ("torque", 0.1), ("alpha", 0.3),
-    ("fogstart", 3), ("fogend", 10), ("znear", 0.01), ("zfar", 50), ("haze", 0.3), ("shadowclip", 1),
-    ("shadowscale", 0.6), ("actuatortendon", 2))), tag="map")
-declare("visual_scale", "\n".join(f"{a} real {v}" for a, v in (
-    ("forcewidth", 0.1), ("contactwidth", 0.3), ("contactheight", 0.1), ("connect", 0.2), ("com", 0.4),
-    ("camera", 0.3), ("light", 0.3), ("selectpoint", 0.2), ("jointlength", 1), ("jointwidth", 0.1),
-    ("actuatorlength", 0.7), ("actuatorwidth", 0.2), ("framelength", 1), ("framewidth", 0.1),
-    ("constraint", 0.1), ("slidercrank", 0.2), ("frustum", 10))), tag="scale")
-declare("visual_rgba", "\n".join(f"{a} real[4]" for a in (
-    "fog", "haze", "force", "inertia", "joint", "actuator", "actuatornegative", "actuatorpositive", "com",
-    "camera", "light", "selectpoint", "connect", "contactpoint", "contactforce", "contactfriction",
-    "contacttorque", "contactgap", "rangefinder", "constraint", "slidercrank", "crankbroken", "frustum",
-    "bv", "bvactive")), tag="rgba")
+""",
+    tag="global",
+)
+declare(
+    "visual_quality",
+    "shadowsize int 4096\noffsamples int 4\nnumslices int 28\nnumstacks int 16\nnumquads int 4",
+    tag="quality",
+)
+declare(
+    "visual_headlight",
+    "ambient real[3] 0.1 0.1 0.1\ndiffuse real[3] 0.4 0.4 0.4\nspecular real[3] 0.5 0.5 0.5\nactive int 1",
+    tag="headlight",
+)
+declare(
+    "visual_map",
+    "\n".join(
+        f"{a} real {v}"
+        for a, v in (
+            ("stiffness", 100),
+            ("stiffnessrot", 500),
+            ("force", 0.005),
+            ("torque", 0.1),
+            ("alpha", 0.3),
+            ("fogstart", 3),
+            ("fogend", 10),
+            ("znear", 0.01),
+            ("zfar", 50),
+            ("haze", 0.3),
+            ("shadowclip", 1),
+            ("shadowscale", 0.6),
+            ("actuatortendon", 2),
+        )
+    ),
+    tag="map",
+)
+declare(
+    "visual_scale",
+    "\n".join(
+        f"{a} real {v}"
+        for a, v in (
+            ("forcewidth", 0.1),
+            ("contactwidth", 0.3),
+            ("contactheight", 0.1),
+            ("connect", 0.2),
+            ("com", 0.4),
+            ("camera", 0.3),
+            ("light", 0.3),
+            ("selectpoint", 0.2),
+            ("jointlength", 1),
+            ("jointwidth", 0.1),
+            ("actuatorlength", 0.7),
+            ("actuatorwidth", 0.2),
+            ("framelength", 1),
+            ("framewidth", 0.1),
+            ("constraint", 0.1),
+            ("slidercrank", 0.2),
+            ("frustum", 10),
+        )
+    ),
+    tag="scale",
+)
+declare(
+    "visual_rgba",
+    "\n".join(
+        f"{a} real[4]"
+        for a in (
+            "fog",
+            "haze",
+            "force",
+            "inertia",
+            "joint",
+            "actuator",
+            "actuatornegative",
+            "actuatorpositive",
+            "com",
+            "camera",
+            "light",
+            "selectpoint",
+            "connect",
+            "contactpoint",
+            "contactforce",
+            "contactfriction",
+            "contacttorque",
+            "contactgap",
+            "rangefinder",
+            "constraint",
+            "slidercrank",
+            "crankbroken",
+            "frustum",
+            "bv",
+            "bvactive",
+        )
+    ),
+    tag="rgba",
+)
 
 # <default>: children are filled in by `finish()` from every element that names a default slot.
 declare("default", "class str", children={"default": "default"})
 
 # ---------------------------------------------------------------------------------------------- body tree
 
-BODY_CHILDREN = {"body": "body", "frame": "frame", "inertial": "inertial", "joint": "joint",
-                 "freejoint": "freejoint", "geom": "geom", "site": "site", "camera": "camera",
-                 "light": "light", "replicate": "replicate", "attach": "attach"}
+BODY_CHILDREN = {
+    "body": "body",
+    "frame": "frame",
+    "inertial": "inertial",
+    "joint": "joint",
+    "freejoint": "freejoint",
+    "geom": "geom",
+    "site": "site",
+    "camera": "camera",
+    "light": "light",
+    "replicate": "replicate",
+    "attach": "attach",
+}
 
 declare("worldbody", "", children=BODY_CHILDREN)
 
-declare("body", """
+declare(
+    "body",
+    """
 name       str
 childclass str
 pos        real[3] 0 0 0
-""" + ORIENTATION + """
+"""
+    + ORIENTATION
+    + """
 mocap      bool false
 gravcomp   real 0
 sleep      enum:bodysleep auto
 simple     enum:FalseAuto auto
 user       real[]
-""", children=BODY_CHILDREN)
+""",
+    children=BODY_CHILDREN,
+)
 
-declare("frame", """
+declare(
+    "frame",
+    """
 name       str
 childclass str
 pos        real[3] 0 0 0
-""" + ORIENTATION, children={k: v for k, v in BODY_CHILDREN.items()
-                             if k not in ("inertial", "freejoint")})
+"""
+    + ORIENTATION,
+    children={k: v for k, v in BODY_CHILDREN.items() if k not in ("inertial", "freejoint")},
+)
 
 # <attach> (model composition: a body / frame / world of an <asset><model> or of this model, expanded by
 # mjcf.compose)
-declare("attach", """
+declare(
+    "attach",
+    """
 model  str
 body   str
 frame  str
 prefix str !required
-""")
+""",
+)
 
 # <replicate> (model composition, expanded by mjcf.compose before default classes are applied)
-declare("replicate", """
+declare(
+    "replicate",
+    """
 count      int !required
 sep        str
 offset     real[3] 0 0 0
 euler      real[3] 0 0 0
 childclass str
-""", children={k: v for k, v in BODY_CHILDREN.items() if k not in ("inertial", "freejoint", "joint")})
+""",
+    children={k: v for k, v in BODY_CHILDREN.items() if k not in ("inertial", "freejoint", "joint")},
+)
 
-declare("inertial", """
+declare(
+    "inertial",
+    """
 pos         real[3] !required
 quat        real[4] 1 0 0 0
 axisangle   real[4]
@@ -356,9 +525,12 @@ euler       real[3]
 mass        real    !required
 diaginertia real[3]
 fullinertia real[6]
-""")
+""",
+)
 
-declare("joint", """
+declare(
+    "joint",
+    """
 name               str     !nodefault
 class              str     !nodefault
 type               enum:jointtype hinge
@@ -383,15 +555,22 @@ armature           real 0
 damping            real[1..3] 0 0 0
 frictionloss       real 0
 user               real[]
-""", default_slot="joint")
+""",
+    default_slot="joint",
+)
 
-declare("freejoint", """
+declare(
+    "freejoint",
+    """
 name  str
 group int 0
 align enum:FalseTrueAuto auto
-""")
+""",
+)
 
-declare("geom", """
+declare(
+    "geom",
+    """
 name         str     !nodefault
 class        str     !nodefault
 type         enum:geomtype sphere
@@ -413,7 +592,9 @@ margin       real 0
 gap          real 0
 fromto       real[6]
 pos          real[3] 0 0 0
-""" + ORIENTATION + """
+"""
+    + ORIENTATION
+    + """
 hfield       str
 mesh         str
 fitscale     real 1
@@ -423,23 +604,33 @@ rgba         real[4] 0.5 0.5 0.5 1
 fluidshape   enum:fluidshape none
 fluidcoef    real[1..5] 0.5 0.25 1.5 1.0 1.0
 user         real[]
-""", default_slot="geom")
+""",
+    default_slot="geom",
+)
 
-declare("site", """
+declare(
+    "site",
+    """
 name     str     !nodefault
 class    str     !nodefault
 type     enum:geomtype sphere
 group    int 0
 pos      real[3] 0 0 0
-""" + ORIENTATION + """
+"""
+    + ORIENTATION
+    + """
 material str
 size     real[1..3] 0.005 0.005 0.005
 fromto   real[6]
 rgba     real[4] 0.5 0.5 0.5 1
 user     real[]
-""", default_slot="site")
+""",
+    default_slot="site",
+)
 
-declare("camera", """
+declare(
+    "camera",
+    """
 name           str     !nodefault
 class          str     !nodefault
 projection     enum:projection perspective
@@ -447,7 +638,9 @@ fovy           real 45
 ipd            real 0.068
 resolution     int[2] 1 1
 pos            real[3] 0 0 0
-""" + ORIENTATION + """
+"""
+    + ORIENTATION
+    + """
 mode           enum:camlight fixed
 target         str     !nodefault
 focal          real[2] 0 0
@@ -457,9 +650,13 @@ principalpixel real[2] 0 0
 sensorsize     real[2] 0 0
 output         str rgb
 user           real[]
-""", default_slot="camera")
+""",
+    default_slot="camera",
+)
 
-declare("light", """
+declare(
+    "light",
+    """
 name        str     !nodefault
 class       str     !nodefault
 directional bool false
@@ -481,7 +678,9 @@ specular    real[3] 0.3 0.3 0.3
 mode        enum:camlight fixed
 target      str     !nodefault
 texture     str     !nodefault
-""", default_slot="light")
+""",
+    default_slot="light",
+)
 
 
 # children a <default> element may have (a default material's texture layers)
@@ -497,11 +696,16 @@ def finish():
     """
     dflt = ELEMENTS["default"]
     for key, el in list(ELEMENTS.items()):
-        if el.default_slot is not None and el.default_slot == el.tag and not key.startswith("default_") \
-                and "default_" + key not in ELEMENTS:
+        if (
+            el.default_slot is not None
+            and el.default_slot == el.tag
+            and not key.startswith("default_")
+            and "default_" + key not in ELEMENTS
+        ):
             attrs = {n: a for n, a in el.attrs.items() if not a.nodefault and n not in ("name", "class")}
-            ELEMENTS["default_" + key] = Element("default_" + key, el.tag, attrs, DEFAULT_CHILDREN.get(key, {}),
-                                                 el.default_slot)
+            ELEMENTS["default_" + key] = Element(
+                "default_" + key, el.tag, attrs, DEFAULT_CHILDREN.get(key, {}), el.default_slot
+            )
     for key, el in ELEMENTS.items():
         if key.startswith("default_"):
             dflt.children[el.tag] = key

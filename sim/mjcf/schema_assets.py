@@ -7,16 +7,45 @@ UnsupportedError in the asset compiler (mesh builtin/params and mesh plugins).  
 
 from .schema import ENUMS, declare
 
-ENUMS["meshbuiltin"] = {"none": 0, "sphere": 1, "hemisphere": 2, "cone": 3, "supertorus": 4,
-                        "supersphere": 5, "wedge": 6, "plate": 7}
+ENUMS["meshbuiltin"] = {
+    "none": 0,
+    "sphere": 1,
+    "hemisphere": 2,
+    "cone": 3,
+    "supertorus": 4,
+    "supersphere": 5,
+    "wedge": 6,
+    "plate": 7,
+}
 # mjtTextureRole
-ENUMS["texrole"] = {"rgb": 1, "occlusion": 2, "roughness": 3, "metallic": 4, "normal": 5, "opacity": 6,
-                    "emissive": 7, "rgba": 8, "orm": 9}
+ENUMS["texrole"] = {
+    "rgb": 1,
+    "occlusion": 2,
+    "roughness": 3,
+    "metallic": 4,
+    "normal": 5,
+    "opacity": 6,
+    "emissive": 7,
+    "rgba": 8,
+    "orm": 9,
+}
 
-declare("asset", "", children={"mesh": "mesh", "hfield": "hfield", "skin": "skin", "texture": "texture",
-                               "material": "material", "model": "asset_model"})
+declare(
+    "asset",
+    "",
+    children={
+        "mesh": "mesh",
+        "hfield": "hfield",
+        "skin": "skin",
+        "texture": "texture",
+        "material": "material",
+        "model": "asset_model",
+    },
+)
 
-declare("mesh", """
+declare(
+    "mesh",
+    """
 name         str     !nodefault
 class        str     !nodefault
 content_type str     !nodefault
@@ -34,15 +63,25 @@ inertia      enum:meshinertia legacy
 builtin      enum:meshbuiltin none !nodefault
 params       real[] !nodefault
 material     str     !nodefault
-""", children={"plugin": "mesh_plugin"}, default_slot="mesh")
+""",
+    children={"plugin": "mesh_plugin"},
+    default_slot="mesh",
+)
 
-declare("mesh_plugin", """
+declare(
+    "mesh_plugin",
+    """
 plugin   str
 instance str
-""", children={"config": "mesh_plugin_config"}, tag="plugin")
+""",
+    children={"config": "mesh_plugin_config"},
+    tag="plugin",
+)
 declare("mesh_plugin_config", "key str !required\nvalue str", tag="config")
 
-declare("hfield", """
+declare(
+    "hfield",
+    """
 name         str
 content_type str
 file         str
@@ -50,9 +89,12 @@ nrow         int 0
 ncol         int 0
 size         real[4] !required
 elevation    real[]
-""")
+""",
+)
 
-declare("skin", """
+declare(
+    "skin",
+    """
 name     str
 file     str
 material str
@@ -62,14 +104,20 @@ vertex   real[]
 texcoord real[]
 face     int[]
 group    int 0
-""", children={"bone": "skin_bone"})
-declare("skin_bone", """
+""",
+    children={"bone": "skin_bone"},
+)
+declare(
+    "skin_bone",
+    """
 body       str !required
 bindpos    real[3] !required
 bindquat   real[4] !required
 vertid     int[] !required
 vertweight real[] !required
-""", tag="bone")
+""",
+    tag="bone",
+)
 
 # <deformable>: skins (kept for rendering); flex and flexcomp are not declared, so the reader refuses them with
 # UnsupportedError (they change the simulation)
@@ -77,7 +125,9 @@ declare("deformable", "", children={"skin": "skin"})
 
 # a texture's class is a default class (MuJoCo 3.17 reads <default><texture>): everything but the name, class,
 # content type and files can be set there
-declare("texture", """
+declare(
+    "texture",
+    """
 name         str     !nodefault
 class        str     !nodefault
 type         enum:texture cube
@@ -103,9 +153,13 @@ height       int 0
 hflip        bool false
 vflip        bool false
 nchannel     int 3
-""", default_slot="texture")
+""",
+    default_slot="texture",
+)
 
-declare("material", """
+declare(
+    "material",
+    """
 name        str     !nodefault
 class       str     !nodefault
 texture     str
@@ -118,14 +172,25 @@ reflectance real 0
 metallic    real -1
 roughness   real -1
 rgba        real[4] 1 1 1 1
-""", children={"layer": "material_layer"}, default_slot="material")
-declare("material_layer", """
+""",
+    children={"layer": "material_layer"},
+    default_slot="material",
+)
+declare(
+    "material_layer",
+    """
 texture str !required
 role    enum:texrole !required
-""", tag="layer")
+""",
+    tag="layer",
+)
 
-declare("asset_model", """
+declare(
+    "asset_model",
+    """
 name         str
 file         str
 content_type str
-""", tag="model")
+""",
+    tag="model",
+)

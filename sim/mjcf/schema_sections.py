@@ -9,24 +9,36 @@ know exactly which attributes an element writes.  Sensors have no default classe
 from . import schema
 from .schema import declare
 
-schema.ENUMS.update({
-    "dyn": {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4, "dcmotor": 5,
-            "pid": 6, "user": 7},
-    "gain": {"fixed": 0, "affine": 1, "muscle": 2, "dcmotor": 3, "so3": 4, "pid": 5, "user": 6},
-    "bias": {"none": 0, "affine": 1, "muscle": 2, "dcmotor": 3, "so3": 4, "user": 5},
-    "interp": {"zoh": 0, "linear": 1, "cubic": 2},
-    "stage": {"none": 0, "pos": 1, "vel": 2, "acc": 3},
-    "datatype": {"real": 0, "positive": 1, "axis": 2, "quaternion": 3},
-    # object kinds with a spatial frame (mjtObj values)
-    "frameobj": {"body": 1, "xbody": 2, "geom": 5, "site": 6, "camera": 7},
-    "reduce": {"none": 0, "mindist": 1, "maxforce": 2, "netforce": 3},
-})
+schema.ENUMS.update(
+    {
+        "dyn": {
+            "none": 0,
+            "integrator": 1,
+            "filter": 2,
+            "filterexact": 3,
+            "muscle": 4,
+            "dcmotor": 5,
+            "pid": 6,
+            "user": 7,
+        },
+        "gain": {"fixed": 0, "affine": 1, "muscle": 2, "dcmotor": 3, "so3": 4, "pid": 5, "user": 6},
+        "bias": {"none": 0, "affine": 1, "muscle": 2, "dcmotor": 3, "so3": 4, "user": 5},
+        "interp": {"zoh": 0, "linear": 1, "cubic": 2},
+        "stage": {"none": 0, "pos": 1, "vel": 2, "acc": 3},
+        "datatype": {"real": 0, "positive": 1, "axis": 2, "quaternion": 3},
+        # object kinds with a spatial frame (mjtObj values)
+        "frameobj": {"body": 1, "xbody": 2, "geom": 5, "site": 6, "camera": 7},
+        "reduce": {"none": 0, "mindist": 1, "maxforce": 2, "netforce": 3},
+    }
+)
 
 # ---------------------------------------------------------------------------------------------- contact
 
 declare("contact", "", children={"pair": "pair", "exclude": "exclude"})
 
-declare("pair", """
+declare(
+    "pair",
+    """
 name           str      !nodefault
 class          str      !nodefault
 geom1          str      !nodefault !required
@@ -39,13 +51,18 @@ solimp         real[1..5] 0.9 0.95 0.001 0.5 2
 gap            real     0
 margin         real     0
 adhesion       real     0
-""", default_slot="pair")
+""",
+    default_slot="pair",
+)
 
-declare("exclude", """
+declare(
+    "exclude",
+    """
 name  str
 body1 str !required
 body2 str !required
-""")
+""",
+)
 
 # ---------------------------------------------------------------------------------------------- tendon
 
@@ -75,11 +92,13 @@ rgba               real[4] 0.5 0.5 0.5 1
 """
 
 declare("tendon", "", children={"spatial": "spatial", "fixed": "fixed"})
-declare("spatial", "name str\nclass str" + _TENDON_COMMON + _TENDON_VISUAL,
-        children={"site": "spatial_site", "geom": "spatial_geom", "pulley": "pulley"},
-        default_slot="tendon")
-declare("fixed", "name str\nclass str" + _TENDON_COMMON, children={"joint": "fixed_joint"},
-        default_slot="tendon")
+declare(
+    "spatial",
+    "name str\nclass str" + _TENDON_COMMON + _TENDON_VISUAL,
+    children={"site": "spatial_site", "geom": "spatial_geom", "pulley": "pulley"},
+    default_slot="tendon",
+)
+declare("fixed", "name str\nclass str" + _TENDON_COMMON, children={"joint": "fixed_joint"}, default_slot="tendon")
 declare("default_tendon", _TENDON_COMMON + _TENDON_VISUAL, tag="tendon", default_slot="tendon")
 declare("spatial_site", "site str !required", tag="site")
 declare("spatial_geom", "geom str !required\nsidesite str", tag="geom")
@@ -96,17 +115,35 @@ solref real[1..2] 0.02 1
 solimp real[1..5] 0.9 0.95 0.001 0.5 2
 """
 
-declare("equality", "", children={"connect": "connect", "weld": "weld", "joint": "equality_joint",
-                                   "tendon": "equality_tendon", "flex": "equality_flex",
-                                   "flexvert": "flexvert", "flexstrain": "flexstrain"})
-declare("connect", _EQ_BASE + """
+declare(
+    "equality",
+    "",
+    children={
+        "connect": "connect",
+        "weld": "weld",
+        "joint": "equality_joint",
+        "tendon": "equality_tendon",
+        "flex": "equality_flex",
+        "flexvert": "flexvert",
+        "flexstrain": "flexstrain",
+    },
+)
+declare(
+    "connect",
+    _EQ_BASE
+    + """
 body1  str !nodefault
 body2  str !nodefault
 anchor real[3]
 site1  str !nodefault
 site2  str !nodefault
-""", default_slot="equality")
-declare("weld", _EQ_BASE + """
+""",
+    default_slot="equality",
+)
+declare(
+    "weld",
+    _EQ_BASE
+    + """
 body1       str !nodefault
 body2       str !nodefault
 relpose     real[7]
@@ -114,25 +151,44 @@ anchor      real[3]
 site1       str !nodefault
 site2       str !nodefault
 torquescale real 1
-""", default_slot="equality")
-declare("equality_joint", _EQ_BASE + """
+""",
+    default_slot="equality",
+)
+declare(
+    "equality_joint",
+    _EQ_BASE
+    + """
 joint1   str !required
 joint2   str
 polycoef real[1..5] 0 1 0 0 0
-""", tag="joint", default_slot="equality")
-declare("equality_tendon", _EQ_BASE + """
+""",
+    tag="joint",
+    default_slot="equality",
+)
+declare(
+    "equality_tendon",
+    _EQ_BASE
+    + """
 tendon1  str !required
 tendon2  str
 polycoef real[1..5] 0 1 0 0 0
-""", tag="tendon", default_slot="equality")
+""",
+    tag="tendon",
+    default_slot="equality",
+)
 declare("equality_flex", _EQ_BASE + "flex str !required", tag="flex", default_slot="equality")
 declare("flexvert", _EQ_BASE + "flex str !required", default_slot="equality")
 declare("flexstrain", _EQ_BASE + "flex str !required\ncell real[3]", default_slot="equality")
-declare("default_equality", """
+declare(
+    "default_equality",
+    """
 active bool true
 solref real[1..2] 0.02 1
 solimp real[1..5] 0.9 0.95 0.001 0.5 2
-""", tag="equality", default_slot="equality")
+""",
+    tag="equality",
+    default_slot="equality",
+)
 
 # ---------------------------------------------------------------------------------------------- actuator
 # No defaults here (see module docstring); MuJoCo's mjsActuator defaults live in compiler.actuator.
@@ -166,10 +222,17 @@ refsite       str !nodefault
 _LIM = {n: f"{n} enum:FalseTrueAuto\n" for n in ("ctrllimited", "forcelimited", "actlimited")}
 
 ACTUATOR_TABLES = {
-    "general": _ACT_BASE + _LIM["ctrllimited"] + _LIM["forcelimited"] + _LIM["actlimited"] + """
+    "general": _ACT_BASE
+    + _LIM["ctrllimited"]
+    + _LIM["forcelimited"]
+    + _LIM["actlimited"]
+    + """
 forcerange real[2]
 actrange   real[2]
-""" + _ACT_DYN + _TRANSMISSION + """
+"""
+    + _ACT_DYN
+    + _TRANSMISSION
+    + """
 body      str !nodefault
 actdim    int
 input     str
@@ -183,29 +246,48 @@ gainprm   real[1..10]
 biasprm   real[1..10]
 actearly  bool
 """,
-    "motor": _ACT_BASE + _LIM["ctrllimited"] + _LIM["forcelimited"] + "forcerange real[2]\n"
-    + _ACT_DYN + _TRANSMISSION,
-    "position": _ACT_BASE + _LIM["ctrllimited"] + _LIM["forcelimited"] + """
+    "motor": _ACT_BASE + _LIM["ctrllimited"] + _LIM["forcelimited"] + "forcerange real[2]\n" + _ACT_DYN + _TRANSMISSION,
+    "position": _ACT_BASE
+    + _LIM["ctrllimited"]
+    + _LIM["forcelimited"]
+    + """
 inheritrange real
 forcerange   real[2]
-""" + _ACT_DYN + _TRANSMISSION + """
+"""
+    + _ACT_DYN
+    + _TRANSMISSION
+    + """
 kp        real
 kv        real
 dampratio real
 timeconst real
 """,
-    "velocity": _ACT_BASE + _LIM["ctrllimited"] + _LIM["forcelimited"] + "forcerange real[2]\n"
-    + _ACT_DYN + _TRANSMISSION + "kv real\n",
-    "intvelocity": _ACT_BASE + _LIM["ctrllimited"] + _LIM["forcelimited"] + _LIM["actlimited"] + """
+    "velocity": _ACT_BASE
+    + _LIM["ctrllimited"]
+    + _LIM["forcelimited"]
+    + "forcerange real[2]\n"
+    + _ACT_DYN
+    + _TRANSMISSION
+    + "kv real\n",
+    "intvelocity": _ACT_BASE
+    + _LIM["ctrllimited"]
+    + _LIM["forcelimited"]
+    + _LIM["actlimited"]
+    + """
 forcerange   real[2]
 actrange     real[2]
 inheritrange real
-""" + _ACT_DYN + _TRANSMISSION + """
+"""
+    + _ACT_DYN
+    + _TRANSMISSION
+    + """
 kp        real
 kv        real
 dampratio real
 """,
-    "orientation": _ACT_BASE + _LIM["forcelimited"] + """
+    "orientation": _ACT_BASE
+    + _LIM["forcelimited"]
+    + """
 forcerange real[2]
 joint      str !nodefault
 site       str !nodefault
@@ -215,13 +297,19 @@ kv         real
 dampratio  real
 input      str
 """,
-    "pid": _ACT_BASE + _LIM["ctrllimited"] + _LIM["forcelimited"] + """
+    "pid": _ACT_BASE
+    + _LIM["ctrllimited"]
+    + _LIM["forcelimited"]
+    + """
 posrange     real[2]
 velrange     real[2]
 ffrange      real[2]
 forcerange   real[2]
 inheritrange real
-""" + _ACT_DYN + _TRANSMISSION + """
+"""
+    + _ACT_DYN
+    + _TRANSMISSION
+    + """
 kp        real
 kv        real
 dampratio real
@@ -230,17 +318,25 @@ imax      real
 slewmax   real
 input     str
 """,
-    "damper": _ACT_BASE + _LIM["forcelimited"] + "forcerange real[2]\n" + _ACT_DYN + _TRANSMISSION
-    + "kv real\n",
-    "cylinder": _ACT_BASE + _LIM["ctrllimited"] + _LIM["forcelimited"] + "forcerange real[2]\n"
-    + _ACT_DYN + _TRANSMISSION + """
+    "damper": _ACT_BASE + _LIM["forcelimited"] + "forcerange real[2]\n" + _ACT_DYN + _TRANSMISSION + "kv real\n",
+    "cylinder": _ACT_BASE
+    + _LIM["ctrllimited"]
+    + _LIM["forcelimited"]
+    + "forcerange real[2]\n"
+    + _ACT_DYN
+    + _TRANSMISSION
+    + """
 timeconst real
 area      real
 diameter  real
 bias      real[3]
 """,
-    "muscle": _ACT_BASE + _LIM["ctrllimited"] + _LIM["forcelimited"] + "forcerange real[2]\n"
-    + _ACT_DYN + """
+    "muscle": _ACT_BASE
+    + _LIM["ctrllimited"]
+    + _LIM["forcelimited"]
+    + "forcerange real[2]\n"
+    + _ACT_DYN
+    + """
 joint         str !nodefault
 jointinparent str !nodefault
 tendon        str !nodefault
@@ -257,12 +353,18 @@ vmax          real
 fpmax         real
 fvmax         real
 """,
-    "adhesion": _ACT_BASE + _LIM["forcelimited"] + """
+    "adhesion": _ACT_BASE
+    + _LIM["forcelimited"]
+    + """
 forcerange real[2]
 body       str !nodefault
 gain       real
 """,
-    "dcmotor": _ACT_BASE + _LIM["ctrllimited"] + _ACT_DYN + _TRANSMISSION + """
+    "dcmotor": _ACT_BASE
+    + _LIM["ctrllimited"]
+    + _ACT_DYN
+    + _TRANSMISSION
+    + """
 motorconst real[1..2]
 resistance real
 nominal    real[1..3]
@@ -282,23 +384,38 @@ declare("actuator", "", children={**{t: t for t in ACTUATOR_SHORTCUTS}, "plugin"
 for _tag, _table in ACTUATOR_TABLES.items():
     declare(_tag, _table, default_slot="actuator")
     # the <default> view: no name/class and none of the nodefault attributes
-    _dtable = "\n".join(line for line in _table.strip().splitlines()
-                        if line.split() and line.split()[0] not in ("name", "class") and "!nodefault" not in line)
+    _dtable = "\n".join(
+        line
+        for line in _table.strip().splitlines()
+        if line.split() and line.split()[0] not in ("name", "class") and "!nodefault" not in line
+    )
     declare("default_" + _tag, _dtable, tag=_tag, default_slot="actuator")
 
 # plugins are declared (with every attribute MuJoCo's schema gives them) so that the error says "not supported"
 # rather than "unknown element"
-declare("actuator_plugin", _ACT_BASE + _LIM["ctrllimited"] + _LIM["forcelimited"] + _LIM["actlimited"] + """
+declare(
+    "actuator_plugin",
+    _ACT_BASE
+    + _LIM["ctrllimited"]
+    + _LIM["forcelimited"]
+    + _LIM["actlimited"]
+    + """
 forcerange real[2]
 actrange   real[2]
-""" + _ACT_DYN + _TRANSMISSION + """
+"""
+    + _ACT_DYN
+    + _TRANSMISSION
+    + """
 plugin   str
 instance str
 actdim   int
 dyntype  enum:dyn
 dynprm   real[1..10]
 actearly bool
-""", tag="plugin", children={"config": "config"})
+""",
+    tag="plugin",
+    children={"config": "config"},
+)
 declare("config", "key str !required\nvalue str")
 
 # ---------------------------------------------------------------------------------------------- sensor
@@ -320,24 +437,30 @@ for _t in ("touch", "accelerometer", "velocimeter", "gyro", "force", "torque", "
     SENSOR_OBJECT_TABLES[_t] = "site str !required"
 SENSOR_OBJECT_TABLES["camprojection"] = "site str !required\ncamera str !required"
 SENSOR_OBJECT_TABLES["rangefinder"] = "site str\ncamera str\ndata str"
-for _t in ("jointpos", "jointvel", "jointactuatorfrc", "ballquat", "ballangvel", "jointlimitpos",
-           "jointlimitvel", "jointlimitfrc"):
+for _t in (
+    "jointpos",
+    "jointvel",
+    "jointactuatorfrc",
+    "ballquat",
+    "ballangvel",
+    "jointlimitpos",
+    "jointlimitvel",
+    "jointlimitfrc",
+):
     SENSOR_OBJECT_TABLES[_t] = "joint str !required"
-for _t in ("tendonpos", "tendonvel", "tendonactuatorfrc", "tendonlimitpos", "tendonlimitvel",
-           "tendonlimitfrc"):
+for _t in ("tendonpos", "tendonvel", "tendonactuatorfrc", "tendonlimitpos", "tendonlimitvel", "tendonlimitfrc"):
     SENSOR_OBJECT_TABLES[_t] = "tendon str !required"
 for _t in ("actuatorpos", "actuatorvel", "actuatorfrc"):
     SENSOR_OBJECT_TABLES[_t] = "actuator str !required"
-for _t in ("framepos", "framequat", "framexaxis", "frameyaxis", "framezaxis", "framelinvel",
-           "frameangvel"):
-    SENSOR_OBJECT_TABLES[_t] = ("objtype enum:frameobj !required\nobjname str !required\n"
-                                "reftype enum:frameobj\nrefname str")
+for _t in ("framepos", "framequat", "framexaxis", "frameyaxis", "framezaxis", "framelinvel", "frameangvel"):
+    SENSOR_OBJECT_TABLES[_t] = (
+        "objtype enum:frameobj !required\nobjname str !required\nreftype enum:frameobj\nrefname str"
+    )
 for _t in ("framelinacc", "frameangacc"):
     SENSOR_OBJECT_TABLES[_t] = "objtype enum:frameobj !required\nobjname str !required"
 for _t in ("subtreecom", "subtreelinvel", "subtreeangmom"):
     SENSOR_OBJECT_TABLES[_t] = "body str !required"
-SENSOR_OBJECT_TABLES["insidesite"] = ("site str !required\nobjtype enum:frameobj !required\n"
-                                      "objname str !required")
+SENSOR_OBJECT_TABLES["insidesite"] = "site str !required\nobjtype enum:frameobj !required\nobjname str !required"
 for _t in ("distance", "normal", "fromto"):
     SENSOR_OBJECT_TABLES[_t] = "geom1 str\ngeom2 str\nbody1 str\nbody2 str"
 SENSOR_OBJECT_TABLES["sensor_contact"] = """
@@ -355,13 +478,22 @@ reduce   enum:reduce none
 for _t in ("e_potential", "e_kinetic", "clock"):
     SENSOR_OBJECT_TABLES[_t] = ""
 
-declare("sensor", "", children={**{("contact" if k == "sensor_contact" else k): k
-                                   for k in SENSOR_OBJECT_TABLES},
-                                "tactile": "tactile", "user": "sensor_user", "plugin": "sensor_plugin"})
+declare(
+    "sensor",
+    "",
+    children={
+        **{("contact" if k == "sensor_contact" else k): k for k in SENSOR_OBJECT_TABLES},
+        "tactile": "tactile",
+        "user": "sensor_user",
+        "plugin": "sensor_plugin",
+    },
+)
 for _key, _table in SENSOR_OBJECT_TABLES.items():
     declare(_key, _SENS_BASE + _table, tag="contact" if _key == "sensor_contact" else _key)
 
-declare("tactile", """
+declare(
+    "tactile",
+    """
 name     str
 geom     str !required
 mesh     str !required
@@ -370,8 +502,11 @@ interp   enum:interp zoh
 delay    real 0
 interval real[1..2] 0 0
 user     real[]
-""")
-declare("sensor_user", """
+""",
+)
+declare(
+    "sensor_user",
+    """
 name      str
 objtype   str
 objname   str
@@ -381,8 +516,12 @@ dim       int !required
 cutoff    real 0
 noise     real 0
 user      real[]
-""", tag="user")
-declare("sensor_plugin", """
+""",
+    tag="user",
+)
+declare(
+    "sensor_plugin",
+    """
 name     str
 plugin   str
 instance str
@@ -392,12 +531,17 @@ objname  str
 reftype  str
 refname  str
 user     real[]
-""", tag="plugin", children={"config": "config"})
+""",
+    tag="plugin",
+    children={"config": "config"},
+)
 
 # ---------------------------------------------------------------------------------------------- keyframe
 
 declare("keyframe", "", children={"key": "key"})
-declare("key", """
+declare(
+    "key",
+    """
 name  str
 time  real 0
 qpos  real[]
@@ -406,7 +550,8 @@ act   real[]
 mpos  real[]
 mquat real[]
 ctrl  real[]
-""")
+""",
+)
 
 # ---------------------------------------------------------------------------------------------- custom
 

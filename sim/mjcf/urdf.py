@@ -62,11 +62,11 @@ class _Reader:
     def __init__(self, root, fname):
         self.file = fname
         self.root = root
-        self.joint_names = set()    # names given to joints so far (later duplicates stay unnamed)
-        self.geom_names = set()     # likewise for geoms (urGeomNames)
-        self.meshes = {}            # mesh name stem -> list of (scale tuple, asset name)
-        self.mesh_nodes = []        # MJCF <mesh> asset nodes, in creation order
-        self.materials = {}         # material name -> rgba text (first definition wins)
+        self.joint_names = set()  # names given to joints so far (later duplicates stay unnamed)
+        self.geom_names = set()  # likewise for geoms (urGeomNames)
+        self.meshes = {}  # mesh name stem -> list of (scale tuple, asset name)
+        self.mesh_nodes = []  # MJCF <mesh> asset nodes, in creation order
+        self.materials = {}  # material name -> rgba text (first definition wins)
 
     # -- errors and attribute access (mjXUtil) ------------------------------------------------------------
 
@@ -108,8 +108,13 @@ class _Reader:
             what = "invalid number" if e.reason == "bad format" else e.reason
             raise self.error(node, f"{what} '{e.token}' in '{text}'", attr) from None
         if not all(math.isfinite(v) for v in vals):
-            raise self.error(node, f"non-finite number in '{text}' (MuJoCo accepts inf / nan here; numjoco does "
-                             "not simulate models with non-finite parameters)", attr, cls=UnsupportedError)
+            raise self.error(
+                node,
+                f"non-finite number in '{text}' (MuJoCo accepts inf / nan here; numjoco does "
+                "not simulate models with non-finite parameters)",
+                attr,
+                cls=UnsupportedError,
+            )
         if len(vals) > n:
             raise self.error(node, f"attribute '{attr}' has too much data", attr)
         if exact and len(vals) < n:
@@ -138,8 +143,10 @@ class _Reader:
     def pose_map(self, o, fallback):
         """Error locations of pos / quat: the <origin> element when there is one."""
         src = o if o is not None else fallback
-        return {"pos": (src[0], "xyz" if o is not None else None, src[2]),
-                "quat": (src[0], "rpy" if o is not None else None, src[2])}
+        return {
+            "pos": (src[0], "xyz" if o is not None else None, src[2]),
+            "quat": (src[0], "rpy" if o is not None else None, src[2]),
+        }
 
     # -- the document ---------------------------------------------------------------------------------------
 
@@ -165,7 +172,7 @@ class _Reader:
                     top.append(self.node("option", self._known(sec, "option"), sec, flags))
                 else:
                     top.append(self.node("size", self._known(sec, "size"), sec))
-        comp_attrs["angle"] = "radian"      # MuJoCo forces radians for URDF
+        comp_attrs["angle"] = "radian"  # MuJoCo forces radians for URDF
         self.discardvisual = comp_attrs["discardvisual"].strip() == "true"
         self.strippath = comp_attrs.get("strippath", "false").strip() == "true"
         top.insert(0, self.node("compiler", comp_attrs, comp_src, comp_children))
@@ -185,8 +192,9 @@ class _Reader:
         spec = schema.ELEMENTS[key].attrs
         for k in node[1]:
             if k not in spec:
-                warnings.warn(str(self.error(node, "attribute ignored (MuJoCo's URDF import ignores it)", k)),
-                              stacklevel=2)
+                warnings.warn(
+                    str(self.error(node, "attribute ignored (MuJoCo's URDF import ignores it)", k)), stacklevel=2
+                )
         return {k: v for k, v in node[1].items() if k in spec}
 
     def _materials(self, node):
@@ -303,8 +311,11 @@ class _Reader:
             # the inertia rotated into the link frame by the origin's rpy, then its principal frame; a
             # non-positive-definite inertia is left to the compiler, which refuses it
             rot = quat2mat(quat)
-            tensor = rot @ np.array([[full[0], full[3], full[4]], [full[3], full[1], full[5]],
-                                     [full[4], full[5], full[2]]]) @ rot.T
+            tensor = (
+                rot
+                @ np.array([[full[0], full[3], full[4]], [full[3], full[1], full[5]], [full[4], full[5], full[2]]])
+                @ rot.T
+            )
             full = [tensor[0, 0], tensor[1, 1], tensor[2, 2], tensor[0, 1], tensor[0, 2], tensor[1, 2]]
             inertia, quat, err = full_inertia(np.array(full))
             if err is None:
@@ -347,10 +358,13 @@ class _Reader:
             specs = [(name, t, axis)]
         elif jtype == "floating":
             specs = [(name, "free", None)]
-        else:   # planar: slides along x and y of the frame whose z is the axis, and a hinge about the axis
+        else:  # planar: slides along x and y of the frame whose z is the axis, and a hinge about the axis
             mat = quat2mat(z2quat(axis))
-            specs = [(name + "_TX", "slide", mat[:, 0]), (name + "_TY", "slide", mat[:, 1]),
-                     (name + "_RZ", "hinge", axis)]
+            specs = [
+                (name + "_TX", "slide", mat[:, 0]),
+                (name + "_TY", "slide", mat[:, 1]),
+                (name + "_RZ", "hinge", axis),
+            ]
         nodes = []
         for jname, t, ax in specs:
             attrs = {"type": t}
@@ -439,10 +453,14 @@ class _Reader:
                 return name
         name = stem if not known else stem + str(len(known))
         known.append((scale, name))
-        amap = {"file": ("mesh", "filename", shape[2]), "scale": ("mesh", "scale", shape[2]),
-                "name": ("mesh", "filename", shape[2])}
-        self.mesh_nodes.append(self.node("mesh", {"name": name, "file": filename, "scale": _vec(scale)}, shape,
-                                         amap=amap))
+        amap = {
+            "file": ("mesh", "filename", shape[2]),
+            "scale": ("mesh", "scale", shape[2]),
+            "name": ("mesh", "filename", shape[2]),
+        }
+        self.mesh_nodes.append(
+            self.node("mesh", {"name": name, "file": filename, "scale": _vec(scale)}, shape, amap=amap)
+        )
         return name
 
 

@@ -21,6 +21,7 @@ Where the image differs from mjr_render's by design (depth and segmentation are 
 * not drawn: rangefinder rays (lines), fog, wireframe, additive blending, stereo, labels and the decor
   elements that MuJoCo draws only when asked (frames, contacts, joints, ...).
 """
+
 from .camera import Camera, SceneOption, apply_camera_config, gymnasium_free_camera
 from .renderer import Renderer, depth_buffer
 

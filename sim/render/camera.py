@@ -6,6 +6,7 @@
 
 Any object with the same attribute names (a mujoco.MjvCamera, a mujoco.MjvOption) is accepted where these are.
 """
+
 import numpy as np
 
 from . import layout as L
@@ -17,8 +18,17 @@ class Camera:
 
     FREE, TRACKING, FIXED = L.CAMERA_FREE, L.CAMERA_TRACKING, L.CAMERA_FIXED
 
-    def __init__(self, type=L.CAMERA_FREE, fixedcamid=-1, trackbodyid=-1, lookat=(0.0, 0.0, 0.0), distance=2.0,
-                 azimuth=90.0, elevation=-45.0, orthographic=0):
+    def __init__(
+        self,
+        type=L.CAMERA_FREE,
+        fixedcamid=-1,
+        trackbodyid=-1,
+        lookat=(0.0, 0.0, 0.0),
+        distance=2.0,
+        azimuth=90.0,
+        elevation=-45.0,
+        orthographic=0,
+    ):
         self.type = int(type)
         self.fixedcamid = int(fixedcamid)
         self.trackbodyid = int(trackbodyid)
@@ -42,8 +52,16 @@ class Camera:
         """mjv_defaultFreeCamera: lookat = stat.center, distance = 1.5 stat.extent, azimuth / elevation /
         orthographic from the model's <visual><global>."""
         g = m.vis.global_
-        return cls(L.CAMERA_FREE, -1, -1, np.asarray(m.stat.center, dtype=np.float64), 1.5 * float(m.stat.extent),
-                   g.azimuth, g.elevation, g.orthographic)
+        return cls(
+            L.CAMERA_FREE,
+            -1,
+            -1,
+            np.asarray(m.stat.center, dtype=np.float64),
+            1.5 * float(m.stat.extent),
+            g.azimuth,
+            g.elevation,
+            g.orthographic,
+        )
 
     @classmethod
     def fixed(cls, camid):
@@ -52,9 +70,11 @@ class Camera:
 
     def __repr__(self):
         kind = {0: "free", 1: "tracking", 2: "fixed"}.get(self.type, str(self.type))
-        return (f"Camera(type={kind}, fixedcamid={self.fixedcamid}, trackbodyid={self.trackbodyid}, "
-                f"lookat={self.lookat.tolist()}, distance={self.distance}, azimuth={self.azimuth}, "
-                f"elevation={self.elevation})")
+        return (
+            f"Camera(type={kind}, fixedcamid={self.fixedcamid}, trackbodyid={self.trackbodyid}, "
+            f"lookat={self.lookat.tolist()}, distance={self.distance}, azimuth={self.azimuth}, "
+            f"elevation={self.elevation})"
+        )
 
 
 def apply_camera_config(cam, config):
@@ -62,9 +82,11 @@ def apply_camera_config(cam, config):
     (numpy arrays are copied into the attribute, anything else is set with setattr).  Returns cam."""
     for key, value in (config or {}).items():
         if not hasattr(cam, key):
-            raise AttributeError(f"camera has no attribute '{key}' (default_camera_config keys must be "
-                                 f"mjvCamera attributes: type, fixedcamid, trackbodyid, lookat, distance, "
-                                 f"azimuth, elevation)")
+            raise AttributeError(
+                f"camera has no attribute '{key}' (default_camera_config keys must be "
+                f"mjvCamera attributes: type, fixedcamid, trackbodyid, lookat, distance, "
+                f"azimuth, elevation)"
+            )
         if isinstance(value, np.ndarray):
             getattr(cam, key)[:] = value
         else:
@@ -103,11 +125,25 @@ def option_key(opt):
     """Hashable summary of the options that change which objects are drawn and how (geomgroup, sitegroup,
     skingroup, tendongroup, texture / tendon / transparent / static / skin flags), for any mjvOption-like
     object."""
+
     def grp(name):
         v = getattr(opt, name, None)
-        return tuple(int(x) for x in (np.ones(6) if v is None else np.asarray(v).reshape(-1)[:L.NGROUP]))
+        return tuple(int(x) for x in (np.ones(6) if v is None else np.asarray(v).reshape(-1)[: L.NGROUP]))
+
     flags = np.asarray(getattr(opt, "flags", SceneOption().flags)).reshape(-1)
-    return (grp("geomgroup"), grp("sitegroup"), grp("skingroup"), grp("tendongroup"),
-            tuple(int(flags[i]) for i in (SceneOption.VIS_TEXTURE, SceneOption.VIS_TENDON,
-                                          SceneOption.VIS_TRANSPARENT, SceneOption.VIS_STATIC,
-                                          SceneOption.VIS_SKIN)))
+    return (
+        grp("geomgroup"),
+        grp("sitegroup"),
+        grp("skingroup"),
+        grp("tendongroup"),
+        tuple(
+            int(flags[i])
+            for i in (
+                SceneOption.VIS_TEXTURE,
+                SceneOption.VIS_TENDON,
+                SceneOption.VIS_TRANSPARENT,
+                SceneOption.VIS_STATIC,
+                SceneOption.VIS_SKIN,
+            )
+        ),
+    )

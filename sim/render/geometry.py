@@ -8,16 +8,33 @@ which surface was hit (shading needs it: capsule side / caps, box face, mesh fac
 Planes are seen from both sides (mjr_render flips the culled face for a plane seen from behind): part 0 front,
 1 back.
 """
+
 import math
 
 from sim.jit import njit
 from sim.engine.ray import _map as to_local  # noqa: F401  (ray origin and direction in a geom frame, ray_map)
 
-from .layout import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER,
-                     GEOM_BOX, GEOM_MESH, MINVAL, MI_VERTADR, MI_FACEADR, MI_BVHADR, HI_NROW, HI_NCOL, HI_ADR,
-                     OI_TYPE, OI_DATAID)
+from .layout import (
+    GEOM_PLANE,
+    GEOM_HFIELD,
+    GEOM_SPHERE,
+    GEOM_CAPSULE,
+    GEOM_ELLIPSOID,
+    GEOM_CYLINDER,
+    GEOM_BOX,
+    GEOM_MESH,
+    MINVAL,
+    MI_VERTADR,
+    MI_FACEADR,
+    MI_BVHADR,
+    HI_NROW,
+    HI_NCOL,
+    HI_ADR,
+    OI_TYPE,
+    OI_DATAID,
+)
 
-MAXSTACK = 128       # BVH traversal stack (mjMAXTREEDEPTH is 50)
+MAXSTACK = 128  # BVH traversal stack (mjMAXTREEDEPTH is 50)
 # height-field parts (negative): sides x-, x+, y-, y+ and the bottom; top triangles are 2 * cell + (0 | 1)
 HF_XNEG, HF_XPOS, HF_YNEG, HF_YPOS, HF_BOTTOM = -1, -2, -3, -4, -5
 
@@ -134,7 +151,7 @@ def hit_cylinder(lp, lv, size, tmin, tmax, cull):
     if abs(lv[2]) > MINVAL:
         for side in range(2):
             sgn = 1.0 if side == 0 else -1.0
-            if cull and lv[2] * sgn >= 0:      # entering the top disk needs lv.z < 0, the bottom lv.z > 0
+            if cull and lv[2] * sgn >= 0:  # entering the top disk needs lv.z < 0, the bottom lv.z > 0
                 continue
             x = (sgn * h - lp[2]) / lv[2]
             if tmin <= x <= tmax:

@@ -1,6 +1,7 @@
 """Render kernels: per-world scene setup, per-band pixel loops, the edge anti-aliasing pass and the one entry
 point (`render_frames`) that runs them for every world of the frame in parallel (prange over worlds, then over
 (world, band) jobs, so a single image also uses every thread)."""
+
 import math
 
 from numba import prange
@@ -9,13 +10,67 @@ from sim.jit import njit
 
 from .camlight import camera_view, make_lights
 from .skin import update_skins
-from .layout import (GEOM_PLANE, GEOM_BOX, OI_TYPE, OI_SRC, OI_OBJTYPE, G_SIZE, G_RGBA, G_RBOUND,
-                     OF_REFLECTANCE, FL_TRANSPARENT, FL_REFLECTIVE, FL_HIDDEN, M_ACTIVE, M_OBJ, M_POS, M_NORMAL, M_SCRATCH,
-                     M_NTRANS, M_HAZE, M_HAZEMAT, M_HAZEELEV, MODE_RGB, MODE_DEPTH, O_HAZE, V_SKYTEX, V_HAZE,
-                     V_HAZERGBA, V_ZBG, PI, NSKYKEY, VW_X0, O_MODE, O_REFLECTION, O_SKYBOX, O_AA, O_W,
-                     O_TILE, O_NTX, O_NWORLD, O_NJOB, O_NVIEW, V_ZNEAR, V_ZFAR, VIEW_CAMERA, VIEW_MIRROR,
-                     VIEW_SHADOW, VW_EYE, VW_RIGHT, VW_UP, VW_FWD, VW_ORTHO, VW_NEAR, VW_FAR, VW_ACTIVE, NVW,
-                     J_STACK, J_HK, J_HP, MAXTRANS)
+from .layout import (
+    GEOM_PLANE,
+    GEOM_BOX,
+    OI_TYPE,
+    OI_SRC,
+    OI_OBJTYPE,
+    G_SIZE,
+    G_RGBA,
+    G_RBOUND,
+    OF_REFLECTANCE,
+    FL_TRANSPARENT,
+    FL_REFLECTIVE,
+    FL_HIDDEN,
+    M_ACTIVE,
+    M_OBJ,
+    M_POS,
+    M_NORMAL,
+    M_SCRATCH,
+    M_NTRANS,
+    M_HAZE,
+    M_HAZEMAT,
+    M_HAZEELEV,
+    MODE_RGB,
+    MODE_DEPTH,
+    O_HAZE,
+    V_SKYTEX,
+    V_HAZE,
+    V_HAZERGBA,
+    V_ZBG,
+    PI,
+    NSKYKEY,
+    VW_X0,
+    O_MODE,
+    O_REFLECTION,
+    O_SKYBOX,
+    O_AA,
+    O_W,
+    O_TILE,
+    O_NTX,
+    O_NWORLD,
+    O_NJOB,
+    O_NVIEW,
+    V_ZNEAR,
+    V_ZFAR,
+    VIEW_CAMERA,
+    VIEW_MIRROR,
+    VIEW_SHADOW,
+    VW_EYE,
+    VW_RIGHT,
+    VW_UP,
+    VW_FWD,
+    VW_ORTHO,
+    VW_NEAR,
+    VW_FAR,
+    VW_ACTIVE,
+    NVW,
+    J_STACK,
+    J_HK,
+    J_HP,
+    MAXTRANS,
+)
 from .shade import shade_opaque, sky, lit_all, _clamp, plane_texture_setup
 from .trace import bin_view, view_ray, transparent_hits, sky_distance, cell_list, nearest_in
 
@@ -26,7 +81,7 @@ def setup_world(rm, fr, w):
     every view for world w."""
     v0 = fr.views[w, VIEW_CAMERA]
     mir = fr.mirror[w]
-    head, fwd = camera_view(rm, fr, w, v0, mir[M_SCRATCH:M_SCRATCH + 9])
+    head, fwd = camera_view(rm, fr, w, v0, mir[M_SCRATCH : M_SCRATCH + 9])
     rgb = fr.opt[O_MODE] == MODE_RGB
     nview = fr.opt[O_NVIEW]
     for vi in range(1, nview):
@@ -48,8 +103,10 @@ def setup_world(rm, fr, w):
             pos = fr.obj_pos[w, k]
             mat = fr.obj_mat[w, k]
             typ = rm.obj_i[k, OI_TYPE]
-            behind = typ == GEOM_PLANE and ((head[0] - pos[0]) * mat[2] + (head[1] - pos[1]) * mat[5]
-                                            + (head[2] - pos[2]) * mat[8]) < 0
+            behind = (
+                typ == GEOM_PLANE
+                and ((head[0] - pos[0]) * mat[2] + (head[1] - pos[1]) * mat[5] + (head[2] - pos[2]) * mat[8]) < 0
+            )
             if fr.obj_g[w, k, G_RGBA + 3] < 0.995 or behind:
                 f |= FL_TRANSPARENT
                 ntrans += 1
@@ -100,7 +157,7 @@ def haze_over(rm, fr, w, d, dist, r, g, b):
     """Blend the haze (rgb of vis.rgba.haze, alpha rising from 0 at the plane to 1 at height h* and falling to 0
     at the head) where the view ray d meets the haze cone nearer than `dist` (the hit's distance)."""
     mir = fr.mirror[w]
-    mat = mir[M_HAZEMAT:M_HAZEMAT + 9]
+    mat = mir[M_HAZEMAT : M_HAZEMAT + 9]
     n = math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2])
     u0 = (mat[0] * d[0] + mat[3] * d[1] + mat[6] * d[2]) / n
     u1 = (mat[1] * d[0] + mat[4] * d[1] + mat[7] * d[2]) / n
@@ -113,14 +170,14 @@ def haze_over(rm, fr, w, d, dist, r, g, b):
     den = q - rr * u2 / elev if elev > 0 else 0.0
     if den <= 0:
         return r, g, b
-    s = 1.0 / den                        # distance in units of the skybox radius 0.7 zfar
+    s = 1.0 / den  # distance in units of the skybox radius 0.7 zfar
     h = 1.0 + s * u2 / elev
     if h < 0 or s * 0.7 * rm.vis[V_ZFAR] > dist:
         return r, g, b
     a0 = math.atan2(1.0, rr)
     hstar = math.sqrt(0.5) * rr * math.sin(a0) / math.sin(0.75 * PI - a0)
     a = h / hstar if h < hstar else (1.0 - h) / (1.0 - hstar)
-    c = rm.vis[V_HAZERGBA:V_HAZERGBA + 3]
+    c = rm.vis[V_HAZERGBA : V_HAZERGBA + 3]
     return a * c[0] + (1 - a) * r, a * c[1] + (1 - a) * g, a * c[2] + (1 - a) * b
 
 
@@ -254,8 +311,8 @@ def pixel_rgb(rm, fr, w, px, py, cell, job, cached):
         r, g, b = _clamp(r), _clamp(g), _clamp(b)
         r, g, b = haze_over(rm, fr, w, d, tlim * math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), r, g, b)
     if ntrans:
-        hk = fr.jscr_i[job, J_HK:J_HK + MAXTRANS]
-        hp = fr.jscr_i[job, J_HP:J_HP + MAXTRANS]
+        hk = fr.jscr_i[job, J_HK : J_HK + MAXTRANS]
+        hp = fr.jscr_i[job, J_HP : J_HP + MAXTRANS]
         ht = fr.jscr_f[job, 0:MAXTRANS]
         nh = transparent_hits(rm, fr, w, VIEW_CAMERA, cell, o, d, znear, tlim, hk, ht, hp, stack)
         if nh > 0:
@@ -269,7 +326,7 @@ def pixel_rgb(rm, fr, w, px, py, cell, job, cached):
                     c = lit_all(rm, fr, w, kk, hp[j], o, d, ht[j], VIEW_CAMERA, px, py, 1.0, eye)
                     a = c[3]
                     if rm.obj_i[kk, OI_TYPE] == GEOM_PLANE and hp[j] == 1:
-                        a *= 0.3                     # a plane seen from behind (renderGeom)
+                        a *= 0.3  # a plane seen from behind (renderGeom)
                     r = a * c[0] + (1 - a) * r
                     g = a * c[1] + (1 - a) * g
                     b = a * c[2] + (1 - a) * b

@@ -4,7 +4,7 @@ and the renderer's constants (MuJoCo's enum values where they exist)."""
 # mjtGeom / mjtObj / mjtCamera / mjtCamLight / mjtLightType / mjtTexture / mjtRndFlag values
 GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID = 0, 1, 2, 3, 4
 GEOM_CYLINDER, GEOM_BOX, GEOM_MESH, GEOM_SDF = 5, 6, 7, 8
-GEOM_SKIN = 106          # mjGEOM_SKIN: here one skin triangle (RenderModel object)
+GEOM_SKIN = 106  # mjGEOM_SKIN: here one skin triangle (RenderModel object)
 OBJ_GEOM, OBJ_SITE, OBJ_SKIN, OBJ_TENDON = 5, 6, 11, 18
 CAMERA_FREE, CAMERA_TRACKING, CAMERA_FIXED, CAMERA_USER = 0, 1, 2, 3
 CAMLIGHT_FIXED, CAMLIGHT_TRACK, CAMLIGHT_TRACKCOM, CAMLIGHT_TARGETBODY, CAMLIGHT_TARGETBODYCOM = 0, 1, 2, 3, 4
@@ -12,9 +12,9 @@ LIGHT_SPOT, LIGHT_DIRECTIONAL, LIGHT_POINT, LIGHT_IMAGE = 0, 1, 2, 3
 TEXTURE_2D, TEXTURE_CUBE, TEXTURE_SKYBOX = 0, 1, 2
 RND_SHADOW, RND_WIREFRAME, RND_REFLECTION, RND_ADDITIVE, RND_SKYBOX, RND_FOG, RND_HAZE = 0, 1, 2, 3, 4, 5, 6
 RND_DEPTH, RND_SEGMENT, RND_IDCOLOR, RND_CULL_FACE, NRNDFLAG = 7, 8, 9, 10, 11
-NGROUP = 6               # mjNGROUP
-MAXLIGHT = 8             # lights the fixed-function GL pipeline of mjr_render can enable (GL_LIGHT0..7)
-MINVAL = 1e-15           # mjMINVAL
+NGROUP = 6  # mjNGROUP
+MAXLIGHT = 8  # lights the fixed-function GL pipeline of mjr_render can enable (GL_LIGHT0..7)
+MINVAL = 1e-15  # mjMINVAL
 PI = 3.141592653589793
 
 # --- RenderModel.obj_i columns (one row per rendered object: visible geoms, then visible sites)
@@ -22,17 +22,17 @@ OI_SRC, OI_KIND, OI_OBJTYPE, OI_TYPE, OI_DATAID, OI_TEXID, OI_TEXCOORD, OI_TEXTY
 NOI = 9
 KIND_GEOM, KIND_SITE, KIND_TENDON, KIND_SKIN = 0, 1, 2, 3
 # --- RenderModel.obj_f columns
-OF_SIZE = 0              # 3: geom_size (MuJoCo meaning per type)
-OF_AABB = 3              # 6: local bounding box, centre then half sizes (geom_aabb)
+OF_SIZE = 0  # 3: geom_size (MuJoCo meaning per type)
+OF_AABB = 3  # 6: local bounding box, centre then half sizes (geom_aabb)
 OF_RBOUND = 9
-OF_RGBA = 10             # 4: colour after setMaterial
+OF_RGBA = 10  # 4: colour after setMaterial
 OF_EMISSION, OF_SPECULAR, OF_SHININESS, OF_REFLECTANCE = 14, 15, 16, 17
-OF_TEXREPEAT = 18        # 2
+OF_TEXREPEAT = 18  # 2
 OF_TEXUNIFORM = 20
 NOF = 21
 
 # --- RenderModel.tex_i columns: type, width, height of one face (level 0), nlevel, then per level adr, w, h
-TI_TYPE, TI_W, TI_H, TI_NLEVEL, TI_ALPHA, TI_LEVEL = 0, 1, 2, 3, 4, 5   # TI_ALPHA: 4 channels
+TI_TYPE, TI_W, TI_H, TI_NLEVEL, TI_ALPHA, TI_LEVEL = 0, 1, 2, 3, 4, 5  # TI_ALPHA: 4 channels
 MAXLEVEL = 16
 NTI = TI_LEVEL + 3 * MAXLEVEL
 
@@ -49,12 +49,22 @@ SI_VERTADR, SI_VERTNUM, SI_FACEADR, SI_FACENUM, SI_BONEADR, SI_BONENUM, SI_TEXCO
 NSI = 7
 BI_BODY, BI_VERTADR, BI_VERTNUM = 0, 1, 2
 BF_BINDPOS, BF_BINDQUAT = 0, 3
-SKIN_SIZE = 0.1          # mjv_initGeom's default size, which a skin keeps (texuniform scales by it)
+SKIN_SIZE = 0.1  # mjv_initGeom's default size, which a skin keeps (texuniform scales by it)
 
 # --- RenderModel.cam_i / cam_f columns
 CI_MODE, CI_BODY, CI_TARGET, CI_PROJ = 0, 1, 2, 3
 NCI = 4
-CF_POS, CF_QUAT, CF_POS0, CF_POSCOM0, CF_MAT0, CF_FOVY, CF_IPD, CF_SENSOR, CF_INTRINSIC = 0, 3, 7, 10, 13, 22, 23, 24, 26
+CF_POS, CF_QUAT, CF_POS0, CF_POSCOM0, CF_MAT0, CF_FOVY, CF_IPD, CF_SENSOR, CF_INTRINSIC = (
+    0,
+    3,
+    7,
+    10,
+    13,
+    22,
+    23,
+    24,
+    26,
+)
 NCF = 30
 
 # --- RenderModel.light_i / light_f columns
@@ -68,7 +78,7 @@ NLF = 29
 V_ZNEAR, V_ZFAR, V_EXTENT, V_FOVY, V_IPD, V_ORTHO = 0, 1, 2, 3, 4, 5
 V_HEADACTIVE, V_HEADAMBIENT, V_HEADDIFFUSE, V_HEADSPECULAR = 6, 7, 10, 13
 V_SHADOWCLIP, V_SHADOWSCALE, V_HAZE, V_HAZERGBA, V_SKYTEX, V_NSHADOW, V_NOBJ_GEOM = 16, 17, 18, 19, 23, 24, 25
-V_ZBG, V_GRID = 26, 27        # V_ZBG: depth reported where nothing is drawn (mujoco.Renderer's, from a 0 buffer)
+V_ZBG, V_GRID = 26, 27  # V_ZBG: depth reported where nothing is drawn (mujoco.Renderer's, from a 0 buffer)
 NV = 28
 
 # --- Frame.opt entries
@@ -84,9 +94,9 @@ NCP = 10
 # --- Frame.view[w, v]: a pinhole or orthographic view used for binning objects into a grid of cells
 # (v = 0 the camera, 1 the mirror image of the camera in the reflecting geom, 2.. the shadow-casting lights)
 VW_EYE, VW_RIGHT, VW_UP, VW_FWD = 0, 3, 6, 9
-VW_X0, VW_Y0, VW_SX, VW_SY = 12, 13, 14, 15      # x/z = X0 + (px + 0.5) SX,  y/z = Y0 - (py + 0.5) SY
+VW_X0, VW_Y0, VW_SX, VW_SY = 12, 13, 14, 15  # x/z = X0 + (px + 0.5) SX,  y/z = Y0 - (py + 0.5) SY
 VW_ORTHO, VW_NEAR, VW_FAR, VW_CELL, VW_NCX, VW_NCY, VW_ACTIVE = 16, 17, 18, 19, 20, 21, 22
-VW_NPX, VW_NPY = 23, 24                          # extent of the view in pixels (cells * cell size for grids)
+VW_NPX, VW_NPY = 23, 24  # extent of the view in pixels (cells * cell size for grids)
 NVW = 25
 VIEW_CAMERA, VIEW_MIRROR, VIEW_SHADOW = 0, 1, 2
 
@@ -100,9 +110,9 @@ NL = 23
 G_SIZE, G_AABB, G_RBOUND, G_RGBA = 0, 3, 9, 10
 NG = 14
 # --- Frame.flag[w, k] bits per object and Frame.mirror[w] entries
-FL_TRANSPARENT, FL_REFLECTIVE, FL_HIDDEN = 1, 2, 4     # hidden: alpha 0 this frame (unused dynamic slot)
+FL_TRANSPARENT, FL_REFLECTIVE, FL_HIDDEN = 1, 2, 4  # hidden: alpha 0 this frame (unused dynamic slot)
 M_ACTIVE, M_OBJ, M_POS, M_NORMAL, M_SCRATCH, M_NTRANS = 0, 1, 2, 5, 8, 17
-M_HAZE, M_HAZEMAT, M_HAZEELEV = 18, 19, 28       # haze over the first infinite plane: on, plane axes, elevation
+M_HAZE, M_HAZEMAT, M_HAZEELEV = 18, 19, 28  # haze over the first infinite plane: on, plane axes, elevation
 NM = 29
 # Frame.skykey[w]: the camera orientation and frustum the cached skybox colours (Frame.skycache) were made for
 NSKYKEY = 17

@@ -1,11 +1,12 @@
 """sim.Renderer: the API of mujoco.Renderer on numjoco's ray caster (no OpenGL), for one world or a batch.
 
-    r = sim.Renderer(m, height=480, width=480)
-    r.update_scene(d, camera="track")          # camera: -1 / None (free), id, name, or a Camera / MjvCamera
-    rgb = r.render()                           # uint8 (H, W, 3); (nworld, H, W, 3) for a batched Data
-    r.enable_depth_rendering(); depth = r.render()          # float32 metres along the camera axis
-    r.enable_segmentation_rendering(); seg = r.render()     # int32 (H, W, 2): object id, mjtObj type
+r = sim.Renderer(m, height=480, width=480)
+r.update_scene(d, camera="track")          # camera: -1 / None (free), id, name, or a Camera / MjvCamera
+rgb = r.render()                           # uint8 (H, W, 3); (nworld, H, W, 3) for a batched Data
+r.enable_depth_rendering(); depth = r.render()          # float32 metres along the camera axis
+r.enable_segmentation_rendering(); seg = r.render()     # int32 (H, W, 2): object id, mjtObj type
 """
+
 import weakref
 
 import numpy as np
@@ -16,17 +17,43 @@ from . import tendon as T
 from .camera import Camera, SceneOption, option_key
 from .structs import new_frame, new_render_model
 
-_STATIC = weakref.WeakKeyDictionary()    # model -> static arrays (textures, meshes, height fields)
+_STATIC = weakref.WeakKeyDictionary()  # model -> static arrays (textures, meshes, height fields)
 
 _DEFAULT_FLAGS = {L.RND_SHADOW: 1, L.RND_REFLECTION: 1, L.RND_SKYBOX: 1, L.RND_HAZE: 1, L.RND_CULL_FACE: 1}
-_UNSUPPORTED_FLAGS = {L.RND_WIREFRAME: "wireframe", L.RND_ADDITIVE: "additive transparency",
-                      L.RND_FOG: "fog", L.RND_DEPTH: "the depth-map overlay (mjRND_DEPTH)"}
+_UNSUPPORTED_FLAGS = {
+    L.RND_WIREFRAME: "wireframe",
+    L.RND_ADDITIVE: "additive transparency",
+    L.RND_FOG: "fog",
+    L.RND_DEPTH: "the depth-map overlay (mjRND_DEPTH)",
+}
 # model fields the object table depends on: it is rebuilt when one of them changes (colours set at run time, ...)
-_MATERIAL_FIELDS = ("geom_rgba", "geom_matid", "geom_group", "geom_size", "geom_type", "site_rgba", "site_matid",
-                    "site_group", "site_size", "site_type", "mat_rgba", "mat_emission", "mat_specular",
-                    "mat_shininess", "mat_reflectance", "mat_texid", "mat_texrepeat", "mat_texuniform",
-                    "tendon_rgba", "tendon_matid", "tendon_group", "tendon_width", "skin_rgba", "skin_matid",
-                    "skin_group")
+_MATERIAL_FIELDS = (
+    "geom_rgba",
+    "geom_matid",
+    "geom_group",
+    "geom_size",
+    "geom_type",
+    "site_rgba",
+    "site_matid",
+    "site_group",
+    "site_size",
+    "site_type",
+    "mat_rgba",
+    "mat_emission",
+    "mat_specular",
+    "mat_shininess",
+    "mat_reflectance",
+    "mat_texid",
+    "mat_texrepeat",
+    "mat_texuniform",
+    "tendon_rgba",
+    "tendon_matid",
+    "tendon_group",
+    "tendon_width",
+    "skin_rgba",
+    "skin_matid",
+    "skin_group",
+)
 
 
 def depth_buffer(depth, model, orthographic=False):
@@ -66,7 +93,7 @@ def _not_drawn(m):
     """What mjv_addGeoms draws by default for this model that the renderer does not: rangefinder rays
     (lines)."""
     out = []
-    if int(getattr(m, "nsensor", 0) or 0) and np.any(np.asarray(m.sensor_type) == 7):      # mjSENS_RANGEFINDER
+    if int(getattr(m, "nsensor", 0) or 0) and np.any(np.asarray(m.sensor_type) == 7):  # mjSENS_RANGEFINDER
         out.append("rangefinder rays (numjoco does not compute sensordata)")
     return out
 
@@ -91,15 +118,28 @@ class Renderer:
     pixels (MuJoCo's default is 4x MSAA; off here by default, which is what pixel observations want).
     """
 
-    def __init__(self, model, height=480, width=480, max_geom=10000, *, shadows=True, reflection=True,
-                 skybox=True, antialias=False):
+    def __init__(
+        self,
+        model,
+        height=480,
+        width=480,
+        max_geom=10000,
+        *,
+        shadows=True,
+        reflection=True,
+        skybox=True,
+        antialias=False,
+    ):
         if getattr(model, "vis", None) is None:
             raise ValueError("the model has no <visual> settings (Model.vis); compile it with sim.load_model")
         missing = _not_drawn(model)
         if missing:
             import warnings
-            warnings.warn("the numjoco renderer does not draw " + " and ".join(missing) + ", which MuJoCo shows "
-                          "by default", stacklevel=2)
+
+            warnings.warn(
+                "the numjoco renderer does not draw " + " and ".join(missing) + ", which MuJoCo shows by default",
+                stacklevel=2,
+            )
         height, width = int(height), int(width)
         if height < 1 or width < 1:
             raise ValueError(f"image size must be positive, got {height}x{width}")
@@ -127,7 +167,7 @@ class Renderer:
         self._frame = None
         self._fa = None
         self._frame_key = None
-        self._nworld = None          # worlds in the last update (None: a single image)
+        self._nworld = None  # worlds in the last update (None: a single image)
         self._updated = False
         self._closed = False
         self._warned = False
@@ -190,7 +230,7 @@ class Renderer:
                 raise ValueError(f"fixed camera id {cid} is outside the valid range [0, {ncam})")
             p[L.CP_FIXEDID] = cid
         elif ctype in (L.CAMERA_FREE, L.CAMERA_TRACKING):
-            p[L.CP_LOOKAT:L.CP_LOOKAT + 3] = np.asarray(camera.lookat, dtype=np.float64).reshape(3)
+            p[L.CP_LOOKAT : L.CP_LOOKAT + 3] = np.asarray(camera.lookat, dtype=np.float64).reshape(3)
             p[L.CP_DISTANCE] = camera.distance
             p[L.CP_AZIMUTH] = camera.azimuth
             p[L.CP_ELEVATION] = camera.elevation
@@ -209,17 +249,20 @@ class Renderer:
 
     def _refresh_tables(self, opt):
         m = self._model
-        key = (option_key(opt), tuple(np.asarray(getattr(m, f)).tobytes() for f in _MATERIAL_FIELDS
-                                      if getattr(m, f, None) is not None), float(m.vis.map.alpha))
+        key = (
+            option_key(opt),
+            tuple(np.asarray(getattr(m, f)).tobytes() for f in _MATERIAL_FIELDS if getattr(m, f, None) is not None),
+            float(m.vis.map.alpha),
+        )
         if key != self._objkey:
             obj_i, obj_f = S.build_objects(m, opt)
             if len(obj_i) > self._max_geom:
                 if not self._warned:
                     import warnings
-                    warnings.warn(f"Pre-allocated visual geom buffer is full. Increase maxgeom above "
-                                  f"{self._max_geom}.")
+
+                    warnings.warn(f"Pre-allocated visual geom buffer is full. Increase maxgeom above {self._max_geom}.")
                     self._warned = True
-                obj_i, obj_f = obj_i[:self._max_geom].copy(), obj_f[:self._max_geom].copy()
+                obj_i, obj_f = obj_i[: self._max_geom].copy(), obj_f[: self._max_geom].copy()
             self._objkey = key
             self._obj_i, self._obj_f = np.ascontiguousarray(obj_i), np.ascontiguousarray(obj_f)
             self._tendon_rows = {}
@@ -242,14 +285,35 @@ class Renderer:
             tex_i, texel, meshes, hfields, skins = self._static
             mesh_i, mesh_vert, mesh_face, mesh_normal, mesh_tc, bvh_aabb, bvh_child, bvh_nodeid = meshes
             hi, hsize, hdata = hfields
-            self._rm = new_render_model(nobj, self._obj_i, self._obj_f, tex_i, texel, mesh_i, mesh_vert,
-                                        mesh_face, mesh_normal, mesh_tc, bvh_aabb, bvh_child, bvh_nodeid, hi,
-                                        hsize, hdata, self._cam_i, self._cam_f, self._light_i, self._light_f,
-                                        self._vis, *skins)
+            self._rm = new_render_model(
+                nobj,
+                self._obj_i,
+                self._obj_f,
+                tex_i,
+                texel,
+                mesh_i,
+                mesh_vert,
+                mesh_face,
+                mesh_normal,
+                mesh_tc,
+                bvh_aabb,
+                bvh_child,
+                bvh_nodeid,
+                hi,
+                hsize,
+                hdata,
+                self._cam_i,
+                self._cam_f,
+                self._light_i,
+                self._light_f,
+                self._vis,
+                *skins,
+            )
         self._scene.ngeom = nobj
 
     def _alloc_frame(self, nw):
         import numba
+
         nobj = len(self._obj_i)
         nshadow = int(self._vis[L.V_NSHADOW])
         nview = 2 + nshadow
@@ -263,7 +327,7 @@ class Renderer:
             return
         ncell = max(ntx * nty, grid * grid)
         nskv = max(1, len(self._static[4][2]))
-        cap = max(2 * ncell, 16 * nobj, 64)      # cell-list entries per view (more: every cell searches all)
+        cap = max(2 * ncell, 16 * nobj, 64)  # cell-list entries per view (more: every cell searches all)
         nb = int(self._model.nbody)
         rows = -(-nty // nband) * T
         jobs = [(w, y, min(H, y + rows)) for w in range(nw) for y in range(0, H, rows)]
@@ -271,21 +335,40 @@ class Renderer:
         aa = (nw, H, W)
         opt = np.zeros(L.NO, dtype=np.int64)
         self._fa = dict(
-            opt=opt, camprm=np.zeros(L.NCP), obj_pos=np.zeros((nw, nobj, 3)), obj_mat=np.zeros((nw, nobj, 9)),
-            obj_g=np.zeros((nw, nobj, L.NG)), ptex=np.zeros((nw, max(nobj, 1), L.NPT)),
-            xpos=np.zeros((nw, nb, 3)), xquat=np.zeros((nw, nb, 4)), xmat=np.zeros((nw, nb, 9)),
-            subtree_com=np.zeros((nw, nb, 3)), views=np.zeros((nw, nview, L.NVW)),
-            lights=np.zeros((nw, L.MAXLIGHT, L.NL)), nlight=np.zeros(nw, np.int64),
-            tcnt=np.zeros((nw, nview, ncell), np.int32), tstart=np.zeros((nw, nview, ncell + 1), np.int32),
-            tobj=np.zeros((nw, nview, cap), np.int32), objcell=np.zeros((nw, max(nobj, 1), 4), np.int32),
-            gobj=np.zeros((nw, nview, max(nobj, 1)), np.int32), gcnt=np.zeros((nw, nview), np.int32),
+            opt=opt,
+            camprm=np.zeros(L.NCP),
+            obj_pos=np.zeros((nw, nobj, 3)),
+            obj_mat=np.zeros((nw, nobj, 9)),
+            obj_g=np.zeros((nw, nobj, L.NG)),
+            ptex=np.zeros((nw, max(nobj, 1), L.NPT)),
+            xpos=np.zeros((nw, nb, 3)),
+            xquat=np.zeros((nw, nb, 4)),
+            xmat=np.zeros((nw, nb, 9)),
+            subtree_com=np.zeros((nw, nb, 3)),
+            views=np.zeros((nw, nview, L.NVW)),
+            lights=np.zeros((nw, L.MAXLIGHT, L.NL)),
+            nlight=np.zeros(nw, np.int64),
+            tcnt=np.zeros((nw, nview, ncell), np.int32),
+            tstart=np.zeros((nw, nview, ncell + 1), np.int32),
+            tobj=np.zeros((nw, nview, cap), np.int32),
+            objcell=np.zeros((nw, max(nobj, 1), 4), np.int32),
+            gobj=np.zeros((nw, nview, max(nobj, 1)), np.int32),
+            gcnt=np.zeros((nw, nview), np.int32),
             gmask=np.full((nw, 2, ncell), -1, np.int64),
-            flag=np.zeros((nw, max(nobj, 1)), np.int32), rank=np.zeros((nw, max(nobj, 1)), np.int32),
-            mirror=np.zeros((nw, L.NM)), idbuf=np.zeros(aa, np.int32), zbuf=np.zeros(aa, np.float32), job=job,
-            jscr_i=np.zeros((len(job), L.NJI), np.int32), jcand=np.zeros((len(job), 2, 2 * max(nobj, 1) + 2), np.int32),
+            flag=np.zeros((nw, max(nobj, 1)), np.int32),
+            rank=np.zeros((nw, max(nobj, 1)), np.int32),
+            mirror=np.zeros((nw, L.NM)),
+            idbuf=np.zeros(aa, np.int32),
+            zbuf=np.zeros(aa, np.float32),
+            job=job,
+            jscr_i=np.zeros((len(job), L.NJI), np.int32),
+            jcand=np.zeros((len(job), 2, 2 * max(nobj, 1) + 2), np.int32),
             jscr_f=np.zeros((len(job), L.MAXTRANS)),
-            skycache=np.full((nw, H, W, 3), -1, np.float32), skykey=np.zeros((nw, L.NSKYKEY)),
-            skinvert=np.zeros((nw, nskv, 3)), skinnorm=np.zeros((nw, nskv, 3)))
+            skycache=np.full((nw, H, W, 3), -1, np.float32),
+            skykey=np.zeros((nw, L.NSKYKEY)),
+            skinvert=np.zeros((nw, nskv, 3)),
+            skinnorm=np.zeros((nw, nskv, 3)),
+        )
         fa = self._fa
         opt[L.O_W], opt[L.O_H], opt[L.O_TILE], opt[L.O_NTX], opt[L.O_NTY] = W, H, T, ntx, nty
         opt[L.O_NWORLD], opt[L.O_NJOB], opt[L.O_NVIEW] = nw, len(job), nview
@@ -329,12 +412,12 @@ class Renderer:
             fa["obj_mat"][:, s] = arrays["site_xmat"][worlds][:, src[s]]
         og = fa["obj_g"]
         of = self._obj_f
-        og[:, :, L.G_SIZE:L.G_SIZE + 3] = of[:, L.OF_SIZE:L.OF_SIZE + 3]
-        og[:, :, L.G_AABB:L.G_AABB + 6] = of[:, L.OF_AABB:L.OF_AABB + 6]
+        og[:, :, L.G_SIZE : L.G_SIZE + 3] = of[:, L.OF_SIZE : L.OF_SIZE + 3]
+        og[:, :, L.G_AABB : L.G_AABB + 6] = of[:, L.OF_AABB : L.OF_AABB + 6]
         og[:, :, L.G_RBOUND] = of[:, L.OF_RBOUND]
-        og[:, :, L.G_RGBA:L.G_RGBA + 4] = of[:, L.OF_RGBA:L.OF_RGBA + 4]
+        og[:, :, L.G_RGBA : L.G_RGBA + 4] = of[:, L.OF_RGBA : L.OF_RGBA + 4]
         sk = kind == L.KIND_SKIN
-        if sk.any():                   # skin triangles are given in world coordinates
+        if sk.any():  # skin triangles are given in world coordinates
             fa["obj_pos"][:, sk] = 0.0
             fa["obj_mat"][:, sk] = np.eye(3).reshape(-1)
         if self._tendon_rows:
@@ -351,9 +434,10 @@ class Renderer:
         gray = (np.float32(0.5), np.float32(0.5), np.float32(0.5), np.float32(1.0))
         constraint = np.asarray(m.vis.rgba.constraint, np.float64)[:3]
         for i, rows in self._tendon_rows.items():
-            recolor = int(m.tendon_matid[i]) == -1 and \
-                tuple(np.asarray(m.tendon_rgba, np.float32).reshape(-1, 4)[i]) == gray
-            base = self._obj_f[rows[0], L.OF_RGBA:L.OF_RGBA + 3]
+            recolor = (
+                int(m.tendon_matid[i]) == -1 and tuple(np.asarray(m.tendon_rgba, np.float32).reshape(-1, 4)[i]) == gray
+            )
+            base = self._obj_f[rows[0], L.OF_RGBA : L.OF_RGBA + 3]
             for slot, w in enumerate(worlds):
                 segs = T.segments(m, arrays, w, i)
                 g = fa["obj_g"][slot]
@@ -361,18 +445,18 @@ class Renderer:
                     a = np.array([s[0] for s in segs])
                     b = np.array([s[1] for s in segs])
                     width = np.array([s[2] for s in segs])
-                    r = rows[:len(segs)]
+                    r = rows[: len(segs)]
                     half = 0.5 * np.linalg.norm(b - a, axis=1)
                     fa["obj_pos"][slot, r] = 0.5 * (a + b)
                     fa["obj_mat"][slot, r] = T.quat2mat(T.quat_z2vec(b - a))
-                    g[r, L.G_SIZE:L.G_SIZE + 3] = np.stack([width, half, np.zeros_like(half)], axis=1)   # geom_size
-                    g[r, L.G_AABB:L.G_AABB + 3] = 0.0
-                    g[r, L.G_AABB + 3:L.G_AABB + 6] = np.stack([width, width, half + width], axis=1)
+                    g[r, L.G_SIZE : L.G_SIZE + 3] = np.stack([width, half, np.zeros_like(half)], axis=1)  # geom_size
+                    g[r, L.G_AABB : L.G_AABB + 3] = 0.0
+                    g[r, L.G_AABB + 3 : L.G_AABB + 6] = np.stack([width, width, half + width], axis=1)
                     g[r, L.G_RBOUND] = half + width
-                g[rows[len(segs):], L.G_RGBA + 3] = 0.0            # unused slots: not drawn
+                g[rows[len(segs) :], L.G_RGBA + 3] = 0.0  # unused slots: not drawn
                 if recolor:
                     imp = T.limit_impedance(m, arrays, w, i)
-                    g[rows, L.G_RGBA:L.G_RGBA + 3] = (1 - imp) * base + imp * constraint
+                    g[rows, L.G_RGBA : L.G_RGBA + 3] = (1 - imp) * base + imp * constraint
 
     # -------------------------------------------------------------------------------------------- render
     def render(self, *, out=None):
@@ -388,10 +472,10 @@ class Renderer:
             if flags[f]:
                 raise NotImplementedError(f"the numjoco renderer does not draw {what}; clear scene.flags[{f}]")
         from .kernels import render_frames
+
         fa = self._fa
         opt = fa["opt"]
-        mode = (L.MODE_DEPTH if self._depth_rendering else L.MODE_SEG if self._segmentation_rendering
-                else L.MODE_RGB)
+        mode = L.MODE_DEPTH if self._depth_rendering else L.MODE_SEG if self._segmentation_rendering else L.MODE_RGB
         opt[L.O_MODE] = mode
         opt[L.O_SHADOW] = int(flags[L.RND_SHADOW])
         opt[L.O_REFLECTION] = int(flags[L.RND_REFLECTION])
@@ -416,6 +500,7 @@ class Renderer:
         seg = buf if mode == L.MODE_SEG else _DUMMY_SEG
         # bands differ in cost (sky against floor): hand them to the threads one at a time, not in equal slices
         import numba
+
         prev = numba.set_parallel_chunksize(1)
         try:
             render_frames(self._rm, self._frame, rgb, depth, seg)
@@ -442,11 +527,20 @@ class Renderer:
         x1 = x0 + self._width * v[L.VW_SX]
         y1 = y0 - self._height * v[L.VW_SY]
         from types import SimpleNamespace
-        return SimpleNamespace(pos=v[L.VW_EYE:L.VW_EYE + 3].copy(), forward=v[L.VW_FWD:L.VW_FWD + 3].copy(),
-                               up=v[L.VW_UP:L.VW_UP + 3].copy(), right=v[L.VW_RIGHT:L.VW_RIGHT + 3].copy(),
-                               frustum_left=x0 * s, frustum_right=x1 * s, frustum_bottom=y1 * s,
-                               frustum_top=y0 * s, frustum_near=near, frustum_far=v[L.VW_FAR],
-                               orthographic=ortho)
+
+        return SimpleNamespace(
+            pos=v[L.VW_EYE : L.VW_EYE + 3].copy(),
+            forward=v[L.VW_FWD : L.VW_FWD + 3].copy(),
+            up=v[L.VW_UP : L.VW_UP + 3].copy(),
+            right=v[L.VW_RIGHT : L.VW_RIGHT + 3].copy(),
+            frustum_left=x0 * s,
+            frustum_right=x1 * s,
+            frustum_bottom=y1 * s,
+            frustum_top=y0 * s,
+            frustum_near=near,
+            frustum_far=v[L.VW_FAR],
+            orthographic=ortho,
+        )
 
     def pixel_rays(self, world=0):
         """(origin (3,) or (H, W, 3), direction (H, W, 3)) of the rays through the pixel centres of the last
@@ -476,10 +570,44 @@ class Renderer:
         self.close()
 
 
-_FRAME_ORDER = tuple((n, 0) for n in (
-    "opt", "camprm", "obj_pos", "obj_mat", "obj_g", "ptex", "xpos", "xquat", "xmat", "subtree_com", "views", "lights",
-    "nlight", "tcnt", "tstart", "tobj", "objcell", "gobj", "gcnt", "gmask", "flag", "rank", "mirror", "idbuf", "zbuf", "job",
-    "jscr_i", "jcand", "jscr_f", "skycache", "skykey", "skinvert", "skinnorm"))
+_FRAME_ORDER = tuple(
+    (n, 0)
+    for n in (
+        "opt",
+        "camprm",
+        "obj_pos",
+        "obj_mat",
+        "obj_g",
+        "ptex",
+        "xpos",
+        "xquat",
+        "xmat",
+        "subtree_com",
+        "views",
+        "lights",
+        "nlight",
+        "tcnt",
+        "tstart",
+        "tobj",
+        "objcell",
+        "gobj",
+        "gcnt",
+        "gmask",
+        "flag",
+        "rank",
+        "mirror",
+        "idbuf",
+        "zbuf",
+        "job",
+        "jscr_i",
+        "jcand",
+        "jscr_f",
+        "skycache",
+        "skykey",
+        "skinvert",
+        "skinnorm",
+    )
+)
 _DUMMY_RGB = np.zeros((1, 1, 1, 3), np.uint8)
 _DUMMY_DEPTH = np.zeros((1, 1, 1), np.float32)
 _DUMMY_SEG = np.zeros((1, 1, 1, 2), np.int32)

@@ -4,6 +4,7 @@ and materials as mjv_addGeoms / setMaterial choose them, cameras, lights, <visua
 
 Everything here is numpy; the jitted kernels get the arrays through the RenderModel structref (structs.py).
 """
+
 import numpy as np
 
 from . import layout as L
@@ -20,6 +21,7 @@ def _arr(m, name, shape_tail, dtype, n):
 
 
 # ------------------------------------------------------------------------------------------------ textures
+
 
 def _srgb_to_linear(c):
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
@@ -43,7 +45,7 @@ def _downsample(img):
 
     wy, wx = weights(h, nh), weights(w, nw)
     rows = (wy @ img.reshape(h, -1)).reshape(nh, w, img.shape[2])
-    return np.einsum('lk,ikc->ilc', wx, rows)
+    return np.einsum("lk,ikc->ilc", wx, rows)
 
 
 def _mips(img):
@@ -64,22 +66,22 @@ def build_textures(m):
         typ = int(m.tex_type[t])
         w, h, nc = int(m.tex_width[t]), int(m.tex_height[t]), int(m.tex_nchannel[t])
         a = int(m.tex_adr[t])
-        raw = data[a:a + w * h * nc].astype(np.float64).reshape(h, w, nc) / 255.0
+        raw = data[a : a + w * h * nc].astype(np.float64).reshape(h, w, nc) / 255.0
         if nc < 3 or nc > 4:
             raise ValueError(f"texture {t}: the renderer needs 3- or 4-channel data, got {nc}")
         rgba = np.ones((h, w, 4))
         rgba[..., :nc] = raw
         cs = getattr(m, "tex_colorspace", None)
-        if cs is not None and int(np.asarray(cs).reshape(-1)[t]) == 2:     # mjCOLORSPACE_SRGB
+        if cs is not None and int(np.asarray(cs).reshape(-1)[t]) == 2:  # mjCOLORSPACE_SRGB
             rgba[..., :3] = _srgb_to_linear(rgba[..., :3])
         if typ == L.TEXTURE_2D:
             faces = [rgba]
-        elif w == h:                   # one image repeated on the six faces
+        elif w == h:  # one image repeated on the six faces
             faces = [rgba] * 6
-        else:                          # six faces stacked vertically
+        else:  # six faces stacked vertically
             if h != 6 * w:
                 raise ValueError(f"texture {t}: cube / skybox data must be square or 6 square faces, got {w}x{h}")
-            faces = [rgba[i * w:(i + 1) * w] for i in range(6)]
+            faces = [rgba[i * w : (i + 1) * w] for i in range(6)]
         pyramids = [_mips(faces[0])] * 6 if len(faces) == 6 and faces[0] is faces[1] else [_mips(f) for f in faces]
         nlev = len(pyramids[0])
         tex_i[t, L.TI_TYPE] = typ
@@ -101,6 +103,7 @@ def build_textures(m):
 
 # ------------------------------------------------------------------------------------------------ meshes
 
+
 def build_meshes(m):
     """mesh_i, mesh_vert, mesh_face (vertex, normal, texcoord ids per corner), mesh_normal, mesh_texcoord and
     the model's BVH arrays (float64 / int32)."""
@@ -108,8 +111,16 @@ def build_meshes(m):
     mesh_i = np.zeros((nmesh, L.NMI), dtype=np.int32)
     if nmesh == 0:
         z2 = np.zeros((1, 3))
-        return (mesh_i, z2, np.zeros((1, 9), np.int32), z2, np.zeros((1, 2)), np.zeros((1, 6)),
-                np.full((1, 2), -1, np.int32), np.full(1, -1, np.int32))
+        return (
+            mesh_i,
+            z2,
+            np.zeros((1, 9), np.int32),
+            z2,
+            np.zeros((1, 2)),
+            np.zeros((1, 6)),
+            np.full((1, 2), -1, np.int32),
+            np.full(1, -1, np.int32),
+        )
     nface = int(np.asarray(m.mesh_face).reshape(-1, 3).shape[0])
     face = np.zeros((nface, 9), dtype=np.int32)
     face[:, 0:3] = np.asarray(m.mesh_face).reshape(-1, 3)
@@ -125,12 +136,16 @@ def build_meshes(m):
     mesh_i[:, L.MI_BVHADR] = m.mesh_bvhadr
     mesh_i[:, L.MI_BVHNUM] = m.mesh_bvhnum
     tc = np.asarray(getattr(m, "mesh_texcoord", np.zeros((0, 2))), dtype=np.float64).reshape(-1, 2)
-    return (mesh_i, np.ascontiguousarray(np.asarray(m.mesh_vert, dtype=np.float64).reshape(-1, 3)),
-            face, np.ascontiguousarray(np.asarray(m.mesh_normal, dtype=np.float64).reshape(-1, 3)),
-            np.ascontiguousarray(tc if len(tc) else np.zeros((1, 2))),
-            np.ascontiguousarray(np.asarray(m.bvh_aabb, dtype=np.float64).reshape(-1, 6)),
-            np.ascontiguousarray(np.asarray(m.bvh_child, dtype=np.int32).reshape(-1, 2)),
-            np.ascontiguousarray(np.asarray(m.bvh_nodeid, dtype=np.int32).reshape(-1)))
+    return (
+        mesh_i,
+        np.ascontiguousarray(np.asarray(m.mesh_vert, dtype=np.float64).reshape(-1, 3)),
+        face,
+        np.ascontiguousarray(np.asarray(m.mesh_normal, dtype=np.float64).reshape(-1, 3)),
+        np.ascontiguousarray(tc if len(tc) else np.zeros((1, 2))),
+        np.ascontiguousarray(np.asarray(m.bvh_aabb, dtype=np.float64).reshape(-1, 6)),
+        np.ascontiguousarray(np.asarray(m.bvh_child, dtype=np.int32).reshape(-1, 2)),
+        np.ascontiguousarray(np.asarray(m.bvh_nodeid, dtype=np.int32).reshape(-1)),
+    )
 
 
 def build_hfields(m):
@@ -141,8 +156,11 @@ def build_hfields(m):
     hi[:, L.HI_NROW] = m.hfield_nrow
     hi[:, L.HI_NCOL] = m.hfield_ncol
     hi[:, L.HI_ADR] = m.hfield_adr
-    return (hi, np.ascontiguousarray(np.asarray(m.hfield_size, dtype=np.float64).reshape(-1, 4)),
-            np.ascontiguousarray(np.asarray(m.hfield_data, dtype=np.float64).reshape(-1)))
+    return (
+        hi,
+        np.ascontiguousarray(np.asarray(m.hfield_size, dtype=np.float64).reshape(-1, 4)),
+        np.ascontiguousarray(np.asarray(m.hfield_data, dtype=np.float64).reshape(-1)),
+    )
 
 
 def build_skins(m):
@@ -150,12 +168,27 @@ def build_skins(m):
     the model's skins (one-row placeholders when it has none)."""
     nskin = int(getattr(m, "nskin", 0) or 0)
     if nskin == 0:
-        return (np.zeros((0, L.NSI), np.int32), np.zeros(0), np.zeros((1, 3)), np.zeros((1, 3), np.int32),
-                np.zeros((1, 2)), np.zeros((1, 3), np.int32), np.zeros((1, 7)), np.zeros(1, np.int32), np.zeros(1))
+        return (
+            np.zeros((0, L.NSI), np.int32),
+            np.zeros(0),
+            np.zeros((1, 3)),
+            np.zeros((1, 3), np.int32),
+            np.zeros((1, 2)),
+            np.zeros((1, 3), np.int32),
+            np.zeros((1, 7)),
+            np.zeros(1, np.int32),
+            np.zeros(1),
+        )
     si = np.zeros((nskin, L.NSI), np.int32)
-    for col, name in ((L.SI_VERTADR, "vertadr"), (L.SI_VERTNUM, "vertnum"), (L.SI_FACEADR, "faceadr"),
-                      (L.SI_FACENUM, "facenum"), (L.SI_BONEADR, "boneadr"), (L.SI_BONENUM, "bonenum"),
-                      (L.SI_TEXCOORDADR, "texcoordadr")):
+    for col, name in (
+        (L.SI_VERTADR, "vertadr"),
+        (L.SI_VERTNUM, "vertnum"),
+        (L.SI_FACEADR, "faceadr"),
+        (L.SI_FACENUM, "facenum"),
+        (L.SI_BONEADR, "boneadr"),
+        (L.SI_BONENUM, "bonenum"),
+        (L.SI_TEXCOORDADR, "texcoordadr"),
+    ):
         si[:, col] = np.asarray(getattr(m, "skin_" + name)).reshape(-1)
     nbone = len(np.asarray(m.skin_bonebodyid).reshape(-1))
     bi = np.zeros((max(nbone, 1), 3), np.int32)
@@ -163,20 +196,29 @@ def build_skins(m):
     bi[:nbone, L.BI_VERTADR] = np.asarray(m.skin_bonevertadr).reshape(-1)
     bi[:nbone, L.BI_VERTNUM] = np.asarray(m.skin_bonevertnum).reshape(-1)
     bf = np.zeros((max(nbone, 1), 7))
-    bf[:nbone, L.BF_BINDPOS:L.BF_BINDPOS + 3] = np.asarray(m.skin_bonebindpos, np.float32).reshape(-1, 3)
-    bf[:nbone, L.BF_BINDQUAT:L.BF_BINDQUAT + 4] = np.asarray(m.skin_bonebindquat, np.float32).reshape(-1, 4)
+    bf[:nbone, L.BF_BINDPOS : L.BF_BINDPOS + 3] = np.asarray(m.skin_bonebindpos, np.float32).reshape(-1, 3)
+    bf[:nbone, L.BF_BINDQUAT : L.BF_BINDQUAT + 4] = np.asarray(m.skin_bonebindquat, np.float32).reshape(-1, 4)
     tc = np.asarray(getattr(m, "skin_texcoord", np.zeros((0, 2))), np.float32).reshape(-1, 2).astype(np.float64)
 
     def c(x, dt, shape):
         a = np.ascontiguousarray(np.asarray(x, dt).reshape(shape))
         return a if a.size else np.zeros((1,) + shape[1:], dt)
-    return (si, np.asarray(m.skin_inflate, np.float32).astype(np.float64).reshape(-1),
-            c(np.asarray(m.skin_vert, np.float32), np.float64, (-1, 3)), c(m.skin_face, np.int32, (-1, 3)),
-            c(tc, np.float64, (-1, 2)), bi, bf, c(m.skin_bonevertid, np.int32, (-1,)),
-            c(np.asarray(m.skin_bonevertweight, np.float32), np.float64, (-1,)))
+
+    return (
+        si,
+        np.asarray(m.skin_inflate, np.float32).astype(np.float64).reshape(-1),
+        c(np.asarray(m.skin_vert, np.float32), np.float64, (-1, 3)),
+        c(m.skin_face, np.int32, (-1, 3)),
+        c(tc, np.float64, (-1, 2)),
+        bi,
+        bf,
+        c(m.skin_bonevertid, np.int32, (-1,)),
+        c(np.asarray(m.skin_bonevertweight, np.float32), np.float64, (-1,)),
+    )
 
 
 # ------------------------------------------------------------------------------------------------ objects
+
 
 def _site_aabb(stype, size):
     """Local bounding box (centre 0, half sizes) and bounding radius of sites, as the compiler does for geoms."""
@@ -199,11 +241,29 @@ def _site_aabb(stype, size):
 
 
 # mjtVisFlag entries that add decor MuJoCo draws only on request (off by default): refused when set
-_DECOR_FLAGS = {2: "joints", 3: "cameras", 4: "actuators", 5: "activations", 6: "lights", 9: "constraints",
-                10: "inertia boxes", 11: "scaled inertia", 12: "perturbation forces", 14: "contact points",
-                15: "island colours", 16: "contact forces", 17: "split contact forces", 19: "auto connect",
-                20: "centres of mass", 21: "selection points", 24: "flex vertices", 26: "flex faces",
-                28: "body BVHs", 29: "mesh BVHs", 30: "SDF iterations"}
+_DECOR_FLAGS = {
+    2: "joints",
+    3: "cameras",
+    4: "actuators",
+    5: "activations",
+    6: "lights",
+    9: "constraints",
+    10: "inertia boxes",
+    11: "scaled inertia",
+    12: "perturbation forces",
+    14: "contact points",
+    15: "island colours",
+    16: "contact forces",
+    17: "split contact forces",
+    19: "auto connect",
+    20: "centres of mass",
+    21: "selection points",
+    24: "flex vertices",
+    26: "flex faces",
+    28: "body BVHs",
+    29: "mesh BVHs",
+    30: "SDF iterations",
+}
 
 
 def _material(m, matid, rgba_in, use_tex):
@@ -219,21 +279,25 @@ def _material(m, matid, rgba_in, use_tex):
         shininess = float(np.asarray(m.mat_shininess).reshape(-1)[matid])
         reflectance = float(np.asarray(m.mat_reflectance).reshape(-1)[matid])
         # the geom's own rgba wins unless it is the default grey
-        if tuple(np.asarray(rgba_in, np.float32)) == (np.float32(0.5), np.float32(0.5), np.float32(0.5),
-                                                      np.float32(1.0)):
+        if tuple(np.asarray(rgba_in, np.float32)) == (
+            np.float32(0.5),
+            np.float32(0.5),
+            np.float32(0.5),
+            np.float32(1.0),
+        ):
             rgba = np.asarray(m.mat_rgba, dtype=np.float32).reshape(-1, 4)[matid].astype(np.float64)
         if use_tex:
-            texid = int(np.asarray(m.mat_texid).reshape(int(m.nmat), -1)[matid, 1])   # mjTEXROLE_RGB
+            texid = int(np.asarray(m.mat_texid).reshape(int(m.nmat), -1)[matid, 1])  # mjTEXROLE_RGB
             texuniform = int(np.asarray(m.mat_texuniform).reshape(-1)[matid])
             texrepeat = tuple(np.asarray(m.mat_texrepeat, dtype=np.float32).reshape(-1, 2)[matid])
     ii[L.OI_TEXID] = texid
     ii[L.OI_TEXTYPE] = -1 if texid < 0 else int(m.tex_type[texid])
-    fi[L.OF_RGBA:L.OF_RGBA + 4] = rgba
+    fi[L.OF_RGBA : L.OF_RGBA + 4] = rgba
     fi[L.OF_EMISSION] = emission
     fi[L.OF_SPECULAR] = specular
     fi[L.OF_SHININESS] = shininess
     fi[L.OF_REFLECTANCE] = reflectance
-    fi[L.OF_TEXREPEAT:L.OF_TEXREPEAT + 2] = texrepeat
+    fi[L.OF_TEXREPEAT : L.OF_TEXREPEAT + 2] = texrepeat
     fi[L.OF_TEXUNIFORM] = texuniform
     return ii, fi
 
@@ -248,16 +312,19 @@ def build_objects(m, opt):
         raise ValueError("the renderer does not draw convex hulls (mjVIS_CONVEXHULL); turn that flag off")
     decor = [name for i, name in _DECOR_FLAGS.items() if i < len(flags) and flags[i]]
     if decor:
-        raise NotImplementedError("the renderer does not draw " + ", ".join(decor) + " (mjvOption flags); turn "
-                                  "them off")
+        raise NotImplementedError(
+            "the renderer does not draw " + ", ".join(decor) + " (mjvOption flags); turn them off"
+        )
     use_tex = bool(flags[SceneOption.VIS_TEXTURE])
     transparent = bool(flags[SceneOption.VIS_TRANSPARENT])
     show_static = bool(flags[SceneOption.VIS_STATIC])
     alpha_scale = float(m.vis.map.alpha)
     weld = np.asarray(m.body_weldid).reshape(-1)
     rows_i, rows_f = [], []
-    for kind, prefix, n, grp_name, objtype in ((L.KIND_GEOM, "geom_", int(m.ngeom), "geomgroup", L.OBJ_GEOM),
-                                                (L.KIND_SITE, "site_", int(m.nsite), "sitegroup", L.OBJ_SITE)):
+    for kind, prefix, n, grp_name, objtype in (
+        (L.KIND_GEOM, "geom_", int(m.ngeom), "geomgroup", L.OBJ_GEOM),
+        (L.KIND_SITE, "site_", int(m.nsite), "sitegroup", L.OBJ_SITE),
+    ):
         if n == 0:
             continue
         groups = np.asarray(getattr(opt, grp_name)).reshape(-1)
@@ -293,11 +360,14 @@ def build_objects(m, opt):
             ii[L.OI_OBJTYPE] = objtype
             ii[L.OI_TYPE] = typ[i]
             ii[L.OI_DATAID] = dataid[i]
-            ii[L.OI_TEXCOORD] = int(typ[i] == L.GEOM_MESH and dataid[i] >= 0
-                                    and int(np.asarray(m.mesh_texcoordadr).reshape(-1)[dataid[i]]) >= 0)
+            ii[L.OI_TEXCOORD] = int(
+                typ[i] == L.GEOM_MESH
+                and dataid[i] >= 0
+                and int(np.asarray(m.mesh_texcoordadr).reshape(-1)[dataid[i]]) >= 0
+            )
             ii[L.OI_BODY] = body[i]
-            fi[L.OF_SIZE:L.OF_SIZE + 3] = size[i]
-            fi[L.OF_AABB:L.OF_AABB + 6] = aabb[i]
+            fi[L.OF_SIZE : L.OF_SIZE + 3] = size[i]
+            fi[L.OF_AABB : L.OF_AABB + 6] = aabb[i]
             fi[L.OF_RBOUND] = rbound[i]
             rows_i.append(ii)
             rows_f.append(fi)
@@ -307,8 +377,7 @@ def build_objects(m, opt):
         for i in range(int(getattr(m, "nskin", 0) or 0)):
             if not sgroups[max(0, min(L.NGROUP - 1, int(m.skin_group[i])))]:
                 continue
-            ii, fi = _material(m, int(m.skin_matid[i]), np.asarray(m.skin_rgba, np.float32).reshape(-1, 4)[i],
-                               use_tex)
+            ii, fi = _material(m, int(m.skin_matid[i]), np.asarray(m.skin_rgba, np.float32).reshape(-1, 4)[i], use_tex)
             if transparent:
                 fi[L.OF_RGBA + 3] *= alpha_scale
             if fi[L.OF_RGBA + 3] == 0:
@@ -319,7 +388,7 @@ def build_objects(m, opt):
             ii[L.OI_TYPE] = L.GEOM_SKIN
             ii[L.OI_TEXCOORD] = int(int(m.skin_texcoordadr[i]) >= 0)
             ii[L.OI_BODY] = -1
-            fi[L.OF_SIZE:L.OF_SIZE + 3] = L.SKIN_SIZE
+            fi[L.OF_SIZE : L.OF_SIZE + 3] = L.SKIN_SIZE
             adr = int(m.skin_faceadr[i])
             for f in range(adr, adr + int(m.skin_facenum[i])):
                 ii[L.OI_DATAID] = f
@@ -328,8 +397,7 @@ def build_objects(m, opt):
     # spatial tendons: slots for their segments (capsules placed every update), tendon objects (mjOBJ_TENDON)
     tgroups = np.asarray(getattr(opt, "tendongroup", SceneOption().tendongroup)).reshape(-1)
     for i, nseg in spatial_tendons(m, tgroups, bool(flags[SceneOption.VIS_TENDON])):
-        ii, fi = _material(m, int(m.tendon_matid[i]), np.asarray(m.tendon_rgba, np.float32).reshape(-1, 4)[i],
-                           use_tex)
+        ii, fi = _material(m, int(m.tendon_matid[i]), np.asarray(m.tendon_rgba, np.float32).reshape(-1, 4)[i], use_tex)
         if transparent:
             fi[L.OF_RGBA + 3] *= alpha_scale
         ii[L.OI_SRC] = i
@@ -348,6 +416,7 @@ def build_objects(m, opt):
 
 # ------------------------------------------------------------------------------------------------ cameras, lights
 
+
 def build_cameras(m):
     ncam = int(getattr(m, "ncam", 0))
     ci = np.zeros((max(ncam, 1), L.NCI), dtype=np.int32)
@@ -358,16 +427,16 @@ def build_cameras(m):
     ci[:, L.CI_BODY] = m.cam_bodyid
     ci[:, L.CI_TARGET] = m.cam_targetbodyid
     ci[:, L.CI_PROJ] = getattr(m, "cam_projection", np.zeros(ncam))
-    cf[:, L.CF_POS:L.CF_POS + 3] = np.asarray(m.cam_pos).reshape(-1, 3)
-    cf[:, L.CF_QUAT:L.CF_QUAT + 4] = np.asarray(m.cam_quat).reshape(-1, 4)
-    cf[:, L.CF_POS0:L.CF_POS0 + 3] = np.asarray(m.cam_pos0).reshape(-1, 3)
-    cf[:, L.CF_POSCOM0:L.CF_POSCOM0 + 3] = np.asarray(m.cam_poscom0).reshape(-1, 3)
-    cf[:, L.CF_MAT0:L.CF_MAT0 + 9] = np.asarray(m.cam_mat0).reshape(-1, 9)
+    cf[:, L.CF_POS : L.CF_POS + 3] = np.asarray(m.cam_pos).reshape(-1, 3)
+    cf[:, L.CF_QUAT : L.CF_QUAT + 4] = np.asarray(m.cam_quat).reshape(-1, 4)
+    cf[:, L.CF_POS0 : L.CF_POS0 + 3] = np.asarray(m.cam_pos0).reshape(-1, 3)
+    cf[:, L.CF_POSCOM0 : L.CF_POSCOM0 + 3] = np.asarray(m.cam_poscom0).reshape(-1, 3)
+    cf[:, L.CF_MAT0 : L.CF_MAT0 + 9] = np.asarray(m.cam_mat0).reshape(-1, 9)
     cf[:, L.CF_FOVY] = m.cam_fovy
     cf[:, L.CF_IPD] = m.cam_ipd
     # MuJoCo keeps sensorsize / intrinsic in float32
-    cf[:, L.CF_SENSOR:L.CF_SENSOR + 2] = np.asarray(m.cam_sensorsize, dtype=np.float32).reshape(-1, 2)
-    cf[:, L.CF_INTRINSIC:L.CF_INTRINSIC + 4] = np.asarray(m.cam_intrinsic, dtype=np.float32).reshape(-1, 4)
+    cf[:, L.CF_SENSOR : L.CF_SENSOR + 2] = np.asarray(m.cam_sensorsize, dtype=np.float32).reshape(-1, 2)
+    cf[:, L.CF_INTRINSIC : L.CF_INTRINSIC + 4] = np.asarray(m.cam_intrinsic, dtype=np.float32).reshape(-1, 4)
     return ci, cf
 
 
@@ -383,13 +452,23 @@ def build_lights(m):
     li[:, L.LI_TYPE] = m.light_type
     li[:, L.LI_CASTSHADOW] = m.light_castshadow
     li[:, L.LI_ACTIVE] = m.light_active
-    for col, name, k in ((L.LF_POS, "pos", 3), (L.LF_DIR, "dir", 3), (L.LF_POS0, "pos0", 3),
-                         (L.LF_DIR0, "dir0", 3), (L.LF_POSCOM0, "poscom0", 3)):
-        lf[:, col:col + k] = np.asarray(getattr(m, "light_" + name)).reshape(-1, k)
-    for col, name, k in ((L.LF_AMBIENT, "ambient", 3), (L.LF_DIFFUSE, "diffuse", 3),
-                         (L.LF_SPECULAR, "specular", 3), (L.LF_ATTEN, "attenuation", 3),
-                         (L.LF_CUTOFF, "cutoff", 1), (L.LF_EXPONENT, "exponent", 1)):
-        lf[:, col:col + k] = np.asarray(getattr(m, "light_" + name), dtype=np.float32).reshape(-1, k)
+    for col, name, k in (
+        (L.LF_POS, "pos", 3),
+        (L.LF_DIR, "dir", 3),
+        (L.LF_POS0, "pos0", 3),
+        (L.LF_DIR0, "dir0", 3),
+        (L.LF_POSCOM0, "poscom0", 3),
+    ):
+        lf[:, col : col + k] = np.asarray(getattr(m, "light_" + name)).reshape(-1, k)
+    for col, name, k in (
+        (L.LF_AMBIENT, "ambient", 3),
+        (L.LF_DIFFUSE, "diffuse", 3),
+        (L.LF_SPECULAR, "specular", 3),
+        (L.LF_ATTEN, "attenuation", 3),
+        (L.LF_CUTOFF, "cutoff", 1),
+        (L.LF_EXPONENT, "exponent", 1),
+    ):
+        lf[:, col : col + k] = np.asarray(getattr(m, "light_" + name), dtype=np.float32).reshape(-1, k)
     return li, lf
 
 
@@ -398,8 +477,9 @@ def scene_lights(m):
     active) and the active model lights; mjr_render enables at most MAXLIGHT of them."""
     nslot = L.MAXLIGHT - (1 if int(m.vis.headlight.active) else 0)
     ids = [i for i in range(int(getattr(m, "nlight", 0))) if m.light_active[i]][:nslot]
-    nshadow = sum(1 for i in ids if m.light_castshadow[i] and int(m.light_type[i]) in (L.LIGHT_SPOT,
-                                                                                      L.LIGHT_DIRECTIONAL))
+    nshadow = sum(
+        1 for i in ids if m.light_castshadow[i] and int(m.light_type[i]) in (L.LIGHT_SPOT, L.LIGHT_DIRECTIONAL)
+    )
     return ids, nshadow
 
 
@@ -415,18 +495,18 @@ def build_vis(m, out=None):
     v[L.V_IPD] = g.ipd
     v[L.V_ORTHO] = g.orthographic
     v[L.V_HEADACTIVE] = hl.active
-    v[L.V_HEADAMBIENT:L.V_HEADAMBIENT + 3] = hl.ambient
-    v[L.V_HEADDIFFUSE:L.V_HEADDIFFUSE + 3] = hl.diffuse
-    v[L.V_HEADSPECULAR:L.V_HEADSPECULAR + 3] = hl.specular
+    v[L.V_HEADAMBIENT : L.V_HEADAMBIENT + 3] = hl.ambient
+    v[L.V_HEADDIFFUSE : L.V_HEADDIFFUSE + 3] = hl.diffuse
+    v[L.V_HEADSPECULAR : L.V_HEADSPECULAR + 3] = hl.specular
     v[L.V_SHADOWCLIP] = ext * mp.shadowclip
     v[L.V_SHADOWSCALE] = mp.shadowscale
     v[L.V_HAZE] = mp.haze
-    v[L.V_HAZERGBA:L.V_HAZERGBA + 4] = m.vis.rgba.haze
+    v[L.V_HAZERGBA : L.V_HAZERGBA + 4] = m.vis.rgba.haze
     # mujoco.Renderer converts the cleared depth buffer (0) to d / c with float32 coefficients: not quite zfar
     far, near = np.float32(v[L.V_ZFAR]), np.float32(v[L.V_ZNEAR])
     c = np.float32(-0.5) * (-(far + near) / (far - near)) - np.float32(0.5)
     dc = np.float32(-0.5) * (-(np.float32(2) * far * near) / (far - near))
-    v[L.V_ZBG] = np.float32(np.float64(dc) / np.float64(c))        # (orthographic cameras report zfar)
+    v[L.V_ZBG] = np.float32(np.float64(dc) / np.float64(c))  # (orthographic cameras report zfar)
     sky = [t for t in range(int(getattr(m, "ntex", 0))) if int(m.tex_type[t]) == L.TEXTURE_SKYBOX]
     v[L.V_SKYTEX] = sky[0] if sky else -1
     return v

@@ -11,28 +11,94 @@
   scene (colours times reflectance, all lights, no shadows); transparent geoms are blended over the result
   front to back and back to front as mjr_render draws them.
 """
+
 import math
 
 from sim.jit import njit
 
-from .geometry import (mesh_tri, hfield_triangle, HF_XNEG, HF_XPOS, HF_YNEG, HF_YPOS, HF_BOTTOM)
-from .layout import (GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER,
-                     GEOM_BOX, GEOM_MESH, GEOM_SKIN, SI_TEXCOORDADR, SI_VERTADR, PI, OI_TYPE, OI_SRC, OI_DATAID,
-                     OI_TEXID, OI_TEXCOORD, OI_TEXTYPE,
-                     G_SIZE, G_RGBA, OF_EMISSION, OF_SPECULAR, OF_SHININESS, OF_REFLECTANCE, OF_TEXREPEAT,
-                     OF_TEXUNIFORM, TEXTURE_2D, TI_W, MI_NORMALADR, MI_TEXCOORDADR, MI_FACEADR, LIGHT_DIRECTIONAL,
-                     L_TYPE, L_SHADOWVIEW, L_POS, L_DIR, L_AMBIENT, L_DIFFUSE, L_SPECULAR, L_ATTEN, L_COSCUT,
-                     L_EXPONENT, L_SUPPORTED, VW_EYE, VW_ORTHO, VW_FWD, VW_NEAR, VW_RIGHT, VW_UP, VW_SX, VW_SY,
-                     V_SKYTEX, V_EXTENT, FL_REFLECTIVE, M_ACTIVE, M_NORMAL, VIEW_MIRROR, J_STACK, J_HK, VIEW_CAMERA,
-                     VW_X0, VW_Y0, PT_VALID, PT_EX, PT_EY, PT_D0, PT_H, PT_A0, PT_A1, PT_B0, PT_B1)
+from .geometry import mesh_tri, hfield_triangle, HF_XNEG, HF_XPOS, HF_YNEG, HF_YPOS, HF_BOTTOM
+from .layout import (
+    GEOM_PLANE,
+    GEOM_HFIELD,
+    GEOM_SPHERE,
+    GEOM_CAPSULE,
+    GEOM_ELLIPSOID,
+    GEOM_CYLINDER,
+    GEOM_BOX,
+    GEOM_MESH,
+    GEOM_SKIN,
+    SI_TEXCOORDADR,
+    SI_VERTADR,
+    PI,
+    OI_TYPE,
+    OI_SRC,
+    OI_DATAID,
+    OI_TEXID,
+    OI_TEXCOORD,
+    OI_TEXTYPE,
+    G_SIZE,
+    G_RGBA,
+    OF_EMISSION,
+    OF_SPECULAR,
+    OF_SHININESS,
+    OF_REFLECTANCE,
+    OF_TEXREPEAT,
+    OF_TEXUNIFORM,
+    TEXTURE_2D,
+    TI_W,
+    MI_NORMALADR,
+    MI_TEXCOORDADR,
+    MI_FACEADR,
+    LIGHT_DIRECTIONAL,
+    L_TYPE,
+    L_SHADOWVIEW,
+    L_POS,
+    L_DIR,
+    L_AMBIENT,
+    L_DIFFUSE,
+    L_SPECULAR,
+    L_ATTEN,
+    L_COSCUT,
+    L_EXPONENT,
+    L_SUPPORTED,
+    VW_EYE,
+    VW_ORTHO,
+    VW_FWD,
+    VW_NEAR,
+    VW_RIGHT,
+    VW_UP,
+    VW_SX,
+    VW_SY,
+    V_SKYTEX,
+    V_EXTENT,
+    FL_REFLECTIVE,
+    M_ACTIVE,
+    M_NORMAL,
+    VIEW_MIRROR,
+    J_STACK,
+    J_HK,
+    VIEW_CAMERA,
+    VW_X0,
+    VW_Y0,
+    PT_VALID,
+    PT_EX,
+    PT_EY,
+    PT_D0,
+    PT_H,
+    PT_A0,
+    PT_A1,
+    PT_B0,
+    PT_B1,
+)
 from .skin import skin_tri, skin_face_vertices
 from .texture import sample_2d, sample_2d_grad, sample_cube, sample_cube_base
 from .trace import view_ray, project, cell_of, cell_range, nearest_in, occluded
 
-SHADOW_EPS = 1e-4    # shadow-ray start offset along the normal, relative to stat.extent
+SHADOW_EPS = 1e-4  # shadow-ray start offset along the normal, relative to stat.extent
 
 
 # ------------------------------------------------------------------------------------------------ surface
+
 
 @njit(cache=True, fastmath=True)
 def obj_size(fr, w, k):
@@ -43,14 +109,20 @@ def obj_size(fr, w, k):
 
 @njit(cache=True, fastmath=True)
 def _mv(mat, x, y, z):
-    return (mat[0] * x + mat[1] * y + mat[2] * z, mat[3] * x + mat[4] * y + mat[5] * z,
-            mat[6] * x + mat[7] * y + mat[8] * z)
+    return (
+        mat[0] * x + mat[1] * y + mat[2] * z,
+        mat[3] * x + mat[4] * y + mat[5] * z,
+        mat[6] * x + mat[7] * y + mat[8] * z,
+    )
 
 
 @njit(cache=True, fastmath=True)
 def _mtv(mat, x, y, z):
-    return (mat[0] * x + mat[3] * y + mat[6] * z, mat[1] * x + mat[4] * y + mat[7] * z,
-            mat[2] * x + mat[5] * y + mat[8] * z)
+    return (
+        mat[0] * x + mat[3] * y + mat[6] * z,
+        mat[1] * x + mat[4] * y + mat[7] * z,
+        mat[2] * x + mat[5] * y + mat[8] * z,
+    )
 
 
 @njit(cache=True, fastmath=True)
@@ -109,8 +181,11 @@ def local_normal(rm, k, s, part, lp):
         N = rm.mesh_normal
         n0, n1, n2 = na + row[3], na + row[4], na + row[5]
         b0 = 1 - b1 - b2
-        return _unit(b0 * N[n0, 0] + b1 * N[n1, 0] + b2 * N[n2, 0], b0 * N[n0, 1] + b1 * N[n1, 1] + b2 * N[n2, 1],
-                     b0 * N[n0, 2] + b1 * N[n1, 2] + b2 * N[n2, 2])
+        return _unit(
+            b0 * N[n0, 0] + b1 * N[n1, 0] + b2 * N[n2, 0],
+            b0 * N[n0, 1] + b1 * N[n1, 1] + b2 * N[n2, 1],
+            b0 * N[n0, 2] + b1 * N[n1, 2] + b2 * N[n2, 2],
+        )
     if typ == GEOM_HFIELD:
         if part == HF_XNEG:
             return -1.0, 0.0, 0.0
@@ -281,8 +356,18 @@ def texture(rm, fr, w, k, part, lp, P, N, vi, px, py):
     if vi == VIEW_CAMERA and fr.ptex[w, k, PT_VALID] != 0:
         return _camera_plane_texture(rm, fr, w, k, lp, px, py)
     if rm.obj_i[k, OI_TYPE] == GEOM_PLANE and rm.obj_i[k, OI_TEXTYPE] == TEXTURE_2D:
-        return _plane_texture(rm, k, obj_size(fr, w, k), rm.obj_i[k, OI_TEXID], lp, fr.views[w, vi],
-                              fr.obj_pos[w, k], fr.obj_mat[w, k], px, py)
+        return _plane_texture(
+            rm,
+            k,
+            obj_size(fr, w, k),
+            rm.obj_i[k, OI_TEXID],
+            lp,
+            fr.views[w, vi],
+            fr.obj_pos[w, k],
+            fr.obj_mat[w, k],
+            px,
+            py,
+        )
     return _texture_any(rm, fr, w, k, part, lp, P, N, vi, px, py)
 
 
@@ -331,9 +416,12 @@ def plane_texture_setup(rm, fr, w):
         s = obj_size(fr, w, k)
         ex = _mtv(mat, v[VW_SX] * v[VW_RIGHT], v[VW_SX] * v[VW_RIGHT + 1], v[VW_SX] * v[VW_RIGHT + 2])
         ey = _mtv(mat, -v[VW_SY] * v[VW_UP], -v[VW_SY] * v[VW_UP + 1], -v[VW_SY] * v[VW_UP + 2])
-        d0 = _mtv(mat, v[VW_FWD] + v[VW_X0] * v[VW_RIGHT] + v[VW_Y0] * v[VW_UP],
-                  v[VW_FWD + 1] + v[VW_X0] * v[VW_RIGHT + 1] + v[VW_Y0] * v[VW_UP + 1],
-                  v[VW_FWD + 2] + v[VW_X0] * v[VW_RIGHT + 2] + v[VW_Y0] * v[VW_UP + 2])
+        d0 = _mtv(
+            mat,
+            v[VW_FWD] + v[VW_X0] * v[VW_RIGHT] + v[VW_Y0] * v[VW_UP],
+            v[VW_FWD + 1] + v[VW_X0] * v[VW_RIGHT + 1] + v[VW_Y0] * v[VW_UP + 1],
+            v[VW_FWD + 2] + v[VW_X0] * v[VW_RIGHT + 2] + v[VW_Y0] * v[VW_UP + 2],
+        )
         for i in range(3):
             pt[PT_EX + i] = ex[i]
             pt[PT_EY + i] = ey[i]
@@ -365,9 +453,16 @@ def _camera_plane_texture(rm, fr, w, k, lp, px, py):
     t = -pt[PT_H] * inv
     a0 = pt[PT_A0]
     a1 = pt[PT_A1]
-    return sample_2d_grad(rm, rm.obj_i[k, OI_TEXID], a0 * lp[0] + pt[PT_B0], a1 * lp[1] + pt[PT_B1],
-                          a0 * t * (pt[PT_EX] - l0 * fx), a1 * t * (pt[PT_EX + 1] - l1 * fx),
-                          a0 * t * (pt[PT_EY] - l0 * fy), a1 * t * (pt[PT_EY + 1] - l1 * fy))
+    return sample_2d_grad(
+        rm,
+        rm.obj_i[k, OI_TEXID],
+        a0 * lp[0] + pt[PT_B0],
+        a1 * lp[1] + pt[PT_B1],
+        a0 * t * (pt[PT_EX] - l0 * fx),
+        a1 * t * (pt[PT_EX + 1] - l1 * fx),
+        a0 * t * (pt[PT_EY] - l0 * fy),
+        a1 * t * (pt[PT_EY + 1] - l1 * fy),
+    )
 
 
 @njit(cache=True, fastmath=True, inline="always")
@@ -410,6 +505,7 @@ def _plane_texture(rm, k, s, tid, lp, v, pos, mat, px, py):
 
 
 # ------------------------------------------------------------------------------------------------ light
+
 
 @njit(cache=True, fastmath=True, inline="always")
 def light_vec(lt, P):
@@ -461,7 +557,7 @@ def _term(lt, L0, L1, L2, att, N, V, rgb, spec, shin):
             if hn > 0 and nd > 0 and (shin <= 8 or nd * nd * shin * shin > (shin - 8) * (shin - 8) * hn):
                 nh = nd / math.sqrt(hn)
                 if shin * (1 - nh) < 8:
-                    sp = nh ** shin * spec
+                    sp = nh**shin * spec
                     r += sp * lt[L_SPECULAR]
                     g += sp * lt[L_SPECULAR + 1]
                     b += sp * lt[L_SPECULAR + 2]
@@ -497,7 +593,7 @@ def surface(rm, fr, w, k, part, o, d, t):
         return P, _skin_normal(rm, fr, w, k, P), lp
     typ = rm.obj_i[k, OI_TYPE]
     if typ == GEOM_PLANE:
-        return P, (mat[2], mat[5], mat[8]), lp        # a column of the orthonormal frame: unit already
+        return P, (mat[2], mat[5], mat[8]), lp  # a column of the orthonormal frame: unit already
     nl = local_normal(rm, k, obj_size(fr, w, k), part, lp)
     n = _mv(mat, nl[0], nl[1], nl[2])
     return P, _unit(n[0], n[1], n[2]), lp
@@ -511,8 +607,11 @@ def _skin_normal(rm, fr, w, k, P):
     b0 = 1 - b1 - b2
     a, b, c = skin_face_vertices(rm, k)
     N = fr.skinnorm[w]
-    return _unit(b0 * N[a, 0] + b1 * N[b, 0] + b2 * N[c, 0], b0 * N[a, 1] + b1 * N[b, 1] + b2 * N[c, 1],
-                 b0 * N[a, 2] + b1 * N[b, 2] + b2 * N[c, 2])
+    return _unit(
+        b0 * N[a, 0] + b1 * N[b, 0] + b2 * N[c, 0],
+        b0 * N[a, 1] + b1 * N[b, 1] + b2 * N[c, 1],
+        b0 * N[a, 2] + b1 * N[b, 2] + b2 * N[c, 2],
+    )
 
 
 @njit(cache=True, fastmath=True)
@@ -536,8 +635,11 @@ def _skin_coord(rm, fr, w, k, s, P):
         T = rm.skin_texcoord
         ia, ib, ic = ta + a - vadr, ta + b - vadr, ta + c - vadr
         sc0, sc1 = _tex_scale(rm, k, s)
-        return ((b0 * T[ia, 0] + b1 * T[ib, 0] + b2 * T[ic, 0]) * sc0,
-                (b0 * T[ia, 1] + b1 * T[ib, 1] + b2 * T[ic, 1]) * sc1, 0.0)
+        return (
+            (b0 * T[ia, 0] + b1 * T[ib, 0] + b2 * T[ic, 0]) * sc0,
+            (b0 * T[ia, 1] + b1 * T[ib, 1] + b2 * T[ic, 1]) * sc1,
+            0.0,
+        )
     sc0, sc1 = r0, r1
     if uniform:
         sc0 *= s[0]
@@ -567,8 +669,7 @@ def lit_all(rm, fr, w, k, part, o, d, t, vi, px, py, scale, eye):
     r += amb * rgb[0]
     g += amb * rgb[1]
     b += amb * rgb[2]
-    return (_clamp(r) * tex[0], _clamp(g) * tex[1], _clamp(b) * tex[2],
-            fr.obj_g[w, k, G_RGBA + 3] * tex[3])
+    return (_clamp(r) * tex[0], _clamp(g) * tex[1], _clamp(b) * tex[2], fr.obj_g[w, k, G_RGBA + 3] * tex[3])
 
 
 @njit(cache=True, fastmath=True)
@@ -608,7 +709,7 @@ def shade_opaque(rm, fr, w, k, part, o, d, t, px, py, job):
             continue
         ndl = N[0] * L0 + N[1] * L1 + N[2] * L2
         if ndl <= 0 and (convex or (lt[L_AMBIENT] == 0 and lt[L_AMBIENT + 1] == 0 and lt[L_AMBIENT + 2] == 0)):
-            continue          # a convex object shadows its own far side; no ambient: nothing to add anyway
+            continue  # a convex object shadows its own far side; no ambient: nothing to add anyway
         if not lit_by(rm, fr, w, vi, P, N, eps, k if convex else -1, stack):
             continue
         c = _term(lt, L0, L1, L2, att, N, V, rgb, spec, shin)
@@ -652,7 +753,7 @@ def lit_by(rm, fr, w, vi, P, N, eps, skip, stack):
     if a == b:
         ng = fr.gcnt[w, vi]
         if ng == 0 or (ng == 1 and fr.gobj[w, vi, 0] == skip):
-            return True          # nothing in the cell to test
+            return True  # nothing in the cell to test
     if v[VW_ORTHO] != 0:
         d = (-v[VW_FWD], -v[VW_FWD + 1], -v[VW_FWD + 2])
         tmax = z - near
@@ -669,15 +770,28 @@ def reflection(rm, fr, w, k, o, d, P, px, py, lst, stack):
     reflectance; black if none."""
     if lst[0] == 0:
         return 0.0, 0.0, 0.0
-    n = fr.mirror[w, M_NORMAL:M_NORMAL + 3]
+    n = fr.mirror[w, M_NORMAL : M_NORMAL + 3]
     dn = d[0] * n[0] + d[1] * n[1] + d[2] * n[2]
     dr = (d[0] - 2 * dn * n[0], d[1] - 2 * dn * n[1], d[2] - 2 * dn * n[2])
     t, k2, part = nearest_in(rm, fr, w, lst, P, dr, 1e-9, 1e300, stack)
     if k2 < 0:
         return 0.0, 0.0, 0.0
     v1 = fr.views[w, VIEW_MIRROR]
-    c = lit_all(rm, fr, w, k2, part, P, dr, t, VIEW_MIRROR, px, py, rm.obj_f[k, OF_REFLECTANCE],
-                (v1[VW_EYE], v1[VW_EYE + 1], v1[VW_EYE + 2]))
+    c = lit_all(
+        rm,
+        fr,
+        w,
+        k2,
+        part,
+        P,
+        dr,
+        t,
+        VIEW_MIRROR,
+        px,
+        py,
+        rm.obj_f[k, OF_REFLECTANCE],
+        (v1[VW_EYE], v1[VW_EYE + 1], v1[VW_EYE + 2]),
+    )
     return c[0], c[1], c[2]
 
 

@@ -2,13 +2,32 @@
 poses), area-weighted vertex normals, inflation along the normals; each skin face is a renderer object (a
 triangle in world coordinates, smooth-shaded with the vertex normals, textured with the skin's texture
 coordinates)."""
+
 from sim.jit import njit
 from sim.engine.math import mul_quat, quat2mat
 
 from .geometry import tri_hit
-from .layout import (MINVAL, SI_VERTADR, SI_VERTNUM, SI_FACEADR, SI_FACENUM, SI_BONEADR, SI_BONENUM,
-                     BI_BODY, BI_VERTADR, BI_VERTNUM, BF_BINDPOS, BF_BINDQUAT, OI_TYPE, OI_SRC, OI_DATAID,
-                     GEOM_SKIN, G_AABB, G_RBOUND, M_SCRATCH)
+from .layout import (
+    MINVAL,
+    SI_VERTADR,
+    SI_VERTNUM,
+    SI_FACEADR,
+    SI_FACENUM,
+    SI_BONEADR,
+    SI_BONENUM,
+    BI_BODY,
+    BI_VERTADR,
+    BI_VERTNUM,
+    BF_BINDPOS,
+    BF_BINDQUAT,
+    OI_TYPE,
+    OI_SRC,
+    OI_DATAID,
+    GEOM_SKIN,
+    G_AABB,
+    G_RBOUND,
+    M_SCRATCH,
+)
 
 
 @njit(cache=True, fastmath=True)
@@ -17,7 +36,7 @@ def update_skins(rm, fr, w):
     triangle objects (they live in world coordinates)."""
     V = fr.skinvert[w]
     Nn = fr.skinnorm[w]
-    rot = fr.mirror[w, M_SCRATCH:M_SCRATCH + 9]
+    rot = fr.mirror[w, M_SCRATCH : M_SCRATCH + 9]
     for s in range(rm.skin_i.shape[0]):
         si = rm.skin_i[s]
         vadr, vnum = si[SI_VERTADR], si[SI_VERTNUM]
@@ -30,8 +49,16 @@ def update_skins(rm, fr, w):
             body = rm.bone_i[j, BI_BODY]
             bq = fr.xquat[w, body]
             # quat = xquat * conj(bindquat), rotate = quat2mat(quat), translate = xpos - rotate bindpos
-            q = mul_quat(bq[0], bq[1], bq[2], bq[3], bf[BF_BINDQUAT], -bf[BF_BINDQUAT + 1], -bf[BF_BINDQUAT + 2],
-                         -bf[BF_BINDQUAT + 3])
+            q = mul_quat(
+                bq[0],
+                bq[1],
+                bq[2],
+                bq[3],
+                bf[BF_BINDQUAT],
+                -bf[BF_BINDQUAT + 1],
+                -bf[BF_BINDQUAT + 2],
+                -bf[BF_BINDQUAT + 3],
+            )
             quat2mat(rot, q[0], q[1], q[2], q[3])
             bp = (bf[BF_BINDPOS], bf[BF_BINDPOS + 1], bf[BF_BINDPOS + 2])
             bx = fr.xpos[w, body]
@@ -75,7 +102,7 @@ def update_skins(rm, fr, w):
             g[G_AABB + c] = 0.5 * (lo + hi)
             g[G_AABB + 3 + c] = 0.5 * (hi - lo)
             r2 += (0.5 * (hi - lo)) ** 2
-        g[G_RBOUND] = r2 ** 0.5
+        g[G_RBOUND] = r2**0.5
 
 
 @njit(cache=True, fastmath=True)

@@ -4,42 +4,84 @@ per-renderer scene snapshot, scratch and bins, with a leading world axis).
 Both are built from numpy arrays by `sim.render.scene`; the jitted code reads their fields by name.  Column
 layouts of the packed 2-D arrays (obj_i, obj_f, ...) are the constants in sim.render.layout.
 """
+
 from numba.core import types
 from numba.experimental import structref
 
 from sim.jit import njit
 
-_f64 = lambda nd: types.Array(types.float64, nd, 'C')   # noqa: E731
-_f32 = lambda nd: types.Array(types.float32, nd, 'C')   # noqa: E731
-_i32 = lambda nd: types.Array(types.int32, nd, 'C')     # noqa: E731
-_i64 = lambda nd: types.Array(types.int64, nd, 'C')     # noqa: E731
+_f64 = lambda nd: types.Array(types.float64, nd, "C")  # noqa: E731
+_f32 = lambda nd: types.Array(types.float32, nd, "C")  # noqa: E731
+_i32 = lambda nd: types.Array(types.int32, nd, "C")  # noqa: E731
+_i64 = lambda nd: types.Array(types.int64, nd, "C")  # noqa: E731
 
 RENDER_MODEL_FIELDS = (
-    ('nobj', types.int64),
-    ('obj_i', _i32(2)), ('obj_f', _f64(2)),
-    ('tex_i', _i64(2)), ('texel', _f32(2)),
-    ('mesh_i', _i32(2)), ('mesh_vert', _f64(2)), ('mesh_face', _i32(2)), ('mesh_normal', _f64(2)),
-    ('mesh_texcoord', _f64(2)), ('bvh_aabb', _f64(2)), ('bvh_child', _i32(2)), ('bvh_nodeid', _i32(1)),
-    ('hfield_i', _i32(2)), ('hfield_size', _f64(2)), ('hfield_data', _f64(1)),
-    ('cam_i', _i32(2)), ('cam_f', _f64(2)),
-    ('light_i', _i32(2)), ('light_f', _f64(2)),
-    ('vis', _f64(1)),
-    ('skin_i', _i32(2)), ('skin_inflate', _f64(1)), ('skin_vert', _f64(2)), ('skin_face', _i32(2)),
-    ('skin_texcoord', _f64(2)), ('bone_i', _i32(2)), ('bone_f', _f64(2)), ('bonevert_id', _i32(1)),
-    ('bonevert_w', _f64(1)),
+    ("nobj", types.int64),
+    ("obj_i", _i32(2)),
+    ("obj_f", _f64(2)),
+    ("tex_i", _i64(2)),
+    ("texel", _f32(2)),
+    ("mesh_i", _i32(2)),
+    ("mesh_vert", _f64(2)),
+    ("mesh_face", _i32(2)),
+    ("mesh_normal", _f64(2)),
+    ("mesh_texcoord", _f64(2)),
+    ("bvh_aabb", _f64(2)),
+    ("bvh_child", _i32(2)),
+    ("bvh_nodeid", _i32(1)),
+    ("hfield_i", _i32(2)),
+    ("hfield_size", _f64(2)),
+    ("hfield_data", _f64(1)),
+    ("cam_i", _i32(2)),
+    ("cam_f", _f64(2)),
+    ("light_i", _i32(2)),
+    ("light_f", _f64(2)),
+    ("vis", _f64(1)),
+    ("skin_i", _i32(2)),
+    ("skin_inflate", _f64(1)),
+    ("skin_vert", _f64(2)),
+    ("skin_face", _i32(2)),
+    ("skin_texcoord", _f64(2)),
+    ("bone_i", _i32(2)),
+    ("bone_f", _f64(2)),
+    ("bonevert_id", _i32(1)),
+    ("bonevert_w", _f64(1)),
 )
 
 FRAME_FIELDS = (
-    ('opt', _i64(1)), ('camprm', _f64(1)),
-    ('obj_pos', _f64(3)), ('obj_mat', _f64(3)), ('obj_g', _f64(3)), ('ptex', _f64(3)),
-    ('xpos', _f64(3)), ('xquat', _f64(3)), ('xmat', _f64(3)), ('subtree_com', _f64(3)),
-    ('views', _f64(3)), ('lights', _f64(3)), ('nlight', _i64(1)),
-    ('tcnt', _i32(3)), ('tstart', _i32(3)), ('tobj', _i32(3)), ('objcell', _i32(3)), ('gobj', _i32(3)),
-    ('gcnt', _i32(2)), ('gmask', _i64(3)),
-    ('flag', _i32(2)), ('rank', _i32(2)), ('mirror', _f64(2)),
-    ('idbuf', _i32(3)), ('zbuf', _f32(3)),
-    ('job', _i64(2)), ('jscr_i', _i32(2)), ('jcand', _i32(3)), ('jscr_f', _f64(2)), ('skycache', _f32(4)), ('skykey', _f64(2)),
-    ('skinvert', _f64(3)), ('skinnorm', _f64(3)),
+    ("opt", _i64(1)),
+    ("camprm", _f64(1)),
+    ("obj_pos", _f64(3)),
+    ("obj_mat", _f64(3)),
+    ("obj_g", _f64(3)),
+    ("ptex", _f64(3)),
+    ("xpos", _f64(3)),
+    ("xquat", _f64(3)),
+    ("xmat", _f64(3)),
+    ("subtree_com", _f64(3)),
+    ("views", _f64(3)),
+    ("lights", _f64(3)),
+    ("nlight", _i64(1)),
+    ("tcnt", _i32(3)),
+    ("tstart", _i32(3)),
+    ("tobj", _i32(3)),
+    ("objcell", _i32(3)),
+    ("gobj", _i32(3)),
+    ("gcnt", _i32(2)),
+    ("gmask", _i64(3)),
+    ("flag", _i32(2)),
+    ("rank", _i32(2)),
+    ("mirror", _f64(2)),
+    ("idbuf", _i32(3)),
+    ("zbuf", _f32(3)),
+    ("job", _i64(2)),
+    ("jscr_i", _i32(2)),
+    ("jcand", _i32(3)),
+    ("jscr_f", _f64(2)),
+    ("skycache", _f32(4)),
+    ("skykey", _f64(2)),
+    ("skinvert", _f64(3)),
+    ("skinnorm", _f64(3)),
 )
 
 
@@ -71,10 +113,38 @@ FRAME_TYPE = FrameType(FRAME_FIELDS)
 
 
 @njit(cache=True, refcount=True)
-def new_render_model(nobj, obj_i, obj_f, tex_i, texel, mesh_i, mesh_vert, mesh_face, mesh_normal, mesh_texcoord,
-                     bvh_aabb, bvh_child, bvh_nodeid, hfield_i, hfield_size, hfield_data, cam_i, cam_f, light_i,
-                     light_f, vis, skin_i, skin_inflate, skin_vert, skin_face, skin_texcoord, bone_i, bone_f,
-                     bonevert_id, bonevert_w):
+def new_render_model(
+    nobj,
+    obj_i,
+    obj_f,
+    tex_i,
+    texel,
+    mesh_i,
+    mesh_vert,
+    mesh_face,
+    mesh_normal,
+    mesh_texcoord,
+    bvh_aabb,
+    bvh_child,
+    bvh_nodeid,
+    hfield_i,
+    hfield_size,
+    hfield_data,
+    cam_i,
+    cam_f,
+    light_i,
+    light_f,
+    vis,
+    skin_i,
+    skin_inflate,
+    skin_vert,
+    skin_face,
+    skin_texcoord,
+    bone_i,
+    bone_f,
+    bonevert_id,
+    bonevert_w,
+):
     st = structref.new(RENDER_MODEL_TYPE)
     st.nobj = nobj
     st.obj_i = obj_i
@@ -110,8 +180,41 @@ def new_render_model(nobj, obj_i, obj_f, tex_i, texel, mesh_i, mesh_vert, mesh_f
 
 
 @njit(cache=True, refcount=True)
-def new_frame(opt, camprm, obj_pos, obj_mat, obj_g, ptex, xpos, xquat, xmat, subtree_com, views, lights, nlight, tcnt, tstart, tobj,
-              objcell, gobj, gcnt, gmask, flag, rank, mirror, idbuf, zbuf, job, jscr_i, jcand, jscr_f, skycache, skykey, skinvert, skinnorm):
+def new_frame(
+    opt,
+    camprm,
+    obj_pos,
+    obj_mat,
+    obj_g,
+    ptex,
+    xpos,
+    xquat,
+    xmat,
+    subtree_com,
+    views,
+    lights,
+    nlight,
+    tcnt,
+    tstart,
+    tobj,
+    objcell,
+    gobj,
+    gcnt,
+    gmask,
+    flag,
+    rank,
+    mirror,
+    idbuf,
+    zbuf,
+    job,
+    jscr_i,
+    jcand,
+    jscr_f,
+    skycache,
+    skykey,
+    skinvert,
+    skinnorm,
+):
     st = structref.new(FRAME_TYPE)
     st.opt = opt
     st.camprm = camprm

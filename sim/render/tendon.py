@@ -8,15 +8,16 @@ colour is the default grey.
 
 Numpy, vectorised over worlds; the segments become renderer objects (capsules) of each world every update.
 """
+
 import math
 
 import numpy as np
 
-WRAP_JOINT, WRAP_SPHERE, WRAP_CYLINDER = 1, 4, 5   # mjtWrap (fixed tendons are not drawn)
+WRAP_JOINT, WRAP_SPHERE, WRAP_CYLINDER = 1, 4, 5  # mjtWrap (fixed tendons are not drawn)
 GEOM_SPHERE, GEOM_CYLINDER = 2, 5
-TRN_TENDON = 3              # mjTRN_TENDON
-CNSTR_LIMIT_TENDON = 4      # mjCNSTR_LIMIT_TENDON
-DSBL_GRAVITY = 1 << 7       # mjDSBL_GRAVITY
+TRN_TENDON = 3  # mjTRN_TENDON
+CNSTR_LIMIT_TENDON = 4  # mjCNSTR_LIMIT_TENDON
+DSBL_GRAVITY = 1 << 7  # mjDSBL_GRAVITY
 NPOLY = 3
 
 
@@ -53,10 +54,18 @@ def _catenary_static(m, i):
     limitedconstraint = (not stiff) and bool(m.tendon_limited[i]) and rng[0] == 0
     damping = _has(m, "tendon_damping", i) or _has(m, "tendon_dampingpoly", i, NPOLY)
     gravity = not (int(m.opt.disableflags) & DSBL_GRAVITY) and np.linalg.norm(m.opt.gravity) > 1e-15
-    actuated = any(int(m.actuator_trntype[j]) == TRN_TENDON and int(np.asarray(m.actuator_trnid).reshape(-1, 2)[j, 0])
-                   == i for j in range(int(m.nu)))
-    return (gravity and int(m.tendon_num[i]) == 2 and (limitedspring or limitedconstraint) and not damping
-            and float(m.tendon_frictionloss[i]) == 0 and not actuated)
+    actuated = any(
+        int(m.actuator_trntype[j]) == TRN_TENDON and int(np.asarray(m.actuator_trnid).reshape(-1, 2)[j, 0]) == i
+        for j in range(int(m.nu))
+    )
+    return (
+        gravity
+        and int(m.tendon_num[i]) == 2
+        and (limitedspring or limitedconstraint)
+        and not damping
+        and float(m.tendon_frictionloss[i]) == 0
+        and not actuated
+    )
 
 
 def _catenary_length(m, i, length):
@@ -150,9 +159,20 @@ def quat_z2vec(vec):
 def quat2mat(q):
     """mju_quat2Mat for rows of q (k, 4) -> (k, 9)."""
     q0, q1, q2, q3 = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-    return np.stack([q0 * q0 + q1 * q1 - q2 * q2 - q3 * q3, 2 * (q1 * q2 - q0 * q3), 2 * (q1 * q3 + q0 * q2),
-                     2 * (q1 * q2 + q0 * q3), q0 * q0 - q1 * q1 + q2 * q2 - q3 * q3, 2 * (q2 * q3 - q0 * q1),
-                     2 * (q1 * q3 - q0 * q2), 2 * (q2 * q3 + q0 * q1), q0 * q0 - q1 * q1 - q2 * q2 + q3 * q3], axis=1)
+    return np.stack(
+        [
+            q0 * q0 + q1 * q1 - q2 * q2 - q3 * q3,
+            2 * (q1 * q2 - q0 * q3),
+            2 * (q1 * q3 + q0 * q2),
+            2 * (q1 * q2 + q0 * q3),
+            q0 * q0 - q1 * q1 + q2 * q2 - q3 * q3,
+            2 * (q2 * q3 - q0 * q1),
+            2 * (q1 * q3 - q0 * q2),
+            2 * (q2 * q3 + q0 * q1),
+            q0 * q0 - q1 * q1 - q2 * q2 + q3 * q3,
+        ],
+        axis=1,
+    )
 
 
 def segments(m, arrays, w, i):
@@ -166,8 +186,7 @@ def segments(m, arrays, w, i):
     if _catenary_static(m, i):
         length = _catenary_length(m, i, float(arrays["ten_length"][w, i]))
     if length is not None:
-        pts = catenary(xpos[adr], xpos[adr + 1], m.opt.gravity, length,
-                       min(int(m.vis.quality.numslices) + 1, 100))
+        pts = catenary(xpos[adr], xpos[adr + 1], m.opt.gravity, length, min(int(m.vis.quality.numslices) + 1, 100))
         return [(pts[j], pts[j + 1], width) for j in range(len(pts) - 1)]
     out = []
     nslice = int(m.vis.quality.numslices)
@@ -197,7 +216,7 @@ def _arc(m, arrays, w, g, a, b, nslice):
         ua, ub = pa / np.linalg.norm(pa), pb / np.linalg.norm(pb)
         theta = math.acos(max(-1.0, min(1.0, float(ua @ ub))))
     x = theta * nslice / math.pi
-    n = max(1, int(math.floor(x + 0.5)))            # C round()
+    n = max(1, int(math.floor(x + 0.5)))  # C round()
     pts = [a]
     for k in range(1, n):
         s = k / n

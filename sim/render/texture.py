@@ -3,6 +3,7 @@ textures select a face by the major axis of the lookup vector (the GL cube-map t
 both filter GL_LINEAR when magnified and GL_LINEAR_MIPMAP_LINEAR (trilinear over the mip pyramid built in
 scene.build_textures) when minified, the level of detail coming from the texel footprint of one pixel.
 """
+
 import math
 
 import numpy as np
@@ -18,16 +19,20 @@ from .layout import TI_TYPE, TI_NLEVEL, TI_LEVEL, TI_ALPHA, TEXTURE_2D
 @intrinsic
 def _f64_bits(typingctx, x):
     """The IEEE-754 bits of a float64 as an int64."""
+
     def codegen(context, builder, sig, args):
         return builder.bitcast(args[0], ir.IntType(64))
+
     return types.int64(types.float64), codegen
 
 
 @intrinsic
 def _bits_f64(typingctx, x):
     """The float64 with the IEEE-754 bits of an int64."""
+
     def codegen(context, builder, sig, args):
         return builder.bitcast(args[0], ir.DoubleType())
+
     return types.float64(types.int64), codegen
 
 
@@ -83,10 +88,12 @@ def _bilinear(tx, adr, w, h, u, v, wrap):
     w10 = bx * (np.float32(1) - by)
     w01 = (np.float32(1) - bx) * by
     w11 = bx * by
-    return (w00 * tx[i00, 0] + w10 * tx[i10, 0] + w01 * tx[i01, 0] + w11 * tx[i11, 0],
-            w00 * tx[i00, 1] + w10 * tx[i10, 1] + w01 * tx[i01, 1] + w11 * tx[i11, 1],
-            w00 * tx[i00, 2] + w10 * tx[i10, 2] + w01 * tx[i01, 2] + w11 * tx[i11, 2],
-            w00 * tx[i00, 3] + w10 * tx[i10, 3] + w01 * tx[i01, 3] + w11 * tx[i11, 3])
+    return (
+        w00 * tx[i00, 0] + w10 * tx[i10, 0] + w01 * tx[i01, 0] + w11 * tx[i11, 0],
+        w00 * tx[i00, 1] + w10 * tx[i10, 1] + w01 * tx[i01, 1] + w11 * tx[i11, 1],
+        w00 * tx[i00, 2] + w10 * tx[i10, 2] + w01 * tx[i01, 2] + w11 * tx[i11, 2],
+        w00 * tx[i00, 3] + w10 * tx[i10, 3] + w01 * tx[i01, 3] + w11 * tx[i11, 3],
+    )
 
 
 @njit(cache=True, fastmath=True)
@@ -117,8 +124,12 @@ def _trilinear(rm, tid, face, u, v, lod, wrap):
             a0 = _level(rm, tid, l0, face, u, v, wrap)
             b = _level(rm, tid, l0 + 1, face, u, v, wrap)
             g = np.float32(f)
-            a = (a0[0] + g * (b[0] - a0[0]), a0[1] + g * (b[1] - a0[1]), a0[2] + g * (b[2] - a0[2]),
-                 a0[3] + g * (b[3] - a0[3]))
+            a = (
+                a0[0] + g * (b[0] - a0[0]),
+                a0[1] + g * (b[1] - a0[1]),
+                a0[2] + g * (b[2] - a0[2]),
+                a0[3] + g * (b[3] - a0[3]),
+            )
     return float(a[0]), float(a[1]), float(a[2]), (float(a[3]) if rm.tex_i[tid, TI_ALPHA] != 0 else 1.0)
 
 

@@ -9,15 +9,40 @@ covering more than half of the cells go to the view's global list, which per-til
 when the lists outgrow their buffer every cell searches all objects).  A ray then only tests the objects of its
 cell.
 """
+
 import math
 
 from sim.jit import njit
 
 from .geometry import to_local, hit_local
 from .skin import hit_skin
-from .layout import (GEOM_PLANE, GEOM_SKIN, OI_TYPE, G_SIZE, G_AABB, G_RBOUND, G_RGBA, FL_TRANSPARENT, FL_HIDDEN,
-                     VW_EYE, VW_RIGHT, VW_UP, VW_FWD, VW_X0, VW_Y0, VW_SX, VW_SY, VW_ORTHO, VW_NEAR, VW_FAR,
-                     VW_CELL, VW_NCX, VW_NCY, VW_NPX, VW_NPY)
+from .layout import (
+    GEOM_PLANE,
+    GEOM_SKIN,
+    OI_TYPE,
+    G_SIZE,
+    G_AABB,
+    G_RBOUND,
+    G_RGBA,
+    FL_TRANSPARENT,
+    FL_HIDDEN,
+    VW_EYE,
+    VW_RIGHT,
+    VW_UP,
+    VW_FWD,
+    VW_X0,
+    VW_Y0,
+    VW_SX,
+    VW_SY,
+    VW_ORTHO,
+    VW_NEAR,
+    VW_FAR,
+    VW_CELL,
+    VW_NCX,
+    VW_NCY,
+    VW_NPX,
+    VW_NPY,
+)
 
 EPS_Z = 1e-12
 
@@ -30,11 +55,17 @@ def view_ray(v, px, py):
     x = v[VW_X0] + px * v[VW_SX]
     y = v[VW_Y0] - py * v[VW_SY]
     if v[VW_ORTHO] != 0:
-        o = (v[VW_EYE] + x * v[VW_RIGHT] + y * v[VW_UP], v[VW_EYE + 1] + x * v[VW_RIGHT + 1] + y * v[VW_UP + 1],
-             v[VW_EYE + 2] + x * v[VW_RIGHT + 2] + y * v[VW_UP + 2])
+        o = (
+            v[VW_EYE] + x * v[VW_RIGHT] + y * v[VW_UP],
+            v[VW_EYE + 1] + x * v[VW_RIGHT + 1] + y * v[VW_UP + 1],
+            v[VW_EYE + 2] + x * v[VW_RIGHT + 2] + y * v[VW_UP + 2],
+        )
         return o, (v[VW_FWD], v[VW_FWD + 1], v[VW_FWD + 2])
-    d = (v[VW_FWD] + x * v[VW_RIGHT] + y * v[VW_UP], v[VW_FWD + 1] + x * v[VW_RIGHT + 1] + y * v[VW_UP + 1],
-         v[VW_FWD + 2] + x * v[VW_RIGHT + 2] + y * v[VW_UP + 2])
+    d = (
+        v[VW_FWD] + x * v[VW_RIGHT] + y * v[VW_UP],
+        v[VW_FWD + 1] + x * v[VW_RIGHT + 1] + y * v[VW_UP + 1],
+        v[VW_FWD + 2] + x * v[VW_RIGHT + 2] + y * v[VW_UP + 2],
+    )
     return (v[VW_EYE], v[VW_EYE + 1], v[VW_EYE + 2]), d
 
 
@@ -59,7 +90,7 @@ def cell_of(v, px, py):
     if px < 0 or py < 0 or px >= v[VW_NPX] or py >= v[VW_NPY]:
         return -1
     cell = v[VW_CELL]
-    return int(py / cell) * int(v[VW_NCX]) + int(px / cell)    # both >= 0: truncation is floor
+    return int(py / cell) * int(v[VW_NCX]) + int(px / cell)  # both >= 0: truncation is floor
 
 
 @njit(cache=True, fastmath=True)
@@ -86,7 +117,7 @@ def bin_view(rm, fr, w, vi, skip, use_plane, pp, pn):
     ng = 0
     for k in range(rm.nobj):
         rect[k, 0] = -1
-        if k == skip or fr.obj_g[w, k, G_RGBA + 3] == 0:      # alpha 0: not drawn (MuJoCo skips it)
+        if k == skip or fr.obj_g[w, k, G_RGBA + 3] == 0:  # alpha 0: not drawn (MuJoCo skips it)
             continue
         pos = fr.obj_pos[w, k]
         mat = fr.obj_mat[w, k]
@@ -98,16 +129,18 @@ def bin_view(rm, fr, w, vi, skip, use_plane, pp, pn):
             go[ng] = k
             ng += 1
             continue
-        ab = fr.obj_g[w, k, G_AABB:G_AABB + 6]
+        ab = fr.obj_g[w, k, G_AABB : G_AABB + 6]
         xmin, xmax, ymin, ymax = 1e300, -1e300, 1e300, -1e300
         zmin, zmax = 1e300, -1e300
         for corner in range(8):
             l0 = ab[0] + (ab[3] if corner & 1 else -ab[3])
             l1 = ab[1] + (ab[4] if corner & 2 else -ab[4])
             l2 = ab[2] + (ab[5] if corner & 4 else -ab[5])
-            p = (pos[0] + mat[0] * l0 + mat[1] * l1 + mat[2] * l2,
-                 pos[1] + mat[3] * l0 + mat[4] * l1 + mat[5] * l2,
-                 pos[2] + mat[6] * l0 + mat[7] * l1 + mat[8] * l2)
+            p = (
+                pos[0] + mat[0] * l0 + mat[1] * l1 + mat[2] * l2,
+                pos[1] + mat[3] * l0 + mat[4] * l1 + mat[5] * l2,
+                pos[2] + mat[6] * l0 + mat[7] * l1 + mat[8] * l2,
+            )
             px, py, z = project(v, p)
             zmin = min(zmin, z)
             zmax = max(zmax, z)
@@ -146,7 +179,7 @@ def bin_view(rm, fr, w, vi, skip, use_plane, pp, pn):
     for c in range(ncell):
         ts[c] = total
         total += tc[c]
-        tc[c] = ts[c]            # from here on: the fill cursor of cell c
+        tc[c] = ts[c]  # from here on: the fill cursor of cell c
     ts[ncell] = total
     if total > to.shape[0]:
         ts[0] = -1

@@ -17,8 +17,20 @@ TETRA_F = [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]
 
 BOX_V = np.array([[x, y, z] for z in (-1, 1) for y in (-1, 1) for x in (-1, 1)], float) * [0.1, 0.2, 0.3]
 # outward (counter-clockwise seen from outside) triangles of the box above
-BOX_F = [[0, 2, 1], [1, 2, 3], [4, 5, 6], [5, 7, 6], [0, 1, 4], [1, 5, 4], [2, 6, 3], [3, 6, 7],
-         [0, 4, 2], [2, 4, 6], [1, 3, 5], [3, 7, 5]]
+BOX_F = [
+    [0, 2, 1],
+    [1, 2, 3],
+    [4, 5, 6],
+    [5, 7, 6],
+    [0, 1, 4],
+    [1, 5, 4],
+    [2, 6, 3],
+    [3, 6, 7],
+    [0, 4, 2],
+    [2, 4, 6],
+    [1, 3, 5],
+    [3, 7, 5],
+]
 
 
 def irregular_points(n=14, seed=3):
@@ -31,14 +43,14 @@ def irregular_points(n=14, seed=3):
 
 def l_shape():
     """A non-convex L-shaped prism as quads (OBJ), outward orientation."""
-    outline = [(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)]      # counter-clockwise in xy
+    outline = [(0, 0), (2, 0), (2, 1), (1, 1), (1, 2), (0, 2)]  # counter-clockwise in xy
     v = [(x * 0.1, y * 0.1, 0.0) for x, y in outline] + [(x * 0.1, y * 0.1, 0.15) for x, y in outline]
     n = len(outline)
     quads = []
     for i in range(n):
         j = (i + 1) % n
         quads.append([i, j, n + j, n + i])
-    bottom = [[0, 3, 2, 1], [0, 5, 4, 3]]                           # two quads (clockwise from +z)
+    bottom = [[0, 3, 2, 1], [0, 5, 4, 3]]  # two quads (clockwise from +z)
     top = [[n + 0, n + 1, n + 2, n + 3], [n + 0, n + 3, n + 4, n + 5]]
     return np.array(v), quads + bottom + top
 
@@ -80,9 +92,12 @@ def _all_triangles(points, faces):
     whose MakePolygons follows MuJoCo's)."""
     from sim.compiler import compile_document
     from sim.mjcf import reader
-    xml = (f'<mujoco><asset><mesh name="m" vertex="{" ".join(map(repr, points.ravel().tolist()))}" '
-           f'face="{" ".join(map(str, faces.ravel().tolist()))}"/></asset>'
-           '<worldbody><geom type="mesh" mesh="m"/></worldbody></mujoco>')
+
+    xml = (
+        f'<mujoco><asset><mesh name="m" vertex="{" ".join(map(repr, points.ravel().tolist()))}" '
+        f'face="{" ".join(map(str, faces.ravel().tolist()))}"/></asset>'
+        '<worldbody><geom type="mesh" mesh="m"/></worldbody></mujoco>'
+    )
     num = compile_document(reader.read(xml), set_constants=False).mesh_polyvertnum
     return bool((num == 3).all())
 
@@ -93,8 +108,10 @@ def link_hull(length, radius, seed, n=16):
     two hull faces with normals in the same 0.01 rad bin), so that MuJoCo's hull of it is unique and its
     polygons are its triangles."""
     import sys
+
     sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
     from sim.compiler.mesh import convex_hull
+
     for attempt in range(100):
         rng = np.random.default_rng(seed * 1000 + attempt)
         p = rng.normal(size=(n, 3))
@@ -107,14 +124,26 @@ def link_hull(length, radius, seed, n=16):
 
 
 # URDF robot meshes: (file, length, radius, seed, unit scale written into the file)
-URDF_MESHES = [("collision/link%d.stl" % i, ln, r, 10 + i, 1.0) for i, (ln, r) in enumerate(
-    [(0.15, 0.06), (0.25, 0.055), (0.12, 0.05), (0.22, 0.05), (0.12, 0.045), (0.2, 0.045), (0.08, 0.04),
-     (0.06, 0.035)])] + [
+URDF_MESHES = [
+    ("collision/link%d.stl" % i, ln, r, 10 + i, 1.0)
+    for i, (ln, r) in enumerate(
+        [
+            (0.15, 0.06),
+            (0.25, 0.055),
+            (0.12, 0.05),
+            (0.22, 0.05),
+            (0.12, 0.045),
+            (0.2, 0.045),
+            (0.08, 0.04),
+            (0.06, 0.035),
+        ]
+    )
+] + [
     ("collision/hand.stl", 0.06, 0.05, 30, 1.0),
     ("visual/finger.obj", 0.05, 0.01, 31, 1.0),
-    ("visual/link0.obj", 0.15, 0.06, 32, 1.0),     # same stem as collision/link0.stl (MuJoCo names both 'link0')
+    ("visual/link0.obj", 0.15, 0.06, 32, 1.0),  # same stem as collision/link0.stl (MuJoCo names both 'link0')
     ("visual/link1.obj", 0.25, 0.055, 33, 1.0),
-    ("trunk_mm.obj", 267.0, 90.0, 40, 1.0),         # millimetres: used with scale 0.001
+    ("trunk_mm.obj", 267.0, 90.0, 40, 1.0),  # millimetres: used with scale 0.001
 ]
 
 
@@ -151,8 +180,10 @@ def skin_strip():
     vert = [[x * 0.1, y * 0.05, 0.0] for x in range(4) for y in (-1, 1)]
     tex = [[x / 3, (y + 1) / 2] for x in range(4) for y in (-1, 1)]
     face = [[2 * i, 2 * i + 2, 2 * i + 1] for i in range(3)] + [[2 * i + 1, 2 * i + 2, 2 * i + 3] for i in range(3)]
-    bones = [("upper", [0, 0, 0], [1, 0, 0, 0], [0, 1, 2, 3, 4, 5], [1, 1, 0.7, 0.7, 0.3, 0.3]),
-             ("lower", [0.2, 0, 0], [0.9, 0, 0.1, 0], [2, 3, 4, 5, 6, 7], [0.3, 0.3, 0.7, 0.7, 2, 2])]
+    bones = [
+        ("upper", [0, 0, 0], [1, 0, 0, 0], [0, 1, 2, 3, 4, 5], [1, 1, 0.7, 0.7, 0.3, 0.3]),
+        ("lower", [0.2, 0, 0], [0.9, 0, 0.1, 0], [2, 3, 4, 5, 6, 7], [0.3, 0.3, 0.7, 0.7, 2, 2]),
+    ]
     write_skn(os.path.join(HERE, "strip.skn"), vert, tex, face, bones)
 
 
@@ -218,20 +249,32 @@ def write_png(path, pixels, color, depth, extra=b"", rotate_filters=False, inter
             else:
                 rws.append(_pack_bits(line, depth))
         return rws
+
     bpp = max(1, channels * depth // 8)
     if not interlace:
         raw = b"".join(_filtered(rows_of(pixels), bpp, rotate_filters))
     else:
         raw = b""
-        for x0, y0, dx, dy in ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2),
-                               (0, 1, 1, 2)):
+        for x0, y0, dx, dy in (
+            (0, 0, 8, 8),
+            (4, 0, 8, 8),
+            (0, 4, 4, 8),
+            (2, 0, 4, 4),
+            (0, 2, 2, 4),
+            (1, 0, 2, 2),
+            (0, 1, 1, 2),
+        ):
             sub = pixels[y0::dy, x0::dx]
             if sub.size:
                 raw += b"".join(_filtered(rows_of(sub), bpp, rotate_filters))
     with open(path, "wb") as fh:
-        fh.write(b"\x89PNG\r\n\x1a\n" + _chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, color, 0, 0,
-                                                                     int(interlace)))
-                 + extra + _chunk(b"IDAT", zlib.compress(raw)) + _chunk(b"IEND", b""))
+        fh.write(
+            b"\x89PNG\r\n\x1a\n"
+            + _chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, color, 0, 0, int(interlace)))
+            + extra
+            + _chunk(b"IDAT", zlib.compress(raw))
+            + _chunk(b"IEND", b"")
+        )
 
 
 def png_textures():
@@ -242,16 +285,26 @@ def png_textures():
     rng = np.random.default_rng(11)
     h, w = 5, 7
     write_png(os.path.join(d, "rgb8.png"), rng.integers(0, 256, (h, w, 3)), 2, 8, rotate_filters=True)
-    write_png(os.path.join(d, "rgba8_srgb.png"), rng.integers(0, 256, (h, w, 4)), 6, 8,
-              extra=_chunk(b"sRGB", b"\x00"))
+    write_png(os.path.join(d, "rgba8_srgb.png"), rng.integers(0, 256, (h, w, 4)), 6, 8, extra=_chunk(b"sRGB", b"\x00"))
     write_png(os.path.join(d, "grey16.png"), rng.integers(0, 65536, (h, w, 1)), 0, 16, rotate_filters=True)
     write_png(os.path.join(d, "grey2.png"), rng.integers(0, 4, (h, w, 1)), 0, 2)
     pal = rng.integers(0, 256, (5, 3)).astype(np.uint8)
-    write_png(os.path.join(d, "palette4.png"), rng.integers(0, 5, (h, w, 1)), 3, 4,
-              extra=_chunk(b"PLTE", pal.tobytes()) + _chunk(b"tRNS", b"\x80\x40"))
+    write_png(
+        os.path.join(d, "palette4.png"),
+        rng.integers(0, 5, (h, w, 1)),
+        3,
+        4,
+        extra=_chunk(b"PLTE", pal.tobytes()) + _chunk(b"tRNS", b"\x80\x40"),
+    )
     write_png(os.path.join(d, "grey_alpha8.png"), rng.integers(0, 256, (h, w, 2)), 4, 8)
-    write_png(os.path.join(d, "rgb16_interlaced.png"), rng.integers(0, 65536, (11, 13, 3)), 2, 16,
-              rotate_filters=True, interlace=True)
+    write_png(
+        os.path.join(d, "rgb16_interlaced.png"),
+        rng.integers(0, 65536, (11, 13, 3)),
+        2,
+        16,
+        rotate_filters=True,
+        interlace=True,
+    )
     face = 4
     write_png(os.path.join(d, "cube_grid.png"), rng.integers(0, 256, (3 * face, 4 * face, 3)), 2, 8)
     write_png(os.path.join(d, "cube_face.png"), rng.integers(0, 256, (face, face, 3)), 2, 8)

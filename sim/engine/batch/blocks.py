@@ -10,13 +10,13 @@ blocks.
 A field of per-world shape (n, k) is an array (nblock, n*k, LANES); the last block's lanes past nworld repeat the
 last world (their results are never stored).
 """
+
 import numpy as np
 
 from sim.jit import njit
 
 from sim.engine.batch.simd import LANES, vld, vst, vldu, vstu, lane, with_lane, transpose4, splat
-from sim.engine.batch.smooth import (kinematics_block, com_pos_block, crb_block, factor_m_block, com_vel_block,
-                                     rne_block)
+from sim.engine.batch.smooth import kinematics_block, com_pos_block, crb_block, factor_m_block, com_vel_block, rne_block
 from sim.engine.kinematics import kinematics
 from sim.engine.com import com_pos, com_vel
 from sim.engine.crb import crb, factor_m
@@ -25,19 +25,61 @@ from sim.engine.rne import rne
 # stage bits of SmoothBlocks.run / run_worlds
 KINEMATICS, COM_POS, CRB, FACTOR_M, COM_VEL, RNE = 1, 2, 4, 8, 16, 32
 ALL = 63
-STAGES = (('kinematics', KINEMATICS), ('com_pos', COM_POS), ('crb', CRB), ('factor_m', FACTOR_M),
-          ('com_vel', COM_VEL), ('rne', RNE))
+STAGES = (
+    ("kinematics", KINEMATICS),
+    ("com_pos", COM_POS),
+    ("crb", CRB),
+    ("factor_m", FACTOR_M),
+    ("com_vel", COM_VEL),
+    ("rne", RNE),
+)
 
 # Data fields the block stages read (INPUTS) and write (OUTPUTS), by name
-INPUTS = ('qpos', 'qvel', 'mocap_pos', 'mocap_quat')
-OUTPUTS = ('xpos', 'xquat', 'xmat', 'xanchor', 'xaxis', 'xipos', 'ximat', 'geom_xpos', 'geom_xmat', 'site_xpos',
-           'site_xmat', 'subtree_com', 'cinert', 'cdof', 'crb', 'M', 'qLD', 'qLDiagInv', 'cvel', 'cdof_dot',
-           'qfrc_bias')
+INPUTS = ("qpos", "qvel", "mocap_pos", "mocap_quat")
+OUTPUTS = (
+    "xpos",
+    "xquat",
+    "xmat",
+    "xanchor",
+    "xaxis",
+    "xipos",
+    "ximat",
+    "geom_xpos",
+    "geom_xmat",
+    "site_xpos",
+    "site_xmat",
+    "subtree_com",
+    "cinert",
+    "cdof",
+    "crb",
+    "M",
+    "qLD",
+    "qLDiagInv",
+    "cvel",
+    "cdof_dot",
+    "qfrc_bias",
+)
 # which outputs each stage writes (and the scratch rows rne uses: Data's scr_body6a / scr_body6b)
-WRITES = {KINEMATICS: ('xpos', 'xquat', 'xmat', 'xanchor', 'xaxis', 'xipos', 'ximat', 'geom_xpos', 'geom_xmat',
-                       'site_xpos', 'site_xmat'),
-          COM_POS: ('subtree_com', 'cinert', 'cdof'), CRB: ('crb', 'M'), FACTOR_M: ('qLD', 'qLDiagInv'),
-          COM_VEL: ('cvel', 'cdof_dot'), RNE: ('qfrc_bias', 'scr_body6a', 'scr_body6b')}
+WRITES = {
+    KINEMATICS: (
+        "xpos",
+        "xquat",
+        "xmat",
+        "xanchor",
+        "xaxis",
+        "xipos",
+        "ximat",
+        "geom_xpos",
+        "geom_xmat",
+        "site_xpos",
+        "site_xmat",
+    ),
+    COM_POS: ("subtree_com", "cinert", "cdof"),
+    CRB: ("crb", "M"),
+    FACTOR_M: ("qLD", "qLDiagInv"),
+    COM_VEL: ("cvel", "cdof_dot"),
+    RNE: ("qfrc_bias", "scr_body6a", "scr_body6b"),
+}
 
 
 @njit(cache=True)
@@ -103,8 +145,12 @@ def rows_to_blocks(srcs, dsts, nworld):
             r = 0
             if w0 + LANES <= nworld:
                 while r + 4 <= n:
-                    c0, c1, c2, c3 = transpose4(vldu(D, w0 * n + r), vldu(D, (w0 + 1) * n + r),
-                                                vldu(D, (w0 + 2) * n + r), vldu(D, (w0 + 3) * n + r))
+                    c0, c1, c2, c3 = transpose4(
+                        vldu(D, w0 * n + r),
+                        vldu(D, (w0 + 1) * n + r),
+                        vldu(D, (w0 + 2) * n + r),
+                        vldu(D, (w0 + 3) * n + r),
+                    )
                     vst(Sb, r, c0)
                     vst(Sb, r + 1, c1)
                     vst(Sb, r + 2, c2)
@@ -118,15 +164,60 @@ def rows_to_blocks(srcs, dsts, nworld):
 
 
 @njit(cache=True)
-def run_blocks(m, nblock, stages, qpos, qvel, mocap_pos, mocap_quat, xpos, xquat, xmat, xanchor, xaxis, xipos,
-               ximat, geom_xpos, geom_xmat, site_xpos, site_xmat, subtree_com, cinert, cdof, crb_, M, qLD,
-               qLDiagInv, bad, cvel, cdof_dot, cacc, cfrc, qfrc_bias):
+def run_blocks(
+    m,
+    nblock,
+    stages,
+    qpos,
+    qvel,
+    mocap_pos,
+    mocap_quat,
+    xpos,
+    xquat,
+    xmat,
+    xanchor,
+    xaxis,
+    xipos,
+    ximat,
+    geom_xpos,
+    geom_xmat,
+    site_xpos,
+    site_xmat,
+    subtree_com,
+    cinert,
+    cdof,
+    crb_,
+    M,
+    qLD,
+    qLDiagInv,
+    bad,
+    cvel,
+    cdof_dot,
+    cacc,
+    cfrc,
+    qfrc_bias,
+):
     """The stages in the bitmask `stages` on blocks 0..nblock-1, block by block (all stages of a block, then the
     next block)."""
     for b in range(nblock):
         if stages & KINEMATICS:
-            kinematics_block(m, qpos[b], mocap_pos[b], mocap_quat[b], xpos[b], xquat[b], xmat[b], xanchor[b],
-                             xaxis[b], xipos[b], ximat[b], geom_xpos[b], geom_xmat[b], site_xpos[b], site_xmat[b])
+            kinematics_block(
+                m,
+                qpos[b],
+                mocap_pos[b],
+                mocap_quat[b],
+                xpos[b],
+                xquat[b],
+                xmat[b],
+                xanchor[b],
+                xaxis[b],
+                xipos[b],
+                ximat[b],
+                geom_xpos[b],
+                geom_xmat[b],
+                site_xpos[b],
+                site_xmat[b],
+            )
         if stages & COM_POS:
             com_pos_block(m, xipos[b], ximat[b], xmat[b], xanchor[b], xaxis[b], subtree_com[b], cinert[b], cdof[b])
         if stages & CRB:
@@ -163,27 +254,77 @@ class SmoothBlocks:
 
     def __init__(self, m, nworld):
         from sim.api import model_struct
+
         self.m = m
         self.ms = model_struct(m)
         self.nworld = nworld
         self.nblock = (nworld + LANES - 1) // LANES
-        rows = dict(qpos=m.nq, qvel=m.nv, mocap_pos=3 * m.nmocap, mocap_quat=4 * m.nmocap, xpos=3 * m.nbody,
-                    xquat=4 * m.nbody, xmat=9 * m.nbody, xanchor=3 * m.njnt, xaxis=3 * m.njnt, xipos=3 * m.nbody,
-                    ximat=9 * m.nbody, geom_xpos=3 * m.ngeom, geom_xmat=9 * m.ngeom, site_xpos=3 * m.nsite,
-                    site_xmat=9 * m.nsite, subtree_com=3 * m.nbody, cinert=10 * m.nbody, cdof=6 * m.nv,
-                    crb=10 * m.nbody, M=m.nC, qLD=m.nC, qLDiagInv=m.nv, bad=1, cvel=6 * m.nbody,
-                    cdof_dot=6 * m.nv, scr_body6a=6 * m.nbody, scr_body6b=6 * m.nbody, qfrc_bias=m.nv)
+        rows = dict(
+            qpos=m.nq,
+            qvel=m.nv,
+            mocap_pos=3 * m.nmocap,
+            mocap_quat=4 * m.nmocap,
+            xpos=3 * m.nbody,
+            xquat=4 * m.nbody,
+            xmat=9 * m.nbody,
+            xanchor=3 * m.njnt,
+            xaxis=3 * m.njnt,
+            xipos=3 * m.nbody,
+            ximat=9 * m.nbody,
+            geom_xpos=3 * m.ngeom,
+            geom_xmat=9 * m.ngeom,
+            site_xpos=3 * m.nsite,
+            site_xmat=9 * m.nsite,
+            subtree_com=3 * m.nbody,
+            cinert=10 * m.nbody,
+            cdof=6 * m.nv,
+            crb=10 * m.nbody,
+            M=m.nC,
+            qLD=m.nC,
+            qLDiagInv=m.nv,
+            bad=1,
+            cvel=6 * m.nbody,
+            cdof_dot=6 * m.nv,
+            scr_body6a=6 * m.nbody,
+            scr_body6b=6 * m.nbody,
+            qfrc_bias=m.nv,
+        )
         self.rows = rows
         self.a = {k: np.zeros((self.nblock, max(n, 1), LANES)) for k, n in rows.items()}
         self.fields = OUTPUTS
 
     def _args(self):
         a = self.a
-        return (a['qpos'], a['qvel'], a['mocap_pos'], a['mocap_quat'], a['xpos'], a['xquat'], a['xmat'],
-                a['xanchor'], a['xaxis'], a['xipos'], a['ximat'], a['geom_xpos'], a['geom_xmat'], a['site_xpos'],
-                a['site_xmat'], a['subtree_com'], a['cinert'], a['cdof'], a['crb'], a['M'], a['qLD'],
-                a['qLDiagInv'], a['bad'], a['cvel'], a['cdof_dot'], a['scr_body6a'], a['scr_body6b'],
-                a['qfrc_bias'])
+        return (
+            a["qpos"],
+            a["qvel"],
+            a["mocap_pos"],
+            a["mocap_quat"],
+            a["xpos"],
+            a["xquat"],
+            a["xmat"],
+            a["xanchor"],
+            a["xaxis"],
+            a["xipos"],
+            a["ximat"],
+            a["geom_xpos"],
+            a["geom_xmat"],
+            a["site_xpos"],
+            a["site_xmat"],
+            a["subtree_com"],
+            a["cinert"],
+            a["cdof"],
+            a["crb"],
+            a["M"],
+            a["qLD"],
+            a["qLDiagInv"],
+            a["bad"],
+            a["cvel"],
+            a["cdof_dot"],
+            a["scr_body6a"],
+            a["scr_body6b"],
+            a["qfrc_bias"],
+        )
 
     def run(self, stages=ALL):
         """Run the stages (bitmask) on every block."""
@@ -209,4 +350,4 @@ class SmoothBlocks:
 
     def inertia_warnings(self):
         """Per world, the row factor_m raised to mjMINVAL (-1 when none), as factor_i returns it."""
-        return self.a['bad'][:, 0, :].reshape(-1)[:self.nworld].astype(np.int64)
+        return self.a["bad"][:, 0, :].reshape(-1)[: self.nworld].astype(np.int64)

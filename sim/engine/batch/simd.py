@@ -10,6 +10,7 @@ lane by lane (a vector math library would round differently).
 Mixed Vec / float operands broadcast the float.  Rows are addressed in C-contiguous float64 arrays whose last
 axis has LANES elements: `vld(a, r)` reads a.flat[r*LANES:(r+1)*LANES].
 """
+
 import math
 import operator
 
@@ -32,7 +33,7 @@ class VecType(types.Type):
 
     def __init__(self, lanes):
         self.lanes = lanes
-        super().__init__(name='f64x%d' % lanes)
+        super().__init__(name="f64x%d" % lanes)
 
 
 class MaskType(types.Type):
@@ -40,7 +41,7 @@ class MaskType(types.Type):
 
     def __init__(self, lanes):
         self.lanes = lanes
-        super().__init__(name='mask%d' % lanes)
+        super().__init__(name="mask%d" % lanes)
 
 
 vec = VecType(LANES)
@@ -79,10 +80,24 @@ def _operands(context, builder, sig, args):
     return out
 
 
-_ARITH = ((operator.add, 'fadd'), (operator.sub, 'fsub'), (operator.mul, 'fmul'), (operator.truediv, 'fdiv'),
-          (operator.iadd, 'fadd'), (operator.isub, 'fsub'), (operator.imul, 'fmul'), (operator.itruediv, 'fdiv'))
-_CMP = ((operator.lt, '<', True), (operator.le, '<=', True), (operator.gt, '>', True), (operator.ge, '>=', True),
-        (operator.eq, '==', True), (operator.ne, '!=', False))
+_ARITH = (
+    (operator.add, "fadd"),
+    (operator.sub, "fsub"),
+    (operator.mul, "fmul"),
+    (operator.truediv, "fdiv"),
+    (operator.iadd, "fadd"),
+    (operator.isub, "fsub"),
+    (operator.imul, "fmul"),
+    (operator.itruediv, "fdiv"),
+)
+_CMP = (
+    (operator.lt, "<", True),
+    (operator.le, "<=", True),
+    (operator.gt, ">", True),
+    (operator.ge, ">=", True),
+    (operator.eq, "==", True),
+    (operator.ne, "!=", False),
+)
 
 
 def _register_arith(op, inst):
@@ -93,6 +108,7 @@ def _register_arith(op, inst):
     def impl(context, builder, sig, args):
         a, b = _operands(context, builder, sig, args)
         return getattr(builder, inst)(a, b)
+
     for s in _T.cases:
         lower_builtin(op, *s.args)(impl)
 
@@ -106,6 +122,7 @@ def _register_cmp(op, pred, ordered):
         a, b = _operands(context, builder, sig, args)
         # numba's scalar float compares: ordered, except != (unordered), numba.cpython.numbers
         return builder.fcmp_ordered(pred, a, b) if ordered else builder.fcmp_unordered(pred, a, b)
+
     for s in _T.cases:
         lower_builtin(op, *s.args)(impl)
 
@@ -127,8 +144,8 @@ def _neg_impl(context, builder, sig, args):
     return builder.fsub(_splat(builder, ir.Constant(ir.DoubleType(), -0.0)), args[0])
 
 
-for _op, _inst in ((operator.and_, 'and_'), (operator.or_, 'or_'), (operator.iand, 'and_'),
-                   (operator.ior, 'or_')):
+for _op, _inst in ((operator.and_, "and_"), (operator.or_, "or_"), (operator.iand, "and_"), (operator.ior, "or_")):
+
     def _mk(op, inst):
         @infer_global(op)
         class _T(ConcreteTemplate):
@@ -137,6 +154,7 @@ for _op, _inst in ((operator.and_, 'and_'), (operator.or_, 'or_'), (operator.ian
         @lower_builtin(op, mask, mask)
         def impl(context, builder, sig, args):
             return getattr(builder, inst)(args[0], args[1])
+
     _mk(_op, _inst)
 
 
@@ -153,8 +171,10 @@ def _inv_impl(context, builder, sig, args):
 @intrinsic
 def splat(typingctx, x):
     """Vec with x (float) in every lane."""
+
     def codegen(context, builder, sig, args):
         return _splat(builder, context.cast(builder, args[0], sig.args[0], types.float64))
+
     return vec(x), codegen
 
 
@@ -167,6 +187,7 @@ def select(typingctx, m, a, b):
     def codegen(context, builder, sig, args):
         x, y = _operands(context, builder, signature(vec, *sig.args[1:]), args[1:])
         return builder.select(args[0], x, y)
+
     return vec(m, a, b), codegen
 
 
@@ -176,40 +197,49 @@ def _unary_intrinsic(name):
             return None
 
         def codegen(context, builder, sig, args):
-            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_VT, [_VT]),
-                                                'llvm.%s.v%df64' % (name, LANES))
+            fn = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(_VT, [_VT]), "llvm.%s.v%df64" % (name, LANES)
+            )
             return builder.call(fn, [args[0]])
+
         return vec(a), codegen
+
     return typer
 
 
-vsqrt = intrinsic(_unary_intrinsic('sqrt'))
-vsqrt.__doc__ = 'Lane-wise correctly rounded square root (as math.sqrt).'
-vabs = intrinsic(_unary_intrinsic('fabs'))
-vabs.__doc__ = 'Lane-wise |x| (as abs of a float).'
+vsqrt = intrinsic(_unary_intrinsic("sqrt"))
+vsqrt.__doc__ = "Lane-wise correctly rounded square root (as math.sqrt)."
+vabs = intrinsic(_unary_intrinsic("fabs"))
+vabs.__doc__ = "Lane-wise |x| (as abs of a float)."
 
 
 @intrinsic
 def lane(typingctx, v, k):
     """Lane k of v (float)."""
+
     def codegen(context, builder, sig, args):
         return builder.extract_element(args[0], args[1])
+
     return types.float64(v, k), codegen
 
 
 @intrinsic
 def with_lane(typingctx, v, k, x):
     """v with lane k set to x."""
+
     def codegen(context, builder, sig, args):
         return builder.insert_element(args[0], context.cast(builder, args[2], sig.args[2], types.float64), args[1])
+
     return vec(v, k, x), codegen
 
 
 @intrinsic
 def mask_lane(typingctx, m, k):
     """Lane k of a mask (bool)."""
+
     def codegen(context, builder, sig, args):
         return builder.extract_element(args[0], args[1])
+
     return types.boolean(m, k), codegen
 
 
@@ -221,7 +251,8 @@ def any_lane(typingctx, m):
 
     def codegen(context, builder, sig, args):
         bits = builder.bitcast(args[0], ir.IntType(LANES))
-        return builder.icmp_unsigned('!=', bits, ir.Constant(ir.IntType(LANES), 0))
+        return builder.icmp_unsigned("!=", bits, ir.Constant(ir.IntType(LANES), 0))
+
     return types.boolean(m), codegen
 
 
@@ -232,7 +263,7 @@ def _row_ptr(context, builder, aryty, ary, r):
 
 
 def _row_array(a):
-    return isinstance(a, types.Array) and a.layout == 'C' and a.dtype == types.float64
+    return isinstance(a, types.Array) and a.layout == "C" and a.dtype == types.float64
 
 
 @intrinsic
@@ -242,8 +273,11 @@ def vld(typingctx, a, r):
         return None
 
     def codegen(context, builder, sig, args):
-        return builder.load(_row_ptr(context, builder, sig.args[0], args[0],
-                                     context.cast(builder, args[1], sig.args[1], types.intp)), align=8)
+        return builder.load(
+            _row_ptr(context, builder, sig.args[0], args[0], context.cast(builder, args[1], sig.args[1], types.intp)),
+            align=8,
+        )
+
     return vec(a, r), codegen
 
 
@@ -255,9 +289,13 @@ def vst(typingctx, a, r, v):
 
     def codegen(context, builder, sig, args):
         x = _operands(context, builder, signature(vec, sig.args[2], sig.args[2]), [args[2], args[2]])[0]
-        builder.store(x, _row_ptr(context, builder, sig.args[0], args[0],
-                                  context.cast(builder, args[1], sig.args[1], types.intp)), align=8)
+        builder.store(
+            x,
+            _row_ptr(context, builder, sig.args[0], args[0], context.cast(builder, args[1], sig.args[1], types.intp)),
+            align=8,
+        )
         return context.get_dummy_value()
+
     return types.void(a, r, v), codegen
 
 
@@ -291,8 +329,11 @@ def vldu(typingctx, a, off):
         return None
 
     def codegen(context, builder, sig, args):
-        return builder.load(_elem_ptr(context, builder, sig.args[0], args[0],
-                                      context.cast(builder, args[1], sig.args[1], types.intp)), align=8)
+        return builder.load(
+            _elem_ptr(context, builder, sig.args[0], args[0], context.cast(builder, args[1], sig.args[1], types.intp)),
+            align=8,
+        )
+
     return vec(a, off), codegen
 
 
@@ -303,9 +344,13 @@ def vstu(typingctx, a, off, v):
         return None
 
     def codegen(context, builder, sig, args):
-        builder.store(args[2], _elem_ptr(context, builder, sig.args[0], args[0],
-                                         context.cast(builder, args[1], sig.args[1], types.intp)), align=8)
+        builder.store(
+            args[2],
+            _elem_ptr(context, builder, sig.args[0], args[0], context.cast(builder, args[1], sig.args[1], types.intp)),
+            align=8,
+        )
         return context.get_dummy_value()
+
     return types.void(a, off, v), codegen
 
 
@@ -321,11 +366,17 @@ def transpose4(typingctx, a, b, c, d):
 
         def shuf(p, q, idx):
             return builder.shuffle_vector(p, q, ir.Constant(_IT, idx))
+
         t0 = shuf(x, y, [0, 4, 2, 6])
         t1 = shuf(x, y, [1, 5, 3, 7])
         t2 = shuf(z, w, [0, 4, 2, 6])
         t3 = shuf(z, w, [1, 5, 3, 7])
-        out = [shuf(t0, t2, [0, 1, 4, 5]), shuf(t1, t3, [0, 1, 4, 5]), shuf(t0, t2, [2, 3, 6, 7]),
-               shuf(t1, t3, [2, 3, 6, 7])]
+        out = [
+            shuf(t0, t2, [0, 1, 4, 5]),
+            shuf(t1, t3, [0, 1, 4, 5]),
+            shuf(t0, t2, [2, 3, 6, 7]),
+            shuf(t1, t3, [2, 3, 6, 7]),
+        ]
         return context.make_tuple(builder, tup, out)
+
     return tup(a, b, c, d), codegen

@@ -10,6 +10,7 @@ Arrays are one block of worlds: a Data field of per-world shape (n, k) is a C-co
 i*k + j holds element [i, j] of the block's LANES worlds), as `vld` / `vst` address them.  Model arrays are the
 Model struct's (shared by the block's worlds).
 """
+
 from sim.jit import njit
 
 from sim.engine.batch.simd import vld, vst, vsqrt, vabs, select, vsin, vcos, splat
@@ -18,6 +19,7 @@ from sim.constants import JNT_FREE, JNT_BALL, JNT_SLIDE, MINVAL, OPT_DISABLE, OP
 
 # ------------------------------------------------------------------------------------------------------------
 # small spatial helpers on Vec tuples (sim/engine/math.py)
+
 
 @njit(cache=True, always_inline=True)
 def v_normalize4(q0, q1, q2, q3):
@@ -36,10 +38,12 @@ def v_normalize4(q0, q1, q2, q3):
 @njit(cache=True, always_inline=True)
 def v_mul_quat(a0, a1, a2, a3, b0, b1, b2, b3):
     """mju_mulQuat lane-wise (mul_quat)."""
-    return (a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3,
-            a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
-            a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
-            a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0)
+    return (
+        a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3,
+        a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
+        a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
+        a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0,
+    )
 
 
 @njit(cache=True, always_inline=True)
@@ -52,9 +56,11 @@ def v_rot_const(v0, v1, v2, q0, q1, q2, q3):
     t1 = q0 * v1 + q3 * v0 - q1 * v2
     t2 = q0 * v2 + q1 * v1 - q2 * v0
     ident = (q0 == 1.0) & (q1 == 0.0) & (q2 == 0.0) & (q3 == 0.0)
-    return (select(ident, v0, v0 + 2.0 * (q2 * t2 - q3 * t1)),
-            select(ident, v1, v1 + 2.0 * (q3 * t0 - q1 * t2)),
-            select(ident, v2, v2 + 2.0 * (q1 * t1 - q2 * t0)))
+    return (
+        select(ident, v0, v0 + 2.0 * (q2 * t2 - q3 * t1)),
+        select(ident, v1, v1 + 2.0 * (q3 * t0 - q1 * t2)),
+        select(ident, v2, v2 + 2.0 * (q1 * t1 - q2 * t0)),
+    )
 
 
 @njit(cache=True, always_inline=True)
@@ -70,9 +76,16 @@ def v_axis_angle(a0, a1, a2, angle):
 def v_quat2mat(out, r, q0, q1, q2, q3):
     """mju_quat2Mat into rows r..r+8 of out (quat2mat)."""
     ident = (q0 == 1.0) & (q1 == 0.0) & (q2 == 0.0) & (q3 == 0.0)
-    q00 = q0 * q0; q01 = q0 * q1; q02 = q0 * q2; q03 = q0 * q3
-    q11 = q1 * q1; q12 = q1 * q2; q13 = q1 * q3
-    q22 = q2 * q2; q23 = q2 * q3; q33 = q3 * q3
+    q00 = q0 * q0
+    q01 = q0 * q1
+    q02 = q0 * q2
+    q03 = q0 * q3
+    q11 = q1 * q1
+    q12 = q1 * q2
+    q13 = q1 * q3
+    q22 = q2 * q2
+    q23 = q2 * q3
+    q33 = q3 * q3
     vst(out, r + 0, select(ident, 1.0, q00 + q11 - q22 - q33))
     vst(out, r + 4, select(ident, 1.0, q00 - q11 + q22 - q33))
     vst(out, r + 8, select(ident, 1.0, q00 - q11 - q22 + q33))
@@ -87,9 +100,11 @@ def v_quat2mat(out, r, q0, q1, q2, q3):
 @njit(cache=True, always_inline=True)
 def v_mat_vec3(mat, r, v0, v1, v2):
     """Rows r..r+8 of mat (3x3) times a model vector (floats) (mat_vec3)."""
-    return (vld(mat, r) * v0 + vld(mat, r + 1) * v1 + vld(mat, r + 2) * v2,
-            vld(mat, r + 3) * v0 + vld(mat, r + 4) * v1 + vld(mat, r + 5) * v2,
-            vld(mat, r + 6) * v0 + vld(mat, r + 7) * v1 + vld(mat, r + 8) * v2)
+    return (
+        vld(mat, r) * v0 + vld(mat, r + 1) * v1 + vld(mat, r + 2) * v2,
+        vld(mat, r + 3) * v0 + vld(mat, r + 4) * v1 + vld(mat, r + 5) * v2,
+        vld(mat, r + 6) * v0 + vld(mat, r + 7) * v1 + vld(mat, r + 8) * v2,
+    )
 
 
 @njit(cache=True, always_inline=True)
@@ -101,25 +116,47 @@ def v_cross(a0, a1, a2, b0, b1, b2):
 @njit(cache=True, always_inline=True)
 def v_mul_inert_vec(i, ri, v, rv):
     """6D inertia rows ri..ri+9 of i times motion vector rows rv..rv+5 of v (mul_inert_vec)."""
-    i0 = vld(i, ri); i1 = vld(i, ri + 1); i2 = vld(i, ri + 2); i3 = vld(i, ri + 3); i4 = vld(i, ri + 4)
-    i5 = vld(i, ri + 5); i6 = vld(i, ri + 6); i7 = vld(i, ri + 7); i8 = vld(i, ri + 8); i9 = vld(i, ri + 9)
-    v0 = vld(v, rv); v1 = vld(v, rv + 1); v2 = vld(v, rv + 2); v3 = vld(v, rv + 3); v4 = vld(v, rv + 4)
+    i0 = vld(i, ri)
+    i1 = vld(i, ri + 1)
+    i2 = vld(i, ri + 2)
+    i3 = vld(i, ri + 3)
+    i4 = vld(i, ri + 4)
+    i5 = vld(i, ri + 5)
+    i6 = vld(i, ri + 6)
+    i7 = vld(i, ri + 7)
+    i8 = vld(i, ri + 8)
+    i9 = vld(i, ri + 9)
+    v0 = vld(v, rv)
+    v1 = vld(v, rv + 1)
+    v2 = vld(v, rv + 2)
+    v3 = vld(v, rv + 3)
+    v4 = vld(v, rv + 4)
     v5 = vld(v, rv + 5)
-    return (i0 * v0 + i3 * v1 + i4 * v2 - i8 * v4 + i7 * v5,
-            i3 * v0 + i1 * v1 + i5 * v2 + i8 * v3 - i6 * v5,
-            i4 * v0 + i5 * v1 + i2 * v2 - i7 * v3 + i6 * v4,
-            i8 * v1 - i7 * v2 + i9 * v3,
-            i6 * v2 - i8 * v0 + i9 * v4,
-            i7 * v0 - i6 * v1 + i9 * v5)
+    return (
+        i0 * v0 + i3 * v1 + i4 * v2 - i8 * v4 + i7 * v5,
+        i3 * v0 + i1 * v1 + i5 * v2 + i8 * v3 - i6 * v5,
+        i4 * v0 + i5 * v1 + i2 * v2 - i7 * v3 + i6 * v4,
+        i8 * v1 - i7 * v2 + i9 * v3,
+        i6 * v2 - i8 * v0 + i9 * v4,
+        i7 * v0 - i6 * v1 + i9 * v5,
+    )
 
 
 @njit(cache=True, always_inline=True)
 def v_cross_motion(out, ro, v, rv, x, rx):
     """out rows ro..ro+5 = v x x for motion vectors (cross_motion)."""
-    v0 = vld(v, rv); v1 = vld(v, rv + 1); v2 = vld(v, rv + 2)
-    v3 = vld(v, rv + 3); v4 = vld(v, rv + 4); v5 = vld(v, rv + 5)
-    x0 = vld(x, rx); x1 = vld(x, rx + 1); x2 = vld(x, rx + 2)
-    x3 = vld(x, rx + 3); x4 = vld(x, rx + 4); x5 = vld(x, rx + 5)
+    v0 = vld(v, rv)
+    v1 = vld(v, rv + 1)
+    v2 = vld(v, rv + 2)
+    v3 = vld(v, rv + 3)
+    v4 = vld(v, rv + 4)
+    v5 = vld(v, rv + 5)
+    x0 = vld(x, rx)
+    x1 = vld(x, rx + 1)
+    x2 = vld(x, rx + 2)
+    x3 = vld(x, rx + 3)
+    x4 = vld(x, rx + 4)
+    x5 = vld(x, rx + 5)
     vst(out, ro, -v2 * x1 + v1 * x2)
     vst(out, ro + 1, v2 * x0 - v0 * x2)
     vst(out, ro + 2, -v1 * x0 + v0 * x1)
@@ -130,6 +167,7 @@ def v_cross_motion(out, ro, v, rv, x, rx):
 
 # ------------------------------------------------------------------------------------------------------------
 # kinematics (kinematics.py)
+
 
 @njit(cache=True, always_inline=True)
 def _local_to_global(xpos_out, xmat_out, k, pos, quat, xpos, xquat, xmat, xipos, ximat, b, sameframe):
@@ -147,8 +185,16 @@ def _local_to_global(xpos_out, xmat_out, k, pos, quat, xpos, xquat, xmat, xipos,
         vst(xpos_out, 3 * k + 1, p1 + vld(xpos, 3 * b + 1))
         vst(xpos_out, 3 * k + 2, p2 + vld(xpos, 3 * b + 2))
     if sameframe == 0:
-        q0, q1, q2, q3 = v_mul_quat(vld(xquat, 4 * b), vld(xquat, 4 * b + 1), vld(xquat, 4 * b + 2),
-                                    vld(xquat, 4 * b + 3), quat[k, 0], quat[k, 1], quat[k, 2], quat[k, 3])
+        q0, q1, q2, q3 = v_mul_quat(
+            vld(xquat, 4 * b),
+            vld(xquat, 4 * b + 1),
+            vld(xquat, 4 * b + 2),
+            vld(xquat, 4 * b + 3),
+            quat[k, 0],
+            quat[k, 1],
+            quat[k, 2],
+            quat[k, 3],
+        )
         v_quat2mat(xmat_out, 9 * k, q0, q1, q2, q3)
     elif sameframe == 1 or sameframe == 3:
         for j in range(9):
@@ -159,8 +205,23 @@ def _local_to_global(xpos_out, xmat_out, k, pos, quat, xpos, xquat, xmat, xipos,
 
 
 @njit(cache=True)
-def kinematics_block(m, qpos, mocap_pos, mocap_quat, xpos, xquat, xmat, xanchor, xaxis, xipos, ximat,
-                     geom_xpos, geom_xmat, site_xpos, site_xmat):
+def kinematics_block(
+    m,
+    qpos,
+    mocap_pos,
+    mocap_quat,
+    xpos,
+    xquat,
+    xmat,
+    xanchor,
+    xaxis,
+    xipos,
+    ximat,
+    geom_xpos,
+    geom_xmat,
+    site_xpos,
+    site_xmat,
+):
     """kinematics (mj_kinematics) of one block: xpos/xquat/xmat, xanchor/xaxis, xipos/ximat, geom_x*, site_x*."""
     body_jntadr = m.body_jntadr
     body_jntnum = m.body_jntnum
@@ -176,7 +237,10 @@ def kinematics_block(m, qpos, mocap_pos, mocap_quat, xpos, xquat, xmat, xanchor,
     for j in range(3):
         vst(xpos, j, 0.0)
         vst(xipos, j, 0.0)
-    vst(xquat, 0, 1.0); vst(xquat, 1, 0.0); vst(xquat, 2, 0.0); vst(xquat, 3, 0.0)
+    vst(xquat, 0, 1.0)
+    vst(xquat, 1, 0.0)
+    vst(xquat, 2, 0.0)
+    vst(xquat, 3, 0.0)
     for j in range(9):
         vst(xmat, j, 1.0 if j % 4 == 0 else 0.0)
         vst(ximat, j, 1.0 if j % 4 == 0 else 0.0)
@@ -185,87 +249,162 @@ def kinematics_block(m, qpos, mocap_pos, mocap_quat, xpos, xquat, xmat, xanchor,
         jntnum = body_jntnum[i]
         if jntnum == 1 and jnt_type[jntadr] == JNT_FREE:
             qa = jnt_qposadr[jntadr]
-            p0 = vld(qpos, qa); p1 = vld(qpos, qa + 1); p2 = vld(qpos, qa + 2)
-            q0, q1, q2, q3 = v_normalize4(vld(qpos, qa + 3), vld(qpos, qa + 4), vld(qpos, qa + 5),
-                                          vld(qpos, qa + 6))
-            vst(xanchor, 3 * jntadr, p0); vst(xanchor, 3 * jntadr + 1, p1); vst(xanchor, 3 * jntadr + 2, p2)
+            p0 = vld(qpos, qa)
+            p1 = vld(qpos, qa + 1)
+            p2 = vld(qpos, qa + 2)
+            q0, q1, q2, q3 = v_normalize4(vld(qpos, qa + 3), vld(qpos, qa + 4), vld(qpos, qa + 5), vld(qpos, qa + 6))
+            vst(xanchor, 3 * jntadr, p0)
+            vst(xanchor, 3 * jntadr + 1, p1)
+            vst(xanchor, 3 * jntadr + 2, p2)
             for k in range(3):
                 vst(xaxis, 3 * jntadr + k, jnt_axis[jntadr, k])
         else:
             pid = body_parentid[i]
             mid = body_mocapid[i]
             if mid >= 0:
-                b0 = vld(mocap_pos, 3 * mid); b1 = vld(mocap_pos, 3 * mid + 1); b2 = vld(mocap_pos, 3 * mid + 2)
-                c0, c1, c2, c3 = v_normalize4(vld(mocap_quat, 4 * mid), vld(mocap_quat, 4 * mid + 1),
-                                              vld(mocap_quat, 4 * mid + 2), vld(mocap_quat, 4 * mid + 3))
+                b0 = vld(mocap_pos, 3 * mid)
+                b1 = vld(mocap_pos, 3 * mid + 1)
+                b2 = vld(mocap_pos, 3 * mid + 2)
+                c0, c1, c2, c3 = v_normalize4(
+                    vld(mocap_quat, 4 * mid),
+                    vld(mocap_quat, 4 * mid + 1),
+                    vld(mocap_quat, 4 * mid + 2),
+                    vld(mocap_quat, 4 * mid + 3),
+                )
             else:
-                b0 = splat(body_pos[i, 0]); b1 = splat(body_pos[i, 1]); b2 = splat(body_pos[i, 2])
-                c0 = splat(body_quat[i, 0]); c1 = splat(body_quat[i, 1])
-                c2 = splat(body_quat[i, 2]); c3 = splat(body_quat[i, 3])
+                b0 = splat(body_pos[i, 0])
+                b1 = splat(body_pos[i, 1])
+                b2 = splat(body_pos[i, 2])
+                c0 = splat(body_quat[i, 0])
+                c1 = splat(body_quat[i, 1])
+                c2 = splat(body_quat[i, 2])
+                c3 = splat(body_quat[i, 3])
             if pid != 0:
                 x9 = 9 * pid
-                m0 = vld(xmat, x9); m1 = vld(xmat, x9 + 1); m2 = vld(xmat, x9 + 2)
-                m3 = vld(xmat, x9 + 3); m4 = vld(xmat, x9 + 4); m5 = vld(xmat, x9 + 5)
-                m6 = vld(xmat, x9 + 6); m7 = vld(xmat, x9 + 7); m8 = vld(xmat, x9 + 8)
+                m0 = vld(xmat, x9)
+                m1 = vld(xmat, x9 + 1)
+                m2 = vld(xmat, x9 + 2)
+                m3 = vld(xmat, x9 + 3)
+                m4 = vld(xmat, x9 + 4)
+                m5 = vld(xmat, x9 + 5)
+                m6 = vld(xmat, x9 + 6)
+                m7 = vld(xmat, x9 + 7)
+                m8 = vld(xmat, x9 + 8)
                 p0 = m0 * b0 + m1 * b1 + m2 * b2
                 p1 = m3 * b0 + m4 * b1 + m5 * b2
                 p2 = m6 * b0 + m7 * b1 + m8 * b2
-                p0 += vld(xpos, 3 * pid); p1 += vld(xpos, 3 * pid + 1); p2 += vld(xpos, 3 * pid + 2)
-                q0, q1, q2, q3 = v_mul_quat(vld(xquat, 4 * pid), vld(xquat, 4 * pid + 1), vld(xquat, 4 * pid + 2),
-                                            vld(xquat, 4 * pid + 3), c0, c1, c2, c3)
+                p0 += vld(xpos, 3 * pid)
+                p1 += vld(xpos, 3 * pid + 1)
+                p2 += vld(xpos, 3 * pid + 2)
+                q0, q1, q2, q3 = v_mul_quat(
+                    vld(xquat, 4 * pid),
+                    vld(xquat, 4 * pid + 1),
+                    vld(xquat, 4 * pid + 2),
+                    vld(xquat, 4 * pid + 3),
+                    c0,
+                    c1,
+                    c2,
+                    c3,
+                )
             else:
-                p0 = b0; p1 = b1; p2 = b2
-                q0 = c0; q1 = c1; q2 = c2; q3 = c3
+                p0 = b0
+                p1 = b1
+                p2 = b2
+                q0 = c0
+                q1 = c1
+                q2 = c2
+                q3 = c3
             for jid in range(jntadr, jntadr + jntnum):
                 qa = jnt_qposadr[jid]
                 jt = jnt_type[jid]
                 x0, x1, x2 = v_rot_const(jnt_axis[jid, 0], jnt_axis[jid, 1], jnt_axis[jid, 2], q0, q1, q2, q3)
                 a0, a1, a2 = v_rot_const(jnt_pos[jid, 0], jnt_pos[jid, 1], jnt_pos[jid, 2], q0, q1, q2, q3)
-                a0 += p0; a1 += p1; a2 += p2
+                a0 += p0
+                a1 += p1
+                a2 += p2
                 if jt == JNT_SLIDE:
                     s = vld(qpos, qa) - qpos0[qa]
-                    p0 += x0 * s; p1 += x1 * s; p2 += x2 * s
+                    p0 += x0 * s
+                    p1 += x1 * s
+                    p2 += x2 * s
                 else:
                     if jt == JNT_BALL:
-                        l0, l1, l2, l3 = v_normalize4(vld(qpos, qa), vld(qpos, qa + 1), vld(qpos, qa + 2),
-                                                      vld(qpos, qa + 3))
+                        l0, l1, l2, l3 = v_normalize4(
+                            vld(qpos, qa), vld(qpos, qa + 1), vld(qpos, qa + 2), vld(qpos, qa + 3)
+                        )
                     else:
-                        l0, l1, l2, l3 = v_axis_angle(jnt_axis[jid, 0], jnt_axis[jid, 1], jnt_axis[jid, 2],
-                                                      vld(qpos, qa) - qpos0[qa])
+                        l0, l1, l2, l3 = v_axis_angle(
+                            jnt_axis[jid, 0], jnt_axis[jid, 1], jnt_axis[jid, 2], vld(qpos, qa) - qpos0[qa]
+                        )
                     q0, q1, q2, q3 = v_mul_quat(q0, q1, q2, q3, l0, l1, l2, l3)
                     v0, v1, v2 = v_rot_const(jnt_pos[jid, 0], jnt_pos[jid, 1], jnt_pos[jid, 2], q0, q1, q2, q3)
-                    p0 = a0 - v0; p1 = a1 - v1; p2 = a2 - v2
-                vst(xanchor, 3 * jid, a0); vst(xanchor, 3 * jid + 1, a1); vst(xanchor, 3 * jid + 2, a2)
-                vst(xaxis, 3 * jid, x0); vst(xaxis, 3 * jid + 1, x1); vst(xaxis, 3 * jid + 2, x2)
+                    p0 = a0 - v0
+                    p1 = a1 - v1
+                    p2 = a2 - v2
+                vst(xanchor, 3 * jid, a0)
+                vst(xanchor, 3 * jid + 1, a1)
+                vst(xanchor, 3 * jid + 2, a2)
+                vst(xaxis, 3 * jid, x0)
+                vst(xaxis, 3 * jid + 1, x1)
+                vst(xaxis, 3 * jid + 2, x2)
         q0, q1, q2, q3 = v_normalize4(q0, q1, q2, q3)
-        vst(xquat, 4 * i, q0); vst(xquat, 4 * i + 1, q1); vst(xquat, 4 * i + 2, q2); vst(xquat, 4 * i + 3, q3)
-        vst(xpos, 3 * i, p0); vst(xpos, 3 * i + 1, p1); vst(xpos, 3 * i + 2, p2)
+        vst(xquat, 4 * i, q0)
+        vst(xquat, 4 * i + 1, q1)
+        vst(xquat, 4 * i + 2, q2)
+        vst(xquat, 4 * i + 3, q3)
+        vst(xpos, 3 * i, p0)
+        vst(xpos, 3 * i + 1, p1)
+        vst(xpos, 3 * i + 2, p2)
         v_quat2mat(xmat, 9 * i, q0, q1, q2, q3)
 
     body_ipos = m.body_ipos
     body_iquat = m.body_iquat
     body_sameframe = m.body_sameframe
     for i in range(1, m.nbody):
-        _local_to_global(xipos, ximat, i, body_ipos, body_iquat, xpos, xquat, xmat, xipos, ximat, i,
-                         body_sameframe[i])
+        _local_to_global(xipos, ximat, i, body_ipos, body_iquat, xpos, xquat, xmat, xipos, ximat, i, body_sameframe[i])
     geom_pos = m.geom_pos
     geom_quat = m.geom_quat
     geom_bodyid = m.geom_bodyid
     geom_sameframe = m.geom_sameframe
     for g in range(m.ngeom):
-        _local_to_global(geom_xpos, geom_xmat, g, geom_pos, geom_quat, xpos, xquat, xmat, xipos, ximat,
-                         geom_bodyid[g], geom_sameframe[g])
+        _local_to_global(
+            geom_xpos,
+            geom_xmat,
+            g,
+            geom_pos,
+            geom_quat,
+            xpos,
+            xquat,
+            xmat,
+            xipos,
+            ximat,
+            geom_bodyid[g],
+            geom_sameframe[g],
+        )
     site_pos = m.site_pos
     site_quat = m.site_quat
     site_bodyid = m.site_bodyid
     site_sameframe = m.site_sameframe
     for s in range(m.nsite):
-        _local_to_global(site_xpos, site_xmat, s, site_pos, site_quat, xpos, xquat, xmat, xipos, ximat,
-                         site_bodyid[s], site_sameframe[s])
+        _local_to_global(
+            site_xpos,
+            site_xmat,
+            s,
+            site_pos,
+            site_quat,
+            xpos,
+            xquat,
+            xmat,
+            xipos,
+            ximat,
+            site_bodyid[s],
+            site_sameframe[s],
+        )
 
 
 # ------------------------------------------------------------------------------------------------------------
 # com_pos, com_vel (com.py)
+
 
 @njit(cache=True)
 def com_pos_block(m, xipos, ximat, xmat, xanchor, xaxis, subtree_com, cinert, cdof):
@@ -301,15 +440,29 @@ def com_pos_block(m, xipos, ximat, xmat, xanchor, xaxis, subtree_com, cinert, cd
         dy = vld(xipos, 3 * i + 1) - vld(sc, 3 * r + 1)
         dz = vld(xipos, 3 * i + 2) - vld(sc, 3 * r + 2)
         mass = body_mass[i]
-        in0 = body_inertia[i, 0]; in1 = body_inertia[i, 1]; in2 = body_inertia[i, 2]
+        in0 = body_inertia[i, 0]
+        in1 = body_inertia[i, 1]
+        in2 = body_inertia[i, 2]
         x9 = 9 * i
-        a0 = vld(ximat, x9); a1 = vld(ximat, x9 + 1); a2 = vld(ximat, x9 + 2)
-        a3 = vld(ximat, x9 + 3); a4 = vld(ximat, x9 + 4); a5 = vld(ximat, x9 + 5)
-        a6 = vld(ximat, x9 + 6); a7 = vld(ximat, x9 + 7); a8 = vld(ximat, x9 + 8)
+        a0 = vld(ximat, x9)
+        a1 = vld(ximat, x9 + 1)
+        a2 = vld(ximat, x9 + 2)
+        a3 = vld(ximat, x9 + 3)
+        a4 = vld(ximat, x9 + 4)
+        a5 = vld(ximat, x9 + 5)
+        a6 = vld(ximat, x9 + 6)
+        a7 = vld(ximat, x9 + 7)
+        a8 = vld(ximat, x9 + 8)
         # inert_com (mju_inertCom)
-        t0 = a0 * in0; t1 = a3 * in0; t2 = a6 * in0
-        t3 = a1 * in1; t4 = a4 * in1; t5 = a7 * in1
-        t6 = a2 * in2; t7 = a5 * in2; t8 = a8 * in2
+        t0 = a0 * in0
+        t1 = a3 * in0
+        t2 = a6 * in0
+        t3 = a1 * in1
+        t4 = a4 * in1
+        t5 = a7 * in1
+        t6 = a2 * in2
+        t7 = a5 * in2
+        t8 = a8 * in2
         r0 = a0 * t0 + a1 * t3 + a2 * t6
         r1 = a3 * t1 + a4 * t4 + a5 * t7
         r2 = a6 * t2 + a7 * t5 + a8 * t8
@@ -323,9 +476,15 @@ def com_pos_block(m, xipos, ximat, xmat, xanchor, xaxis, subtree_com, cinert, cd
         r4 -= mass * dx * dz
         r5 -= mass * dy * dz
         c = 10 * i
-        vst(cinert, c, r0); vst(cinert, c + 1, r1); vst(cinert, c + 2, r2)
-        vst(cinert, c + 3, r3); vst(cinert, c + 4, r4); vst(cinert, c + 5, r5)
-        vst(cinert, c + 6, mass * dx); vst(cinert, c + 7, mass * dy); vst(cinert, c + 8, mass * dz)
+        vst(cinert, c, r0)
+        vst(cinert, c + 1, r1)
+        vst(cinert, c + 2, r2)
+        vst(cinert, c + 3, r3)
+        vst(cinert, c + 4, r4)
+        vst(cinert, c + 5, r5)
+        vst(cinert, c + 6, mass * dx)
+        vst(cinert, c + 7, mass * dy)
+        vst(cinert, c + 8, mass * dz)
         vst(cinert, c + 9, mass)
 
     for i in range(1, nbody):
@@ -343,22 +502,37 @@ def com_pos_block(m, xipos, ximat, xmat, xanchor, xaxis, subtree_com, cinert, cd
                             vst(cdof, 6 * (da + k) + c, 1.0 if c == 3 + k else 0.0)
                     da += 3
                 for k in range(3):
-                    a0 = vld(xmat, 9 * i + k); a1 = vld(xmat, 9 * i + k + 3); a2 = vld(xmat, 9 * i + k + 6)
+                    a0 = vld(xmat, 9 * i + k)
+                    a1 = vld(xmat, 9 * i + k + 3)
+                    a2 = vld(xmat, 9 * i + k + 6)
                     c0, c1, c2 = v_cross(a0, a1, a2, o0, o1, o2)
                     e = 6 * (da + k)
-                    vst(cdof, e, a0); vst(cdof, e + 1, a1); vst(cdof, e + 2, a2)
-                    vst(cdof, e + 3, c0); vst(cdof, e + 4, c1); vst(cdof, e + 5, c2)
+                    vst(cdof, e, a0)
+                    vst(cdof, e + 1, a1)
+                    vst(cdof, e + 2, a2)
+                    vst(cdof, e + 3, c0)
+                    vst(cdof, e + 4, c1)
+                    vst(cdof, e + 5, c2)
             elif jt == JNT_SLIDE:
                 e = 6 * da
-                vst(cdof, e, 0.0); vst(cdof, e + 1, 0.0); vst(cdof, e + 2, 0.0)
-                vst(cdof, e + 3, vld(xaxis, 3 * j)); vst(cdof, e + 4, vld(xaxis, 3 * j + 1))
+                vst(cdof, e, 0.0)
+                vst(cdof, e + 1, 0.0)
+                vst(cdof, e + 2, 0.0)
+                vst(cdof, e + 3, vld(xaxis, 3 * j))
+                vst(cdof, e + 4, vld(xaxis, 3 * j + 1))
                 vst(cdof, e + 5, vld(xaxis, 3 * j + 2))
             else:
-                a0 = vld(xaxis, 3 * j); a1 = vld(xaxis, 3 * j + 1); a2 = vld(xaxis, 3 * j + 2)
+                a0 = vld(xaxis, 3 * j)
+                a1 = vld(xaxis, 3 * j + 1)
+                a2 = vld(xaxis, 3 * j + 2)
                 c0, c1, c2 = v_cross(a0, a1, a2, o0, o1, o2)
                 e = 6 * da
-                vst(cdof, e, a0); vst(cdof, e + 1, a1); vst(cdof, e + 2, a2)
-                vst(cdof, e + 3, c0); vst(cdof, e + 4, c1); vst(cdof, e + 5, c2)
+                vst(cdof, e, a0)
+                vst(cdof, e + 1, a1)
+                vst(cdof, e + 2, a2)
+                vst(cdof, e + 3, c0)
+                vst(cdof, e + 4, c1)
+                vst(cdof, e + 5, c2)
 
 
 @njit(cache=True)
@@ -383,20 +557,40 @@ def com_vel_block(m, qvel, cdof, cvel, cdof_dot):
                     for c in range(6):
                         vst(cdof_dot, 6 * (bda + j + k) + c, 0.0)
                 d0 = bda + j
-                w0 = vld(qvel, d0); w1 = vld(qvel, d0 + 1); w2 = vld(qvel, d0 + 2)
+                w0 = vld(qvel, d0)
+                w1 = vld(qvel, d0 + 1)
+                w2 = vld(qvel, d0 + 2)
                 for c in range(6):
-                    vst(cvel, v + c, vld(cvel, v + c) + (vld(cdof, 6 * d0 + c) * w0 + vld(cdof, 6 * d0 + 6 + c) * w1
-                                                         + vld(cdof, 6 * d0 + 12 + c) * w2))
+                    vst(
+                        cvel,
+                        v + c,
+                        vld(cvel, v + c)
+                        + (
+                            vld(cdof, 6 * d0 + c) * w0
+                            + vld(cdof, 6 * d0 + 6 + c) * w1
+                            + vld(cdof, 6 * d0 + 12 + c) * w2
+                        ),
+                    )
                 j += 3
                 jt = JNT_BALL
             if jt == JNT_BALL:
                 d0 = bda + j
                 for k in range(3):
                     v_cross_motion(cdof_dot, 6 * (d0 + k), cvel, v, cdof, 6 * (d0 + k))
-                w0 = vld(qvel, d0); w1 = vld(qvel, d0 + 1); w2 = vld(qvel, d0 + 2)
+                w0 = vld(qvel, d0)
+                w1 = vld(qvel, d0 + 1)
+                w2 = vld(qvel, d0 + 2)
                 for c in range(6):
-                    vst(cvel, v + c, vld(cvel, v + c) + (vld(cdof, 6 * d0 + c) * w0 + vld(cdof, 6 * d0 + 6 + c) * w1
-                                                         + vld(cdof, 6 * d0 + 12 + c) * w2))
+                    vst(
+                        cvel,
+                        v + c,
+                        vld(cvel, v + c)
+                        + (
+                            vld(cdof, 6 * d0 + c) * w0
+                            + vld(cdof, 6 * d0 + 6 + c) * w1
+                            + vld(cdof, 6 * d0 + 12 + c) * w2
+                        ),
+                    )
                 j += 3
             else:
                 d0 = bda + j
@@ -409,6 +603,7 @@ def com_vel_block(m, qvel, cdof, cvel, cdof_dot):
 
 # ------------------------------------------------------------------------------------------------------------
 # crb, factor_m (crb.py)
+
 
 @njit(cache=True)
 def crb_block(m, cinert, cdof, crb, M):
@@ -436,8 +631,14 @@ def crb_block(m, cinert, cdof, crb, M):
         j = i
         while j >= 0:
             e = 6 * j
-            acc = acc + (vld(cdof, e) * b0 + vld(cdof, e + 1) * b1 + vld(cdof, e + 2) * b2
-                         + vld(cdof, e + 3) * b3 + vld(cdof, e + 4) * b4 + vld(cdof, e + 5) * b5)
+            acc = acc + (
+                vld(cdof, e) * b0
+                + vld(cdof, e + 1) * b1
+                + vld(cdof, e + 2) * b2
+                + vld(cdof, e + 3) * b3
+                + vld(cdof, e + 4) * b4
+                + vld(cdof, e + 5) * b5
+            )
             vst(M, madr, acc)
             madr -= 1
             j = dparent[j]
@@ -479,6 +680,7 @@ def factor_m_block(m, M, qLD, qLDiagInv, bad):
 # ------------------------------------------------------------------------------------------------------------
 # rne (rne.py)
 
+
 @njit(cache=True)
 def rne_block(m, qvel, cinert, cvel, cdof, cdof_dot, cacc, cfrc, qfrc_bias):
     """rne (mj_rne, flg_acc=0) of one block: qfrc_bias; cacc, cfrc (nbody*6 rows) are its scratch."""
@@ -501,8 +703,12 @@ def rne_block(m, qvel, cinert, cvel, cdof, cdof_dot, cacc, cfrc, qfrc_bias):
         # _body_force: cinert*cacc + cvel x* (cinert*cvel)
         a0, a1, a2, a3, a4, a5 = v_mul_inert_vec(cinert, 10 * i, cacc, 6 * i)
         f0, f1, f2, f3, f4, f5 = v_mul_inert_vec(cinert, 10 * i, cvel, 6 * i)
-        v0 = vld(cvel, 6 * i); v1 = vld(cvel, 6 * i + 1); v2 = vld(cvel, 6 * i + 2)
-        v3 = vld(cvel, 6 * i + 3); v4 = vld(cvel, 6 * i + 4); v5 = vld(cvel, 6 * i + 5)
+        v0 = vld(cvel, 6 * i)
+        v1 = vld(cvel, 6 * i + 1)
+        v2 = vld(cvel, 6 * i + 2)
+        v3 = vld(cvel, 6 * i + 3)
+        v4 = vld(cvel, 6 * i + 4)
+        v5 = vld(cvel, 6 * i + 5)
         r0 = -v2 * f1 + v1 * f2
         r1 = v2 * f0 - v0 * f2
         r2 = -v1 * f0 + v0 * f1
@@ -513,8 +719,12 @@ def rne_block(m, qvel, cinert, cvel, cdof, cdof_dot, cacc, cfrc, qfrc_bias):
         r1 += v5 * f3 - v3 * f5
         r2 += -v4 * f3 + v3 * f4
         e = 6 * i
-        vst(cfrc, e, a0 + r0); vst(cfrc, e + 1, a1 + r1); vst(cfrc, e + 2, a2 + r2)
-        vst(cfrc, e + 3, a3 + r3); vst(cfrc, e + 4, a4 + r4); vst(cfrc, e + 5, a5 + r5)
+        vst(cfrc, e, a0 + r0)
+        vst(cfrc, e + 1, a1 + r1)
+        vst(cfrc, e + 2, a2 + r2)
+        vst(cfrc, e + 3, a3 + r3)
+        vst(cfrc, e + 4, a4 + r4)
+        vst(cfrc, e + 5, a5 + r5)
     for c in range(6):
         vst(cfrc, c, 0.0)
     for i in range(m.nbody - 1, 0, -1):
@@ -525,6 +735,13 @@ def rne_block(m, qvel, cinert, cvel, cdof, cdof_dot, cacc, cfrc, qfrc_bias):
     for v in range(m.nv):
         f = 6 * dof_bodyid[v]
         e = 6 * v
-        vst(qfrc_bias, v, vld(cdof, e) * vld(cfrc, f) + vld(cdof, e + 1) * vld(cfrc, f + 1)
-            + vld(cdof, e + 2) * vld(cfrc, f + 2) + vld(cdof, e + 3) * vld(cfrc, f + 3)
-            + vld(cdof, e + 4) * vld(cfrc, f + 4) + vld(cdof, e + 5) * vld(cfrc, f + 5))
+        vst(
+            qfrc_bias,
+            v,
+            vld(cdof, e) * vld(cfrc, f)
+            + vld(cdof, e + 1) * vld(cfrc, f + 1)
+            + vld(cdof, e + 2) * vld(cfrc, f + 2)
+            + vld(cdof, e + 3) * vld(cfrc, f + 3)
+            + vld(cdof, e + 4) * vld(cfrc, f + 4)
+            + vld(cdof, e + 5) * vld(cfrc, f + 5),
+        )

@@ -3,6 +3,7 @@
 Same calling convention as sim/engine/collision/primitive.py: ``f(m, d, w, g1, g2, margin) -> n`` writing
 d.scr_con_*[w, :n].  Box-local vectors are tuples; matrices are row-major (9,) views.
 """
+
 import math
 
 from sim.jit import njit
@@ -12,26 +13,32 @@ from sim.engine.math import normalize3
 from sim.engine.collision.primitive import put, zaxis, clip, _pose
 
 # box-box rounding scales (double precision values of MuJoCo's mjBOXBOX_* constants)
-SEPEPS = 1e-13     # separation slack per unit of summed half-sizes
-PAREPS = 1e-16     # sin^2 below which an edge-cross axis is discarded
-SGNEPS = 1e-9      # axis component below which the support corner is ambiguous
-DUPEPS = 1e-14     # squared relative radius for deduplicating clipped vertices
-EDGEBIAS = 1e-6    # relative penalty of edge axes against the best face axis
-MAXVERT = 12       # clipped polygon capacity
+SEPEPS = 1e-13  # separation slack per unit of summed half-sizes
+PAREPS = 1e-16  # sin^2 below which an edge-cross axis is discarded
+SGNEPS = 1e-9  # axis component below which the support corner is ambiguous
+DUPEPS = 1e-14  # squared relative radius for deduplicating clipped vertices
+EDGEBIAS = 1e-6  # relative penalty of edge axes against the best face axis
+MAXVERT = 12  # clipped polygon capacity
 
 
 @njit(cache=True)
 def _mv(mat, v0, v1, v2):
     """mat @ v for a row-major (9,) matrix."""
-    return (mat[0] * v0 + mat[1] * v1 + mat[2] * v2, mat[3] * v0 + mat[4] * v1 + mat[5] * v2,
-            mat[6] * v0 + mat[7] * v1 + mat[8] * v2)
+    return (
+        mat[0] * v0 + mat[1] * v1 + mat[2] * v2,
+        mat[3] * v0 + mat[4] * v1 + mat[5] * v2,
+        mat[6] * v0 + mat[7] * v1 + mat[8] * v2,
+    )
 
 
 @njit(cache=True)
 def _mtv(mat, v0, v1, v2):
     """mat^T @ v for a row-major (9,) matrix."""
-    return (mat[0] * v0 + mat[3] * v1 + mat[6] * v2, mat[1] * v0 + mat[4] * v1 + mat[7] * v2,
-            mat[2] * v0 + mat[5] * v1 + mat[8] * v2)
+    return (
+        mat[0] * v0 + mat[3] * v1 + mat[6] * v2,
+        mat[1] * v0 + mat[4] * v1 + mat[7] * v2,
+        mat[2] * v0 + mat[5] * v1 + mat[8] * v2,
+    )
 
 
 @njit(cache=True)
@@ -94,7 +101,7 @@ def sphere_box(m, d, w, g1, g2, margin):
     return raw_sphere_box(d, w, 0, margin, p1, s1[0], p2, mat2, s2)
 
 
-@njit(cache=True, error_model='numpy')
+@njit(cache=True, error_model="numpy")
 def capsule_box(m, d, w, g1, g2, margin):
     """mjc_CapsuleBox: closest capsule-segment point to the box, plus a second point when the segment
     lies along a face or edge; each point is collided as a sphere (mjraw_CapsuleBox)."""
@@ -152,8 +159,11 @@ def capsule_box(m, d, w, g1, g2, margin):
         for i in range(8):
             if (i & (1 << j)) != 0:
                 continue
-            c = set3((size2[0] if i & 1 else -size2[0], size2[1] if i & 2 else -size2[1],
-                      size2[2] if i & 4 else -size2[2]), j, 0.0)
+            c = set3(
+                (size2[0] if i & 1 else -size2[0], size2[1] if i & 2 else -size2[1], size2[2] if i & 4 else -size2[2]),
+                j,
+                0.0,
+            )
             dif = (c[0] - pos[0], c[1] - pos[1], c[2] - pos[2])
             ma = size2[j] * size2[j]
             mb = -size2[j] * halfaxis[j]
@@ -302,15 +312,17 @@ def capsule_box(m, d, w, g1, g2, margin):
                             secondpos = e1
             secondpos *= mul
 
-
-    q = _mv(mat2, pos[0] + halfaxis[0] * bestsegmentpos, pos[1] + halfaxis[1] * bestsegmentpos,
-            pos[2] + halfaxis[2] * bestsegmentpos)
+    q = _mv(
+        mat2,
+        pos[0] + halfaxis[0] * bestsegmentpos,
+        pos[1] + halfaxis[1] * bestsegmentpos,
+        pos[2] + halfaxis[2] * bestsegmentpos,
+    )
     n = raw_sphere_box(d, w, 0, margin, (q[0] + p2[0], q[1] + p2[1], q[2] + p2[2]), size1[0], p2, mat2, size2)
     if secondpos > -3:
         sp = secondpos + bestsegmentpos
         q = _mv(mat2, pos[0] + halfaxis[0] * sp, pos[1] + halfaxis[1] * sp, pos[2] + halfaxis[2] * sp)
-        n += raw_sphere_box(d, w, n, margin, (q[0] + p2[0], q[1] + p2[1], q[2] + p2[2]), size1[0],
-                            p2, mat2, size2)
+        n += raw_sphere_box(d, w, n, margin, (q[0] + p2[0], q[1] + p2[1], q[2] + p2[2]), size1[0], p2, mat2, size2)
     return n
 
 
@@ -350,7 +362,7 @@ def _rot_entry(rot, r, c):
     return rot[3 * r + c]
 
 
-@njit(cache=True, error_model='numpy')
+@njit(cache=True, error_model="numpy")
 def box_box(m, d, w, g1, g2, margin):
     """mjc_BoxBox: separating-axis test over 15 axes, then face clipping or an edge-edge contact."""
     p1, mat1, size1 = _pose(m, d, w, g1)
@@ -358,17 +370,28 @@ def box_box(m, d, w, g1, g2, margin):
     pos21 = _mtv(mat1, p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
     pos12 = _mtv(mat2, p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
     # rot = mat1^T mat2 (box2 axes in box1 frame, row-major), as a tuple
-    rot = (mat1[0] * mat2[0] + mat1[3] * mat2[3] + mat1[6] * mat2[6],
-           mat1[0] * mat2[1] + mat1[3] * mat2[4] + mat1[6] * mat2[7],
-           mat1[0] * mat2[2] + mat1[3] * mat2[5] + mat1[6] * mat2[8],
-           mat1[1] * mat2[0] + mat1[4] * mat2[3] + mat1[7] * mat2[6],
-           mat1[1] * mat2[1] + mat1[4] * mat2[4] + mat1[7] * mat2[7],
-           mat1[1] * mat2[2] + mat1[4] * mat2[5] + mat1[7] * mat2[8],
-           mat1[2] * mat2[0] + mat1[5] * mat2[3] + mat1[8] * mat2[6],
-           mat1[2] * mat2[1] + mat1[5] * mat2[4] + mat1[8] * mat2[7],
-           mat1[2] * mat2[2] + mat1[5] * mat2[5] + mat1[8] * mat2[8])
-    rotabs = (abs(rot[0]), abs(rot[1]), abs(rot[2]), abs(rot[3]), abs(rot[4]), abs(rot[5]),
-              abs(rot[6]), abs(rot[7]), abs(rot[8]))
+    rot = (
+        mat1[0] * mat2[0] + mat1[3] * mat2[3] + mat1[6] * mat2[6],
+        mat1[0] * mat2[1] + mat1[3] * mat2[4] + mat1[6] * mat2[7],
+        mat1[0] * mat2[2] + mat1[3] * mat2[5] + mat1[6] * mat2[8],
+        mat1[1] * mat2[0] + mat1[4] * mat2[3] + mat1[7] * mat2[6],
+        mat1[1] * mat2[1] + mat1[4] * mat2[4] + mat1[7] * mat2[7],
+        mat1[1] * mat2[2] + mat1[4] * mat2[5] + mat1[7] * mat2[8],
+        mat1[2] * mat2[0] + mat1[5] * mat2[3] + mat1[8] * mat2[6],
+        mat1[2] * mat2[1] + mat1[5] * mat2[4] + mat1[8] * mat2[7],
+        mat1[2] * mat2[2] + mat1[5] * mat2[5] + mat1[8] * mat2[8],
+    )
+    rotabs = (
+        abs(rot[0]),
+        abs(rot[1]),
+        abs(rot[2]),
+        abs(rot[3]),
+        abs(rot[4]),
+        abs(rot[5]),
+        abs(rot[6]),
+        abs(rot[7]),
+        abs(rot[8]),
+    )
 
     septol = margin + SEPEPS * (size1[0] + size1[1] + size1[2] + size2[0] + size2[1] + size2[2])
     sep_best = -MAXVAL
@@ -455,8 +478,11 @@ def _box_edge_contact(d, w, code, rot, pos21, p1, mat1, size1, size2, septol):
     if a0 * pos21[0] + a1 * pos21[1] + a2 * pos21[2] < 0:
         a0, a1, a2 = -a0, -a1, -a2
     axis = (a0, a1, a2)
-    a2v = (a0 * rot[0] + a1 * rot[3] + a2 * rot[6], a0 * rot[1] + a1 * rot[4] + a2 * rot[7],
-           a0 * rot[2] + a1 * rot[5] + a2 * rot[8])
+    a2v = (
+        a0 * rot[0] + a1 * rot[3] + a2 * rot[6],
+        a0 * rot[1] + a1 * rot[4] + a2 * rot[7],
+        a0 * rot[2] + a1 * rot[5] + a2 * rot[8],
+    )
     amb1 = -1
     amb2 = -1
     if abs(axis[i1]) < SGNEPS:
@@ -535,8 +561,11 @@ def _box_face_contacts(d, w, code, rot, pos21, pos12, p1, mat1, size1, p2, mat2,
     bv = (binc + 2) % 3
     # incident face center and half-edge offsets in (x, y, z) = (ax, ay, a) reference coordinates
     sb = sizeinc[binc]
-    cx = (posoi[ax] + tinc * sb * rinc[3 * ax + binc], posoi[ay] + tinc * sb * rinc[3 * ay + binc],
-          sgn * (posoi[a] + tinc * sb * rinc[3 * a + binc]) - sizeref[a])
+    cx = (
+        posoi[ax] + tinc * sb * rinc[3 * ax + binc],
+        posoi[ay] + tinc * sb * rinc[3 * ay + binc],
+        sgn * (posoi[a] + tinc * sb * rinc[3 * a + binc]) - sizeref[a],
+    )
     du = (sizeinc[bu] * rinc[3 * ax + bu], sizeinc[bu] * rinc[3 * ay + bu], sizeinc[bu] * rinc[3 * a + bu] * sgn)
     dv = (sizeinc[bv] * rinc[3 * ax + bv], sizeinc[bv] * rinc[3 * ay + bv], sizeinc[bv] * rinc[3 * a + bv] * sgn)
     buf0 = d.scr_boxpoly[w, 0]
@@ -569,7 +598,7 @@ def _box_face_contacts(d, w, code, rot, pos21, pos12, p1, mat1, size1, p2, mat2,
             continue
         dupe = False
         for q in range(naccept):
-            pq = d.scr_con_tangent[w, q]   # accepted (x, y, z) kept in the tangent rows until the end
+            pq = d.scr_con_tangent[w, q]  # accepted (x, y, z) kept in the tangent rows until the end
             dx = pq[0] - cur[k, 0]
             dy = pq[1] - cur[k, 1]
             if dx * dx + dy * dy < dupe2:

@@ -6,6 +6,7 @@ of pairs matters for the contact order; MuJoCo sweeps in a covariance-aligned fr
 the world frame with the same per-body boxes (intersection of the bounding-sphere box and the
 rotated geom AABB, inflated by margin + gap, or o_margin / 2 with the override flag).
 """
+
 from sim.jit import njit
 
 from sim.constants import OPT_DISABLE, OPT_ENABLE, OPT_O_MARGIN, DSBL_FILTERPARENT, ENBL_OVERRIDE, GEOM_PLANE

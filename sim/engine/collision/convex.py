@@ -6,6 +6,7 @@ face and a capsule edge get up to 4 contacts (multicontact) unless DSBL_MULTICCD
 older MuJoCo (mjc_Convex's multiCCD loop) is gone in 3.17.  Margins: the first GJK pass runs without them
 (sphere / capsule as point / segment), shallow contacts are inflated back (gjk.ccd).
 """
+
 import math
 from sim.jit import njit
 from sim.engine.math import normalize3
@@ -21,8 +22,10 @@ from sim.engine.collision.gjk import ccd, ST_NX, supports_multiccd
 def check_nativeccd(m):
     """Raise for DSBL_NATIVECCD: the libccd (MPR) path of MuJoCo is not reproduced."""
     if int(m.opt[OPT_DISABLE]) & DSBL_NATIVECCD:
-        raise UnsupportedFeature('disable flag nativeccd (libccd MPR collisions) is not supported: remove '
-                                 '<flag nativeccd="disable"/> to use the native GJK/EPA')
+        raise UnsupportedFeature(
+            "disable flag nativeccd (libccd MPR collisions) is not supported: remove "
+            '<flag nativeccd="disable"/> to use the native GJK/EPA'
+        )
 
 
 @njit(cache=True)
@@ -84,8 +87,7 @@ def plane_convex(m, d, w, g1, g2, margin):
     n2 = mat1[8]
     init_obj(m, d, w, 0, g2, 0.0)
     x, y, z = ccd_support(m, d, w, 0, -mat1[2], -mat1[5], -mat1[8])
-    dist = (n0 * (x - d.geom_xpos[w, g1, 0]) + n1 * (y - d.geom_xpos[w, g1, 1])
-            + n2 * (z - d.geom_xpos[w, g1, 2]))
+    dist = n0 * (x - d.geom_xpos[w, g1, 0]) + n1 * (y - d.geom_xpos[w, g1, 1]) + n2 * (z - d.geom_xpos[w, g1, 2])
     d.scr_con_dist[w, 0] = dist
     if dist > margin:
         return 0
@@ -147,8 +149,7 @@ def plane_convex(m, d, w, g1, g2, margin):
         p2 = mat2[6] * v0 + mat2[7] * v1 + mat2[8] * v2 + pos2[2]
         if n0 * (p0 - pos2[0]) + n1 * (p1 - pos2[1]) + n2 * (p2 - pos2[2]) > 0:
             continue
-        vd = (n0 * (p0 - d.geom_xpos[w, g1, 0]) + n1 * (p1 - d.geom_xpos[w, g1, 1])
-              + n2 * (p2 - d.geom_xpos[w, g1, 2]))
+        vd = n0 * (p0 - d.geom_xpos[w, g1, 0]) + n1 * (p1 - d.geom_xpos[w, g1, 1]) + n2 * (p2 - d.geom_xpos[w, g1, 2])
         if vd > margin:
             continue
         d.scr_con_dist[w, count] = vd

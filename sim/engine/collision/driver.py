@@ -10,10 +10,29 @@ of the two bodies); MuJoCo's internal BVH nodes only prune work, they cannot add
 
 from sim.jit import njit
 
-from sim.constants import (OPT_DISABLE, OPT_ENABLE, OPT_O_MARGIN, OPT_O_SOLREF, OPT_O_SOLIMP, OPT_O_FRICTION,
-                            DSBL_CONSTRAINT, DSBL_CONTACT, DSBL_MIDPHASE, ENBL_OVERRIDE, WARN_CONTACTFULL, MINVAL,
-                            MAXVAL, GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID, GEOM_CYLINDER,
-                            GEOM_BOX, GEOM_MESH)
+from sim.constants import (
+    OPT_DISABLE,
+    OPT_ENABLE,
+    OPT_O_MARGIN,
+    OPT_O_SOLREF,
+    OPT_O_SOLIMP,
+    OPT_O_FRICTION,
+    DSBL_CONSTRAINT,
+    DSBL_CONTACT,
+    DSBL_MIDPHASE,
+    ENBL_OVERRIDE,
+    WARN_CONTACTFULL,
+    MINVAL,
+    MAXVAL,
+    GEOM_PLANE,
+    GEOM_HFIELD,
+    GEOM_SPHERE,
+    GEOM_CAPSULE,
+    GEOM_ELLIPSOID,
+    GEOM_CYLINDER,
+    GEOM_BOX,
+    GEOM_MESH,
+)
 from sim.engine.collision.broadphase import broadphase
 from sim.engine.collision import primitive as P
 from sim.engine.collision import box as B
@@ -21,7 +40,7 @@ from sim.engine.collision.convex import convex, plane_convex
 from sim.engine.collision.hfield import convex_hfield
 from sim.jit.features import call_if, F_COLLIDE2, F_CYLBOX
 
-MINMU = 1e-5   # mjMINMU: smallest friction coefficient
+MINMU = 1e-5  # mjMINMU: smallest friction coefficient
 
 # colliders beyond the primitive pairs, compiled only when the model needs them (sim/jit/features.py)
 _plane_convex = call_if(F_COLLIDE2, plane_convex, 0)
@@ -131,8 +150,7 @@ def filter_pair(m, d, w, g1, g2, ipair, merged, startadr, pairadr):
     """True if the geom pair proceeds to the narrowphase (filterCollisionPair)."""
     if merged:
         for k in range(startadr, pairadr):
-            if ((m.pair_geom1[k] == g1 and m.pair_geom2[k] == g2)
-                    or (m.pair_geom1[k] == g2 and m.pair_geom2[k] == g1)):
+            if (m.pair_geom1[k] == g1 and m.pair_geom2[k] == g2) or (m.pair_geom1[k] == g2 and m.pair_geom2[k] == g1):
                 return False
     if ipair < 0:
         if not ((m.geom_contype[g1] & m.geom_conaffinity[g2]) or (m.geom_contype[g2] & m.geom_conaffinity[g1])):
@@ -157,10 +175,16 @@ def collide_obb(m, d, w, g1, g2, margin):
     m2 = d.geom_xmat[w, g2]
     x1 = d.geom_xpos[w, g1]
     x2 = d.geom_xpos[w, g2]
-    c1 = (m1[0] * a1[0] + m1[1] * a1[1] + m1[2] * a1[2] + x1[0], m1[3] * a1[0] + m1[4] * a1[1] + m1[5] * a1[2] + x1[1],
-          m1[6] * a1[0] + m1[7] * a1[1] + m1[8] * a1[2] + x1[2])
-    c2 = (m2[0] * a2[0] + m2[1] * a2[1] + m2[2] * a2[2] + x2[0], m2[3] * a2[0] + m2[4] * a2[1] + m2[5] * a2[2] + x2[1],
-          m2[6] * a2[0] + m2[7] * a2[1] + m2[8] * a2[2] + x2[2])
+    c1 = (
+        m1[0] * a1[0] + m1[1] * a1[1] + m1[2] * a1[2] + x1[0],
+        m1[3] * a1[0] + m1[4] * a1[1] + m1[5] * a1[2] + x1[1],
+        m1[6] * a1[0] + m1[7] * a1[1] + m1[8] * a1[2] + x1[2],
+    )
+    c2 = (
+        m2[0] * a2[0] + m2[1] * a2[1] + m2[2] * a2[2] + x2[0],
+        m2[3] * a2[0] + m2[4] * a2[1] + m2[5] * a2[2] + x2[1],
+        m2[6] * a2[0] + m2[7] * a2[1] + m2[8] * a2[2] + x2[2],
+    )
     for j in range(2):
         if infinite[1 - j]:
             continue
@@ -169,12 +193,16 @@ def collide_obb(m, d, w, g1, g2, margin):
             n0, n1, n2 = mj[k], mj[3 + k], mj[6 + k]
             p1 = c1[0] * n0 + c1[1] * n1 + c1[2] * n2
             p2 = c2[0] * n0 + c2[1] * n1 + c2[2] * n2
-            r1 = (abs(a1[3] * (m1[0] * n0 + m1[3] * n1 + m1[6] * n2))
-                  + abs(a1[4] * (m1[1] * n0 + m1[4] * n1 + m1[7] * n2))
-                  + abs(a1[5] * (m1[2] * n0 + m1[5] * n1 + m1[8] * n2)))
-            r2 = (abs(a2[3] * (m2[0] * n0 + m2[3] * n1 + m2[6] * n2))
-                  + abs(a2[4] * (m2[1] * n0 + m2[4] * n1 + m2[7] * n2))
-                  + abs(a2[5] * (m2[2] * n0 + m2[5] * n1 + m2[8] * n2)))
+            r1 = (
+                abs(a1[3] * (m1[0] * n0 + m1[3] * n1 + m1[6] * n2))
+                + abs(a1[4] * (m1[1] * n0 + m1[4] * n1 + m1[7] * n2))
+                + abs(a1[5] * (m1[2] * n0 + m1[5] * n1 + m1[8] * n2))
+            )
+            r2 = (
+                abs(a2[3] * (m2[0] * n0 + m2[3] * n1 + m2[6] * n2))
+                + abs(a2[4] * (m2[1] * n0 + m2[4] * n1 + m2[7] * n2))
+                + abs(a2[5] * (m2[2] * n0 + m2[5] * n1 + m2[8] * n2))
+            )
             if r1 + r2 + margin < abs(p2 - p1):
                 return False
     return True

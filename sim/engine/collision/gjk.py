@@ -9,17 +9,29 @@ Where the installed MuJoCo 3.17 differs from the C source we read (3.12), we fol
 caps and capsule edges in multicontact, margins (first GJK pass without them), witnesses projected on the
 clipping face, face choice by the contact direction.
 """
+
 import math
 from sim.jit import njit
 
 from sim.constants import GEOM_SPHERE, GEOM_CAPSULE, GEOM_CYLINDER, GEOM_BOX, GEOM_MESH, GEOM_HFIELD, MAXCONPAIR
-from sim.engine.collision.support import (support, center, I_TYPE, I_VERT, I_DATA, I_MODE, F_MARGIN, F_SIZE,
-                                   MODE_OWN, MODE_POINT, MODE_LINE)
+from sim.engine.collision.support import (
+    support,
+    center,
+    I_TYPE,
+    I_VERT,
+    I_DATA,
+    I_MODE,
+    F_MARGIN,
+    F_SIZE,
+    MODE_OWN,
+    MODE_POINT,
+    MODE_LINE,
+)
 from sim.constants import MINVAL  # mjMINVAL
 
 MINVAL2 = MINVAL * MINVAL
 MAXVAL2 = 1e10 * 1e10
-MAX_LIMIT = 1.7976931348623157e308   # DBL_MAX
+MAX_LIMIT = 1.7976931348623157e308  # DBL_MAX
 MINDIST2 = MINVAL2
 MINDIST3 = MINVAL2
 MINDIST4 = MINVAL2
@@ -38,10 +50,11 @@ PT_NV, PT_NF, PT_NMAP, PT_NEDGE, PT_MAXF = 0, 1, 2, 3, 4
 EPA_P2_NONCONVEX, EPA_P3_BAD_NORMAL, EPA_P3_INVALID_V4, EPA_P3_INVALID_V5 = 2, 4, 5, 6
 EPA_P3_MISSING_ORIGIN, EPA_P3_ORIGIN_ON_FACE, EPA_P4_MISSING_ORIGIN = 7, 8, 9
 
-JIT = dict(cache=True, error_model='numpy')
+JIT = dict(cache=True, error_model="numpy")
 
 
 # ---------------------------------------- small vector helpers --------------------------------------
+
 
 @njit(**JIT)
 def _dot(a0, a1, a2, b0, b1, b2):
@@ -56,9 +69,11 @@ def _cross(a0, a1, a2, b0, b1, b2):
 @njit(**JIT)
 def _det3(v1, v2, v3):
     """v1 . (v2 x v3) of tuples (det3)."""
-    return (v1[0] * (v2[1] * v3[2] - v2[2] * v3[1])
-            + v1[1] * (v2[2] * v3[0] - v2[0] * v3[2])
-            + v1[2] * (v2[0] * v3[1] - v2[1] * v3[0]))
+    return (
+        v1[0] * (v2[1] * v3[2] - v2[2] * v3[1])
+        + v1[1] * (v2[2] * v3[0] - v2[0] * v3[2])
+        + v1[2] * (v2[0] * v3[1] - v2[1] * v3[0])
+    )
 
 
 @njit(**JIT)
@@ -89,6 +104,7 @@ def _set(a, i, x, y, z):
 
 
 # ---------------------------------------- support -------------------------------------------------
+
 
 @njit(**JIT)
 def vsupport(m, d, w, V, Vi, r, a0, a1, a2, b0, b1, b2):
@@ -156,11 +172,13 @@ def discrete_geoms(m, d, w):
         return False
     t1 = d.scr_ccd_i[w, 0, I_TYPE]
     t2 = d.scr_ccd_i[w, 1, I_TYPE]
-    return ((t1 == GEOM_MESH or t1 == GEOM_BOX or t1 == GEOM_HFIELD)
-            and (t2 == GEOM_MESH or t2 == GEOM_BOX or t2 == GEOM_HFIELD))
+    return (t1 == GEOM_MESH or t1 == GEOM_BOX or t1 == GEOM_HFIELD) and (
+        t2 == GEOM_MESH or t2 == GEOM_BOX or t2 == GEOM_HFIELD
+    )
 
 
 # ---------------------------------------- distance subalgorithm -----------------------------------
+
 
 @njit(**JIT)
 def _project_origin_plane(v1, v2, v3):
@@ -230,8 +248,7 @@ def _lc2(l0, l1, a, b):
 
 @njit(**JIT)
 def _lc3(l0, l1, l2, a, b, c):
-    return (l0 * a[0] + l1 * b[0] + l2 * c[0], l0 * a[1] + l1 * b[1] + l2 * c[1],
-            l0 * a[2] + l1 * b[2] + l2 * c[2])
+    return (l0 * a[0] + l1 * b[0] + l2 * c[0], l0 * a[1] + l1 * b[1] + l2 * c[1], l0 * a[2] + l1 * b[2] + l2 * c[2])
 
 
 @njit(**JIT)
@@ -374,13 +391,16 @@ def _lincomb(lam, n, S, off):
         b = _vrow(S, 1, off)
         c = _vrow(S, 2, off)
         e = _vrow(S, 3, off)
-        return (lam[0] * a[0] + lam[1] * b[0] + lam[2] * c[0] + lam[3] * e[0],
-                lam[0] * a[1] + lam[1] * b[1] + lam[2] * c[1] + lam[3] * e[1],
-                lam[0] * a[2] + lam[1] * b[2] + lam[2] * c[2] + lam[3] * e[2])
+        return (
+            lam[0] * a[0] + lam[1] * b[0] + lam[2] * c[0] + lam[3] * e[0],
+            lam[0] * a[1] + lam[1] * b[1] + lam[2] * c[1] + lam[3] * e[1],
+            lam[0] * a[2] + lam[1] * b[2] + lam[2] * c[2] + lam[3] * e[2],
+        )
     return 0.0, 0.0, 0.0
 
 
 # ---------------------------------------- GJK -----------------------------------------------------
+
 
 @njit(**JIT)
 def _signed_distance(nrm, r, S, a, b, c):
@@ -563,6 +583,7 @@ def gjk(m, d, w, tol, kmax, cutoff):
 
 # ---------------------------------------- EPA polytope --------------------------------------------
 
+
 @njit(**JIT)
 def _insert_vertex(d, w, V0, V0i, r):
     """Copy vertex r of (V0, V0i) into the polytope, return its index (insertVertex)."""
@@ -647,8 +668,12 @@ def _same_side(p0, p1, p2, p3):
 @njit(**JIT)
 def _test_tetra(p0, p1, p2, p3):
     """True if the origin is inside tetrahedron p0..p3 (testTetra)."""
-    return (_same_side(p0, p1, p2, p3) and _same_side(p1, p2, p3, p0)
-            and _same_side(p2, p3, p0, p1) and _same_side(p3, p0, p1, p2))
+    return (
+        _same_side(p0, p1, p2, p3)
+        and _same_side(p1, p2, p3, p0)
+        and _same_side(p2, p3, p0, p1)
+        and _same_side(p3, p0, p1, p2)
+    )
 
 
 @njit(**JIT)
@@ -682,8 +707,11 @@ def _tri_point_intersect(v1, v2, v3, p):
     l0, l1, l2 = _tri_affine(v1, v2, v3, p)
     if l0 < 0 or l1 < 0 or l2 < 0:
         return False
-    pr = (v1[0] * l0 + v2[0] * l1 + v3[0] * l2, v1[1] * l0 + v2[1] * l1 + v3[1] * l2,
-          v1[2] * l0 + v2[2] * l1 + v3[2] * l2)
+    pr = (
+        v1[0] * l0 + v2[0] * l1 + v3[0] * l2,
+        v1[1] * l0 + v2[1] * l1 + v3[1] * l2,
+        v1[2] * l0 + v2[2] * l1 + v3[2] * l2,
+    )
     df = (pr[0] - p[0], pr[1] - p[1], pr[2] - p[2])
     return math.sqrt(_dot(df[0], df[1], df[2], df[0], df[1], df[2])) < MINVAL
 
@@ -727,8 +755,7 @@ def _polytope3(m, d, w):
         return EPA_P3_INVALID_V4
     if _tri_point_intersect(v1, v2, v3, v5):
         return EPA_P3_INVALID_V5
-    if (d.scr_gjk_dist[w, 0] > 10 * MINVAL and not _test_tetra(v1, v2, v3, v4)
-            and not _test_tetra(v1, v2, v3, v5)):
+    if d.scr_gjk_dist[w, 0] > 10 * MINVAL and not _test_tetra(v1, v2, v3, v4) and not _test_tetra(v1, v2, v3, v5):
         return EPA_P3_MISSING_ORIGIN
     if _attach_face(d, w, v4i, v1i, v2i, 1, 3, 2) < MINDIST3:
         return EPA_P3_ORIGIN_ON_FACE
@@ -784,10 +811,16 @@ def _polytope2(m, d, w):
     R6 = u1 * u3 * (1 - cs) - u2 * sn
     R7 = u2 * u3 * (1 - cs) + u1 * sn
     R8 = cs + u3 * u3 * (1 - cs)
-    d2 = (R0 * d1[0] + R1 * d1[1] + R2 * d1[2], R3 * d1[0] + R4 * d1[1] + R5 * d1[2],
-          R6 * d1[0] + R7 * d1[1] + R8 * d1[2])
-    d3 = (R0 * d2[0] + R1 * d2[1] + R2 * d2[2], R3 * d2[0] + R4 * d2[1] + R5 * d2[2],
-          R6 * d2[0] + R7 * d2[1] + R8 * d2[2])
+    d2 = (
+        R0 * d1[0] + R1 * d1[1] + R2 * d1[2],
+        R3 * d1[0] + R4 * d1[1] + R5 * d1[2],
+        R6 * d1[0] + R7 * d1[1] + R8 * d1[2],
+    )
+    d3 = (
+        R0 * d2[0] + R1 * d2[1] + R2 * d2[2],
+        R3 * d2[0] + R4 * d2[1] + R5 * d2[2],
+        R6 * d2[0] + R7 * d2[1] + R8 * d2[2],
+    )
     v1i = _insert_vertex(d, w, S, Si, 0)
     v2i = _insert_vertex(d, w, S, Si, 1)
     v3i = _epa_support(m, d, w, d1[0], d1[1], d1[2], math.sqrt(_dot(d1[0], d1[1], d1[2], d1[0], d1[1], d1[2])))
@@ -1061,11 +1094,13 @@ def epa(m, d, w, tol, max_iterations):
 
 # ---------------------------------------- multi-contact -------------------------------------------
 
+
 @njit(**JIT)
 def _area4(P, a, b, c, e):
     """Area of the quadrilateral a b c e of polygon rows P: half the norm of its diagonals' cross product (area4)."""
-    g = _cross(P[a, 0] - P[c, 0], P[a, 1] - P[c, 1], P[a, 2] - P[c, 2],
-               P[b, 0] - P[e, 0], P[b, 1] - P[e, 1], P[b, 2] - P[e, 2])
+    g = _cross(
+        P[a, 0] - P[c, 0], P[a, 1] - P[c, 1], P[a, 2] - P[c, 2], P[b, 0] - P[e, 0], P[b, 1] - P[e, 1], P[b, 2] - P[e, 2]
+    )
     return 0.5 * math.sqrt(_dot(g[0], g[1], g[2], g[0], g[1], g[2]))
 
 
@@ -1262,8 +1297,15 @@ def _mesh_normals(m, d, w, o, N, idx, dim, vi):
     pnrm = m.mesh_polynormal
     tmp = d.scr_mc_tmp[w]
     if dim == 3:
-        n = _intersect(tmp, pmap, m.mesh_polymapadr[vadr + vi[0]], m.mesh_polymapnum[vadr + vi[0]],
-                       pmap, m.mesh_polymapadr[vadr + vi[1]], m.mesh_polymapnum[vadr + vi[1]])
+        n = _intersect(
+            tmp,
+            pmap,
+            m.mesh_polymapadr[vadr + vi[0]],
+            m.mesh_polymapnum[vadr + vi[0]],
+            pmap,
+            m.mesh_polymapadr[vadr + vi[1]],
+            m.mesh_polymapnum[vadr + vi[1]],
+        )
         if n == 0:
             return 0
         n = _intersect(tmp[2:], tmp, 0, n, pmap, m.mesh_polymapadr[vadr + vi[2]], m.mesh_polymapnum[vadr + vi[2]])
@@ -1275,8 +1317,15 @@ def _mesh_normals(m, d, w, o, N, idx, dim, vi):
         idx[0] = p
         return 1
     if dim == 2:
-        n = _intersect(tmp, pmap, m.mesh_polymapadr[vadr + vi[0]], m.mesh_polymapnum[vadr + vi[0]],
-                       pmap, m.mesh_polymapadr[vadr + vi[1]], m.mesh_polymapnum[vadr + vi[1]])
+        n = _intersect(
+            tmp,
+            pmap,
+            m.mesh_polymapadr[vadr + vi[0]],
+            m.mesh_polymapnum[vadr + vi[0]],
+            pmap,
+            m.mesh_polymapadr[vadr + vi[1]],
+            m.mesh_polymapnum[vadr + vi[1]],
+        )
         for i in range(n):
             p = tmp[i]
             r = _gcoord(f, pnrm[padr + p, 0], pnrm[padr + p, 1], pnrm[padr + p, 2], False)
@@ -1360,9 +1409,15 @@ def _box_normals(d, w, o, N, idx, dim, vi, dr):
     v3 = vi[2]
     if dim == 3:
         c = 0
-        x = int((v1 & 1) != 0 and (v2 & 1) != 0 and (v3 & 1) != 0) - int((v1 & 1) == 0 and (v2 & 1) == 0 and (v3 & 1) == 0)
-        y = int((v1 & 2) != 0 and (v2 & 2) != 0 and (v3 & 2) != 0) - int((v1 & 2) == 0 and (v2 & 2) == 0 and (v3 & 2) == 0)
-        z = int((v1 & 4) != 0 and (v2 & 4) != 0 and (v3 & 4) != 0) - int((v1 & 4) == 0 and (v2 & 4) == 0 and (v3 & 4) == 0)
+        x = int((v1 & 1) != 0 and (v2 & 1) != 0 and (v3 & 1) != 0) - int(
+            (v1 & 1) == 0 and (v2 & 1) == 0 and (v3 & 1) == 0
+        )
+        y = int((v1 & 2) != 0 and (v2 & 2) != 0 and (v3 & 2) != 0) - int(
+            (v1 & 2) == 0 and (v2 & 2) == 0 and (v3 & 2) == 0
+        )
+        z = int((v1 & 4) != 0 and (v2 & 4) != 0 and (v3 & 4) != 0) - int(
+            (v1 & 4) == 0 and (v2 & 4) == 0 and (v3 & 4) == 0
+        )
         r = _gcoord(f, float(x), float(y), float(z), False)
         _set(N, 0, r[0], r[1], r[2])
         sgn = x + y + z
@@ -1593,9 +1648,13 @@ def _feature_vertices(m, d, w, o, v, vi, dim):
     f = d.scr_ccd_f[w, o]
     for k in range(dim if dim < 3 else 3):
         if d.scr_ccd_i[w, o, I_TYPE] == GEOM_BOX:
-            r = _gcoord(f, f[F_SIZE] if (vi[k] & 1) != 0 else -f[F_SIZE],
-                        f[F_SIZE + 1] if (vi[k] & 2) != 0 else -f[F_SIZE + 1],
-                        f[F_SIZE + 2] if (vi[k] & 4) != 0 else -f[F_SIZE + 2], True)
+            r = _gcoord(
+                f,
+                f[F_SIZE] if (vi[k] & 1) != 0 else -f[F_SIZE],
+                f[F_SIZE + 1] if (vi[k] & 2) != 0 else -f[F_SIZE + 1],
+                f[F_SIZE + 2] if (vi[k] & 4) != 0 else -f[F_SIZE + 2],
+                True,
+            )
         else:
             q = m.mesh_vertadr[d.scr_ccd_i[w, o, I_DATA]] + vi[k]
             r = _gcoord(f, m.mesh_vert[q, 0], m.mesh_vert[q, 1], m.mesh_vert[q, 2], True)
@@ -1685,8 +1744,8 @@ def multicontact(m, d, w, face):
     FI = d.scr_pt_fi[w]
     V = d.scr_pt_v[w]
     Vi = d.scr_pt_vi[w]
-    vi = d.scr_mc_vi[w]          # (2, 3) vertex indices of the face feature on each geom
-    vv = d.scr_mc_vv[w]          # (2, 3, 3) their positions
+    vi = d.scr_mc_vi[w]  # (2, 3) vertex indices of the face feature on each geom
+    vv = d.scr_mc_vv[w]  # (2, 3, 3) their positions
     for k in range(3):
         for o in range(2):
             vi[o, k] = Vi[FI[face, k], o]
@@ -1791,6 +1850,7 @@ def _simplex_face(d, w):
 
 # ---------------------------------------- driver --------------------------------------------------
 
+
 @njit(**JIT)
 def _inflate(d, w, m1, m2):
     """Move witness points out by the sphere/capsule radii (inflate)."""
@@ -1803,7 +1863,7 @@ def _inflate(d, w, m1, m2):
     if m2 != 0:
         for c in range(3):
             X2[0, c] -= m2 * n[c]
-    d.scr_gjk_dist[w, 0] -= (m1 + m2)
+    d.scr_gjk_dist[w, 0] -= m1 + m2
 
 
 @njit(**JIT)
@@ -1826,7 +1886,7 @@ def ccd(m, d, w, tol, max_iterations, max_contacts, cutoff):
     Witnesses: d.scr_gjk_x1/x2[w, :nx], d.scr_gjk_dist[w, :nx] with nx = d.scr_gjk_st[w, ST_NX].
     """
     if 6 * max_iterations > d.scr_pt_ff.shape[1]:
-        raise ValueError('opt.ccd_iterations exceeds the convex-collision scratch size of this Data')
+        raise ValueError("opt.ccd_iterations exceeds the convex-collision scratch size of this Data")
     st = d.scr_gjk_st[w]
     _set_centers(m, d, w)
     st[ST_GJKIT] = 0
@@ -1868,7 +1928,7 @@ def ccd(m, d, w, tol, max_iterations, max_contacts, cutoff):
             _inflate(d, w, fm1, fm2)
             if dist[0] > cutoff:
                 dist[0] = MAX_LIMIT
-            elif (dist[0] < 0 and max_contacts > 1 and multi and st[ST_NSIMPLEX] > 0):
+            elif dist[0] < 0 and max_contacts > 1 and multi and st[ST_NSIMPLEX] > 0:
                 multicontact(m, d, w, _simplex_face(d, w))
             return _min_dist(d, w)
         if max_contacts == 0:

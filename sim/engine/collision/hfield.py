@@ -1,4 +1,5 @@
 """Height-field narrowphase (mjc_ConvexHField): prisms of the height field against a convex geom."""
+
 import math
 from sim.jit import njit
 
@@ -34,7 +35,7 @@ def convex_hfield(m, d, w, g1, g2, margin):
     """Contacts of hfield g1 with convex geom g2 into d.scr_con_*[w, :n]; returns n (mjc_ConvexHField)."""
     check_nativeccd(m)
     if margin > 0:
-        raise UnsupportedFeature('margin/gap > 0 on height-field contacts (MuJoCo 3.17 differs from mjc_ConvexHField)')
+        raise UnsupportedFeature("margin/gap > 0 on height-field contacts (MuJoCo 3.17 differs from mjc_ConvexHField)")
     pos1 = d.geom_xpos[w, g1]
     mat1 = d.geom_xmat[w, g1]
     pos2 = d.geom_xpos[w, g2]
@@ -56,8 +57,7 @@ def convex_hfield(m, d, w, g1, g2, margin):
     lp1 = mat1[1] * e0 + mat1[4] * e1 + mat1[7] * e2
     lp2 = mat1[2] * e0 + mat1[5] * e1 + mat1[8] * e2
     rad = m.geom_rbound[g2] + margin
-    if (s0 < lp0 - rad or -s0 > lp0 + rad or s1 < lp1 - rad or -s1 > lp1 + rad
-            or s2 < lp2 - rad or -s3 > lp2 + rad):
+    if s0 < lp0 - rad or -s0 > lp0 + rad or s1 < lp1 - rad or -s1 > lp1 + rad or s2 < lp2 - rad or -s3 > lp2 + rad:
         return 0
 
     init_obj(m, d, w, 0, g1, 0.0)
@@ -78,8 +78,14 @@ def convex_hfield(m, d, w, g1, g2, margin):
     ymin = support(m, d, w, 1, 0.0, -1.0, 0.0)[1]
     zmax = support(m, d, w, 1, 0.0, 0.0, 1.0)[2]
     zmin = support(m, d, w, 1, 0.0, 0.0, -1.0)[2]
-    if (xmin - margin > s0 or xmax + margin < -s0 or ymin - margin > s1 or ymax + margin < -s1
-            or zmin - margin > s2 or zmax + margin < -s3):
+    if (
+        xmin - margin > s0
+        or xmax + margin < -s0
+        or ymin - margin > s1
+        or ymax + margin < -s1
+        or zmin - margin > s2
+        or zmax + margin < -s3
+    ):
         return 0
 
     # sub-grid overlapping the AABB
@@ -119,8 +125,9 @@ def convex_hfield(m, d, w, g1, g2, margin):
                     q2 = d.scr_con_pos[w, ncon, 2]
                     for k in range(3):
                         d.scr_con_normal[w, ncon, k] = mat1[3 * k] * n0 + mat1[3 * k + 1] * n1 + mat1[3 * k + 2] * n2
-                        d.scr_con_pos[w, ncon, k] = (mat1[3 * k] * q0 + mat1[3 * k + 1] * q1
-                                                     + mat1[3 * k + 2] * q2) + pos1[k]
+                        d.scr_con_pos[w, ncon, k] = (
+                            mat1[3 * k] * q0 + mat1[3 * k + 1] * q1 + mat1[3 * k + 2] * q2
+                        ) + pos1[k]
                     ncon += 1
                     if ncon >= MAXCONPAIR:
                         return ncon

@@ -5,6 +5,7 @@ mjPreContact fields of its n contacts into d.scr_con_dist/pos/normal/tangent[w, 
 ``raw_*`` helpers take explicit poses (tuples) and the output row k, as MuJoCo's mjraw_* do.
 Arithmetic follows MuJoCo's operation order so results agree to rounding.
 """
+
 import math
 
 from sim.jit import njit
@@ -49,6 +50,7 @@ def clip(x, lo, hi):
 
 # ------------------------------------------------------------------ plane collisions
 
+
 @njit(cache=True)
 def raw_plane_sphere(d, w, k, margin, p1, n, p2, r2):
     """Plane (pos p1, normal n) against sphere (p2, radius r2) into row k (mjraw_PlaneSphere)."""
@@ -57,8 +59,7 @@ def raw_plane_sphere(d, w, k, margin, p1, n, p2, r2):
         return 0
     dist = cdist - r2
     s = -dist / 2 - r2
-    put(d, w, k, dist, p2[0] + n[0] * s, p2[1] + n[1] * s, p2[2] + n[2] * s,
-        n[0], n[1], n[2], 0.0, 0.0, 0.0)
+    put(d, w, k, dist, p2[0] + n[0] * s, p2[1] + n[1] * s, p2[2] + n[2] * s, n[0], n[1], n[2], 0.0, 0.0, 0.0)
     return 1
 
 
@@ -124,16 +125,42 @@ def plane_cylinder(m, d, w, g1, g2, margin):
     dd = dist0 + prjaxis + prjvec
     if dd <= margin:
         h = -dd * 0.5
-        put(d, w, cnt, dd, ((p2[0] + v0) + a0) + n[0] * h, ((p2[1] + v1) + a1) + n[1] * h,
-            ((p2[2] + v2) + a2) + n[2] * h, n[0], n[1], n[2], 0.0, 0.0, 0.0)
+        put(
+            d,
+            w,
+            cnt,
+            dd,
+            ((p2[0] + v0) + a0) + n[0] * h,
+            ((p2[1] + v1) + a1) + n[1] * h,
+            ((p2[2] + v2) + a2) + n[2] * h,
+            n[0],
+            n[1],
+            n[2],
+            0.0,
+            0.0,
+            0.0,
+        )
         cnt += 1
     else:
         return 0
     dd = dist0 - prjaxis + prjvec
     if dd <= margin:
         h = -dd * 0.5
-        put(d, w, cnt, dd, ((p2[0] + v0) - a0) + n[0] * h, ((p2[1] + v1) - a1) + n[1] * h,
-            ((p2[2] + v2) - a2) + n[2] * h, n[0], n[1], n[2], 0.0, 0.0, 0.0)
+        put(
+            d,
+            w,
+            cnt,
+            dd,
+            ((p2[0] + v0) - a0) + n[0] * h,
+            ((p2[1] + v1) - a1) + n[1] * h,
+            ((p2[2] + v2) - a2) + n[2] * h,
+            n[0],
+            n[1],
+            n[2],
+            0.0,
+            0.0,
+            0.0,
+        )
         cnt += 1
     prjvec1 = -prjvec * 0.5
     dd = dist0 + prjaxis + prjvec1
@@ -152,8 +179,7 @@ def plane_cylinder(m, d, w, g1, g2, margin):
                 q0, q1, q2 = p2[0] - c0, p2[1] - c1, p2[2] - c2
             q0, q1, q2 = q0 + a0, q1 + a1, q2 + a2
             q0, q1, q2 = q0 + v0 * -0.5, q1 + v1 * -0.5, q2 + v2 * -0.5
-            put(d, w, cnt, dd, q0 + n[0] * h, q1 + n[1] * h, q2 + n[2] * h,
-                n[0], n[1], n[2], 0.0, 0.0, 0.0)
+            put(d, w, cnt, dd, q0 + n[0] * h, q1 + n[1] * h, q2 + n[2] * h, n[0], n[1], n[2], 0.0, 0.0, 0.0)
             cnt += 1
     return cnt
 
@@ -178,8 +204,21 @@ def plane_box(m, d, w, g1, g2, margin):
             continue
         dd = dist + ldist
         h = -dd / 2
-        put(d, w, cnt, dd, (c0 + p2[0]) + n[0] * h, (c1 + p2[1]) + n[1] * h, (c2 + p2[2]) + n[2] * h,
-            n[0], n[1], n[2], 0.0, 0.0, 0.0)
+        put(
+            d,
+            w,
+            cnt,
+            dd,
+            (c0 + p2[0]) + n[0] * h,
+            (c1 + p2[1]) + n[1] * h,
+            (c2 + p2[2]) + n[2] * h,
+            n[0],
+            n[1],
+            n[2],
+            0.0,
+            0.0,
+            0.0,
+        )
         cnt += 1
         if cnt >= 4:
             return 4
@@ -187,6 +226,7 @@ def plane_box(m, d, w, g1, g2, margin):
 
 
 # ------------------------------------------------------------------ sphere and capsule collisions
+
 
 @njit(cache=True)
 def raw_sphere_sphere(d, w, k, margin, p1, z1, r1, p2, z2, r2):
@@ -199,8 +239,9 @@ def raw_sphere_sphere(d, w, k, margin, p1, z1, r1, p2, z2, r2):
     dist = math.sqrt(cdist_sqr) - r1 - r2
     n0, n1, n2, ln = normalize3(p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
     if ln < MINVAL:
-        n0, n1, n2, _ = normalize3(z1[1] * z2[2] - z1[2] * z2[1], z1[2] * z2[0] - z1[0] * z2[2],
-                                   z1[0] * z2[1] - z1[1] * z2[0])
+        n0, n1, n2, _ = normalize3(
+            z1[1] * z2[2] - z1[2] * z2[1], z1[2] * z2[0] - z1[0] * z2[2], z1[0] * z2[1] - z1[1] * z2[0]
+        )
     s = r1 + dist / 2
     put(d, w, k, dist, n0 * s + p1[0], n1 * s + p1[1], n2 * s + p1[2], n0, n1, n2, 0.0, 0.0, 0.0)
     return 1
@@ -231,7 +272,7 @@ def sphere_capsule(m, d, w, g1, g2, margin):
     return raw_sphere_capsule(d, w, 0, margin, p1, zaxis(mat1), s1[0], p2, mat2, s2)
 
 
-@njit(cache=True, error_model='numpy')
+@njit(cache=True, error_model="numpy")
 def sphere_cylinder(m, d, w, g1, g2, margin):
     """mjc_SphereCylinder: side (sphere-sphere), cap (plane-sphere) or rim corner (point sphere)."""
     p1, mat1, s1 = _pose(m, d, w, g1)
@@ -277,7 +318,7 @@ def sphere_cylinder(m, d, w, g1, g2, margin):
     return raw_sphere_sphere(d, w, 0, margin, p1, z1, s1[0], q, ax, 0.0)
 
 
-@njit(cache=True, error_model='numpy')
+@njit(cache=True, error_model="numpy")
 def capsule_capsule(m, d, w, g1, g2, margin):
     """mjc_CapsuleCapsule: closest segment points (general) or up to 4 end tests (parallel axes)."""
     p1, mat1, s1 = _pose(m, d, w, g1)

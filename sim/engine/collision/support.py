@@ -6,6 +6,7 @@ An object o in {0, 1} lives in per-world scratch:
                            (0 own, 1 point, 2 line), hill-climb flag
 Height-field prisms (mjc_ConvexHField) keep their 6 vertices in d.scr_prism[w] (6, 3).
 """
+
 import math
 from sim.jit import njit
 from sim.engine.math import normalize3
@@ -15,7 +16,7 @@ from sim.constants import MINVAL  # mjMINVAL
 
 MINVAL2 = MINVAL * MINVAL
 FLT_MAX = 3.4028234663852886e38
-MESH_HILLCLIMB_MIN = 10   # mjMESH_HILLCLIMB_MIN
+MESH_HILLCLIMB_MIN = 10  # mjMESH_HILLCLIMB_MIN
 
 # columns of scr_ccd_f / scr_ccd_i
 F_POS, F_MAT, F_SIZE, F_MARGIN = 0, 3, 12, 16
@@ -74,17 +75,17 @@ def center(m, d, w, o):
 @njit(cache=True)
 def _to_global(f, l0, l1, l2):
     """mat * local + pos (localToGlobal)."""
-    return (f[3] * l0 + f[4] * l1 + f[5] * l2 + f[0],
-            f[6] * l0 + f[7] * l1 + f[8] * l2 + f[1],
-            f[9] * l0 + f[10] * l1 + f[11] * l2 + f[2])
+    return (
+        f[3] * l0 + f[4] * l1 + f[5] * l2 + f[0],
+        f[6] * l0 + f[7] * l1 + f[8] * l2 + f[1],
+        f[9] * l0 + f[10] * l1 + f[11] * l2 + f[2],
+    )
 
 
 @njit(cache=True)
 def _to_local(f, d0, d1, d2):
     """mat^T * dir (mulMatTVec3)."""
-    return (f[3] * d0 + f[6] * d1 + f[9] * d2,
-            f[4] * d0 + f[7] * d1 + f[10] * d2,
-            f[5] * d0 + f[8] * d1 + f[11] * d2)
+    return (f[3] * d0 + f[6] * d1 + f[9] * d2, f[4] * d0 + f[7] * d1 + f[10] * d2, f[5] * d0 + f[8] * d1 + f[11] * d2)
 
 
 @njit(cache=True)
@@ -280,8 +281,7 @@ def ccd_support(m, d, w, o, d0, d1, d2):
             edgeadr = gadr + 2
             globalid = gadr + 2 + numvert
             localid = gadr + 2 + 2 * numvert
-            ib = _climb(graph, vert, adr, edgeadr, globalid, localid, 0 if iv[I_MESHI] < 0 else iv[I_MESHI],
-                        l0, l1, l2)
+            ib = _climb(graph, vert, adr, edgeadr, globalid, localid, 0 if iv[I_MESHI] < 0 else iv[I_MESHI], l0, l1, l2)
             iv[I_MESHI] = ib
             ib = graph[globalid + ib]
         r0 = vert[adr + ib, 0]
@@ -293,6 +293,8 @@ def ccd_support(m, d, w, o, d0, d1, d2):
     r0 += l0 * h
     r1 += l1 * h
     r2 += l2 * h
-    return (f[3] * r0 + f[4] * r1 + f[5] * r2 + f[0],
-            f[6] * r0 + f[7] * r1 + f[8] * r2 + f[1],
-            f[9] * r0 + f[10] * r1 + f[11] * r2 + f[2])
+    return (
+        f[3] * r0 + f[4] * r1 + f[5] * r2 + f[0],
+        f[6] * r0 + f[7] * r1 + f[8] * r2 + f[1],
+        f[9] * r0 + f[10] * r1 + f[11] * r2 + f[2],
+    )
