@@ -8,13 +8,14 @@
     })
     obs, info = venv.reset(seed=0)        # info["randomization"]["body_mass"]: (256, nbody) values per world
 
-Each randomised field gets one row per world; every world has its own Model struct (sim/jit.py struct_at)
+Each randomised field gets one row per world; every world has its own Model struct (sim.jit's struct_at)
 holding that row and sharing every other array with the base Model, so nothing else is copied.  New values
 are drawn for a world at each of its resets (from ranges, or by a user function), from a generator of its own
 (seeded from the world's seed, apart from the generator of its initial states), and the constants mj_setConst
 derives from masses, inertias and armature (subtree masses, dof_M0, body / dof / tendon invweight0,
-actuator_acc0; envs/kernels.py set_const_world) are recomputed for that world before its reset.  A world whose
-values equal the model's uses the model's own constants, so zero randomisation is bitwise no randomisation.
+actuator_acc0; sim/engine/setconst.py, the kernel the compiler runs) are recomputed for that world before its
+reset.  A world whose values equal the model's uses the model's own constants, so zero randomisation is bitwise no
+randomisation.
 
 Field spec keys: one of "scale" (nominal * u), "add" (nominal + u), "set" (u), with (low, high) broadcast to the
 selected block; "dist": "uniform" (default), "loguniform" or "normal" ((mean, std)); "rows": names or indices
@@ -54,7 +55,7 @@ _OPT_SLICE = {
     "opt.density": slice(OPT_DENSITY, OPT_DENSITY + 1),
     "opt.viscosity": slice(OPT_VISCOSITY, OPT_VISCOSITY + 1),
 }
-# the mj_setConst outputs of set_const_world (per world when an inertial field is randomised)
+# the mj_setConst outputs of sim.engine.setconst.set_const (per world when an inertial field is randomised)
 DERIVED = ("body_subtreemass", "dof_M0", "body_invweight0", "dof_invweight0", "tendon_invweight0", "actuator_acc0")
 _OPS = ("scale", "add", "set")
 _DISTS = ("uniform", "loguniform", "normal")

@@ -82,6 +82,35 @@ def test_set_const_matches_mujoco(name):
         np.testing.assert_array_equal(wm.rows["actuator_biasprm"][w], mj.actuator_biasprm)
 
 
+@pytest.mark.parametrize("name", ["hopper.xml", "humanoid.xml", "pusher.xml"])
+def test_compiler_and_randomisation_share_set_const(name):
+    """One mj_setConst kernel (sim/engine/setconst.py) serves the compiler and domain randomisation: a world whose
+    constants are recomputed from the model's own masses gets the compiled model's constants bit for bit."""
+    m = sim.load_model(os.path.join(GYM_ASSETS, name))
+    wm = WorldModels(m, 2, {"body_mass": {"scale": (1.0, 1.0), "scale_inertia": True}})
+    wm.seed(0, 0)
+    wm.seed(1, 1)
+    assert wm.resample(np.arange(2)).size == 0  # the model's own values: no recomputation needed
+    for k in DERIVED:
+        wm.rows[k][1][...] = np.nan  # world 1's constants are recomputed below
+    d = sim.Data(m, nworld=2)
+    worlds = np.array([1], np.int64)
+    body_simple = np.asarray(m.body_simple, np.int32)
+    reset_worlds(
+        api.model_struct(m),
+        d._struct,
+        api.empty_task(),
+        worlds,
+        wm.mptrs,
+        SET_CONST,
+        body_simple,
+        api.model_features(m),
+    )
+    got = wm.derived(1)
+    for k in DERIVED:
+        np.testing.assert_array_equal(got[k], np.asarray(getattr(m, k)).reshape(got[k].shape), err_msg=k)
+
+
 @pytest.mark.parametrize("mode", list(AutoresetMode))
 def test_zero_randomisation_is_bitwise_no_randomisation(mode):
     zero = {

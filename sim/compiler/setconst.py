@@ -1,9 +1,10 @@
 """Derived model constants computed from the model at qpos0 (MuJoCo's mj_setConst, engine_setconst.c).
 
-Runs the jitted smooth pipeline (kinematics, com_pos, tendon, crb, factor_m, transmission) on one world at
-qpos0 and fills: body_subtreemass, dof_M0, tendon_length0, actuator_length0, body/dof/tendon invweight0,
-actuator_acc0, eq_data of connect/weld, camera/light reference poses, position-actuator dampratio,
-model statistics, dof_length and tendon_lengthspring.
+The mass-dependent constants (body_subtreemass, dof_M0, body/dof/tendon invweight0, actuator_acc0, position
+actuators' dampratio) come from the kernel sim/engine/setconst.py, which domain randomisation also runs per world;
+this module fills the rest from the world it leaves at qpos0: tendon_length0, actuator_length0, eq_data of
+connect/weld, camera/light reference poses, model statistics, dof_length, tendon_lengthspring and the joints'
+springdamper.
 """
 
 import math
@@ -75,97 +76,16 @@ def _wrap_body(m, j):
     return -1
 
 
-def _dot(a, b):
-    """Dot product summed in mju_dot's order: four strided partial sums over blocks of 4, combined as
-    (s0 + s2) + (s1 + s3), then the 1-3 remaining products added as one left-to-right sum."""
-    n = len(a)
-    s0 = s1 = s2 = s3 = 0.0
-    i = 0
-    while i <= n - 4:
-        s0 += a[i] * b[i]
-        s1 += a[i + 1] * b[i + 1]
-        s2 += a[i + 2] * b[i + 2]
-        s3 += a[i + 3] * b[i + 3]
-        i += 4
-    res = (s0 + s2) + (s1 + s3)
-    r = n - i
-    if r == 3:
-        res += a[i] * b[i] + a[i + 1] * b[i + 1] + a[i + 2] * b[i + 2]
-    elif r == 2:
-        res += a[i] * b[i] + a[i + 1] * b[i + 1]
-    elif r == 1:
-        res += a[i] * b[i]
-    return float(res)
-
-
-def _dot_sparse(vals, adr, n, x, colind):
-    """Sparse dot product sum_t vals[adr+t] * x[colind[adr+t]] in mju_dotSparse's order: four strided
-    partial sums combined as (s0 + s2) + (s1 + s3), then the remaining products added one by one."""
-    s0 = s1 = s2 = s3 = 0.0
-    t = 0
-    while t <= n - 4:
-        a = adr + t
-        s0 += vals[a] * x[colind[a]]
-        s1 += vals[a + 1] * x[colind[a + 1]]
-        s2 += vals[a + 2] * x[colind[a + 2]]
-        s3 += vals[a + 3] * x[colind[a + 3]]
-        t += 4
-    res = (s0 + s2) + (s1 + s3)
-    while t < n:
-        res += vals[adr + t] * x[colind[adr + t]]
-        t += 1
-    return res
-
-
-def _solve_m(m, qld, diaginv, vec):
-    """M^-1 vec from the factor qLD / qLDiagInv, in mj_solveLD's order of operations (list (nv,))."""
-    x = [float(v) for v in vec]
-    rownnz, rowadr, colind = m.M_rownnz.tolist(), m.M_rowadr.tolist(), m.M_colind.tolist()
-    for i in range(m.nv - 1, -1, -1):  # x <- L^-T x
-        xi = x[i]
-        if rownnz[i] == 1 or xi == 0:
-            continue
-        for adr in range(rowadr[i], rowadr[i] + rownnz[i] - 1):
-            x[colind[adr]] -= qld[adr] * xi
-    for i in range(m.nv):  # x <- D^-1 x
-        x[i] *= diaginv[i]
-    for i in range(m.nv):  # x <- L^-1 x
-        if rownnz[i] > 1:
-            x[i] -= _dot_sparse(qld, rowadr[i], rownnz[i] - 1, x, colind)
-    return x
-
-
 def _dist3(a, b):
     """Euclidean distance of two 3-vectors (mju_dist3)."""
     d0, d1, d2 = a[0] - b[0], a[1] - b[1], a[2] - b[2]
     return math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
 
 
-def _jac_body_com(m, d, body):
-    """Translational and rotational Jacobians (3,nv) of a body's centre of mass (mj_jacBodyCom)."""
-    nv = m.nv
-    jacp, jacr = np.zeros((3, nv)), np.zeros((3, nv))
-    point = d.xipos[body]
-    offset = point - d.subtree_com[m.body_rootid[body]]
-    b = body
-    while b and not m.body_dofnum[b]:
-        b = m.body_parentid[b]
-    if not b:
-        return jacp, jacr
-    i = m.body_dofadr[b] + m.body_dofnum[b] - 1
-    while i >= 0:
-        cd = d.cdof[i]
-        jacr[:, i] = cd[:3]
-        jacp[:, i] = cd[3:] + np.cross(cd[:3], offset)
-        i = m.dof_parentid[i]
-    return jacp, jacr
-
-
 def set_const(model, ctx):
     """Fill the derived constants of a freshly compiled `model` (mj_setConst)."""
     from sim.engine import forward as _fw
     from sim.data import Data
-    from sim.engine.math import mul_inert_vec
     from sim.io import make_model_struct
     from sim.engine.parts import prefetch as prefetch_parts
     from sim.jit.features import features, mask, F_TENDON, F_TRN
@@ -182,79 +102,17 @@ def set_const(model, ctx):
     m.actuator_length0 = np.zeros(m.nu)
     m.dof_length = np.ones(nv)
     # cameras/lights are evaluated as fixed to their bodies (set0 switches their mode temporarily)
-    ms, _ = make_model_struct(m)
+    ms, _ = make_model_struct(m)  # shares the arrays above: the kernel writes the constants into them
     d = Data(m)
-    ds = d._struct
-    d.qpos = m.qpos0
     prefetch_parts(m)  # a first compile of the step's parts starts in a worker during smooth_position's
     F = mask(features(m), (F_TENDON, F_TRN))  # the features smooth_position has
-    _fw.smooth_position(ms, ds, 0, 0, F)
-    # dof_M0: composite rigid-body inertia seen by each dof at qpos0, plus armature (mj_setM0)
-    crb = np.array(d.cinert, dtype=np.float64).copy()
-    for i in range(m.nbody - 1, 0, -1):
-        if m.body_parentid[i] > 0:
-            crb[m.body_parentid[i]] += crb[i]
-    arm_extra = _actuator_armature(m)
-    for i in range(nv):
-        cd = np.ascontiguousarray(d.cdof[i])
-        # the kernel's Python body (same operations in the same order): a kernel called from Python after it was
-        # compiled as a callee would be compiled again in every process (callees are not cached on their own, sim/jit.py)
-        buf = np.array(mul_inert_vec.py_func(np.ascontiguousarray(crb[m.dof_bodyid[i]]), cd))
-        m.dof_M0[i] = m.dof_armature[i] + arm_extra[m.dof_jntid[i]] + _dot(cd.tolist(), buf.tolist())
-    ms, _ = make_model_struct(m)
-    _fw.smooth_position(ms, ds, 0, 2, F)
+    # body_subtreemass, dof_M0, invweight0s, actuator_acc0 and dampratios (sim/engine/setconst.py, the kernel
+    # domain randomisation runs per world); d is left at qpos0 with the smooth position stages done
+    _fw.smooth_position(ms, d._struct, 0, 2, F, np.ascontiguousarray(m.body_simple, dtype=np.int32))
     m.tendon_length0 = np.array(d.ten_length, dtype=np.float64).copy()
     m.actuator_length0 = np.array(d.actuator_length, dtype=np.float64).copy()
-
-    qld, diaginv = np.asarray(d.qLD).tolist(), np.asarray(d.qLDiagInv).tolist()
-
-    def solve(vec):
-        # in Python rather than through the engine's solve_m: the sums here must round as mj_solveLD's
-        return np.array(_solve_m(m, qld, diaginv, vec))
-
-    # body_invweight0: mean diagonal of J M^-1 J' (translation, rotation) at the body COM
-    for i in range(1, m.nbody):
-        if m.body_dofnum[m.body_weldid[i]] == 0:
-            continue
-        if m.body_simple[i] == 2:
-            m.body_invweight0[i] = (1 / max(1e-15, m.body_mass[i]), 0.0)
-            continue
-        jacp, jacr = _jac_body_com(m, d, i)
-        jac = np.vstack([jacp, jacr])
-        sol = [solve(jac[c]).tolist() for c in range(6)]
-        a = np.array([[_dot(jac[r].tolist(), sol[c]) for c in range(6)] for r in range(6)])
-        m.body_invweight0[i] = ((a[0, 0] + a[1, 1] + a[2, 2]) / 3, (a[3, 3] + a[4, 4] + a[5, 5]) / 3)
-    # dof_invweight0: mean diagonal of the joint block of M^-1
-    for j in range(m.njnt):
-        adr = m.jnt_dofadr[j]
-        if m.body_simple[m.jnt_bodyid[j]] == 2:
-            m.dof_invweight0[adr] = 1 / max(1e-15, m.body_mass[m.jnt_bodyid[j]])
-            continue
-        n = {FREE: 6, BALL: 3}.get(m.jnt_type[j], 1)
-        diag = []
-        for k in range(n):
-            e = np.zeros(nv)
-            e[adr + k] = 1.0
-            diag.append(solve(e)[adr + k])
-        if n == 6:
-            m.dof_invweight0[adr : adr + 3] = (diag[0] + diag[1] + diag[2]) / 3
-            m.dof_invweight0[adr + 3 : adr + 6] = (diag[3] + diag[4] + diag[5]) / 3
-        elif n == 3:
-            m.dof_invweight0[adr : adr + 3] = (diag[0] + diag[1] + diag[2]) / 3
-        else:
-            m.dof_invweight0[adr] = diag[0]
-    if nv:
-        tenj = _dense_rows(d.ten_J, m.ntendon, nv, m.ten_J_rownnz, m.ten_J_rowadr, m.ten_J_colind)
-        for i in range(m.ntendon):
-            m.tendon_invweight0[i] = _dot(tenj[i].tolist(), solve(tenj[i]).tolist())
-        mom = _dense_rows(d.actuator_moment, m.nu, nv, d.moment_rownnz, d.moment_rowadr, d.moment_colind)
-        for i in range(m.nu):
-            m.actuator_acc0[i] = math.sqrt(_dot(*[solve(mom[i]).tolist()] * 2))
-    else:
-        mom = np.zeros((m.nu, 0))
     _eq_data(m, d)
     _cam_light(m, d)
-    _dampratio(m, mom)
     _stat(m, d, ctx)
     _spring(m, ms, d)
     _auto_spring_damper(m, ctx)
@@ -279,31 +137,6 @@ def _auto_spring_damper(m, ctx):
         inertia = ndim / max(1e-15, inertia)
         m.jnt_stiffness[n] = inertia / max(1e-15, tc * tc * dr * dr)
         m.dof_damping[adr : adr + ndim] = 2 * inertia / max(1e-15, tc)
-
-
-def _dense_rows(vals, nrow, nv, rownnz, rowadr, colind):
-    """Dense (nrow, nv) from a CSR matrix, or pass a dense matrix through."""
-    vals = np.asarray(vals)
-    if vals.ndim == 2 and vals.shape == (nrow, nv):
-        return vals.copy()
-    out = np.zeros((nrow, nv))
-    for i in range(nrow):
-        for k in range(rowadr[i], rowadr[i] + rownnz[i]):
-            out[i, colind[k]] = vals[k]
-    return out
-
-
-def _actuator_armature(m):
-    """Per-joint armature added by actuators (mj_actuatorArmature): sum of armature * gear^2."""
-    out = np.zeros(m.njnt)
-    arm = getattr(m, "actuator_armature", None)
-    if arm is None:
-        return out
-    for i in range(m.nu):
-        if arm[i] and m.actuator_trntype[i] in (TRN_JOINT, TRN_JOINTINPARENT):
-            g = m.actuator_gear[i, 0]
-            out[m.actuator_trnid[i, 0]] += arm[i] * g * g
-    return out
 
 
 def _eq_data(m, d):
@@ -360,21 +193,6 @@ def _cam_light(m, d):
         nrm = math.sqrt(xdir[0] * xdir[0] + xdir[1] * xdir[1] + xdir[2] * xdir[2])
         # 3.17's mj_camlight normalises light_xdir, scaling by 1/norm even when the norm is 1 within 1e-15
         m.light_dir0[i] = xdir * (1 / nrm) if nrm >= 1e-15 else xdir
-
-
-def _dampratio(m, mom):
-    """Position-like actuators with biasprm[2] > 0: dampratio -> damping (set0)."""
-    for i in range(m.nu):
-        gp, bp = m.actuator_gainprm[i], m.actuator_biasprm[i]
-        if gp[0] != -bp[1] or bp[2] <= 0:
-            continue
-        mass = 0.0
-        for dof in range(m.nv):
-            trn = abs(mom[i, dof])
-            if trn * trn > 1e-15:
-                # MuJoCo 3.17 reflects the effective dof inertia 1/dof_invweight0 (not dof_M0 as in 3.12)
-                mass += 1.0 / max(1e-15, m.dof_invweight0[dof]) / (trn * trn)
-        bp[2] = -(bp[2] * 2 * math.sqrt(gp[0] * mass))
 
 
 def _stat(m, d, ctx):
@@ -457,7 +275,7 @@ def _spring(m, ms, d):
     from sim.jit.features import features, mask, F_TENDON, F_TRN
 
     d.qpos = m.qpos_spring
-    _fw.smooth_position(ms, d._struct, 0, 1, mask(features(m), (F_TENDON, F_TRN)))
+    _fw.smooth_position(ms, d._struct, 0, 1, mask(features(m), (F_TENDON, F_TRN)), np.zeros(0, np.int32))
     ls = m.tendon_lengthspring
     for i in range(m.ntendon):
         if ls[i, 0] == -1 and ls[i, 1] == -1:

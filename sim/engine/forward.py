@@ -24,6 +24,7 @@ from sim.jit import struct_at, struct_at_address
 from sim.jit.features import call_if, F_IMPLICIT, F_FWDINV
 from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage
 from sim.engine.inverse import compare_fwd_inv
+from sim.engine.setconst import set_const
 from sim.constants import (
     OPT_INTEGRATOR,
     OPT_DISABLE,
@@ -428,19 +429,16 @@ def run_batch(mp, dp, tp, nworld, nstep, mptrs, F):
 
 
 @njit
-def smooth_position(m, d, w, stage, F):
-    """Position-dependent smooth quantities of world w for the compiler's mj_setConst (one entry instead of a
-    compiled entry per stage): stage 0 kinematics and com_pos, 1 also tendons, 2 also crb, tendon armature,
-    factor_m and transmission; F the model's feature set."""
+def smooth_position(m, d, w, stage, F, body_simple):
+    """The compiler's mj_setConst passes on world w at its qpos (one entry instead of a compiled entry per pass):
+    stage 1 kinematics, com_pos and tendons (setSpring); stage 2 the mass-dependent constants (set_const, which
+    leaves w at qpos0 with crb, the factor of M and transmissions done); F the model's feature set."""
+    if stage == 2:
+        set_const(m, d, w, body_simple, True, F)
+        return
     kinematics(m, d, w)
     com_pos(m, d, w)
-    if stage >= 1:
-        tendon_if(F, m, d, w)
-    if stage >= 2:
-        crb(m, d, w)
-        tendon_armature(m, d, w)
-        factor_m(m, d, w)
-        transmission(m, d, w, F)
+    tendon_if(F, m, d, w)
 
 
 @njit
