@@ -26,6 +26,7 @@ import numba  # noqa: E402
 import sim  # noqa: E402
 from sim import api  # noqa: E402
 from sim.api import transition_fd  # noqa: E402
+from timing import alternate_steps  # noqa: E402
 
 import gymnasium  # noqa: E402
 
@@ -40,18 +41,7 @@ def sensor_steps(path, nstep, repeats, disable):
     md = mujoco.MjData(m)
     d = api.Data(m)
     api.step(m, d)
-    ours, ref = [], []
-    for _ in range(repeats):
-        mujoco.mj_resetData(m, md)
-        api.reset(m, d)
-        t = time.perf_counter()
-        api.step(m, d, nstep=nstep)
-        ours.append((time.perf_counter() - t) / nstep * 1e6)
-        t = time.perf_counter()
-        for _ in range(nstep):
-            mujoco.mj_step(m, md)
-        ref.append((time.perf_counter() - t) / nstep * 1e6)
-    return np.array(ours), np.array(ref)
+    return alternate_steps(m, md, d, nstep, repeats)
 
 
 def fd_state(m, seed, steps=60):

@@ -18,6 +18,7 @@ import sim.jit.cache  # noqa: E402,F401
 import mujoco  # noqa: E402
 import numba  # noqa: E402
 from sim import api  # noqa: E402
+from timing import alternate_steps  # noqa: E402
 
 import gymnasium  # noqa: E402
 
@@ -37,23 +38,13 @@ def single(name, nstep=1000, repeats=7, disable=DISABLE):
     md = mujoco.MjData(m)
     d = api.Data(m)
     api.step(m, d)  # compile / load
-    ours, ref = [], []
-    for _ in range(repeats):
-        mujoco.mj_resetData(m, md)
-        api.reset(m, d)
-        t = time.perf_counter()
-        api.step(m, d, nstep=nstep)
-        ours.append((time.perf_counter() - t) / nstep * 1e6)
-        t = time.perf_counter()
-        for _ in range(nstep):
-            mujoco.mj_step(m, md)
-        ref.append((time.perf_counter() - t) / nstep * 1e6)
+    ours, ref = alternate_steps(m, md, d, nstep, repeats)
     # per-call overhead: one step per Python call
     t = time.perf_counter()
     for _ in range(200):
         api.step(m, d)
     percall = (time.perf_counter() - t) / 200 * 1e6
-    return np.array(ours), np.array(ref), percall
+    return ours, ref, percall
 
 
 def batched(nworld=256, nstep=100, repeats=5, disable=DISABLE):

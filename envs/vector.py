@@ -512,6 +512,42 @@ def _autoreset_mode(mode):
             ) from None
 
 
+def _with_render_mode(kwargs, render_mode):
+    """The task's keyword arguments, with render_mode only when one is given."""
+    if render_mode is not None:
+        kwargs["render_mode"] = render_mode
+    return kwargs
+
+
+def _set_spaces(venv, env, num_envs):
+    """A vector env's num_envs, single and batched spaces, render_mode, metadata (with venv.autoreset_mode) and
+    autoreset flags, from one environment of the batch."""
+    venv.num_envs = num_envs
+    venv.single_observation_space = env.observation_space
+    venv.single_action_space = env.action_space
+    venv.observation_space = batch_space(env.observation_space, num_envs)
+    venv.action_space = batch_space(env.action_space, num_envs)
+    venv.render_mode = env.render_mode
+    venv.metadata = dict(env.metadata, autoreset_mode=venv.autoreset_mode)
+    venv._autoreset = np.zeros(num_envs, bool)
+
+
+def _reset_mask(options, num_envs):
+    """options["reset_mask"] checked (a bool array of shape (num_envs,) that resets at least one environment), or
+    None when reset() was given no mask."""
+    mask = None if options is None else options.get("reset_mask")
+    if mask is None:
+        return None
+    mask = np.asarray(mask)
+    if mask.shape != (num_envs,) or mask.dtype != np.bool_:
+        raise ValueError(
+            f'options["reset_mask"] must be a bool array of shape ({num_envs},), got {mask.dtype} {mask.shape}'
+        )
+    if not mask.any():
+        raise ValueError('options["reset_mask"] resets no environment')
+    return mask
+
+
 class NumjocoVectorEnv(VectorEnv):
     """Gymnasium VectorEnv of a numjoco task (see the module doc).
 
@@ -534,8 +570,7 @@ class NumjocoVectorEnv(VectorEnv):
         **kwargs,
     ):
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
-        if render_mode is not None:
-            kwargs["render_mode"] = render_mode
+        kwargs = _with_render_mode(kwargs, render_mode)
         self.engine = eng = BatchEngine(
             task,
             num_envs,
@@ -545,15 +580,7 @@ class NumjocoVectorEnv(VectorEnv):
             randomization=randomization,
             **kwargs,
         )
-        tpl = eng.template
-        self.num_envs = eng.nworld
-        self.single_observation_space = tpl.observation_space
-        self.single_action_space = tpl.action_space
-        self.observation_space = batch_space(tpl.observation_space, self.num_envs)
-        self.action_space = batch_space(tpl.action_space, self.num_envs)
-        self.render_mode = tpl.render_mode
-        self.metadata = dict(tpl.metadata, autoreset_mode=self.autoreset_mode)
-        self._autoreset = np.zeros(self.num_envs, bool)
+        _set_spaces(self, eng.template, eng.nworld)
         self._env_obs = [None] * self.num_envs  # each world's observation (tasks with Python layers)
         self._renderer = None  # envs.render.EnvRenderer over the batch (render())
 
@@ -583,16 +610,8 @@ class NumjocoVectorEnv(VectorEnv):
         eng = self.engine
         if isinstance(seed, (int, np.integer)):
             super().reset(seed=int(seed))
-        mask = None if options is None else options.get("reset_mask")
+        mask = _reset_mask(options, self.num_envs)
         if mask is not None:
-            mask = np.asarray(mask)
-            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
-                raise ValueError(
-                    f'options["reset_mask"] must be a bool array of shape ({self.num_envs},), got '
-                    f"{mask.dtype} {mask.shape}"
-                )
-            if not mask.any():
-                raise ValueError('options["reset_mask"] resets no environment')
             worlds = np.flatnonzero(mask)
             if isinstance(seed, (int, np.integer)):
                 seed = [int(seed) + int(w) for w in worlds]

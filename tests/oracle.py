@@ -39,6 +39,8 @@ import numpy as np
 
 import mujoco
 
+from sim.compiler.equality import quat2mat
+
 # Float tolerance: a float matches when |ours - theirs| <= FLOAT_ATOL + FLOAT_RTOL * |theirs| (elementwise).
 # The compiler does the same double-precision arithmetic as MuJoCo's (mostly in the same order), so values
 # agree to a few ulps; 1e-10 leaves room for a different summation order in derived quantities (subtree
@@ -358,17 +360,6 @@ def _rows_diff_message(field, ours, theirs_arr, bad_rows, theirs_model, why=""):
     for r in idx[:_MAX_REPORTED]:
         parts.append(f"row {r}{_row_label(theirs_model, field, r)}: ours={_fmt(ours[r])} mujoco={_fmt(theirs_arr[r])}")
     return "; ".join(parts)
-
-
-def quat2mat(q):
-    w, x, y, z = q
-    return np.array(
-        [
-            [w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z],
-        ]
-    )
 
 
 def inertia_tensor(inertia, iquat):

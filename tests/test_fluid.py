@@ -10,6 +10,7 @@ import pytest
 import sim.jit.cache  # noqa: F401  (must precede jitted modules)
 from sim import api
 from oracle import random_qpos
+from dynamics_util import batch_data, mujoco_forward
 
 NSTATE = 24
 RTOL = 1e-9
@@ -94,16 +95,11 @@ def test_fluid_matches_mujoco(name):
     m = load(name)
     rng = np.random.default_rng(3)
     states = [random_state(m, rng) for _ in range(NSTATE)]
-    b = api.Data(m, nworld=NSTATE)
-    for k in states[0]:
-        setattr(b, k, np.stack([s[k] for s in states]))
+    b = batch_data(m, states)
     api.forward(m, b)
     worst = {}
     for i, st in enumerate(states):
-        md = mujoco.MjData(m)
-        for k, v in st.items():
-            getattr(md, k)[:] = v
-        mujoco.mj_forward(m, md)
+        md = mujoco_forward(m, st)
         assert np.any(md.qfrc_fluid != 0)
         for f in FIELDS:
             worst[f] = max(worst.get(f, 0.0), compare(getattr(b, f)[i], getattr(md, f), f"{name}[{i}] {f}"))

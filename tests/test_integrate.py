@@ -7,6 +7,7 @@ import pytest
 import sim.jit.cache  # noqa: F401
 from sim import api
 from test_smooth import load, random_states
+from dynamics_util import step_both
 
 NSTEP = 1000
 TOL = 1e-8
@@ -37,16 +38,7 @@ def test_trajectory_matches_mujoco(name, integ):
     st = random_states(m, 1, seed=11)[0]
     rng = np.random.default_rng(5)
     ctrls = rng.uniform(-1, 1, (NSTEP, m.nu))
-    md = mujoco.MjData(m)
-    d = api.Data(m)
-    for k in ("qpos", "qvel", "act", "mocap_pos", "mocap_quat"):
-        getattr(md, k)[:] = st[k]
-        setattr(d, k, st[k])
-    for t in range(NSTEP):
-        md.ctrl[:] = ctrls[t]
-        d.ctrl = ctrls[t]
-        mujoco.mj_step(m, md)
-        api.step(m, d)
+    md, d = step_both(m, st, ("qpos", "qvel", "act", "mocap_pos", "mocap_quat"), ctrls)
     for f in ("qpos", "qvel", "act"):
         ref = getattr(md, f)
         err = np.max(np.abs(getattr(d, f) - ref)) if ref.size else 0.0

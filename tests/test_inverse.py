@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from conftest import gymnasium_assets_dir
+from dynamics_util import load_pair
 import sim
 from sim import api
 from sim.api import inverse
@@ -25,13 +26,7 @@ ASSETS = gymnasium_assets_dir()
 
 
 def load(name):
-    if name.endswith(".xml"):
-        path = os.path.join(MODELS, name)
-    else:
-        if ASSETS is None:
-            pytest.skip("gymnasium not installed")
-        path = os.path.join(ASSETS, name + ".xml")
-    return sim.load_model(path), mujoco.MjModel.from_xml_path(path)
+    return load_pair(name, ASSETS)
 
 
 def rel_err(a, b):

@@ -13,13 +13,11 @@ import zlib
 import mujoco
 import numpy as np
 import pytest
-from numba import njit
 
-from oracle import dense_efc_J as dense_J
 import sim.jit.cache  # noqa: F401  (must precede jitted modules)
 from sim import api
-from sim.jit.features import FULL
-from sim.engine.solver import fwd_constraint
+from solver_util import copy_inputs, drive
+from dynamics_util import mujoco_forward
 
 # Newton refactorises its Hessian where MuJoCo rank-1 updates it (rounding only); CG / PGS follow MuJoCo's
 # operation order on the island lists, so their errors are at rounding level
@@ -134,32 +132,13 @@ def states(m, n, seed):
     return out
 
 
-@njit(cache=True)
-def _drive(m, d):
-    fwd_constraint(m, d, 0, FULL)
-
-
 def run(m, st):
     """mujoco.mj_forward on state st, then our fwd_constraint on its rows; returns (md, our arrays)."""
-    md = mujoco.MjData(m)
-    for k, v in st.items():
-        getattr(md, k)[:] = v
-    mujoco.mj_forward(m, md)
+    md = mujoco_forward(m, st)
     d = api.Data(m, nconmax=max(1, md.ncon), njmax=max(1, md.nefc))
-    A = d._arrays
-    nefc, ncon = md.nefc, md.ncon
-    for k in ("qpos", "qvel", "qacc_warmstart", "qacc_smooth", "qfrc_smooth", "M", "qLD", "qLDiagInv"):
-        A[k][0] = getattr(md, k)
-    A["ne"][0], A["nf"][0], A["nl"][0], A["nefc"][0], A["ncon"][0] = md.ne, md.nf, md.nl, nefc, ncon
-    A["efc_J"][0, :nefc] = dense_J(m, md)
-    for k in ("type", "id", "D", "R", "aref", "frictionloss", "diagA", "pos", "margin", "vel"):
-        A["efc_" + k][0, :nefc] = getattr(md, "efc_" + k)
-    A["efc_force"][0, :nefc] = 0.0
-    A["efc_state"][0, :nefc] = -1
-    for k in ("mu", "friction", "dim", "efc_address", "H", "geom"):
-        A["contact_" + k][0, :ncon] = getattr(md.contact, k)
-    _drive(api.model_struct(m), d._struct)
-    return md, A
+    copy_inputs(m, md, d)
+    drive(api.model_struct(m), d._struct)
+    return md, d._arrays
 
 
 def rel(a, b):

@@ -1,11 +1,11 @@
 """Lint and format with ruff, configured in pyproject.toml ([tool.ruff]: line length 120, double quotes, rules
 E4 / E7 / E9 / F), and no block of six or more lines copied between files.
 
-`ruff check .` and `ruff format --check .` run on the whole repository (the one-off `ruff format` pass is done).
-The copied-block check runs on the paths free of copied blocks (UNCOPIED); NUMJOCO_LINT_ALL=1 runs it on the
-whole code base.
+`ruff check .` and `ruff format --check .` run on the whole repository (the one-off `ruff format` pass is done),
+and so does the copied-block check (COPIED_PENDING lists the one pair left, being unified on another branch).
 """
 
+import ast
 import collections
 import hashlib
 import os
@@ -13,12 +13,8 @@ import shutil
 import subprocess
 import sys
 
-import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LINT_ALL = os.environ.get("NUMJOCO_LINT_ALL", "0") == "1"
-
-ALL_REASON = "the copied-block check of the whole code base runs with NUMJOCO_LINT_ALL=1 (blocks left: see UNCOPIED)"
 
 
 def _ruff(*args):
@@ -44,13 +40,25 @@ def test_ruff_format_repository():
 
 BLOCK = 6  # lines
 TRIVIAL = {")", "]", "}", "),", "],", "},", '"""', "else:", "try:", "return", "pass"}
-# free of copied blocks today (between any two of their files)
-UNCOPIED = ["training", "tests/test_docs.py", "tests/test_lint.py", "tests/test_wheel.py"]
+CHECKED = ["sim", "envs", "training", "tests", "benchmarks"]
+# the one copied pair left: the fetch and hand robotics tasks, being unified on the pixels branch (remove this entry
+# when that lands)
+COPIED_PENDING = {("envs/robotics/fetch.py", "envs/robotics/hand.py")}
+
+
+def _import_lines(text):
+    """Line numbers (1-based) of the import statements of a module's source."""
+    lines = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            lines.update(range(node.lineno, node.end_lineno + 1))
+    return lines
 
 
 def copied_blocks(paths, size=BLOCK):
-    """{(file, file, ...): first lines} of the blocks of `size` consecutive code lines (stripped; blank, comment
-    and bracket-only lines skipped, blocks under 120 characters ignored) that occur in more than one file."""
+    """{(file, file, ...): first lines} of the blocks of `size` consecutive code lines (stripped; blank, comment,
+    bracket-only and import lines skipped, blocks under 120 characters ignored) that occur in more than one file.
+    Import statements are skipped: a module names what it uses, and no shared helper can hold that for it."""
     files = []
     for path in paths:
         path = os.path.join(REPO, path)
@@ -62,8 +70,10 @@ def copied_blocks(paths, size=BLOCK):
     where = collections.defaultdict(set)
     for path in files:
         with open(path, encoding="utf-8") as f:
-            lines = [(i + 1, t.strip()) for i, t in enumerate(f)]
-        lines = [(i, t) for i, t in lines if t and not t.startswith("#") and t not in TRIVIAL]
+            text = f.read()
+        imports = _import_lines(text)
+        lines = [(i + 1, t.strip()) for i, t in enumerate(text.splitlines())]
+        lines = [(i, t) for i, t in lines if t and not t.startswith("#") and t not in TRIVIAL and i not in imports]
         for k in range(len(lines) - size + 1):
             block = "\n".join(t for _, t in lines[k : k + size])
             if len(block) >= 120:
@@ -84,10 +94,19 @@ def test_copied_blocks_detected(tmp_path):
     assert [tuple(os.path.basename(p) for p in files) for files in found] == [("a.py", "b.py")]
 
 
-def test_no_copied_blocks_clean_paths():
-    assert copied_blocks(UNCOPIED) == {}
+def test_copied_blocks_skip_imports(tmp_path):
+    """The same long import list in two files is not a copied block; the same code after it is."""
+    imports = "from package.module import (\n" + "".join(f"    long_imported_name_{i},\n" for i in range(8)) + ")\n"
+    body = "".join(f"value_{i} = compute_something_long(argument_{i}, other_argument_{i})\n" for i in range(6))
+    (tmp_path / "a.py").write_text(imports + "x = 1\n")
+    (tmp_path / "b.py").write_text(imports + "y = 2\n")
+    assert copied_blocks([str(tmp_path)]) == {}
+    (tmp_path / "c.py").write_text(imports + body)
+    (tmp_path / "d.py").write_text("import os\n" + body)
+    found = copied_blocks([str(tmp_path)])
+    assert [tuple(os.path.basename(p) for p in files) for files in found] == [("c.py", "d.py")]
 
 
-@pytest.mark.skipif(not LINT_ALL, reason=ALL_REASON)
 def test_no_copied_blocks_repository():
-    assert copied_blocks(["sim", "envs", "training", "tests", "benchmarks"]) == {}
+    found = copied_blocks(CHECKED)
+    assert {files: lines for files, lines in found.items() if files not in COPIED_PENDING} == {}

@@ -16,6 +16,7 @@ import sim.jit.cache  # noqa: F401  (must precede jitted modules)
 from sim import api
 from sim.errors import UnsupportedError as UnsupportedFeature
 from oracle import random_qpos
+from dynamics_util import batch_data, mujoco_forward
 
 NSTATE = 20
 RTOL = 1e-9
@@ -250,12 +251,7 @@ def compare(ours, ref, name, where):
 
 
 def run_oracle(m, st):
-    md = mujoco.MjData(m)
-    for k, v in st.items():
-        getattr(md, k)[:] = v
-    mujoco.mj_forward(m, md)
-    mujoco.mj_rnePostConstraint(m, md)
-    return md
+    return mujoco_forward(m, st, post_constraint=True)
 
 
 @pytest.mark.parametrize("name", GYM + list(FEATURES))
@@ -263,9 +259,7 @@ def test_forward_matches_mujoco(name):
     m = load(name)
     states = random_states(m, NSTATE, seed=zlib.crc32(name.encode()))  # str hash() varies per process
     # batched path (parallel entry) for all states at once
-    b = api.Data(m, nworld=NSTATE)
-    for k in states[0]:
-        setattr(b, k, np.stack([s[k] for s in states]))
+    b = batch_data(m, states)
     api.forward(m, b)
     api.rne_post_constraint(m, b)
     full = api.full_inertia(m, b)

@@ -15,6 +15,7 @@ import sim.jit.cache  # noqa: F401  (must precede jitted modules)
 from sim import api
 from sim.errors import UnsupportedError as UnsupportedFeature
 from oracle import random_qpos
+from dynamics_util import batch_data, mujoco_forward, step_both
 
 NSTATE = 20
 RTOL = 1e-9
@@ -144,12 +145,7 @@ def dense_ten_J(m, sparse):
 
 
 def oracle(m, st):
-    md = mujoco.MjData(m)
-    for k, v in st.items():
-        getattr(md, k)[:] = v
-    mujoco.mj_forward(m, md)
-    mujoco.mj_rnePostConstraint(m, md)
-    return md
+    return mujoco_forward(m, st, post_constraint=True)
 
 
 FIELDS = [
@@ -179,9 +175,7 @@ def _spread(name):
 def test_forward_matches_mujoco(name):
     m = load(name)
     states = random_states(m, NSTATE, zlib.crc32(name.encode()), _spread(name))
-    b = api.Data(m, nworld=NSTATE)
-    for k in states[0]:
-        setattr(b, k, np.stack([s[k] for s in states]))
+    b = batch_data(m, states)
     api.forward(m, b)
     api.rne_post_constraint(m, b)
     full = api.full_inertia(m, b)
@@ -242,16 +236,7 @@ def test_trajectory_matches_mujoco(name, integ):
     m.opt.integrator = INTEG[integ]
     st = random_states(m, 1, seed=7, spread=0.5 * _spread(name))[0]
     ctrls = np.random.default_rng(3).uniform(-1, 1, (NSTEP, m.nu))
-    md = mujoco.MjData(m)
-    d = api.Data(m)
-    for k in ("qpos", "qvel"):
-        getattr(md, k)[:] = st[k]
-        setattr(d, k, st[k])
-    for t in range(NSTEP):
-        md.ctrl[:] = ctrls[t]
-        d.ctrl = ctrls[t]
-        mujoco.mj_step(m, md)
-        api.step(m, d)
+    md, d = step_both(m, st, ("qpos", "qvel"), ctrls)
     for f in ("qpos", "qvel"):
         ref = getattr(md, f)
         err = float(np.max(np.abs(getattr(d, f) - ref)))

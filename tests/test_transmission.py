@@ -10,6 +10,7 @@ import pytest
 import sim.jit.cache  # noqa: F401  (must precede jitted modules)
 from sim import api
 from oracle import random_qpos
+from dynamics_util import batch_data, mujoco_forward
 
 NSTATE = 24
 RTOL = 1e-9
@@ -137,17 +138,12 @@ def test_transmission_matches_mujoco(name):
     m = load(name)
     rng = np.random.default_rng(7)
     states = [random_state(m, rng) for _ in range(NSTATE)]
-    b = api.Data(m, nworld=NSTATE)
-    for k in states[0]:
-        setattr(b, k, np.stack([s[k] for s in states]))
+    b = batch_data(m, states)
     api.forward(m, b)
     ndet0 = 0
     worst = {}
     for i, st in enumerate(states):
-        md = mujoco.MjData(m)
-        for k, v in st.items():
-            getattr(md, k)[:] = v
-        mujoco.mj_forward(m, md)
+        md = mujoco_forward(m, st)
         where = f"{name}[{i}]"
         for f in FIELDS:
             e = compare(getattr(b, f)[i], getattr(md, f), f"{where} {f}")
@@ -295,10 +291,7 @@ def test_body_transmission_matches_mujoco(cone, condim):
     nactive = ngap = 0
     box = m.body("box").id
     for i, st in enumerate(states):
-        md = mujoco.MjData(m)
-        for k, v in st.items():
-            getattr(md, k)[:] = v
-        mujoco.mj_forward(m, md)
+        md = mujoco_forward(m, st)
         where = f"{cone}/condim{condim}[{i}]"
         assert b.ncon[i] == md.ncon and b.nefc[i] == md.nefc, where
         for f in (

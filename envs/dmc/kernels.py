@@ -14,6 +14,7 @@ from numba import prange
 
 from sim.jit import njit, struct_at_address
 from sim.types import DATA_TYPE
+from sim.engine.task import row3
 from envs.dmc.expr import (
     OP_LOAD,
     OP_CONST,
@@ -42,13 +43,6 @@ _data_at = struct_at_address(DATA_TYPE)
 
 
 @njit
-def _row3(a, w, i):
-    """Element i of the flattened per-world row a[w] of a (nworld, n, k) array."""
-    k = a.shape[2]
-    return a[w, i // k, i % k]
-
-
-@njit
 def load(d, w, f, i):
     """Element i of world w's flattened row of Data field expr.FIELDS[f]."""
     if f == 0:
@@ -60,33 +54,33 @@ def load(d, w, f, i):
     if f == 3:
         return d.ctrl[w, i]
     if f == 4:
-        return _row3(d.xpos, w, i)
+        return row3(d.xpos, w, i)
     if f == 5:
-        return _row3(d.xquat, w, i)
+        return row3(d.xquat, w, i)
     if f == 6:
-        return _row3(d.xmat, w, i)
+        return row3(d.xmat, w, i)
     if f == 7:
-        return _row3(d.xipos, w, i)
+        return row3(d.xipos, w, i)
     if f == 8:
-        return _row3(d.geom_xpos, w, i)
+        return row3(d.geom_xpos, w, i)
     if f == 9:
-        return _row3(d.geom_xmat, w, i)
+        return row3(d.geom_xmat, w, i)
     if f == 10:
-        return _row3(d.site_xpos, w, i)
+        return row3(d.site_xpos, w, i)
     if f == 11:
-        return _row3(d.site_xmat, w, i)
+        return row3(d.site_xmat, w, i)
     if f == 12:
-        return _row3(d.subtree_com, w, i)
+        return row3(d.subtree_com, w, i)
     if f == 13:
         return d.sensordata[w, i]
     if f == 14:
         return d.time[w]
     if f == 15:
-        return _row3(d.xanchor, w, i)
+        return row3(d.xanchor, w, i)
     if f == 16:
-        return _row3(d.xaxis, w, i)
+        return row3(d.xaxis, w, i)
     if f == 17:
-        return _row3(d.cvel, w, i)
+        return row3(d.cvel, w, i)
     if f == 18:
         return d.ten_length[w, i]
     if f == 19:

@@ -17,10 +17,9 @@ import numpy as np
 import gymnasium as gym
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space
 
 from envs.robotics.core import RobotEnv
-from envs.vector import _autoreset_mode
+from envs.vector import _autoreset_mode, _reset_mask, _set_spaces, _with_render_mode
 
 
 def resolve_robot_task(task, kwargs):
@@ -147,20 +146,11 @@ class RobotVectorEnv(VectorEnv):
         **kwargs,
     ):
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
-        if render_mode is not None:
-            kwargs["render_mode"] = render_mode
+        kwargs = _with_render_mode(kwargs, render_mode)
         self.batch = b = RobotBatch(
             task, num_envs, max_episode_steps=max_episode_steps, num_threads=num_threads, **kwargs
         )
-        env = b.env
-        self.num_envs = b.n
-        self.single_observation_space = env.observation_space
-        self.single_action_space = env.action_space
-        self.observation_space = batch_space(env.observation_space, self.num_envs)
-        self.action_space = batch_space(env.action_space, self.num_envs)
-        self.render_mode = env.render_mode
-        self.metadata = dict(env.metadata, autoreset_mode=self.autoreset_mode)
-        self._autoreset = np.zeros(self.num_envs, bool)
+        _set_spaces(self, b.env, b.n)
         self._needs_reset = np.ones(self.num_envs, bool)
 
     @property
@@ -183,16 +173,8 @@ class RobotVectorEnv(VectorEnv):
     def reset(self, *, seed=None, options=None):
         if isinstance(seed, (int, np.integer)):
             super().reset(seed=int(seed))
-        mask = None if options is None else options.get("reset_mask")
+        mask = _reset_mask(options, self.num_envs)
         if mask is not None:
-            mask = np.asarray(mask)
-            if mask.shape != (self.num_envs,) or mask.dtype != np.bool_:
-                raise ValueError(
-                    f'options["reset_mask"] must be a bool array of shape ({self.num_envs},), got '
-                    f"{mask.dtype} {mask.shape}"
-                )
-            if not mask.any():
-                raise ValueError('options["reset_mask"] resets no environment')
             worlds = np.flatnonzero(mask)
             if seed is not None and not isinstance(seed, (int, np.integer)):
                 seed = list(seed)

@@ -18,13 +18,19 @@ class HalfCheetahEnv(NumjocoEnv):
 
     def task(self, p):
         skip = int(p.exclude_current_positions_from_observation)
-        return Task(
-            observation={"qpos": qpos[skip:], "qvel": qvel},
-            skipped={"skipped_qpos": skip},
-            reward={
-                "reward_forward": Velocity(qpos[0]) * p.forward_reward_weight,
-                "reward_ctrl": -SumSq(action).in_action_dtype() * p.ctrl_cost_weight,
-            },
-            info={"x_position": Value(qpos[0]), "x_velocity": Velocity(qpos[0])},
-            terminate=False,
-        )
+        return runner_task(p, skip, {"x_position": Value(qpos[0]), "x_velocity": Velocity(qpos[0])})
+
+
+def runner_task(p, skip, info):
+    """The Task of the planar runners (HalfCheetah-v5, Swimmer-v5): qpos[skip:] and qvel observed, reward the
+    forward x velocity minus the control cost, never terminates."""
+    return Task(
+        observation={"qpos": qpos[skip:], "qvel": qvel},
+        skipped={"skipped_qpos": skip},
+        reward={
+            "reward_forward": Velocity(qpos[0]) * p.forward_reward_weight,
+            "reward_ctrl": -SumSq(action).in_action_dtype() * p.ctrl_cost_weight,
+        },
+        info=info,
+        terminate=False,
+    )

@@ -1,7 +1,8 @@
 """Swimmer: Gymnasium's Swimmer-v5 on numjoco (viscous fluid, never terminates)."""
 
 from envs.base import NumjocoEnv
-from envs.spec import Task, qpos, qvel, action, Velocity, Value, SumSq, Norm
+from envs.spec import qpos, Velocity, Value, Norm
+from envs.tasks.half_cheetah import runner_task
 
 
 class SwimmerEnv(NumjocoEnv):
@@ -17,19 +18,11 @@ class SwimmerEnv(NumjocoEnv):
 
     def task(self, p):
         skip = 2 * int(p.exclude_current_positions_from_observation)
-        return Task(
-            observation={"qpos": qpos[skip:], "qvel": qvel},
-            skipped={"skipped_qpos": skip},
-            reward={
-                "reward_forward": Velocity(qpos[0]) * p.forward_reward_weight,
-                "reward_ctrl": -SumSq(action).in_action_dtype() * p.ctrl_cost_weight,
-            },
-            info={
-                "x_position": Value(qpos[0]),
-                "y_position": Value(qpos[1]),
-                "distance_from_origin": Norm(qpos[:2]),
-                "x_velocity": Velocity(qpos[0]),
-                "y_velocity": Velocity(qpos[1]),
-            },
-            terminate=False,
-        )
+        info = {
+            "x_position": Value(qpos[0]),
+            "y_position": Value(qpos[1]),
+            "distance_from_origin": Norm(qpos[:2]),
+            "x_velocity": Velocity(qpos[0]),
+            "y_velocity": Velocity(qpos[1]),
+        }
+        return runner_task(p, skip, info)

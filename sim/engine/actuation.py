@@ -59,13 +59,21 @@ def muscle_gain_length(length, lmin, lmax):
 
 
 @njit(cache=True)
-def muscle_gain(ln, vel, lr, acc0, prm):
-    """Muscle active force gain, mju_muscleGain."""
+def muscle_length(ln, lr, acc0, prm):
+    """(peak force, length scale L0, normalised length L) of a muscle, the common start of mju_muscleGain and
+    mju_muscleBias."""
     force = prm[2]
     if force < 0:
         force = prm[3] / max(MINVAL, acc0)
     L0 = (lr[1] - lr[0]) / max(MINVAL, prm[1] - prm[0])
     L = prm[0] + (ln - lr[0]) / max(MINVAL, L0)
+    return force, L0, L
+
+
+@njit(cache=True)
+def muscle_gain(ln, vel, lr, acc0, prm):
+    """Muscle active force gain, mju_muscleGain."""
+    force, L0, L = muscle_length(ln, lr, acc0, prm)
     V = vel / max(MINVAL, L0 * prm[6])
     FL = muscle_gain_length(L, prm[4], prm[5])
     fvmax = prm[8]
@@ -84,11 +92,7 @@ def muscle_gain(ln, vel, lr, acc0, prm):
 @njit(cache=True)
 def muscle_bias(ln, lr, acc0, prm):
     """Muscle passive force, mju_muscleBias."""
-    force = prm[2]
-    if force < 0:
-        force = prm[3] / max(MINVAL, acc0)
-    L0 = (lr[1] - lr[0]) / max(MINVAL, prm[1] - prm[0])
-    L = prm[0] + (ln - lr[0]) / max(MINVAL, L0)
+    force, L0, L = muscle_length(ln, lr, acc0, prm)
     b = 0.5 * (1.0 + prm[5])
     if L <= 1.0:
         return 0.0

@@ -3,6 +3,7 @@
 from sim.jit import njit
 
 from sim.engine.math import cross, cross_motion
+from sim.engine.jacobian import com_offset
 from sim.constants import JNT_FREE, JNT_BALL, JNT_SLIDE, MINVAL, OPT_JACOBIAN
 
 
@@ -194,11 +195,7 @@ def is_sparse(m):
 def apply_ft(m, d, w, f0, f1, f2, t0, t1, t2, p0, p1, p2, body, qfrc):
     """qfrc (nv,) += J(point, body)' [force; torque] over the body's dof chain, as mj_applyFT."""
     cdof = d.cdof[w]
-    sc = d.subtree_com[w]
-    r = m.body_rootid[body]
-    o0 = p0 - sc[r, 0]
-    o1 = p1 - sc[r, 1]
-    o2 = p2 - sc[r, 2]
+    o0, o1, o2 = com_offset(m, d, w, body, p0, p1, p2)
     b = m.body_weldid[body]
     last = m.body_dofadr[b] + m.body_dofnum[b] - 1 if m.body_dofnum[b] else -1
     # dense mj_applyFT multiplies the full J' (zeros off the chain) by f: a non-finite f reaches every dof as

@@ -8,8 +8,8 @@ from sim.jit import njit
 
 from sim.engine.math import d_poly_force, cross, mul_inert_vec, add_to_scl_sparse_inc
 from sim.engine.crb import dot_sparse
-from sim.engine.fluid import uses_ellipsoid, geom_semi_axes, local_velocity
-from sim.engine.actuation import next_activation, actuator_disabled, muscle_gain_length
+from sim.engine.fluid import uses_ellipsoid, geom_semi_axes, local_velocity, added_mass_momenta
+from sim.engine.actuation import next_activation, actuator_disabled, muscle_gain_length, muscle_length
 from sim.constants import (
     OPT_DISABLE,
     OPT_INTEGRATOR,
@@ -123,11 +123,7 @@ def is_free_body(m, body):
 @njit(cache=True)
 def muscle_gain_vel(ln, vel, lr, acc0, prm):
     """d(muscle gain)/d(velocity), mjd_muscleGain_vel (negated scaled slope of the FV curve)."""
-    force = prm[2]
-    if force < 0:
-        force = prm[3] / max(MINVAL, acc0)
-    L0 = (lr[1] - lr[0]) / max(MINVAL, prm[1] - prm[0])
-    L = prm[0] + (ln - lr[0]) / max(MINVAL, L0)
+    force, L0, L = muscle_length(ln, lr, acc0, prm)
     V = vel / max(MINVAL, L0 * prm[6])
     FL = muscle_gain_length(L, prm[4], prm[5])
     y = prm[8] - 1.0
@@ -328,12 +324,7 @@ def _d_added_mass(B, lv, dens, fl):
     v0 = lv[3]
     v1 = lv[4]
     v2 = lv[5]
-    p0 = dens * fl[6] * v0
-    p1 = dens * fl[7] * v1
-    p2 = dens * fl[8] * v2  # virtual lin. momentum
-    h0 = dens * fl[9] * w0
-    h1 = dens * fl[10] * w1
-    h2 = dens * fl[11] * w2  # virtual ang. momentum
+    p0, p1, p2, h0, h1, h2 = added_mass_momenta(w0, w1, w2, v0, v1, v2, dens, fl)
     sm0 = dens * fl[6]
     sm1 = dens * fl[7]
     sm2 = dens * fl[8]

@@ -109,15 +109,22 @@ def _max_moment(d0, d1, d2):
 
 
 @njit(cache=True)
+def added_mass_momenta(w0, w1, w2, v0, v1, v2, dens, fl):
+    """Virtual linear (3) and angular (3) momentum of the fluid moving with the body (mj_addedMassForces)."""
+    p0 = dens * fl[6] * v0
+    p1 = dens * fl[7] * v1
+    p2 = dens * fl[8] * v2
+    h0 = dens * fl[9] * w0
+    h1 = dens * fl[10] * w1
+    h2 = dens * fl[11] * w2
+    return p0, p1, p2, h0, h1, h2
+
+
+@njit(cache=True)
 def added_mass_forces(w0, w1, w2, v0, v1, v2, dens, fl):
     """Local (torque(3), force(3)) of the fluid mass moving with the body, velocity terms only
     (mj_addedMassForces with no acceleration); fl (12,) is the geom's geom_fluid row."""
-    p0 = dens * fl[6] * v0
-    p1 = dens * fl[7] * v1
-    p2 = dens * fl[8] * v2  # virtual lin. momentum
-    h0 = dens * fl[9] * w0
-    h1 = dens * fl[10] * w1
-    h2 = dens * fl[11] * w2  # virtual ang. momentum
+    p0, p1, p2, h0, h1, h2 = added_mass_momenta(w0, w1, w2, v0, v1, v2, dens, fl)
     f0, f1, f2 = cross(p0, p1, p2, w0, w1, w2)
     a0, a1, a2 = cross(p0, p1, p2, v0, v1, v2)
     b0, b1, b2 = cross(h0, h1, h2, w0, w1, w2)

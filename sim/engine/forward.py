@@ -8,23 +8,24 @@ from numba.extending import intrinsic
 from sim.jit import njit
 
 from sim.engine.kinematics import kinematics
-from sim.engine.com import com_pos, com_vel, xfrc_accumulate
-from sim.engine.tendon import tendon_if, tendon_velocity_if, tendon_bias_if
-from sim.engine.transmission import transmission, actuator_velocity
-from sim.engine.crb import crb, tendon_armature, factor_m, solve_m, full_inertia
-from sim.engine.rne import rne, rne_post_constraint
+from sim.engine.com import com_pos, xfrc_accumulate
+from sim.engine.tendon import tendon_if
+from sim.engine.transmission import transmission
+from sim.engine.crb import solve_m, full_inertia
+from sim.engine.rne import rne_post_constraint
 from sim.engine.actuation import actuation
 from sim.engine.integrate import euler, implicit_fast, integrate_pos, advance
-from sim.engine.constraint import project_constraint_if, reference_constraint
-from sim.engine.parts import collision, make_constraint, fwd_constraint, passive
+from sim.engine.constraint import project_constraint_if
+from sim.engine.parts import fwd_constraint
 from sim.engine.parts import rne_post_constraint as rne_post_constraint_part
 from sim.engine.task import task_pre, task_post, task_reset, task_observe_reset, action_ok
 from sim.constants import ST_RESET, ST_TERMINATED, ST_TRUNCATED, ST_BADACTION
 from sim.jit import struct_at, struct_at_address
 from sim.jit.features import call_if, F_IMPLICIT, F_FWDINV
-from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage
+from sim.engine.sensor import sensor_pos_stage, sensor_acc_stage
 from sim.engine.inverse import compare_fwd_inv
 from sim.engine.setconst import set_const
+from sim.engine.stages import position_core, fwd_velocity
 from sim.constants import (
     OPT_INTEGRATOR,
     OPT_DISABLE,
@@ -61,31 +62,10 @@ WARN_DIVERGED = NWARNING
 def fwd_position(m, d, w, F, skipsensor):
     """Position stage: kinematics .. factor_m, collision, make_constraint, transmission, project (mj_fwdPosition),
     then cameras, position sensors and potential energy (mj_forwardSkip)."""
-    kinematics(m, d, w)
-    com_pos(m, d, w)
-    tendon_if(F, m, d, w)
-    crb(m, d, w)
-    tendon_armature(m, d, w)
-    factor_m(m, d, w)
-    collision(m, d, w, F)
-    make_constraint(m, d, w, F)
+    position_core(m, d, w, F)
     transmission(m, d, w, F)
     project_constraint_if(F, m, d, w)
     sensor_pos_stage(m, d, w, F, skipsensor, True)
-
-
-@njit
-def fwd_velocity(m, d, w, F, skipsensor):
-    """Velocity stage: ten/actuator velocity, com_vel, passive, rne bias (mj_fwdVelocity), then velocity sensors
-    and kinetic energy (mj_forwardSkip)."""
-    tendon_velocity_if(F, m, d, w)
-    actuator_velocity(m, d, w)
-    com_vel(m, d, w)
-    passive(m, d, w, F)
-    reference_constraint(m, d, w, F)
-    rne(m, d, w)
-    tendon_bias_if(F, m, d, w)
-    sensor_vel_stage(m, d, w, F, skipsensor)
 
 
 @njit
@@ -110,6 +90,13 @@ def forward_skip(m, d, w, F, skipsensor):
     """Forward dynamics of world w, sensors skipped if skipsensor (mj_forwardSkip(m, d, mjSTAGE_NONE, skipsensor))."""
     fwd_position(m, d, w, F, skipsensor)
     fwd_velocity(m, d, w, F, skipsensor)
+    fwd_acc_stage(m, d, w, F, skipsensor)
+
+
+@njit
+def fwd_acc_stage(m, d, w, F, skipsensor):
+    """Actuation, smooth acceleration, constraint solve and acceleration sensors of world w (the end of
+    mj_forwardSkip)."""
     actuation(m, d, w)
     fwd_acceleration(m, d, w)
     fwd_constraint(m, d, w, F)
@@ -121,6 +108,17 @@ def forward_skip(m, d, w, F, skipsensor):
 def forward_world(m, d, w, F):
     """Full forward dynamics of world w with sensors (mj_forward)."""
     forward_skip(m, d, w, F, False)
+
+
+@njit
+def check_acc(m, d, w, F):
+    """What mj_step and mj_stepSkip do between forward and the integrator: mj_checkAcc (bad qacc: forward again
+    unless autoreset is disabled), then mj_compareFwdInv when fwdinv is enabled."""
+    if _check(m, d, w, d.qacc[w], m.nv, WARN_BADQACC):
+        if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
+            forward_world(m, d, w, F)
+    if int(m.opt[OPT_ENABLE]) & ENBL_FWDINV:
+        _compare_fwd_inv(F, m, d, w, F)
 
 
 @njit(cache=True)
@@ -263,11 +261,7 @@ def step_world(m, d, w, F):
     _check(m, d, w, d.qpos[w], m.nq, WARN_BADQPOS)
     _check(m, d, w, d.qvel[w], m.nv, WARN_BADQVEL)
     forward_world(m, d, w, F)
-    if _check(m, d, w, d.qacc[w], m.nv, WARN_BADQACC):
-        if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
-            forward_world(m, d, w, F)
-    if int(m.opt[OPT_ENABLE]) & ENBL_FWDINV:
-        _compare_fwd_inv(F, m, d, w, F)
+    check_acc(m, d, w, F)
     integ = int(m.opt[OPT_INTEGRATOR])
     if integ == INT_RK4:
         runge_kutta4(m, d, w, F)

@@ -21,12 +21,16 @@ from sim.constants import (
 
 
 @njit(cache=True)
+def joint_addr(m, j):
+    """(qpos address, dof address, type) of joint j: the start of every per-joint walk over qpos and qvel."""
+    return m.jnt_qposadr[j], m.jnt_dofadr[j], m.jnt_type[j]
+
+
+@njit(cache=True)
 def integrate_pos(m, qpos, qvel, h):
     """In-place qpos (nq,) += h*qvel (nv,) on the joint manifold, as mj_integratePos."""
     for j in range(m.njnt):
-        pa = m.jnt_qposadr[j]
-        va = m.jnt_dofadr[j]
-        jt = m.jnt_type[j]
+        pa, va, jt = joint_addr(m, j)
         if jt == JNT_FREE or jt == JNT_BALL:
             if jt == JNT_FREE:
                 qpos[pa] += h * qvel[va]

@@ -16,18 +16,15 @@ from numba import prange
 
 from sim.jit import njit
 from sim.jit.features import NO_FEATURES
-from sim.engine.kinematics import kinematics
-from sim.engine.com import com_pos, com_vel, xfrc_accumulate
-from sim.engine.tendon import tendon_if, tendon_velocity_if, tendon_bias_if
-from sim.engine.transmission import transmission, actuator_velocity
-from sim.engine.crb import crb, tendon_armature, factor_m, solve_m
-from sim.engine.rne import rne
-from sim.engine.constraint import project_constraint_if, reference_constraint
-from sim.engine.parts import collision, make_constraint, passive
+from sim.engine.com import xfrc_accumulate
+from sim.engine.transmission import transmission
+from sim.engine.crb import solve_m
+from sim.engine.constraint import project_constraint_if
 from sim.engine.solver import constraint_update_world, _dot
 from sim.engine.derivative import smooth_vel, free_mhat, is_free_body
 from sim.engine.math import d_poly_force
-from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage, mul_sym, dot
+from sim.engine.sensor import sensor_pos_stage, sensor_acc_stage, mul_sym, dot
+from sim.engine.stages import position_core, fwd_velocity
 from sim.jit.features import call_if, F_IMPLICIT
 from sim.constants import (
     OPT_DISABLE,
@@ -211,25 +208,11 @@ def compare_fwd_inv(m, d, w, F):
 def inverse_world(m, d, w, F):
     """mj_inverse of world w: position (mj_invPosition), velocity (mj_invVelocity = mj_fwdVelocity) and
     acceleration parts, with sensors and energy as mj_inverseSkip."""
-    kinematics(m, d, w)
-    com_pos(m, d, w)
-    tendon_if(F, m, d, w)
-    crb(m, d, w)
-    tendon_armature(m, d, w)
-    factor_m(m, d, w)
-    collision(m, d, w, F)
-    make_constraint(m, d, w, F)
+    position_core(m, d, w, F)
     project_constraint_if(F, m, d, w)
     transmission(m, d, w, F)
     sensor_pos_stage(m, d, w, F, False, False)
-    tendon_velocity_if(F, m, d, w)
-    actuator_velocity(m, d, w)
-    com_vel(m, d, w)
-    passive(m, d, w, F)
-    reference_constraint(m, d, w, F)
-    rne(m, d, w)
-    tendon_bias_if(F, m, d, w)
-    sensor_vel_stage(m, d, w, F, False)
+    fwd_velocity(m, d, w, F, False)
     inverse_acc(m, d, w, F, False)
 
 

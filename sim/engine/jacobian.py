@@ -7,15 +7,19 @@ from sim.constants import JNT_BALL, JNT_FREE
 
 
 @njit(cache=True)
+def com_offset(m, d, w, body, p0, p1, p2):
+    """Point (p0, p1, p2) relative to the subtree com of the body's root (the lever arm of mj_jac's cdof products)."""
+    sc = d.subtree_com[w]
+    r = m.body_rootid[body]
+    return p0 - sc[r, 0], p1 - sc[r, 1], p2 - sc[r, 2]
+
+
+@njit(cache=True)
 def jac(m, d, w, body, p0, p1, p2, jacp, jacr, flg_rot):
     """Dense point Jacobian of (p0,p1,p2) on body: jacp (3, nv), jacr (3, nv) if flg_rot (mj_jac)."""
     nv = m.nv
     cdof = d.cdof[w]
-    sc = d.subtree_com[w]
-    r = m.body_rootid[body]
-    o0 = p0 - sc[r, 0]
-    o1 = p1 - sc[r, 1]
-    o2 = p2 - sc[r, 2]
+    o0, o1, o2 = com_offset(m, d, w, body, p0, p1, p2)
     for k in range(3):
         for j in range(nv):
             jacp[k, j] = 0.0
@@ -80,11 +84,7 @@ def jac_dot(m, d, w, body, p0, p1, p2, jacp, jacr, flg_rot):
     cdof = d.cdof[w]
     cdd = d.cdof_dot[w]
     cvel = d.cvel[w]
-    sc = d.subtree_com[w]
-    r = m.body_rootid[body]
-    o0 = p0 - sc[r, 0]
-    o1 = p1 - sc[r, 1]
-    o2 = p2 - sc[r, 2]
+    o0, o1, o2 = com_offset(m, d, w, body, p0, p1, p2)
     # point velocity: body cvel shifted from the subtree com to the point (mju_transformSpatial, motion)
     cv = cvel[body]
     x0, x1, x2 = cross(o0, o1, o2, cv[0], cv[1], cv[2])

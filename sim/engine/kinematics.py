@@ -34,19 +34,38 @@ def local_to_global(xpos_out, xmat_out, k, pos, quat, xpos, xquat, xmat, xipos, 
 
 
 @njit(cache=True)
+def kinematics_arrays(m):
+    """The model arrays kinematics reads, fetched once (kinematics and the SIMD kinematics_block)."""
+    return (
+        m.body_jntadr,
+        m.body_jntnum,
+        m.body_parentid,
+        m.body_mocapid,
+        m.body_pos,
+        m.body_quat,
+        m.jnt_type,
+        m.jnt_qposadr,
+        m.jnt_axis,
+        m.jnt_pos,
+    )
+
+
+@njit(cache=True)
 def kinematics(m, d, w):
     """xpos/xquat/xmat (nbody,3/4/9), xanchor/xaxis (njnt,3), xipos/ximat, geom_x*, site_x* (mj_kinematics)."""
     # model arrays read once: every structref field access costs a reference-count round trip
-    body_jntadr = m.body_jntadr
-    body_jntnum = m.body_jntnum
-    body_parentid = m.body_parentid
-    body_mocapid = m.body_mocapid
-    body_pos = m.body_pos
-    body_quat = m.body_quat
-    jnt_type = m.jnt_type
-    jnt_qposadr = m.jnt_qposadr
-    jnt_axis = m.jnt_axis
-    jnt_pos = m.jnt_pos
+    (
+        body_jntadr,
+        body_jntnum,
+        body_parentid,
+        body_mocapid,
+        body_pos,
+        body_quat,
+        jnt_type,
+        jnt_qposadr,
+        jnt_axis,
+        jnt_pos,
+    ) = kinematics_arrays(m)
     qpos = d.qpos[w]
     xpos = d.xpos[w]
     xquat = d.xquat[w]

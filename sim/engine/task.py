@@ -42,7 +42,7 @@ WARN_DIVERGED = NWARNING  # numjoco's cumulative divergence counter in warning_n
 
 
 @njit
-def _row3(a, w, i):
+def row3(a, w, i):
     """Element i of the flattened per-world row a[w] of a (nworld, n, k) array."""
     k = a.shape[2]
     return a[w, i // k, i % k]
@@ -62,29 +62,29 @@ def read(d, t, w, code, i):
     if code == 4:
         return d.qacc[w, i]
     if code == 5:
-        return _row3(d.xpos, w, i)
+        return row3(d.xpos, w, i)
     if code == 6:
-        return _row3(d.xquat, w, i)
+        return row3(d.xquat, w, i)
     if code == 7:
-        return _row3(d.xipos, w, i)
+        return row3(d.xipos, w, i)
     if code == 8:
-        return _row3(d.xmat, w, i)
+        return row3(d.xmat, w, i)
     if code == 9:
-        return _row3(d.site_xpos, w, i)
+        return row3(d.site_xpos, w, i)
     if code == 10:
-        return _row3(d.geom_xpos, w, i)
+        return row3(d.geom_xpos, w, i)
     if code == 11:
-        return _row3(d.subtree_com, w, i)
+        return row3(d.subtree_com, w, i)
     if code == 12:
-        return _row3(d.cinert, w, i)
+        return row3(d.cinert, w, i)
     if code == 13:
-        return _row3(d.cvel, w, i)
+        return row3(d.cvel, w, i)
     if code == 14:
-        return _row3(d.cacc, w, i)
+        return row3(d.cacc, w, i)
     if code == 15:
-        return _row3(d.cfrc_ext, w, i)
+        return row3(d.cfrc_ext, w, i)
     if code == 16:
-        return _row3(d.cfrc_int, w, i)
+        return row3(d.cfrc_int, w, i)
     if code == 17:
         return d.qfrc_actuator[w, i]
     if code == 18:

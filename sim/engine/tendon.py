@@ -6,7 +6,7 @@ from sim.jit import njit
 from sim.jit.features import call_if, F_TENDON
 
 from sim.engine.math import cross, normalize3
-from sim.engine.jacobian import jac, jac_dot
+from sim.engine.jacobian import com_offset, jac, jac_dot
 from sim.constants import MINVAL, WRAP_JOINT, WRAP_PULLEY, WRAP_SPHERE, WRAP_CYLINDER
 from sim.engine.wrap import wrap
 
@@ -15,11 +15,7 @@ from sim.engine.wrap import wrap
 def _add_point_jac(m, d, w, body, p0, p1, p2, v0, v1, v2, scale, out):
     """out (nv,) += scale * v . jacp(point, body) over the body's dof chain (mj_jac, translation)."""
     cdof = d.cdof[w]
-    sc = d.subtree_com[w]
-    r = m.body_rootid[body]
-    o0 = p0 - sc[r, 0]
-    o1 = p1 - sc[r, 1]
-    o2 = p2 - sc[r, 2]
+    o0, o1, o2 = com_offset(m, d, w, body, p0, p1, p2)
     b = m.body_weldid[body]
     if m.body_dofnum[b] == 0:
         return

@@ -28,16 +28,12 @@ from sim.jit import njit
 from sim.engine.forward import (
     fwd_position,
     fwd_velocity,
-    fwd_acceleration,
-    forward_world,
+    fwd_acc_stage,
+    check_acc,
     _check,
     _implicit_fast,
-    _compare_fwd_inv,
 )
-from sim.engine.actuation import actuation
-from sim.engine.parts import fwd_constraint
-from sim.engine.sensor import sensor_acc_stage
-from sim.engine.integrate import euler, integrate_pos
+from sim.engine.integrate import euler, integrate_pos, joint_addr
 from sim.engine.math import sub_quat
 from sim.constants import (
     INT_IMPLICIT,
@@ -45,14 +41,10 @@ from sim.constants import (
     JNT_FREE,
     JNT_BALL,
     OPT_DISABLE,
-    OPT_ENABLE,
     OPT_INTEGRATOR,
-    DSBL_AUTORESET,
     DSBL_WARMSTART,
-    ENBL_FWDINV,
     WARN_BADQPOS,
     WARN_BADQVEL,
-    WARN_BADQACC,
 )
 
 KIND_NONE, KIND_CTRL, KIND_ACT, KIND_QVEL, KIND_QPOS = -1, 0, 1, 2, 3
@@ -72,16 +64,8 @@ def step_skip(m, d, w, skipstage, skipsensor, F):
         fwd_position(m, d, w, F, skipsensor)
     if skipstage < STAGE_VEL:
         fwd_velocity(m, d, w, F, skipsensor)
-    actuation(m, d, w)
-    fwd_acceleration(m, d, w)
-    fwd_constraint(m, d, w, F)
-    if not skipsensor:
-        sensor_acc_stage(m, d, w, F)
-    if _check(m, d, w, d.qacc[w], m.nv, WARN_BADQACC):
-        if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
-            forward_world(m, d, w, F)
-    if int(m.opt[OPT_ENABLE]) & ENBL_FWDINV:
-        _compare_fwd_inv(F, m, d, w, F)
+    fwd_acc_stage(m, d, w, F, skipsensor)
+    check_acc(m, d, w, F)
     integ = int(m.opt[OPT_INTEGRATOR])
     if integ == INT_IMPLICIT or integ == INT_IMPLICITFAST:
         _implicit_fast(F, m, d, w, skipstage >= STAGE_VEL)
@@ -177,9 +161,7 @@ def _state_diff(m, x1, x2, h, out, col):
             out[k, col] = inv_h * (x2[k] - x1[k])
         return
     for j in range(m.njnt):
-        pa = m.jnt_qposadr[j]
-        va = m.jnt_dofadr[j]
-        jt = m.jnt_type[j]
+        pa, va, jt = joint_addr(m, j)
         if jt == JNT_FREE or jt == JNT_BALL:
             if jt == JNT_FREE:
                 for k in range(3):

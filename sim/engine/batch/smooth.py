@@ -13,6 +13,7 @@ Model struct's (shared by the block's worlds).
 
 from sim.jit import njit
 
+from sim.engine.kinematics import kinematics_arrays
 from sim.engine.batch.simd import vld, vst, vsqrt, vabs, select, vsin, vcos, splat
 from sim.constants import JNT_FREE, JNT_BALL, JNT_SLIDE, MINVAL, OPT_DISABLE, OPT_GRAVITY, DSBL_GRAVITY
 
@@ -223,16 +224,18 @@ def kinematics_block(
     site_xmat,
 ):
     """kinematics (mj_kinematics) of one block: xpos/xquat/xmat, xanchor/xaxis, xipos/ximat, geom_x*, site_x*."""
-    body_jntadr = m.body_jntadr
-    body_jntnum = m.body_jntnum
-    body_parentid = m.body_parentid
-    body_mocapid = m.body_mocapid
-    body_pos = m.body_pos
-    body_quat = m.body_quat
-    jnt_type = m.jnt_type
-    jnt_qposadr = m.jnt_qposadr
-    jnt_axis = m.jnt_axis
-    jnt_pos = m.jnt_pos
+    (
+        body_jntadr,
+        body_jntnum,
+        body_parentid,
+        body_mocapid,
+        body_pos,
+        body_quat,
+        jnt_type,
+        jnt_qposadr,
+        jnt_axis,
+        jnt_pos,
+    ) = kinematics_arrays(m)
     qpos0 = m.qpos0
     for j in range(3):
         vst(xpos, j, 0.0)
@@ -551,12 +554,12 @@ def com_vel_block(m, qvel, cdof, cvel, cdof_dot):
         j = 0
         dofnum = body_dofnum[i]
         while j < dofnum:
-            jt = jnt_type[dof_jntid[bda + j]]
+            d0 = bda + j
+            jt = jnt_type[dof_jntid[d0]]
             if jt == JNT_FREE:
                 for k in range(3):
                     for c in range(6):
-                        vst(cdof_dot, 6 * (bda + j + k) + c, 0.0)
-                d0 = bda + j
+                        vst(cdof_dot, 6 * (d0 + k) + c, 0.0)
                 w0 = vld(qvel, d0)
                 w1 = vld(qvel, d0 + 1)
                 w2 = vld(qvel, d0 + 2)
@@ -572,9 +575,9 @@ def com_vel_block(m, qvel, cdof, cvel, cdof_dot):
                         ),
                     )
                 j += 3
+                d0 += 3
                 jt = JNT_BALL
             if jt == JNT_BALL:
-                d0 = bda + j
                 for k in range(3):
                     v_cross_motion(cdof_dot, 6 * (d0 + k), cvel, v, cdof, 6 * (d0 + k))
                 w0 = vld(qvel, d0)
@@ -593,7 +596,6 @@ def com_vel_block(m, qvel, cdof, cvel, cdof_dot):
                     )
                 j += 3
             else:
-                d0 = bda + j
                 v_cross_motion(cdof_dot, 6 * d0, cvel, v, cdof, 6 * d0)
                 w0 = vld(qvel, d0)
                 for c in range(6):
