@@ -39,8 +39,12 @@ MINEPATOL = MINVAL
 FACE_TOL = 0.996
 EDGE_TOL = 0.0888
 # cylinder caps as 16-gons in multicontact
-CYL_COS = tuple(math.cos(i * math.pi / 8.0) for i in range(16))
-CYL_SIN = tuple(math.sin(i * math.pi / 8.0) for i in range(16))
+# The cap polygon's unit circle as MuJoCo 3.17 tabulates it (cylinderFace): 15 significant digits, not the
+# correctly rounded cos/sin.  The difference (~1e-15) decides between the equal-area quadrilaterals of the clipped
+# cap in polygonQuad, so these exact values are what makes a cylinder resting on a face get MuJoCo's 4 contacts.
+_C1, _C2, _C3, _C4 = 0.923879532511287, 0.38268343236509, 0.707106781186548, 0.707106781186547
+CYL_COS = (1.0, _C1, _C3, _C2, 0.0, -_C2, -_C4, -_C1, -1.0, -_C1, -_C3, -_C2, 0.0, _C2, _C4, _C1)
+CYL_SIN = (0.0, _C2, _C4, _C1, 1.0, _C1, _C3, _C2, 0.0, -_C2, -_C4, -_C1, -1.0, -_C1, -_C3, -_C2)
 
 # scr_gjk_st columns
 ST_NX, ST_SEP, ST_NSIMPLEX, ST_GJKIT, ST_EPAST, ST_EPAIT, ST_MAXCON = 0, 1, 2, 3, 4, 5, 6
@@ -1608,25 +1612,15 @@ def _capsule_edge_normals(d, w, o, N, E, v, X):
 
 @njit(**JIT)
 def _cylinder_face(d, w, o, F, idx):
-    """Cap idx (0 top, 1 bottom) of a cylinder as a 16-gon (cylinderFace)."""
+    """Cap idx (0 top, 1 bottom) of a cylinder as a 16-gon (cylinderFace): the local points
+    (r cos_k, -+r sin_k, +-h) (the bottom cap turned the other way) mapped as globalcoord does."""
     f = d.scr_ccd_f[w, o]
     sg = -1.0 if idx != 0 else 1.0
     h = sg * f[F_SIZE + 1]
     r = f[F_SIZE]
-    rs = r * sg
-    c0 = f[5] * h + f[0]
-    c1 = f[8] * h + f[1]
-    c2 = f[11] * h + f[2]
-    x0 = f[3] * r
-    x1 = f[6] * r
-    x2 = f[9] * r
-    y0 = f[4] * rs
-    y1 = f[7] * rs
-    y2 = f[10] * rs
     for k in range(16):
-        cs = CYL_COS[k]
-        sn = CYL_SIN[k]
-        _set(F, k, x0 * cs - y0 * sn + c0, x1 * cs - y1 * sn + c1, x2 * cs - y2 * sn + c2)
+        p = _gcoord(f, r * CYL_COS[k], -sg * (r * CYL_SIN[k]), h, True)
+        _set(F, k, p[0], p[1], p[2])
     return 16
 
 
