@@ -54,6 +54,47 @@ _MATERIAL_FIELDS = (
     "skin_matid",
     "skin_group",
 )
+# model fields the camera and light tables (scene.build_cameras, build_lights, scene_lights) are made from: they
+# are rebuilt when one of them changes
+_CAMLIGHT_FIELDS = tuple(
+    "cam_" + f
+    for f in (
+        "mode",
+        "bodyid",
+        "targetbodyid",
+        "projection",
+        "pos",
+        "quat",
+        "pos0",
+        "poscom0",
+        "mat0",
+        "fovy",
+        "ipd",
+        "sensorsize",
+        "intrinsic",
+    )
+) + tuple(
+    "light_" + f
+    for f in (
+        "mode",
+        "bodyid",
+        "targetbodyid",
+        "type",
+        "castshadow",
+        "active",
+        "pos",
+        "dir",
+        "pos0",
+        "dir0",
+        "poscom0",
+        "ambient",
+        "diffuse",
+        "specular",
+        "attenuation",
+        "cutoff",
+        "exponent",
+    )
+)
 
 
 def depth_buffer(depth, model, orthographic=False):
@@ -161,6 +202,8 @@ class Renderer:
         self._light_i, self._light_f = S.build_lights(model)
         self._vis = np.zeros(L.NV)
         self._objkey = None
+        self._camkey = None
+        self._nshadow = 0
         self._tendon_rows = {}
         self._obj_i = self._obj_f = None
         self._rm = None
@@ -265,16 +308,28 @@ class Renderer:
                 obj_i, obj_f = obj_i[: self._max_geom].copy(), obj_f[: self._max_geom].copy()
             self._objkey = key
             self._obj_i, self._obj_f = np.ascontiguousarray(obj_i), np.ascontiguousarray(obj_f)
+            kind, src = self._obj_i[:, L.OI_KIND], self._obj_i[:, L.OI_SRC]
+            g, s, sk = (np.flatnonzero(kind == k) for k in (L.KIND_GEOM, L.KIND_SITE, L.KIND_SKIN))
+            self._kind_rows = (g, src[g], s, src[s], sk)  # object rows of each kind and their source ids
             self._tendon_rows = {}
             for r in np.flatnonzero(obj_i[:, L.OI_KIND] == L.KIND_TENDON):
                 self._tendon_rows.setdefault(int(obj_i[r, L.OI_SRC]), []).append(int(r))
             self._rm = None
-        ci, cf = S.build_cameras(m)
-        li, lf = S.build_lights(m)
-        self._cam_i[...], self._cam_f[...] = ci, cf
-        self._light_i[...], self._light_f[...] = li, lf
+        camkey = (
+            int(getattr(m, "ncam", 0)),
+            int(getattr(m, "nlight", 0)),
+            int(m.vis.headlight.active),
+            tuple(np.asarray(v).tobytes() for v in (getattr(m, f, None) for f in _CAMLIGHT_FIELDS) if v is not None),
+        )
+        if camkey != self._camkey:
+            ci, cf = S.build_cameras(m)
+            li, lf = S.build_lights(m)
+            self._cam_i[...], self._cam_f[...] = ci, cf
+            self._light_i[...], self._light_f[...] = li, lf
+            self._nshadow = S.scene_lights(m)[1]
+            self._camkey = camkey
+        nshadow = self._nshadow
         S.build_vis(m, out=self._vis)
-        _, nshadow = S.scene_lights(m)
         nobj = len(self._obj_i)
         self._vis[L.V_NSHADOW] = nshadow
         # shadow-map cells: finer for large images (fewer false candidates per shadow ray), small for batches
@@ -400,24 +455,20 @@ class Renderer:
         fa = self._fa
         fa["camprm"][:] = camprm
         worlds = slice(None) if sel is None else slice(sel, sel + 1)
-        kind = self._obj_i[:, L.OI_KIND]
-        src = self._obj_i[:, L.OI_SRC]
-        g = kind == L.KIND_GEOM
-        s = kind == L.KIND_SITE
-        if g.any():
-            fa["obj_pos"][:, g] = arrays["geom_xpos"][worlds][:, src[g]]
-            fa["obj_mat"][:, g] = arrays["geom_xmat"][worlds][:, src[g]]
-        if s.any():
-            fa["obj_pos"][:, s] = arrays["site_xpos"][worlds][:, src[s]]
-            fa["obj_mat"][:, s] = arrays["site_xmat"][worlds][:, src[s]]
+        g, gsrc, s, ssrc, sk = self._kind_rows
+        if len(g):
+            fa["obj_pos"][:, g] = arrays["geom_xpos"][worlds][:, gsrc]
+            fa["obj_mat"][:, g] = arrays["geom_xmat"][worlds][:, gsrc]
+        if len(s):
+            fa["obj_pos"][:, s] = arrays["site_xpos"][worlds][:, ssrc]
+            fa["obj_mat"][:, s] = arrays["site_xmat"][worlds][:, ssrc]
         og = fa["obj_g"]
         of = self._obj_f
         og[:, :, L.G_SIZE : L.G_SIZE + 3] = of[:, L.OF_SIZE : L.OF_SIZE + 3]
         og[:, :, L.G_AABB : L.G_AABB + 6] = of[:, L.OF_AABB : L.OF_AABB + 6]
         og[:, :, L.G_RBOUND] = of[:, L.OF_RBOUND]
         og[:, :, L.G_RGBA : L.G_RGBA + 4] = of[:, L.OF_RGBA : L.OF_RGBA + 4]
-        sk = kind == L.KIND_SKIN
-        if sk.any():  # skin triangles are given in world coordinates
+        if len(sk):  # skin triangles are given in world coordinates
             fa["obj_pos"][:, sk] = 0.0
             fa["obj_mat"][:, sk] = np.eye(3).reshape(-1)
         if self._tendon_rows:
