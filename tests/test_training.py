@@ -413,9 +413,9 @@ def test_hopper_v5_rl_zoo_config(tmp_path, capsys):
 
 
 def test_hopper_ppo_fast_config_runs(tmp_path):
-    """The README's main-job config (training/configs/hopper_ppo_fast.yaml, ours) loads and a few hundred steps of
-    it train on Gymnasium's Hopper-v5 (the same settings, shorter rollouts)."""
-    path = os.path.join(C.CONFIG_DIR, "hopper_ppo_fast.yaml")
+    """The main-job config (training/configs/numjoco/hopper_ppo_fast.yaml, ours) loads and a few hundred steps of it
+    train on Gymnasium's Hopper-v5 (the same settings, shorter rollouts)."""
+    path = os.path.join(C.CONFIG_DIR, "numjoco", "hopper_ppo_fast.yaml")
     raw = C.load_yaml(path)
     assert raw["algo"] == "ppo" and "numjoco/Hopper-v0" in raw["envs"] and "not RL Zoo" in raw["source"]
     cfg = C.resolve("numjoco/Hopper-v0", "ppo", path)
