@@ -412,6 +412,23 @@ def test_hopper_v5_rl_zoo_config(tmp_path, capsys):
     assert result["timesteps"] == 1024 and os.path.exists(os.path.join(out, "vecnormalize.pkl"))
 
 
+def test_hopper_ppo_fast_config_runs(tmp_path):
+    """The main-job config (training/configs/numjoco/hopper_ppo_fast.yaml, ours) loads and a few hundred steps of it
+    train on Gymnasium's Hopper-v5 (the same settings, shorter rollouts)."""
+    path = os.path.join(C.CONFIG_DIR, "numjoco", "hopper_ppo_fast.yaml")
+    raw = C.load_yaml(path)
+    assert raw["algo"] == "ppo" and "numjoco/Hopper-v0" in raw["envs"] and "not RL Zoo" in raw["source"]
+    cfg = C.resolve("numjoco/Hopper-v0", "ppo", path)
+    assert cfg["steps"] == raw["steps"] and cfg["n_envs"] == raw["n_envs"] and cfg["hyperparams"] == raw["hyperparams"]
+    kw = C.algo_kwargs(cfg, gym.spaces.Box(-1, 1, (3,)))
+    assert kw["batch_size"] <= kw["n_steps"] * cfg["n_envs"] and callable(kw["learning_rate"])
+    over = {"steps": 256, "n_envs": 2, "eval_freq": 0, "n_eval_episodes": 1, "checkpoint_freq": 0, "video_episodes": 0}
+    small = C.resolve("Hopper-v5", "ppo", path, over, hyperparams={"n_steps": 128, "batch_size": 64})
+    result = run(small, str(tmp_path / "fast"), progress_bar=False)
+    assert result["timesteps"] == 256 and result["eval_timesteps"] == [256]
+    assert os.path.exists(os.path.join(tmp_path, "fast", "learning_curve.png"))
+
+
 def test_resume_from_checkpoint(tmp_path):
     cfg = _tiny(
         "toy/PointReach-v0",
