@@ -128,10 +128,6 @@ def check_model(m):
 
 def _check_constraints(m):
     """Raise UnsupportedError for constraint features the assembly does not reproduce."""
-    if int(getattr(m, "flg_surfacevel", 0)):
-        raise UnsupportedError("geom surface velocity (contact efc_vel term) is not supported")
-    if int(getattr(m, "flg_adhesion", 0)):
-        raise UnsupportedError("contact adhesion is not supported")
     et = np.asarray(m.eq_type).reshape(-1)
     if np.any(et > 3):
         raise UnsupportedError("flex equality constraints are not supported")

@@ -58,7 +58,9 @@ from sim.constants import (
     F_SPARSE,
     F_ELLIPTIC,
     F_NOSLIP,
-) = range(16)
+    F_ADHESION,
+    F_SURFACEVEL,
+) = range(18)
 NAMES = (
     "collision beyond primitive pairs",
     "implicit integrators",
@@ -76,6 +78,8 @@ NAMES = (
     "sparse Jacobian mode",
     "elliptic cones",
     "noslip solver",
+    "contact adhesion",
+    "geom surface velocity",
 )
 FULL = (True,) * len(NAMES)
 NO_FEATURES = (None,) * len(NAMES)
@@ -154,6 +158,8 @@ def features(m, collide2=None, on=()):
         sparse,
         int(opt.cone) == CONE_ELLIPTIC,
         int(opt.noslip_iterations) > 0,
+        bool(int(getattr(m, "flg_adhesion", 0))),
+        bool(int(getattr(m, "flg_surfacevel", 0))),
     )
     return tuple(True if x or i in on else None for i, x in enumerate(flags))
 
