@@ -64,6 +64,7 @@ def _smooth_shapes(m, size):
         qvel=(nv,),
         act=(na,),
         ctrl=(nu,),
+        history=(int(getattr(m, "nhistory", 0)),),
         qfrc_applied=(nv,),
         xfrc_applied=(nbody, 6),
         mocap_pos=(int(m.nmocap), 3),
@@ -159,6 +160,7 @@ SMOOTH = Section(
         "nJten",
         "nJmom",
         "nflg_gravcomp",
+        "nhistory",
     ],
     model_arrays=[
         # options (sim/model.py Option, packed)
@@ -255,6 +257,9 @@ SMOOTH = Section(
         ("actuator_forcelimited", 1, "i"),
         ("actuator_actlimited", 1, "i"),
         ("actuator_ctrlrange", 2, "f"),
+        ("actuator_delay", 1, "f"),
+        ("actuator_history", 2, "i"),
+        ("actuator_historyadr", 1, "i"),
         ("actuator_forcerange", 2, "f"),
         ("actuator_actrange", 2, "f"),
         ("actuator_gear", 2, "f"),
@@ -271,6 +276,7 @@ SMOOTH = Section(
         ("qvel", 2, "f"),
         ("act", 2, "f"),
         ("ctrl", 2, "f"),
+        ("history", 2, "f"),
         ("qfrc_applied", 2, "f"),
         ("xfrc_applied", 3, "f"),
         ("mocap_pos", 3, "f"),

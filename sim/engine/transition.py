@@ -34,7 +34,7 @@ from sim.engine.forward import (
     _implicit_fast,
     _compare_fwd_inv,
 )
-from sim.engine.actuation import actuation
+from sim.engine.actuation import fwd_actuation
 from sim.engine.parts import fwd_constraint
 from sim.engine.sensor import sensor_acc_stage
 from sim.engine.integrate import euler, integrate_pos
@@ -72,7 +72,7 @@ def step_skip(m, d, w, skipstage, skipsensor, F):
         fwd_position(m, d, w, F, skipsensor)
     if skipstage < STAGE_VEL:
         fwd_velocity(m, d, w, F, skipsensor)
-    actuation(m, d, w)
+    fwd_actuation(m, d, w, F)
     fwd_acceleration(m, d, w)
     fwd_constraint(m, d, w, F)
     if not skipsensor:

@@ -60,7 +60,8 @@ from sim.constants import (
     F_NOSLIP,
     F_ADHESION,
     F_SURFACEVEL,
-) = range(18)
+    F_HISTORY,
+) = range(19)
 NAMES = (
     "collision beyond primitive pairs",
     "implicit integrators",
@@ -80,6 +81,7 @@ NAMES = (
     "noslip solver",
     "contact adhesion",
     "geom surface velocity",
+    "actuator delay and history buffers",
 )
 FULL = (True,) * len(NAMES)
 NO_FEATURES = (None,) * len(NAMES)
@@ -160,6 +162,7 @@ def features(m, collide2=None, on=()):
         int(opt.noslip_iterations) > 0,
         bool(int(getattr(m, "flg_adhesion", 0))),
         bool(int(getattr(m, "flg_surfacevel", 0))),
+        int(getattr(m, "nhistory", 0)) > 0,
     )
     return tuple(True if x or i in on else None for i, x in enumerate(flags))
 
