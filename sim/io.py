@@ -82,8 +82,12 @@ def check_model(m):
         raise UnsupportedError("flex objects are not supported")
     if int(_get(m, "nplugin", 0)):
         raise UnsupportedError("plugins are not supported")
-    if int(_get(m, "nhistory", 0)):
-        raise UnsupportedError("actuator/sensor delay and history buffers are not supported")
+    sh = np.asarray(_get(m, "sensor_history", np.zeros((0, 2)))).reshape(-1, 2)
+    if np.any(sh[:, 0] > 0) or np.any(np.asarray(_get(m, "sensor_delay", np.zeros(0))) != 0):
+        raise UnsupportedError(
+            "sensor delay and history buffers (nsample / delay / interval on sensors) are not supported; "
+            "actuator delays are"
+        )
     if int(m.ntendon):
         # mj_tendonDot has no derivative of the geom wrap: mujoco refuses (compiler) or errors (actuator
         # armature) on armature along a tendon that wraps around a geom
@@ -113,8 +117,6 @@ def check_model(m):
                 raise UnsupportedError("multi-input/output actuators are not supported")
         if np.any(np.asarray(m.actuator_actnum) > 1):
             raise UnsupportedError("actuators with more than one activation are not supported")
-        if np.any(np.asarray(_get(m, "actuator_delay", np.zeros(nu))) != 0):
-            raise UnsupportedError("actuator delay is not supported")
         if np.any(np.asarray(_get(m, "actuator_plugin", -np.ones(nu))) >= 0):
             raise UnsupportedError("actuator plugins are not supported")
         for name in ("actuator_ctrladr", "actuator_outadr"):
@@ -128,10 +130,6 @@ def check_model(m):
 
 def _check_constraints(m):
     """Raise UnsupportedError for constraint features the assembly does not reproduce."""
-    if int(getattr(m, "flg_surfacevel", 0)):
-        raise UnsupportedError("geom surface velocity (contact efc_vel term) is not supported")
-    if int(getattr(m, "flg_adhesion", 0)):
-        raise UnsupportedError("contact adhesion is not supported")
     et = np.asarray(m.eq_type).reshape(-1)
     if np.any(et > 3):
         raise UnsupportedError("flex equality constraints are not supported")
@@ -171,6 +169,21 @@ def _check_sensors(m):
         for i in np.flatnonzero((st == SENS_CONTACT) & (objtype == 6)):
             if stype[objid[i]] == GEOM_MESH:
                 raise UnsupportedError("contact sensor with a mesh site filter is not supported")
+
+
+def reset_history(m, hist):
+    """Actuator history buffers (nworld, nhistory) as mj_resetData leaves them (sim/engine/history.py layout)."""
+    dt = float(m.opt.timestep)
+    hh = np.asarray(m.actuator_history).reshape(-1, 2)
+    adrs = np.asarray(m.actuator_historyadr).reshape(-1)
+    for i in range(int(m.nu)):
+        n = int(hh[i, 0])
+        if n > 0:
+            a = int(adrs[i])
+            hist[:, a] = 0.0
+            hist[:, a + 1] = n - 1
+            hist[:, a + 2 : a + 2 + n] = [-(n - j) * dt for j in range(n)]
+            hist[:, a + 2 + n : a + 2 + 2 * n] = 0.0
 
 
 # ------------------------------------------------------------------------------------------------------------------
@@ -237,6 +250,7 @@ def model_scalars(m, extras=None):
         nJten=int(_get(m, "nJten", 0)),
         nJmom=int(_get(m, "nJmom", 0)),
         nflg_gravcomp=int(bool(_get(m, "flg_gravcomp", np.any(np.asarray(m.body_gravcomp) != 0)))),
+        nhistory=int(_get(m, "nhistory", 0)),
     )
     for sec, extra in zip(SECTIONS[1:], extras or [sec.derived(m) for sec in SECTIONS[1:]]):
         for n in sec.model_scalars:
@@ -368,7 +382,8 @@ def data_sizes(m, nconmax=None, njmax=None):
 
 
 def make_data_arrays(m, nworld, size=None):
-    """Allocate zeroed Data arrays with a leading world axis (size: capacities from data_sizes)."""
+    """Allocate Data arrays with a leading world axis (size: capacities from data_sizes): zeros, but for the
+    initialised history buffers."""
     size = data_sizes(m) if size is None else size
     shapes = data_shapes(m, size)
     nbytes = {
@@ -388,6 +403,8 @@ def make_data_arrays(m, nworld, size=None):
         shp = (nworld,) + shapes[name]
         assert len(shp) == nd, name
         out[name] = np.zeros(shp, dtype=np.float64 if k == "f" else np.int32)
+    if out["history"].shape[1]:
+        reset_history(m, out["history"])  # actuator delay buffers as mj_makeData leaves them
     return out
 
 

@@ -49,13 +49,13 @@ STATE_USER = (
 )
 STATE_INTEGRATION = STATE_FULLPHYSICS | STATE_USER | STATE_WARMSTART
 
-# component -> Data array name (None: always empty in numjoco: history buffers and plugins are refused at load)
+# component -> Data array name (None: always empty in numjoco: plugins are refused at load)
 _FIELD = {
     STATE_TIME: "time",
     STATE_QPOS: "qpos",
     STATE_QVEL: "qvel",
     STATE_ACT: "act",
-    STATE_HISTORY: None,
+    STATE_HISTORY: "history",
     STATE_WARMSTART: "qacc_warmstart",
     STATE_CTRL: "ctrl",
     STATE_QFRC_APPLIED: "qfrc_applied",

@@ -13,8 +13,7 @@ import mujoco
 import numpy as np
 import pytest
 
-import sim
-from sim.api import Data as SimData, forward as sim_forward, model_struct
+from sim.api import Data as SimData, forward as sim_forward
 from sim.constants import WARN_CONTACTFULL
 from conftest import gymnasium_assets_dir
 
@@ -230,11 +229,6 @@ def param_model(**kw):
 @pytest.mark.parametrize("case", sorted(PARAM_CASES))
 def test_driver_params(case):
     m = param_model(**PARAM_CASES[case])
-    if case == "adhesion":
-        # contact adhesion is not simulated by the constraint stage: the model must be refused, not run
-        with pytest.raises(sim.UnsupportedError, match="adhesion"):
-            model_struct(m)
-        return
     rng = np.random.default_rng(7)
     for k in range(30):
         d0 = mujoco.MjData(m)

@@ -24,7 +24,6 @@ from sim.engine.transmission import transmission, actuator_velocity
 from sim.engine.passive import passive
 from sim.engine.constraint import make_constraint, project_constraint, reference_constraint
 from sim.types import CONTACT_FIELDS, CONTACT_INT_FIELDS
-from sim.errors import UnsupportedError as UnsupportedFeature
 from sim.constants import WARN_CNSTRFULL
 from sim.jit.features import FULL
 
@@ -398,15 +397,6 @@ def test_efc_overflow_drops_all_rows():
     assert int(a["nefc"][0]) == 0 and int(a["ne"][0]) == 0
     assert int(a["warning_number"][0, WARN_CNSTRFULL]) == 1
     assert np.all(a["contact_efc_address"][0, :n] == -1)
-
-
-def test_unsupported_adhesion():
-    m = mujoco.MjModel.from_xml_string("""<mujoco><worldbody><geom type="plane" size="1 1 1" adhesion="1"/>
-      <body><freejoint/><geom size=".1"/></body></worldbody></mujoco>""")
-    if not int(getattr(m, "flg_adhesion", 0)):
-        pytest.skip("adhesion not flagged in this mujoco")
-    with pytest.raises(UnsupportedFeature):
-        api.model_struct(m)
 
 
 @pytest.mark.parametrize("name", ["equality", "limits"])

@@ -14,7 +14,6 @@ import pytest
 
 import sim.jit.cache  # noqa: F401  (must precede jitted modules)
 from sim import api
-from sim.errors import UnsupportedError as UnsupportedFeature
 from oracle import random_qpos
 from dynamics_util import batch_data, mujoco_forward
 
@@ -329,12 +328,3 @@ def test_opt_change_between_calls():
     md.qvel[:] = d.qvel
     mujoco.mj_forward(m, md)
     compare(d.qfrc_bias, md.qfrc_bias, "qfrc_bias", "gravity changed")
-
-
-def test_unsupported_raises():
-    # actuator delay (history buffer) is parsed by MuJoCo 3.17 but not simulated by numjoco: refused at load
-    xml = """<mujoco><worldbody><body><joint name="j"/><geom size=".1"/></body></worldbody>
-      <actuator><motor joint="j" nsample="3" delay="0.01"/></actuator></mujoco>"""
-    m = mujoco.MjModel.from_xml_string(xml)
-    with pytest.raises(UnsupportedFeature):
-        api.forward(m, api.Data(m))

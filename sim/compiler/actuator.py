@@ -8,9 +8,9 @@ class starts from its parent's actuator.  An actuator element starts from its cl
 the same reading + translation.  `reader.DefaultClass.actuator` lists the shortcut elements of the class
 chain (parents first), so replaying that list then the element gives MuJoCo's result.
 
-Not simulated (UnsupportedError at load time): orientation (so3), pid, dcmotor, actuator plugins, control
-history/delay (nsample/delay), dyntype/gaintype/biastype pid/dcmotor/so3, `input` on other than fixed/affine
-gains.  `input` on a fixed/affine general actuator (one of pos, vel, pressure) only sets actuator_ctrlspec.
+Not simulated (UnsupportedError at load time): orientation (so3), pid, dcmotor, actuator plugins,
+dyntype/gaintype/biastype pid/dcmotor/so3, `input` on other than fixed/affine gains.  Control delays (nsample /
+delay / interp) fill actuator_history / actuator_historyadr / nhistory as MuJoCo does.  `input` on a fixed/affine general actuator (one of pos, vel, pressure) only sets actuator_ctrlspec.
 
 Left to the setconst stage (needs dynamics at qpos0): actuator_length0, actuator_acc0, the dampratio ->
 damping conversion of position-like actuators (biasprm[2] > 0 is a damping ratio until then, as in MuJoCo),
@@ -506,7 +506,6 @@ def compile_actuator(ctx, allow_lengthrange_sim=False):
     f["nu"] = n
     f["na"] = adr
     f["nout"] = n
-    f["nhistory"] = 0
     f["nuser_actuator"] = nuser
     store_columns(
         f,
@@ -547,9 +546,16 @@ def compile_actuator(ctx, allow_lengthrange_sim=False):
     f["actuator_ctrlspec"] = iarr([_ctrlspec(a) for a in acts])
     f["actuator_outadr"] = iarr(list(range(n)))
     f["actuator_outnum"] = iarr([1] * n)
-    f["actuator_delay"] = farr([0.0] * n)
-    f["actuator_history"] = iarr([[0, a["interp"]] for a in acts], 2)
-    f["actuator_historyadr"] = iarr([-1] * n)
+    # control history buffers (mjModel: 2 + 2 nsample values each, in actuator order, before the sensors')
+    hadr = []
+    nhist = 0
+    for a in acts:
+        hadr.append(nhist if a["nsample"] > 0 else -1)
+        nhist += 2 + 2 * a["nsample"] if a["nsample"] > 0 else 0
+    f["nhistory"] = nhist
+    f["actuator_delay"] = farr([a["delay"] for a in acts])
+    f["actuator_history"] = iarr([[a["nsample"], a["interp"]] for a in acts], 2)
+    f["actuator_historyadr"] = iarr(hadr)
 
 
 def _ctrlspec(a):
@@ -677,8 +683,6 @@ def _check(ctx, el, a, trnid, jnt_type, jnt_range, ten_range):
 
     if a["delay"] > 0 and a["nsample"] <= 0:
         raise el.error("delay > 0 needs a history buffer (nsample > 0)", "delay")
-    if a["nsample"] > 0:
-        raise el.error("actuator control history (nsample/delay) is not supported by numjoco yet", "nsample", cls=uns)
 
 
 def compile_actuators(ctx):

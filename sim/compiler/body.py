@@ -1185,10 +1185,6 @@ def _compile_geom(ctx, el, fpose, infer, weldid, bodies, B, mocap, bodyid, mesh_
         if mass_ < 0 or (inertia < 0).any() or density < 0:
             bad = "mass" if el.has("mass") and el.get("mass") < 0 else ("density" if el.get("density") < 0 else None)
             raise el.error("mass, inertia or density are negative in geom", bad)
-    if any(el.get("surfacevel")):
-        raise ctx.unsupported(el, "geom surface velocity (a contact velocity term)", "surfacevel")
-    if el.get("adhesion"):
-        raise ctx.unsupported(el, "geom contact adhesion", "adhesion")
     fluid = np.zeros(12)
     if el.get("fluidshape") == 1:
         fluid = inr.fluid_coefs(gtype, size, el.get("fluidcoef"))

@@ -3,6 +3,8 @@ dyntype none/integrator/filter/filterexact/muscle and gain/bias fixed/affine/mus
 
 import math
 from sim.jit import njit
+from sim.jit.features import call_if, F_HISTORY
+from sim.engine.history import read_delayed_ctrl
 
 from sim.constants import (
     OPT_DISABLE,
@@ -152,7 +154,14 @@ def actuator_disabled(m, i):
 
 @njit(cache=True)
 def actuation(m, d, w):
-    """act_dot (na,), actuator_force (nu,), qfrc_actuator (nv,) as mj_fwdActuation."""
+    """act_dot (na,), actuator_force (nu,), qfrc_actuator (nv,) as mj_fwdActuation, delays ignored."""
+    fwd_actuation(m, d, w, None)
+
+
+@njit(cache=True)
+def fwd_actuation(m, d, w, F):
+    """act_dot (na,), actuator_force (nu,), qfrc_actuator (nv,) as mj_fwdActuation; delayed actuators read their
+    history buffers when F has F_HISTORY (F None: no delays)."""
     nu = m.nu
     force = d.actuator_force[w]
     qfa = d.qfrc_actuator[w]
@@ -165,6 +174,8 @@ def actuation(m, d, w):
     dctrl = d.ctrl[w]
     for i in range(nu):
         ctrl[i] = dctrl[i]
+    if F is not None:
+        _read_delayed_ctrl_if(F, m, d, w, ctrl)
     if not (flags & DSBL_CLAMPCTRL):
         for i in range(nu):
             if m.actuator_ctrllimited[i]:
@@ -278,3 +289,6 @@ def actuation(m, d, w):
         if m.jnt_actfrclimited[j]:
             da = m.jnt_dofadr[j]
             qfa[da] = _clip(qfa[da], m.jnt_actfrcrange[j, 0], m.jnt_actfrcrange[j, 1])
+
+
+_read_delayed_ctrl_if = call_if(F_HISTORY, read_delayed_ctrl)  # delayed actuators only for models with them

@@ -12,7 +12,7 @@ share all dofs (exclude = 3).
 import math
 
 from sim.jit import njit
-from sim.jit.features import call_if, F_EQUALITY, F_DIAGEXACT
+from sim.jit.features import call_if, F_ADHESION, F_DIAGEXACT, F_EQUALITY, F_SURFACEVEL
 
 from sim.engine.com import is_sparse
 from sim.engine.crb import solve_m
@@ -906,23 +906,111 @@ def _deriv_quat(q, v0, v1, v2):
 
 
 @njit(cache=True)
+def add_surface_vel(m, d, w):
+    """efc_vel of contact rows += the relative surface velocity (geom2 - geom1) of the contacting geoms in the
+    contact frame, tangential and torsional components only (mj_addSurfaceVel, mj_geomSurfaceVelocity)."""
+    pyr = int(m.opt[OPT_CONE]) == CONE_PYRAMIDAL
+    vel = d.efc_vel[w]
+    for i in range(d.ncon[w]):
+        adr = d.contact_efc_address[w, i]
+        if adr < 0:
+            continue
+        v0 = v1 = v2 = 0.0
+        a0 = a1 = a2 = 0.0
+        active = False
+        for side in range(2):
+            g = d.contact_geom[w, i, side]
+            if g < 0:
+                continue
+            sv = m.geom_surfacevel[g]
+            if sv[0] == 0 and sv[1] == 0 and sv[2] == 0 and sv[3] == 0 and sv[4] == 0 and sv[5] == 0:
+                continue
+            active = True
+            R = d.geom_xmat[w, g]
+            lx = R[0] * sv[0] + R[1] * sv[1] + R[2] * sv[2]
+            ly = R[3] * sv[0] + R[4] * sv[1] + R[5] * sv[2]
+            lz = R[6] * sv[0] + R[7] * sv[1] + R[8] * sv[2]
+            ax = R[0] * sv[3] + R[1] * sv[4] + R[2] * sv[5]
+            ay = R[3] * sv[3] + R[4] * sv[4] + R[5] * sv[5]
+            az = R[6] * sv[3] + R[7] * sv[4] + R[8] * sv[5]
+            p = d.contact_pos[w, i]
+            gp = d.geom_xpos[w, g]
+            rx = p[0] - gp[0]
+            ry = p[1] - gp[1]
+            rz = p[2] - gp[2]
+            lx += ay * rz - az * ry
+            ly += az * rx - ax * rz
+            lz += ax * ry - ay * rx
+            sgn = 1.0 if side else -1.0
+            v0 += lx * sgn
+            v1 += ly * sgn
+            v2 += lz * sgn
+            a0 += ax * sgn
+            a1 += ay * sgn
+            a2 += az * sgn
+        if not active:
+            continue
+        fr = d.contact_frame[w, i]
+        # contact-frame components (normal, tangent1, tangent2, spin); no normal push, no rolling drive
+        c1 = fr[3] * v0 + fr[4] * v1 + fr[5] * v2
+        c2 = fr[6] * v0 + fr[7] * v1 + fr[8] * v2
+        c3 = fr[0] * a0 + fr[1] * a1 + fr[2] * a2
+        dim = d.contact_dim[w, i]
+        if dim == 1 or not pyr:
+            for j in range(1, min(dim, 4)):
+                vel[adr + j] += c1 if j == 1 else (c2 if j == 2 else c3)
+        else:
+            for k in range(1, dim):
+                mu = d.contact_friction[w, i, k - 1]
+                ck = c1 if k == 1 else (c2 if k == 2 else (c3 if k == 3 else 0.0))
+                vel[adr + 2 * (k - 1)] += mu * ck
+                vel[adr + 2 * (k - 1) + 1] -= mu * ck
+
+
+@njit(cache=True)
+def adhesion_ref(m, d, w):
+    """efc_aref of adhesive contact rows += efc_R * adhesion (spread equally over a pyramid's 2(dim-1) edges)
+    (mj_adhesionRef)."""
+    pyr = int(m.opt[OPT_CONE]) == CONE_PYRAMIDAL
+    for i in range(d.ncon[w]):
+        adh = d.contact_adhesion[w, i]
+        adr = d.contact_efc_address[w, i]
+        if adh == 0 or adr < 0:
+            continue
+        dim = d.contact_dim[w, i]
+        if dim == 1 or not pyr:
+            d.efc_aref[w, adr] += d.efc_R[w, adr] * adh
+        else:
+            edge = adh / (2 * (dim - 1))
+            for j in range(2 * (dim - 1)):
+                d.efc_aref[w, adr + j] += d.efc_R[w, adr + j] * edge
+
+
+@njit(cache=True)
 def reference_constraint(m, d, w, F):
-    """efc_vel = J qvel and efc_aref = -B vel - K I (pos - margin) - Jdot qvel (mj_referenceConstraint; the Jdot
-    qvel of connect / weld rows compiled with F_EQUALITY)."""
+    """efc_vel = J qvel (+ geom surface velocities, F_SURFACEVEL) and efc_aref = -B vel - K I (pos - margin)
+    (+ R adhesion on adhesive contacts, F_ADHESION) - Jdot qvel (mj_referenceConstraint; the Jdot qvel of connect /
+    weld rows compiled with F_EQUALITY)."""
     nefc = d.nefc[w]
     J = d.efc_J[w]
     qvel = d.qvel[w]
     K = d.efc_KBIP[w]
     for i in range(nefc):
-        s = _dot(J[i], qvel, m.nv)  # mj_mulJacVec: mju_mulMatVec, mju_dot's order
-        d.efc_vel[w, i] = s
+        d.efc_vel[w, i] = _dot(J[i], qvel, m.nv)  # mj_mulJacVec: mju_mulMatVec, mju_dot's order
+    _surface_vel_if(F, m, d, w)
+    for i in range(nefc):
+        s = d.efc_vel[w, i]
         d.efc_aref[w, i] = -K[i, 1] * s - K[i, 0] * K[i, 2] * (d.efc_pos[w, i] - d.efc_margin[w, i])
+    _adhesion_ref_if(F, m, d, w)
     _jdotv_if(F, m, d, w)
 
 
 # equality rows and their Jdot qvel, compiled only for feature sets with equality constraints (sim/jit/features.py)
 _instantiate_equality = call_if(F_EQUALITY, instantiate_equality)
 _jdotv_if = call_if(F_EQUALITY, _jdotv)
+# geom surface velocities and contact adhesion, compiled only for models that have them
+_surface_vel_if = call_if(F_SURFACEVEL, add_surface_vel)
+_adhesion_ref_if = call_if(F_ADHESION, adhesion_ref)
 
 # mj_projectConstraint, which does something only with ENBL_DIAGEXACT: compiled for feature sets with that flag
 project_constraint_if = call_if(F_DIAGEXACT, project_constraint)

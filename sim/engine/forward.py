@@ -13,7 +13,8 @@ from sim.engine.tendon import tendon_if
 from sim.engine.transmission import transmission
 from sim.engine.crb import solve_m, full_inertia
 from sim.engine.rne import rne_post_constraint
-from sim.engine.actuation import actuation
+from sim.engine.actuation import fwd_actuation
+from sim.engine.history import advance_history, reset_history
 from sim.engine.integrate import euler, implicit_fast, integrate_pos, advance
 from sim.engine.constraint import project_constraint_if
 from sim.engine.parts import fwd_constraint
@@ -21,7 +22,7 @@ from sim.engine.parts import rne_post_constraint as rne_post_constraint_part
 from sim.engine.task import task_pre, task_post, task_reset, task_observe_reset, action_ok
 from sim.constants import ST_RESET, ST_TERMINATED, ST_TRUNCATED, ST_BADACTION
 from sim.jit import struct_at, struct_at_address
-from sim.jit.features import call_if, F_IMPLICIT, F_FWDINV
+from sim.jit.features import call_if, F_IMPLICIT, F_FWDINV, F_HISTORY
 from sim.engine.sensor import sensor_pos_stage, sensor_acc_stage
 from sim.engine.inverse import compare_fwd_inv
 from sim.engine.setconst import set_const
@@ -50,6 +51,7 @@ from sim.types import MODEL_TYPE, DATA_TYPE, TASK_TYPE
 # the implicit integrators' derivatives are compiled only for feature sets that use them (sim/jit/features.py)
 _implicit_fast = call_if(F_IMPLICIT, implicit_fast)
 _compare_fwd_inv = call_if(F_FWDINV, compare_fwd_inv)
+_advance_history_if = call_if(F_HISTORY, advance_history)
 
 # upper bound on the threads a batch call spreads its worlds over (run_batch)
 NWORKER = 256
@@ -97,7 +99,7 @@ def forward_skip(m, d, w, F, skipsensor):
 def fwd_acc_stage(m, d, w, F, skipsensor):
     """Actuation, smooth acceleration, constraint solve and acceleration sensors of world w (the end of
     mj_forwardSkip)."""
-    actuation(m, d, w)
+    fwd_actuation(m, d, w, F)
     fwd_acceleration(m, d, w)
     fwd_constraint(m, d, w, F)
     if not skipsensor:
@@ -159,6 +161,7 @@ def reset_world(m, d, w):
     d.sensordata[w][:] = 0.0
     d.energy[w][:] = 0.0
     d.userdata[w][:] = 0.0
+    reset_history(m, d.history[w])
 
 
 @njit(cache=True)
@@ -252,6 +255,7 @@ def runge_kutta4(m, d, w, F):
         qvel[k] = X[0, nq + k]
     for k in range(na):
         act[k] = X[0, nq + nv + k]
+    _advance_history_if(F, m, d, w)  # mj_advance's history update, after the stages read the buffers
     advance(m, d, w, dX[2 * nv :], dX[nv : 2 * nv], dX[:nv], True)
 
 
@@ -265,10 +269,13 @@ def step_world(m, d, w, F):
     integ = int(m.opt[OPT_INTEGRATOR])
     if integ == INT_RK4:
         runge_kutta4(m, d, w, F)
-    elif integ == INT_IMPLICITFAST or integ == INT_IMPLICIT:
-        _implicit_fast(F, m, d, w, False)
     else:
-        euler(m, d, w, False)
+        # mj_advance's history update (at the step's start time; neither integrator reads the buffers)
+        _advance_history_if(F, m, d, w)
+        if integ == INT_IMPLICITFAST or integ == INT_IMPLICIT:
+            _implicit_fast(F, m, d, w, False)
+        else:
+            euler(m, d, w, False)
 
 
 # ------------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ first compile runs them in a worker process while this one compiles the rest of 
     make_constraint(m, d, w, F)     sim.engine.constraint.make_constraint (mj_makeConstraint), F masked to equality
     fwd_constraint(m, d, w, F)      sim.engine.solver.fwd_constraint (mj_fwdConstraint), F masked to the solvers,
                                     the sparse Jacobian mode, elliptic cones and noslip
-    passive(m, d, w, F)             sim.engine.passive.passive (mj_passive), F masked to fluid forces
+    passive(m, d, w, F)             sim.engine.passive.passive (mj_passive), F masked to fluid forces and
+                                    adhesion
     rne_post_constraint(m, d, w, F) sim.engine.rne.rne_post_constraint (mj_rnePostConstraint: env tasks,
                                     acceleration sensors), F masked to equality and tendons
 
@@ -26,6 +27,7 @@ from sim.engine import passive as _passive
 from sim.engine import rne as _rne
 from sim.engine import solver as _solver
 from sim.jit.features import (
+    F_ADHESION,
     F_COLLIDE2,
     F_CYLBOX,
     F_ELLIPTIC,
@@ -75,7 +77,7 @@ def rne_post_constraint_part(m, d, w, F):
 collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2, F_CYLBOX), worker=False)
 make_constraint = part(make_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY,))
 fwd_constraint = part(fwd_constraint_part, _mdw, nf=len(NAMES), uses=(F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC, F_NOSLIP))
-passive = part(passive_part, _mdw, nf=len(NAMES), uses=(F_FLUID,), worker=False)
+passive = part(passive_part, _mdw, nf=len(NAMES), uses=(F_FLUID, F_ADHESION), worker=False)
 rne_post_constraint = part(rne_post_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY, F_TENDON))
 
 

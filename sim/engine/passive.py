@@ -1,15 +1,25 @@
 """Passive forces (mj_passive): joint/tendon springs and dampers, gravity compensation,
-fluid forces (sim/engine/fluid.py: inertia-box and ellipsoid models) -> qfrc_spring, qfrc_damper, qfrc_gravcomp,
-qfrc_fluid, qfrc_passive (nv,)."""
+fluid forces (sim/engine/fluid.py: inertia-box and ellipsoid models), contact adhesion -> qfrc_spring, qfrc_damper,
+qfrc_gravcomp, qfrc_fluid, qfrc_adhesion, qfrc_passive (nv,)."""
 
 import math
 from sim.jit import njit
-from sim.jit.features import call_if, F_FLUID
+from sim.jit.features import call_if, F_ADHESION, F_FLUID
 
 from sim.engine.math import normalize4, sub_quat, poly_force
 from sim.engine.com import apply_ft
 from sim.engine.fluid import fluid
-from sim.constants import JNT_FREE, JNT_BALL, OPT_DISABLE, OPT_GRAVITY, DSBL_SPRING, DSBL_DAMPER, DSBL_GRAVITY
+from sim.engine.jacobian import jac_dif_pair
+from sim.constants import (
+    JNT_FREE,
+    JNT_BALL,
+    OPT_DISABLE,
+    OPT_GRAVITY,
+    DSBL_SPRING,
+    DSBL_DAMPER,
+    DSBL_GRAVITY,
+    DSBL_CONTACT,
+)
 
 
 @njit(cache=True)
@@ -123,9 +133,43 @@ def gravcomp(m, d, w):
 
 
 @njit(cache=True)
+def adhesion(m, d, w):
+    """qfrc_adhesion (nv,) += -adhesion * (normal row of the contact Jacobian) over the adhesive contacts with
+    exclude <= 1; returns whether any contributed (mj_adhesion; the dense Jacobian, scratch scr_cjac)."""
+    nv = m.nv
+    ncon = d.ncon[w]
+    if (int(m.opt[OPT_DISABLE]) & DSBL_CONTACT) or ncon == 0 or nv == 0:
+        return 0
+    has = 0
+    for i in range(ncon):
+        if d.contact_adhesion[w, i] != 0 and d.contact_exclude[w, i] <= 1:
+            has = 1
+            break
+    if not has:
+        return 0
+    S = d.scr_cjac[w]
+    out = d.qfrc_adhesion[w]
+    for i in range(ncon):
+        adh = d.contact_adhesion[w, i]
+        if adh == 0 or d.contact_exclude[w, i] > 1:
+            continue
+        b1 = m.geom_bodyid[d.contact_geom[w, i, 0]]
+        b2 = m.geom_bodyid[d.contact_geom[w, i, 1]]
+        p = d.contact_pos[w, i]
+        pt = (p[0], p[1], p[2])
+        jac_dif_pair(m, d, w, b1, b2, pt, pt, S[0], S[1], S[4], S[2], S[3], S[5], False)
+        fr = d.contact_frame[w, i]
+        for j in range(nv):
+            # mju_mulMatMat(jac, frame, jacdif, 1, 3, nv), then mju_addToScl
+            jn = fr[0] * S[4, 0, j] + fr[1] * S[4, 1, j] + fr[2] * S[4, 2, j]
+            out[j] += jn * -adh
+    return 1
+
+
+@njit(cache=True)
 def passive(m, d, w, F):
-    """qfrc_spring/damper/gravcomp/fluid/passive (nv,) as mj_passive (no flex, contact-passive or adhesion); fluid
-    forces compiled with F_FLUID."""
+    """qfrc_spring/damper/gravcomp/fluid/adhesion/passive (nv,) as mj_passive (no flex or contact-passive); fluid
+    forces compiled with F_FLUID, adhesion with F_ADHESION."""
     fs = d.qfrc_spring[w]
     fd = d.qfrc_damper[w]
     fg = d.qfrc_gravcomp[w]
@@ -135,6 +179,7 @@ def passive(m, d, w, F):
     fd[:] = 0.0
     fg[:] = 0.0
     ff[:] = 0.0
+    d.qfrc_adhesion[w][:] = 0.0
     fp[:] = 0.0
     flags = int(m.opt[OPT_DISABLE])
     if (flags & DSBL_SPRING) and (flags & DSBL_DAMPER):
@@ -142,11 +187,16 @@ def passive(m, d, w, F):
     spring_damper(m, d, w)
     has_gc = gravcomp(m, d, w)
     has_fluid = _fluid(F, m, d, w)
+    has_adhesion = _adhesion(F, m, d, w)
     for i in range(m.nv):
         fp[i] = fs[i] + fd[i]
     if has_fluid:
         for i in range(m.nv):
             fp[i] += ff[i]
+    if has_adhesion:
+        fa = d.qfrc_adhesion[w]
+        for i in range(m.nv):
+            fp[i] += fa[i]
     if has_gc:
         for i in range(m.nv):
             if not m.jnt_actgravcomp[m.dof_jntid[i]]:
@@ -154,3 +204,4 @@ def passive(m, d, w, F):
 
 
 _fluid = call_if(F_FLUID, fluid, 0)  # fluid forces only for feature sets with a fluid medium (sim/jit/features.py)
+_adhesion = call_if(F_ADHESION, adhesion, 0)  # mj_adhesion only for models with geom or pair adhesion

@@ -58,7 +58,10 @@ from sim.constants import (
     F_SPARSE,
     F_ELLIPTIC,
     F_NOSLIP,
-) = range(16)
+    F_ADHESION,
+    F_SURFACEVEL,
+    F_HISTORY,
+) = range(19)
 NAMES = (
     "collision beyond primitive pairs",
     "implicit integrators",
@@ -76,6 +79,9 @@ NAMES = (
     "sparse Jacobian mode",
     "elliptic cones",
     "noslip solver",
+    "contact adhesion",
+    "geom surface velocity",
+    "actuator delay and history buffers",
 )
 FULL = (True,) * len(NAMES)
 NO_FEATURES = (None,) * len(NAMES)
@@ -154,6 +160,9 @@ def features(m, collide2=None, on=()):
         sparse,
         int(opt.cone) == CONE_ELLIPTIC,
         int(opt.noslip_iterations) > 0,
+        bool(int(getattr(m, "flg_adhesion", 0))),
+        bool(int(getattr(m, "flg_surfacevel", 0))),
+        int(getattr(m, "nhistory", 0)) > 0,
     )
     return tuple(True if x or i in on else None for i, x in enumerate(flags))
 
