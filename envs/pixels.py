@@ -102,5 +102,14 @@ class PixelRenderer:
         r.update_scene(data, camera=self.camera, scene_option=self.scene_option)
         return r.render() if call is None else call(r.render)
 
+    def worlds(self, data, worlds=None, call=None):
+        """(k, H, W, 3) uint8 images of the listed worlds of a batched Data (None: all): every world in one
+        batched render when the list covers more than half of them, else one render per listed world."""
+        n = data.nworld
+        if worlds is not None and 2 * len(worlds) <= n:
+            return np.stack([self.frame(data, int(w)) for w in worlds])
+        out = self.frames(data, call)
+        return out if worlds is None or len(worlds) == n else out[np.asarray(worlds, np.int64)]
+
     def close(self):
         self.renderer.close()

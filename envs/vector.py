@@ -268,14 +268,10 @@ class BatchEngine:
 
     # ------------------------------------------------------------------ pixel observations
     def frames(self, worlds=None):
-        """(k, H, W, 3) uint8 images of the listed worlds (None: all) as they are now: every world in one
-        batched render when the list covers more than half of them, else one render per listed world."""
+        """(k, H, W, 3) uint8 images of the listed worlds (None: all) as they are now (PixelRenderer.worlds)."""
         if self.pixels is None:
             self.pixels = self.template.pixel_renderer()
-        if worlds is not None and 2 * len(worlds) <= self.nworld:
-            return np.stack([self.pixels.frame(self.data, int(w)) for w in worlds])
-        out = self.pixels.frames(self.data, lambda f: self._call(self.nworld, f))
-        return out if worlds is None or len(worlds) == self.nworld else out[np.asarray(worlds, np.int64)]
+        return self.pixels.worlds(self.data, worlds, lambda f: self._call(self.nworld, f))
 
     def close(self):
         """Release the renderers (the pixel observations' and the template's)."""
