@@ -8,7 +8,8 @@ mj_rnePostConstraint when the task reads cfrc_ext / cacc, observation, reward te
 Conventions follow Gymnasium's v5 MuJoCo envs: float32 Box actions from actuator_ctrlrange, float64 observations,
 reward terms in `info` under the v5 names, `dt`, `init_qpos` / `init_qvel`, `state_vector()`, `set_state()`,
 `observation_structure`, `xml_file` / `frame_skip` / `default_camera_config` / `render_mode` / `width` / `height` /
-`camera_id` / `camera_name` keyword arguments, reset to the model's qpos0 or to a keyframe (`keyframe=`) plus noise
+`camera_id` / `camera_name` keyword arguments, `obs_type="states" | "pixels" | "pixels_state"` (pixel
+observations of render()'s camera, envs/pixels.py; width x height default 84 x 84 with pixels, else 480 x 480), reset to the model's qpos0 or to a keyframe (`keyframe=`) plus noise
 drawn from `np_random` in Gymnasium's order (`reset_noise` kinds), cacc / cfrc_int / cfrc_ext zero at reset as
 Gymnasium leaves them, ctrl costs in the action's dtype (Term.in_action_dtype: float32 for a float32 action, as
 numpy computes Gymnasium's), Humanoid-style info arrays (Task.info_arrays).  Bad actions raise ValueError and

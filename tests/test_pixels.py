@@ -247,3 +247,22 @@ def test_frame_stack(env_id):
     o, *_ = env.step(env.action_space.sample())
     assert env.observation_space.contains(o)
     env.close()
+
+
+@pytest.mark.full
+def test_her_sac_on_pixels():
+    """SB3's SAC with MultiInputPolicy and HerReplayBuffer runs on the pixel goal layout (a smoke run)."""
+    from stable_baselines3 import SAC, HerReplayBuffer
+
+    venv = envs.make_sb3_vec_env("numjoco/FetchReach-v0", 2, seed=0, obs_type="pixels_state", width=36, height=36)
+    model = SAC(
+        "MultiInputPolicy",
+        venv,
+        replay_buffer_class=HerReplayBuffer,
+        buffer_size=2000,
+        learning_starts=100,
+        batch_size=16,
+        seed=0,
+    )
+    model.learn(160)
+    assert model.replay_buffer.observations["pixels"].shape[-3:] in ((3, 36, 36), (36, 36, 3))

@@ -15,6 +15,9 @@ gymnasium_robotics' methods:
     observe(worlds)              (observation (k, n), achieved_goal (k, g)) as _get_obs builds them
     compute_reward / goal_success  compute_reward and _is_success on (batches of) goals
 
+obs_type="pixels" / "pixels_state" (envs/pixels.py): the image of render()'s camera without the goal markers under
+"pixels", beside "achieved_goal" and "desired_goal" (and the state vector under "observation" for "pixels_state").
+
 Every hook works on the rows of the listed worlds of one batched Data (numpy over the worlds; the physics is
 envs/robotics/kernels.py `advance`, one compiled call for all listed worlds).  This class is the single env
 (`gym.make("numjoco/FetchPush-v0")`: a batch of one); `RobotEnv.batched(n, **kwargs)` is the engine of the vector
