@@ -29,7 +29,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 import sim
-from envs.pixels import PixelRenderer, check_obs_type, compose, image_size, pixel_space
+from envs.pixels import PixelRenderer, check_obs_type, close_renderers, compose, image_size, pixel_space
 from sim import api as _api
 from sim.types import TASK_SCALARS, TASK_ARRAYS, CODE
 from sim.constants import (
@@ -386,11 +386,7 @@ class NumjocoEnv(gym.Env):
     def close(self):
         """Release the renderer.  As Gymnasium's MujocoEnv: closing twice is a no-op, and the env stays usable
         (step / reset continue the simulation, render() opens a new renderer)."""
-        for name in ("_renderer", "_pixels"):
-            r = getattr(self, name)
-            if r is not None:
-                r.close()
-                setattr(self, name, None)
+        close_renderers(self)
 
     # ------------------------------------------------------------------ pixel observations
     def pixel_renderer(self):

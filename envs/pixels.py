@@ -80,6 +80,15 @@ def compose(state, frame, obs_type, state_key="state"):
     return OrderedDict(((state_key, state), ("pixels", frame)))
 
 
+def close_renderers(obj, names=("_renderer", "_pixels")):
+    """Close and drop the renderers held in obj's attributes `names` (None: already closed)."""
+    for name in names:
+        r = getattr(obj, name)
+        if r is not None:
+            r.close()
+            setattr(obj, name, None)
+
+
 class PixelRenderer:
     """The pixel camera of an env: sim.Renderer at (height, width) with a fixed camera (a model camera id or a
     sim.render.Camera: free, or tracking each world's body) and scene option.  frame(data, world) draws one

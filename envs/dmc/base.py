@@ -48,7 +48,7 @@ from envs.dmc import models
 from envs.dmc.expr import Symbols, Program
 from envs.dmc.kernels import run_serial
 from envs.dmc.physics import Physics
-from envs.pixels import PixelRenderer, check_obs_type, compose, pixel_space
+from envs.pixels import PixelRenderer, check_obs_type, close_renderers, compose, pixel_space
 
 FLAT_KEY = "observations"  # dm_control's FLAT_OBSERVATION_KEY
 
@@ -256,11 +256,7 @@ class DMCEnv(gym.Env):
         return self._renderer.render_env(self)
 
     def close(self):
-        for name in ("_renderer", "_pixels"):
-            r = getattr(self, name)
-            if r is not None:
-                r.close()
-                setattr(self, name, None)
+        close_renderers(self)
 
     # ------------------------------------------------------------------ internals
     def _diverged(self):

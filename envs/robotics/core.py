@@ -38,7 +38,7 @@ from gymnasium import spaces
 import sim
 from sim import api as _api
 from envs.base import Params
-from envs.pixels import PixelRenderer, check_obs_type, compose, image_size, pixel_space
+from envs.pixels import PixelRenderer, check_obs_type, close_renderers, compose, image_size, pixel_space
 from envs.render import resolve_camera
 from envs.robotics.kernels import advance, RESET, FORWARD
 from sim.jit.features import F_EQUALITY, F_SENSOR, F_TENDON
@@ -470,8 +470,4 @@ class RobotEnv(gym.Env):
         return self._d["site_xpos"][w] - np.asarray(self.model.site_pos)
 
     def close(self):
-        for name in ("_renderer", "_pixels"):
-            r = getattr(self, name)
-            if r is not None:
-                r.close()
-                setattr(self, name, None)
+        close_renderers(self)
