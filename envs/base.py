@@ -8,7 +8,8 @@ mj_rnePostConstraint when the task reads cfrc_ext / cacc, observation, reward te
 Conventions follow Gymnasium's v5 MuJoCo envs: float32 Box actions from actuator_ctrlrange, float64 observations,
 reward terms in `info` under the v5 names, `dt`, `init_qpos` / `init_qvel`, `state_vector()`, `set_state()`,
 `observation_structure`, `xml_file` / `frame_skip` / `default_camera_config` / `render_mode` / `width` / `height` /
-`camera_id` / `camera_name` keyword arguments, reset to the model's qpos0 or to a keyframe (`keyframe=`) plus noise
+`camera_id` / `camera_name` keyword arguments, `obs_type="states" | "pixels" | "pixels_state"` (pixel
+observations of render()'s camera, envs/pixels.py; width x height default 84 x 84 with pixels, else 480 x 480), reset to the model's qpos0 or to a keyframe (`keyframe=`) plus noise
 drawn from `np_random` in Gymnasium's order (`reset_noise` kinds), cacc / cfrc_int / cfrc_ext zero at reset as
 Gymnasium leaves them, ctrl costs in the action's dtype (Term.in_action_dtype: float32 for a float32 action, as
 numpy computes Gymnasium's), Humanoid-style info arrays (Task.info_arrays).  Bad actions raise ValueError and
@@ -28,6 +29,7 @@ import gymnasium as gym
 from gymnasium import spaces
 
 import sim
+from envs.pixels import PixelRenderer, check_obs_type, close_renderers, compose, image_size, pixel_space
 from sim import api as _api
 from sim.types import TASK_SCALARS, TASK_ARRAYS, CODE
 from sim.constants import (
@@ -191,9 +193,10 @@ def _signature(cls):
             ("frame_skip", cls.frame_skip),
             ("default_camera_config", cls.default_camera_config),
             ("keyframe", cls.keyframe),
+            ("obs_type", "states"),
             ("render_mode", None),
-            ("width", 480),
-            ("height", 480),
+            ("width", None),
+            ("height", None),
             ("camera_id", None),
             ("camera_name", None),
             ("max_geom", 1000),
@@ -266,19 +269,22 @@ class NumjocoEnv(gym.Env):
         self.render_mode = bound["render_mode"]
         if self.render_mode is not None and self.render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {self.render_mode!r} not in {self.metadata['render_modes']}")
-        self.width, self.height = int(bound["width"]), int(bound["height"])
+        self.obs_type = check_obs_type(bound["obs_type"])
+        self.width, self.height = image_size(self.obs_type, bound["width"], bound["height"], 480)
         self.camera_id, self.camera_name = bound["camera_id"], bound["camera_name"]
         if self.camera_id is not None and self.camera_name is not None:
             raise ValueError("camera_id and camera_name cannot both be given")
         self.camera_config = bound["default_camera_config"]
         self.max_geom, self.visual_options = int(bound["max_geom"]), bound["visual_options"]  # for the renderer
         self._renderer = None
+        self._pixels = None
         self.metadata = dict(self.metadata, render_fps=int(np.round(1.0 / self.dt)))
         low, high = np.asarray(m.actuator_ctrlrange, dtype=np.float32).reshape(m.nu, 2).T
         self.action_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self._act_shape = (m.nu,)
         self._compile(self.task(self.p))
-        self.observation_space = self.make_observation_space()
+        self.state_space = self.make_observation_space()
+        self.observation_space = pixel_space(self.state_space, self.obs_type, self.height, self.width)
 
     # ------------------------------------------------------------------ what a task declares
     def task(self, p):
@@ -289,7 +295,13 @@ class NumjocoEnv(gym.Env):
         return sim.load_model(path)
 
     def make_observation_space(self):
+        """The space of the state observation (shape_observation's result); obs_type adds the image to it."""
         return spaces.Box(-np.inf, np.inf, (self._prog.nobs,), np.float64)
+
+    def shape_observation(self, o):
+        """The state observation from the program's observation vector o (a copy): o itself, or e.g. a goal
+        env's Dict."""
+        return o
 
     def reset_state(self, rng, p):
         """Initial state of an episode: init_qpos / init_qvel plus noise of scale p.reset_noise_scale drawn from
@@ -329,7 +341,7 @@ class NumjocoEnv(gym.Env):
         super().reset(seed=seed)
         self._load_reset(0, self.reset_state(self.np_random, self.p))
         _api.run(self.model, self.data, 0, self._prog.struct)
-        return self._obs[0].copy(), self._reset_info()
+        return self._emit(), self._reset_info()
 
     def step(self, action):
         if self._feed is not None:  # (as in reset)
@@ -361,7 +373,7 @@ class NumjocoEnv(gym.Env):
                 RuntimeWarning,
                 stacklevel=2,
             )
-        return self._obs[0].copy(), reward, st[ST_TERMINATED] != 0, st[ST_TRUNCATED] != 0, info
+        return self._emit(), reward, st[ST_TERMINATED] != 0, st[ST_TRUNCATED] != 0, info
 
     def render(self):
         if self.render_mode is None:
@@ -374,9 +386,30 @@ class NumjocoEnv(gym.Env):
     def close(self):
         """Release the renderer.  As Gymnasium's MujocoEnv: closing twice is a no-op, and the env stays usable
         (step / reset continue the simulation, render() opens a new renderer)."""
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
+        close_renderers(self)
+
+    # ------------------------------------------------------------------ pixel observations
+    def pixel_renderer(self):
+        """The PixelRenderer of pixel observations (envs/pixels.py): the camera of render() (camera_id /
+        camera_name, else default_camera_config's free or tracking camera) at width x height.  A free camera's
+        lookat, where the config leaves it to Gymnasium's median of the geom positions, is taken at the initial
+        state (init_qpos, init_qvel) so that every episode and every world of a vector env sees the same view."""
+        from envs.render import resolve_camera
+
+        d0 = sim.Data(self.model)
+        d0.qpos, d0.qvel = self.init_qpos, self.init_qvel
+        sim.forward(self.model, d0)
+        cam = resolve_camera(self.model, d0, self.camera_id, self.camera_name, self.camera_config)
+        return PixelRenderer(self.model, self.height, self.width, cam)
+
+    def _emit(self):
+        """The observation of obs_type of the current state (the state part: shape_observation)."""
+        o = self.shape_observation(self._obs[0].copy())
+        if self.obs_type == "states":
+            return o
+        if self._pixels is None:
+            self._pixels = self.pixel_renderer()
+        return compose(o, self._pixels.frame(self.data), self.obs_type)
 
     # ------------------------------------------------------------------ MujocoEnv helpers
     def state_vector(self):

@@ -54,7 +54,7 @@ class NumjocoSB3VecEnv(VecEnv):
             self._layered_resets(worlds)
             return self._stack()
         self.reset_infos = _split_info(eng.reset_info(worlds), self.num_envs)
-        return eng.obs.copy()
+        return eng.emit(eng.obs.copy(), None if eng.obs_type == "states" else eng.frames())
 
     def step_async(self, actions):
         self._actions = actions
@@ -81,15 +81,20 @@ class NumjocoSB3VecEnv(VecEnv):
                 info[key] = rows[i].copy()
         for w in np.flatnonzero(eng.status[:, ST_DIVERGED]):
             infos[w]["diverged"] = True
+        frames = None if eng.obs_type == "states" else eng.frames()  # before the resets: the last frames
         if done.any():
             worlds = np.flatnonzero(done)
             if final is None:  # reset here, after reading the last step
                 eng.finish_same_step(worlds)
             rinfo = _split_info(eng.reset_info(worlds), self.num_envs)
             for w in worlds:
-                infos[w]["terminal_observation"] = eng.final_obs[w].copy()
+                infos[w]["terminal_observation"] = eng.emit(
+                    eng.final_obs[w].copy(), None if frames is None else frames[w].copy()
+                )
                 self.reset_infos[w] = rinfo[w]
-        return eng.obs.copy(), rewards, done, infos
+            if frames is not None:
+                frames[worlds] = eng.frames(worlds)
+        return eng.emit(eng.obs.copy(), frames), rewards, done, infos
 
     def _layered_step_wait(self, actions):
         """A step of a task with Python layers (step / reset overrides), per world as DummyVecEnv runs them."""
@@ -127,7 +132,7 @@ class NumjocoSB3VecEnv(VecEnv):
         return np.stack(self._obs)
 
     def close(self):
-        self.engine.template.close()
+        self.engine.close()
 
     def get_attr(self, attr_name, indices=None):
         return [getattr(WorldView(self.engine, i), attr_name) for i in self._get_indices(indices)]

@@ -31,6 +31,7 @@ from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 import sim
 from envs.base import NumjocoEnv, CompiledTask
 from envs.kernels import reset_worlds, SET_CONST, RESTART, FINAL, OWN_BIAS
+from envs.pixels import compose
 from sim import api as _api
 from sim.constants import ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_RESET, ST_FINAL, ST_BADACTION, ST_F32
 
@@ -147,11 +148,23 @@ class BatchEngine:
         self.model, self.nworld = tpl.model, n
         self.max_episode_steps = spec_steps if max_episode_steps is None else max_episode_steps
         self.max_episode_steps = int(self.max_episode_steps or 0)
-        self.python_layers = type(tpl).step is not NumjocoEnv.step or type(tpl).reset is not NumjocoEnv.reset
+        self.python_layers = (
+            type(tpl).step is not NumjocoEnv.step
+            or type(tpl).reset is not NumjocoEnv.reset
+            or type(tpl).shape_observation is not NumjocoEnv.shape_observation
+        )
+        self.obs_type = tpl.obs_type
+        self.pixels = None  # the PixelRenderer of pixel observations (envs/pixels.py), made at first use
         self.info_idx, self.reset_idx, self.info_arrays = tpl._info_idx, tpl._reset_idx, tpl._info_arrays
         self.same_step = bool(same_step)
+        # a same-step reset inside the physics call, unless something must be read or changed in between (pixel
+        # observations: the last frame of an episode is rendered before the reset)
         self.kernel_same_step = (
-            self.same_step and randomization is None and not self.info_arrays and not self.python_layers
+            self.same_step
+            and randomization is None
+            and not self.info_arrays
+            and not self.python_layers
+            and self.obs_type == "states"
         )
         self.data = sim.Data(self.model, nworld=n)
         self.prog = CompiledTask(
@@ -252,6 +265,24 @@ class BatchEngine:
         )
         if self.data._arrays["warn_moved"][worlds].any():
             _api.warn_moved(self.data)
+
+    # ------------------------------------------------------------------ pixel observations
+    def frames(self, worlds=None):
+        """(k, H, W, 3) uint8 images of the listed worlds (None: all) as they are now (PixelRenderer.worlds)."""
+        if self.pixels is None:
+            self.pixels = self.template.pixel_renderer()
+        return self.pixels.worlds(self.data, worlds, lambda f: self._call(self.nworld, f))
+
+    def close(self):
+        """Release the renderers (the pixel observations' and the template's)."""
+        if self.pixels is not None:
+            self.pixels.close()
+            self.pixels = None
+        self.template.close()
+
+    def emit(self, obs, frames):
+        """The observations of obs_type from state observations (k, nobs) and frames (k, H, W, 3) or None."""
+        return compose(obs, frames, self.obs_type)
 
     # ------------------------------------------------------------------ resets
     def draw(self, worlds):
@@ -443,6 +474,7 @@ class BatchEngine:
         the batch's arrays are read once."""
         worlds = np.asarray(worlds, np.int64)
         obs = self.obs[worlds]  # one copy; each world gets a row of it
+        frames = None if self.obs_type == "states" else self.frames(worlds)
         rew = self.reward[worlds].tolist()
         st = self.status[worlds][:, (ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED)].tolist()
         terms = self.terms[worlds][:, self.term_cols].tolist()
@@ -456,13 +488,14 @@ class BatchEngine:
             te, tr, dv = st[i]
             if dv:
                 info["diverged"] = True
-            out.append((obs[i], rew[i], te != 0, tr != 0, info))
+            out.append((self._world_obs(obs[i], frames, i), rew[i], te != 0, tr != 0, info))
         return out
 
     def base_resets(self, worlds):
         """The listed worlds' last reset, each as NumjocoEnv.reset returns it."""
         worlds = np.asarray(worlds, np.int64)
         obs = self.obs[worlds]
+        frames = None if self.obs_type == "states" else self.frames(worlds)
         rt = self.reset_terms[worlds][:, [k for k, _ in self.reset_idx]].tolist()
         names = [nm for _, nm in self.reset_idx]
         rows = [(key, getattr(self.data, field)) for key, field in self.info_arrays]
@@ -471,8 +504,13 @@ class BatchEngine:
             info = dict(zip(names, rt[i]))
             for key, r in rows:
                 info[key] = r[w].copy()
-            out.append((obs[i], info))
+            out.append((self._world_obs(obs[i], frames, i), info))
         return out
+
+    def _world_obs(self, o, frames, i):
+        """A world's observation as its single env returns it (the task's shape_observation, the image)."""
+        o = self.template.shape_observation(o)
+        return o if frames is None else compose(o, frames[i], self.obs_type)
 
     def _layered(self, method, fed, args):
         """The template's step / reset on each fed result (its Python layers; envs/base.py NumjocoEnv._feed)."""
@@ -622,7 +660,8 @@ class NumjocoVectorEnv(VectorEnv):
         eng.reset(worlds, seed)
         self._autoreset[worlds] = False
         if not eng.python_layers:
-            return eng.obs.copy(), eng.reset_info(worlds)
+            frames = None if eng.obs_type == "states" else eng.frames()
+            return eng.emit(eng.obs.copy(), frames), eng.reset_info(worlds)
         pairs = []
         for w, (o, info) in zip(worlds.tolist(), eng.layered_resets(worlds)):
             self._env_obs[w] = o
@@ -650,6 +689,7 @@ class NumjocoVectorEnv(VectorEnv):
             return self._layered_step(actions, autoreset)
         terminated, truncated = eng.ended()
         reward = eng.reward.copy()
+        frames = None if eng.obs_type == "states" else eng.frames()  # before a same-step reset: the last frames
         info, reset_now = None, None
         if mode == AutoresetMode.NEXT_STEP:
             reset_now = autoreset
@@ -668,7 +708,9 @@ class NumjocoVectorEnv(VectorEnv):
                 info = eng.step_info(final)
                 fo = np.full(self.num_envs, None, dtype=object)
                 for w in np.flatnonzero(final):
-                    fo[w] = eng.final_obs[w].copy()
+                    fo[w] = eng.emit(eng.final_obs[w].copy(), None if frames is None else frames[w].copy())
+                if frames is not None:
+                    frames[final] = eng.frames(np.flatnonzero(final))
                 info["final_obs"] = fo
                 info["_final_obs"] = final.copy()
                 info["final_info"] = fin
@@ -678,7 +720,7 @@ class NumjocoVectorEnv(VectorEnv):
         if info is None:
             info = eng.step_info(reset_now if reset_now is not None and reset_now.any() else None)
         eng.add_randomization(info, reset_now)
-        return eng.obs.copy(), reward, terminated, truncated, info
+        return eng.emit(eng.obs.copy(), frames), reward, terminated, truncated, info
 
     def _layered_step(self, actions, autoreset):
         """A step of a task with Python layers (a step / reset override): the batch's physics already ran; each
@@ -777,7 +819,7 @@ class NumjocoVectorEnv(VectorEnv):
         if self._renderer is not None:
             self._renderer.close()
             self._renderer = None
-        self.engine.template.close()
+        self.engine.close()
 
     # ------------------------------------------------------------------ per-environment access
     def get_attr(self, name):

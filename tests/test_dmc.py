@@ -386,7 +386,7 @@ def test_pixels_segmentation(domain, task):
         a = rng.uniform(-1, 1, env.model.nu)
         img, *_ = env.step(a)
         de.step(a)
-    r = env._pixels
+    r = env._pixels.renderer
     r.enable_segmentation_rendering()
     r.update_scene(env.data, camera=env.camera_id)
     ours = r.render()[..., 0]

@@ -48,8 +48,8 @@ from envs.dmc import models
 from envs.dmc.expr import Symbols, Program
 from envs.dmc.kernels import run_serial
 from envs.dmc.physics import Physics
+from envs.pixels import PixelRenderer, check_obs_type, close_renderers, compose, pixel_space
 
-OBS_TYPES = ("states", "pixels", "pixels_state")
 FLAT_KEY = "observations"  # dm_control's FLAT_OBSERVATION_KEY
 
 
@@ -121,9 +121,7 @@ class DMCEnv(gym.Env):
         if self.action_repeat < 1:
             raise ValueError(f"action_repeat must be >= 1, got {action_repeat}")
         self.flat_observation = bool(flat_observation)
-        if obs_type not in OBS_TYPES:
-            raise ValueError(f"obs_type must be one of {OBS_TYPES}, got {obs_type!r}")
-        self.obs_type = obs_type
+        self.obs_type = check_obs_type(obs_type)
         # the observation and reward program
         sym = Symbols(m)
         obs = self.get_observation(sym)
@@ -166,13 +164,7 @@ class DMCEnv(gym.Env):
                     (name, spaces.Box(-np.inf, np.inf, shape, np.float64)) for name, shape in self._obs_shapes.items()
                 )
             )
-        pixels = spaces.Box(0, 255, (self.height, self.width, 3), np.uint8)
-        if self.obs_type == "states":
-            return state
-        if self.obs_type == "pixels":
-            return pixels
-        items = list(state.spaces.items()) if not self.flat_observation else [(FLAT_KEY, state)]
-        return spaces.Dict(OrderedDict(items + [("pixels", pixels)]))
+        return pixel_space(state, self.obs_type, self.height, self.width, FLAT_KEY)
 
     # ------------------------------------------------------------------ what a task declares
     def model_xml(self, p):
@@ -264,11 +256,7 @@ class DMCEnv(gym.Env):
         return self._renderer.render_env(self)
 
     def close(self):
-        for name in ("_renderer", "_pixels"):
-            r = getattr(self, name)
-            if r is not None:
-                r.close()
-                setattr(self, name, None)
+        close_renderers(self)
 
     # ------------------------------------------------------------------ internals
     def _diverged(self):
@@ -280,26 +268,25 @@ class DMCEnv(gym.Env):
         run_serial(struct_addr(self.data._struct), 0, pr.code, pr.prm, self._reg, pr.outputs, self._out)
 
     def _observation(self):
+        frame = None if self.obs_type == "states" else self._render_pixels()
         if self.obs_type == "pixels":
-            return self._render_pixels()
+            return frame
         flat = self._out[0, : self._nobs]
         if self.flat_observation:
-            obs = flat.copy()
-            if self.obs_type == "pixels_state":
-                return OrderedDict(((FLAT_KEY, obs), ("pixels", self._render_pixels())))
-            return obs
-        obs = OrderedDict((name, flat[a:b].reshape(shape).copy()) for name, a, b, shape in self._slices)
-        if self.obs_type == "pixels_state":
-            obs["pixels"] = self._render_pixels()
-        return obs
+            state = flat.copy()
+        else:
+            state = OrderedDict((name, flat[a:b].reshape(shape).copy()) for name, a, b, shape in self._slices)
+        return compose(state, frame, self.obs_type, FLAT_KEY)
+
+    def pixel_renderer(self):
+        """The PixelRenderer of pixel observations (envs/pixels.py): camera_id at height x width."""
+        return PixelRenderer(self.model, self.height, self.width, self.camera_id)
 
     def _render_pixels(self):
         """The (H, W, 3) uint8 image of the pixel camera (dm_control's physics.render(height, width, camera_id))."""
         if self._pixels is None:
-            self._pixels = sim.Renderer(self.model, self.height, self.width)
-        r = self._pixels
-        r.update_scene(self.data, camera=self.camera_id)
-        return r.render().copy()
+            self._pixels = self.pixel_renderer()
+        return self._pixels.frame(self.data)
 
     def reward(self):
         """The reward of the current state (dm_control's get_reward after the last step)."""

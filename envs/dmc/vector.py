@@ -31,6 +31,7 @@ from sim.jit import struct_addr
 from sim.constants import NWARNING
 from envs.dmc.base import DMCEnv, FLAT_KEY
 from envs.dmc.kernels import run_batch
+from envs.pixels import compose
 
 _EMPTY = np.zeros(0, np.int64)
 
@@ -273,28 +274,22 @@ class DMCVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ observations
     def _observations(self):
         tpl = self.template
+        frames = None if tpl.obs_type == "states" else self._render_pixels()
         if tpl.obs_type == "pixels":
-            return self._render_pixels()
+            return frames
         flat = self._out[:, : tpl._nobs]
         if tpl.flat_observation:
             state = flat.copy()
-            if tpl.obs_type == "pixels_state":
-                return {FLAT_KEY: state, "pixels": self._render_pixels()}
-            return state
-        n = self.num_envs
-        obs = {name: flat[:, a:b].reshape((n,) + shape).copy() for name, a, b, shape in tpl._slices}
-        if tpl.obs_type == "pixels_state":
-            obs["pixels"] = self._render_pixels()
-        return obs
+        else:
+            n = self.num_envs
+            state = {name: flat[:, a:b].reshape((n,) + shape).copy() for name, a, b, shape in tpl._slices}
+        return compose(state, frames, tpl.obs_type, FLAT_KEY)
 
     def _render_pixels(self):
         """(num_envs, H, W, 3) uint8: every world's image in one batched render."""
-        tpl = self.template
         if self._pixels is None:
-            self._pixels = sim.Renderer(self.model, tpl.height, tpl.width)
-        r = self._pixels
-        r.update_scene(self.data, camera=tpl.camera_id)
-        return self._threads(r.render).copy()
+            self._pixels = self.template.pixel_renderer()
+        return self._pixels.frames(self.data, self._threads)
 
     def render(self):
         if self.render_mode is None:

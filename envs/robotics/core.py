@@ -15,6 +15,9 @@ gymnasium_robotics' methods:
     observe(worlds)              (observation (k, n), achieved_goal (k, g)) as _get_obs builds them
     compute_reward / goal_success  compute_reward and _is_success on (batches of) goals
 
+obs_type="pixels" / "pixels_state" (envs/pixels.py): the image of render()'s camera without the goal markers under
+"pixels", beside "achieved_goal" and "desired_goal" (and the state vector under "observation" for "pixels_state").
+
 Every hook works on the rows of the listed worlds of one batched Data (numpy over the worlds; the physics is
 envs/robotics/kernels.py `advance`, one compiled call for all listed worlds).  This class is the single env
 (`gym.make("numjoco/FetchPush-v0")`: a batch of one); `RobotEnv.batched(n, **kwargs)` is the engine of the vector
@@ -35,6 +38,8 @@ from gymnasium import spaces
 import sim
 from sim import api as _api
 from envs.base import Params
+from envs.pixels import PixelRenderer, check_obs_type, close_renderers, compose, image_size, pixel_space
+from envs.render import resolve_camera
 from envs.robotics.kernels import advance, RESET, FORWARD
 from sim.jit.features import F_EQUALITY, F_SENSOR, F_TENDON
 from envs.vector import ThreadTuner, _on_threads
@@ -146,7 +151,13 @@ def _signature(cls):
 
     base = [
         inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=v)
-        for n, v in (("render_mode", None), ("width", 480), ("height", 480), ("default_camera_config", None))
+        for n, v in (
+            ("obs_type", "states"),
+            ("render_mode", None),
+            ("width", None),
+            ("height", None),
+            ("default_camera_config", None),
+        )
     ]
     own = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=v) for n, v in cls.params.items()]
     return inspect.Signature(base + own)
@@ -199,11 +210,13 @@ class RobotEnv(gym.Env):
         self.render_mode = bound["render_mode"]
         if self.render_mode is not None and self.render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {self.render_mode!r} not in {self.metadata['render_modes']}")
-        self.width, self.height = int(bound["width"]), int(bound["height"])
+        self.obs_type = check_obs_type(bound["obs_type"])
+        self.width, self.height = image_size(self.obs_type, bound["width"], bound["height"], 480)
         self.camera_config = (
             self.default_camera_config if bound["default_camera_config"] is None else bound["default_camera_config"]
         )
         self._renderer = None
+        self._pixels = None
         self.fullpath = robotics_asset(self.model_path)
         self.model = m = self.load_model(self.fullpath, self.p)
         _api.require_features(m, *SHARED_FEATURES)
@@ -225,9 +238,12 @@ class RobotEnv(gym.Env):
         obs, ag = self.observe(self._all[:1], d1._arrays)
         self._goal = np.zeros((self.num_worlds, ag.shape[1]))
         box = lambda n: spaces.Box(-np.inf, np.inf, shape=(n,), dtype="float64")  # noqa: E731
-        self.observation_space = spaces.Dict(
+        self.state_space = spaces.Dict(
             dict(desired_goal=box(ag.shape[1]), achieved_goal=box(ag.shape[1]), observation=box(obs.shape[1]))
         )
+        self.observation_space = pixel_space(self.state_space, self.obs_type, self.height, self.width)
+        # the pixel camera: render()'s (default_camera_config's free camera), resolved after _env_setup
+        self._pixel_camera = resolve_camera(m, d1, None, None, self.camera_config)
         self.action_space = spaces.Box(-1.0, 1.0, shape=(self.n_actions,), dtype="float32")
         self.metadata = dict(self.metadata, render_fps=int(np.round(1.0 / self.dt)))
 
@@ -292,6 +308,14 @@ class RobotEnv(gym.Env):
         if data._arrays["warn_moved"][worlds].any():
             _api.warn_moved(data, stacklevel=4)
 
+    def set_initial_qpos(self, d):
+        """_env_setup's start on the one-world Data d: the initial_qpos joint values, then mj_forward."""
+        a = d._arrays
+        for name, value in self.initial_qpos.items():
+            adr, n = joint_qpos_range(self.model, name)
+            a["qpos"][0, adr : adr + n] = value
+        self.advance(np.zeros(1, np.int64), FORWARD, 0, d)
+
     def load_initial(self, worlds):
         """The initial time, qpos and qvel (the state after env_setup) into the listed worlds."""
         d = self._d
@@ -352,9 +376,39 @@ class RobotEnv(gym.Env):
         self.after_step(worlds)
 
     def observations(self, worlds):
-        """{observation, achieved_goal, desired_goal} (k, ...) arrays of the listed worlds."""
+        """The observations of the listed worlds: {observation, achieved_goal, desired_goal} (k, ...) arrays,
+        with the images under "pixels" for pixel observations (envs/pixels.py's goal layout)."""
         obs, ag = self.observe(worlds)
-        return {"observation": obs, "achieved_goal": ag, "desired_goal": self._goal[worlds]}
+        return self.with_pixels({"observation": obs, "achieved_goal": ag, "desired_goal": self._goal[worlds]}, worlds)
+
+    # ------------------------------------------------------------------ pixel observations
+    def pixel_renderer(self):
+        """The PixelRenderer of pixel observations (envs/pixels.py): render()'s camera at width x height with the
+        goal markers hidden (site group 0: Fetch's target0, HandReach's target / finger sites; geom group 2: the
+        manipulate tasks' target object), so that the image shows the robot and the objects, never the desired
+        goal: HER relabels desired_goal, which an image of the goal would contradict."""
+        from sim.render import SceneOption
+
+        opt = SceneOption()
+        opt.sitegroup[0] = 0
+        opt.geomgroup[2] = 0
+        return PixelRenderer(self.model, self.height, self.width, self._pixel_camera, opt)
+
+    def frames(self, worlds):
+        """(k, H, W, 3) uint8 images of the listed worlds as they are now (one batched render for most)."""
+        if self._pixels is None:
+            self._pixels = self.pixel_renderer()
+        if self.nworld is None:
+            return self._pixels.frame(self.data)[None]
+        top = min(numba.get_num_threads() if self.num_threads is None else self.num_threads, self.num_worlds)
+        return self._pixels.worlds(self.data, worlds, lambda f: _on_threads(top, numba.get_num_threads(), f))
+
+    def with_pixels(self, obs, worlds, frames=None):
+        """obs (a dict of (k, ...) arrays of the listed worlds) in obs_type's layout (frames: theirs, or None to
+        render them now)."""
+        if self.obs_type == "states":
+            return obs
+        return compose(obs, self.frames(worlds) if frames is None else frames, self.obs_type)
 
     def check_actions(self, actions, shape):
         a = np.asarray(actions)
@@ -388,7 +442,8 @@ class RobotEnv(gym.Env):
 
     def _single(self):
         obs, ag = self.observe(self._all)
-        return {"observation": obs[0], "achieved_goal": ag[0], "desired_goal": self._goal[0].copy()}
+        o = {"observation": obs[0], "achieved_goal": ag[0], "desired_goal": self._goal[0].copy()}
+        return o if self.obs_type == "states" else compose(o, self.frames(self._all)[0], self.obs_type)
 
     def render(self):
         if self.render_mode is None:
@@ -415,6 +470,4 @@ class RobotEnv(gym.Env):
         return self._d["site_xpos"][w] - np.asarray(self.model.site_pos)
 
     def close(self):
-        if self._renderer is not None:
-            self._renderer.close()
-            self._renderer = None
+        close_renderers(self)

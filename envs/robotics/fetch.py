@@ -75,12 +75,9 @@ class FetchEnv(RobotEnv):
         return m
 
     def env_setup(self, d):
+        self.set_initial_qpos(d)  # its mj_forward is reset_mocap_welds'
         a = d._arrays
-        for name, value in self.initial_qpos.items():
-            adr, n = joint_qpos_range(self.model, name)
-            a["qpos"][0, adr : adr + n] = value
         w0 = np.zeros(1, np.int64)
-        self.advance(w0, FORWARD, 0, d)  # reset_mocap_welds' mj_forward
         self.advance(w0, FORWARD, 0, d)
         target = np.array([-0.498, 0.005, -0.431 + self.p.gripper_extra_height]) + a["site_xpos"][0, self.grip]
         a["mocap_pos"][0, self.mocap] = target

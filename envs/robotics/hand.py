@@ -92,11 +92,8 @@ class HandReachEnv(HandEnv):
         return m
 
     def env_setup(self, d):
+        self.set_initial_qpos(d)
         a = d._arrays
-        for name, value in self.initial_qpos.items():
-            adr, n = joint_qpos_range(self.model, name)
-            a["qpos"][0, adr : adr + n] = value
-        self.advance(np.zeros(1, np.int64), FORWARD, 0, d)
         self.initial_goal = a["site_xpos"][0, self.tips].ravel().copy()
         self.palm_xpos = a["xpos"][0, self.palm].copy()
 
@@ -184,11 +181,7 @@ class ManipulateEnv(HandEnv):
         return m
 
     def env_setup(self, d):
-        a = d._arrays
-        for name, value in self.initial_qpos.items():
-            adr, n = joint_qpos_range(self.model, name)
-            a["qpos"][0, adr : adr + n] = value
-        self.advance(np.zeros(1, np.int64), FORWARD, 0, d)
+        self.set_initial_qpos(d)
 
     def _rotation(self, rng):
         """A random rotation of the target_rotation kind, drawn as gymnasium_robotics draws it (None: none)."""

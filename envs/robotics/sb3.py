@@ -10,6 +10,7 @@ them is the one Python loop over the worlds per step.
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
+from envs.pixels import compose
 from envs.robotics.vector import RobotBatch
 
 
@@ -49,12 +50,10 @@ class RobotSB3VecEnv(VecEnv):
         infos = [{"is_success": s, "TimeLimit.truncated": t} for s, t in zip(success, tl)]
         if dones.any():
             ended = np.flatnonzero(dones)
-            for w in ended.tolist():
-                infos[w]["terminal_observation"] = {
-                    "observation": obs[w].copy(),
-                    "achieved_goal": ag[w].copy(),
-                    "desired_goal": dg[w].copy(),
-                }
+            frames = None if b.env.obs_type == "states" else b.env.frames(ended)  # before the resets
+            for k, w in enumerate(ended.tolist()):
+                last = {"observation": obs[w].copy(), "achieved_goal": ag[w].copy(), "desired_goal": dg[w].copy()}
+                infos[w]["terminal_observation"] = last if frames is None else compose(last, frames[k], b.env.obs_type)
                 self.reset_infos[w] = {}
             b.reset(ended)
         return b.observations(), reward.astype(np.float32), dones, infos

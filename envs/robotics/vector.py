@@ -18,6 +18,7 @@ import gymnasium as gym
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from envs.pixels import compose
 from envs.robotics.core import RobotEnv
 from envs.vector import _autoreset_mode, _reset_mask, _set_spaces, _with_render_mode
 
@@ -218,8 +219,11 @@ class RobotVectorEnv(VectorEnv):
             ended = np.flatnonzero(done)
             final = np.full(n, None, dtype=object)
             pos = np.searchsorted(stepped, ended)
-            for w, i in zip(ended.tolist(), pos.tolist()):
+            frames = None if b.env.obs_type == "states" else b.env.frames(ended)  # before the resets
+            for k, (w, i) in enumerate(zip(ended.tolist(), pos.tolist())):
                 final[w] = _obs_dict(obs[i].copy(), ag[i].copy(), dg[i].copy())
+                if frames is not None:
+                    final[w] = compose(final[w], frames[k], b.env.obs_type)
             info["final_obs"], info["_final_obs"] = final, done.copy()
             info["final_info"] = {"is_success": np.where(done, success, np.float32(0)), "_is_success": done.copy()}
             info["_final_info"] = done.copy()

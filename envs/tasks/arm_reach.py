@@ -139,8 +139,7 @@ class ArmReachGoalEnv(ArmReachEnv):
 
         return spaces.Dict({"observation": box(17), "achieved_goal": box(3), "desired_goal": box(3)})
 
-    @staticmethod
-    def _split(o):
+    def shape_observation(self, o):
         return {"observation": o[:17], "achieved_goal": o[14:17].copy(), "desired_goal": o[17:20]}
 
     def compute_reward(self, achieved_goal, desired_goal, info):
@@ -159,13 +158,12 @@ class ArmReachGoalEnv(ArmReachEnv):
         return np.zeros(np.shape(achieved_goal)[:-1], dtype=bool)
 
     def step(self, action):
-        o, _, terminated, truncated, info = super().step(action)
-        obs = self._split(o)
+        obs, _, terminated, truncated, info = super().step(action)
         reward = float(self.compute_reward(obs["achieved_goal"], obs["desired_goal"], info))
         info["is_success"] = np.float32(info["is_success"])
         return obs, reward, terminated, truncated, info
 
     def reset(self, *, seed=None, options=None):
-        o, info = super().reset(seed=seed, options=options)
+        obs, info = super().reset(seed=seed, options=options)
         info["is_success"] = np.float32(info["is_success"])
-        return self._split(o), info
+        return obs, info
