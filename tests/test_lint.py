@@ -2,7 +2,7 @@
 E4 / E7 / E9 / F), and no block of six or more lines copied between files.
 
 `ruff check .` and `ruff format --check .` run on the whole repository (the one-off `ruff format` pass is done),
-and so does the copied-block check (COPIED_PENDING lists the one pair left, being unified on another branch).
+and so does the copied-block check.
 """
 
 import ast
@@ -41,9 +41,6 @@ def test_ruff_format_repository():
 BLOCK = 6  # lines
 TRIVIAL = {")", "]", "}", "),", "],", "},", '"""', "else:", "try:", "return", "pass"}
 CHECKED = ["sim", "envs", "training", "tests", "benchmarks"]
-# the one copied pair left: the fetch and hand robotics tasks, being unified on the pixels branch (remove this entry
-# when that lands)
-COPIED_PENDING = {("envs/robotics/fetch.py", "envs/robotics/hand.py")}
 
 
 def _import_lines(text):
@@ -108,5 +105,4 @@ def test_copied_blocks_skip_imports(tmp_path):
 
 
 def test_no_copied_blocks_repository():
-    found = copied_blocks(CHECKED)
-    assert {files: lines for files, lines in found.items() if files not in COPIED_PENDING} == {}
+    assert copied_blocks(CHECKED) == {}
