@@ -11,7 +11,10 @@ import os
 import mujoco
 import numpy as np
 import pytest
-from numba import njit
+
+# sim.jit's njit: a plain numba dispatcher that calls kernels compiled lazily as callees of another entry (the
+# compiler's smooth_position, compiled by any earlier model load in the process) segfaulted (sim/jit/codegen.py)
+from sim.jit import njit
 
 from oracle import dense_efc_J as dense_J
 import sim.jit.cache  # noqa: F401  (must precede jitted modules)
