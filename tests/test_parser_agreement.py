@@ -330,6 +330,8 @@ TINYXML = {
     "nul_ends_the_text": model(BODY) + "\x00trailing garbage",
     "second_root_element": model(BODY) + "<mujoco/>",
     "encoding_declaration_ignored": '<?xml version="1.0" encoding="UTF-16"?>' + model(BODY),
+    # myo_sim's myoelbow_1dof6muscles_1dofSoftexo_sim2.xml has name="exoUpperarm"type="box"
+    "attribute_after_quote": model("<body name='b'pos='0 0 1'><joint/><geom type=\"box\"size='.1 .2 .3'/></body>"),
 }
 
 
@@ -361,6 +363,13 @@ def test_utf16_documents_rejected(tmp_path, encoding):
 @pytest.mark.oracle
 def test_junk_after_the_root_rejected():
     assert_rejected(model(BODY) + "trailing text", None, None)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("attrs", ["name='a'='x'", "name='a'/type='box'", "name='a'1type='box'"])
+def test_malformed_attributes_rejected(attrs):
+    """Only an attribute name straight after a value's closing quote is read by tinyxml2 (as if spaced)."""
+    assert_rejected(model(f"<geom {attrs} size='.1 .1 .1'/>"), None, None)
 
 
 def test_empty_source_rejected():

@@ -286,6 +286,36 @@ def _escape_cdata_end(text):
 def _parse_xml(text, filename):
     """Parse XML text into (tag, attrs, line, children) tuples using expat, keeping line numbers."""
     text = tinyxml_text(text, filename)
+    while True:
+        try:
+            return _expat_tree(text, filename)
+        except xml.parsers.expat.ExpatError as e:
+            spaced = _space_attributes(text, e)
+            if spaced is None:
+                raise ModelError(
+                    f"malformed XML: {xml.parsers.expat.ErrorString(e.code)} (column {e.offset})",
+                    file=filename,
+                    line=e.lineno,
+                ) from None
+            text = spaced
+
+
+def _space_attributes(text, error):
+    """The text with a space inserted where an attribute follows the previous value's closing quote directly
+    (name="a"type="b"): tinyxml2 reads that, expat reports an invalid token there; None for any other error."""
+    if error.code != xml.parsers.expat.errors.codes[xml.parsers.expat.errors.XML_ERROR_INVALID_TOKEN]:
+        return None
+    lines = text.split("\n")
+    line = lines[error.lineno - 1]
+    col = error.offset
+    if not (0 < col < len(line) and line[col - 1] in "\"'" and (line[col].isalpha() or line[col] in "_:")):
+        return None
+    lines[error.lineno - 1] = line[:col] + " " + line[col:]
+    return "\n".join(lines)
+
+
+def _expat_tree(text, filename):
+    """The (tag, attrs, line, children) tree of the text; expat's errors are raised as they are."""
     parser = xml.parsers.expat.ParserCreate()
     parser.ordered_attributes = False
     root = []
@@ -335,9 +365,7 @@ def _parse_xml(text, filename):
             and _more_elements(text, e.lineno, e.offset)
         ):
             return root[0]  # tinyxml2 reads further top-level elements; MuJoCo uses the first
-        raise ModelError(
-            f"malformed XML: {xml.parsers.expat.ErrorString(e.code)} (column {e.offset})", file=filename, line=e.lineno
-        ) from None
+        raise
     if not root:
         raise ModelError("empty XML document", file=filename)
     return root[0]
