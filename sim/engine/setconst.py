@@ -21,32 +21,7 @@ from sim.engine.crb import crb, tendon_armature, factor_m, solve_m
 from sim.engine.transmission import transmission
 from sim.engine.jacobian import jac
 from sim.engine.math import mul_inert_vec
-
-
-@njit
-def dot(a, b, n):
-    """sum_i<n a[i] b[i] in mju_dot's order: four strided partial sums combined as (s0 + s2) + (s1 + s3), then the
-    one to three remaining products added as one sum."""
-    s0 = 0.0
-    s1 = 0.0
-    s2 = 0.0
-    s3 = 0.0
-    i = 0
-    while i <= n - 4:
-        s0 += a[i] * b[i]
-        s1 += a[i + 1] * b[i + 1]
-        s2 += a[i + 2] * b[i + 2]
-        s3 += a[i + 3] * b[i + 3]
-        i += 4
-    res = (s0 + s2) + (s1 + s3)
-    r = n - i
-    if r == 3:
-        res += a[i] * b[i] + a[i + 1] * b[i + 1] + a[i + 2] * b[i + 2]
-    elif r == 2:
-        res += a[i] * b[i] + a[i + 1] * b[i + 1]
-    elif r == 1:
-        res += a[i] * b[i]
-    return res
+from sim.engine.solver import dot_scalar as dot
 
 
 @njit

@@ -128,7 +128,7 @@ def _lanes4(typingctx, a, a0, b, b0, n4):
 
 
 @njit(cache=True)
-def _dot_scalar(a, b, n):
+def dot_scalar(a, b, n):
     """_dot on scalar registers.  For PGS residuals: each block update stores one force element that the next
     residual reads back, and a 4-wide load of a just-stored scalar cannot be store-forwarded (measured: humanoid
     step 1.12x -> 1.31x MuJoCo's time with the vector dot there)."""
@@ -1127,7 +1127,7 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
             i = rows[cb]
             if typ[i] != CNSTR_CONTACT_ELLIPTIC:
                 if dense:
-                    r0 = b[i] + _dot_scalar(AR[i], force, nefc_all)
+                    r0 = b[i] + dot_scalar(AR[i], force, nefc_all)
                 else:
                     r0 = b[i] + (y_dot(Y, ylo, yhi, z, i) + R[i] * force[i])
                 f0 = force[i]
@@ -1155,7 +1155,7 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
             fr = cfr[cid]
             if dense:
                 for j in range(dim):
-                    res[j] = b[i + j] + _dot_scalar(AR[i + j], force, nefc_all)
+                    res[j] = b[i + j] + dot_scalar(AR[i + j], force, nefc_all)
                 for j in range(dim):
                     for k in range(dim):
                         Athis[j, k] = AR[i + j, i + k]
@@ -1255,7 +1255,7 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
 def _res_noslip(AR, Y, ylo, yhi, z, R, b, force, i, nefc_all, dense):
     """Residual of row i of the unregularized dual, b + (AR - R) f (residual with flg_subR)."""
     if dense:
-        r = b[i] + _dot_scalar(AR[i], force, nefc_all)
+        r = b[i] + dot_scalar(AR[i], force, nefc_all)
         return r - R[i] * force[i]
     return b[i] + y_dot(Y, ylo, yhi, z, i)
 
