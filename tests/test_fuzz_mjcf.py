@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 
 import fuzz_models as fm
 
-N_MUTATED, N_GENERATED = 400, 60
+N_MUTATED, N_GENERATED = 200, 60
 N_FULL_MUTATED, N_FULL_GENERATED = 4000, 600
 
 pytestmark = [pytest.mark.oracle, pytest.mark.compiler]
@@ -49,7 +49,7 @@ def run_property(strategy, n, full, stats):
 def test_mutated_mjcf_models(full_run):
     stats = run_property(fm.mutated_mjcf(), N_FULL_MUTATED if full_run else N_MUTATED, full_run, collections.Counter())
     assert sum(stats.values()) >= (N_FULL_MUTATED if full_run else N_MUTATED) * 0.95
-    assert stats["both-accept"] >= 20 and stats["both-reject"] >= 100
+    assert stats["both-accept"] >= (20 if full_run else 10) and stats["both-reject"] >= (100 if full_run else 50)
 
 
 def test_generated_mjcf_models(full_run):

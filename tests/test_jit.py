@@ -618,6 +618,7 @@ def test_plain_numba_caller_of_a_kernel():
     assert _kernel_mid(a) == 18.0
 
 
+@pytest.mark.full  # two cold compiles of hopper's setConst stage in fresh processes
 def test_speedups_off_compile_the_same_code(tmp_path):
     """NUMJOCO_NUMBA_SPEEDUPS=0 leaves numba's code in place (sim/jit/patches.py): the kernels compiled for a model
     (its setConst stage, at load) have the same optimised LLVM IR and give the same numbers as with the speedups.

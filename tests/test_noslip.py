@@ -234,7 +234,9 @@ def _pipeline_states(mm, n):
     return out
 
 
-@pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
+# pyramidal cones are one more cold compile: --full (test_real_models runs the Adroit hands, pyramidal, through
+# the whole pipeline with noslip)
+@pytest.mark.parametrize("cone", [pytest.param("pyramidal", marks=pytest.mark.full), "elliptic"])
 def test_pipeline_batch(cone):
     """sim.step with noslip: a batch of 3 worlds gives each world its single-world result bit for bit, and
     forward at their states matches MuJoCo's."""

@@ -11,6 +11,7 @@ import sys
 import tempfile
 
 import numba
+import pytest
 
 from sim.jit import parts
 from sim.jit.features import NAMES
@@ -54,6 +55,7 @@ def result(proc):
     return json.loads(out.strip().splitlines()[-1])
 
 
+@pytest.mark.full  # two cold compiles of hopper in worker processes (~100 s on two idle cores)
 def test_worker_and_in_process_compiles_agree():
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
         # both cold compiles at once (the worker makes it three processes on CI's two cores)

@@ -362,7 +362,7 @@ def _sparse_adhesion_xml(cone):
     )
 
 
-@pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
+@pytest.mark.parametrize("cone", [pytest.param("pyramidal", marks=pytest.mark.full), "elliptic"])  # one compile
 def test_body_transmission_sparse(cone):
     """nv >= 60: MuJoCo accumulates the moment from its sparse efc_J and sparse Jacobian differences."""
     m = mujoco.MjModel.from_xml_string(_sparse_adhesion_xml(cone))
