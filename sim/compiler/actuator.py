@@ -14,7 +14,7 @@ delay / interp) fill actuator_history / actuator_historyadr / nhistory as MuJoCo
 
 Left to the setconst stage (needs dynamics at qpos0): actuator_length0, actuator_acc0, the dampratio ->
 damping conversion of position-like actuators (biasprm[2] > 0 is a damping ratio until then, as in MuJoCo),
-and simulation-based lengthrange (see `compile_actuator`).
+and the simulation-based lengthrange (see `compile_actuators`; sim/compiler/setconst.py `_length_range`).
 """
 
 import numpy as np
@@ -376,7 +376,7 @@ def build_actuator(ctx, el):
     return a
 
 
-def compile_actuator(ctx, allow_lengthrange_sim=False):
+def compile_actuators(ctx):
     """Fill ctx.f with the actuator fields (nu, na, actuator_*), registers actuator names.
 
     Needs from the body stage: joint/site/body names, jnt_type, jnt_range, jnt_limited; from compile_tendon:
@@ -384,8 +384,8 @@ def compile_actuator(ctx, allow_lengthrange_sim=False):
 
     Length range (compiler <lengthrange>): actuators selected by `mode` keep an explicit lengthrange when
     `useexisting`, copy a limited joint/tendon range when `uselimit`; the others need MuJoCo's simulation-based
-    estimate.  Their ids are stored in `ctx.lengthrange_sim`; unless `allow_lengthrange_sim` (the setconst
-    stage implements that simulation) an UnsupportedError naming the first such actuator is raised.
+    estimate, which the setconst stage computes (sim/compiler/setconst.py `_length_range`): their ids are stored in
+    `ctx.lengthrange_sim`.
     """
     f = ctx.f
     elems = actuator_elements(ctx)
@@ -492,15 +492,6 @@ def compile_actuator(ctx, allow_lengthrange_sim=False):
                 out["lengthrange"][i] = np.array(ten_range[tid], dtype=np.float64)
                 continue
         ctx.lengthrange_sim.append(i)
-    if ctx.lengthrange_sim and not allow_lengthrange_sim:
-        el = elems[ctx.lengthrange_sim[0]]
-        raise el.error(
-            "this actuator needs MuJoCo's simulation-based length range (compiler <lengthrange>), "
-            "which numjoco does not compute; give it an explicit lengthrange, or set "
-            '<compiler><lengthrange uselimit="true"/></compiler> with a limited joint/tendon',
-            "lengthrange",
-            cls=_unsupported_cls(),
-        )
 
     n = len(elems)
     f["nu"] = n
@@ -683,9 +674,3 @@ def _check(ctx, el, a, trnid, jnt_type, jnt_range, ten_range):
 
     if a["delay"] > 0 and a["nsample"] <= 0:
         raise el.error("delay > 0 needs a history buffer (nsample > 0)", "delay")
-
-
-def compile_actuators(ctx):
-    """Pipeline entry (compiler/__init__.py): actuators, allowing the setconst stage to own the
-    simulation-based length ranges when it says so via `ctx.lengthrange_by_simulation`."""
-    compile_actuator(ctx, allow_lengthrange_sim=getattr(ctx, "lengthrange_by_simulation", False))

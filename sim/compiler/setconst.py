@@ -4,12 +4,14 @@ The mass-dependent constants (body_subtreemass, dof_M0, body/dof/tendon invweigh
 actuators' dampratio) come from the kernel sim/engine/setconst.py, which domain randomisation also runs per world;
 this module fills the rest from the world it leaves at qpos0: tendon_length0, actuator_length0, eq_data of
 connect/weld, camera/light reference poses, model statistics, dof_length, tendon_lengthspring and the joints'
-springdamper.
+springdamper, then the simulation-based actuator length ranges (mjCModel::LengthRange, `_length_range`).
 """
 
 import math
 
 import numpy as np
+
+from sim.constants import NWARNING
 
 from .frames import matvec, mulquat, negquat, quat2mat
 
@@ -18,6 +20,12 @@ OBJ_BODY, OBJ_SITE = 1, 6
 TRN_JOINT, TRN_JOINTINPARENT, TRN_TENDON = 0, 1, 3
 PLANE, HFIELD = 0, 1
 FREE, BALL, HINGE = 0, 1, 3
+INT_EULER, INT_RK4 = 0, 1
+# the options mjCModel::LengthRange simulates with (mjDSBL_FRICTIONLOSS | CONTACT | SPRING | DAMPER | GRAVITY |
+# ACTUATION), replacing the model's disable flags
+LR_DISABLE = 4 | 16 | 32 | 64 | 128 | 2048
+_NOSIMPLE = np.zeros(0, np.int32)
+_NOPRM = np.zeros(5)
 
 
 def _set_fixed(m):
@@ -108,7 +116,7 @@ def set_const(model, ctx):
     F = mask(features(m), (F_TENDON, F_TRN))  # the features smooth_position has
     # body_subtreemass, dof_M0, invweight0s, actuator_acc0 and dampratios (sim/engine/setconst.py, the kernel
     # domain randomisation runs per world); d is left at qpos0 with the smooth position stages done
-    _fw.smooth_position(ms, d._struct, 0, 2, F, np.ascontiguousarray(m.body_simple, dtype=np.int32))
+    _fw.smooth_position(ms, d._struct, 0, 2, F, np.ascontiguousarray(m.body_simple, dtype=np.int32), _NOPRM)
     m.tendon_length0 = np.array(d.ten_length, dtype=np.float64).copy()
     m.actuator_length0 = np.array(d.actuator_length, dtype=np.float64).copy()
     _eq_data(m, d)
@@ -116,6 +124,7 @@ def set_const(model, ctx):
     _stat(m, d, ctx)
     _spring(m, ms, d)
     _auto_spring_damper(m, ctx)
+    _length_range(m, ctx, d)
 
 
 def _auto_spring_damper(m, ctx):
@@ -275,8 +284,111 @@ def _spring(m, ms, d):
     from sim.jit.features import features, mask, F_TENDON, F_TRN
 
     d.qpos = m.qpos_spring
-    _fw.smooth_position(ms, d._struct, 0, 1, mask(features(m), (F_TENDON, F_TRN)), np.zeros(0, np.int32))
+    _fw.smooth_position(ms, d._struct, 0, 1, mask(features(m), (F_TENDON, F_TRN)), _NOSIMPLE, _NOPRM)
     ls = m.tendon_lengthspring
     for i in range(m.ntendon):
         if ls[i, 0] == -1 and ls[i, 1] == -1:
             ls[i, :] = d.ten_length[i]
+
+
+def _length_range(m, ctx, d):
+    """Simulation-based actuator length ranges (mjCModel::LengthRange, mj_setLengthRange in engine_setconst.c) of
+    the actuators compile_actuator left to it (ctx.lengthrange_sim: selected by the <lengthrange> mode, without a
+    usable explicit range or joint / tendon limit).
+
+    Per actuator and side (0: shortest, 1: longest), from mj_resetData until time >= inttotal, each step is
+    evalAct: qvel decays with timeconst, mj_step1, qfrc_applied pushes along the actuator's moment with
+    acceleration accel (force capped at maxforce), mj_step2; the length range is the min (side 0) / max (side 1)
+    of actuator_length over the last `interval` seconds.  The model's disable flags are replaced by LR_DISABLE and
+    its timestep by the <lengthrange> timestep (when > 0) meanwhile.  MuJoCo spreads the actuators over threads;
+    each one's result does not depend on it.
+
+    The loop runs here, over two compiled calls a step: smooth_position's stage 4 (evalAct up to mj_step2, in the
+    setConst entry compiled above) and the model's own one-step entry run_serial as mj_step2 (mj_step = mj_step1 +
+    mj_step2: its position and velocity stages repeat stage 4's on the same state).  mj_step2 integrates RK4 models
+    with Euler, so the integrator is Euler meanwhile (the feature set stays the model's).  The cost is that entry's
+    compile at load, which the model's first sim.step would pay otherwise (cached on disk), then two compiled calls
+    and a few lines of Python per simulated step (inttotal / timestep steps per side and actuator).  A reset (bad
+    qpos / qvel / qacc) is refused: MuJoCo restarts from it and never ends."""
+    ids = getattr(ctx, "lengthrange_sim", ())
+    if not ids:
+        return
+    from sim import api
+    from sim.engine import forward as _fw
+    from sim.jit import struct_addr
+    from sim.jit.features import mask, F_TENDON, F_TRN
+
+    lr = ctx.comp.first("lengthrange")
+    prm = {k: float(lr.get(k)) for k in _LR_REAL} if lr is not None else dict(_LR_DEFAULT)
+    opt = m.opt
+    saved = (int(opt.disableflags), float(opt.timestep), int(opt.integrator))
+    opt.disableflags = LR_DISABLE
+    if prm["timestep"] > 0:
+        opt.timestep = prm["timestep"]
+    if saved[2] == INT_RK4:
+        opt.integrator = INT_EULER  # mj_step2: "RK4 defaults to Euler"
+    m.__dict__.pop("_sim", None)  # a Model struct of the final fields (set_const changed some after its own)
+    try:
+        ent = api._entry(m, collision=False)  # contacts are off: the collision checks wait for the first step
+        ms, F = ent[1], ent[6]
+        F0 = mask(F, (F_TENDON, F_TRN))
+        ds = d._struct
+        mp, dp, tp = struct_addr(ms), struct_addr(ds), struct_addr(api.empty_task())
+        time = d._arrays["time"]
+        diverged = d._arrays["warning_number"][:, NWARNING]  # numjoco's cumulative divergence counter
+        ndiv = diverged[0]
+        length = d._arrays["actuator_length"][0]
+        inttotal, interval, tol = prm["inttotal"], prm["interval"], prm["tolrange"]
+        for i in ids:
+            el = ctx.elems["actuator"][i]
+            lmin, lmax = [0.0, 0.0], [0.0, 0.0]
+            for side in (0, 1):
+                arg = np.array([i, side, prm["accel"], prm["maxforce"], prm["timeconst"]], dtype=np.float64)
+                _fw.smooth_position(ms, ds, 0, 3, F0, _NOSIMPLE, arg)  # mj_resetData
+                updated = False
+                while time[0] < inttotal:
+                    _fw.smooth_position(ms, ds, 0, 4, F0, _NOSIMPLE, arg)
+                    api._SERIAL(F, mp, dp, tp, 0, 1)
+                    ln = length[i]
+                    if time[0] == 0:
+                        raise el.error(f"Unstable lengthrange simulation in actuator {i}", "lengthrange")
+                    if diverged[0] != ndiv:
+                        # a bad qpos / qvel / qacc reset the state: the simulation restarts from it and diverges
+                        # the same way again, forever in MuJoCo 3.17 (its time == 0 test never sees the reset)
+                        raise el.error(
+                            f"Unstable lengthrange simulation in actuator {i} (it diverged and was reset; MuJoCo "
+                            "3.17 repeats it without end)",
+                            "lengthrange",
+                        )
+                    if time[0] > inttotal - interval:
+                        if ln < lmin[side] or not updated:
+                            lmin[side] = ln
+                        if ln > lmax[side] or not updated:
+                            lmax[side] = ln
+                        updated = True
+                m.actuator_lengthrange[i, side] = lmin[side] if side == 0 else lmax[side]
+            _check_length_range(m, el, i, lmin, lmax, tol)
+    finally:
+        opt.disableflags, opt.timestep, opt.integrator = saved
+        m.__dict__.pop("_sim", None)
+
+
+# the real attributes of <lengthrange> and their defaults (sim/mjcf/schema.py), for a model without the element
+_LR_REAL = ("accel", "maxforce", "timeconst", "timestep", "inttotal", "interval", "tolrange")
+_LR_DEFAULT = dict(accel=20.0, maxforce=0.0, timeconst=1.0, timestep=0.01, inttotal=10.0, interval=2.0, tolrange=0.05)
+
+
+def _check_length_range(m, el, i, lmin, lmax, tol):
+    """mj_setLengthRange's checks of a simulated range, with its messages."""
+    lo, hi = m.actuator_lengthrange[i]
+    dif = hi - lo
+    if dif <= 0:
+        raise el.error("Invalid lengthrange (%g, %g) in actuator %d" % (lo, hi, i), "lengthrange")
+    # MuJoCo's two messages differ by one space ("\n  range" / "\n range")
+    for side, sep in ((0, "  "), (1, " ")):
+        if lmax[side] - lmin[side] > tol * dif:
+            raise el.error(
+                "Lengthrange computation did not converge in actuator %d:\n  eval (%g, %g)\n%srange (%g, %g)"
+                % (i, lmin[side], lmax[side], sep, lo, hi),
+                "lengthrange",
+            )

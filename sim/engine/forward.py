@@ -1,5 +1,7 @@
 """Pipeline drivers: forward / step / reset per world, with serial (one world) and parallel (batch) entries."""
 
+import math
+
 import numpy as np
 from numba import prange, types
 from numba.core import cgutils
@@ -25,7 +27,7 @@ from sim.jit import struct_at, struct_at_address
 from sim.jit.features import call_if, F_IMPLICIT, F_FWDINV, F_HISTORY
 from sim.engine.sensor import sensor_pos_stage, sensor_acc_stage
 from sim.engine.inverse import compare_fwd_inv
-from sim.engine.setconst import set_const
+from sim.engine.setconst import set_const, length_range_force
 from sim.engine.stages import position_core, fwd_velocity
 from sim.constants import (
     OPT_INTEGRATOR,
@@ -430,12 +432,30 @@ def run_batch(mp, dp, tp, nworld, nstep, mptrs, F):
 
 
 @njit
-def smooth_position(m, d, w, stage, F, body_simple):
+def smooth_position(m, d, w, stage, F, body_simple, prm):
     """The compiler's mj_setConst passes on world w at its qpos (one entry instead of a compiled entry per pass):
     stage 1 kinematics, com_pos and tendons (setSpring); stage 2 the mass-dependent constants (set_const, which
-    leaves w at qpos0 with crb, the factor of M and transmissions done); F the model's feature set."""
+    leaves w at qpos0 with crb, the factor of M and transmissions done); F the model's feature set.
+    mj_setLengthRange's simulation (sim/compiler/setconst.py drives it, with the model's run_serial as mj_step2):
+    stage 3 mj_resetData; stage 4 evalAct up to mj_step2 for actuator int(prm[0]), side int(prm[1]), accel
+    prm[2], maxforce prm[3], timeconst prm[4] (qvel decay, mj_step1's checks and position stages, the applied
+    force: sim/engine/setconst.py length_range_force)."""
     if stage == 2:
         set_const(m, d, w, body_simple, True, F)
+        return
+    if stage == 3:
+        reset_world(m, d, w)
+        return
+    if stage == 4:
+        # evalAct: qvel *= exp(-timestep / max(0.01, timeconst)) (mju_scl), then mj_step1's mj_checkPos and
+        # mj_checkVel
+        s = math.exp(-m.opt[OPT_TIMESTEP] / max(0.01, prm[4]))
+        qvel = d.qvel[w]
+        for i in range(m.nv):
+            qvel[i] *= s
+        _check(m, d, w, d.qpos[w], m.nq, WARN_BADQPOS)
+        _check(m, d, w, d.qvel[w], m.nv, WARN_BADQVEL)
+        length_range_force(m, d, w, int(prm[0]), int(prm[1]), prm[2], prm[3], F)
         return
     kinematics(m, d, w)
     com_pos(m, d, w)

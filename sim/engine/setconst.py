@@ -8,6 +8,10 @@ randomisation (a world's own Model struct after its inertial fields changed).
 The sums are MuJoCo's (mju_dot's four partial sums, mj_solveLD's order), so the constants are its numbers bit for bit.
 The rest of mj_setConst (lengths at qpos0, equality anchors, camera and light poses, statistics, spring lengths)
 runs once at load, in sim/compiler/setconst.py.
+
+    length_range_force(m, d, w, index, side, accel, maxforce, F)
+                                                   the force evalAct (mj_setLengthRange's simulation) applies
+                                                   to drive actuator `index`'s length down (side 0) or up (1)
 """
 
 import math
@@ -156,3 +160,42 @@ def set_const(m, d, w, body_simple, own_bias, F):
                 if trn * trn > MINVAL:
                     mass += 1.0 / max(MINVAL, div[cind[k]]) / (trn * trn)
             bp[2] = -(bp[2] * 2 * math.sqrt(gp[0] * mass))
+
+
+@njit
+def length_range_force(m, d, w, index, side, accel, maxforce, F):
+    """The middle of evalAct (engine_setconst.c): the smooth position stages of mj_fwdPosition at world w's qpos
+    (what mj_step1 computes before the force is read: kinematics .. factor of M, transmissions), then
+    qfrc_applied (nv,) = moment * (2 side - 1) accel / |M^-1 moment|, scaled down to norm maxforce when
+    maxforce > 0.  moment is actuator `index`'s dense row of actuator_moment (mju_sparse2dense)."""
+    kinematics(m, d, w)
+    com_pos(m, d, w)
+    tendon_if(F, m, d, w)
+    crb(m, d, w)
+    tendon_armature(m, d, w)
+    factor_m(m, d, w)
+    transmission(m, d, w, F)
+    nv = m.nv
+    row = d.scr_nv[w, 0]
+    for i in range(nv):
+        row[i] = 0.0
+    mom = d.actuator_moment[w]
+    cind = d.moment_colind[w]
+    adr = d.moment_rowadr[w, index]
+    for k in range(adr, adr + d.moment_rownnz[w, index]):
+        row[cind[k]] = mom[k]
+    # mj_solveM into qfrc_applied, then mju_norm (sqrt of mju_dot)
+    frc = d.qfrc_applied[w]
+    for i in range(nv):
+        frc[i] = row[i]
+    solve_m(m, d, w, frc)
+    nrm = math.sqrt(dot(frc, frc, nv))
+    s = (2 * side - 1) * accel / max(MINVAL, nrm)
+    for i in range(nv):
+        frc[i] = row[i] * s
+    # impose maxforce
+    nrm = math.sqrt(dot(frc, frc, nv))
+    if maxforce > 0 and nrm > maxforce:
+        s = maxforce / max(MINVAL, nrm)
+        for i in range(nv):
+            frc[i] *= s
