@@ -26,6 +26,7 @@ from sim.engine.transmission import transmission
 from sim.engine.jacobian import jac
 from sim.engine.math import mul_inert_vec
 from sim.engine.solver import dot_scalar as dot
+from sim.engine.stages import smooth_core
 
 
 @njit
@@ -168,12 +169,7 @@ def length_range_force(m, d, w, index, side, accel, maxforce, F):
     (what mj_step1 computes before the force is read: kinematics .. factor of M, transmissions), then
     qfrc_applied (nv,) = moment * (2 side - 1) accel / |M^-1 moment|, scaled down to norm maxforce when
     maxforce > 0.  moment is actuator `index`'s dense row of actuator_moment (mju_sparse2dense)."""
-    kinematics(m, d, w)
-    com_pos(m, d, w)
-    tendon_if(F, m, d, w)
-    crb(m, d, w)
-    tendon_armature(m, d, w)
-    factor_m(m, d, w)
+    smooth_core(m, d, w, F)
     transmission(m, d, w, F)
     nv = m.nv
     row = d.scr_nv[w, 0]

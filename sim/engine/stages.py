@@ -16,14 +16,20 @@ from sim.engine.sensor import sensor_vel_stage
 
 
 @njit
-def position_core(m, d, w, F):
-    """kinematics, com_pos, tendon, crb, tendon armature, factor_m, collision and make_constraint of world w."""
+def smooth_core(m, d, w, F):
+    """kinematics, com_pos, tendon, crb, tendon armature and factor_m of world w."""
     kinematics(m, d, w)
     com_pos(m, d, w)
     tendon_if(F, m, d, w)
     crb(m, d, w)
     tendon_armature(m, d, w)
     factor_m(m, d, w)
+
+
+@njit
+def position_core(m, d, w, F):
+    """smooth_core, then collision and make_constraint of world w."""
+    smooth_core(m, d, w, F)
     collision(m, d, w, F)
     make_constraint(m, d, w, F)
 
