@@ -4,8 +4,11 @@ the mujoco 3.17 shim of tests/robotics_oracle.py): same seed, same float32 actio
 Per id: reset observations within 1e-12 (two resets in a row: the hand's second reset starts from the first
 episode's solver warm start, as gymnasium_robotics' does), then 50 steps with observations and rewards within
 1e-9, the same reward type, info and terminated / truncated flags; compute_reward, is_success on batches of goals
-as HER samples them.  The Gymnasium and SB3 vector envs against SyncVectorEnv / DummyVecEnv over single envs, bit
-for bit; check_env; SB3's HerReplayBuffer on a short SAC run.
+as HER samples them.  FetchSlide (KNOWN) is chaotic in MuJoCo itself: its trajectory parity is a strict xfail,
+test_known_difference_is_chaotic measures the oracle against itself nudged by 1e-16, and
+tests/test_collision_models.py test_fetch_slide_trajectory holds numjoco's steps from the oracle's states to 1e-12.
+The Gymnasium and SB3 vector envs against SyncVectorEnv / DummyVecEnv over single envs, bit for bit; check_env;
+SB3's HerReplayBuffer on a short SAC run.
 
 Every task runs one numba compile of envs/robotics/kernels.py (the union feature set, envs/robotics/core.py
 SHARED_FEATURES): the default run covers FetchPush and HandManipulateBlockRotateZ (mocap, object, closed gripper;
@@ -33,7 +36,7 @@ STEP_TOL = 1e-9  # measured over 50 steps: FetchPush 3.5e-10, HandManipulateBloc
 NSTEPS = 50
 DEFAULT = ("numjoco/FetchPush-v0", "numjoco/HandManipulateBlockRotateZ-v0")
 ALL_IDS = [i for i, _, _ in env_ids()]
-# measured on gymnasium-robotics 1.4.2 / mujoco 3.17.0 (module doc of the xfail below)
+# chaotic in MuJoCo itself (test_known_difference_is_chaotic): trajectory parity is a strict xfail for these
 KNOWN = {"numjoco/FetchSlide-v0", "numjoco/FetchSlideDense-v0"}
 
 
@@ -41,15 +44,17 @@ def _ids(selection):
     return [pytest.param(i, marks=() if i in DEFAULT else pytest.mark.full) for i in selection]
 
 
-def compare(env_id, seeds=(0, 1), nsteps=NSTEPS):
-    """Max errors (reset observation, step observation, reward) of numjoco's env against the oracle; asserts the
-    structure (reward type, info, flags) as it goes."""
+def compare(env_id, seeds=(0, 1), nsteps=NSTEPS, ours=None, nudge=None):
+    """Max errors (reset observation, step observation, reward) of numjoco's env (or `ours`) against the oracle;
+    asserts the structure (reward type, info, flags) as it goes.  nudge(ours) runs after each reset."""
     ref = make_oracle(env_id)
-    ours = gym.make(env_id).unwrapped
+    ours = gym.make(env_id).unwrapped if ours is None else ours
     e_reset = e_obs = e_rew = 0.0
     for seed in seeds:
         o1, i1 = ref.reset(seed=seed)
         o2, i2 = ours.reset(seed=seed)
+        if nudge is not None:
+            nudge(ours)
         assert i1 == i2 == {}
         assert set(o1) == set(o2) and all(o1[k].shape == o2[k].shape for k in o1)
         e_reset = max(e_reset, max(float(np.abs(o1[k] - o2[k]).max()) for k in o1))
@@ -79,15 +84,34 @@ def test_parity(env_id):
 @pytest.mark.parametrize("env_id", sorted(KNOWN))
 @pytest.mark.xfail(
     strict=True,
-    reason="FetchSlide: the reset now equals the oracle (2.7e-16; the puck's cap contacts on the table match "
-    "MuJoCo 3.17 since the cap polygon uses its cos/sin table), but the observations still diverge during the "
-    "steps (cause not found yet); measured: reset observations 2.7e-16, observations 0.33 after 50 steps, "
-    "dense reward 0.028",
+    reason="FetchSlide is chaotic in MuJoCo itself (test_known_difference_is_chaotic: the oracle against itself "
+    "with its velocities after reset moved by 1e-16 differs by 0.31 in the observations and 0.027 in the dense "
+    "reward after 50 steps, seed 1), so only bitwise equality with MuJoCo's arithmetic could pass: numjoco's step "
+    "from the oracle's state matches it (tests/test_collision_models.py test_fetch_slide_trajectory: every "
+    "contact of the puck with the table, finger and floor equal, qvel within 6.8e-14 per step), and the round-off "
+    "left (reset qvel 2.6e-14, ~1e-14 per step) is amplified by the puck's flips of contact points and solver "
+    "active set; measured: reset observations 2.7e-16, observations 0.33 after 50 steps, dense reward 0.028",
 )
 def test_parity_known_difference(env_id):
     e_reset, e_obs, e_rew = compare(env_id)
     assert e_reset <= RESET_TOL and e_obs < 1.0  # the measured size of the difference (upper bounds)
     assert e_reset <= RESET_TOL and e_obs <= STEP_TOL and e_rew <= STEP_TOL, (e_reset, e_obs, e_rew)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("env_id", sorted(KNOWN))
+def test_known_difference_is_chaotic(env_id):
+    """Why the KNOWN ids are not held to trajectory parity: the oracle against a second oracle whose velocities
+    after reset are moved by 1e-16 (below the round-off of a step) differs as much as numjoco does (measured
+    0.31 in the observations, 0.027 in the dense reward; numjoco 0.33 / 0.028)."""
+
+    def nudge(env):
+        env.data.qvel[:] += 1e-16 * np.random.default_rng(5).standard_normal(env.model.nv)
+
+    e_reset, e_obs, e_rew = compare(env_id, ours=make_oracle(env_id), nudge=nudge)
+    assert e_reset == 0.0 and e_obs > 0.1, (e_reset, e_obs)
+    if "Dense" in env_id:
+        assert e_rew > 0.01, e_rew
 
 
 def _goal_batches(env, rng, n=64):
