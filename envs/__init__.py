@@ -83,7 +83,9 @@ for _domain, _task in _dmc.TASKS:
 
 
 def make_sb3_vec_env(env_id: str, n_envs: int, seed: int | None = None, **env_kwargs):
-    """Stable-Baselines3 VecEnv of n_envs worlds of a numjoco task (envs/sb3.py; imports SB3 on first use)."""
+    """Stable-Baselines3 VecEnv of n_envs worlds of a numjoco task, with DummyVecEnv's semantics and numbers over
+    gym.make(env_id) envs seeded seed + i (envs/sb3.py; the Control Suite: envs/dmc/sb3.py; Fetch and Shadow Hand:
+    envs/robotics/sb3.py; imports SB3 on first use)."""
     from envs.sb3 import make_sb3_vec_env as make
 
     return make(env_id, n_envs, seed=seed, **env_kwargs)

@@ -23,7 +23,57 @@ from envs.vector import BatchEngine, WorldView
 from sim.constants import ST_DIVERGED
 
 
-class NumjocoSB3VecEnv(VecEnv):
+class WorldsVecEnv(VecEnv):
+    """What the SB3 VecEnvs on a batched engine share (numjoco tasks, Control Suite, Fetch / Shadow Hand): the
+    actions held until step_wait, the seeds of the next reset, and get_attr / set_attr / env_method /
+    env_is_wrapped on world i seen as a single env (world_attr / set_world_attr)."""
+
+    _actions = None
+
+    def world_attr(self, i, name):
+        """Attribute `name` of world i seen as a single env."""
+        raise NotImplementedError
+
+    def set_world_attr(self, i, name, value):
+        raise AttributeError(
+            f"{name!r} is shared by the worlds of a numjoco vector env and cannot be set per environment; "
+            "create the env with the value instead"
+        )
+
+    def take_reset_seeds(self):
+        """The seeds of this reset (those of seed(), one per world, or None: each world continues its generator);
+        clears them.  The tasks take no reset options."""
+        if any(self._options):
+            raise ValueError(f"numjoco tasks take no reset options, got {self._options}")
+        seeds = self._seeds if any(s is not None for s in self._seeds) else None
+        self._reset_seeds()
+        self._reset_options()
+        return seeds
+
+    def step_async(self, actions):
+        self._actions = actions
+
+    def take_actions(self):
+        """The actions of step_async (once)."""
+        actions, self._actions = self._actions, None
+        return actions
+
+    def get_attr(self, attr_name, indices=None):
+        return [self.world_attr(i, attr_name) for i in self._get_indices(indices)]
+
+    def set_attr(self, attr_name, value, indices=None):
+        for i in self._get_indices(indices):
+            self.set_world_attr(i, attr_name, value)
+
+    def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+        return [self.world_attr(i, method_name)(*method_args, **method_kwargs) for i in self._get_indices(indices)]
+
+    def env_is_wrapped(self, wrapper_class, indices=None):
+        """No world is wrapped by a Gymnasium wrapper (monitor with VecMonitor)."""
+        return [False for _ in self._get_indices(indices)]
+
+
+class NumjocoSB3VecEnv(WorldsVecEnv):
     """SB3 VecEnv of n_envs worlds of a numjoco task (see the module doc)."""
 
     def __init__(self, task, n_envs, *, max_episode_steps=None, num_threads=None, randomization=None, **kwargs):
@@ -43,21 +93,14 @@ class NumjocoSB3VecEnv(VecEnv):
     # ------------------------------------------------------------------ VecEnv API
     def reset(self):
         eng = self.engine
-        if any(self._options):
-            raise ValueError(f"numjoco tasks take no reset options, got {self._options}")
-        seeds = self._seeds if any(s is not None for s in self._seeds) else None
+        seeds = self.take_reset_seeds()
         worlds = np.arange(self.num_envs)
         eng.reset(worlds, seeds)
-        self._reset_seeds()
-        self._reset_options()
         if eng.python_layers:
             self._layered_resets(worlds)
             return self._stack()
         self.reset_infos = _split_info(eng.reset_info(worlds), self.num_envs)
         return eng.emit(eng.obs.copy(), None if eng.obs_type == "states" else eng.frames())
-
-    def step_async(self, actions):
-        self._actions = actions
 
     def step_wait(self):
         eng = self.engine
@@ -65,7 +108,7 @@ class NumjocoSB3VecEnv(VecEnv):
             raise RuntimeError("reset() must be called before step()")
         eng.set_actions(self._actions)
         final = eng.step(None)
-        actions, self._actions = self._actions, None
+        actions = self.take_actions()
         if eng.python_layers:
             return self._layered_step_wait(actions)
         term, trunc = eng.ended()
@@ -134,28 +177,14 @@ class NumjocoSB3VecEnv(VecEnv):
     def close(self):
         self.engine.close()
 
-    def get_attr(self, attr_name, indices=None):
-        return [getattr(WorldView(self.engine, i), attr_name) for i in self._get_indices(indices)]
+    def world_attr(self, i, name):
+        return getattr(WorldView(self.engine, i), name)
 
-    def set_attr(self, attr_name, value, indices=None):
-        for i in self._get_indices(indices):
-            setattr(WorldView(self.engine, i), attr_name, value)
-
-    def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
-        return [
-            getattr(WorldView(self.engine, i), method_name)(*method_args, **method_kwargs)
-            for i in self._get_indices(indices)
-        ]
-
-    def env_is_wrapped(self, wrapper_class, indices=None):
-        """No world is wrapped by a Gymnasium wrapper (monitor with VecMonitor)."""
-        return [False for _ in self._get_indices(indices)]
+    def set_world_attr(self, i, name, value):
+        setattr(WorldView(self.engine, i), name, value)
 
     def get_images(self):
         return [WorldView(self.engine, i).render() for i in range(self.num_envs)]
-
-    def seed(self, seed=None):
-        return super().seed(seed)
 
 
 def _split_info(info, n):
@@ -181,16 +210,26 @@ def _split_info(info, n):
 
 
 def make_sb3_vec_env(env_id, n_envs, seed=None, **env_kwargs):
-    """NumjocoSB3VecEnv of n_envs worlds of env_id (a registered numjoco id, 'module:id' or a task class);
-    world i seeded seed + i at the first reset when seed is given (the action space seeded with seed).  The
-    Fetch and Shadow Hand tasks get their own VecEnv (envs/robotics/sb3.py: batched Python layers)."""
-    from envs.robotics import robot_task_class
+    """The SB3 VecEnv of n_envs worlds of env_id (a registered numjoco id, 'module:id' or a task class); world i
+    seeded seed + i at the first reset when seed is given (the action space seeded with seed).  The numjoco tasks
+    get NumjocoSB3VecEnv, the Control Suite tasks DMCSB3VecEnv (envs/dmc/sb3.py), the Fetch and Shadow Hand
+    tasks RobotSB3VecEnv (envs/robotics/sb3.py: batched Python layers)."""
+    from envs.dmc.base import DMCEnv
+    from envs.entry import task_class
+    from envs.robotics.core import RobotEnv
 
-    if robot_task_class(env_id) is not None:
-        from envs.robotics.vector import make_sb3_vec_env as make_robot
+    cls = task_class(env_id)
+    if cls is not None and issubclass(cls, RobotEnv):
+        from envs.robotics.sb3 import RobotSB3VecEnv as vec_class
+    elif cls is not None and issubclass(cls, DMCEnv):
+        from envs.dmc.sb3 import DMCSB3VecEnv as vec_class
+    else:
+        vec_class = NumjocoSB3VecEnv
+    return seeded(vec_class(env_id, n_envs, **env_kwargs), seed)
 
-        return make_robot(env_id, n_envs, seed=seed, **env_kwargs)
-    venv = NumjocoSB3VecEnv(env_id, n_envs, **env_kwargs)
+
+def seeded(venv, seed):
+    """venv with seed() applied (world i reset with seed + i next) and its action space seeded; seed None: as is."""
     if seed is not None:
         venv.seed(seed)
         venv.action_space.seed(seed)

@@ -369,6 +369,30 @@ def test_sac_her_goal_env_and_enjoy(tmp_path, capsys):
     assert again.returns == ro.returns
 
 
+def test_frame_stack_run_and_replay(tmp_path):
+    """frame_stack: 3 stacks the training, evaluation and replay envs alike (VecFrameStack; the replay's single env
+    through SB3's StackedObservations gives VecFrameStack's observations)."""
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecFrameStack
+
+    from training.video import _Stacker
+
+    cfg = _tiny("toy/PointReach-v0", "ppo", hp={"n_steps": 128, "batch_size": 64}, overrides={"frame_stack": 3})
+    out = str(tmp_path / "stacked")
+    result = run(cfg, out, progress_bar=False)
+    _check_run(out, result, frames=51)
+    assert PPO.load(os.path.join(out, "model.zip")).observation_space.shape == (12,)
+    assert len(enjoy(out, episodes=2).returns) == 2
+    ref = VecFrameStack(DummyVecEnv([lambda: gym.make("toy/PointReach-v0")]), 3)
+    ref.seed(4)
+    env = gym.make("toy/PointReach-v0")
+    stack = _Stacker(env.observation_space, 3)
+    np.testing.assert_array_equal(ref.reset()[0], stack.reset(env.reset(seed=4)[0]))
+    for t in range(6):
+        a = np.full(2, 0.1 * t, np.float32)
+        np.testing.assert_array_equal(ref.step(a[None])[0][0], stack.update(env.step(a)[0]))
+
+
 def test_video_degrades_when_env_cannot_render(tmp_path, capsys):
     cfg = _tiny(
         "toy/PointReach-v0",
@@ -427,6 +451,22 @@ def test_hopper_ppo_fast_config_runs(tmp_path):
     result = run(small, str(tmp_path / "fast"), progress_bar=False)
     assert result["timesteps"] == 256 and result["eval_timesteps"] == [256]
     assert os.path.exists(os.path.join(tmp_path, "fast", "learning_curve.png"))
+
+
+def test_pixels_config_resolves():
+    """The pixel learning-curve config (training/configs/numjoco/inverted_pendulum_pixels_ppo.yaml, ours): CnnPolicy
+    on 84 x 84 images with 3 stacked frames, images not normalised; its PPO keywords convert."""
+    path = os.path.join(C.CONFIG_DIR, "numjoco", "inverted_pendulum_pixels_ppo.yaml")
+    raw = C.load_yaml(path)
+    assert "not RL Zoo" in raw["source"] and raw["envs"] == ["numjoco/InvertedPendulum-v0"]
+    cfg = C.resolve(raw["envs"][0], "ppo", path)
+    assert cfg["policy"] == "CnnPolicy" and cfg["frame_stack"] == 3 and cfg["normalize"] is False
+    assert cfg["env_kwargs"] == {"obs_type": "pixels", "width": 84, "height": 84}
+    kw = C.algo_kwargs(cfg, gym.spaces.Box(-1, 1, (1,)))
+    assert (kw["n_steps"], kw["n_epochs"], kw["batch_size"], kw["learning_rate"]) == (128, 4, 256, 3e-4)
+    assert cfg["steps"] % (kw["n_steps"] * cfg["n_envs"]) == 0  # whole updates
+    with pytest.raises(C.ConfigError, match="frame_stack"):
+        C.resolve(raw["envs"][0], "ppo", path, {"frame_stack": -1})
 
 
 def test_resume_from_checkpoint(tmp_path):

@@ -8,7 +8,10 @@ A config is a mapping with these keys (every one optional in a file; `resolve` f
     n_envs, seed, device, vec_env (dummy | subproc), torch_threads
     normalize     false | true | {norm_obs: ..., norm_reward: ..., clip_obs: ...}  (VecNormalize; gamma from the
                   algorithm's gamma as in RL Zoo)
-    policy        MlpPolicy | MultiInputPolicy (chosen from the observation space when absent)
+    policy        MlpPolicy | CnnPolicy | MultiInputPolicy (chosen from the observation space when absent: CnnPolicy
+                  for image observations, e.g. a Control Suite task with obs_type: pixels)
+    frame_stack   stack the last k observations (SB3's VecFrameStack, as RL Zoo's frame_stack; 0 or 1: none); the
+                  evaluation env, the video and training.enjoy stack alike
     hyperparams   the algorithm's constructor kwargs as in RL Zoo's YAML (lin_X schedules, policy_kwargs map with
                   activation_fn by name, replay_buffer_class: HerReplayBuffer, noise_type / noise_std)
     env_kwargs    constructor kwargs of the env (--reward key=value adds to these)
@@ -45,6 +48,7 @@ DEFAULTS: dict[str, Any] = {
     "torch_threads": 1,
     "normalize": False,
     "policy": None,
+    "frame_stack": 0,
     "hyperparams": {},
     "env_kwargs": {},
     "wrappers": [],
@@ -196,6 +200,7 @@ def resolve(
 
 def validate(cfg: dict[str, Any]) -> None:
     """Checks that need no env: types and ranges of the run settings."""
+    cfg.setdefault("frame_stack", 0)  # run directories written before the key existed
     for key in (
         "steps",
         "n_envs",
@@ -206,6 +211,7 @@ def validate(cfg: dict[str, Any]) -> None:
         "video_episodes",
         "video_length",
         "torch_threads",
+        "frame_stack",
     ):
         v = cfg.get(key)
         if not isinstance(v, int) or isinstance(v, bool) or v < (1 if key in ("steps", "n_envs") else 0):

@@ -38,7 +38,8 @@ def enjoy(
         raise C.ConfigError(f"no model at {model_path}")
     env_kwargs = cfg["env_kwargs"] if cfg.get("eval_env_kwargs") is None else cfg["eval_env_kwargs"]
     # an env to load against (HerReplayBuffer needs one; it also checks the spaces match)
-    venv = make_vec_env(cfg["env"], 1, seed=0, env_kwargs=env_kwargs)
+    stack = cfg.get("frame_stack") or 0
+    venv = make_vec_env(cfg["env"], 1, seed=0, env_kwargs=env_kwargs, frame_stack=stack)
     model = C.algo_class(cfg["algo"]).load(model_path, env=venv, device=cfg.get("device", "cpu"))
     normalizer = load_obs_normalizer(norm_path)
     seed = cfg.get("seed", 0) + 30_000 if seed is None else seed
@@ -53,6 +54,7 @@ def enjoy(
             obs_normalizer=normalizer,
             render=video is not None,
             max_frames=max_frames,
+            frame_stack=stack,
         )
     except RenderUnavailable as exc:
         print(f"no video: {exc}; replaying without frames", file=sys.stderr)
@@ -65,6 +67,7 @@ def enjoy(
             seed=seed,
             deterministic=deterministic,
             obs_normalizer=normalizer,
+            frame_stack=stack,
         )
     print(
         f"{cfg['algo'].upper()} on {cfg['env']} ({os.path.basename(model_path)}"

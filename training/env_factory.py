@@ -9,7 +9,8 @@
   (or SubprocVecEnv with ``vec_env="subproc"``).
 
 Either way the result is wrapped the same way: reward-shaping VecEnvWrappers (training/shaping.py), then
-VecMonitor (episode returns and lengths), so the logged return is the reward the agent trains on.
+VecMonitor (episode returns and lengths), so the logged return is the reward the agent trains on, then
+VecFrameStack when frames are stacked (``frame_stack`` > 1).
 """
 
 from __future__ import annotations
@@ -118,12 +119,14 @@ def make_vec_env(
     wrappers: list | None = None,
     monitor_path: str | None = None,
     vec_env: str = "dummy",
+    frame_stack: int = 0,
 ):
-    """An SB3 VecEnv of `n_envs` copies of `env_id` (env i seeded ``seed + i``), shaped and monitored.
+    """An SB3 VecEnv of `n_envs` copies of `env_id` (env i seeded ``seed + i``), shaped, monitored and with its
+    last `frame_stack` observations stacked (VecFrameStack; 0 or 1: none).
 
     `wrappers`: shaping wrapper specs (training/shaping.py); `monitor_path`: VecMonitor's CSV file (or None).
     """
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecFrameStack, VecMonitor
 
     from training.shaping import apply_shaping  # imports SB3 (VecEnvWrapper)
 
@@ -145,7 +148,8 @@ def make_vec_env(
     venv = apply_shaping(venv, wrappers or [])
     if monitor_path is not None:
         os.makedirs(os.path.dirname(monitor_path) or ".", exist_ok=True)
-    return VecMonitor(venv, filename=monitor_path)
+    venv = VecMonitor(venv, filename=monitor_path)
+    return VecFrameStack(venv, frame_stack) if frame_stack > 1 else venv
 
 
 class _EnvFn:

@@ -87,6 +87,8 @@ def ppo_config(cfg: dict, num_env_runners: int):
         raise C.ConfigError(f"--backend rllib trains PPO only, not {cfg['algo']}")
     if cfg.get("wrappers"):
         raise C.ConfigError("--backend rllib does not apply SB3 shaping wrappers; use env kwargs (--reward)")
+    if cfg.get("frame_stack", 0) > 1:
+        raise C.ConfigError("--backend rllib does not stack frames (SB3's VecFrameStack); set frame_stack: 0")
     hp = cfg["hyperparams"]
     for key in ("learning_rate", "clip_range"):
         if isinstance(hp.get(key), str):

@@ -86,7 +86,8 @@ def run(
     import torch
     from stable_baselines3.common.callbacks import CallbackList
     from stable_baselines3.common.logger import configure
-    from stable_baselines3.common.vec_env import VecNormalize
+    from stable_baselines3.common.preprocessing import is_image_space
+    from stable_baselines3.common.vec_env import VecNormalize, VecTransposeImage, is_vecenv_wrapped
 
     from training.callbacks import (
         PrunedCheckpointCallback,
@@ -116,9 +117,15 @@ def run(
         wrappers=cfg["wrappers"],
         monitor_path=os.path.join(out_dir, "monitor.csv"),
         vec_env=cfg["vec_env"],
+        frame_stack=cfg.get("frame_stack", 0),
     )
     eval_env = make_vec_env(
-        env_id, 1, seed=seed + 10_000, env_kwargs=eval_kwargs, wrappers=cfg.get("eval_wrappers") or []
+        env_id,
+        1,
+        seed=seed + 10_000,
+        env_kwargs=eval_kwargs,
+        wrappers=cfg.get("eval_wrappers") or [],
+        frame_stack=cfg.get("frame_stack", 0),
     )
     norm = C.normalize_kwargs(cfg)
     if norm is not None:
@@ -139,7 +146,8 @@ def run(
             model.load_replay_buffer(resume.replay_buffer)
     else:
         is_dict = isinstance(train_env.observation_space, gym.spaces.Dict)
-        policy = cfg["policy"] or ("MultiInputPolicy" if is_dict else "MlpPolicy")
+        is_image = is_image_space(train_env.observation_space)
+        policy = cfg["policy"] or ("MultiInputPolicy" if is_dict else "CnnPolicy" if is_image else "MlpPolicy")
         hp = C.algo_kwargs(cfg, train_env.action_space)
         if hp.get("replay_buffer_class") is not None and not (
             is_dict and "desired_goal" in train_env.observation_space.spaces
@@ -149,6 +157,8 @@ def run(
                 f"observation / achieved_goal / desired_goal), got {train_env.observation_space}"
             )
         model = cls(policy, train_env, seed=seed, device=cfg["device"], verbose=0, **hp)
+    if is_vecenv_wrapped(model.get_env(), VecTransposeImage) and not is_vecenv_wrapped(eval_env, VecTransposeImage):
+        eval_env = VecTransposeImage(eval_env)  # the model's wrapping of image observations (channels first)
     model.set_logger(configure(os.path.join(out_dir, "logs"), ["csv", "tensorboard"] + (["stdout"] if verbose else [])))
 
     def _report(s: dict) -> None:
@@ -237,6 +247,7 @@ def run(
             seed=seed + 20_000,
             obs_normalizer=load_obs_normalizer(os.path.join(out_dir, "vecnormalize.pkl")),
             max_frames=cfg["video_length"],
+            frame_stack=cfg.get("frame_stack", 0),
         )
     summary = eval_summary(eval_cb.evaluations_timesteps, eval_cb.evaluations_results, eval_cb.evaluations_successes)
     result = {

@@ -64,8 +64,10 @@ def rollout(
     obs_normalizer=None,
     render: bool = False,
     max_frames: int = 1000,
+    frame_stack: int = 0,
 ) -> Rollout:
-    """Run `episodes` episodes of `model` on one ``gym.make(env_id, **env_kwargs)``; frames when `render`.
+    """Run `episodes` episodes of `model` on one ``gym.make(env_id, **env_kwargs)``; frames when `render`; the
+    policy sees the last `frame_stack` observations stacked as training's VecFrameStack stacks them.
 
     Raises RenderUnavailable (with the reason) when `render` is set and the env cannot render rgb_array frames.
     """
@@ -78,9 +80,11 @@ def rollout(
             ) from exc
         raise
     out = Rollout(fps=int(env.metadata.get("render_fps") or 30))
+    stack = _Stacker(env.observation_space, frame_stack)
     try:
         for ep in range(episodes):
             obs, info = env.reset(seed=seed + ep)
+            obs = stack.reset(obs)
             if render and len(out.frames) < max_frames:
                 out.frames.append(_render(env, env_id))
             total, length, done = 0.0, 0, False
@@ -88,6 +92,7 @@ def rollout(
                 x = obs_normalizer.normalize_obs(obs) if obs_normalizer is not None else obs
                 action, _ = model.predict(x, deterministic=deterministic)
                 obs, reward, terminated, truncated, info = env.step(action)
+                obs = stack.update(obs)
                 total += float(reward)
                 length += 1
                 done = terminated or truncated
@@ -100,6 +105,34 @@ def rollout(
     finally:
         env.close()
     return out
+
+
+class _Stacker:
+    """One env's observations stacked as VecFrameStack stacks them (SB3's StackedObservations over a batch of one);
+    frame_stack 0 or 1: passed through."""
+
+    def __init__(self, space, frame_stack: int):
+        self.stacked = None
+        if frame_stack > 1:
+            from stable_baselines3.common.vec_env.stacked_observations import StackedObservations
+
+            self.stacked = StackedObservations(1, frame_stack, space)
+
+    def reset(self, obs):
+        return obs if self.stacked is None else _first(self.stacked.reset(_batch(obs)))
+
+    def update(self, obs):
+        if self.stacked is None:
+            return obs
+        return _first(self.stacked.update(_batch(obs), np.zeros(1, bool), [{}])[0])
+
+
+def _batch(obs):
+    return {k: v[None] for k, v in obs.items()} if isinstance(obs, dict) else np.asarray(obs)[None]
+
+
+def _first(obs):
+    return {k: v[0].copy() for k, v in obs.items()} if isinstance(obs, dict) else obs[0].copy()
 
 
 def _render(env, env_id: str) -> np.ndarray:
@@ -171,6 +204,7 @@ def record_video(
     obs_normalizer=None,
     max_frames: int = 1000,
     deterministic: bool = True,
+    frame_stack: int = 0,
 ) -> tuple[str | None, str]:
     """Record the policy to `path`. Returns (path or None, message); never raises for an env that cannot render."""
     try:
@@ -184,6 +218,7 @@ def record_video(
             obs_normalizer=obs_normalizer,
             render=True,
             max_frames=max_frames,
+            frame_stack=frame_stack,
         )
         write_video(ro.frames, path, fps=ro.fps)
     except RenderUnavailable as exc:

@@ -173,7 +173,8 @@ class DMCVectorEnv(VectorEnv):
         self._autoreset[worlds] = False
 
     def reset(self, *, seed=None, options=None):
-        super().reset(seed=seed)
+        if isinstance(seed, (int, np.integer)):  # a seed per world (a list) leaves the vector env's generator
+            super().reset(seed=int(seed))
         mask = None if options is None else options.get("reset_mask")
         if mask is not None:
             mask = np.asarray(mask)

@@ -57,25 +57,8 @@ def env_ids():
 def robot_task_class(task):
     """The RobotEnv subclass behind a registered id, a 'module:Class' entry point or a class; None when the
     task is not one of the robotics tasks (nothing is constructed)."""
-    import importlib
-
-    import gymnasium as gym
-
+    from envs.entry import task_class
     from envs.robotics.core import RobotEnv
 
-    if isinstance(task, str):
-        mod, _, rest = task.rpartition(":")
-        if "/" in rest or "-v" in rest:
-            if mod:
-                importlib.import_module(mod)
-            try:
-                task = gym.spec(rest).entry_point
-            except gym.error.Error:
-                return None
-    if isinstance(task, str):
-        mod, _, attr = task.partition(":")
-        try:
-            task = getattr(importlib.import_module(mod), attr)
-        except (ImportError, AttributeError):
-            return None
-    return task if isinstance(task, type) and issubclass(task, RobotEnv) else None
+    cls = task_class(task)
+    return cls if cls is not None and issubclass(cls, RobotEnv) else None

@@ -295,9 +295,6 @@ class RobotVectorEntryPoint:
 def make_sb3_vec_env(task, n_envs, seed=None, **kwargs):
     """RobotSB3VecEnv of n_envs worlds (world i seeded seed + i at the first reset when seed is given)."""
     from envs.robotics.sb3 import RobotSB3VecEnv
+    from envs.sb3 import seeded
 
-    venv = RobotSB3VecEnv(task, n_envs, **kwargs)
-    if seed is not None:
-        venv.seed(seed)
-        venv.action_space.seed(seed)
-    return venv
+    return seeded(RobotSB3VecEnv(task, n_envs, **kwargs), seed)
