@@ -34,8 +34,8 @@ def test_readme_is_a_front_door():
         text = f.read()
     assert len(text.splitlines()) <= 150
     assert (
-        'pip install -e ".[train]" && python -m training.train --env numjoco/Hopper-v0 --algo ppo --steps 50000 '
-        "--out runs/hopper"
+        'pip install -e ".[train]" && python -m training.train --env numjoco/Hopper-v0 '
+        "--config training/configs/numjoco/hopper_ppo_fast.yaml --out runs/hopper"
     ) in text
     assert 'pip install -e ".[test]" && python -m pytest -q' in text
     for link in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):

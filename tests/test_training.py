@@ -445,7 +445,7 @@ def test_hopper_ppo_fast_config_runs(tmp_path):
     cfg = C.resolve("numjoco/Hopper-v0", "ppo", path)
     assert cfg["steps"] == raw["steps"] and cfg["n_envs"] == raw["n_envs"] and cfg["hyperparams"] == raw["hyperparams"]
     kw = C.algo_kwargs(cfg, gym.spaces.Box(-1, 1, (3,)))
-    assert kw["batch_size"] <= kw["n_steps"] * cfg["n_envs"] and callable(kw["learning_rate"])
+    assert kw["batch_size"] <= kw["n_steps"] * cfg["n_envs"] and kw["learning_rate"] == 3e-4
     over = {"steps": 256, "n_envs": 2, "eval_freq": 0, "n_eval_episodes": 1, "checkpoint_freq": 0, "video_episodes": 0}
     small = C.resolve("Hopper-v5", "ppo", path, over, hyperparams={"n_steps": 128, "batch_size": 64})
     result = run(small, str(tmp_path / "fast"), progress_bar=False)
