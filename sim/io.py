@@ -104,9 +104,9 @@ def check_model(m):
             if t not in (TRN_JOINT, TRN_JOINTINPARENT, TRN_SLIDERCRANK, TRN_TENDON, TRN_SITE, TRN_BODY):
                 raise UnsupportedError("actuator transmission type %d is not supported" % t)
         for name, ok in (
-            ("actuator_dyntype", (0, 1, 2, 3, 4)),
-            ("actuator_gaintype", (0, 1, 2)),
-            ("actuator_biastype", (0, 1, 2)),
+            ("actuator_dyntype", (0, 1, 2, 3, 4, 7)),  # and user (7): MuJoCo's with no callbacks installed
+            ("actuator_gaintype", (0, 1, 2, 6)),  # user (6)
+            ("actuator_biastype", (0, 1, 2, 5)),  # user (5)
         ):
             v = np.asarray(getattr(m, name))
             if np.any(~np.isin(v, ok)):

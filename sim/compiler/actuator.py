@@ -9,7 +9,9 @@ the same reading + translation.  `reader.DefaultClass.actuator` lists the shortc
 chain (parents first), so replaying that list then the element gives MuJoCo's result.
 
 Not simulated (UnsupportedError at load time): orientation (so3), pid, dcmotor, actuator plugins,
-dyntype/gaintype/biastype pid/dcmotor/so3, `input` on other than fixed/affine gains.  Control delays (nsample /
+dyntype/gaintype/biastype pid/dcmotor/so3, `input` on other than fixed/affine gains. User dynamics, gain and bias
+run as MuJoCo runs them with no callbacks installed (act_dot 0, gain 1, bias 0; sim/engine/actuation.py); more than
+one activation per actuator (actdim > 1, user dynamics only) is refused at load (sim/io.py).  Control delays (nsample /
 delay / interp) fill actuator_history / actuator_historyadr / nhistory as MuJoCo does.  `input` on a fixed/affine general actuator (one of pos, vel, pressure) only sets actuator_ctrlspec.
 
 Left to the setconst stage (needs dynamics at qpos0): actuator_length0, actuator_acc0, the dampratio ->

@@ -1,5 +1,6 @@
 """Actuation (mj_fwdActuation): act_dot (na,), actuator_force (nu,), qfrc_actuator (nv,) for
-dyntype none/integrator/filter/filterexact/muscle and gain/bias fixed/affine/muscle."""
+dyntype none/integrator/filter/filterexact/muscle/user and gain/bias fixed/affine/muscle/user (user types as
+MuJoCo computes them with no mjcb_act_dyn / mjcb_act_gain / mjcb_act_bias installed: act_dot 0, gain 1, bias 0)."""
 
 import math
 from sim.jit import njit
@@ -20,6 +21,7 @@ from sim.constants import (
     DYN_MUSCLE,
     GAIN_FIXED,
     GAIN_AFFINE,
+    GAIN_MUSCLE,
     BIAS_AFFINE,
     BIAS_MUSCLE,
     TRN_TENDON,
@@ -203,7 +205,7 @@ def fwd_actuation(m, d, w, F):
         elif dt == DYN_MUSCLE:
             act_dot[an] = muscle_dynamics(ctrl[i], act[an], m.actuator_dynprm[i])
         else:
-            act_dot[an] = 0.0
+            act_dot[an] = 0.0  # none; user dynamics with no mjcb_act_dyn
     length = d.actuator_length[w]
     vel = d.actuator_velocity[w]
     tendon_frclimited = False
@@ -219,8 +221,10 @@ def fwd_actuation(m, d, w, F):
             gain = gp[0]
         elif gt == GAIN_AFFINE:
             gain = gp[0] + gp[1] * length[i] + gp[2] * vel[i]
-        else:
+        elif gt == GAIN_MUSCLE:
             gain = muscle_gain(length[i], vel[i], m.actuator_lengthrange[i], m.actuator_acc0[i], gp)
+        else:
+            gain = 1.0  # user gain with no mjcb_act_gain (mj_fwdActuation)
         if m.actuator_actnum[i] == 0:
             force[i] = gain * ctrl[i]
         else:
@@ -237,7 +241,7 @@ def fwd_actuation(m, d, w, F):
         elif bt == BIAS_MUSCLE:
             bias = muscle_bias(length[i], m.actuator_lengthrange[i], m.actuator_acc0[i], bp)
         else:
-            bias = 0.0
+            bias = 0.0  # none; user bias with no mjcb_act_bias
         force[i] += bias
     if tendon_frclimited:
         # per tendon: scale its actuators' forces so their total lies in tendon_actfrcrange
