@@ -2,6 +2,7 @@
 names, zeroed Data arrays with a leading world axis and their struct, the Task struct; and the checks that refuse,
 at load, what the engine does not simulate (sim.UnsupportedError)."""
 
+import math
 import os
 
 import numpy as np
@@ -82,12 +83,6 @@ def check_model(m):
         raise UnsupportedError("flex objects are not supported")
     if int(_get(m, "nplugin", 0)):
         raise UnsupportedError("plugins are not supported")
-    sh = np.asarray(_get(m, "sensor_history", np.zeros((0, 2)))).reshape(-1, 2)
-    if np.any(sh[:, 0] > 0) or np.any(np.asarray(_get(m, "sensor_delay", np.zeros(0))) != 0):
-        raise UnsupportedError(
-            "sensor delay and history buffers (nsample / delay / interval on sensors) are not supported; "
-            "actuator delays are"
-        )
     if int(m.ntendon):
         # mj_tendonDot has no derivative of the geom wrap: mujoco refuses (compiler) or errors (actuator
         # armature) on armature along a tendon that wraps around a geom
@@ -172,7 +167,8 @@ def _check_sensors(m):
 
 
 def reset_history(m, hist):
-    """Actuator history buffers (nworld, nhistory) as mj_resetData leaves them (sim/engine/history.py layout)."""
+    """History buffers (nworld, nhistory) as mj_resetData leaves them (sim/engine/history.py layout and reset_history,
+    its kernel)."""
     dt = float(m.opt.timestep)
     hh = np.asarray(m.actuator_history).reshape(-1, 2)
     adrs = np.asarray(m.actuator_historyadr).reshape(-1)
@@ -184,6 +180,18 @@ def reset_history(m, hist):
             hist[:, a + 1] = n - 1
             hist[:, a + 2 : a + 2 + n] = [-(n - j) * dt for j in range(n)]
             hist[:, a + 2 + n : a + 2 + 2 * n] = 0.0
+    sh = np.asarray(getattr(m, "sensor_history", np.zeros((0, 2)))).reshape(-1, 2)
+    for i in np.flatnonzero(sh[:, 0] > 0):
+        n, dim, a = int(sh[i, 0]), int(np.asarray(m.sensor_dim)[i]), int(np.asarray(m.sensor_historyadr)[i])
+        period, phase = np.asarray(m.sensor_interval).reshape(-1, 2)[i]
+        t0 = -period if phase == 0 else phase
+        hist[:, a] = t0 if period > 0 else -dt
+        hist[:, a + 1] = n - 1
+        if period > 0:
+            hist[:, a + 2 : a + 2 + n] = [math.ceil((t0 - (n - 1 - j) * period) / dt) * dt for j in range(n)]
+        else:
+            hist[:, a + 2 : a + 2 + n] = [-(n - j) * dt for j in range(n)]
+        hist[:, a + 2 + n : a + 2 + n + n * dim] = 0.0
 
 
 # ------------------------------------------------------------------------------------------------------------------

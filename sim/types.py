@@ -1084,7 +1084,9 @@ PIPELINE = Section(
 # flags flg_energypos / flg_energyvel / flg_subtreevel / flg_rnepost, and scratch: scr_sens_body (nbody, 6) body
 # velocities, scr_sens_nv (nv,), scr_sens_vec (4, 3) ray origin / direction / normal, scr_sens_match (nconmax,)
 # contact-sensor criteria with scr_sens_mid (2, nconmax) ids and flips, scr_sens_ft (2, 6) fromto segments, scr_sens_stack (50,) ray BVH stack and
-# scr_sens_group (6,) geom groups; scr_inv_nv (5, nv) and scr_inv_efc (2, njmax) for mj_inverse / mj_compareFwdInv.
+# scr_sens_group (6,) geom groups, scr_sens_data (nsensordata,) a delayed sensor's sample for its history buffer;
+# the sensor history fields sensor_delay / sensor_interval (period, phase) / sensor_history (nsample, interp) /
+# sensor_historyadr (sim/engine/history.py); scr_inv_nv (5, nv) and scr_inv_efc (2, njmax) for mj_inverse / mj_compareFwdInv.
 
 
 def _sensor_rows(m, name, ncol, dtype, n):
@@ -1140,6 +1142,8 @@ def _sensor_derived(m):
     nsensor = out["nsensor"]
     if nsensor == 0:
         out["sensor_intprm"] = np.zeros((0, 3), np.int32)
+        out["sensor_interval"] = np.zeros((0, 2))
+        out["sensor_history"] = np.zeros((0, 2), np.int32)
     return out
 
 
@@ -1160,6 +1164,7 @@ def _sensor_shapes(m, size):
         flg_subtreevel=(),
         flg_rnepost=(),
         scr_sens_body=(nbody, 6),
+        scr_sens_data=(int(getattr(m, "nsensordata", 0)),),
         scr_sens_nv=(nv,),
         scr_sens_vec=(4, 3),
         scr_sens_match=(nc,),
@@ -1192,6 +1197,10 @@ SENSOR = Section(
         ("sensor_dim", 1, "i"),
         ("sensor_adr", 1, "i"),
         ("sensor_cutoff", 1, "f"),
+        ("sensor_delay", 1, "f"),
+        ("sensor_interval", 2, "f"),
+        ("sensor_history", 2, "i"),
+        ("sensor_historyadr", 1, "i"),
         ("actuator_outadr", 1, "i"),
         ("jnt_actuatorid", 1, "i"),
         ("site_type", 1, "i"),
@@ -1232,6 +1241,7 @@ SENSOR = Section(
         ("flg_subtreevel", 1, "i"),
         ("flg_rnepost", 1, "i"),
         ("scr_sens_body", 3, "f"),
+        ("scr_sens_data", 2, "f"),
         ("scr_sens_nv", 2, "f"),
         ("scr_sens_vec", 3, "f"),
         ("scr_sens_match", 2, "f"),

@@ -3,7 +3,7 @@ cubic reads, mj_advance's insertion, mj_resetData's initialisation) against MuJo
 integrator, sim.reset and the mjSTATE_HISTORY state component.
 
 The buffers hold the same samples at the same times as MuJoCo's and the reads are the same arithmetic: history,
-actuator_force and the trajectory agree exactly (measured 0); asserted to 1e-12.  Sensor delays stay refused.
+actuator_force and the trajectory agree exactly (measured 0); asserted to 1e-12.  Sensor history and delays: tests/test_sensor_history.py.
 """
 
 import mujoco
@@ -50,7 +50,13 @@ def run(m, md, d, nstep, seed):
         d.ctrl = c
         mujoco.mj_step(m, md)
         api.step(m, d)
-        for a, b in ((d.qpos, md.qpos), (d.qvel, md.qvel), (d.act, md.act), (d.history, md.history)):
+        for a, b in (
+            (d.qpos, md.qpos),
+            (d.qvel, md.qvel),
+            (d.act, md.act),
+            (d.history, md.history),
+            (d.sensordata, md.sensordata),
+        ):
             worst = max(worst, err(a, b))
         worst = max(worst, err(d.actuator_force, md.actuator_force))
     return worst
@@ -100,13 +106,6 @@ def test_reset_and_state():
     sim.set_state(m, d, saved, int(mujoco.mjtState.mjSTATE_INTEGRATION))
     mujoco.mj_setState(m, md, saved, int(mujoco.mjtState.mjSTATE_INTEGRATION))
     assert run(m, md, d, 10, seed=2) <= TOL
-
-
-def test_sensor_delay_refused():
-    m = mujoco.MjModel.from_xml_string("""<mujoco><worldbody><body><joint name="j"/><geom size=".1"/></body>
-      </worldbody><sensor><jointpos joint="j" delay="0.01" nsample="3"/></sensor></mujoco>""")
-    with pytest.raises(sim.UnsupportedError, match="sensor delay"):
-        api.model_struct(m)
 
 
 def test_compiler():

@@ -623,8 +623,6 @@ UNSUPPORTED = [
     '<actuator><pid joint="hinge" kp="1"/></actuator>',
     '<actuator><dcmotor joint="hinge" motorconst="1" resistance="1"/></actuator>',
     '<actuator><orientation joint="ball" kp="1"/></actuator>',
-    '<sensor><jointpos joint="hinge" nsample="2"/></sensor>',
-    '<sensor><jointpos joint="hinge" interval="0.1"/></sensor>',
 ]
 
 

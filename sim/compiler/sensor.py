@@ -2,13 +2,13 @@
 datatype, needstage, dimension, address, noise, cutoff, user data) and nsensor / nsensordata / nuser_sensor.
 
 Every type compiles and is evaluated by sim/engine/sensor.py except tactile sensors and sensor plugins, which raise
-UnsupportedError, as does sensor history (nsample / delay / interval).
+UnsupportedError.  Sensor history (nsample / interp / delay / interval) fills sensor_history / sensor_historyadr /
+sensor_delay / sensor_interval and adds each buffer to nhistory after the actuators' (sim/engine/history.py).
 Run after the body, tendon and actuator stages (sensors refer to their objects and actuator_outnum).
 """
 
 import numpy as np
 
-from sim.errors import UnsupportedError
 from .context import farr, iarr
 from .tendon import rows2, user_rows
 
@@ -425,6 +425,9 @@ def compile_sensor(ctx):
             "adr",
             "cutoff",
             "noise",
+            "delay",
+            "interval",
+            "nsample",
         )
     }
     adr = 0
@@ -451,12 +454,9 @@ def compile_sensor(ctx):
         stype, objtype, objid, reftype, refid, intprm, datatype, needstage, dim = vals
         if cutoff > 0 and (datatype == DATATYPE_QUATERNION or (datatype == DATATYPE_AXIS and stype != SENS["normal"])):
             raise el.error("cutoff cannot be applied to an axis or quaternion sensor", "cutoff")
-        if nsample > 0:
-            raise el.error(
-                "sensor history (nsample/delay) is not supported by numjoco yet", "nsample", cls=UnsupportedError
-            )
-        if interval[0] > 0:
-            raise el.error("sensor sampling interval is not supported by numjoco yet", "interval", cls=UnsupportedError)
+        cols["delay"].append(delay)
+        cols["interval"].append(interval)
+        cols["nsample"].append(nsample)
         for k, v in zip(
             ("type", "objtype", "objid", "reftype", "refid", "intprm", "datatype", "needstage", "dim"), vals
         ):
@@ -477,11 +477,17 @@ def compile_sensor(ctx):
     f["sensor_noise"] = farr(cols["noise"])
     f["sensor_user"] = rows2(user, n, nuser)
     f["sensor_plugin"] = iarr([-1] * n)
-    f["sensor_delay"] = farr([0.0] * n)
-    f["sensor_interval"] = farr([[0.0, 0.0]] * n, 2)
-    f["sensor_history"] = iarr([[0, el.get("interp", 0)] for el in elems], 2)
-    f["sensor_historyadr"] = iarr([-1] * n)
-    f.setdefault("nhistory", 0)
+    f["sensor_delay"] = farr(cols["delay"])
+    f["sensor_interval"] = farr(cols["interval"], 2)
+    f["sensor_history"] = iarr([[ns, el.get("interp", 0)] for ns, el in zip(cols["nsample"], elems)], 2)
+    # sensor history buffers (2 + nsample (1 + dim) values each) follow the actuators' in d.history
+    nhist = f.get("nhistory", 0)
+    hadr = []
+    for ns, dim in zip(cols["nsample"], cols["dim"]):
+        hadr.append(nhist if ns > 0 else -1)
+        nhist += 2 + ns * (1 + dim) if ns > 0 else 0
+    f["sensor_historyadr"] = iarr(hadr)
+    f["nhistory"] = nhist
 
 
 compile_sensors = compile_sensor  # name used by the pipeline in compiler/__init__.py

@@ -16,7 +16,7 @@ from sim.engine.transmission import transmission
 from sim.engine.crb import solve_m, full_inertia
 from sim.engine.rne import rne_post_constraint
 from sim.engine.actuation import fwd_actuation
-from sim.engine.history import advance_history, reset_history
+from sim.engine.history import reset_history
 from sim.engine.integrate import euler, implicit_fast, integrate_pos, advance
 from sim.engine.constraint import project_constraint_if
 from sim.engine.parts import fwd_constraint
@@ -25,7 +25,7 @@ from sim.engine.task import task_pre, task_post, task_reset, task_observe_reset,
 from sim.constants import ST_RESET, ST_TERMINATED, ST_TRUNCATED, ST_BADACTION
 from sim.jit import struct_at, struct_at_address
 from sim.jit.features import call_if, F_IMPLICIT, F_FWDINV, F_HISTORY
-from sim.engine.sensor import sensor_pos_stage, sensor_acc_stage
+from sim.engine.sensor import advance_history_buffers, sensor_pos_stage, sensor_acc_stage
 from sim.engine.inverse import compare_fwd_inv
 from sim.engine.setconst import set_const, length_range_force
 from sim.engine.stages import position_core, fwd_velocity
@@ -53,7 +53,7 @@ from sim.types import MODEL_TYPE, DATA_TYPE, TASK_TYPE
 # the implicit integrators' derivatives are compiled only for feature sets that use them (sim/jit/features.py)
 _implicit_fast = call_if(F_IMPLICIT, implicit_fast)
 _compare_fwd_inv = call_if(F_FWDINV, compare_fwd_inv)
-_advance_history_if = call_if(F_HISTORY, advance_history)
+_advance_history_if = call_if(F_HISTORY, advance_history_buffers)
 
 # upper bound on the threads a batch call spreads its worlds over (run_batch)
 NWORKER = 256
@@ -257,7 +257,7 @@ def runge_kutta4(m, d, w, F):
         qvel[k] = X[0, nq + k]
     for k in range(na):
         act[k] = X[0, nq + nv + k]
-    _advance_history_if(F, m, d, w)  # mj_advance's history update, after the stages read the buffers
+    _advance_history_if(F, m, d, w, F)  # mj_advance's history update, after the stages read the buffers
     advance(m, d, w, dX[2 * nv :], dX[nv : 2 * nv], dX[:nv], True)
 
 
@@ -273,7 +273,7 @@ def step_world(m, d, w, F):
         runge_kutta4(m, d, w, F)
     else:
         # mj_advance's history update (at the step's start time; neither integrator reads the buffers)
-        _advance_history_if(F, m, d, w)
+        _advance_history_if(F, m, d, w, F)
         if integ == INT_IMPLICITFAST or integ == INT_IMPLICIT:
             _implicit_fast(F, m, d, w, False)
         else:

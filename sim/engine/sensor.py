@@ -8,6 +8,8 @@ mj_forwardSkip / mj_inverseSkip call mj_sensor* and mj_energy*.  Sensors write d
 sensor_adr, the cutoff is applied as apply_cutoff does, noise is never applied (as MuJoCo).  User sensors read
 zero (no mjcb_sensor); tactile and plugin sensors are refused when the model struct is built
 (sim/types.py, section SENSOR).  mj_rnePostConstraint runs only when an acceleration sensor needs it (flg_rnepost).
+A sensor with a history buffer (nsample > 0) is computed or read from it as compute_or_read_sensor does (delay,
+sampling interval) and fills it at mj_advance (advance_history_buffers, with the actuators' buffers).
 """
 
 import math
@@ -15,6 +17,7 @@ import math
 import numpy as np
 
 from sim.jit import njit
+from sim.engine.history import advance_history, history_insert, history_read
 from sim.engine.math import normalize3, mul_quat, cross, sub_quat, mat_vec3, mat_t_vec3
 from sim.engine.kinematics import local_to_global
 from sim.engine.solver import _dot as dot
@@ -1247,11 +1250,78 @@ def sensor_stage(m, d, w, stage, F):
     out = d.sensordata[w]
     for i in range(m.nsensor):
         if m.sensor_needstage[i] == stage:
-            compute_sensor(m, d, w, i, out, F)
+            if m.sensor_history[i, 0] > 0:
+                compute_or_read_sensor(m, d, w, i, out, F)
+            else:
+                compute_sensor(m, d, w, i, out, F)
+
+
+@njit(cache=True)
+def _sensor_buffer(m, d, w, i):
+    """Sensor i's history buffer, a view of d.history[w] (sim/engine/history.py layout)."""
+    adr = m.sensor_historyadr[i]
+    return d.history[w, adr : adr + 2 + m.sensor_history[i, 0] * (1 + m.sensor_dim[i])]
+
+
+@njit(cache=True)
+def compute_or_read_sensor(m, d, w, i, out, F):
+    """Sensor i with a history buffer (compute_or_read_sensor of engine_sensor.c): a delayed sensor reads its
+    buffer at time - delay; a sensor sampled every `period` computes at a tick and reads its buffer between
+    ticks; otherwise it computes."""
+    n = m.sensor_history[i, 0]
+    dim = m.sensor_dim[i]
+    k = m.sensor_adr[i]
+    buf = _sensor_buffer(m, d, w, i)
+    t = d.time[w]
+    if m.sensor_delay[i] > 0:
+        history_read(buf, n, dim, t - m.sensor_delay[i], m.sensor_history[i, 1], out[k : k + dim])
+        return
+    period = m.sensor_interval[i, 0]
+    if period > 0 and not buf[0] + period <= t:
+        history_read(buf, n, dim, t, m.sensor_history[i, 1], out[k : k + dim])
+        return
+    compute_sensor(m, d, w, i, out, F)
+
+
+@njit(cache=True)
+def advance_sensor_history(m, d, w, F):
+    """mj_advance's sensor buffer update at the step's start time: every sensor with a buffer inserts a sample
+    (one sampled every `period` only at a tick, its tick time advanced by period); a delayed sensor's sample is
+    computed now, the others' copied from sensordata."""
+    hist = d.scr_sens_data[w]
+    t = d.time[w]
+    for i in range(m.nsensor):
+        n = m.sensor_history[i, 0]
+        if n <= 0:
+            continue
+        dim = m.sensor_dim[i]
+        k = m.sensor_adr[i]
+        buf = _sensor_buffer(m, d, w, i)
+        period = m.sensor_interval[i, 0]
+        if period > 0:
+            if not buf[0] + period <= t:
+                continue
+            buf[0] += period
+        slot = history_insert(buf, n, dim, t)
+        if m.sensor_delay[i] > 0:
+            compute_sensor(m, d, w, i, hist, F)
+            src = hist
+        else:
+            src = d.sensordata[w]
+        for j in range(dim):
+            buf[slot + j] = src[k + j]
 
 
 # models without sensors never compile compute_sensor and its call tree (rays, distances, contact sensors)
 _sensor_stage = call_if(F_SENSOR, sensor_stage)
+_advance_sensor_history = call_if(F_SENSOR, advance_sensor_history)
+
+
+@njit(cache=True)
+def advance_history_buffers(m, d, w, F):
+    """mj_advance's history update: the actuators' control buffers, then the sensors'."""
+    advance_history(m, d, w)
+    _advance_sensor_history(F, m, d, w, F)
 
 
 @njit(cache=True)

@@ -81,7 +81,7 @@ NAMES = (
     "noslip solver",
     "contact adhesion",
     "geom surface velocity",
-    "actuator delay and history buffers",
+    "actuator and sensor history buffers",
 )
 FULL = (True,) * len(NAMES)
 NO_FEATURES = (None,) * len(NAMES)
