@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from sim import api
+from test_delay import run  # the lockstep run: qpos, qvel, act, history, sensordata, actuator_force
 
 XML = """<mujoco>
   <option timestep="0.01" integrator="{integ}"/>
@@ -28,26 +29,13 @@ XML = """<mujoco>
 TOL = 1e-12
 
 
-def err(a, b):
-    return float(np.max(np.abs(np.asarray(a, float) - np.asarray(b, float)), initial=0.0))
-
-
 def check(integ, nstep=100):
     m = mujoco.MjModel.from_xml_string(XML.format(integ=integ))
     md = mujoco.MjData(m)
     d = api.Data(m)
     md.act[:] = [0.3, -0.2, 0.1]  # user dynamics keep their activation: act_dot 0
     d.act = md.act.copy()
-    rng = np.random.default_rng(0)
-    worst = 0.0
-    for _ in range(nstep):
-        c = rng.uniform(-1, 1, m.nu)
-        md.ctrl[:] = c
-        d.ctrl = c
-        mujoco.mj_step(m, md)
-        api.step(m, d)
-        for a, b in ((d.qpos, md.qpos), (d.qvel, md.qvel), (d.act, md.act), (d.actuator_force, md.actuator_force)):
-            worst = max(worst, err(a, b))
+    worst = run(m, md, d, nstep, seed=0)
     assert worst <= TOL, worst
     np.testing.assert_array_equal(md.act[:2], [0.3, -0.2])  # the user-dynamics actuators' act did not move
     np.testing.assert_array_equal(md.actuator_force[0], md.ctrl[0])  # user gain 1, user bias 0
