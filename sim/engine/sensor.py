@@ -25,7 +25,7 @@ from sim.engine.rne import contact_force
 from sim.engine.parts import rne_post_constraint as rne_post_constraint_part
 from sim.engine.ray import ray_kernel, ray_plane, ray_sphere, ray_capsule, ray_ellipsoid, ray_cylinder, ray_box, _map
 from sim.engine.collision.driver import narrowphase, has_collider
-from sim.jit.features import call_if, F_COLLIDE2, F_SENSOR, F_ENERGY
+from sim.jit.features import call_if, F_COLLIDE2, F_SENSOR, F_ENERGY, F_HISTORY
 from sim.engine.collision.support import init_obj
 from sim.engine.collision.gjk import ccd, ST_NX
 from sim.engine.collision.convex import check_nativeccd
@@ -1251,7 +1251,7 @@ def sensor_stage(m, d, w, stage, F):
     for i in range(m.nsensor):
         if m.sensor_needstage[i] == stage:
             if m.sensor_history[i, 0] > 0:
-                compute_or_read_sensor(m, d, w, i, out, F)
+                _compute_or_read_sensor(F, m, d, w, i, out, F)
             else:
                 compute_sensor(m, d, w, i, out, F)
 
@@ -1283,12 +1283,16 @@ def compute_or_read_sensor(m, d, w, i, out, F):
     compute_sensor(m, d, w, i, out, F)
 
 
+# sensors without history buffers (every feature set without F_HISTORY) never compile the buffer reads
+_compute_or_read_sensor = call_if(F_HISTORY, compute_or_read_sensor)
+
+
 @njit(cache=True)
 def advance_sensor_history(m, d, w, F):
     """mj_advance's sensor buffer update at the step's start time: every sensor with a buffer inserts a sample
     (one sampled every `period` only at a tick, its tick time advanced by period); a delayed sensor's sample is
     computed now, the others' copied from sensordata."""
-    hist = d.scr_sens_data[w]
+    sample = d.scr_sens_data[w]
     t = d.time[w]
     for i in range(m.nsensor):
         n = m.sensor_history[i, 0]
@@ -1304,8 +1308,8 @@ def advance_sensor_history(m, d, w, F):
             buf[0] += period
         slot = history_insert(buf, n, dim, t)
         if m.sensor_delay[i] > 0:
-            compute_sensor(m, d, w, i, hist, F)
-            src = hist
+            compute_sensor(m, d, w, i, sample, F)
+            src = sample
         else:
             src = d.sensordata[w]
         for j in range(dim):
