@@ -27,7 +27,7 @@ from sim.constants import (
     GEOM_HFIELD,
 )
 from sim.constants import MINVAL
-from sim.engine.collision.support import init_obj, center, support, _climb, I_TYPE, I_DATA, I_MESHI, I_HILL
+from sim.engine.collision.support import init_obj, center, support, _climb, mesh_argmax, I_TYPE, I_DATA, I_MESHI, I_HILL
 from sim.engine.collision.support import F_POS, F_MAT, F_SIZE, F_MARGIN
 
 CCD_EPS = 2.220446049250313e-16  # DBL_EPSILON
@@ -126,13 +126,7 @@ def ccd_support(m, d, w, o, d0, d1, d2):
         adr = m.mesh_vertadr[mid]
         vert = m.mesh_vert
         if not iv[I_HILL]:  # no graph (or fewer than mjMESH_HILLCLIMB_MIN vertices): exhaustive search
-            best = -1e10
-            ib = -1
-            for i in range(m.mesh_vertnum[mid]):
-                v = l0 * vert[adr + i, 0] + l1 * vert[adr + i, 1] + l2 * vert[adr + i, 2]
-                if v > best:
-                    best = v
-                    ib = i
+            ib = mesh_argmax(m, mid, l0, l1, l2)
             iv[I_MESHI] = ib
         else:
             gadr = m.mesh_graphadr[mid]
