@@ -136,22 +136,34 @@ TRAJ_XML = """<mujoco><option timestep="0.004"><flag nativeccd="disable"/></opti
 
 @pytest.mark.full  # compiles a whole feature set (minutes cold): --full
 def test_trajectory():
-    """A pile of convex geoms falling on a mesh with nativeccd disabled, stepped by sim.step and mj_step."""
+    """A pile of convex geoms falling on a mesh with nativeccd disabled, 150 steps of sim.step and mj_step, each
+    step from MuJoCo's state: the same contacts (count, dist, pos, frame) and next state to round-off.  (Run freely
+    the two trajectories part by chaos: measured 4.4e-6 in qpos after 150 steps of impacts, while every synced
+    step agrees to 7e-15.)"""
     m = sim.load_model(TRAJ_XML)
     assert sim.api.model_features(m)[F_LIBCCD]
     d = sim.Data(m)
     mm = mujoco.MjModel.from_xml_string(TRAJ_XML)
     md = mujoco.MjData(mm)
-    worst = 0.0
+    worst = worst_con = 0.0
     ncon = 0
     for i in range(150):
+        d.qpos[:] = md.qpos
+        d.qvel[:] = md.qvel
+        d.qacc_warmstart[:] = md.qacc_warmstart
         sim.step(m, d)
         mujoco.mj_step(mm, md)
         ncon = max(ncon, md.ncon)
         assert d.ncon == md.ncon, i
-        worst = max(worst, np.abs(d.qpos - md.qpos).max(), np.abs(d.qvel - md.qvel).max() * m.opt.timestep)
+        n = md.ncon
+        if n:
+            for a, b in ((d.contact.pos, md.contact.pos), (d.contact.frame, md.contact.frame)):
+                worst_con = max(worst_con, np.abs(a[:n] - b[:n]).max())
+            worst_con = max(worst_con, np.abs(d.contact.dist[:n] - md.contact.dist[:n]).max())
+        worst = max(worst, np.abs(d.qpos - md.qpos).max(), np.abs(d.qvel - md.qvel).max())
     assert ncon >= 6
-    assert worst < 1e-9, worst
+    assert worst_con <= TOL, worst_con
+    assert worst < 1e-12, worst
 
 
 def test_features_follow_flag():
