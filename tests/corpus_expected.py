@@ -5,29 +5,6 @@ Written by `python benchmarks/bench_corpus.py --write-expected tests/corpus_expe
 categories and their likely causes are in docs/corpus.md.  Remove an entry when its model passes."""
 
 EXPECTED = {
-    "dm_control/built/manipulation_lift_large_box": {
-        "reason": "step: UnsupportedError: disable flag nativeccd "
-        "(libccd MPR collisions) is not supported: numjoco "
-        "simulates MuJoCo's native GJK/EPA convex collisions; "
-        'remove <flag nativeccd="disable"/> from <option> (or '
-        "clear mjDSBL_NATIVECCD in opt.disableflags) to use "
-        "them"
-    },
-    "dm_control/built/manipulation_reach_site": {
-        "reason": "step: UnsupportedError: disable flag nativeccd (libccd "
-        "MPR collisions) is not supported: numjoco simulates "
-        "MuJoCo's native GJK/EPA convex collisions; remove <flag "
-        'nativeccd="disable"/> from <option> (or clear '
-        "mjDSBL_NATIVECCD in opt.disableflags) to use them"
-    },
-    "dm_control/built/manipulation_stack_2_bricks": {
-        "reason": "step: UnsupportedError: disable flag nativeccd "
-        "(libccd MPR collisions) is not supported: numjoco "
-        "simulates MuJoCo's native GJK/EPA convex collisions; "
-        'remove <flag nativeccd="disable"/> from <option> (or '
-        "clear mjDSBL_NATIVECCD in opt.disableflags) to use "
-        "them"
-    },
     "dm_control/built/walker_cmu_humanoid_position_controlled": {
         "bounds": {"traj_err": 14.0},
         "reason": "trajectory err 1.4 (first above 1e-06 at step 480)",

@@ -26,6 +26,7 @@ from sim.engine.collision.convex import convex, plane_convex
 from sim.engine.collision.hfield import convex_hfield
 from sim.errors import UnsupportedError as UnsupportedFeature
 from sim.engine.collision.check import check_collision
+from sim.jit.features import FULL
 
 # We follow MuJoCo's GJK/EPA/multi-contact iterations step by step in float64: dist/pos/normal agree to
 # round-off (measured max 6e-14 over every pair, margins included, on --full).
@@ -40,7 +41,7 @@ def _run(m, d, kind, g1, g2, margin):
     if kind == KIND_PLANE:
         return plane_convex(m, d, 0, g1, g2, margin)
     if kind == KIND_HFIELD:
-        return convex_hfield(m, d, 0, g1, g2, margin)
+        return convex_hfield(m, d, 0, g1, g2, margin, FULL)
     return convex(m, d, 0, g1, g2, margin)
 
 
@@ -173,8 +174,9 @@ ORDER_FREE = {
 MAX_SWAPPED = 0.03  # fraction of configurations
 
 
-def _cases(k1, k2, nscene, npose, seed, margins, extra_xml=""):
-    """[(mujoco count, our count, max |diff| in order, max |diff| as a set)] for random near-contact poses."""
+def _cases(k1, k2, nscene, npose, seed, margins, extra_xml="", run=_run):
+    """[(mujoco count, our count, max |diff| in order, max |diff| as a set)] for random near-contact poses; run:
+    the jitted kernel of _run's signature."""
     rng = np.random.default_rng(seed)
     kind = KIND_PLANE if k1 == "plane" else KIND_HFIELD if k1 == "hfield" else KIND_CONVEX
     static1 = kind != KIND_CONVEX
@@ -196,7 +198,7 @@ def _cases(k1, k2, nscene, npose, seed, margins, extra_xml=""):
             sel = [i for i in range(md.ncon) if md.contact.geom1[i] == 0 and md.contact.geom2[i] == 1]
             sd._arrays["qpos"][0] = md.qpos
             # the pair's margin as MuJoCo's driver passes it (getMargin: sum of the geoms' margins)
-            n = _run(ms, sd._struct, kind, 0, 1, float(m.geom_margin[0] + m.geom_margin[1]))
+            n = run(ms, sd._struct, kind, 0, 1, float(m.geom_margin[0] + m.geom_margin[1]))
             a = sd._arrays
             ours = [
                 np.concatenate(([a["scr_con_dist"][0, k]], a["scr_con_pos"][0, k], a["scr_con_normal"][0, k]))
@@ -216,15 +218,15 @@ def _cases(k1, k2, nscene, npose, seed, margins, extra_xml=""):
     return out
 
 
-def _check(k1, k2, request, margins, tol=TOL, nscene=6, npose=10, extra_xml=""):
+def _check(k1, k2, request, margins, tol=TOL, nscene=6, npose=10, extra_xml="", run=_run, order_free=ORDER_FREE):
     if request.config.getoption("--full"):
         nscene *= 5
-    cases = _cases(k1, k2, nscene, npose, zlib.crc32((k1 + k2 + extra_xml).encode()), margins, extra_xml)
+    cases = _cases(k1, k2, nscene, npose, zlib.crc32((k1 + k2 + extra_xml).encode()), margins, extra_xml, run)
     assert len(cases) >= 50
     assert sum(n for _, n, _, _ in cases) > 0, "no contacts generated"
     counts = [(nm, n) for nm, n, _, _ in cases if nm != n]
     assert not counts, "contact counts differ (mujoco, ours): %s" % counts[:10]
-    if (k1, k2) in ORDER_FREE:
+    if (k1, k2) in order_free:
         bad = [e for _, _, _, e in cases if e > tol]
         assert not bad, "contacts differ (as a set) by up to %g" % max(bad)
         swapped = sum(1 for _, _, e, _ in cases if e > tol)
@@ -272,17 +274,6 @@ def test_convex_margin_accepted():
     rng = np.random.default_rng(3)
     for k1, k2 in (("box", "mesh"), ("mesh", "mesh"), ("ellipsoid", "cylinder")):
         check_collision(mujoco.MjModel.from_xml_string(_scene(rng, k1, k2, 0.001)))
-
-
-def test_nativeccd_disabled_unsupported():
-    rng = np.random.default_rng(1)
-    m = mujoco.MjModel.from_xml_string(_scene(rng, "box", "mesh", 0.0))
-    m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_NATIVECCD
-    with pytest.raises(UnsupportedFeature, match="nativeccd"):
-        check_collision(m)
-    sd = api.Data(m)
-    with pytest.raises(UnsupportedFeature, match="nativeccd"):
-        _run(api.model_struct(m, collision=False), sd._struct, KIND_CONVEX, 0, 1, 0.0)
 
 
 # A cylinder resting on a box face (FetchSlide's puck on the table): the cap against the face gives 4 contacts.

@@ -33,6 +33,7 @@ from sim.jit.features import (
     F_ELLIPTIC,
     F_EQUALITY,
     F_FLUID,
+    F_LIBCCD,
     F_NOSLIP,
     F_PGS,
     F_PRIMAL,
@@ -74,7 +75,7 @@ def rne_post_constraint_part(m, d, w, F):
     _rne.rne_post_constraint(m, d, w, F)
 
 
-collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2, F_CYLBOX), worker=False)
+collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2, F_CYLBOX, F_LIBCCD), worker=False)
 make_constraint = part(make_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY,))
 fwd_constraint = part(fwd_constraint_part, _mdw, nf=len(NAMES), uses=(F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC, F_NOSLIP))
 passive = part(passive_part, _mdw, nf=len(NAMES), uses=(F_FLUID, F_ADHESION), worker=False)

@@ -28,7 +28,7 @@ from sim.engine.collision.driver import narrowphase, has_collider
 from sim.jit.features import call_if, F_COLLIDE2, F_SENSOR, F_ENERGY, F_HISTORY
 from sim.engine.collision.support import init_obj
 from sim.engine.collision.gjk import ccd, ST_NX
-from sim.engine.collision.convex import check_nativeccd
+from sim.errors import UnsupportedError as UnsupportedFeature
 from sim.constants import (
     OPT_DISABLE,
     OPT_ENABLE,
@@ -38,6 +38,7 @@ from sim.constants import (
     OPT_CCD_ITERATIONS,
     DSBL_SENSOR,
     DSBL_GRAVITY,
+    DSBL_NATIVECCD,
     DSBL_SPRING,
     ENBL_ENERGY,
     MINVAL,
@@ -519,7 +520,12 @@ def _ccd_pair(t1, t2):
 def ccd_distance(m, d, w, geom1, geom2, distmax, fromto):
     """Native-ccd distance of two convex geoms capped at distmax, witness segment into fromto
     (mj_geomDistanceCCD)."""
-    check_nativeccd(m)
+    if int(m.opt[OPT_DISABLE]) & DSBL_NATIVECCD:
+        raise UnsupportedFeature(
+            "geom distance sensors (mj_geomDistance) between convex geoms with nativeccd disabled are not supported: "
+            "MuJoCo then measures them with libccd's penetration routine, which numjoco does not reproduce for "
+            "distances"
+        )
     init_obj(m, d, w, 0, geom1, 0.0)
     init_obj(m, d, w, 1, geom2, 0.0)
     res = ccd(m, d, w, m.opt[OPT_CCD_TOLERANCE], int(m.opt[OPT_CCD_ITERATIONS]), 1, distmax)

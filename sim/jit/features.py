@@ -11,7 +11,8 @@ with nv >= 60 or jacobian="sparse" take: J products over each row's nonzeros, Ne
 solvers' elliptic-cone work: the Newton cone Hessian, the cone cost of the line search, PGS's QCQP block updates).  With the last eight, hopper's cold compile
 went from 25.8 + 27.0 CPU-s (this process + its part worker, sim/engine/parts.py) to 18.4 + 15.4 (the fwdinv flag alone
 pulls in the whole inverse pipeline).
-Features that follow the options (integrator, solver, Jacobian mode, cone, fluid medium, enable flags) are re-read when they change;
+Features that follow the options (integrator, solver, Jacobian mode, cone, fluid medium, enable flags, the nativeccd
+disable flag: libccd's MPR instead of the native GJK/EPA) are re-read when they change;
 those that follow the model's sizes and types (collision pairs, tendons, equality, transmissions) are fixed.
 
     features(m) -> F          the smallest feature set for model m and its current options
@@ -36,6 +37,7 @@ from sim.constants import (
     ENBL_ENERGY,
     ENBL_FWDINV,
     ENBL_DIAGEXACT,
+    DSBL_NATIVECCD,
     TRN_SLIDERCRANK,
     TRN_BODY,
     TRN_SITE,
@@ -61,7 +63,8 @@ from sim.constants import (
     F_ADHESION,
     F_SURFACEVEL,
     F_HISTORY,
-) = range(19)
+    F_LIBCCD,
+) = range(20)
 NAMES = (
     "collision beyond primitive pairs",
     "implicit integrators",
@@ -82,6 +85,7 @@ NAMES = (
     "contact adhesion",
     "geom surface velocity",
     "actuator and sensor history buffers",
+    "libccd convex collisions (nativeccd disabled)",
 )
 FULL = (True,) * len(NAMES)
 NO_FEATURES = (None,) * len(NAMES)
@@ -163,6 +167,7 @@ def features(m, collide2=None, on=()):
         bool(int(getattr(m, "flg_adhesion", 0))),
         bool(int(getattr(m, "flg_surfacevel", 0))),
         int(getattr(m, "nhistory", 0)) > 0,
+        c2 and bool(int(opt.disableflags) & DSBL_NATIVECCD),
     )
     return tuple(True if x or i in on else None for i, x in enumerate(flags))
 

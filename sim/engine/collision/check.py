@@ -3,7 +3,6 @@
 import numpy as np
 
 from sim.constants import (
-    DSBL_NATIVECCD,
     ENBL_OVERRIDE,
     GEOM_PLANE,
     GEOM_HFIELD,
@@ -40,17 +39,10 @@ def _margin_unsupported(t1, t2):
     return _TABLE.get((min(t1, t2), max(t1, t2))) == "hfield"
 
 
-NATIVECCD_MSG = (
-    "disable flag nativeccd (libccd MPR collisions) is not supported: numjoco simulates MuJoCo's native "
-    'GJK/EPA convex collisions; remove <flag nativeccd="disable"/> from <option> (or clear '
-    "mjDSBL_NATIVECCD in opt.disableflags) to use them"
-)
-
-
 def check_collision(m):
     """Raise UnsupportedFeature when a geom pair that can collide needs an unreproduced convex case: margin > 0
-    on a height field (MuJoCo 3.17's prism contacts within the margin are not reproduced), or the libccd path
-    (disable flag nativeccd)."""
+    on a height field (MuJoCo 3.17's prism contacts within the margin are not reproduced).  The libccd path
+    (disable flag nativeccd) is simulated (sim/engine/collision/mpr.py)."""
     ngeom = int(m.ngeom)
     if ngeom == 0:
         return
@@ -67,13 +59,10 @@ def check_collision(m):
     for k in range(int(getattr(m, "npair", 0))):
         pm = float(m.opt.o_margin) if override else float(m.pair_margin[k])
         pairs.append((int(m.pair_geom1[k]), int(m.pair_geom2[k]), pm + float(m.pair_gap[k])))
-    nativeccd_off = int(m.opt.disableflags) & DSBL_NATIVECCD
     for a, b, pm in pairs:
         t1, t2 = int(gtype[a]), int(gtype[b])
         if (min(t1, t2), max(t1, t2)) not in _TABLE:
             continue
-        if nativeccd_off:
-            raise UnsupportedFeature(NATIVECCD_MSG)
         if pm is None:  # getMargin / getGap: sums of the geoms' values
             mg = (float(m.opt.o_margin) if override else margin[a] + margin[b]) + gap[a] + gap[b]
         else:

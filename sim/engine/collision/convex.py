@@ -1,7 +1,7 @@
 """General convex narrowphase (mjc_Convex, mjc_PlaneConvex): GJK/EPA with multi-contact as MuJoCo 3.17.
 
 MuJoCo 3.17 runs its native GJK/EPA (engine_collision_gjk.c) unless DSBL_NATIVECCD is set (then libccd's
-MPR, which is not reproduced here: UnsupportedFeature).  Pairs of faces (box, mesh, cylinder caps) or of a
+MPR with the perturbation multi-contact search: sim/engine/collision/mpr.py, dispatched by the driver).  Pairs of faces (box, mesh, cylinder caps) or of a
 face and a capsule edge get up to 4 contacts (multicontact) unless DSBL_MULTICCD; the perturbation search of
 older MuJoCo (mjc_Convex's multiCCD loop) is gone in 3.17.  Margins: the first GJK pass runs without them
 (sphere / capsule as point / segment), shallow contacts are inflated back (gjk.ccd).
@@ -18,14 +18,20 @@ from sim.engine.collision.support import init_obj, ccd_support, I_MESHI
 from sim.engine.collision.gjk import ccd, ST_NX, supports_multiccd
 
 
+# the libccd path runs from the narrowphase (sim/engine/collision/mpr.py) for feature sets with F_LIBCCD, which
+# sim/jit/features.py selects from the current options; a kernel compiled without it refuses the flag
+LIBCCD_MISSING = (
+    "disable flag nativeccd (libccd MPR collisions): this entry was compiled without the libccd path "
+    "(feature F_LIBCCD); call sim.step / sim.forward on the model after setting the flag so that its feature set "
+    "is re-selected"
+)
+
+
 @njit(cache=True)
 def check_nativeccd(m):
-    """Raise for DSBL_NATIVECCD: the libccd (MPR) path of MuJoCo is not reproduced."""
+    """Raise for DSBL_NATIVECCD in the native GJK/EPA entries (the libccd path is mpr.convex_libccd)."""
     if int(m.opt[OPT_DISABLE]) & DSBL_NATIVECCD:
-        raise UnsupportedFeature(
-            "disable flag nativeccd (libccd MPR collisions) is not supported: remove "
-            '<flag nativeccd="disable"/> to use the native GJK/EPA'
-        )
+        raise UnsupportedFeature(LIBCCD_MISSING)
 
 
 @njit(cache=True)

@@ -20,6 +20,7 @@ from sim.constants import (
     DSBL_CONSTRAINT,
     DSBL_CONTACT,
     DSBL_MIDPHASE,
+    DSBL_NATIVECCD,
     ENBL_OVERRIDE,
     WARN_CONTACTFULL,
     MINVAL,
@@ -36,9 +37,11 @@ from sim.constants import (
 from sim.engine.collision.broadphase import broadphase
 from sim.engine.collision import primitive as P
 from sim.engine.collision import box as B
-from sim.engine.collision.convex import convex, plane_convex
+from sim.engine.collision.convex import convex, plane_convex, LIBCCD_MISSING
 from sim.engine.collision.hfield import convex_hfield
-from sim.jit.features import call_if, F_COLLIDE2, F_CYLBOX
+from sim.engine.collision.mpr import convex_libccd
+from sim.errors import UnsupportedError
+from sim.jit.features import call_if, F_COLLIDE2, F_CYLBOX, F_LIBCCD
 
 MINMU = 1e-5  # mjMINMU: smallest friction coefficient
 
@@ -49,6 +52,8 @@ _sphere_box = call_if(F_COLLIDE2, B.sphere_box, 0)
 _capsule_box = call_if(F_COLLIDE2, B.capsule_box, 0)
 _box_box = call_if(F_COLLIDE2, B.box_box, 0)
 _convex = call_if(F_COLLIDE2, convex, 0)
+# mjc_Convex through libccd (nativeccd disabled), compiled only for feature sets with F_LIBCCD
+_convex_libccd = call_if(F_LIBCCD, convex_libccd, -1)
 # the primitive colliders of cylinders and boxes, compiled only for models with a cylinder or a box
 _plane_cylinder = call_if(F_CYLBOX, P.plane_cylinder, 0)
 _plane_box = call_if(F_CYLBOX, P.plane_box, 0)
@@ -85,7 +90,7 @@ def narrowphase(m, d, w, g1, g2, margin, F):
     if t1 == GEOM_HFIELD:
         if t2 == GEOM_HFIELD:
             return 0
-        return _convex_hfield(F, m, d, w, g1, g2, margin)
+        return _convex_hfield(F, m, d, w, g1, g2, margin, F)
     if t1 == GEOM_SPHERE:
         if t2 == GEOM_SPHERE:
             return P.sphere_sphere(m, d, w, g1, g2, margin)
@@ -95,15 +100,26 @@ def narrowphase(m, d, w, g1, g2, margin, F):
             return _sphere_cylinder(F, m, d, w, g1, g2, margin)
         if t2 == GEOM_BOX:
             return _sphere_box(F, m, d, w, g1, g2, margin)
-        return _convex(F, m, d, w, g1, g2, margin)
+        return _general_convex(m, d, w, g1, g2, margin, F)
     if t1 == GEOM_CAPSULE:
         if t2 == GEOM_CAPSULE:
             return P.capsule_capsule(m, d, w, g1, g2, margin)
         if t2 == GEOM_BOX:
             return _capsule_box(F, m, d, w, g1, g2, margin)
-        return _convex(F, m, d, w, g1, g2, margin)
+        return _general_convex(m, d, w, g1, g2, margin, F)
     if t1 == GEOM_BOX and t2 == GEOM_BOX:
         return _box_box(F, m, d, w, g1, g2, margin)
+    return _general_convex(m, d, w, g1, g2, margin, F)
+
+
+@njit(cache=True)
+def _general_convex(m, d, w, g1, g2, margin, F):
+    """mjc_Convex: native GJK/EPA, or libccd's MPR when the options disable nativeccd."""
+    if int(m.opt[OPT_DISABLE]) & DSBL_NATIVECCD:
+        n = _convex_libccd(F, m, d, w, g1, g2, margin)
+        if n < 0:
+            raise UnsupportedError(LIBCCD_MISSING)
+        return n
     return _convex(F, m, d, w, g1, g2, margin)
 
 

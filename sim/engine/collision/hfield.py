@@ -7,7 +7,14 @@ from sim.constants import MAXCONPAIR
 
 from sim.errors import UnsupportedError as UnsupportedFeature
 from sim.engine.collision.support import init_obj, support, F_POS, F_MAT, F_MARGIN
-from sim.engine.collision.convex import check_nativeccd, penetration
+from sim.engine.collision.convex import penetration, LIBCCD_MISSING
+from sim.engine.collision.mpr import libccd_wrapper, fix_normal
+from sim.jit.features import call_if, F_LIBCCD
+from sim.constants import OPT_DISABLE, DSBL_NATIVECCD
+
+# the libccd path (nativeccd disabled), compiled only for feature sets with F_LIBCCD
+_libccd_wrapper = call_if(F_LIBCCD, libccd_wrapper, -1)
+_fix_normal = call_if(F_LIBCCD, fix_normal)
 
 
 @njit(cache=True)
@@ -31,9 +38,11 @@ def _add_prism_vert(m, d, w, hadr, ncol, r, c, i, dx, dy, s0, s1, s2, margin):
 
 
 @njit(cache=True)
-def convex_hfield(m, d, w, g1, g2, margin):
-    """Contacts of hfield g1 with convex geom g2 into d.scr_con_*[w, :n]; returns n (mjc_ConvexHField)."""
-    check_nativeccd(m)
+def convex_hfield(m, d, w, g1, g2, margin, F):
+    """Contacts of hfield g1 with convex geom g2 into d.scr_con_*[w, :n]; returns n (mjc_ConvexHField).  With
+    nativeccd disabled each prism goes through libccd's MPR and the normals are fixed (mjc_fixNormal); F: the
+    feature set (sim/jit/features.py)."""
+    libccd = (int(m.opt[OPT_DISABLE]) & DSBL_NATIVECCD) != 0
     if margin > 0:
         raise UnsupportedFeature("margin/gap > 0 on height-field contacts (MuJoCo 3.17 differs from mjc_ConvexHField)")
     pos1 = d.geom_xpos[w, g1]
@@ -107,7 +116,10 @@ def convex_hfield(m, d, w, g1, g2, margin):
     p[2, 2] = -s3
 
     ncon = 0
+    full = False
     for r in range(rmin, rmax):
+        if full:
+            break
         _add_prism_vert(m, d, w, hadr, ncol, r, cmin, 0, dx, dy, s0, s1, s2, margin)
         _add_prism_vert(m, d, w, hadr, ncol, r, cmin, 1, dx, dy, s0, s1, s2, margin)
         for c in range(cmin + 1, cmax + 1):
@@ -115,7 +127,13 @@ def convex_hfield(m, d, w, g1, g2, margin):
                 _add_prism_vert(m, d, w, hadr, ncol, r, c, i, dx, dy, s0, s1, s2, margin)
                 if p[3, 2] < zmin and p[4, 2] < zmin and p[5, 2] < zmin:
                     continue
-                if penetration(m, d, w, ncon, 1, 0.0):
+                if libccd:
+                    hit = _libccd_wrapper(F, m, d, w, ncon, 0.0)
+                    if hit < 0:
+                        raise UnsupportedFeature(LIBCCD_MISSING)
+                else:
+                    hit = penetration(m, d, w, ncon, 1, 0.0)
+                if hit:
                     # back to global coordinates
                     n0 = d.scr_con_normal[w, ncon, 0]
                     n1 = d.scr_con_normal[w, ncon, 1]
@@ -130,5 +148,11 @@ def convex_hfield(m, d, w, g1, g2, margin):
                         ) + pos1[k]
                     ncon += 1
                     if ncon >= MAXCONPAIR:
-                        return ncon
+                        full = True
+                        break
+            if full:
+                break
+    if libccd:
+        for k in range(ncon):
+            _fix_normal(F, m, d, w, k, g1, g2)
     return ncon

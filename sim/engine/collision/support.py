@@ -240,6 +240,22 @@ def support(m, d, w, o, d0, d1, d2):
 
 
 @njit(cache=True)
+def mesh_argmax(m, mid, l0, l1, l2):
+    """Index of mesh mid's first vertex of largest projection on local direction (l0, l1, l2), -1 if none
+    exceeds -1e10 (mjccd_support's exhaustive search)."""
+    adr = m.mesh_vertadr[mid]
+    vert = m.mesh_vert
+    best = -1e10
+    ib = -1
+    for i in range(m.mesh_vertnum[mid]):
+        v = l0 * vert[adr + i, 0] + l1 * vert[adr + i, 1] + l2 * vert[adr + i, 2]
+        if v > best:
+            best = v
+            ib = i
+    return ib
+
+
+@njit(cache=True)
 def ccd_support(m, d, w, o, d0, d1, d2):
     """libccd-style support (mjccd_support) with margin/2 inflation; used by mjc_PlaneConvex.
 
@@ -266,14 +282,8 @@ def ccd_support(m, d, w, o, d0, d1, d2):
         adr = m.mesh_vertadr[mid]
         vert = m.mesh_vert
         gadr = m.mesh_graphadr[mid]
-        best = -1e10
-        ib = -1
         if gadr < 0:
-            for i in range(m.mesh_vertnum[mid]):
-                v = l0 * vert[adr + i, 0] + l1 * vert[adr + i, 1] + l2 * vert[adr + i, 2]
-                if v > best:
-                    best = v
-                    ib = i
+            ib = mesh_argmax(m, mid, l0, l1, l2)
             iv[I_MESHI] = ib
         else:
             graph = m.mesh_graph
