@@ -56,6 +56,8 @@ def rows(records):
         else:
             states = f"{r['nstates']}" + (f" ({r['contact_mismatch']} differ)" if r.get("contact_mismatch") else "")
         reason = re.sub(r"/[^\s:]+/([^/\s:]+\.(xml|urdf))", r"\1", "; ".join(r.get("reasons") or []))
+        if not reason and r.get("chaotic"):
+            reason = r["chaotic"]
         if not reason and r.get("load") == "both refuse":
             reason = "MuJoCo: " + (r.get("mj_load") or "")[:90]
         out.append(
@@ -107,11 +109,13 @@ def summary(records):
     fields = [r for r in we_load if r.get("fields") == 0]
     steps = [r for r in we_load if r.get("step") in ("ok", "static")]
     match = [r for r in mj if r.get("status") in ("match", "static")]
+    chaotic = [r for r in mj if r.get("status") == "chaotic"]
     refuse_ok = [r for r in refused if r.get("load") == "both refuse"]
     return (
         f"{n} corpus files: {len(mj)} models MuJoCo loads, {len(refused)} it refuses | of the {len(mj)} models "
         f"we load {len(we_load)}, fields match {len(fields)}, step {len(steps)}, match on every check "
-        f"{len(match)} | of the {len(refused)} refused we refuse {len(refuse_ok)} with ModelError"
+        f"{len(match)}, chaotic {len(chaotic)} (every step matches, the trajectory amplifies rounding) | of the "
+        f"{len(refused)} refused we refuse {len(refuse_ok)} with ModelError"
     )
 
 

@@ -538,6 +538,23 @@ def light_term(lt, P, N, V, rgb, spec, shin):
     return _term(lt, L0, L1, L2, att, N, V, rgb, spec, shin)
 
 
+@njit(cache=True, fastmath=True)
+def spec_power(x, e):
+    """x ** e for x in (0, 1]: repeated squaring when e is a whole number up to 1024 (GL's shininess * 128 almost
+    always is), the library pow otherwise."""
+    n = int(e)
+    if n != e or n > 1024 or n < 0:
+        return x**e
+    r = 1.0
+    b = x
+    while n > 0:
+        if n & 1:
+            r *= b
+        b *= b
+        n >>= 1
+    return r
+
+
 @njit(cache=True, fastmath=True, inline="always")
 def _term(lt, L0, L1, L2, att, N, V, rgb, spec, shin):
     nl = N[0] * L0 + N[1] * L1 + N[2] * L2
@@ -557,7 +574,7 @@ def _term(lt, L0, L1, L2, att, N, V, rgb, spec, shin):
             if hn > 0 and nd > 0 and (shin <= 8 or nd * nd * shin * shin > (shin - 8) * (shin - 8) * hn):
                 nh = nd / math.sqrt(hn)
                 if shin * (1 - nh) < 8:
-                    sp = nh**shin * spec
+                    sp = spec_power(nh, shin) * spec
                     r += sp * lt[L_SPECULAR]
                     g += sp * lt[L_SPECULAR + 1]
                     b += sp * lt[L_SPECULAR + 2]
