@@ -76,13 +76,12 @@ def _bilinear(tx, adr, w, h, u, v, wrap):
         y0 = min(max(int(fy), 0), h - 1)
         x1 = min(x0 + 1, w - 1) if fx >= 0 else 0
         y1 = min(y0 + 1, h - 1) if fy >= 0 else 0
-    # unsigned row indices (all are >= 0): numba indexes them without the negative-index wraparound test
     r0 = adr + y0 * w
     r1 = adr + y1 * w
-    i00 = np.uint64(r0 + x0)
-    i10 = np.uint64(r0 + x1)
-    i01 = np.uint64(r1 + x0)
-    i11 = np.uint64(r1 + x1)
+    i00 = r0 + x0
+    i10 = r0 + x1
+    i01 = r1 + x0
+    i11 = r1 + x1
     bx = np.float32(ax)
     by = np.float32(ay)
     w00 = (np.float32(1) - bx) * (np.float32(1) - by)
