@@ -39,6 +39,7 @@ from sim.constants import (
     TRN_SLIDERCRANK,
     TRN_BODY,
     TRN_SITE,
+    SENS_TACTILE,
 )
 
 (
@@ -61,7 +62,8 @@ from sim.constants import (
     F_ADHESION,
     F_SURFACEVEL,
     F_HISTORY,
-) = range(19)
+    F_TACTILE,
+) = range(20)
 NAMES = (
     "collision beyond primitive pairs",
     "implicit integrators",
@@ -82,6 +84,7 @@ NAMES = (
     "contact adhesion",
     "geom surface velocity",
     "actuator and sensor history buffers",
+    "tactile sensors",
 )
 FULL = (True,) * len(NAMES)
 NO_FEATURES = (None,) * len(NAMES)
@@ -163,6 +166,7 @@ def features(m, collide2=None, on=()):
         bool(int(getattr(m, "flg_adhesion", 0))),
         bool(int(getattr(m, "flg_surfacevel", 0))),
         int(getattr(m, "nhistory", 0)) > 0,
+        bool(np.any(np.asarray(getattr(m, "sensor_type", np.zeros(0))) == SENS_TACTILE)),
     )
     return tuple(True if x or i in on else None for i, x in enumerate(flags))
 
