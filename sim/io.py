@@ -130,15 +130,22 @@ def _check_constraints(m):
         raise UnsupportedError("flex equality constraints are not supported")
 
 
+def _check_tactile(m, st):
+    """Tactile sensors evaluate the SDF of every geom touching the sensor body: primitive geoms and mesh geoms
+    without an octree (skipped, as MuJoCo skips them) are simulated; an octree SDF (a mesh with mesh_octadr >= 0,
+    which MuJoCo builds for SDF geoms, refused anyway) is not."""
+    oct_ = np.asarray(getattr(m, "mesh_octadr", np.zeros(0))).reshape(-1)
+    if np.any(oct_ >= 0):
+        raise UnsupportedError("tactile sensors with octree (SDF) meshes in the model are not supported")
+
+
 def _check_sensors(m):
     """Raise UnsupportedError for sensors numjoco does not evaluate (also refused by the MJCF compiler)."""
     st = np.asarray(getattr(m, "sensor_type", np.zeros(0))).reshape(-1)
     if st.size == 0:
         return
     if np.any(st == SENS_TACTILE):
-        raise UnsupportedError(
-            "tactile sensors are not supported (they need MuJoCo's SDF distance of mesh taxels to the touching geoms)"
-        )
+        _check_tactile(m, st)
     if np.any(st == SENS_PLUGIN):
         raise UnsupportedError("sensor plugins are not supported")
     if np.any(np.asarray(getattr(m, "sensor_plugin", -np.ones(st.size))).reshape(-1) >= 0):

@@ -1226,6 +1226,10 @@ SENSOR = Section(
         ("bvh_child", 2, "i"),
         ("bvh_nodeid", 1, "i"),
         ("mesh_bvhadr", 1, "i"),
+        ("mesh_normaladr", 1, "i"),
+        ("mesh_normalnum", 1, "i"),
+        ("mesh_normal", 2, "f"),
+        ("mesh_octadr", 1, "i"),
     ],
     data_arrays=[
         ("sensordata", 2, "f"),

@@ -441,7 +441,7 @@ def test_mesh_errors():
     with pytest.raises(ModelError, match="repeated name"):
         ours(f'<mesh name="t" vertex="{TETRA}"/><mesh name="t" vertex="{TETRA}"/>')
     with pytest.raises(UnsupportedError):
-        ours('<mesh name="s" builtin="sphere" params="2"/>')
+        ours('<mesh name="s"><plugin plugin="mujoco.sdf.torus"/></mesh>')
     # each of these is also an error in MuJoCo
     for bad in (
         f'<mesh name="t" vertex="{TETRA}" face="0 1 7 0 1 2"/>',

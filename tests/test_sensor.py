@@ -263,13 +263,15 @@ def test_rne_post_constraint_with_contacts_and_equalities():
             assert err < TOL_CONTACT, (f, err)
 
 
-def test_refused_at_load():
-    """tactile sensors: sim.UnsupportedError naming the element at load."""
+def test_tactile_sensor_fields():
+    """tactile sensors load (simulated: tests/test_tactile.py): their sensor_* fields equal MuJoCo's."""
     xml = """<mujoco><asset><mesh name="m" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/></asset>
       <worldbody><body><freejoint/><geom name="g" type="mesh" mesh="m"/></body></worldbody>
       <sensor><tactile mesh="m" geom="g"/></sensor></mujoco>"""
-    with pytest.raises(sim.UnsupportedError, match="tactile"):
-        sim.load_model(xml)
+    m = mujoco.MjModel.from_xml_string(xml)
+    ours = sim.load_model(xml)
+    for k in ("type", "objtype", "objid", "reftype", "refid", "dim", "adr", "needstage", "datatype"):
+        np.testing.assert_array_equal(np.asarray(getattr(ours, "sensor_" + k)), getattr(m, "sensor_" + k), err_msg=k)
 
 
 def test_no_sensors_no_fields():

@@ -24,7 +24,7 @@ import numpy as np
 from .frames import mulquat, normvec, quat2mat
 from .inertia import EIG_TOL_MESH, eig3
 from .bvh import mesh_tree
-from . import qhull
+from . import mesh_builtin, qhull
 
 MINVAL = 1e-15  # mjMINVAL
 EPS = 1e-14  # mjEPS (user code)
@@ -406,9 +406,28 @@ def _check_finite(el, vert):
         raise _err(el, f"vertex coordinate {int(bad[0])} is not finite")
 
 
-def load_mesh_data(ctx, el):
+def make_builtin_data(el):
+    """OneMesh's builtin step: the user data a procedural mesh generates (mjs_makeMesh), or None without builtin.
+
+    As the XML reader, any builtin value (also "none") requires params; MuJoCo's params errors name the
+    params attribute."""
+    if not el.has("builtin"):
+        return None
+    for other in ("vertex", "file"):  # mjcf.schema's exclusions
+        if el.has(other):
+            raise _err(el, f"Schema violation: at most one of 'builtin', '{other}' can be specified", other)
+    if not el.has("params"):
+        raise _err(el, "required attribute missing: 'params'", "params")
+    try:
+        return mesh_builtin.make_builtin(int(el.get("builtin")), el.get("params"))
+    except mesh_builtin.BuiltinError as e:
+        raise _err(el, str(e), "params") from None
+
+
+def load_mesh_data(ctx, el, builtin=None):
     """Raw mesh data of one <mesh>: dict with float32 vert/normal/texcoord and int face/facenormal/facetexcoord
-    (TryCompile's loading part, including the 'repeated ... specification' checks)."""
+    (TryCompile's loading part, including the 'repeated ... specification' checks). `builtin` (the generated
+    data of a procedural mesh) replaces the user vertices, faces and normals it sets, as mjs_makeMesh does."""
     spec = {}
     if el.has("vertex"):
         v = np.asarray(el.get("vertex"), dtype=np.float64)
@@ -430,6 +449,8 @@ def load_mesh_data(ctx, el):
         if len(tc) % 2:
             raise _err(el, "texcoord must be a multiple of 2", "texcoord")
         spec["texcoord"] = _f32(tc).reshape(-1, 2)
+    if builtin is not None:
+        spec.update({k: v for k, v in builtin.items() if k in ("vert", "face", "normal")})
     if "vert" in spec:
         _check_finite(el, spec["vert"])
 
@@ -1044,8 +1065,7 @@ def process(m, el, needhull, smooth, refpos, refquat, maxhullvert, data):
 
 def compile_mesh(ctx, el, name, needhull):
     """Load and process one <mesh> element into a Mesh."""
-    if el.get("builtin", 0) != 0 or el.has("params"):
-        raise ctx.unsupported(el, "builtin (procedural) meshes", "builtin" if el.get("builtin", 0) else "params")
+    builtin = make_builtin_data(el)
     if el.first("mesh_plugin") is not None:
         raise ctx.unsupported(el, "mesh plugins (SDF meshes)")
     maxhullvert = int(el.get("maxhullvert"))
@@ -1054,15 +1074,18 @@ def compile_mesh(ctx, el, name, needhull):
     m = Mesh(name, el)
     m.scale = np.array(el.get("scale"), dtype=np.float64)
     m.inertia = int(el.get("inertia"))
+    if builtin is not None and "inertia" in builtin:
+        m.inertia = builtin["inertia"]  # MakeRect and the 2-D flexcomp shapes set spec.inertia to shell
+    needhull = needhull or m.inertia == INERTIA_CONVEX
     m.material = "" if ctx.discardvisual else (el.get("material", "") or "")
-    data = load_mesh_data(ctx, el)
+    data = load_mesh_data(ctx, el, builtin)
     m.vert = data.get("vert", np.zeros((0, 3), np.float32))
     m.face = np.asarray(data.get("face", np.zeros((0, 3), np.int64)), dtype=np.int64).reshape(-1, 3)
     m.normal = data.get("normal", np.zeros((0, 3), np.float32))
     m.texcoord = data.get("texcoord", np.zeros((0, 2), np.float32))
     m.facenormal = np.asarray(data.get("facenormal", np.zeros((0, 3))), np.int64).reshape(-1, 3)
     m.facetexcoord = np.asarray(data.get("facetexcoord", np.zeros((0, 3))), np.int64).reshape(-1, 3)
-    if not len(m.vert):
+    if not len(m.vert) and builtin is None:
         raise _err(
             el, "no vertices" if el.has("vertex") or el.has("file") else "mesh needs a file, vertex data or a builtin"
         )
@@ -1122,8 +1145,7 @@ def compile_meshes(ctx, elems):
     for el in elems:
         name = el.get("name", "") or stripext(strippath(el.get("file", "") or ""))
         ctx.add("mesh", el, name=name)
-        needhull = name in need or int(el.get("inertia")) == INERTIA_CONVEX
-        meshes.append(compile_mesh(ctx, el, name, needhull))
+        meshes.append(compile_mesh(ctx, el, name, name in need))
     ctx.meshes = meshes
     fill_mesh_fields(ctx.f, meshes)
     return meshes

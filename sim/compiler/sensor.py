@@ -1,8 +1,8 @@
 """<sensor>: every sensor type of MuJoCo 3.17, compiled to the sensor_* fields (type, object/reference resolution,
 datatype, needstage, dimension, address, noise, cutoff, user data) and nsensor / nsensordata / nuser_sensor.
 
-Every type compiles and is evaluated by sim/engine/sensor.py except tactile sensors and sensor plugins, which raise
-UnsupportedError.  Sensor history (nsample / interp / delay / interval) fills sensor_history / sensor_historyadr /
+Every type compiles and is evaluated by sim/engine/sensor.py (tactile sensors by sim/engine/tactile.py) except
+sensor plugins, which raise UnsupportedError.  Sensor history (nsample / interp / delay / interval) fills sensor_history / sensor_historyadr /
 sensor_delay / sensor_interval and adds each buffer to nhistory after the actuators' (sim/engine/history.py).
 Run after the body, tendon and actuator stages (sensors refer to their objects and actuator_outnum).
 """
@@ -157,9 +157,9 @@ _ACC = {
     "framelinacc",
     "frameangacc",
     "contact",
-    "tactile",
 }
 _VEL = {
+    "tactile",  # mjSTAGE_VEL in MuJoCo 3.17 (measured; acceleration stage in the older reference source)
     "velocimeter",
     "gyro",
     "jointvel",
@@ -382,7 +382,16 @@ def _one_sensor(ctx, el):
     elif tag in ("e_potential", "e_kinetic", "clock"):
         pass
     elif tag == "tactile":
-        raise ctx.unsupported(el, "tactile sensors (MuJoCo's SDF distance of mesh taxels to the touching geoms)")
+        # mjCSensor::Compile (objtype mesh, reftype geom), dim 3 channels per taxel (mesh vertex), and
+        # engine_io.c's check that the geom's body has a collision geom
+        objtype, objid = OBJ["mesh"], ctx.lookup("mesh", el.get("mesh"), el, "mesh")
+        reftype, refid = OBJ["geom"], ctx.lookup("geom", el.get("geom"), el, "geom")
+        body = f["geom_bodyid"][refid]
+        bodies = np.asarray(f["geom_bodyid"])
+        colliding = (np.asarray(f["geom_contype"]) != 0) | (np.asarray(f["geom_conaffinity"]) != 0)
+        if not np.any(colliding[bodies == body]):
+            raise el.error("Touch sensor requires a body with at least one collision geom", "geom")
+        dim = 3 * int(f["mesh_vertnum"][objid])
     elif tag == "user":
         if el.has("objtype") != el.has("objname"):
             raise el.error("objtype and objname must be given together", "objname" if el.has("objtype") else "objtype")

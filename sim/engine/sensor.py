@@ -6,8 +6,8 @@ reductions.
 Each stage entry (sensor_pos_stage, sensor_vel_stage, sensor_acc_stage) is called by the pipeline where
 mj_forwardSkip / mj_inverseSkip call mj_sensor* and mj_energy*.  Sensors write d.sensordata[w] at their
 sensor_adr, the cutoff is applied as apply_cutoff does, noise is never applied (as MuJoCo).  User sensors read
-zero (no mjcb_sensor); tactile and plugin sensors are refused when the model struct is built
-(sim/types.py, section SENSOR).  mj_rnePostConstraint runs only when an acceleration sensor needs it (flg_rnepost).
+zero (no mjcb_sensor); tactile sensors are sim/engine/tactile.py's (compiled only with F_TACTILE); plugin
+sensors are refused when the model struct is built (sim/io.py).  mj_rnePostConstraint runs only when an acceleration sensor needs it (flg_rnepost).
 A sensor with a history buffer (nsample > 0) is computed or read from it as compute_or_read_sensor does (delay,
 sampling interval) and fills it at mj_advance (advance_history_buffers, with the actuators' buffers).
 """
@@ -25,7 +25,8 @@ from sim.engine.rne import contact_force
 from sim.engine.parts import rne_post_constraint as rne_post_constraint_part
 from sim.engine.ray import ray_kernel, ray_plane, ray_sphere, ray_capsule, ray_ellipsoid, ray_cylinder, ray_box, _map
 from sim.engine.collision.driver import narrowphase, has_collider
-from sim.jit.features import call_if, F_COLLIDE2, F_SENSOR, F_ENERGY, F_HISTORY
+from sim.jit.features import call_if, F_COLLIDE2, F_SENSOR, F_ENERGY, F_HISTORY, F_TACTILE
+from sim.engine.tactile import tactile_sensor
 from sim.engine.collision.support import init_obj
 from sim.engine.collision.gjk import ccd, ST_NX
 from sim.errors import UnsupportedError as UnsupportedFeature
@@ -96,6 +97,7 @@ from sim.constants import (
     SENS_GEOMNORMAL,
     SENS_GEOMFROMTO,
     SENS_CONTACT,
+    SENS_TACTILE,
     SENS_E_POTENTIAL,
     SENS_E_KINETIC,
     SENS_CLOCK,
@@ -1208,6 +1210,8 @@ def compute_sensor(m, d, w, i, out, F):
         out[k] = s
     elif t == SENS_CONTACT:
         contact_sensor(m, d, w, i, out, k)
+    elif t == SENS_TACTILE:
+        _tactile_sensor(F, m, d, w, i, out, k)
     else:
         # acceleration sensors that read cacc / cfrc_int: mj_rnePostConstraint on demand
         if not d.flg_rnepost[w]:
@@ -1320,6 +1324,10 @@ def advance_sensor_history(m, d, w, F):
             src = d.sensordata[w]
         for j in range(dim):
             buf[slot + j] = src[k + j]
+
+
+# tactile sensors (SDF distances of mesh taxels) are compiled only for feature sets with F_TACTILE
+_tactile_sensor = call_if(F_TACTILE, tactile_sensor)
 
 
 # models without sensors never compile compute_sensor and its call tree (rays, distances, contact sensors)

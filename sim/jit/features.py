@@ -41,6 +41,7 @@ from sim.constants import (
     TRN_SLIDERCRANK,
     TRN_BODY,
     TRN_SITE,
+    SENS_TACTILE,
 )
 
 (
@@ -64,7 +65,8 @@ from sim.constants import (
     F_SURFACEVEL,
     F_HISTORY,
     F_LIBCCD,
-) = range(20)
+    F_TACTILE,
+) = range(21)
 NAMES = (
     "collision beyond primitive pairs",
     "implicit integrators",
@@ -86,6 +88,7 @@ NAMES = (
     "geom surface velocity",
     "actuator and sensor history buffers",
     "libccd convex collisions (nativeccd disabled)",
+    "tactile sensors",
 )
 FULL = (True,) * len(NAMES)
 NO_FEATURES = (None,) * len(NAMES)
@@ -168,6 +171,7 @@ def features(m, collide2=None, on=()):
         bool(int(getattr(m, "flg_surfacevel", 0))),
         int(getattr(m, "nhistory", 0)) > 0,
         c2 and bool(int(opt.disableflags) & DSBL_NATIVECCD),
+        bool(np.any(np.asarray(getattr(m, "sensor_type", np.zeros(0))) == SENS_TACTILE)),
     )
     return tuple(True if x or i in on else None for i, x in enumerate(flags))
 

@@ -1,21 +1,27 @@
 """MJCF grammar of <asset> (MuJoCo 3.17 mjcf.schema): mesh, hfield, texture, material, skin, model.
 
 Every element of the grammar is declared so that models parse; what numjoco does not compile raises
-UnsupportedError in the asset compiler (mesh builtin/params and mesh plugins).  Skins (here or in
+UnsupportedError in the asset compiler (mesh plugins).  Skins (here or in
 <deformable>) are compiled into the Model for rendering (compiler.skin).
 """
 
 from .schema import ENUMS, declare
 
-ENUMS["meshbuiltin"] = {
+ENUMS["meshbuiltin"] = {  # mjtMeshBuiltin
     "none": 0,
     "sphere": 1,
     "hemisphere": 2,
     "cone": 3,
-    "supertorus": 4,
-    "supersphere": 5,
+    "supersphere": 4,
+    "supertorus": 5,
     "wedge": 6,
     "plate": 7,
+    "grid": 8,
+    "box": 9,
+    "cylinder": 10,
+    "ellipsoid": 11,
+    "square": 12,
+    "disc": 13,
 }
 # mjtTextureRole
 ENUMS["texrole"] = {

@@ -497,6 +497,7 @@ declare(
 name     str
 geom     str !required
 mesh     str !required
+cutoff   real 0
 nsample  int 0
 interp   enum:interp zoh
 delay    real 0
