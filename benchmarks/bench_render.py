@@ -16,7 +16,8 @@ Prints markdown tables (frames/s; each frame = update_scene + render, as an envi
   absolute difference.
   --stages prints where a Hopper 480x480 rgb frame's time goes (one thread, CPU time per render): the full look,
   then with shadows, reflection, skybox / haze or textures off, depth and segmentation; the differences are the
-  cost of each stage.
+  cost of each stage.  --camera C picks the camera (default "track"; -1 is the free camera).  Per compiled
+  function: benchmarks/profile_render.py.
 Single-thread figures also give frames per CPU-second (process time), which is less sensitive to a busy machine;
 the load average is printed before and after.
 """
@@ -98,16 +99,18 @@ def ours_batch(name, camera, nworld, nthread, seconds, mode="rgb", size=64):
     return _rate(frame, nworld, seconds)
 
 
-def stages(name="hopper.xml", size=480, seconds=1.0):
+def stages(name="hopper.xml", size=480, seconds=1.0, camera="track"):
     """CPU ms per render (update_scene apart) of one frame with the look's stages switched off one at a time."""
     numba.set_num_threads(1)
     m = sim.load_model(_gym(name))
     d = _state(m)
     r = sim.Renderer(m, size, size)
     opt = sim.render.SceneOption()
-    print(f"\n| {name[:-4]} {size}x{size}, 1 thread | CPU ms per render | frames/CPU-s (with update_scene) |")
+    print(
+        f"\n| {name[:-4]} {size}x{size}, camera {camera}, 1 thread | CPU ms per render | frames/CPU-s (with update_scene) |"
+    )
     print("|---|---|---|")
-    upd = 1e3 / _rate(lambda: r.update_scene(d, camera="track"), 1, seconds)[1]
+    upd = 1e3 / _rate(lambda: r.update_scene(d, camera=camera), 1, seconds)[1]
     print(f"| update_scene alone | {upd:.3f} | |")
     for label, flags, tex, mode in (
         ("full look", {}, True, "rgb"),
@@ -128,7 +131,7 @@ def stages(name="hopper.xml", size=480, seconds=1.0):
             r.enable_depth_rendering()
         elif mode == "seg":
             r.enable_segmentation_rendering()
-        r.update_scene(d, camera="track", scene_option=opt)
+        r.update_scene(d, camera=camera, scene_option=opt)
         ms = 1e3 / _rate(r.render, 1, seconds)[1]
         print(f"| {label} | {ms:.2f} | {1e3 / (ms + upd):.1f} |")
 
@@ -223,7 +226,8 @@ def main():
     sec = 1.0 if quick else 3.0
     print(f"load average before: {os.getloadavg()}  (2-core machine; figures under load are lower)")
     if "--stages" in sys.argv:
-        stages(seconds=sec)
+        cam = sys.argv[sys.argv.index("--camera") + 1] if "--camera" in sys.argv else "track"
+        stages(seconds=sec, camera=int(cam) if cam.lstrip("-").isdigit() else cam)
         print(f"\nload average after: {os.getloadavg()}")
         return
     print()
