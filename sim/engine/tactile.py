@@ -24,9 +24,8 @@ from sim.constants import (
     GEOM_CYLINDER,
     GEOM_BOX,
     GEOM_MESH,
+    MINVAL,
 )
-
-MINVAL = 1e-15  # mjMINVAL
 
 
 @njit(cache=True)

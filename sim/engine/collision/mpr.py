@@ -178,12 +178,18 @@ def _set(p, i, src):
 
 
 @njit(cache=True)
-def _portal_dir(p):
-    """Unit normal of the portal face v1 v2 v3 (portalDir)."""
-    a0, a1, a2 = p[2, 0] - p[1, 0], p[2, 1] - p[1, 1], p[2, 2] - p[1, 2]
-    b0, b1, b2 = p[3, 0] - p[1, 0], p[3, 1] - p[1, 1], p[3, 2] - p[1, 2]
+def _tri_normal(p, i, j, k):
+    """Unit normal of (p[j] - p[i]) x (p[k] - p[i]) over the first three columns of the simplex rows."""
+    a0, a1, a2 = p[j, 0] - p[i, 0], p[j, 1] - p[i, 1], p[j, 2] - p[i, 2]
+    b0, b1, b2 = p[k, 0] - p[i, 0], p[k, 1] - p[i, 1], p[k, 2] - p[i, 2]
     c0, c1, c2 = _cross(a0, a1, a2, b0, b1, b2)
     return _normalize(c0, c1, c2)
+
+
+@njit(cache=True)
+def _portal_dir(p):
+    """Unit normal of the portal face v1 v2 v3 (portalDir)."""
+    return _tri_normal(p, 1, 2, 3)
 
 
 @njit(cache=True)
@@ -282,10 +288,7 @@ def _discover(m, d, w, p):
 @njit(cache=True)
 def _face_dir(p):
     """Unit normal of (v1 - v0) x (v2 - v0)."""
-    a0, a1, a2 = p[1, 0] - p[0, 0], p[1, 1] - p[0, 1], p[1, 2] - p[0, 2]
-    b0, b1, b2 = p[2, 0] - p[0, 0], p[2, 1] - p[0, 1], p[2, 2] - p[0, 2]
-    c0, c1, c2 = _cross(a0, a1, a2, b0, b1, b2)
-    return _normalize(c0, c1, c2)
+    return _tri_normal(p, 0, 1, 2)
 
 
 @njit(cache=True)
