@@ -15,7 +15,7 @@ MuJoCo skips them. Compiled only for feature sets with F_TACTILE (sim/engine/sen
 import math
 
 from sim.jit import njit
-from sim.engine.math import cross, mat_vec3, mat_t_vec3
+from sim.engine.math import cross, mat_vec3, mat_t_vec3, normalize3
 from sim.constants import (
     GEOM_PLANE,
     GEOM_SPHERE,
@@ -24,7 +24,6 @@ from sim.constants import (
     GEOM_CYLINDER,
     GEOM_BOX,
     GEOM_MESH,
-    MINVAL,
 )
 
 
@@ -50,12 +49,7 @@ def geom_distance_sdf(typ, size, x0, x1, x2):
         f0 = -size[0] / a0
         f1 = -size[1] / a1
         f2 = -size[2] / a2
-        n = math.sqrt(f0 * f0 + f1 * f1 + f2 * f2)
-        if n < MINVAL:
-            f0, f1, f2 = 1.0, 0.0, 0.0
-        else:
-            inv = 1.0 / n
-            f0, f1, f2 = f0 * inv, f1 * inv, f2 * inv
+        f0, f1, f2, _ = normalize3(f0, f1, f2)
         if x0 < 0:
             f0 = -f0
         if x1 < 0:

@@ -12,7 +12,7 @@ Compiled only for feature sets with F_LIBCCD (models whose options disable nativ
 
 import math
 from sim.jit import njit
-from sim.engine.math import normalize3, axis_angle_quat, quat2mat
+from sim.engine.math import cross, normalize3, axis_angle_quat, quat2mat
 
 from sim.constants import (
     OPT_DISABLE,
@@ -60,12 +60,6 @@ def _dot(a0, a1, a2, b0, b1, b2):
     dot += a1 * b1
     dot += a2 * b2
     return dot
-
-
-@njit(cache=True)
-def _cross(a0, a1, a2, b0, b1, b2):
-    """ccdVec3Cross."""
-    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
 @njit(cache=True)
@@ -182,7 +176,7 @@ def _tri_normal(p, i, j, k):
     """Unit normal of (p[j] - p[i]) x (p[k] - p[i]) over the first three columns of the simplex rows."""
     a0, a1, a2 = p[j, 0] - p[i, 0], p[j, 1] - p[i, 1], p[j, 2] - p[i, 2]
     b0, b1, b2 = p[k, 0] - p[i, 0], p[k, 1] - p[i, 1], p[k, 2] - p[i, 2]
-    c0, c1, c2 = _cross(a0, a1, a2, b0, b1, b2)
+    c0, c1, c2 = cross(a0, a1, a2, b0, b1, b2)
     return _normalize(c0, c1, c2)
 
 
@@ -210,7 +204,7 @@ def _reach_tolerance(p, v4, d0, d1, d2, tol):
 @njit(cache=True)
 def _expand(p, v4):
     """expandPortal: replace the vertex of v1 v2 v3 that v4 supersedes."""
-    c0, c1, c2 = _cross(v4[0], v4[1], v4[2], p[0, 0], p[0, 1], p[0, 2])
+    c0, c1, c2 = cross(v4[0], v4[1], v4[2], p[0, 0], p[0, 1], p[0, 2])
     if _dot(p[1, 0], p[1, 1], p[1, 2], c0, c1, c2) > 0:
         if _dot(p[2, 0], p[2, 1], p[2, 2], c0, c1, c2) > 0:
             _set(p, 1, v4)
@@ -242,7 +236,7 @@ def _discover(m, d, w, p):
     if is_zero(dot) or dot < 0:
         return -1
 
-    d0, d1, d2 = _cross(p[0, 0], p[0, 1], p[0, 2], p[1, 0], p[1, 1], p[1, 2])
+    d0, d1, d2 = cross(p[0, 0], p[0, 1], p[0, 2], p[1, 0], p[1, 1], p[1, 2])
     if is_zero(_dot(d0, d1, d2, d0, d1, d2)):
         if is_zero(p[1, 0]) and is_zero(p[1, 1]) and is_zero(p[1, 2]):
             return 1
@@ -268,13 +262,13 @@ def _discover(m, d, w, p):
         if is_zero(dot) or dot < 0:
             return -1
         cont = False
-        c0, c1, c2 = _cross(p[1, 0], p[1, 1], p[1, 2], p[3, 0], p[3, 1], p[3, 2])
+        c0, c1, c2 = cross(p[1, 0], p[1, 1], p[1, 2], p[3, 0], p[3, 1], p[3, 2])
         dot = _dot(c0, c1, c2, p[0, 0], p[0, 1], p[0, 2])
         if dot < 0 and not is_zero(dot):
             _set(p, 2, p[3])
             cont = True
         if not cont:
-            c0, c1, c2 = _cross(p[3, 0], p[3, 1], p[3, 2], p[2, 0], p[2, 1], p[2, 2])
+            c0, c1, c2 = cross(p[3, 0], p[3, 1], p[3, 2], p[2, 0], p[2, 1], p[2, 2])
             dot = _dot(c0, c1, c2, p[0, 0], p[0, 1], p[0, 2])
             if dot < 0 and not is_zero(dot):
                 _set(p, 1, p[3])
@@ -386,22 +380,22 @@ def _tri_dist2(p):
 def _find_pos(p):
     """Contact position (3,) from the barycentric coordinates of the origin in the final portal (findPos)."""
     d0, d1, d2 = _portal_dir(p)
-    c = _cross(p[1, 0], p[1, 1], p[1, 2], p[2, 0], p[2, 1], p[2, 2])
+    c = cross(p[1, 0], p[1, 1], p[1, 2], p[2, 0], p[2, 1], p[2, 2])
     b0 = _dot(c[0], c[1], c[2], p[3, 0], p[3, 1], p[3, 2])
-    c = _cross(p[3, 0], p[3, 1], p[3, 2], p[2, 0], p[2, 1], p[2, 2])
+    c = cross(p[3, 0], p[3, 1], p[3, 2], p[2, 0], p[2, 1], p[2, 2])
     b1 = _dot(c[0], c[1], c[2], p[0, 0], p[0, 1], p[0, 2])
-    c = _cross(p[0, 0], p[0, 1], p[0, 2], p[1, 0], p[1, 1], p[1, 2])
+    c = cross(p[0, 0], p[0, 1], p[0, 2], p[1, 0], p[1, 1], p[1, 2])
     b2 = _dot(c[0], c[1], c[2], p[3, 0], p[3, 1], p[3, 2])
-    c = _cross(p[2, 0], p[2, 1], p[2, 2], p[1, 0], p[1, 1], p[1, 2])
+    c = cross(p[2, 0], p[2, 1], p[2, 2], p[1, 0], p[1, 1], p[1, 2])
     b3 = _dot(c[0], c[1], c[2], p[0, 0], p[0, 1], p[0, 2])
     s = b0 + b1 + b2 + b3
     if is_zero(s) or s < 0:
         b0 = 0.0
-        c = _cross(p[2, 0], p[2, 1], p[2, 2], p[3, 0], p[3, 1], p[3, 2])
+        c = cross(p[2, 0], p[2, 1], p[2, 2], p[3, 0], p[3, 1], p[3, 2])
         b1 = _dot(c[0], c[1], c[2], d0, d1, d2)
-        c = _cross(p[3, 0], p[3, 1], p[3, 2], p[1, 0], p[1, 1], p[1, 2])
+        c = cross(p[3, 0], p[3, 1], p[3, 2], p[1, 0], p[1, 1], p[1, 2])
         b2 = _dot(c[0], c[1], c[2], d0, d1, d2)
-        c = _cross(p[1, 0], p[1, 1], p[1, 2], p[2, 0], p[2, 1], p[2, 2])
+        c = cross(p[1, 0], p[1, 1], p[1, 2], p[2, 0], p[2, 1], p[2, 2])
         b3 = _dot(c[0], c[1], c[2], d0, d1, d2)
         s = b1 + b2 + b3
     inv = 1.0 / s
