@@ -233,8 +233,8 @@ def main():
     print()
     print(
         "| 480x480, default look (shadows, reflection, skybox) | ours 1 thread fps | ours 1 thread "
-        "frames/CPU-s | ours 2 threads fps | mujoco.Renderer (OSMesa, LP_NUM_THREADS="
-        f"{os.environ.get('LP_NUM_THREADS')}) fps |"
+        f"frames/CPU-s | ours 2 threads fps | mujoco.Renderer (MUJOCO_GL={os.environ.get('MUJOCO_GL')}, "
+        f"LP_NUM_THREADS={os.environ.get('LP_NUM_THREADS')}) fps |"
     )
     print("|---|---|---|---|---|")
     rows = [
