@@ -21,7 +21,6 @@ from sim import io as _io
 from sim.constants import ENBL_INVDISCRETE, GEOM_MESH, INT_RK4, MAXTREEDEPTH, MINVAL, NGROUP
 from sim.data import Data
 from sim.engine import forward as _fw
-from sim.engine.collision.check import check_collision
 from sim.engine.inverse import inverse_batch
 from sim.engine.ray import ray_kernel
 from sim.engine.transition import KIND_ACT, KIND_CTRL, KIND_NONE, KIND_QPOS, KIND_QVEL, fd_columns, fd_rows
@@ -44,8 +43,8 @@ def empty_task():
     return _EMPTY[0]
 
 
-def _entry(m, collision=True):
-    """[model, struct, arrays, options version checked, collision checked, collide2, F, features required on] for
+def _entry(m):
+    """[model, struct, arrays, options version checked, collide2, F, features required on] for
     m, built once per
     model object and re-checked when its options change (a numjoco Model's options carry a version; a foreign
     model's options are repacked on every call)."""
@@ -53,7 +52,7 @@ def _entry(m, collision=True):
     ent = m.__dict__.get("_sim") if own else _MODEL_CACHE.get(id(m))
     if ent is None or ent[0] is not m:
         st, arrs = _io.make_model_struct(m)
-        ent = [m, st, arrs, -1, False, features.needs_collide2(m), None, frozenset()]
+        ent = [m, st, arrs, -1, features.needs_collide2(m), None, frozenset()]
         if own:
             m.__dict__["_sim"] = ent
         else:
@@ -64,32 +63,26 @@ def _entry(m, collision=True):
         if not own:
             _io.opt_array(opt, out=ent[2]["opt"])
         ent[3] = opt._version if own else -1
-        ent[4] = False
-        ent[6] = features.features(m, ent[5], ent[7])
-    if collision and not ent[4]:
-        check_collision(m)
-        ent[4] = True
+        ent[5] = features.features(m, ent[4], ent[6])
     return ent
 
 
-def model_struct(m, collision=True):
-    """Jitted Model struct for m (see _entry).  collision=True (every simulation entry) also refuses, once per
-    model, the collision cases numjoco does not reproduce (sim.engine.collision.check); tests that inject MuJoCo's
-    contacts and never run our collision pass False."""
-    return _entry(m, collision)[1]
+def model_struct(m):
+    """Jitted Model struct for m (see _entry)."""
+    return _entry(m)[1]
 
 
 def model_features(m):
     """The feature set the entries are compiled for when simulating m (sim/jit/features.py)."""
-    return _entry(m)[6]
+    return _entry(m)[5]
 
 
 def require_features(m, *indices):
     """Simulate m with these features (sim/jit/features.py indices) compiled in whatever m's own values say: for
     per-world Model structs whose values differ from m's (envs/randomize.py: a fluid medium drawn per world)."""
     ent = _entry(m)
-    ent[7] = ent[7] | frozenset(indices)
-    ent[6] = features.features(m, ent[5], ent[7])
+    ent[6] = ent[6] | frozenset(indices)
+    ent[5] = features.features(m, ent[4], ent[6])
 
 
 def _nworld(d):
@@ -160,15 +153,15 @@ def run(m, d, nstep, task=None, mptrs=_NOPTRS):
     """One compiled call: forward (nstep=0) or nstep steps of every world of d, with an env task program.
     Returns the number of worlds whose watched warnings moved (already warned), or -1 for a non-finite action."""
     ent = m.__dict__.get("_sim") if type(m) is Model else None
-    if ent is None or not ent[4] or ent[3] != m.opt._version or ent[0] is not m:
+    if ent is None or ent[3] != m.opt._version or ent[0] is not m:
         ent = _entry(m)
     if task is None:
         task = _EMPTY[0] if _EMPTY else empty_task()
     mp, dp, tp = struct_addr(ent[1]), struct_addr(d._struct), struct_addr(task)
     if serial(d, mptrs):
-        r = _SERIAL(ent[6], mp, dp, tp, 0, nstep)
+        r = _SERIAL(ent[5], mp, dp, tp, 0, nstep)
     else:
-        r = _BATCH(ent[6], mp, dp, tp, d.nworld, nstep, mptrs)
+        r = _BATCH(ent[5], mp, dp, tp, d.nworld, nstep, mptrs)
     if r > 0:
         warn_moved(d)
     return r
@@ -212,17 +205,17 @@ def _remember_step(m, d):
     that step(m, d) makes one check and one call (half_cheetah: sim.step's Python 0.9 -> 0.43 -> 0.23-0.32 us a
     call over the compiled wrapper's; the options' version re-checked at each call)."""
     ent = m.__dict__.get("_sim") if type(m) is Model else None
-    if ent is None or not ent[4] or ent[3] != m.opt._version:
+    if ent is None or ent[3] != m.opt._version:
         d.__dict__.pop("_fast", None)
         return
     one = serial(d)
-    f = (_SERIAL if one else _BATCH).cfuncs.get(ent[6])
+    f = (_SERIAL if one else _BATCH).cfuncs.get(ent[5])
     if f is not None:
         task = empty_task()
         mp, dp, tp = struct_addr(ent[1]), struct_addr(d._struct), struct_addr(task)
-        args1 = (mp, dp, tp, 0, 1, ent[6]) if one else (mp, dp, tp, d.nworld, 1, _NOPTRS, ent[6])
+        args1 = (mp, dp, tp, 0, 1, ent[5]) if one else (mp, dp, tp, d.nworld, 1, _NOPTRS, ent[5])
         # the model and task structs stay referenced here (d holds its own) while their addresses are in use
-        d.__dict__["_fast"] = (m, ent[3], f, ent[1], task, ent[6], None if one else d.nworld, args1)
+        d.__dict__["_fast"] = (m, ent[3], f, ent[1], task, ent[5], None if one else d.nworld, args1)
 
 
 def reset(m: ModelLike, d: Data, keyframe: int | None = None) -> None:

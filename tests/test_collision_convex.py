@@ -7,8 +7,8 @@ returns mjPreContact rows; they are compared with mujoco's d.contact rows of the
 mj_forward: count, dist, pos and frame[0:3] (the normal).  Our tangent rows are zero, as MuJoCo's
 pre-contacts of these functions (the driver completes the frame with mju_makeFrame).
 
-Margins: the pair's margin is the sum of the geoms' (MuJoCo's getMargin), as the driver passes it.  Height-field
-margins are refused at load (check_collision).  --full runs 5x more scenes.
+Margins: the pair's margin is the sum of the geoms' (MuJoCo's getMargin), as the driver passes it; height fields
+included.  --full runs 5x more scenes.
 """
 
 import itertools
@@ -24,8 +24,6 @@ from sim import api
 from sim.engine.kinematics import kinematics
 from sim.engine.collision.convex import convex, plane_convex
 from sim.engine.collision.hfield import convex_hfield
-from sim.errors import UnsupportedError as UnsupportedFeature
-from sim.engine.collision.check import check_collision
 from sim.jit.features import FULL
 
 # We follow MuJoCo's GJK/EPA/multi-contact iterations step by step in float64: dist/pos/normal agree to
@@ -188,7 +186,7 @@ def _cases(k1, k2, nscene, npose, seed, margins, extra_xml="", run=_run):
         )
         m = mujoco.MjModel.from_xml_string(xml)
         md = mujoco.MjData(m)
-        ms = api.model_struct(m, collision=False)
+        ms = api.model_struct(m)
         sd = api.Data(m)
         for _ in range(npose):
             size = float(np.mean(m.geom_rbound[1]))
@@ -242,9 +240,12 @@ def test_pair(k1, k2, request):
     _check(k1, k2, request, (0.0,))
 
 
-@pytest.mark.parametrize("k1,k2", PAIRS_CONVEX + PAIRS_PLANE)
+@pytest.mark.parametrize("k1,k2", PAIRS_CONVEX + PAIRS_PLANE + PAIRS_HFIELD)
 def test_pair_margin(k1, k2, request):
-    """Margins of Fetch / Shadow Hand size (0.001 per geom) and larger ones (0.02)."""
+    """Margins of Fetch / Shadow Hand size (0.001 per geom) and larger ones (0.02).  Height fields: MuJoCo 3.17
+    treats the prism as mjc_Convex treats a geom (both inflated, the margin added back to the distance, the
+    geom's bounding box widened by the margin), not as the reference source's raised prism top; measured exact
+    to round-off (6e-15 on the default run)."""
     _check(k1, k2, request, (0.001, 0.02))
 
 
@@ -254,26 +255,49 @@ def test_pair_multiccd_disabled(k1, k2, request):
     _check(k1, k2, request, (0.0, 0.01), extra_xml='<flag multiccd="disable"/>')
 
 
-def _load_error(xml):
-    m = mujoco.MjModel.from_xml_string(xml)
-    with pytest.raises(UnsupportedFeature) as e:
-        check_collision(m)
-    return str(e.value)
+HFIELD_TRAJ_XML = """<mujoco><option timestep="0.004"/><asset>
+<hfield name="h" nrow="7" ncol="6" size=".4 .35 .1 .05" elevation="0 .2 .5 .3 .1 0  .1 .4 .9 .6 .2 .1  .2 .5 1 .7 .3 .1
+  .1 .3 .6 .8 .4 .2  0 .2 .4 .5 .3 .1  0 .1 .2 .3 .2 0  0 0 .1 .1 0 0"/>
+<mesh name="m" vertex="-.05 -.05 -.05  .05 -.05 -.05  -.05 .05 -.05  .05 .05 -.05  -.05 -.05 .05  .05 -.05 .05
+  -.05 .05 .05  .05 .05 .06  0 0 .075  0 .065 0 .06 0 0"/></asset><worldbody>
+<geom type="hfield" hfield="h" margin=".004"/>
+<body pos="-.05 0 .2"><freejoint/><geom type="mesh" mesh="m" margin=".003"/></body>
+<body pos=".08 .03 .3" euler="10 20 30"><freejoint/><geom type="box" size=".04 .04 .04" margin=".001"/></body>
+<body pos="-.02 -.08 .4" euler="40 5 0"><freejoint/><geom type="cylinder" size=".03 .04" margin=".002"/></body>
+<body pos=".05 -.05 .5"><freejoint/><geom type="sphere" size=".04" gap=".001"/></body>
+<body pos="0 .1 .6" euler="0 70 0"><freejoint/><geom type="capsule" size=".02 .05"/></body>
+</worldbody></mujoco>"""
 
 
-@pytest.mark.parametrize("k2", ["sphere", "box", "mesh"])
-def test_hfield_margin_unsupported(k2):
-    """Height-field contacts within a margin are not reproduced: refused at load, saying what to change."""
-    rng = np.random.default_rng(2)
-    msg = _load_error(_scene(rng, "hfield", k2, 0.01))
-    assert "height-field" in msg and 'margin="0"' in msg
-    check_collision(mujoco.MjModel.from_xml_string(_scene(rng, "hfield", k2, 0.0)))  # no margin: accepted
+@pytest.mark.full  # compiles a whole feature set (minutes cold): --full
+def test_hfield_margin_trajectory():
+    """Geoms with margins and a gap falling on a height field with a margin, 200 steps of sim.step and mj_step,
+    each from MuJoCo's state: the same contacts (count, dist, pos, frame) and next state to round-off."""
+    import sim
 
-
-def test_convex_margin_accepted():
-    rng = np.random.default_rng(3)
-    for k1, k2 in (("box", "mesh"), ("mesh", "mesh"), ("ellipsoid", "cylinder")):
-        check_collision(mujoco.MjModel.from_xml_string(_scene(rng, k1, k2, 0.001)))
+    m = sim.load_model(HFIELD_TRAJ_XML)
+    d = sim.Data(m)
+    mm = mujoco.MjModel.from_xml_string(HFIELD_TRAJ_XML)
+    md = mujoco.MjData(mm)
+    worst = worst_con = 0.0
+    ncon = 0
+    for i in range(200):
+        d.qpos[:] = md.qpos
+        d.qvel[:] = md.qvel
+        d.qacc_warmstart[:] = md.qacc_warmstart
+        sim.step(m, d)
+        mujoco.mj_step(mm, md)
+        ncon = max(ncon, md.ncon)
+        assert d.ncon == md.ncon, i
+        n = md.ncon
+        if n:
+            for a, b in ((d.contact.pos, md.contact.pos), (d.contact.frame, md.contact.frame)):
+                worst_con = max(worst_con, np.abs(a[:n] - b[:n]).max())
+            worst_con = max(worst_con, np.abs(d.contact.dist[:n] - md.contact.dist[:n]).max())
+        worst = max(worst, np.abs(d.qpos - md.qpos).max(), np.abs(d.qvel - md.qvel).max())
+    assert ncon >= 6
+    assert worst_con <= TOL, worst_con
+    assert worst < 1e-12, worst
 
 
 # A cylinder resting on a box face (FetchSlide's puck on the table): the cap against the face gives 4 contacts.
@@ -296,7 +320,7 @@ def _cylinder_box_cases(n=32, seed=7):
     are (dist, pos, normal) as in _cases."""
     m = mujoco.MjModel.from_xml_string(CYL_BOX_XML)
     md = mujoco.MjData(m)
-    ms = api.model_struct(m, collision=False)
+    ms = api.model_struct(m)
     sd = api.Data(m)
     rng = np.random.default_rng(seed)
     out = []

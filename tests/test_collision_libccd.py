@@ -17,11 +17,9 @@ from numba import njit
 from sim import api
 from sim.engine.kinematics import kinematics
 from sim.engine.collision.mpr import convex_libccd
-from sim.engine.collision.check import check_collision
 from sim.jit.features import F_LIBCCD, features
-from sim.errors import UnsupportedError
 
-from test_collision_convex import _check, _scene, _run as run_native, KIND_CONVEX, PAIRS_CONVEX, PAIRS_HFIELD
+from test_collision_convex import _check, _run as run_native, KIND_CONVEX, PAIRS_CONVEX, PAIRS_HFIELD
 
 FLAG = '<flag nativeccd="disable"/>'
 
@@ -62,8 +60,9 @@ def test_pair_margin(k1, k2, request):
     "k1,k2", [p if p[1] == "box" else pytest.param(*p, marks=pytest.mark.full) for p in PAIRS_HFIELD]
 )
 def test_hfield(k1, k2, request):
-    """Height-field prisms through MPR, normals fixed (mjc_ConvexHField's libccd branch); no margins (refused)."""
-    _check(k1, k2, request, (0.0,), tol=TOL, extra_xml=FLAG, run=_run, order_free=set())
+    """Height-field prisms through MPR, normals fixed (mjc_ConvexHField's libccd branch), with and without margins
+    (the prism inflated by margin/2 in mjccd_support as every other object, as measured against 3.17)."""
+    _check(k1, k2, request, (0.0, 0.001, 0.02), tol=TOL, extra_xml=FLAG, run=_run, order_free=set())
 
 
 @pytest.mark.parametrize("k1,k2", [("plane", "mesh"), ("plane", "ellipsoid")])
@@ -97,7 +96,7 @@ def test_resting_multicontact(k1, size, top):
             xml = RESTING_XML % (flags, k1, size or ".1", mesh, margin, margin)
             m = mujoco.MjModel.from_xml_string(xml)
             md = mujoco.MjData(m)
-            ms = api.model_struct(m, collision=False)
+            ms = api.model_struct(m)
             sd = api.Data(m)
             for _ in range(8):
                 md.qpos[:] = 0
@@ -173,15 +172,6 @@ def test_features_follow_flag():
     assert not features(m)[F_LIBCCD]
     m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_NATIVECCD)
     assert features(m)[F_LIBCCD]
-    check_collision(mujoco.MjModel.from_xml_string(TRAJ_XML))  # accepted at load
-
-
-def test_unsupported_paths():
-    """What stays refused with the flag: height-field margins (as without it)."""
-    rng = np.random.default_rng(2)
-    xml = _scene(rng, "hfield", "box", 0.01).replace('<option gravity="0 0 0"/>', "<option>%s</option>" % FLAG)
-    with pytest.raises(UnsupportedError, match="height-field"):
-        check_collision(mujoco.MjModel.from_xml_string(xml))
 
 
 @pytest.mark.full  # the manipulation models compile their own feature set and process 9 meshes (minutes cold)

@@ -290,7 +290,7 @@ FLOAT_FIELDS = ["efc_pos", "efc_margin", "efc_frictionloss", "efc_diagA", "efc_D
 
 def run_case(m, states, where, njmax=None):
     """Compare every efc field for each state; return {field: max relative error}."""
-    ms = api.model_struct(m, collision=False)  # contacts injected from mujoco
+    ms = api.model_struct(m)  # contacts injected from mujoco
     ncmax = 400
     d = api.Data(m, nconmax=ncmax, njmax=njmax)
     a = d._arrays
@@ -385,7 +385,7 @@ def test_timestep_clamp():
 def test_efc_overflow_drops_all_rows():
     """More rows than njmax: MuJoCo-style CNSTRFULL warning and no rows at all, never out of bounds."""
     m = load("box_stack")
-    ms = api.model_struct(m, collision=False)  # contacts injected from mujoco
+    ms = api.model_struct(m)  # contacts injected from mujoco
     d = api.Data(m, nconmax=100, njmax=5)
     md = mujoco.MjData(m)
     mujoco.mj_forward(m, md)

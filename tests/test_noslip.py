@@ -79,7 +79,7 @@ def solve(m, st, fly=False):
         assert d._arrays["scr_slv_AR"].shape[1] >= md.nefc
     copy_inputs(m, md, d)
     A = d._arrays
-    _drive(api.model_struct(m, collision=False), d._struct)
+    _drive(api.model_struct(m), d._struct)
     return md, A
 
 
@@ -191,7 +191,7 @@ def test_pgs_beyond_dense_capacity(noslip):
         d = api.Data(m, nconmax=md.ncon, njmax=md.nefc)
         assert d._arrays["scr_slv_AR"].shape[1] == 0
         copy_inputs(m, md, d)
-        _drive(api.model_struct(m, collision=False), d._struct)
+        _drive(api.model_struct(m), d._struct)
         r = compare(m, md, d._arrays)
         # PGS's stop (improvement < tolerance after a Nesterov restart decided by the sign of a dot product) is
         # sensitive to rounding: at this state MuJoCo's own count for island 17 goes 5 -> 4 when qvel is scaled by

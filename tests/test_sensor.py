@@ -101,6 +101,24 @@ def test_random_states(name):
 
 
 @pytest.mark.oracle
+@pytest.mark.full  # the libccd feature set with sensors is one more cold compile of the pipeline
+def test_random_states_nativeccd_disabled():
+    """sensors_mesh.xml with nativeccd disabled at random states: MuJoCo's mj_geomDistance then calls the pair's
+    collider with distmax as the margin (libccd's MPR for mesh, box, cylinder and ellipsoid pairs) instead of its
+    native distance; every sensor."""
+    m, mm = load("sensors_mesh.xml")
+    for model in (m, mm):
+        model.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_NATIVECCD)
+    md, d = mujoco.MjData(mm), sim.Data(m)
+    rng = np.random.default_rng(3)
+    for it in range(12):
+        set_both(md, d, random_qpos(mm, rng, 0.3), rng.standard_normal(mm.nv), rng.uniform(-1, 1, mm.nu))
+        mujoco.mj_forward(mm, md)
+        api.forward(m, d)
+        check_sensors(mm, d.sensordata, md.sensordata, "state %d" % it)
+
+
+@pytest.mark.oracle
 @pytest.mark.parametrize(
     "integrator,name",
     [

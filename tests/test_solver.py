@@ -200,7 +200,7 @@ def solve_case(m, st, solver, iterations=None, tolerance=None):
         m.opt.tolerance = tolerance
     md = run_oracle(m, st)
     d = api.Data(m, nconmax=max(1, md.ncon), njmax=max(1, md.nefc))
-    ms = api.model_struct(m, collision=False)
+    ms = api.model_struct(m)
     copy_inputs(m, md, d)
     _drive(ms, d._struct)
     A = d._arrays
@@ -330,7 +330,7 @@ def test_pgs_beyond_ar_capacity(name):
             m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
             assert d._arrays["scr_slv_AR"].shape[1] == (AR_SMALL if dual else 0)
             copy_inputs(m, md, d)
-            _drive(api.model_struct(m, collision=False), d._struct)
+            _drive(api.model_struct(m), d._struct)
             A = d._arrays
             where = (name, k, dual)
             assert int(A["solver_niter"][0]) == md.solver_niter[0], where
@@ -347,7 +347,7 @@ def test_no_constraints():
     d = api.Data(m)
     copy_inputs(m, md, d)
     d._arrays["qacc"][0] = 7.0
-    _drive(api.model_struct(m, collision=False), d._struct)
+    _drive(api.model_struct(m), d._struct)
     assert np.array_equal(d._arrays["qacc"][0], md.qacc_smooth)
     assert np.all(d._arrays["qfrc_constraint"][0] == 0)
 

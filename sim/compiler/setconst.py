@@ -329,8 +329,8 @@ def _length_range(m, ctx, d):
         opt.integrator = INT_EULER  # mj_step2: "RK4 defaults to Euler"
     m.__dict__.pop("_sim", None)  # a Model struct of the final fields (set_const changed some after its own)
     try:
-        ent = api._entry(m, collision=False)  # contacts are off: the collision checks wait for the first step
-        ms, F = ent[1], ent[6]
+        ent = api._entry(m)
+        ms, F = ent[1], ent[5]
         F0 = mask(F, (F_TENDON, F_TRN))
         ds = d._struct
         mp, dp, tp = struct_addr(ms), struct_addr(ds), struct_addr(api.empty_task())

@@ -29,7 +29,6 @@ from sim.jit.features import call_if, F_COLLIDE2, F_SENSOR, F_ENERGY, F_HISTORY,
 from sim.engine.tactile import tactile_sensor
 from sim.engine.collision.support import init_obj
 from sim.engine.collision.gjk import ccd, ST_NX
-from sim.errors import UnsupportedError as UnsupportedFeature
 from sim.constants import (
     OPT_DISABLE,
     OPT_ENABLE,
@@ -522,12 +521,6 @@ def _ccd_pair(t1, t2):
 def ccd_distance(m, d, w, geom1, geom2, distmax, fromto):
     """Native-ccd distance of two convex geoms capped at distmax, witness segment into fromto
     (mj_geomDistanceCCD)."""
-    if int(m.opt[OPT_DISABLE]) & DSBL_NATIVECCD:
-        raise UnsupportedFeature(
-            "geom distance sensors (mj_geomDistance) between convex geoms with nativeccd disabled are not supported: "
-            "MuJoCo then measures them with libccd's penetration routine, which numjoco does not reproduce for "
-            "distances"
-        )
     init_obj(m, d, w, 0, geom1, 0.0)
     init_obj(m, d, w, 1, geom2, 0.0)
     res = ccd(m, d, w, m.opt[OPT_CCD_TOLERANCE], int(m.opt[OPT_CCD_ITERATIONS]), 1, distmax)
@@ -556,8 +549,9 @@ def geom_distance(m, d, w, geom1, geom2, distmax, fromto, F):
     t2 = m.geom_type[g2]
     if not has_collider(t1, t2):
         return dist
-    if _ccd_pair(t1, t2):
+    if _ccd_pair(t1, t2) and not int(m.opt[OPT_DISABLE]) & DSBL_NATIVECCD:
         return _ccd_distance(F, m, d, w, geom1, geom2, distmax, fromto)
+    # the pair's collider with distmax as the margin (with nativeccd disabled: libccd's MPR for mjc_Convex pairs)
     n = narrowphase(m, d, w, g1, g2, distmax, F)
     smallest = -1
     for i in range(n):

@@ -1873,8 +1873,8 @@ def ccd(m, d, w, tol, max_iterations, max_contacts, cutoff):
     """General convex collision of objects 0 and 1; negative for penetration (mjc_ccd).  cutoff
     (config.dist_cutoff): separation distances up to it are recovered (mj_geomDistance), 0 for contacts.
 
-    Spheres and capsules are shrunk to points and segments, and pairs with a multi-contact recovery
-    (supports_multiccd) lose their margins, for a first GJK pass whose result is inflated back when it is a
+    Spheres and capsules are shrunk to points and segments, and objects with a margin (height-field prisms
+    included) lose it, for a first GJK pass whose result is inflated back when it is a
     shallow contact (then, for a pair with multi-contact, the GJK simplex stands for the EPA face); deep
     contacts rerun GJK and EPA on the full (margin-inflated) objects.
     Witnesses: d.scr_gjk_x1/x2[w, :nx], d.scr_gjk_dist[w, :nx] with nx = d.scr_gjk_st[w, ST_NX].
@@ -1893,7 +1893,7 @@ def ccd(m, d, w, tol, max_iterations, max_contacts, cutoff):
     mg1 = d.scr_ccd_f[w, 0, F_MARGIN]
     mg2 = d.scr_ccd_f[w, 1, F_MARGIN]
     multi = supports_multiccd(t1, t2)
-    shrink = (mg1 > 0 or mg2 > 0) and t1 != GEOM_HFIELD and t2 != GEOM_HFIELD
+    shrink = mg1 > 0 or mg2 > 0
     ps1 = t1 == GEOM_SPHERE or t1 == GEOM_CAPSULE
     ps2 = t2 == GEOM_SPHERE or t2 == GEOM_CAPSULE
     if ps1 or ps2 or shrink:

@@ -18,7 +18,7 @@ _fix_normal = call_if(F_LIBCCD, fix_normal)
 
 
 @njit(cache=True)
-def _add_prism_vert(m, d, w, hadr, ncol, r, c, i, dx, dy, s0, s1, s2, margin):
+def _add_prism_vert(m, d, w, hadr, ncol, r, c, i, dx, dy, s0, s1, s2):
     """Shift the prism and append grid vertex (r + 1 - i, c) on top and bottom (addPrismVert)."""
     p = d.scr_prism[w]
     for k in range(3):
@@ -34,7 +34,6 @@ def _add_prism_vert(m, d, w, hadr, ncol, r, c, i, dx, dy, s0, s1, s2, margin):
     p[2, 1] = y
     p[5, 1] = y
     p[5, 2] = m.hfield_data[hadr + (r + dr) * ncol + c] * s2
-    p[5, 2] += margin
 
 
 @njit(cache=True)
@@ -43,8 +42,6 @@ def convex_hfield(m, d, w, g1, g2, margin, F):
     nativeccd disabled each prism goes through libccd's MPR and the normals are fixed (mjc_fixNormal); F: the
     feature set (sim/jit/features.py)."""
     libccd = (int(m.opt[OPT_DISABLE]) & DSBL_NATIVECCD) != 0
-    if margin > 0:
-        raise UnsupportedFeature("margin/gap > 0 on height-field contacts (MuJoCo 3.17 differs from mjc_ConvexHField)")
     pos1 = d.geom_xpos[w, g1]
     mat1 = d.geom_xmat[w, g1]
     pos2 = d.geom_xpos[w, g2]
@@ -87,6 +84,14 @@ def convex_hfield(m, d, w, g1, g2, margin, F):
     ymin = support(m, d, w, 1, 0.0, -1.0, 0.0)[1]
     zmax = support(m, d, w, 1, 0.0, 0.0, 1.0)[2]
     zmin = support(m, d, w, 1, 0.0, 0.0, -1.0)[2]
+    # MuJoCo 3.17 widens this box by the margin (measured: the sub-grid and the prism height test then pick the
+    # prisms whose contacts 3.17 reports within the margin; the reference source widens nothing)
+    xmin -= margin
+    ymin -= margin
+    zmin -= margin
+    xmax += margin
+    ymax += margin
+    zmax += margin
     if (
         xmin - margin > s0
         or xmax + margin < -s0
@@ -107,7 +112,11 @@ def convex_hfield(m, d, w, g1, g2, margin, F):
     rmin = max(0, rmin)
     rmax = min(nrow - 1, rmax)
 
+    # both objects carry the margin (each support point pushed out by margin/2) and the contact distance adds it
+    # back, as mjc_Convex; measured against 3.17, whose prisms are not raised by the margin as the reference
+    # source's addPrismVert does
     f[F_MARGIN] = margin
+    d.scr_ccd_f[w, 0, F_MARGIN] = margin
     dx = (2.0 * s0) / (ncol - 1)
     dy = (2.0 * s1) / (nrow - 1)
     p = d.scr_prism[w]
@@ -120,19 +129,19 @@ def convex_hfield(m, d, w, g1, g2, margin, F):
     for r in range(rmin, rmax):
         if full:
             break
-        _add_prism_vert(m, d, w, hadr, ncol, r, cmin, 0, dx, dy, s0, s1, s2, margin)
-        _add_prism_vert(m, d, w, hadr, ncol, r, cmin, 1, dx, dy, s0, s1, s2, margin)
+        _add_prism_vert(m, d, w, hadr, ncol, r, cmin, 0, dx, dy, s0, s1, s2)
+        _add_prism_vert(m, d, w, hadr, ncol, r, cmin, 1, dx, dy, s0, s1, s2)
         for c in range(cmin + 1, cmax + 1):
             for i in range(2):
-                _add_prism_vert(m, d, w, hadr, ncol, r, c, i, dx, dy, s0, s1, s2, margin)
+                _add_prism_vert(m, d, w, hadr, ncol, r, c, i, dx, dy, s0, s1, s2)
                 if p[3, 2] < zmin and p[4, 2] < zmin and p[5, 2] < zmin:
                     continue
                 if libccd:
-                    hit = _libccd_wrapper(F, m, d, w, ncon, 0.0)
+                    hit = _libccd_wrapper(F, m, d, w, ncon, margin)
                     if hit < 0:
                         raise UnsupportedFeature(LIBCCD_MISSING)
                 else:
-                    hit = penetration(m, d, w, ncon, 1, 0.0)
+                    hit = penetration(m, d, w, ncon, 1, margin)
                 if hit:
                     # back to global coordinates
                     n0 = d.scr_con_normal[w, ncon, 0]

@@ -86,8 +86,10 @@ def ccd_support(m, d, w, o, d0, d1, d2):
     f = d.scr_ccd_f[w, o]
     iv = d.scr_ccd_i[w, o]
     t = iv[I_TYPE]
-    if t == GEOM_HFIELD:  # mjc_prism_support: the prism is already in the height field's frame, no margin
-        return support(m, d, w, o, d0, d1, d2)
+    if t == GEOM_HFIELD:  # mjc_prism_support: the prism is already in the height field's frame
+        p0, p1, p2 = support(m, d, w, o, d0, d1, d2)
+        mg = f[F_MARGIN]
+        return p0 + d0 * mg / 2, p1 + d1 * mg / 2, p2 + d2 * mg / 2
     l0 = f[F_MAT] * d0 + f[F_MAT + 3] * d1 + f[F_MAT + 6] * d2
     l1 = f[F_MAT + 1] * d0 + f[F_MAT + 4] * d1 + f[F_MAT + 7] * d2
     l2 = f[F_MAT + 2] * d0 + f[F_MAT + 5] * d1 + f[F_MAT + 8] * d2
