@@ -486,6 +486,9 @@ def _worker():
         out.flush()
 
 
+WORKER_ARGV = None  # the worker command (None: this file with --worker); tests substitute a scripted worker
+
+
 def check_isolated(entries, timeout=900, log=None, jobs=1, load_timeout=LOAD_TIMEOUT, dynamics=True):
     """Records of entries (in the order they finish), each checked in one of `jobs` worker processes: a model
     that kills the interpreter (a segfault in compiled code), runs longer than `timeout` s, or whose numjoco load
@@ -495,7 +498,8 @@ def check_isolated(entries, timeout=900, log=None, jobs=1, load_timeout=LOAD_TIM
 
     pending = list(entries)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([REPO, HERE, os.environ.get("PYTHONPATH", "")]))
-    busy = {}  # proc -> [entry, start time, stage]
+    busy = {}  # proc -> [entry, start time, stage, stage start time]
+    unread = {}  # proc -> bytes after its last complete line
     idle = []
 
     def failed(e, t0, what):
@@ -515,35 +519,39 @@ def check_isolated(entries, timeout=900, log=None, jobs=1, load_timeout=LOAD_TIM
                 idle.pop()
                 if idle
                 else subprocess.Popen(
-                    [sys.executable, os.path.abspath(__file__), "--worker"],
+                    WORKER_ARGV or [sys.executable, os.path.abspath(__file__), "--worker"],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=log or subprocess.DEVNULL,
                     env=env,
-                    text=True,
+                    bufsize=0,
                     cwd=REPO,
                 )
             )
             e = pending.pop(0)
-            proc.stdin.write(e.name + ("\n" if dynamics else "\tfields\n"))
-            proc.stdin.flush()
+            proc.stdin.write((e.name + ("\n" if dynamics else "\tfields\n")).encode())
             busy[proc] = [e, time.perf_counter(), "start (imports)", time.perf_counter()]
+            unread[proc] = b""
+        # the pipes are read unbuffered (os.read), lines split here: a buffered readline would leave a second
+        # line (a quick model's record right after its stage line) in its buffer, where select never sees it
         ready, _, _ = select.select([p.stdout for p in busy], [], [], 5.0)
         for proc in [p for p in busy if p.stdout in ready]:
-            e, t0, st, _ = busy[proc]
-            line = proc.stdout.readline()
-            if not line:  # died
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+            if not chunk:  # died
+                e, t0, st, _ = busy.pop(proc)
                 proc.wait()
-                del busy[proc]
                 yield failed(e, t0, f"worker process died (exit code {proc.returncode}) in stage '{st}'")
                 continue
-            msg = json.loads(line)
-            if "stage" in msg:
-                busy[proc][2:] = [msg["stage"], time.perf_counter()]
-                continue
-            del busy[proc]
-            idle.append(proc)
-            yield msg
+            unread[proc] += chunk
+            *lines, unread[proc] = unread[proc].split(b"\n")
+            for line in lines:
+                msg = json.loads(line)
+                if "stage" in msg:
+                    busy[proc][2:] = [msg["stage"], time.perf_counter()]
+                    continue
+                del busy[proc]
+                idle.append(proc)
+                yield msg
         now = time.perf_counter()
         for proc in [
             p

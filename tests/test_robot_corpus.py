@@ -141,3 +141,34 @@ def test_chaos_criterion():
     mm.body_mass[1] *= 1 + 1e-6
     tr = corpus_check.trajectory(sim, mujoco, m, mm, nstep=100)
     assert tr["err"] > 1e-9 and tr["local_err"] > 1e3 * corpus_check.LOCAL_RTOL
+
+
+# a worker that answers each entry with its stage line and its record in one write (as a quick model's arrive
+# when the reading process is slow)
+_SCRIPTED_WORKER = r"""
+import json, sys
+for line in sys.stdin:
+    name = line.strip().partition("\t")[0]
+    rec = {"name": name, "status": "refused (both)", "reasons": []}
+    sys.stdout.write(json.dumps({"stage": "build / mujoco load"}) + "\n" + json.dumps(rec) + "\n")
+    sys.stdout.flush()
+"""
+
+
+def test_isolated_workers_read_every_record(monkeypatch):
+    """The benchmark's worker protocol (corpus_check.check_isolated): a stage line and a record that arrive in one
+    read are both taken, the record reported at once (a buffered readline under select once left such a record
+    unread until the model counted as hung); then the real worker on the four refusal checks of CI_LOAD."""
+    import sys
+    import time
+
+    names = CI_LOAD[:4]  # the four refused by both: no compile
+    monkeypatch.setattr(corpus_check, "WORKER_ARGV", [sys.executable, "-c", _SCRIPTED_WORKER])
+    t0 = time.perf_counter()
+    recs = list(corpus_check.check_isolated([ENTRIES[n] for n in names], timeout=30, dynamics=False))
+    assert [r["name"] for r in recs] == names and all(r["status"] == "refused (both)" for r in recs)
+    assert time.perf_counter() - t0 < 25  # none waited for the timeout
+    monkeypatch.setattr(corpus_check, "WORKER_ARGV", None)
+    recs = list(corpus_check.check_isolated([ENTRIES[n] for n in names], timeout=120, dynamics=False))
+    assert sorted(r["name"] for r in recs) == sorted(names)
+    assert all(r["status"] == "refused (both)" for r in recs), [(r["name"], r["status"], r["reasons"]) for r in recs]
