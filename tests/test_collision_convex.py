@@ -269,19 +269,18 @@ HFIELD_TRAJ_XML = """<mujoco><option timestep="0.004"/><asset>
 </worldbody></mujoco>"""
 
 
-@pytest.mark.full  # compiles a whole feature set (minutes cold): --full
-def test_hfield_margin_trajectory():
-    """Geoms with margins and a gap falling on a height field with a margin, 200 steps of sim.step and mj_step,
-    each from MuJoCo's state: the same contacts (count, dist, pos, frame) and next state to round-off."""
+def synced_trajectory(xml, nstep):
+    """sim.step and mj_step from MuJoCo's state at every step of MuJoCo's trajectory: (largest ncon, worst
+    contact error over dist / pos / frame, worst next-state error over qpos / qvel); contact counts asserted equal."""
     import sim
 
-    m = sim.load_model(HFIELD_TRAJ_XML)
+    m = sim.load_model(xml)
     d = sim.Data(m)
-    mm = mujoco.MjModel.from_xml_string(HFIELD_TRAJ_XML)
+    mm = mujoco.MjModel.from_xml_string(xml)
     md = mujoco.MjData(mm)
     worst = worst_con = 0.0
     ncon = 0
-    for i in range(200):
+    for i in range(nstep):
         d.qpos[:] = md.qpos
         d.qvel[:] = md.qvel
         d.qacc_warmstart[:] = md.qacc_warmstart
@@ -295,6 +294,14 @@ def test_hfield_margin_trajectory():
                 worst_con = max(worst_con, np.abs(a[:n] - b[:n]).max())
             worst_con = max(worst_con, np.abs(d.contact.dist[:n] - md.contact.dist[:n]).max())
         worst = max(worst, np.abs(d.qpos - md.qpos).max(), np.abs(d.qvel - md.qvel).max())
+    return ncon, worst_con, worst
+
+
+@pytest.mark.full  # compiles a whole feature set (minutes cold): --full
+def test_hfield_margin_trajectory():
+    """Geoms with margins and a gap falling on a height field with a margin, 200 steps of sim.step and mj_step,
+    each from MuJoCo's state: the same contacts (count, dist, pos, frame) and next state to round-off."""
+    ncon, worst_con, worst = synced_trajectory(HFIELD_TRAJ_XML, 200)
     assert ncon >= 6
     assert worst_con <= TOL, worst_con
     assert worst < 1e-12, worst

@@ -19,7 +19,7 @@ from sim.engine.kinematics import kinematics
 from sim.engine.collision.mpr import convex_libccd
 from sim.jit.features import F_LIBCCD, features
 
-from test_collision_convex import _check, _run as run_native, KIND_CONVEX, PAIRS_CONVEX, PAIRS_HFIELD
+from test_collision_convex import _check, synced_trajectory, _run as run_native, KIND_CONVEX, PAIRS_CONVEX, PAIRS_HFIELD
 
 FLAG = '<flag nativeccd="disable"/>'
 
@@ -139,27 +139,8 @@ def test_trajectory():
     step from MuJoCo's state: the same contacts (count, dist, pos, frame) and next state to round-off.  (Run freely
     the two trajectories part by chaos: measured 4.4e-6 in qpos after 150 steps of impacts, while every synced
     step agrees to 7e-15.)"""
-    m = sim.load_model(TRAJ_XML)
-    assert sim.api.model_features(m)[F_LIBCCD]
-    d = sim.Data(m)
-    mm = mujoco.MjModel.from_xml_string(TRAJ_XML)
-    md = mujoco.MjData(mm)
-    worst = worst_con = 0.0
-    ncon = 0
-    for i in range(150):
-        d.qpos[:] = md.qpos
-        d.qvel[:] = md.qvel
-        d.qacc_warmstart[:] = md.qacc_warmstart
-        sim.step(m, d)
-        mujoco.mj_step(mm, md)
-        ncon = max(ncon, md.ncon)
-        assert d.ncon == md.ncon, i
-        n = md.ncon
-        if n:
-            for a, b in ((d.contact.pos, md.contact.pos), (d.contact.frame, md.contact.frame)):
-                worst_con = max(worst_con, np.abs(a[:n] - b[:n]).max())
-            worst_con = max(worst_con, np.abs(d.contact.dist[:n] - md.contact.dist[:n]).max())
-        worst = max(worst, np.abs(d.qpos - md.qpos).max(), np.abs(d.qvel - md.qvel).max())
+    assert sim.api.model_features(sim.load_model(TRAJ_XML))[F_LIBCCD]
+    ncon, worst_con, worst = synced_trajectory(TRAJ_XML, 150)
     assert ncon >= 6
     assert worst_con <= TOL, worst_con
     assert worst < 1e-12, worst
