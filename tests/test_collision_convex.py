@@ -255,6 +255,40 @@ def test_pair_multiccd_disabled(k1, k2, request):
     _check(k1, k2, request, (0.0, 0.01), extra_xml='<flag multiccd="disable"/>')
 
 
+FINE_MESH_XML = """<mujoco><option gravity="0 0 0"/><asset><mesh name="m" vertex="%s"/></asset><worldbody>
+<body name="A"><freejoint/>%s</body>
+<body name="B" pos="0 0 1"><freejoint/><geom name="b" type="mesh" mesh="m"/></body></worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize(
+    "small", ['<geom name="a" type="sphere" size=".0006"/>', '<geom name="a" type="capsule" size=".0006 .004"/>']
+)
+def test_point_and_segment_against_fine_mesh(small):
+    """A 0.6 mm sphere / capsule in shallow contact with a 1500-vertex mesh: ccd runs them as a point / segment,
+    which MuJoCo 3.17 treats as polytopes (GJK without tolerance, as mesh against mesh); with the tolerance GJK
+    stopped early and the contacts differed by 1e-13 here (9e-10 on robosuite's ALOHA gripper).  Measured 2.2e-16."""
+    rng = np.random.default_rng(5)
+    cloud = _cloud(rng, 1500, 0.05)
+    m = mujoco.MjModel.from_xml_string(FINE_MESH_XML % (" ".join("%.6f" % x for x in cloud.ravel()), small))
+    md = mujoco.MjData(m)
+    ms, sd = api.model_struct(m), api.Data(m)
+    worst, total = 0.0, 0
+    for _ in range(40):
+        _place(m, md, rng, False, rng.uniform(-0.0005, 0.0001))  # shallower than the radius: the point / segment pass
+        mujoco.mj_forward(m, md)
+        sd._arrays["qpos"][0] = md.qpos
+        n = _run(ms, sd._struct, KIND_CONVEX, 0, 1, 0.0)
+        assert n == md.ncon
+        got = sd._arrays
+        for k in range(n):
+            c = md.contact[k]
+            row = np.concatenate(([got["scr_con_dist"][0, k]], got["scr_con_pos"][0, k], got["scr_con_normal"][0, k]))
+            worst = max(worst, np.abs(row - np.concatenate(([c.dist], c.pos, c.frame[:3]))).max())
+        total += n
+    assert total >= 20
+    assert worst <= 1e-14, worst
+
+
 HFIELD_TRAJ_XML = """<mujoco><option timestep="0.004"/><asset>
 <hfield name="h" nrow="7" ncol="6" size=".4 .35 .1 .05" elevation="0 .2 .5 .3 .1 0  .1 .4 .9 .6 .2 .1  .2 .5 1 .7 .3 .1
   .1 .3 .6 .8 .4 .2  0 .2 .4 .5 .3 .1  0 .1 .2 .3 .2 0  0 0 .1 .1 0 0"/>

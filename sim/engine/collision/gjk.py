@@ -171,13 +171,18 @@ def _epa_support(m, d, w, d0, d1, d2, dn):
 
 @njit(**JIT)
 def discrete_geoms(m, d, w):
-    """True if both objects are meshes/boxes/prisms without margin (discreteGeoms)."""
+    """True if both objects are polytopes without margin (discreteGeoms): meshes, boxes, height-field prisms, and
+    spheres and capsules while ccd runs them as a point or a segment (MuJoCo 3.17 then drops GJK's tolerance too:
+    measured on a small sphere against a 15,000-vertex mesh, where the tolerance stopped GJK two iterations early
+    and the contact distance differed by 9e-10)."""
     if d.scr_ccd_f[w, 0, F_MARGIN] != 0 or d.scr_ccd_f[w, 1, F_MARGIN] != 0:
         return False
     t1 = d.scr_ccd_i[w, 0, I_TYPE]
     t2 = d.scr_ccd_i[w, 1, I_TYPE]
-    return (t1 == GEOM_MESH or t1 == GEOM_BOX or t1 == GEOM_HFIELD) and (
-        t2 == GEOM_MESH or t2 == GEOM_BOX or t2 == GEOM_HFIELD
+    p1 = d.scr_ccd_i[w, 0, I_MODE] != MODE_OWN
+    p2 = d.scr_ccd_i[w, 1, I_MODE] != MODE_OWN
+    return (p1 or t1 == GEOM_MESH or t1 == GEOM_BOX or t1 == GEOM_HFIELD) and (
+        p2 or t2 == GEOM_MESH or t2 == GEOM_BOX or t2 == GEOM_HFIELD
     )
 
 
