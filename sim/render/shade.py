@@ -525,7 +525,7 @@ def light_vec(lt, P):
         if c < lt[L_COSCUT]:
             return L0, L1, L2, 0.0
         if lt[L_EXPONENT] != 0:
-            att *= max(c, 0.0) ** lt[L_EXPONENT]
+            att *= spec_power(max(c, 0.0), lt[L_EXPONENT])
     return L0, L1, L2, att
 
 
@@ -540,8 +540,8 @@ def light_term(lt, P, N, V, rgb, spec, shin):
 
 @njit(cache=True, fastmath=True)
 def spec_power(x, e):
-    """x ** e for x in (0, 1]: repeated squaring when e is a whole number up to 1024 (GL's shininess * 128 almost
-    always is), the library pow otherwise."""
+    """x ** e for x in [0, 1]: repeated squaring when e is a whole number up to 1024 (GL's shininess * 128 and a
+    spot light's exponent almost always are), the library pow otherwise."""
     n = int(e)
     if n != e or n > 1024 or n < 0:
         return x**e
