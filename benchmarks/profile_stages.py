@@ -8,7 +8,7 @@ jitted loop with the same counter read between the stages, grouped as MuJoCo gro
     inertia      crb, tendon_armature, factor_m                        (mjTIMER_POS_INERTIA)
     collision    collision                                             (mjTIMER_POS_COLLISION)
     make         make_constraint (our island discovery is in constraint) (mjTIMER_POS_MAKE, which has mj_island)
-    project      project_constraint                                    (mjTIMER_POS_PROJECT)
+    project      project_constraint, PGS's AR (project_dual)               (mjTIMER_POS_PROJECT)
     velocity     fwd_velocity without sensors                          (mjTIMER_VELOCITY)
     actuation    actuation                                             (mjTIMER_ACTUATION)
     constraint   fwd_constraint                                        (mjTIMER_CONSTRAINT)
@@ -57,7 +57,7 @@ from sim.engine.passive import passive  # noqa: E402
 from sim.engine.actuation import actuation  # noqa: E402
 from sim.engine.collision.driver import collision  # noqa: E402
 from sim.engine.constraint import make_constraint, project_constraint, reference_constraint  # noqa: E402
-from sim.engine.solver import fwd_constraint  # noqa: E402
+from sim.engine.solver import fwd_constraint, project_dual_if  # noqa: E402
 from sim.engine.forward import fwd_acceleration, step_world  # noqa: E402
 from models import model_path  # noqa: E402
 
@@ -137,6 +137,7 @@ def timed(m, d, F, n, mode, acc):
         transmission(m, d, 0, F)
         t5 = _rdtsc()
         project_constraint(m, d, 0)
+        project_dual_if(F, m, d, 0)
         t6 = _rdtsc()
         tendon_velocity_if(F, m, d, 0)
         actuator_velocity(m, d, 0)

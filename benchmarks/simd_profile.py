@@ -38,7 +38,7 @@ from sim.engine.passive import passive  # noqa: E402
 from sim.engine.actuation import actuation  # noqa: E402
 from sim.engine.collision.driver import collision  # noqa: E402
 from sim.engine.constraint import make_constraint, project_constraint_if, reference_constraint  # noqa: E402
-from sim.engine.solver import fwd_constraint  # noqa: E402
+from sim.engine.solver import fwd_constraint, project_dual_if  # noqa: E402
 from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage  # noqa: E402
 from sim.engine.forward import fwd_acceleration, step_world  # noqa: E402
 from sim.constants import INT_RK4  # noqa: E402
@@ -105,6 +105,7 @@ def staged(m, d, F, nworld, acc, t):
         transmission(m, d, w, F)
         t[8] = _rdtsc()
         project_constraint_if(F, m, d, w)
+        project_dual_if(F, m, d, w)
         t[9] = _rdtsc()
         sensor_pos_stage(m, d, w, F, False, True)
         t[10] = _rdtsc()

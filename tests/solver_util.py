@@ -6,12 +6,14 @@ from numba import njit
 from oracle import dense_efc_J
 import sim.jit.cache  # noqa: F401  (must precede jitted modules)
 from sim.jit.features import FULL
-from sim.engine.solver import fwd_constraint
+from sim.engine.solver import fwd_constraint, project_dual
 
 
 @njit(cache=True)
 def drive(m, d):
-    """Our fwd_constraint on world 0 (every solver feature compiled in)."""
+    """Our fwd_constraint on world 0 (every solver feature compiled in), after the part of the position stage it
+    reads: PGS's AR (project_dual)."""
+    project_dual(m, d, 0)
     fwd_constraint(m, d, 0, FULL)
 
 

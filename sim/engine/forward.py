@@ -19,6 +19,7 @@ from sim.engine.actuation import fwd_actuation
 from sim.engine.history import reset_history
 from sim.engine.integrate import euler, implicit_fast, integrate_pos, advance
 from sim.engine.constraint import project_constraint_if
+from sim.engine.solver import project_dual_if
 from sim.engine.parts import fwd_constraint
 from sim.engine.parts import rne_post_constraint as rne_post_constraint_part
 from sim.engine.task import task_pre, task_post, task_reset, task_observe_reset, action_ok
@@ -64,11 +65,12 @@ WARN_DIVERGED = NWARNING
 
 @njit
 def fwd_position(m, d, w, F, skipsensor):
-    """Position stage: kinematics .. factor_m, collision, make_constraint, transmission, project (mj_fwdPosition),
-    then cameras, position sensors and potential energy (mj_forwardSkip)."""
+    """Position stage: kinematics .. factor_m, collision, make_constraint, transmission, project and PGS's AR
+    (mj_fwdPosition), then cameras, position sensors and potential energy (mj_forwardSkip)."""
     position_core(m, d, w, F)
     transmission(m, d, w, F)
     project_constraint_if(F, m, d, w)
+    project_dual_if(F, m, d, w)
     sensor_pos_stage(m, d, w, F, skipsensor, True)
 
 

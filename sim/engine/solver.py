@@ -547,8 +547,8 @@ def ar_mul(m, d, w, f, out, nefc):
 @njit(cache=True)
 def pgs_setup(m, d, w):
     """PGS's part of mj_fwdConstraint after warmstart: AR (make_dual), then the warmstart forces' dual cost
-    f'b + 0.5 f'AR f, the forces (and qfrc_constraint) zeroed if it is positive (warmstart, PGS branch)."""
-    make_dual(m, d, w)
+    f'b + 0.5 f'AR f, the forces (and qfrc_constraint) zeroed if it is positive (warmstart, PGS branch).  AR
+    was made in the position stage (project_dual)."""
     if int(m.opt[OPT_DISABLE]) & DSBL_WARMSTART:
         return
     nefc, nv = d.nefc[w], m.nv
@@ -717,6 +717,18 @@ def make_dual(m, d, w):
         make_ar(m, d, w)
     else:
         make_y_rows(m, d, w)
+
+
+@njit(cache=True)
+def project_dual(m, d, w):
+    """PGS's AR made in the position stage, where mj_projectConstraint makes it (mj_isDual): a step that skips the
+    position stage (mj_stepSkip, transition_fd's control and velocity nudges) reuses it.  With noslip after a
+    primal solver the noslip stage makes it (noslip_impl)."""
+    if int(m.opt[OPT_SOLVER]) == SOL_PGS and d.nefc[w] > 0:
+        make_dual(m, d, w)
+
+
+project_dual_if = call_if(F_PGS, project_dual)
 
 
 @njit(cache=True)
