@@ -11,6 +11,7 @@ The kernels live in sim/engine/ and never import this module.
 
 from __future__ import annotations
 
+import time
 import warnings
 
 import numba
@@ -23,7 +24,17 @@ from sim.data import Data
 from sim.engine import forward as _fw
 from sim.engine.inverse import inverse_batch
 from sim.engine.ray import ray_kernel
-from sim.engine.transition import KIND_ACT, KIND_CTRL, KIND_NONE, KIND_QPOS, KIND_QVEL, fd_columns, fd_rows
+from sim.engine.transition import (
+    KIND_ACT,
+    KIND_CTRL,
+    KIND_NONE,
+    KIND_QPOS,
+    KIND_QVEL,
+    control_nudges,
+    copy_inputs,
+    fd_columns,
+    fd_rows,
+)
 from sim.errors import UnsupportedError
 from sim.jit import features, struct_addr
 from sim.model import Model, ModelLike
@@ -58,12 +69,22 @@ def _entry(m):
         else:
             _MODEL_CACHE[id(m)] = ent
     opt = m.opt
-    if not own or ent[3] != opt._version:
+    if own:
+        if ent[3] != opt._version:
+            _io.check_opt(opt)
+            ent[3] = opt._version
+            ent[5] = features.features(m, ent[4], ent[6])
+        return ent
+    # a foreign model: its options are repacked into the struct's opt array on every call, and the feature set is
+    # recomputed only when the options or the type fields it reads have changed since the last call
+    arr = ent[2]["opt"]
+    _io.opt_array(opt, out=arr)
+    key = (arr.tobytes(),) + tuple(np.asarray(getattr(m, f, _NOPTRS)).tobytes() for f in features.TYPE_FIELDS)
+    if key != ent[3]:
+        ent[3] = None
         _io.check_opt(opt)
-        if not own:
-            _io.opt_array(opt, out=ent[2]["opt"])
-        ent[3] = opt._version if own else -1
         ent[5] = features.features(m, ent[4], ent[6])
+        ent[3] = key
     return ent
 
 
@@ -342,29 +363,14 @@ def ray(
 # the differences are the kernels of sim/engine/transition.py
 
 MEMORY_BUDGET = 256 * 2**20  # bytes of one scratch batch Data (worlds beyond it are done in chunks)
-# Data arrays copied from each world of d into its scratch rows: the inputs of mj_step, and what the unperturbed
-# step reads from d's previous forward: sensordata (kept where sensors are disabled), energy and the
-# lazy-evaluation flags (a position-stage e_kinetic sensor reads energy[1] when flg_energyvel is set)
-_INPUTS = (
-    "time",
-    "qpos",
-    "qvel",
-    "act",
-    "ctrl",
-    "qacc_warmstart",
-    "qfrc_applied",
-    "xfrc_applied",
-    "mocap_pos",
-    "mocap_quat",
-    "eq_active",
-    "userdata",
-    "sensordata",
-    "energy",
-    "flg_energypos",
-    "flg_energyvel",
-    "flg_subtreevel",
-    "flg_rnepost",
-)
+# one world's transition_fd is split over the threads when its serial calls took longer than this (seconds):
+# below it, waking the threads costs more than they save
+SPLIT_AFTER = 150e-6
+# relative cost of a nudged step by kind (control, activation: the acceleration stage; velocity: from the velocity
+# stage on; position: the whole step, as the unperturbed step each row repeats), to cut one world's nudges into
+# rows of equal time.  Whole steps weigh more than their serial cost (humanoid: 1.8x a control nudge alone): the
+# split's best cut, measured on humanoid with two threads, gives them 3x
+_NUDGE_COST = np.array([1.0, 1.0, 1.2, 3.0])
 _CACHE = {}  # id(model) -> (model, {(nrow, nconmax, njmax): scratch Data})
 
 
@@ -376,6 +382,7 @@ class _Cache:
         self.data = {}
         self.plans = {}
         self.world_bytes = {}
+        self.serial_times = []  # the first serial calls' times of one world's fd_rows (seconds)
 
 
 def _cache(m):
@@ -392,25 +399,18 @@ def _plan(m, cache, ctrl, eps, centered):
     column (-1: none).  Cached on the control-limit pattern."""
     N = len(ctrl)
     nv, na, nu = int(m.nv), int(m.na), int(m.nu)
+    pattern = np.zeros((N, nu, 2), np.uint8)
     if nu:
-        limited = np.asarray(m.actuator_ctrllimited).reshape(nu).astype(bool)[None, :]
+        limited = np.asarray(m.actuator_ctrllimited).reshape(nu)
         rng = np.asarray(m.actuator_ctrlrange, dtype=np.float64).reshape(nu, 2)
-        lo, hi = rng[:, 0][None, :], rng[:, 1][None, :]
-
-        def inrange(x1, x2):
-            return (x1 >= lo) & (x1 <= hi) & (x2 >= lo) & (x2 <= hi)
-
-        fwd = ~limited | inrange(ctrl, ctrl + eps)
-        back = (centered | ~fwd) & (~limited | inrange(ctrl - eps, ctrl))
-    else:
-        fwd = back = np.zeros((N, 0), bool)
-    key = (N, centered, fwd.tobytes(), back.tobytes())
+        control_nudges(ctrl, limited, rng, eps, centered, pattern)
+    key = (N, centered, pattern.tobytes())
     plan = cache.plans.get(key)
     if plan is not None:
         return plan
     # every candidate nudge in order: ctrl (fwd, back per control), then act, qvel, qpos (fwd[, back])
     cand = [(KIND_CTRL, i, sg) for i in range(nu) for sg in (1, -1)]
-    valid = [np.stack([fwd, back], 2).reshape(N, 2 * nu)]
+    valid = [pattern.reshape(N, 2 * nu).astype(bool)]
     for kind, n in ((KIND_ACT, na), (KIND_QVEL, nv), (KIND_QPOS, nv)):
         cand += [(kind, i, sg) for i in range(n) for sg in ((1, -1) if centered else (1,))]
         valid.append(np.ones((N, n * (2 if centered else 1)), bool))
@@ -464,8 +464,8 @@ def transition_fd(
         raise ValueError("delays (history buffers) are not supported by transition_fd (as mjd_transitionFD)")
     eps = float(eps)
     centered = bool(centered)
-    ms = model_struct(m)
-    F = model_features(m)
+    ent = _entry(m)
+    ms, F = ent[1], ent[5]
     cache = _cache(m)
     nq, nv, na, nu = int(m.nq), int(m.nv), int(m.na), int(m.nu)
     ns = int(getattr(m, "nsensordata", 0))
@@ -475,43 +475,56 @@ def transition_fd(
     T = tasks.shape[1]
     nxt = np.zeros((N, T + 1, nq + nv + na))
     sens = np.zeros((N, T + 1, ns))
-    # rows: one per world, chunked to the memory budget; one world runs serially (no thread start-up)
     nthread = numba.get_num_threads()
-    max_rows = max(1, MEMORY_BUDGET // max(1, _world_bytes(m, cache, d.nconmax, d.njmax)))
-    nchunk = -(-N // max_rows)
-    rows = -(-N // nchunk)
+    # rows of the scratch batch: one per world, chunked to the memory budget.  Fewer worlds than threads (one
+    # world, say) with enough work: each world's nudges are cut over nthread // N rows of about equal cost, each
+    # row repeating the unperturbed step first, so that every thread works (every nudge still starts from the
+    # saved state and skips the same stages: the same numbers)
+    split = 1
+    if N < nthread and len(cache.serial_times) >= 2 and min(cache.serial_times) * N > SPLIT_AFTER:
+        split = max(1, min(nthread // N, T // 4))
+    if split > 1:
+        rows = N * split
+        base = np.repeat(np.arange(N), split)
+        cost = np.cumsum(np.where(tasks[:, :, 0] >= 0, _NUDGE_COST[tasks[:, :, 0]], 0.0), axis=1)
+        cuts = np.zeros((N, split + 1), np.int64)
+        for b in range(N):
+            # row j takes the nudges up to the j-th equal share of the cost (its unperturbed step: one more)
+            share = (cost[b, -1] + split * _NUDGE_COST[3]) / split
+            for j in range(1, split):
+                cuts[b, j] = np.searchsorted(cost[b], j * (share - _NUDGE_COST[3]), side="right")
+            cuts[b, split] = ntask[b]
+        part = np.tile(np.arange(split), N)
+        chunks = [(base, cuts[base, part], cuts[base, part + 1])]
+    else:
+        max_rows = max(1, MEMORY_BUDGET // max(1, _world_bytes(m, cache, d.nconmax, d.njmax)))
+        nchunk = -(-N // max_rows)
+        rows = -(-N // nchunk)
+        zero = np.zeros(rows, np.int64)
+        chunks = []
+        for c in range(nchunk):
+            b0, b1 = c * rows, min(N, (c + 1) * rows)
+            chunks.append((np.arange(b0, b1), zero[: b1 - b0], ntask[b0:b1]))
     scratch = _scratch(m, cache, rows, d.nconmax, d.njmax)
-    sa = scratch._arrays
-    src = d._arrays
     save = np.zeros((rows, nq + 2 * nv + na + nu + 1))
     dpos = np.zeros((rows, nv))
-    zero = np.zeros(rows, np.int64)
-    for c in range(nchunk):
-        b0, b1 = c * rows, min(N, (c + 1) * rows)
-        n = b1 - b0
-        for name in _INPUTS:
-            sa[name][:n] = src[name][b0:b1]
+    for base, t0, t1 in chunks:
+        n = len(base)
+        copy_inputs(d._struct, scratch._struct, base)
         nt = min(nthread, n)
         if nt != nthread:
             numba.set_num_threads(nt)
+        # worlds differ in cost (contacts, solver iterations): hand the rows to the threads one at a time
+        prev = numba.set_parallel_chunksize(1) if nt > 1 else None
         try:
-            fd_rows(
-                ms,
-                scratch._struct,
-                n,
-                np.arange(b0, b1),
-                zero,
-                ntask[b0:b1],
-                tasks,
-                eps,
-                ns == 0,
-                save,
-                nxt,
-                sens,
-                dpos,
-                F,
-            )
+            start = time.perf_counter()
+            fd_rows(ms, scratch._struct, n, base, t0, t1, tasks, eps, ns == 0, save, nxt, sens, dpos, F)
+            if n == 1 and len(cache.serial_times) < 2:
+                # the first call may be cold: the least of two decides
+                cache.serial_times.append(time.perf_counter() - start)
         finally:
+            if prev is not None:
+                numba.set_parallel_chunksize(prev)
             if nt != nthread:
                 numba.set_num_threads(nthread)
     A = np.zeros((N, ndx, ndx))

@@ -10,6 +10,7 @@ factorisation in MuJoCo for ctrl / act nudges) is a strict xfail below with its 
 import os
 
 import mujoco
+import numba
 import numpy as np
 import pytest
 
@@ -200,6 +201,49 @@ def test_chunked(monkeypatch, nworld):
     chunked = transition_fd(m, d)
     for a, b in zip(full, chunked):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.oracle
+def test_pgs_contacts():
+    """PGS in contact (humanoid on the floor): the control and velocity nudges reuse the AR of the position
+    stage, as mjd_transitionFD's mj_stepSkip does."""
+    m, mm = load("humanoid")
+    set_integrator(m, mm, "Euler")
+    for steps in (150, 300):
+        md = state_from_trajectory(mm, steps, 0)
+        assert md.nefc > 0 and mm.opt.solver == mujoco.mjtSolver.mjSOL_PGS
+        d = sim.Data(m)
+        copy_to(md, d)
+        check(transition_fd(m, d), oracle_fd(mm, md, 1e-6, False), "humanoid %d steps" % steps)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", ["arm", "sensors_contact.xml"])
+def test_split_world(monkeypatch, name):
+    """One world's nudges cut over the threads' rows (each repeating the unperturbed step) give the serial
+    Jacobians bit for bit, and MuJoCo's."""
+    from sim import api as tr
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("one thread: no split")
+    m, mm = load(name)
+    set_integrator(m, mm, "Euler")
+    md = state_from_trajectory(mm, 60, 4)
+    d = sim.Data(m)
+    copy_to(md, d)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(2)
+    try:
+        serial = transition_fd(m, d)
+        monkeypatch.setattr(tr, "SPLIT_AFTER", 0.0)
+        tr._cache(m).serial_times[:] = [1.0, 1.0]
+        split = transition_fd(m, d)
+        assert any(key[0] == 2 for key in tr._cache(m).data), "the split path did not run"
+    finally:
+        numba.set_num_threads(threads)
+    for a, b in zip(serial, split):
+        np.testing.assert_array_equal(a, b)
+    check(split, oracle_fd(mm, md, 1e-6, False), name + " split")
 
 
 @pytest.mark.oracle

@@ -8,7 +8,8 @@ B (2nv+na, nu), C (nsensordata, 2nv+na), D (nsensordata, nu), computed as mujoco
 them: one step per nudged input, in MuJoCo's order (controls, activations, velocities, positions), each from
 the saved state (time, qpos, qvel, act, ctrl, qacc_warmstart) and skipping the stages the nudge cannot change
 (mj_stepSkip: control and activation nudges reuse the position and velocity stages, the velocity-stage sensors
-and the implicit integrators' factorisation of the unperturbed step, velocity nudges its position stage);
+and the implicit integrators' factorisation of the unperturbed step, velocity nudges its position stage, PGS's
+AR included, which the position stage makes as mj_projectConstraint does);
 positions are nudged on the manifold (mj_integratePos) and next states differenced in the tangent space
 (mj_differentiatePos); a control at its ctrlrange limit is nudged away from the limit only (backward
 difference) or not at all (zero column).  As in MuJoCo 3.17, the centered columns of D carry the wrong sign
@@ -16,9 +17,12 @@ difference) or not at all (zero column).  As in MuJoCo 3.17, the centered column
 default) are unaffected.  RK4 is refused, as by MuJoCo.
 
 A batched d (nworld = N) gives (N, ...) arrays, every world differentiated around its own state.  The nudged
-steps run in a compiled kernel (fd_rows) on a scratch batch Data, one row per world, the rows in parallel
-(one world runs on the calling thread); d itself is left untouched (MuJoCo leaves the results of its last nudged
-step in d).  The differences are formed in a second compiled loop (fd_columns).
+steps run in a compiled kernel (fd_rows) on a scratch batch Data, one row per world, the rows in parallel and
+handed to the threads one at a time.  With fewer worlds than threads (one world), a world whose serial
+differentiation takes long enough (sim.api.SPLIT_AFTER) has its nudges cut over several rows, each repeating the
+unperturbed step, so that one world uses every thread with the same numbers.  d itself is left untouched (MuJoCo
+leaves the results of its last nudged step in d).  The differences are formed in a second compiled loop
+(fd_columns).
 """
 
 import numpy as np
@@ -71,6 +75,32 @@ def step_skip(m, d, w, skipstage, skipsensor, F):
         _implicit_fast(F, m, d, w, skipstage >= STAGE_VEL)
     else:
         euler(m, d, w, skipstage >= STAGE_POS)
+
+
+@njit(cache=True)
+def copy_inputs(src, dst, base):
+    """Row r of Data dst = world base[r] of Data src in what a step reads (api._INPUTS: the inputs of mj_step and
+    what the unperturbed step reads from src's previous forward)."""
+    for r in range(base.shape[0]):
+        b = base[r]
+        dst.time[r] = src.time[b]
+        dst.qpos[r] = src.qpos[b]
+        dst.qvel[r] = src.qvel[b]
+        dst.act[r] = src.act[b]
+        dst.ctrl[r] = src.ctrl[b]
+        dst.qacc_warmstart[r] = src.qacc_warmstart[b]
+        dst.qfrc_applied[r] = src.qfrc_applied[b]
+        dst.xfrc_applied[r] = src.xfrc_applied[b]
+        dst.mocap_pos[r] = src.mocap_pos[b]
+        dst.mocap_quat[r] = src.mocap_quat[b]
+        dst.eq_active[r] = src.eq_active[b]
+        dst.userdata[r] = src.userdata[b]
+        dst.sensordata[r] = src.sensordata[b]
+        dst.energy[r] = src.energy[b]
+        dst.flg_energypos[r] = src.flg_energypos[b]
+        dst.flg_energyvel[r] = src.flg_energyvel[b]
+        dst.flg_subtreevel[r] = src.flg_subtreevel[b]
+        dst.flg_rnepost[r] = src.flg_rnepost[b]
 
 
 @njit(cache=True)
@@ -148,6 +178,23 @@ def fd_rows(m, d, nrow, row_base, row_t0, row_t1, tasks, eps, skipsensor, save, 
     for i in prange(nrow):
         r = np.int64(i)  # the prange index is unsigned: one signature for fd_row
         fd_row(m, d, r, row_base[r], row_t0[r], row_t1[r], tasks, eps, skipsensor, save, nxt, sens, dpos[r], F)
+
+
+@njit(cache=True)
+def control_nudges(ctrl, limited, rng, eps, centered, out):
+    """out (N, nu, 2) = 1 where control i of world b is nudged forward (out[b, i, 0]) / backward (out[b, i, 1]):
+    mjd_stepFD's inRange tests of ctrl + eps and ctrl - eps against a limited control's range."""
+    for b in range(ctrl.shape[0]):
+        for i in range(ctrl.shape[1]):
+            x = ctrl[b, i]
+            lo, hi = rng[i, 0], rng[i, 1]
+            lim = limited[i] != 0
+            xp = x + eps
+            xm = x - eps
+            fwd = not lim or (x >= lo and x <= hi and xp >= lo and xp <= hi)
+            back = (centered or not fwd) and (not lim or (xm >= lo and xm <= hi and x >= lo and x <= hi))
+            out[b, i, 0] = fwd
+            out[b, i, 1] = back
 
 
 @njit(cache=True)

@@ -138,6 +138,10 @@ def needs_trn(m):
     return bool(np.any((tt == TRN_SLIDERCRANK) | (tt == TRN_BODY) | ((tt == TRN_SITE) & (ref >= 0))))
 
 
+# the model fields besides m.opt that features() reads and a foreign model (mujoco.MjModel) may change between calls
+TYPE_FIELDS = ("geom_type", "actuator_trntype", "actuator_trnid", "sensor_type")
+
+
 def features(m, collide2=None, on=()):
     """The feature set F of model m under its current options (m.opt); collide2 may pass the (static) result of
     needs_collide2(m) computed before; `on`: indices of features turned on whatever m says.  Parts that depend on
