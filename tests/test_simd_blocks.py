@@ -4,7 +4,7 @@ today's per-world kernels: on a batch of worlds in contact, every output field i
 The states (benchmarks/simd_states.py, as the SIMD benchmarks use): MuJoCo (the oracle) steps each world with its
 own random controls until the feet touch the floor; numjoco's batch gets the worlds' qpos / qvel.  The per-world
 side runs kinematics .. rne world by world (blocks.run_worlds); the block side loads the inputs into blocks of LANES
-worlds (4x4 transposes), runs the six block kernels and stores the outputs back into a second Data (nworld not a
+worlds (LANES x LANES transposes), runs the six block kernels and stores the outputs back into a second Data (nworld not a
 multiple of LANES, so the last block has padding lanes and the transposes their element-by-element tail).
 """
 
@@ -68,12 +68,13 @@ def test_stage_bits_cover_the_six_stages():
     """The stage bits name each of the six stages once, and ALL is their union."""
     bits = [b for _, b in STAGES]
     assert [s for s, _ in STAGES] == ["kinematics", "com_pos", "crb", "factor_m", "com_vel", "rne"]
-    assert sum(bits) == ALL and len(set(bits)) == 6 and LANES == 4
+    assert sum(bits) == ALL and len(set(bits)) == 6 and LANES in (4, 8)
 
 
 def test_hopper_blocks_bitwise():
-    """hopper, 10 worlds (two full blocks and one with 2 padding lanes) in contact: bitwise equal."""
-    assert differing_fields("hopper", 10, 200) == []
+    """hopper, 2 LANES + 2 worlds (two full blocks and one with LANES - 2 padding lanes) in contact: bitwise
+    equal."""
+    assert differing_fields("hopper", 2 * LANES + 2, 200) == []
 
 
 @pytest.mark.full
@@ -81,3 +82,19 @@ def test_hopper_blocks_bitwise():
 def test_blocks_bitwise_full(name):
     """ant (free joint, ball-free hinges), humanoid (free joint, many hinges, tendons' model): bitwise equal."""
     assert differing_fields(name, 2 * LANES + 3, 200) == []
+
+
+@pytest.mark.full
+def test_eight_lanes_bitwise(tmp_path):
+    """LANES = 8 (an AVX-512 register; NUMJOCO_SIMD_LANES, a kernel cache of its own): hopper bitwise equal too,
+    the 8x8 tile transposes included."""
+    import subprocess
+
+    env = dict(os.environ, NUMJOCO_SIMD_LANES="8", NUMJOCO_CACHE_DIR=str(tmp_path), NUMJOCO_QUIET="1")
+    code = (
+        "import sys; sys.path.insert(0, 'tests'); import test_simd_blocks as t; "
+        "assert t.LANES == 8; assert t.differing_fields('hopper', 2 * t.LANES + 2, 200) == []; print('ok')"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]

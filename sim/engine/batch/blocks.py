@@ -15,7 +15,7 @@ import numpy as np
 
 from sim.jit import njit
 
-from sim.engine.batch.simd import LANES, vld, vst, vldu, vstu, lane, with_lane, transpose4, splat
+from sim.engine.batch.simd import LANES, vld, vst, lane, with_lane, splat, tile_to_rows, rows_to_tile
 from sim.engine.batch.smooth import kinematics_block, com_pos_block, crb_block, factor_m_block, com_vel_block, rne_block
 from sim.engine.kinematics import kinematics
 from sim.engine.com import com_pos, com_vel
@@ -107,8 +107,8 @@ def from_blocks(src, dst, nworld):
 
 @njit(cache=True)
 def blocks_to_rows(srcs, dsts, nworld):
-    """dsts[k] (nworld, n)[w, r] = srcs[k] (nblock, n, LANES)[w // LANES, r, w % LANES] for every field k: 4x4
-    transposes (LANES == 4) of full blocks, element by element for the rest."""
+    """dsts[k] (nworld, n)[w, r] = srcs[k] (nblock, n, LANES)[w // LANES, r, w % LANES] for every field k:
+    LANES x LANES transposes of full blocks (tile_to_rows), element by element for the rest."""
     for k in range(len(srcs)):
         S = srcs[k]
         D = dsts[k]
@@ -118,13 +118,9 @@ def blocks_to_rows(srcs, dsts, nworld):
             Sb = S[b]
             r = 0
             if w0 + LANES <= nworld:
-                while r + 4 <= n:
-                    c0, c1, c2, c3 = transpose4(vld(Sb, r), vld(Sb, r + 1), vld(Sb, r + 2), vld(Sb, r + 3))
-                    vstu(D, w0 * n + r, c0)
-                    vstu(D, (w0 + 1) * n + r, c1)
-                    vstu(D, (w0 + 2) * n + r, c2)
-                    vstu(D, (w0 + 3) * n + r, c3)
-                    r += 4
+                while r + LANES <= n:
+                    tile_to_rows(Sb, r, D, w0 * n + r, n)
+                    r += LANES
             for rr in range(r, n):
                 v = vld(Sb, rr)
                 for l in range(min(LANES, nworld - w0)):
@@ -134,7 +130,8 @@ def blocks_to_rows(srcs, dsts, nworld):
 @njit(cache=True)
 def rows_to_blocks(srcs, dsts, nworld):
     """dsts[k] (nblock, n, LANES)[b, r, l] = srcs[k] (nworld, n)[b*LANES + l, r] for every field k, lanes past
-    nworld repeating the last world: 4x4 transposes of full blocks, element by element for the rest."""
+    nworld repeating the last world: LANES x LANES transposes of full blocks (rows_to_tile), element by element
+    for the rest."""
     for k in range(len(srcs)):
         D = srcs[k]
         S = dsts[k]
@@ -144,18 +141,9 @@ def rows_to_blocks(srcs, dsts, nworld):
             Sb = S[b]
             r = 0
             if w0 + LANES <= nworld:
-                while r + 4 <= n:
-                    c0, c1, c2, c3 = transpose4(
-                        vldu(D, w0 * n + r),
-                        vldu(D, (w0 + 1) * n + r),
-                        vldu(D, (w0 + 2) * n + r),
-                        vldu(D, (w0 + 3) * n + r),
-                    )
-                    vst(Sb, r, c0)
-                    vst(Sb, r + 1, c1)
-                    vst(Sb, r + 2, c2)
-                    vst(Sb, r + 3, c3)
-                    r += 4
+                while r + LANES <= n:
+                    rows_to_tile(D, w0 * n + r, n, Sb, r)
+                    r += LANES
             for rr in range(r, n):
                 v = splat(0.0)
                 for l in range(LANES):

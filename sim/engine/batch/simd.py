@@ -13,6 +13,7 @@ axis has LANES elements: `vld(a, r)` reads a.flat[r*LANES:(r+1)*LANES].
 
 import math
 import operator
+import os
 
 from llvmlite import ir
 from numba import types
@@ -24,8 +25,12 @@ from numba.extending import intrinsic
 
 from sim.jit import njit
 
-# doubles per vector: 4 fill an AVX2 register (8 would fill an AVX-512 one)
-LANES = 4
+# doubles per vector: 4 fill an AVX2 register, 8 an AVX-512 one.  NUMJOCO_SIMD_LANES=8 selects 8 for a measurement;
+# numba's cache does not see this constant, so a process that changes it needs a kernel cache of its own
+# (NUMJOCO_CACHE_DIR)
+LANES = int(os.environ.get("NUMJOCO_SIMD_LANES", "4"))
+if LANES not in (4, 8):
+    raise ValueError("NUMJOCO_SIMD_LANES must be 4 or 8, got %d" % LANES)
 
 
 class VecType(types.Type):
@@ -322,61 +327,58 @@ def _elem_ptr(context, builder, aryty, ary, off):
     return builder.bitcast(builder.gep(arr.data, [off]), _VT.as_pointer())
 
 
-@intrinsic
-def vldu(typingctx, a, off):
-    """LANES doubles of a C-contiguous float64 array from flat element offset off (a.flat[off:off+LANES])."""
-    if not _row_array(a):
-        return None
-
-    def codegen(context, builder, sig, args):
-        return builder.load(
-            _elem_ptr(context, builder, sig.args[0], args[0], context.cast(builder, args[1], sig.args[1], types.intp)),
-            align=8,
-        )
-
-    return vec(a, off), codegen
+def _transpose_tile(builder, rows):
+    """The LANES x LANES transpose of LANES <LANES x double> values (LLVM turns the element moves into shuffles)."""
+    i32 = ir.IntType(32)
+    out = []
+    for j in range(LANES):
+        v = ir.Constant(_VT, ir.Undefined)
+        for k in range(LANES):
+            v = builder.insert_element(v, builder.extract_element(rows[k], ir.Constant(i32, j)), ir.Constant(i32, k))
+        out.append(v)
+    return out
 
 
 @intrinsic
-def vstu(typingctx, a, off, v):
-    """Store Vec v at flat element offset off of a C-contiguous float64 array."""
-    if not _row_array(a) or not isinstance(v, VecType):
+def tile_to_rows(typingctx, blk, r, dst, off, n):
+    """dst.flat[off + l*n + j] = blk row r + j, lane l, for j, l < LANES: LANES consecutive block rows of one full
+    block stored as LANES consecutive elements of each of its LANES worlds' Data rows (a LANES x LANES transpose)."""
+    if not (_row_array(blk) and _row_array(dst)):
         return None
 
     def codegen(context, builder, sig, args):
-        builder.store(
-            args[2],
-            _elem_ptr(context, builder, sig.args[0], args[0], context.cast(builder, args[1], sig.args[1], types.intp)),
-            align=8,
-        )
+        ib = context.cast(builder, args[1], sig.args[1], types.intp)
+        io = context.cast(builder, args[3], sig.args[3], types.intp)
+        inn = context.cast(builder, args[4], sig.args[4], types.intp)
+        rows = []
+        for j in range(LANES):
+            rj = builder.add(ib, ir.Constant(ib.type, j))
+            rows.append(builder.load(_row_ptr(context, builder, sig.args[0], args[0], rj), align=8))
+        for l, v in enumerate(_transpose_tile(builder, rows)):
+            o = builder.add(io, builder.mul(inn, ir.Constant(io.type, l)))
+            builder.store(v, _elem_ptr(context, builder, sig.args[2], args[2], o), align=8)
         return context.get_dummy_value()
 
-    return types.void(a, off, v), codegen
+    return types.void(blk, r, dst, off, n), codegen
 
 
 @intrinsic
-def transpose4(typingctx, a, b, c, d):
-    """The 4x4 transpose of rows a, b, c, d (LANES == 4): (a0 b0 c0 d0), (a1 b1 c1 d1), ... as a 4-tuple."""
-    if LANES != 4 or not all(isinstance(x, VecType) for x in (a, b, c, d)):
+def rows_to_tile(typingctx, src, off, n, blk, r):
+    """blk row r + j, lane l = src.flat[off + l*n + j] for j, l < LANES: the inverse of tile_to_rows."""
+    if not (_row_array(src) and _row_array(blk)):
         return None
-    tup = types.UniTuple(vec, 4)
 
     def codegen(context, builder, sig, args):
-        x, y, z, w = args
+        io = context.cast(builder, args[1], sig.args[1], types.intp)
+        inn = context.cast(builder, args[2], sig.args[2], types.intp)
+        ib = context.cast(builder, args[4], sig.args[4], types.intp)
+        rows = []
+        for l in range(LANES):
+            o = builder.add(io, builder.mul(inn, ir.Constant(io.type, l)))
+            rows.append(builder.load(_elem_ptr(context, builder, sig.args[0], args[0], o), align=8))
+        for j, v in enumerate(_transpose_tile(builder, rows)):
+            rj = builder.add(ib, ir.Constant(ib.type, j))
+            builder.store(v, _row_ptr(context, builder, sig.args[3], args[3], rj), align=8)
+        return context.get_dummy_value()
 
-        def shuf(p, q, idx):
-            return builder.shuffle_vector(p, q, ir.Constant(_IT, idx))
-
-        t0 = shuf(x, y, [0, 4, 2, 6])
-        t1 = shuf(x, y, [1, 5, 3, 7])
-        t2 = shuf(z, w, [0, 4, 2, 6])
-        t3 = shuf(z, w, [1, 5, 3, 7])
-        out = [
-            shuf(t0, t2, [0, 1, 4, 5]),
-            shuf(t1, t3, [0, 1, 4, 5]),
-            shuf(t0, t2, [2, 3, 6, 7]),
-            shuf(t1, t3, [2, 3, 6, 7]),
-        ]
-        return context.make_tuple(builder, tup, out)
-
-    return tup(a, b, c, d), codegen
+    return types.void(src, off, n, blk, r), codegen
