@@ -362,7 +362,10 @@ def ray(
 # transition_fd (mjd_transitionFD): the nudge plan (cached per model), scratch rows, chunks; the nudged steps and
 # the differences are the kernels of sim/engine/transition.py
 
-MEMORY_BUDGET = 256 * 2**20  # bytes of one scratch batch Data (worlds beyond it are done in chunks)
+# bytes of one scratch batch Data (worlds beyond it are done in chunks, each a parallel call with its own tail of
+# idle threads: humanoid's 64 worlds in two chunks took 7 % longer than in one).  Most of a world's bytes are
+# capacity a step does not touch (the dense AR is njmax x njmax), which costs address space, not memory
+MEMORY_BUDGET = 2**30
 # one world's transition_fd is split over the threads when its serial calls took longer than this (seconds):
 # below it, waking the threads costs more than they save
 SPLIT_AFTER = 150e-6
@@ -514,8 +517,6 @@ def transition_fd(
         nt = min(nthread, n)
         if nt != nthread:
             numba.set_num_threads(nt)
-        # worlds differ in cost (contacts, solver iterations): hand the rows to the threads one at a time
-        prev = numba.set_parallel_chunksize(1) if nt > 1 else None
         try:
             start = time.perf_counter()
             fd_rows(ms, scratch._struct, n, base, t0, t1, tasks, eps, ns == 0, save, nxt, sens, dpos, F)
@@ -523,8 +524,6 @@ def transition_fd(
                 # the first call may be cold: the least of two decides
                 cache.serial_times.append(time.perf_counter() - start)
         finally:
-            if prev is not None:
-                numba.set_parallel_chunksize(prev)
             if nt != nthread:
                 numba.set_num_threads(nthread)
     A = np.zeros((N, ndx, ndx))

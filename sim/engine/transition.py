@@ -17,12 +17,11 @@ difference) or not at all (zero column).  As in MuJoCo 3.17, the centered column
 default) are unaffected.  RK4 is refused, as by MuJoCo.
 
 A batched d (nworld = N) gives (N, ...) arrays, every world differentiated around its own state.  The nudged
-steps run in a compiled kernel (fd_rows) on a scratch batch Data, one row per world, the rows in parallel and
-handed to the threads one at a time.  With fewer worlds than threads (one world), a world whose serial
-differentiation takes long enough (sim.api.SPLIT_AFTER) has its nudges cut over several rows, each repeating the
-unperturbed step, so that one world uses every thread with the same numbers.  d itself is left untouched (MuJoCo
-leaves the results of its last nudged step in d).  The differences are formed in a second compiled loop
-(fd_columns).
+steps run in a compiled kernel (fd_rows) on a scratch batch Data, one row per world, the rows in parallel.  With
+fewer worlds than threads (one world), a world whose serial differentiation takes long enough
+(sim.api.SPLIT_AFTER) has its nudges cut over several rows, each repeating the unperturbed step, so that one world
+uses every thread with the same numbers.  d itself is left untouched (MuJoCo leaves the results of its last nudged
+step in d).  The differences are formed in a second compiled loop (fd_columns).
 """
 
 import numpy as np
