@@ -12,6 +12,7 @@
     features.py   feature sets: compile only the parts of the pipeline a model uses
     progress.py   what a first compile tells the user
     precompile.py `python -m sim.jit.precompile`: build the cache ahead of time
+    atomic.py     fetch_add: an atomic counter, for work queues inside parallel regions
 
 The rest of the code imports its decorators and intrinsics from here (`from sim.jit import njit, struct_addr`).
 Importing this package applies patches.install() once: see patches.py for what that changes in the process.

@@ -4,9 +4,12 @@ point (`render_frames`) that runs them for every world of the frame in parallel 
 
 import math
 
+import numpy as np
+
 from numba import prange
 
 from sim.jit import njit
+from sim.jit.atomic import fetch_add
 
 from .camlight import camera_view, make_lights
 from .skin import update_skins
@@ -486,14 +489,21 @@ def antialias_band(rm, fr, job, rgb):
 
 
 @njit(parallel=True, refcount=True)
-def render_frames(rm, fr, rgb, depth, seg):
-    """Render every world of the frame: setup per world, then the (world, band) jobs, then anti-aliasing."""
+def render_frames(rm, fr, rgb, depth, seg, nworker):
+    """Render every world of the frame: setup per world, then the (world, band) jobs, then anti-aliasing.  The
+    bands differ in cost (sky against floor): nworker workers (the caller's thread count) take them one at a time
+    from a shared counter (sim/jit/atomic.py), where a prange would give each thread a fixed contiguous share."""
     nworld = fr.opt[O_NWORLD]
     for w in prange(nworld):
         setup_world(rm, fr, w)
     njob = fr.opt[O_NJOB]
-    for j in prange(njob):
-        render_band(rm, fr, j, rgb, depth, seg)
+    counter = np.zeros(1, np.int64)
+    for t in prange(min(nworker, njob)):
+        while True:
+            j = fetch_add(counter, 0, 1)
+            if j >= njob:
+                break
+            render_band(rm, fr, j, rgb, depth, seg)
     if fr.opt[O_AA] != 0 and fr.opt[O_MODE] == MODE_RGB:
         for j in prange(njob):
             antialias_band(rm, fr, j, rgb)
