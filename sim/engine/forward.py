@@ -3,11 +3,10 @@
 import math
 
 import numpy as np
-from numba import prange, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import prange
 
 from sim.jit import njit
+from sim.jit.atomic import fetch_add
 
 from sim.engine.kinematics import kinematics
 from sim.engine.com import com_pos, xfrc_accumulate
@@ -370,25 +369,12 @@ def run_serial(mp, dp, tp, w, nstep, F):
     return 1 if run_world(m, d, t, w, nstep, F) else 0
 
 
-@intrinsic
-def _fetch_add(typingctx, arr, idx, val):
-    """Atomic arr[idx] += val (int64), returning the old value (LLVM atomicrmw add)."""
-
-    def codegen(context, builder, sig, args):
-        aryty = sig.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [args[1]])
-        return builder.atomic_rmw("add", ptr, args[2], "monotonic")
-
-    return types.int64(arr, types.int64, types.int64), codegen
-
-
 @njit
 def _run_worlds(m, d, t, nworld, nstep, mptrs, F, ctr, chunk):
     """One worker of run_batch: claims `chunk` worlds at a time from the shared counter ctr[0] until all are
     taken; returns how many of its worlds moved a watched warning counter."""
     moved = 0
-    w0 = _fetch_add(ctr, 0, chunk)
+    w0 = fetch_add(ctr, 0, chunk)
     while w0 < nworld:
         for w in range(w0, min(w0 + chunk, nworld)):
             if mptrs.shape[0] == 0:
@@ -397,7 +383,7 @@ def _run_worlds(m, d, t, nworld, nstep, mptrs, F, ctr, chunk):
                 mw = struct_at(mptrs[w], m)
             if run_world(mw, d, t, w, nstep, F):
                 moved += 1
-        w0 = _fetch_add(ctr, 0, chunk)
+        w0 = fetch_add(ctr, 0, chunk)
     return moved
 
 

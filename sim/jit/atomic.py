@@ -1,10 +1,10 @@
-"""An atomic counter, for work queues inside parallel regions.
+"""An atomic counter, for work queues inside parallel regions (the batched step's worlds, a frame's bands).
 
 numba's OpenMP threading layer schedules a `prange` statically: each thread gets one contiguous share of the
 iterations, and `numba.set_parallel_chunksize` only cuts the shares smaller, it does not hand them out on demand
 (measured: twenty iterations, the first ten heavy, run 10 / 10 on two threads whatever the chunk size).  Work items
-of very different cost (a frame's bands: sky against floor) are balanced instead by a `prange` over the workers
-whose bodies take items one at a time from a shared counter:
+of very different cost are balanced instead by a `prange` over the workers whose bodies take items from a shared
+counter (the worker count passed in: numba.get_num_threads() in jitted code makes an entry uncacheable):
 
     counter = np.zeros(1, np.int64)
     for worker in prange(nworker):
@@ -21,7 +21,8 @@ from numba.extending import intrinsic
 
 @intrinsic
 def fetch_add(typingctx, a, i, v):
-    """a[i] += v atomically (sequentially consistent) on a C-contiguous int64 array; returns the old a[i]."""
+    """a[i] += v atomically on a C-contiguous int64 array; returns the old a[i].  Monotonic ordering: the counter
+    only hands out indices, no other memory is published through it."""
     if not (isinstance(a, types.Array) and a.dtype == types.int64 and a.layout == "C"):
         return None
 
@@ -29,6 +30,6 @@ def fetch_add(typingctx, a, i, v):
         arr = context.make_array(sig.args[0])(context, builder, args[0])
         idx = context.cast(builder, args[1], sig.args[1], types.intp)
         val = context.cast(builder, args[2], sig.args[2], types.int64)
-        return builder.atomic_rmw("add", builder.gep(arr.data, [idx]), val, "seq_cst")
+        return builder.atomic_rmw("add", builder.gep(arr.data, [idx]), val, "monotonic")
 
     return types.int64(a, i, v), codegen
