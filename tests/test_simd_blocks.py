@@ -4,8 +4,9 @@ today's per-world kernels: on a batch of worlds in contact, every output field i
 The states (benchmarks/simd_states.py, as the SIMD benchmarks use): MuJoCo (the oracle) steps each world with its
 own random controls until the feet touch the floor; numjoco's batch gets the worlds' qpos / qvel.  The per-world
 side runs kinematics .. rne world by world (blocks.run_worlds); the block side loads the inputs into blocks of LANES
-worlds (LANES x LANES transposes), runs the six block kernels and stores the outputs back into a second Data (nworld not a
-multiple of LANES, so the last block has padding lanes and the transposes their element-by-element tail).
+worlds (LANES x LANES transposes), runs the six block kernels and stores the outputs back into a second Data
+(nworld not a multiple of LANES, so the last block has padding lanes and the transposes their element-by-element
+tail).
 """
 
 import os

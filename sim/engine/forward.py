@@ -6,7 +6,7 @@ import numpy as np
 from numba import prange
 
 from sim.jit import njit
-from sim.jit.atomic import fetch_add
+from sim.jit.atomic import NWORKER, fetch_add
 
 from sim.engine.kinematics import kinematics
 from sim.engine.com import com_pos, xfrc_accumulate
@@ -55,8 +55,6 @@ _implicit_fast = call_if(F_IMPLICIT, implicit_fast)
 _compare_fwd_inv = call_if(F_FWDINV, compare_fwd_inv)
 _advance_history_if = call_if(F_HISTORY, advance_history_buffers)
 
-# upper bound on the threads a batch call spreads its worlds over (run_batch)
-NWORKER = 256
 
 # index of the numjoco-only cumulative divergence counter in warning_number (never cleared by reset)
 WARN_DIVERGED = NWARNING

@@ -78,8 +78,9 @@ def step_skip(m, d, w, skipstage, skipsensor, F):
 
 @njit(cache=True)
 def copy_inputs(src, dst, base):
-    """Row r of Data dst = world base[r] of Data src in what a step reads (api._INPUTS: the inputs of mj_step and
-    what the unperturbed step reads from src's previous forward)."""
+    """Row r of Data dst = world base[r] of Data src in what a step reads: the inputs of mj_step, and what the
+    unperturbed step reads from src's previous forward: sensordata (kept where sensors are disabled), energy and
+    the lazy-evaluation flags (a position-stage e_kinetic sensor reads energy[1] when flg_energyvel is set)."""
     for r in range(base.shape[0]):
         b = base[r]
         dst.time[r] = src.time[b]

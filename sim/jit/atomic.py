@@ -3,11 +3,13 @@
 numba's OpenMP threading layer schedules a `prange` statically: each thread gets one contiguous share of the
 iterations, and `numba.set_parallel_chunksize` only cuts the shares smaller, it does not hand them out on demand
 (measured: twenty iterations, the first ten heavy, run 10 / 10 on two threads whatever the chunk size).  Work items
-of very different cost are balanced instead by a `prange` over the workers whose bodies take items from a shared
-counter (the worker count passed in: numba.get_num_threads() in jitted code makes an entry uncacheable):
+of very different cost are balanced instead by a `prange` over NWORKER workers whose bodies take items from a
+shared counter: the first worker a thread starts drains the counter, the others find it empty, so any thread count
+up to NWORKER is balanced (numba.get_num_threads() in jitted code would make the entry uncacheable):
 
-    counter = np.zeros(1, np.int64)
-    for worker in prange(nworker):
+    counter = np.empty(1, np.int64)  # not np.zeros: numba makes that a parallel loop of its own, a second launch
+    counter[0] = 0
+    for worker in prange(min(nitem, NWORKER)):
         while True:
             k = fetch_add(counter, 0, 1)
             if k >= nitem:
@@ -17,6 +19,9 @@ counter (the worker count passed in: numba.get_num_threads() in jitted code make
 
 from numba import types
 from numba.extending import intrinsic
+
+# upper bound on the threads a work queue spreads its items over
+NWORKER = 256
 
 
 @intrinsic

@@ -9,7 +9,7 @@ import numpy as np
 from numba import prange
 
 from sim.jit import njit
-from sim.jit.atomic import fetch_add
+from sim.jit.atomic import NWORKER, fetch_add
 
 from .camlight import camera_view, make_lights
 from .skin import update_skins
@@ -489,16 +489,17 @@ def antialias_band(rm, fr, job, rgb):
 
 
 @njit(parallel=True, refcount=True)
-def render_frames(rm, fr, rgb, depth, seg, nworker):
+def render_frames(rm, fr, rgb, depth, seg):
     """Render every world of the frame: setup per world, then the (world, band) jobs, then anti-aliasing.  The
-    bands differ in cost (sky against floor): nworker workers (the caller's thread count) take them one at a time
-    from a shared counter (sim/jit/atomic.py), where a prange would give each thread a fixed contiguous share."""
+    bands differ in cost (sky against floor): the threads take them one at a time from a shared counter
+    (sim/jit/atomic.py), where a prange would give each thread a fixed contiguous share."""
     nworld = fr.opt[O_NWORLD]
     for w in prange(nworld):
         setup_world(rm, fr, w)
     njob = fr.opt[O_NJOB]
-    counter = np.zeros(1, np.int64)
-    for t in prange(min(nworker, njob)):
+    counter = np.empty(1, np.int64)
+    counter[0] = 0
+    for t in prange(min(njob, NWORKER)):
         while True:
             j = fetch_add(counter, 0, 1)
             if j >= njob:

@@ -522,8 +522,6 @@ class Renderer:
         for f, what in _UNSUPPORTED_FLAGS.items():
             if flags[f]:
                 raise NotImplementedError(f"the numjoco renderer does not draw {what}; clear scene.flags[{f}]")
-        import numba
-
         from .kernels import render_frames
 
         fa = self._fa
@@ -551,7 +549,7 @@ class Renderer:
         rgb = buf if mode == L.MODE_RGB else _DUMMY_RGB
         depth = buf if mode == L.MODE_DEPTH else _DUMMY_DEPTH
         seg = buf if mode == L.MODE_SEG else _DUMMY_SEG
-        render_frames(self._rm, self._frame, rgb, depth, seg, numba.get_num_threads())
+        render_frames(self._rm, self._frame, rgb, depth, seg)
         res = buf if self._nworld is not None else buf[0]
         if out is not None and not direct:
             out[...] = res
