@@ -97,7 +97,10 @@ VW_EYE, VW_RIGHT, VW_UP, VW_FWD = 0, 3, 6, 9
 VW_X0, VW_Y0, VW_SX, VW_SY = 12, 13, 14, 15  # x/z = X0 + (px + 0.5) SX,  y/z = Y0 - (py + 0.5) SY
 VW_ORTHO, VW_NEAR, VW_FAR, VW_CELL, VW_NCX, VW_NCY, VW_ACTIVE = 16, 17, 18, 19, 20, 21, 22
 VW_NPX, VW_NPY = 23, 24  # extent of the view in pixels (cells * cell size for grids)
-NVW = 25
+# 4: x/z low, high, y/z low, high (x, y for orthographic views) bounding the cells bin_view listed objects in, grown
+# by a cell on every side (empty: low > high); a point outside them is in no listed object's cell
+VW_OCC = 25
+NVW = 29
 VIEW_CAMERA, VIEW_MIRROR, VIEW_SHADOW = 0, 1, 2
 
 # --- Frame.lights[w, i] (scene lights in mjr_render order: headlight first, then active model lights)

@@ -80,6 +80,7 @@ from .layout import (
     VIEW_CAMERA,
     VW_X0,
     VW_Y0,
+    VW_OCC,
     PT_VALID,
     PT_EX,
     PT_EY,
@@ -92,7 +93,7 @@ from .layout import (
 )
 from .skin import skin_tri, skin_face_vertices
 from .texture import sample_2d, sample_2d_grad, sample_cube, sample_cube_base
-from .trace import view_ray, project, cell_of, cell_range, nearest_in, occluded
+from .trace import view_ray, project, cell_of, cell_range, nearest_in, occluded, EPS_Z
 
 SHADOW_EPS = 1e-4  # shadow-ray start offset along the normal, relative to stat.extent
 
@@ -759,6 +760,20 @@ def lit_by(rm, fr, w, vi, P, N, eps, skip, stack):
     along N) and the light's near plane occludes it."""
     v = fr.views[w, vi]
     Q = (P[0] + eps * N[0], P[1] + eps * N[1], P[2] + eps * N[2])
+    ng = fr.gcnt[w, vi]
+    if fr.tstart[w, vi, 0] >= 0 and (ng == 0 or (ng == 1 and fr.gobj[w, vi, 0] == skip)):
+        # only the cells' lists to search: a point outside the cells that list an object is lit, known without
+        # project's divisions
+        r0, r1, r2 = Q[0] - v[VW_EYE], Q[1] - v[VW_EYE + 1], Q[2] - v[VW_EYE + 2]
+        x = r0 * v[VW_RIGHT] + r1 * v[VW_RIGHT + 1] + r2 * v[VW_RIGHT + 2]
+        y = r0 * v[VW_UP] + r1 * v[VW_UP + 1] + r2 * v[VW_UP + 2]
+        s = 1.0
+        if v[VW_ORTHO] == 0:
+            s = r0 * v[VW_FWD] + r1 * v[VW_FWD + 1] + r2 * v[VW_FWD + 2]
+            if s <= EPS_Z:
+                return True  # behind the light's eye plane: outside its view (project, cell_of)
+        if x < s * v[VW_OCC] or x > s * v[VW_OCC + 1] or y < s * v[VW_OCC + 2] or y > s * v[VW_OCC + 3]:
+            return True
     px, py, z = project(v, Q)
     cell = cell_of(v, px, py)
     if cell < 0:

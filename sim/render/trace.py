@@ -42,6 +42,7 @@ from .layout import (
     VW_NCY,
     VW_NPX,
     VW_NPY,
+    VW_OCC,
 )
 
 EPS_Z = 1e-12
@@ -115,6 +116,7 @@ def bin_view(rm, fr, w, vi, skip, use_plane, pp, pn):
     for c in range(ncell):
         tc[c] = 0
     ng = 0
+    ox0, ox1, oy0, oy1 = ncx, -1, ncy, -1  # the cells listing an object: [ox0, ox1] x [oy0, oy1]
     for k in range(rm.nobj):
         rect[k, 0] = -1
         if k == skip or fr.obj_g[w, k, G_RGBA + 3] == 0:  # alpha 0: not drawn (MuJoCo skips it)
@@ -169,10 +171,12 @@ def bin_view(rm, fr, w, vi, skip, use_plane, pp, pn):
             ng += 1
             continue
         rect[k, 0], rect[k, 1], rect[k, 2], rect[k, 3] = cx0, cx1, cy0, cy1
+        ox0, ox1, oy0, oy1 = min(ox0, cx0), max(ox1, cx1), min(oy0, cy0), max(oy1, cy1)
         for cy in range(cy0, cy1 + 1):
             for cx in range(cx0, cx1 + 1):
                 tc[cy * ncx + cx] += 1
     fr.gcnt[w, vi] = ng
+    _occupied_bounds(v, ox0, ox1, oy0, oy1)
     if vi <= 1:
         _plane_masks(rm, fr, w, vi, ng)
     total = 0
@@ -192,6 +196,23 @@ def bin_view(rm, fr, w, vi, skip, use_plane, pp, pn):
                 c = cy * ncx + cx
                 to[tc[c]] = k
                 tc[c] += 1
+
+
+@njit(cache=True, fastmath=True)
+def _occupied_bounds(v, ox0, ox1, oy0, oy1):
+    """v[VW_OCC:VW_OCC + 4]: cells [ox0, ox1] x [oy0, oy1] grown by one cell on every side, as bounds of x/z and
+    y/z (x and y for an orthographic view), the inverse of project's scaling; empty (low > high) without cells.
+    The cell of margin covers project's rounding, so a point outside the bounds is in none of the cells."""
+    if ox1 < 0:
+        v[VW_OCC], v[VW_OCC + 1], v[VW_OCC + 2], v[VW_OCC + 3] = 1.0, -1.0, 1.0, -1.0
+        return
+    cell = v[VW_CELL]
+    xa = v[VW_X0] + (ox0 - 1) * cell * v[VW_SX]
+    xb = v[VW_X0] + (ox1 + 2) * cell * v[VW_SX]
+    ya = v[VW_Y0] - (oy1 + 2) * cell * v[VW_SY]
+    yb = v[VW_Y0] - (oy0 - 1) * cell * v[VW_SY]
+    v[VW_OCC], v[VW_OCC + 1] = min(xa, xb), max(xa, xb)
+    v[VW_OCC + 2], v[VW_OCC + 3] = min(ya, yb), max(ya, yb)
 
 
 @njit(cache=True, fastmath=True)
