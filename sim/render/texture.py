@@ -43,6 +43,8 @@ _F4 = ir.VectorType(ir.FloatType(), 4)
 def _blend4(typingctx, tx, i00, i10, i01, i11, w00, w10, w01, w11):
     """w00 tx[i00] + w10 tx[i10] + w01 tx[i01] + w11 tx[i11] over the four float32 channels of the RGBA texel
     rows at once (one <4 x float> per texel row, fast-math as the scalar expression, summed in its order)."""
+    if not (isinstance(tx, types.Array) and tx.dtype == types.float32 and tx.ndim == 2 and tx.layout == "C"):
+        return None  # rows of 4 float32 channels, contiguous
     f4 = types.UniTuple(types.float32, 4)
 
     def codegen(context, builder, sig, args):
