@@ -15,6 +15,9 @@ import sim
 from sim.render import Camera, SceneOption, apply_camera_config, gymnasium_free_camera
 from conftest import gymnasium_assets_dir, TESTS_DIR
 from oracle import random_qpos
+from numba import njit
+from sim.render.layout import VIEW_SHADOW, O_NVIEW, VW_ACTIVE, J_STACK, J_HK
+from sim.render.shade import outside_occupied, lit_in_map
 
 pytestmark = pytest.mark.oracle
 
@@ -836,3 +839,51 @@ def test_light_exponents_by_repeated_squaring():
     for e in (0.5, 2.25, 1025.0, 4096.0):
         for x in xs:
             assert spec_power(x, e) == x**e, (x, e)
+
+
+@njit
+def _shadow_shortcut_check(rm, fr, points):
+    """For every active shadow view, point and skipped object (none, or any one): (shortcut taken, shortcut taken where the full lookup says
+    shadowed, full lookup shadowed) counts."""
+    stack = fr.jscr_i[0, J_STACK:J_HK]
+    taken = 0
+    wrong = 0
+    shadowed = 0
+    for vi in range(VIEW_SHADOW, fr.opt[O_NVIEW]):
+        if fr.views[0, vi, VW_ACTIVE] == 0:
+            continue
+        for i in range(points.shape[0]):
+            Q = (points[i, 0], points[i, 1], points[i, 2])
+            for skip in range(-1, rm.nobj):
+                lit = lit_in_map(rm, fr, 0, vi, Q, skip, stack)
+                if not lit:
+                    shadowed += 1
+                if outside_occupied(fr, 0, vi, Q, skip):
+                    taken += 1
+                    if not lit:
+                        wrong += 1
+    return taken, wrong, shadowed
+
+
+@pytest.mark.parametrize("name", ["render_scene.xml", "hopper.xml"])
+def test_shadow_lookup_shortcut_is_exact(name):
+    """shade.lit_by answers "lit" without projecting a point that lies outside the cells of the light's map that
+    list an object (trace._occupied_bounds, a cell of margin); the full lookup must agree wherever it does, for
+    points all over the scene, near the objects (where the shadows are) and on the floor, with a directional
+    (orthographic map) and a spot light (perspective map, points behind its eye too)."""
+    m = sim.load_model(_path(name))
+    d = sim.Data(m)
+    d.qpos = random_qpos(m, np.random.default_rng(1), 0.2)
+    sim.forward(m, d)
+    r = sim.Renderer(m, 120, 120)
+    r.update_scene(d, camera=-1)
+    r.render()
+    rng = np.random.default_rng(2)
+    xpos = np.asarray(d.geom_xpos)
+    near = xpos[rng.integers(0, len(xpos), 3000)] + rng.normal(0.0, 0.3, (3000, 3))
+    wide = rng.uniform(-6.0, 6.0, (3000, 3))
+    floor = np.column_stack([rng.uniform(-4.0, 4.0, (3000, 2)), np.full(3000, 1e-4)])
+    points = np.concatenate([near, wide, floor])
+    taken, wrong, shadowed = _shadow_shortcut_check(r._rm, r._frame, points)
+    assert shadowed > 100 and taken > 1000  # both answers occur: the comparison can fail
+    assert wrong == 0

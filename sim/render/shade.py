@@ -758,22 +758,36 @@ def lit_by(rm, fr, w, vi, P, N, eps, skip, stack):
     """True when the shadow map of the light with view vi does not occlude point P (normal N): outside the
     light's shadow frustum a point is lit; inside, any object (but `skip`) between the point (offset by eps
     along N) and the light's near plane occludes it."""
-    v = fr.views[w, vi]
     Q = (P[0] + eps * N[0], P[1] + eps * N[1], P[2] + eps * N[2])
+    if outside_occupied(fr, w, vi, Q, skip):
+        return True
+    return lit_in_map(rm, fr, w, vi, Q, skip, stack)
+
+
+@njit(cache=True, fastmath=True, inline="always")
+def outside_occupied(fr, w, vi, Q, skip):
+    """True when Q is known lit without a lookup: only the cells' lists are to be searched (no global object but
+    `skip`, lists not overflowed) and Q lies outside the cells that list an object (bin_view's VW_OCC bounds),
+    or behind the eye plane of a perspective view; tested without project's divisions."""
     ng = fr.gcnt[w, vi]
-    if fr.tstart[w, vi, 0] >= 0 and (ng == 0 or (ng == 1 and fr.gobj[w, vi, 0] == skip)):
-        # only the cells' lists to search: a point outside the cells that list an object is lit, known without
-        # project's divisions
-        r0, r1, r2 = Q[0] - v[VW_EYE], Q[1] - v[VW_EYE + 1], Q[2] - v[VW_EYE + 2]
-        x = r0 * v[VW_RIGHT] + r1 * v[VW_RIGHT + 1] + r2 * v[VW_RIGHT + 2]
-        y = r0 * v[VW_UP] + r1 * v[VW_UP + 1] + r2 * v[VW_UP + 2]
-        s = 1.0
-        if v[VW_ORTHO] == 0:
-            s = r0 * v[VW_FWD] + r1 * v[VW_FWD + 1] + r2 * v[VW_FWD + 2]
-            if s <= EPS_Z:
-                return True  # behind the light's eye plane: outside its view (project, cell_of)
-        if x < s * v[VW_OCC] or x > s * v[VW_OCC + 1] or y < s * v[VW_OCC + 2] or y > s * v[VW_OCC + 3]:
-            return True
+    if fr.tstart[w, vi, 0] < 0 or not (ng == 0 or (ng == 1 and fr.gobj[w, vi, 0] == skip)):
+        return False
+    v = fr.views[w, vi]
+    r0, r1, r2 = Q[0] - v[VW_EYE], Q[1] - v[VW_EYE + 1], Q[2] - v[VW_EYE + 2]
+    x = r0 * v[VW_RIGHT] + r1 * v[VW_RIGHT + 1] + r2 * v[VW_RIGHT + 2]
+    y = r0 * v[VW_UP] + r1 * v[VW_UP + 1] + r2 * v[VW_UP + 2]
+    s = 1.0
+    if v[VW_ORTHO] == 0:
+        s = r0 * v[VW_FWD] + r1 * v[VW_FWD + 1] + r2 * v[VW_FWD + 2]
+        if s <= EPS_Z:
+            return True  # project puts it outside the view (cell -1)
+    return x < s * v[VW_OCC] or x > s * v[VW_OCC + 1] or y < s * v[VW_OCC + 2] or y > s * v[VW_OCC + 3]
+
+
+@njit(cache=True, fastmath=True)
+def lit_in_map(rm, fr, w, vi, Q, skip, stack):
+    """lit_by's lookup of the offset point Q in the shadow map: its cell, then the objects listed there."""
+    v = fr.views[w, vi]
     px, py, z = project(v, Q)
     cell = cell_of(v, px, py)
     if cell < 0:
