@@ -4,7 +4,8 @@ Run: python benchmarks/bench_render.py [--quick] [--compare] [--stages]
 
 Prints markdown tables (frames/s; each frame = update_scene + render, as an environment's render() does):
   * single images 480x480 rgb with the default look (shadows, reflection, skybox) on Hopper and Humanoid,
-    1 and 2 threads, and depth / segmentation;
+    tracking and free camera, 1 and 2 threads, and depth / segmentation; env.render() of numjoco/Hopper-v0 and
+    Humanoid-v0 (v5's default camera) against Gymnasium's Hopper-v5 / Humanoid-v5 env.render();
   * batched 64x64 frames (256 worlds of Hopper and HalfCheetah in one call), frames/s with 1 and 2 threads
     (per thread: divide by the thread count);
   * mujoco.Renderer in the same process where an OpenGL context can be made without a display.  On a headless
@@ -79,6 +80,40 @@ def ours_single(name, camera, mode, nthread, seconds, size=480):
         r.render()
 
     return _rate(frame, 1, seconds)
+
+
+def _env_rate(env, seconds):
+    """frames/s of env.render() after a reset and a few random steps."""
+    env.reset(seed=0)
+    for _ in range(20):
+        env.step(env.action_space.sample())
+    out = _rate(env.render, 1, seconds)
+    env.close()
+    return out
+
+
+def ours_env(task, nthread, seconds, size=480):
+    """numjoco/<task>-v0's env.render() (Gymnasium v5's default camera), rgb_array at size x size."""
+    import gymnasium
+
+    import envs  # noqa: F401  (registers numjoco/*)
+
+    numba.set_num_threads(nthread)
+    return _env_rate(gymnasium.make(f"numjoco/{task}-v0", render_mode="rgb_array", width=size, height=size), seconds)
+
+
+def gym_env(task, seconds, size=480):
+    """Gymnasium's <task>-v5 env.render() (mujoco.Renderer), or None without an OpenGL context."""
+    if _MJ_ERROR:
+        return None
+    import gymnasium
+
+    try:
+        env = gymnasium.make(f"{task}-v5", render_mode="rgb_array", width=size, height=size)
+        return _env_rate(env, seconds)
+    except Exception as e:  # no OSMesa / EGL / display
+        _MJ_ERROR.append(f"{type(e).__name__}: {e}")
+        return None
 
 
 def ours_batch(name, camera, nworld, nthread, seconds, mode="rgb", size=64):
@@ -240,6 +275,8 @@ def main():
     rows = [
         ("hopper.xml", "track", "rgb"),
         ("humanoid.xml", "track", "rgb"),
+        ("hopper.xml", -1, "rgb"),
+        ("humanoid.xml", -1, "rgb"),
         ("hopper.xml", "track", "depth"),
         ("hopper.xml", "track", "seg"),
         ("humanoid.xml", "track", "depth"),
@@ -248,7 +285,13 @@ def main():
         one = ours_single(name, cam, mode, 1, sec)
         two = ours_single(name, cam, mode, 2, sec)
         mj = mujoco_single(name, cam, mode, sec)
-        print(f"| {name[:-4]} {mode} | {one[0]:,.1f} | {one[1]:,.1f} | {two[0]:,.1f} | {_fmt(mj)} |")
+        label = f"{name[:-4]} {mode}" + (", free camera" if cam == -1 else "")
+        print(f"| {label} | {one[0]:,.1f} | {one[1]:,.1f} | {two[0]:,.1f} | {_fmt(mj)} |")
+    for task in ("Hopper", "Humanoid"):
+        # env.render() with v5's default camera; the peer column is Gymnasium's Hopper-v5 / Humanoid-v5
+        one = ours_env(task, 1, sec)
+        two = ours_env(task, 2, sec)
+        print(f"| {task} env.render() | {one[0]:,.1f} | {one[1]:,.1f} | {two[0]:,.1f} | {_fmt(gym_env(task, sec))} |")
     if _MJ_ERROR:
         print(f"\nmujoco.Renderer column n/a: {_MJ_ERROR[0]}\n(install OSMesa: apt-get install -y libosmesa6)")
     print()
