@@ -295,3 +295,21 @@ def test_numba_threads_keep_the_openmp_thread_count_of_torch():
     )
     layer, nthreads, omp = _in_subprocess(code, env={"NUMBA_NUM_THREADS": "2"}).split()
     assert int(nthreads) == 2 and int(omp) == 1, (layer, nthreads, omp)
+
+
+@pytest.mark.full
+def test_fresh_caches_compiled_in_other_orders_give_the_same_numbers(tmp_path):
+    """A kernel cache's numbers must not depend on what a process compiled first: two empty caches, one filled by
+    a process that renders a frame before it steps (the renderer's kernels first) and one by a process that steps
+    first, give the env and batch digests of this process's cache (a cache built once while the renderer called
+    an uncachable function gave last-bit different physics for seven Gymnasium models; never reproduced)."""
+    # the renderer's kernels first: a frame of a Data no physics call has touched
+    render = f"m = sim.load_model({HOPPER!r}); r = sim.Renderer(m, 64, 64); r.update_scene(sim.Data(m)); r.render()"
+    digests = "import test_determinism as t; print(t.env_digest(), t.batch_digest())"
+    head = 'import sys; sys.path.insert(0, "tests"); import sim; '
+    want = f"{env_digest()} {batch_digest()}"
+    for i, code in enumerate(
+        (head + render + "; " + digests, head + digests + "; " + render + "; print(t.env_digest(), t.batch_digest())")
+    ):
+        got = _in_subprocess(code, env={"NUMJOCO_CACHE_DIR": str(tmp_path / f"cache{i}")})
+        assert got == want, (i, got, want)
