@@ -9,10 +9,19 @@ and over for S seconds while `perf record` samples the process, and prints the r
 function (numba inlines small helpers into their callers, so a share is that of a function and whatever LLVM
 inlined into it).  Needs `perf` (linux-tools) and permission to trace (kernel.perf_event_paranoid <= 1 or root).
 Defaults: Gymnasium's hopper.xml, the free camera (-1), 480x480, one thread, 10 s.
+
+    python benchmarks/profile_render.py --annotate 4
+
+also disassembles the hottest functions' machine code (read from the process's memory, `objdump`) and prints, for
+each, the 4 windows of a dozen instructions with the most samples, each instruction with its sample count (a
+sample lands on the instruction waiting for a result, so a count often marks the latency of what precedes it).
 """
 
 import argparse
+import collections
+import ctypes
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -83,6 +92,7 @@ def main():
     ap.add_argument("--camera", default="-1")
     ap.add_argument("--size", type=int, default=480)
     ap.add_argument("--seconds", type=float, default=10.0)
+    ap.add_argument("--annotate", type=int, default=0, metavar="K", help="K hottest instruction windows per function")
     args = ap.parse_args()
     if shutil.which("perf") is None:
         sys.exit("perf is not installed (apt-get install linux-tools-generic or linux-perf)")
@@ -137,7 +147,48 @@ def main():
         if float(pct) >= 0.5:
             where = "numba JIT" if "[JIT]" in dso else dso.strip()
             print(f"| {pct.strip()} % | {name[:90]} ({where}) |")
+    if args.annotate:
+        _annotate(data, syms, args.annotate)
     os.remove(data)
+
+
+def _annotate(data, syms, k, nfunc=4, width=12):
+    """The k instruction windows with the most samples in each of the nfunc functions with the most samples."""
+    if shutil.which("objdump") is None:
+        sys.exit("--annotate needs objdump (binutils)")
+    out = subprocess.run(["perf", "script", "-i", data, "-F", "ip"], capture_output=True, text=True).stdout.split()
+    ips = collections.Counter(int(x, 16) for x in out)
+    total = max(sum(ips.values()), 1)
+    spans = [(a, (syms[i + 1][0] - a) if i + 1 < len(syms) else 4096, _short(n)) for i, (a, n) in enumerate(syms)]
+    per = collections.Counter()
+    for ip, c in ips.items():
+        for span in spans:
+            if span[0] <= ip < span[0] + span[1]:
+                per[span] += c
+                break
+    for (a, size, name), c in per.most_common(nfunc):
+        print(f"\n{name}: {100 * c / total:.1f} % of the samples, {size} bytes of machine code")
+        with tempfile.NamedTemporaryFile(suffix=".bin") as fh:
+            fh.write(ctypes.string_at(a, size))
+            fh.flush()
+            dis = subprocess.run(
+                ["objdump", "-D", "-b", "binary", "-mi386:x86-64", f"--adjust-vma={a:#x}", fh.name],
+                capture_output=True,
+                text=True,
+            ).stdout
+        lines = [ln for ln in dis.splitlines() if re.match(r"\s+[0-9a-f]+:\t", ln)]
+        counts = [ips.get(int(ln.split(":")[0], 16), 0) for ln in lines]
+        windows = sorted(((sum(counts[i : i + width]), i) for i in range(0, len(lines), width // 2)), reverse=True)
+        shown = []
+        for n, i in windows:
+            if len(shown) == k:
+                break
+            if any(abs(i - j) < width for j in shown):
+                continue  # overlaps a window already printed
+            shown.append(i)
+            print(f"  -- {100 * n / total:.1f} % of the samples")
+            for j in range(i, min(len(lines), i + width)):
+                print(f"  {counts[j]:6d}  {lines[j].split(chr(9))[-1][:90]}")
 
 
 if __name__ == "__main__":
