@@ -843,8 +843,8 @@ def test_light_exponents_by_repeated_squaring():
 
 @njit
 def _shadow_shortcut_check(rm, fr, points):
-    """For every active shadow view, point and skipped object (none, or any one): (shortcut taken, shortcut taken where the full lookup says
-    shadowed, full lookup shadowed) counts."""
+    """Over every active shadow view, point and skipped object (none, or any one), how often: the shortcut
+    answers lit; it does so where the full lookup says shadowed; the full lookup says shadowed."""
     stack = fr.jscr_i[0, J_STACK:J_HK]
     taken = 0
     wrong = 0

@@ -765,12 +765,18 @@ def lit_by(rm, fr, w, vi, P, N, eps, skip, stack):
 
 
 @njit(cache=True, fastmath=True, inline="always")
+def _no_global(fr, w, vi, skip):
+    """View vi's global list (objects every cell searches) holds nothing but `skip`."""
+    ng = fr.gcnt[w, vi]
+    return ng == 0 or (ng == 1 and fr.gobj[w, vi, 0] == skip)
+
+
+@njit(cache=True, fastmath=True, inline="always")
 def outside_occupied(fr, w, vi, Q, skip):
     """True when Q is known lit without a lookup: only the cells' lists are to be searched (no global object but
     `skip`, lists not overflowed) and Q lies outside the cells that list an object (bin_view's VW_OCC bounds),
     or behind the eye plane of a perspective view; tested without project's divisions."""
-    ng = fr.gcnt[w, vi]
-    if fr.tstart[w, vi, 0] < 0 or not (ng == 0 or (ng == 1 and fr.gobj[w, vi, 0] == skip)):
+    if fr.tstart[w, vi, 0] < 0 or not _no_global(fr, w, vi, skip):
         return False
     v = fr.views[w, vi]
     r0, r1, r2 = Q[0] - v[VW_EYE], Q[1] - v[VW_EYE + 1], Q[2] - v[VW_EYE + 2]
@@ -796,10 +802,8 @@ def lit_in_map(rm, fr, w, vi, Q, skip, stack):
     if z < near:
         return True
     a, b = cell_range(fr, w, vi, cell)
-    if a == b:
-        ng = fr.gcnt[w, vi]
-        if ng == 0 or (ng == 1 and fr.gobj[w, vi, 0] == skip):
-            return True  # nothing in the cell to test
+    if a == b and _no_global(fr, w, vi, skip):
+        return True  # nothing in the cell to test
     if v[VW_ORTHO] != 0:
         d = (-v[VW_FWD], -v[VW_FWD + 1], -v[VW_FWD + 2])
         tmax = z - near
