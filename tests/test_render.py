@@ -16,8 +16,11 @@ from sim.render import Camera, SceneOption, apply_camera_config, gymnasium_free_
 from conftest import gymnasium_assets_dir, TESTS_DIR
 from oracle import random_qpos
 from numba import njit
-from sim.render.layout import VIEW_SHADOW, O_NVIEW, VW_ACTIVE, J_STACK, J_HK
+from sim.render.layout import VIEW_SHADOW, O_NVIEW, VW_ACTIVE, J_STACK, J_HK, O_TILE, O_NTX, O_W, O_H, M_HAZE, M_NTRANS
+from sim.render.layout import PK_OK
 from sim.render.shade import outside_occupied, lit_in_map
+from sim.render.floor import floor_ok, shade_row
+from sim.render.kernels import tile_lists, floor_mirror, floor_pixel, pixel_rgb
 
 pytestmark = pytest.mark.oracle
 
@@ -887,3 +890,77 @@ def test_shadow_lookup_shortcut_is_exact(name):
     taken, wrong, shadowed = _shadow_shortcut_check(r._rm, r._frame, points)
     assert shadowed > 100 and taken > 1000  # both answers occur: the comparison can fail
     assert wrong == 0
+
+
+@njit
+def _floor_against_pixels(rm, fr, w):
+    """Every screen tile of world w that render_band hands to kernels.floor_tile, shaded row by row as it does
+    (floor.shade_row, kernels.floor_pixel) and, pixel by pixel, by the general path (kernels.pixel_rgb): pixels
+    the plane covers, pixels passed on to the general path, the largest colour and depth differences and the
+    pixels whose object differs."""
+    job = 0
+    tile = fr.opt[O_TILE]
+    ntx = fr.opt[O_NTX]
+    width = fr.opt[O_W]
+    height = fr.opt[O_H]
+    if fr.mirror[w, M_HAZE] != 0 or fr.mirror[w, M_NTRANS] != 0:
+        return 0, 0, 0.0, 0.0, 0
+    nseen = npassed = nobj = 0
+    dc = dt = 0.0
+    for ty in range((height + tile - 1) // tile):
+        for tx in range(ntx):
+            cell = ty * ntx + tx
+            if tile_lists(rm, fr, w, job, cell, True) != 1 or not floor_ok(rm, fr, w, fr.jcand[job, 0, 1]):
+                continue
+            k = fr.jcand[job, 0, 1]
+            mirror = floor_mirror(fr, w, k, job)
+            xa = tx * tile
+            xb = min(width, xa + tile)
+            for py in range(ty * tile, min(height, ty * tile + tile)):
+                shade_row(rm, fr, w, k, job, xa, xb - xa, py)
+                for i in range(xb - xa):
+                    if fr.jpkt[job, PK_OK, i] == 0:
+                        npassed += 1
+                        continue
+                    nseen += 1
+                    a = floor_pixel(rm, fr, w, k, job, i, xa + i, py, cell, mirror)
+                    b = pixel_rgb(rm, fr, w, xa + i + 0.5, py + 0.5, cell, job, False)
+                    if a[3] != b[3]:
+                        nobj += 1
+                        continue
+                    dt = max(dt, abs(a[4] - b[4]) / b[4])
+                    dc = max(dc, abs(a[0] - b[0]), abs(a[1] - b[1]), abs(a[2] - b[2]))
+    return nseen, npassed, dc, dt, nobj
+
+
+@pytest.mark.parametrize(
+    "name, camera",
+    [
+        ("hopper.xml", -1),
+        ("humanoid.xml", -1),
+        ("render_scene.xml", -1),
+        ("render_scene.xml", "fixed"),
+        ("render_tendons.xml", -1),
+    ],
+)
+def test_floor_tiles_match_the_per_pixel_path(name, camera):
+    """Tiles that see nothing but a plane are shaded a tile row at a time, LANES pixels per instruction
+    (sim/render/floor.py); every pixel of them must get the per-pixel path's object, depth and colour: a textured
+    floor with a directional shadow-casting light and a mirror (hopper, humanoid), a floor with a spot light's
+    shadow, a specular material and a finite edge (render_scene), an untextured one (render_tendons).  The colour
+    may differ by float rounding only: the vectors run IEEE arithmetic, the per-pixel path fast-math's (fused
+    multiply-adds), and a texture weight is rounded to float32 (2^-24 relative) before the blend."""
+    m = sim.load_model(_path(name))
+    if name == "render_scene.xml":
+        m.geom_rgba[m.geom("glass").id, 3] = 1.0  # no transparent geom: render_band's condition for the tiles
+    d = sim.Data(m)
+    d.qpos = random_qpos(m, np.random.default_rng(3), 0.1)
+    sim.forward(m, d)
+    r = sim.Renderer(m, 200, 160)
+    r.update_scene(d, camera=camera)
+    r.render()
+    nseen, npassed, dc, dt, nobj = _floor_against_pixels(r._rm, r._frame, 0)
+    assert nseen > 5000, nseen  # the packet path is taken: the comparison can fail
+    assert nobj == 0
+    assert dt <= 1e-13, dt
+    assert dc <= 2.4e-7, dc  # 2 float32 ulps at 1: measured 7.7e-8

@@ -73,8 +73,12 @@ from .layout import (
     J_HK,
     J_HP,
     MAXTRANS,
+    PK_OK,
+    PK_T,
+    PK_R,
 )
-from .shade import shade_opaque, sky, lit_all, _clamp, plane_texture_setup
+from .floor import floor_ok, shade_row
+from .shade import shade_opaque, sky, lit_all, _clamp, plane_texture_setup, reflection
 from .trace import bin_view, view_ray, transparent_hits, sky_distance, cell_list, nearest_in
 
 
@@ -357,6 +361,53 @@ def tile_lists(rm, fr, w, job, cell, rgb):
     return n
 
 
+@njit(cache=True, fastmath=True, inline="always")
+def floor_pixel(rm, fr, w, k, job, i, px, py, cell, mirror):
+    """(r, g, b, object, depth) of pixel (px, py), the i-th of the tile row floor.shade_row has shaded for the plane
+    k: that colour plus the mirror's reflection (when the tile has mirror candidates) where the plane is seen,
+    pixel_rgb's elsewhere."""
+    pk = fr.jpkt[job]
+    if pk[PK_OK, i] == 0:
+        return pixel_rgb(rm, fr, w, px + 0.5, py + 0.5, cell, job, True)
+    r, g, b, t = pk[PK_R, i], pk[PK_R + 1, i], pk[PK_R + 2, i], pk[PK_T, i]
+    if mirror:
+        o, d = view_ray(fr.views[w, VIEW_CAMERA], px + 0.5, py + 0.5)
+        P = (o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2])
+        c = reflection(
+            rm, fr, w, k, o, d, P, px + 0.5, py + 0.5, fr.jcand[job, VIEW_MIRROR], fr.jscr_i[job, J_STACK:J_HK]
+        )
+        r += c[0]
+        g += c[1]
+        b += c[2]
+    return r, g, b, k, t
+
+
+@njit(cache=True, fastmath=True, inline="always")
+def floor_mirror(fr, w, k, job):
+    """True when the reflecting plane k has mirror candidates in job's tile (the reflection is to be traced)."""
+    return (fr.flag[w, k] & FL_REFLECTIVE) != 0 and fr.mirror[w, M_ACTIVE] != 0 and fr.jcand[job, VIEW_MIRROR, 0] > 0
+
+
+@njit(cache=True, fastmath=True)
+def floor_tile(rm, fr, w, k, job, cell, xa, xb, ya, yb, rgb):
+    """Screen tile `cell` (pixels [xa, xb) x [ya, yb)) of world w whose only candidate is the plane k (floor_ok),
+    row by row: floor.shade_row, then floor_pixel per pixel."""
+    aa = fr.opt[O_AA] != 0
+    mirror = floor_mirror(fr, w, k, job)
+    for py in range(ya, yb):
+        shade_row(rm, fr, w, k, job, xa, xb - xa, py)
+        for i in range(xb - xa):
+            px = xa + i
+            r, g, b, kk, t = floor_pixel(rm, fr, w, k, job, i, px, py, cell, mirror)
+            out = rgb[w, py, px]
+            out[0] = _u8(r)
+            out[1] = _u8(g)
+            out[2] = _u8(b)
+            if aa:
+                fr.idbuf[w, py, px] = kk
+                fr.zbuf[w, py, px] = t
+
+
 @njit(cache=True, fastmath=True)
 def render_band(rm, fr, job, rgb, depth, seg):
     """Pixels of rows [y0, y1) of world w for job (w, y0, y1), screen tile by screen tile (y0 is a multiple of
@@ -409,6 +460,9 @@ def render_band(rm, fr, job, rgb, depth, seg):
                         if aa:
                             fr.idbuf[w, py, px] = -1
                             fr.zbuf[w, py, px] = zfar
+                continue
+            if isrgb and n == 1 and plain and floor_ok(rm, fr, w, lst[1]):
+                floor_tile(rm, fr, w, lst[1], job, cell, xa, xb, ya, yb, rgb)
                 continue
             for py in range(ya, yb):
                 for px in range(xa, xb):

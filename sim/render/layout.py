@@ -124,4 +124,8 @@ J_STACK, J_HK, J_HP, MAXTRANS = 0, 128, 136, 8
 # --- Frame.ptex[w, k]: per-frame constants of a 2-D textured plane seen by the perspective camera (shade.py)
 PT_VALID, PT_EX, PT_EY, PT_D0, PT_H, PT_A0, PT_B0, PT_A1, PT_B1 = 0, 1, 4, 7, 10, 11, 12, 13, 14
 NPT = 15
+# --- Frame.jpkt[job, i, x]: floor.py's values of pixel x of the tile row being shaded: hit (1 / 0), depth, colour,
+# texture colour, the mip blend weight and each of the two mip levels' texel rows (00, 10, 01, 11) and weights
+PK_OK, PK_T, PK_R, PK_TR, PK_BLEND, PK_LA, PK_LB = 0, 1, 2, 5, 8, 9, 15
+NPK = 21
 NJI = 144

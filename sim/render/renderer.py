@@ -11,6 +11,8 @@ import weakref
 
 import numpy as np
 
+from sim.engine.batch.simd import LANES
+
 from . import layout as L
 from . import scene as S
 from . import tendon as T
@@ -419,6 +421,7 @@ class Renderer:
             jscr_i=np.zeros((len(job), L.NJI), np.int32),
             jcand=np.zeros((len(job), 2, 2 * max(nobj, 1) + 2), np.int32),
             jscr_f=np.zeros((len(job), L.MAXTRANS)),
+            jpkt=np.zeros((len(job), L.NPK, -(-T // LANES) * LANES)),
             skycache=np.full((nw, H, W, 3), -1, np.float32),
             skykey=np.zeros((nw, L.NSKYKEY)),
             skinvert=np.zeros((nw, nskv, 3)),
@@ -646,6 +649,7 @@ _FRAME_ORDER = tuple(
         "jscr_i",
         "jcand",
         "jscr_f",
+        "jpkt",
         "skycache",
         "skykey",
         "skinvert",

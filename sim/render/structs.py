@@ -78,6 +78,7 @@ FRAME_FIELDS = (
     ("jscr_i", _i32(2)),
     ("jcand", _i32(3)),
     ("jscr_f", _f64(2)),
+    ("jpkt", _f64(3)),
     ("skycache", _f32(4)),
     ("skykey", _f64(2)),
     ("skinvert", _f64(3)),
@@ -210,6 +211,7 @@ def new_frame(
     jscr_i,
     jcand,
     jscr_f,
+    jpkt,
     skycache,
     skykey,
     skinvert,
@@ -245,6 +247,7 @@ def new_frame(
     st.jscr_i = jscr_i
     st.jcand = jcand
     st.jscr_f = jscr_f
+    st.jpkt = jpkt
     st.skycache = skycache
     st.skykey = skykey
     st.skinvert = skinvert

@@ -11,6 +11,7 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
+from sim.engine.batch.simd import LANES, vec, VecType
 from sim.jit import njit
 
 from .layout import TI_TYPE, TI_NLEVEL, TI_LEVEL, TI_ALPHA, TEXTURE_2D
@@ -75,6 +76,39 @@ def fast_log2(x):
     m = _bits_f64((b & 0xFFFFFFFFFFFFF) | 0x3FF0000000000000)
     p = ((((0.04342891 * m - 0.40486717) * m + 1.5939014) * m - 3.4924943) * m + 5.046876) * m - 2.786813
     return e + p
+
+
+_I64V = ir.VectorType(ir.IntType(64), LANES)
+
+
+@intrinsic
+def _exponent_mantissa(typingctx, x):
+    """Lane-wise (unbiased exponent as a float, mantissa in [1, 2)) of the IEEE-754 bits of a positive Vec, as
+    fast_log2 splits a float64."""
+    if not isinstance(x, VecType):
+        return None
+
+    def codegen(context, builder, sig, args):
+        b = builder.bitcast(args[0], _I64V)
+
+        def splat(c):
+            return ir.Constant(_I64V, [c] * LANES)
+
+        e = builder.sub(builder.and_(builder.lshr(b, splat(52)), splat(2047)), splat(1023))
+        m = builder.or_(builder.and_(b, splat(0xFFFFFFFFFFFFF)), splat(0x3FF0000000000000))
+        out = context.make_tuple(
+            builder, sig.return_type, [builder.sitofp(e, args[0].type), builder.bitcast(m, args[0].type)]
+        )
+        return out
+
+    return types.UniTuple(vec, 2)(x), codegen
+
+
+@njit(cache=True, inline="always")
+def fast_log2_vec(x):
+    """fast_log2 lane by lane (a Vec of positive finite values)."""
+    e, m = _exponent_mantissa(x)
+    return e + (((((0.04342891 * m - 0.40486717) * m + 1.5939014) * m - 3.4924943) * m + 5.046876) * m - 2.786813)
 
 
 @njit(cache=True, fastmath=True, inline="always")

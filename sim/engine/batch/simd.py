@@ -216,6 +216,8 @@ vsqrt = intrinsic(_unary_intrinsic("sqrt"))
 vsqrt.__doc__ = "Lane-wise correctly rounded square root (as math.sqrt)."
 vabs = intrinsic(_unary_intrinsic("fabs"))
 vabs.__doc__ = "Lane-wise |x| (as abs of a float)."
+vfloor = intrinsic(_unary_intrinsic("floor"))
+vfloor.__doc__ = "Lane-wise math.floor, as a float."
 
 
 @intrinsic
