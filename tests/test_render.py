@@ -16,11 +16,11 @@ from sim.render import Camera, SceneOption, apply_camera_config, gymnasium_free_
 from conftest import gymnasium_assets_dir, TESTS_DIR
 from oracle import random_qpos
 from numba import njit
-from sim.render.layout import VIEW_SHADOW, O_NVIEW, VW_ACTIVE, J_STACK, J_HK, O_TILE, O_NTX, O_W, O_H, M_HAZE, M_NTRANS
+from sim.render.layout import VIEW_SHADOW, O_NVIEW, VW_ACTIVE, J_STACK, J_HK, O_TILE, O_NTX, O_W, O_H
 from sim.render.layout import PK_OK
 from sim.render.shade import outside_occupied, lit_in_map
-from sim.render.floor import floor_ok, shade_row
-from sim.render.kernels import tile_lists, floor_mirror, floor_pixel, pixel_rgb
+from sim.render.floor import shade_row
+from sim.render.kernels import tile_lists, floor_tile_ok, floor_mirror, floor_pixel, pixel_rgb
 
 pytestmark = pytest.mark.oracle
 
@@ -903,14 +903,13 @@ def _floor_against_pixels(rm, fr, w):
     ntx = fr.opt[O_NTX]
     width = fr.opt[O_W]
     height = fr.opt[O_H]
-    if fr.mirror[w, M_HAZE] != 0 or fr.mirror[w, M_NTRANS] != 0:
-        return 0, 0, 0.0, 0.0, 0
     nseen = npassed = nobj = 0
     dc = dt = 0.0
     for ty in range((height + tile - 1) // tile):
         for tx in range(ntx):
             cell = ty * ntx + tx
-            if tile_lists(rm, fr, w, job, cell, True) != 1 or not floor_ok(rm, fr, w, fr.jcand[job, 0, 1]):
+            tile_lists(rm, fr, w, job, cell, True)
+            if not floor_tile_ok(rm, fr, w, cell, fr.jcand[job, 0]):
                 continue
             k = fr.jcand[job, 0, 1]
             mirror = floor_mirror(fr, w, k, job)
@@ -940,6 +939,8 @@ def _floor_against_pixels(rm, fr, w):
         ("humanoid.xml", -1),
         ("render_scene.xml", -1),
         ("render_scene.xml", "fixed"),
+        ("render_scene_opaque", -1),
+        ("render_infinite.xml", "low"),
         ("render_tendons.xml", -1),
     ],
 )
@@ -947,16 +948,21 @@ def test_floor_tiles_match_the_per_pixel_path(name, camera):
     """Tiles that see nothing but a plane are shaded a tile row at a time, LANES pixels per instruction
     (sim/render/floor.py); every pixel of them must get the per-pixel path's object, depth and colour: a textured
     floor with a directional shadow-casting light and a mirror (hopper, humanoid), a floor with a spot light's
-    shadow, a specular material and a finite edge (render_scene), an untextured one (render_tendons).  The colour
+    shadow, a specular material, a finite edge and a transparent geom, blended over the tiles it is listed in
+    (render_scene, and with the geom made opaque), an infinite one under haze (render_infinite), an untextured one
+    (render_tendons).  The colour
     may differ by float rounding only: the vectors run IEEE arithmetic, the per-pixel path fast-math's (fused
     multiply-adds), and a texture weight is rounded to float32 (2^-24 relative) before the blend."""
-    m = sim.load_model(_path(name))
-    if name == "render_scene.xml":
-        m.geom_rgba[m.geom("glass").id, 3] = 1.0  # no transparent geom: render_band's condition for the tiles
+    m = sim.load_model(_path(name.replace("_opaque", ".xml")))
+    if name == "render_scene_opaque":
+        m.geom_rgba[m.geom("glass").id, 3] = 1.0
     d = sim.Data(m)
-    d.qpos = random_qpos(m, np.random.default_rng(3), 0.1)
+    if name != "render_infinite.xml":  # a tilted box would fill render_infinite's screen
+        d.qpos = random_qpos(m, np.random.default_rng(3), 0.1)
     sim.forward(m, d)
     r = sim.Renderer(m, 200, 160)
+    if camera == "low":  # looking out over the plane: the horizon's haze
+        camera = Camera(lookat=(0.0, 0.0, 0.5), distance=4.0, azimuth=30.0, elevation=-8.0)
     r.update_scene(d, camera=camera)
     r.render()
     nseen, npassed, dc, dt, nobj = _floor_against_pixels(r._rm, r._frame, 0)

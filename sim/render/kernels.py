@@ -79,7 +79,7 @@ from .layout import (
 )
 from .floor import floor_ok, shade_row
 from .shade import shade_opaque, sky, lit_all, _clamp, plane_texture_setup, reflection
-from .trace import bin_view, view_ray, transparent_hits, sky_distance, cell_list, nearest_in
+from .trace import bin_view, view_ray, transparent_hits, transparent_in, sky_distance, cell_list, nearest_in
 
 
 @njit(cache=True, fastmath=True)
@@ -364,22 +364,36 @@ def tile_lists(rm, fr, w, job, cell, rgb):
 @njit(cache=True, fastmath=True, inline="always")
 def floor_pixel(rm, fr, w, k, job, i, px, py, cell, mirror):
     """(r, g, b, object, depth) of pixel (px, py), the i-th of the tile row floor.shade_row has shaded for the plane
-    k: that colour plus the mirror's reflection (when the tile has mirror candidates) where the plane is seen,
-    pixel_rgb's elsewhere."""
+    k: that colour plus the mirror's reflection (when the tile has mirror candidates) and the haze, as pixel_rgb
+    adds them, where the plane is seen; pixel_rgb's elsewhere."""
     pk = fr.jpkt[job]
     if pk[PK_OK, i] == 0:
         return pixel_rgb(rm, fr, w, px + 0.5, py + 0.5, cell, job, True)
     r, g, b, t = pk[PK_R, i], pk[PK_R + 1, i], pk[PK_R + 2, i], pk[PK_T, i]
-    if mirror:
+    haze = fr.mirror[w, M_HAZE] != 0
+    if mirror or haze:
         o, d = view_ray(fr.views[w, VIEW_CAMERA], px + 0.5, py + 0.5)
-        P = (o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2])
-        c = reflection(
-            rm, fr, w, k, o, d, P, px + 0.5, py + 0.5, fr.jcand[job, VIEW_MIRROR], fr.jscr_i[job, J_STACK:J_HK]
-        )
-        r += c[0]
-        g += c[1]
-        b += c[2]
+        if mirror:
+            P = (o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2])
+            c = reflection(
+                rm, fr, w, k, o, d, P, px + 0.5, py + 0.5, fr.jcand[job, VIEW_MIRROR], fr.jscr_i[job, J_STACK:J_HK]
+            )
+            r += c[0]
+            g += c[1]
+            b += c[2]
+        if haze:
+            r, g, b = _clamp(r), _clamp(g), _clamp(b)
+            r, g, b = haze_over(rm, fr, w, d, t * math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), r, g, b)
     return r, g, b, k, t
+
+
+@njit(cache=True, fastmath=True)
+def floor_tile_ok(rm, fr, w, cell, lst):
+    """True when screen tile `cell`, whose camera list (opaque candidates) is lst, goes to floor_tile: its one
+    candidate a plane floor.floor_ok accepts, and no transparent object to blend over it there."""
+    if lst[0] != 1 or not floor_ok(rm, fr, w, lst[1]):
+        return False
+    return fr.mirror[w, M_NTRANS] == 0 or not transparent_in(rm, fr, w, VIEW_CAMERA, cell)
 
 
 @njit(cache=True, fastmath=True, inline="always")
@@ -461,7 +475,7 @@ def render_band(rm, fr, job, rgb, depth, seg):
                             fr.idbuf[w, py, px] = -1
                             fr.zbuf[w, py, px] = zfar
                 continue
-            if isrgb and n == 1 and plain and floor_ok(rm, fr, w, lst[1]):
+            if isrgb and floor_tile_ok(rm, fr, w, cell, lst):
                 floor_tile(rm, fr, w, lst[1], job, cell, xa, xb, ya, yb, rgb)
                 continue
             for py in range(ya, yb):

@@ -374,6 +374,26 @@ def occluded(rm, fr, w, vi, cell, o, d, tmin, tmax, skip, stack):
 
 
 @njit(cache=True, fastmath=True)
+def transparent_in(rm, fr, w, vi, cell):
+    """True when transparent_hits would test an object in `cell` (a transparent, drawn one among its candidates)."""
+    flag = fr.flag[w]
+    go = fr.gobj[w, vi]
+    ng = fr.gcnt[w, vi]
+    a, b = cell_range(fr, w, vi, cell)
+    exhaustive = a < 0
+    to = fr.tobj[w, vi]
+    m = rm.nobj if exhaustive else b - a
+    for i in range(ng + m):
+        if i < ng:
+            k = go[i]
+        else:
+            k = (i - ng) if exhaustive else to[a + i - ng]
+        if flag[k] & FL_TRANSPARENT and not flag[k] & FL_HIDDEN:
+            return True
+    return False
+
+
+@njit(cache=True, fastmath=True)
 def transparent_hits(rm, fr, w, vi, cell, o, d, tmin, tmax, hk, ht, hp, stack):
     """Front-face hits of the transparent objects of `cell` with t in [tmin, tmax), at most len(hk) of them,
     ordered by the objects' camera-distance rank (mjr_render's sort); returns their number."""
