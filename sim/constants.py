@@ -108,6 +108,7 @@ SLV_NV_ROWS = 21  # solver dof-vector scratch rows: Ma, Mv, grad, Mgrad, search,
 # vector, 6 rows L_c' J_c (sim/engine/solver.py)
 SLV_EFC_ROWS = 10  # solver efc-vector scratch rows: Jaref, Jv, 1/diag(AR) (PGS), force_prev, force_momentum,
 # island D / R / frictionloss / aref / force
+PGS_ORDER_CAP = 4096  # ints of the PGS visiting-order table per world (models that use a dual solver), see sol_pgs
 SLV_INT_ROWS = 5  # solver int scratch rows: old states, PGS block starts, island type / id / state
 
 # task program (sim/engine/task.py): observation element ops; term kinds and flags; health check ops; status columns

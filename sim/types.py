@@ -27,6 +27,7 @@ from sim.constants import (
     OPT_CCD_ITERATIONS,
     SLV_EFC_ROWS,
     SLV_INT_ROWS,
+    PGS_ORDER_CAP,
     SLV_NV_ROWS,
     AR_CAP,
     AR_SMALL,
@@ -808,7 +809,8 @@ CONSTRAINT = Section(
 # scr_slv_quad (3 njmax + 9,) line-search polynomials, scr_slv_int (SLV_INT_ROWS, njmax) old states / PGS blocks /
 # island type, id, state, scr_slv_H (nv, nv) dense Hessian and its Cholesky factor, scr_slv_Hc (nv, nv) the factor
 # with elliptic cones, scr_slv_J (njmax, nv) an island's gathered Jacobian (PGS: (J M^-1/2)' as (nv, njmax)),
-# scr_slv_small (160,) cone / QCQP blocks, scr_slv_L (4 nv + 5, nv) int the sparse Newton factor's pattern and
+# scr_slv_small (160,) cone / QCQP blocks, scr_pgs_order (PGS_ORDER_CAP or 0,) and scr_pgs_meta (4,) int PGS's
+# block visiting orders (sol_pgs), scr_slv_L (4 nv + 5, nv) int the sparse Newton factor's pattern and
 # scr_slv_Jind (njmax, nv + 1) int J's nonzeros per row, both for models sparse when the Data is made (else no
 # rows; sim/engine/solver_sparse.py),
 # scr_slv_AR (nar, nar) dense J M^-1 J' + R for the dual solvers (PGS, noslip): nar = njmax up to AR_CAP, else
@@ -853,6 +855,8 @@ def _solver_shapes(m, size):
         scr_slv_Hc=(nv, nv),
         scr_slv_J=(j, nv),
         scr_slv_small=(160,),
+        scr_pgs_order=(PGS_ORDER_CAP if dual else 0,),
+        scr_pgs_meta=(4,),
         scr_slv_AR=(nar, nar),
         scr_slv_yr=(2, j),
         scr_slv_L=(4 * nv + 5 if _solver_sparse(m) else 0, nv),
@@ -907,6 +911,8 @@ SOLVER = Section(
         ("scr_slv_Hc", 3, "f"),
         ("scr_slv_J", 3, "f"),
         ("scr_slv_small", 2, "f"),
+        ("scr_pgs_order", 2, "i"),
+        ("scr_pgs_meta", 2, "i"),
         ("scr_slv_AR", 3, "f"),
         ("scr_slv_yr", 3, "i"),
         ("scr_slv_L", 3, "i"),

@@ -371,3 +371,38 @@ if __name__ == "__main__":  # report table: PYTHONPATH=. python tests/test_solve
                     f"grad {r['stat_gradient']:.0e} slope {r['stat_lineslope']:.0e} int {r['stat_int_diff']}",
                     flush=True,
                 )
+
+
+def test_pgs_visiting_orders_kept_between_solves():
+    """PGS visits its blocks in an order shuffled afresh each iteration from a fixed seed, so the orders depend on
+    the number of blocks alone and a Data made for PGS keeps them (scr_pgs_order) for the next solve with as many
+    blocks.  Trajectories must be bitwise those of a Data made for Newton (no room for the orders: each solve
+    shuffles from the seed) switched to PGS: contacts come and go (the number of blocks changes), with islands
+    (the islands' solves alternate block counts) and with 150 iterations at zero tolerance (past the 100 orders
+    kept, the running row)."""
+    path = os.path.join(ASSETS, "humanoid.xml")
+    for iterations, tol, islands in ((50, 1e-8, False), (150, 0.0, True)):
+        m = mujoco.MjModel.from_xml_path(path)
+        m.opt.iterations = iterations
+        m.opt.tolerance = tol
+        if not islands:
+            m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_ISLAND
+        m.opt.solver = mujoco.mjtSolver.mjSOL_NEWTON
+        plain = api.Data(m, nworld=3)
+        m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
+        kept = api.Data(m, nworld=3)
+        assert plain._arrays["scr_pgs_order"].shape[1] == 0 and kept._arrays["scr_pgs_order"].shape[1] > 0
+        rng = np.random.default_rng(4)
+        nblocks = set()
+        for t in range(60):
+            ctrl = rng.uniform(-1, 1, (3, m.nu))
+            plain.ctrl = ctrl
+            kept.ctrl = ctrl
+            api.step(m, plain)
+            api.step(m, kept)
+            nblocks.update(int(x) for x in np.asarray(kept.nefc))
+            np.testing.assert_array_equal(np.asarray(kept.qacc), np.asarray(plain.qacc))
+            np.testing.assert_array_equal(np.asarray(kept.efc_force), np.asarray(plain.efc_force))
+        assert len(nblocks) > 3, nblocks
+        if iterations == 150:
+            assert int(np.max(np.asarray(kept.solver_niter))) > 100

@@ -88,6 +88,8 @@ from sim.constants import (
 ) = range(16)
 # rows of scr_slv_efc (njmax each): primal / PGS vectors, then the island-local efc vectors
 _JAREF, _JV, _DIAG, _FPREV, _FMOM, _ID, _IR, _IFL, _IAREF, _IFORCE = range(10)
+# PGS visiting orders kept per world (scr_pgs_order rows, sol_pgs)
+MJ_NSOLVER_ORDERS = 100
 # rows of scr_slv_int (njmax each): old states, PGS block starts, island-local type / id / state
 _OLDSTATE, _BLOCK, _ITYPE, _IID, _ISTATE = range(5)
 # z = Y' efc_force of the dual solvers' AR on the fly: a primal row, free while PGS / noslip run
@@ -819,6 +821,31 @@ def _pcg32_next(state):
     return state, out
 
 
+@njit(cache=True, always_inline=True)
+def _shuffle(a, base, n, rng):
+    """Fisher-Yates shuffle of a[base:base+n] with PCG32 draws (shuffle_int); returns the new state."""
+    for k in range(n - 1, 0, -1):
+        rng, r32 = _pcg32_next(rng)
+        j = base + int(r32 % np.uint64(k + 1))
+        t = a[base + k]
+        a[base + k] = a[j]
+        a[j] = t
+    return rng
+
+
+@njit(cache=True, always_inline=True)
+def _pcg32_store(meta, rng):
+    """Keep a PCG32 state in meta[2:4] (int32 halves)."""
+    meta[2] = np.int32(rng & np.uint64(0xFFFFFFFF))
+    meta[3] = np.int32(rng >> np.uint64(32))
+
+
+@njit(cache=True, always_inline=True)
+def _pcg32_load(meta):
+    """The PCG32 state _pcg32_store kept."""
+    return np.uint64(np.uint32(meta[2])) | (np.uint64(np.uint32(meta[3])) << np.uint64(32))
+
+
 @njit(cache=True)
 def _dual_state(m, d, w, rows, ne, nf, nefc):
     """efc_state of the listed rows from the dual forces (dualState); returns (nactive, the number of rows whose
@@ -1078,6 +1105,19 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
         else:
             c += 1
     rng, _ = _pcg32_next(np.uint64(0))
+    # The visiting order of iteration t is the seeded shuffle applied t times: it depends on nblocks alone, so
+    # the orders (as permutations of the blocks) are kept in scr_pgs_order for the next solve with as many
+    # blocks, ncache rows, plus a running row for iterations past them; meta: nblocks, rows made, the PCG state
+    # after them (two int32 halves)
+    order = d.scr_pgs_order[w]
+    meta = d.scr_pgs_meta[w]
+    ncache = min(order.shape[0] // nblocks - 1, MJ_NSOLVER_ORDERS) if nblocks > 1 else -1
+    table = ncache >= 1
+    if table and meta[0] != nblocks:
+        meta[0] = nblocks
+        meta[1] = 0
+        _pcg32_store(meta, rng)
+    base = 0
     it = 0
     nest_k = 0
     while it < maxiter:
@@ -1128,14 +1168,24 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
                     fmom[i] = force[i]
         improvement = 0.0
         # Fisher-Yates shuffle of the block order
-        for k in range(nblocks - 1, 0, -1):
-            rng, r32 = _pcg32_next(rng)
-            j = int(r32 % np.uint64(k + 1))
-            t = blockstart[k]
-            blockstart[k] = blockstart[j]
-            blockstart[j] = t
+        if not table:
+            rng = _shuffle(blockstart, 0, nblocks, rng)
+        elif it < ncache:
+            base = it * nblocks
+            if it >= meta[1]:  # not made yet: the previous order shuffled once more
+                for p in range(nblocks):
+                    order[base + p] = order[base - nblocks + p] if it > 0 else p
+                _pcg32_store(meta, _shuffle(order, base, nblocks, _pcg32_load(meta)))
+                meta[1] = it + 1
+        else:
+            if it == ncache:  # past the kept rows: the running row, from the last kept one
+                base = ncache * nblocks
+                for p in range(nblocks):
+                    order[base + p] = order[base - nblocks + p]
+                rng = _pcg32_load(meta)
+            rng = _shuffle(order, base, nblocks, rng)
         for bi in range(nblocks):
-            cb = blockstart[bi]
+            cb = blockstart[order[base + bi]] if table else blockstart[bi]
             i = rows[cb]
             if typ[i] != CNSTR_CONTACT_ELLIPTIC:
                 if dense:
