@@ -179,6 +179,25 @@ def _term(lt, L0, L1, L2, att, N, V0, V1, V2, rgb, spec, shin):
 
 
 @njit(cache=True, inline="always")
+def _centres():
+    """Pixel-centre offsets of the lanes (0.5, 1.5, ...): lane q of vector j of a row is pixel xa + j LANES + q."""
+    offs = splat(0.5)
+    for q in range(LANES):
+        offs = with_lane(offs, q, q + 0.5)
+    return offs
+
+
+@njit(cache=True, inline="always")
+def _to_eye(e0, e1, e2, P0, P1, P2):
+    """Unit vectors from the points P to the eye e (shade._unit of eye - P, lane by lane)."""
+    V0 = e0 - P0
+    V1 = e1 - P1
+    V2 = e2 - P2
+    vn = vsqrt(V0 * V0 + V1 * V1 + V2 * V2)
+    return V0 / vn, V1 / vn, V2 / vn
+
+
+@njit(cache=True, inline="always")
 def _ray(v, px, py):
     """view_ray's perspective direction for LANES pixel x-coordinates px (a Vec) on row py."""
     x = v[VW_X0] + px * v[VW_SX]
@@ -256,9 +275,7 @@ def _row_regular(rm, fr, w, k, job, xa, n, py, skybox):
     tw = float(rm.tex_i[tid, TI_LEVEL + 1]) if tid >= 0 else 1.0
     th = float(rm.tex_i[tid, TI_LEVEL + 2]) if tid >= 0 else 1.0
     nl = fr.nlight[w]
-    offs = splat(0.5)
-    for q in range(LANES):
-        offs = with_lane(offs, q, q + 0.5)
+    offs = _centres()
     pyc = py + 0.5
     for j in range((n + LANES - 1) // LANES):
         px = offs + float(xa + j * LANES)
@@ -317,13 +334,7 @@ def _row_regular(rm, fr, w, k, job, xa, n, py, skybox):
             _mip_rows(rm, tid, la, u, vv, pk, PK_LA, j)
             _mip_rows(rm, tid, select(la + 1.0 > nlev - 1.0, la, la + 1.0), u, vv, pk, PK_LB, j)
         # the lights without a shadow map (shade_opaque's regular pass)
-        V0 = e0 - P0
-        V1 = e1 - P1
-        V2 = e2 - P2
-        vn = vsqrt(V0 * V0 + V1 * V1 + V2 * V2)
-        V0 = V0 / vn
-        V1 = V1 / vn
-        V2 = V2 / vn
+        V0, V1, V2 = _to_eye(e0, e1, e2, P0, P1, P2)
         r = splat(emis * rgb[0])
         g_ = splat(emis * rgb[1])
         b = splat(emis * rgb[2])
@@ -343,42 +354,36 @@ def _row_regular(rm, fr, w, k, job, xa, n, py, skybox):
         vst(pk[PK_R + 2], j, b + amb * rgb[2])
 
 
+@njit(cache=True, fastmath=True, inline="always")
+def _level_texel(tx, pk, row, i):
+    """texture._bilinear's blend (float32 RGBA) of pixel i's texel rows and weights stored at pk[row..row+6]."""
+    one = np.float32(1)
+    bx = np.float32(pk[row + 4, i])
+    by = np.float32(pk[row + 5, i])
+    return _blend4(
+        tx,
+        int(pk[row, i]),
+        int(pk[row + 1, i]),
+        int(pk[row + 2, i]),
+        int(pk[row + 3, i]),
+        (one - bx) * (one - by),
+        bx * (one - by),
+        (one - bx) * by,
+        bx * by,
+    )
+
+
 @njit(cache=True, fastmath=True)
 def _row_texels(rm, k, pk, n):
     """Per pixel: texture._trilinear's fetches and blends from the addresses _row_regular stored (PK_TR..)."""
     tx = rm.texel
-    one = np.float32(1)
     for i in range(n):
         if pk[PK_OK, i] == 0:
             continue
-        bx = np.float32(pk[PK_LA + 4, i])
-        by = np.float32(pk[PK_LA + 5, i])
-        a = _blend4(
-            tx,
-            int(pk[PK_LA, i]),
-            int(pk[PK_LA + 1, i]),
-            int(pk[PK_LA + 2, i]),
-            int(pk[PK_LA + 3, i]),
-            (one - bx) * (one - by),
-            bx * (one - by),
-            (one - bx) * by,
-            bx * by,
-        )
+        a = _level_texel(tx, pk, PK_LA, i)
         if pk[PK_BLEND, i] != 0:
             g = np.float32(pk[PK_BLEND, i])
-            bx = np.float32(pk[PK_LB + 4, i])
-            by = np.float32(pk[PK_LB + 5, i])
-            b = _blend4(
-                tx,
-                int(pk[PK_LB, i]),
-                int(pk[PK_LB + 1, i]),
-                int(pk[PK_LB + 2, i]),
-                int(pk[PK_LB + 3, i]),
-                (one - bx) * (one - by),
-                bx * (one - by),
-                (one - bx) * by,
-                bx * by,
-            )
+            b = _level_texel(tx, pk, PK_LB, i)
             a = (a[0] + g * (b[0] - a[0]), a[1] + g * (b[1] - a[1]), a[2] + g * (b[2] - a[2]), a[3])
         pk[PK_TR, i] = float(a[0])
         pk[PK_TR + 1, i] = float(a[1])
@@ -402,9 +407,7 @@ def _row_shadowed(rm, fr, w, k, job, xa, n, py):
     e0, e1, e2 = v[VW_EYE], v[VW_EYE + 1], v[VW_EYE + 2]
     eps = SHADOW_EPS * rm.vis[V_EXTENT]
     nl = fr.nlight[w]
-    offs = splat(0.5)
-    for q in range(LANES):
-        offs = with_lane(offs, q, q + 0.5)
+    offs = _centres()
     pyc = py + 0.5
     for j in range((n + LANES - 1) // LANES):
         tr = vld(pk[PK_TR], j)
@@ -419,13 +422,7 @@ def _row_shadowed(rm, fr, w, k, job, xa, n, py):
         P0 = e0 + t * d0
         P1 = e1 + t * d1
         P2 = e2 + t * d2
-        V0 = e0 - P0
-        V1 = e1 - P1
-        V2 = e2 - P2
-        vn = vsqrt(V0 * V0 + V1 * V1 + V2 * V2)
-        V0 = V0 / vn
-        V1 = V1 / vn
-        V2 = V2 / vn
+        V0, V1, V2 = _to_eye(e0, e1, e2, P0, P1, P2)
         ok = vld(pk[PK_OK], j) != 0.0
         for i in range(nl):
             lt = fr.lights[w, i]

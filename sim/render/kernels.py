@@ -349,6 +349,18 @@ def _u8(x):
     return int(x * 255.0 + 0.5)
 
 
+@njit(cache=True, fastmath=True, inline="always")
+def _put(fr, rgb, w, py, px, r, g, b, k, t, aa):
+    """Write pixel (px, py)'s colour and, for the anti-aliasing pass, its object and depth."""
+    out = rgb[w, py, px]
+    out[0] = _u8(r)
+    out[1] = _u8(g)
+    out[2] = _u8(b)
+    if aa:
+        fr.idbuf[w, py, px] = k
+        fr.zbuf[w, py, px] = t
+
+
 @njit(cache=True, fastmath=True)
 def tile_lists(rm, fr, w, job, cell, rgb):
     """Candidate lists of screen tile `cell` of world w in job's scratch: the camera's (opaque objects only for
@@ -413,13 +425,7 @@ def floor_tile(rm, fr, w, k, job, cell, xa, xb, ya, yb, rgb):
         for i in range(xb - xa):
             px = xa + i
             r, g, b, kk, t = floor_pixel(rm, fr, w, k, job, i, px, py, cell, mirror)
-            out = rgb[w, py, px]
-            out[0] = _u8(r)
-            out[1] = _u8(g)
-            out[2] = _u8(b)
-            if aa:
-                fr.idbuf[w, py, px] = kk
-                fr.zbuf[w, py, px] = t
+            _put(fr, rgb, w, py, px, r, g, b, kk, t, aa)
 
 
 @njit(cache=True, fastmath=True)
@@ -482,13 +488,7 @@ def render_band(rm, fr, job, rgb, depth, seg):
                 for px in range(xa, xb):
                     if isrgb:
                         r, g, b, k, t = pixel_rgb(rm, fr, w, px + 0.5, py + 0.5, cell, job, True)
-                        out = rgb[w, py, px]
-                        out[0] = _u8(r)
-                        out[1] = _u8(g)
-                        out[2] = _u8(b)
-                        if aa:
-                            fr.idbuf[w, py, px] = k
-                            fr.zbuf[w, py, px] = t
+                        _put(fr, rgb, w, py, px, r, g, b, k, t, aa)
                         continue
                     if n == 0:
                         t, k = zfar, -1

@@ -373,22 +373,31 @@ def occluded(rm, fr, w, vi, cell, o, d, tmin, tmax, skip, stack):
     return False
 
 
+@njit(cache=True, fastmath=True, inline="always")
+def _transparent_candidate(rm, fr, w, vi, a, b, i):
+    """The i-th object transparent_hits considers in a cell whose list is tobj[a:b] (a < 0: every object), after
+    the view's global objects; -1 when it is not a transparent, drawn one."""
+    ng = fr.gcnt[w, vi]
+    if i < ng:
+        k = fr.gobj[w, vi, i]
+    else:
+        k = (i - ng) if a < 0 else fr.tobj[w, vi, a + i - ng]
+    f = fr.flag[w, k]
+    return k if f & FL_TRANSPARENT and not f & FL_HIDDEN else -1
+
+
+@njit(cache=True, fastmath=True, inline="always")
+def _ncandidate(rm, fr, w, vi, a, b):
+    """How many objects transparent_hits considers in a cell whose list is tobj[a:b] (a < 0: every object)."""
+    return fr.gcnt[w, vi] + (rm.nobj if a < 0 else b - a)
+
+
 @njit(cache=True, fastmath=True)
 def transparent_in(rm, fr, w, vi, cell):
     """True when transparent_hits would test an object in `cell` (a transparent, drawn one among its candidates)."""
-    flag = fr.flag[w]
-    go = fr.gobj[w, vi]
-    ng = fr.gcnt[w, vi]
     a, b = cell_range(fr, w, vi, cell)
-    exhaustive = a < 0
-    to = fr.tobj[w, vi]
-    m = rm.nobj if exhaustive else b - a
-    for i in range(ng + m):
-        if i < ng:
-            k = go[i]
-        else:
-            k = (i - ng) if exhaustive else to[a + i - ng]
-        if flag[k] & FL_TRANSPARENT and not flag[k] & FL_HIDDEN:
+    for i in range(_ncandidate(rm, fr, w, vi, a, b)):
+        if _transparent_candidate(rm, fr, w, vi, a, b, i) >= 0:
             return True
     return False
 
@@ -397,22 +406,13 @@ def transparent_in(rm, fr, w, vi, cell):
 def transparent_hits(rm, fr, w, vi, cell, o, d, tmin, tmax, hk, ht, hp, stack):
     """Front-face hits of the transparent objects of `cell` with t in [tmin, tmax), at most len(hk) of them,
     ordered by the objects' camera-distance rank (mjr_render's sort); returns their number."""
-    flag = fr.flag[w]
     rank = fr.rank[w]
     cap = hk.shape[0]
     nh = 0
-    go = fr.gobj[w, vi]
-    ng = fr.gcnt[w, vi]
     a, b = cell_range(fr, w, vi, cell)
-    exhaustive = a < 0
-    to = fr.tobj[w, vi]
-    m = rm.nobj if exhaustive else b - a
-    for i in range(ng + m):
-        if i < ng:
-            k = go[i]
-        else:
-            k = (i - ng) if exhaustive else to[a + i - ng]
-        if not flag[k] & FL_TRANSPARENT or flag[k] & FL_HIDDEN:
+    for i in range(_ncandidate(rm, fr, w, vi, a, b)):
+        k = _transparent_candidate(rm, fr, w, vi, a, b, i)
+        if k < 0:
             continue
         dup = False
         for j in range(nh):
