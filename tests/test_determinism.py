@@ -313,3 +313,26 @@ def test_fresh_caches_compiled_in_other_orders_give_the_same_numbers(tmp_path):
     ):
         got = _in_subprocess(code, env={"NUMJOCO_CACHE_DIR": str(tmp_path / f"cache{i}")})
         assert got == want, (i, got, want)
+
+
+def test_fast_math_is_not_inherited_by_callees():
+    """numba compiles a callee that states no fastmath with its first caller's and keeps that build as the
+    callee's overload: an engine function first typed from the renderer's fast-math code would be fused into
+    every physics kernel compiled after it (results depending on what the process compiled first). sim.jit's
+    njit states fastmath=False, so a plain caller compiled after a fast-math one gets the unfused product:
+    (1 + 2^-30)^2 - (1 + 2^-29) is 0 rounded and 2^-60 fused."""
+    from sim.jit import njit
+
+    def madd(a, b, c):
+        return a * b + c
+
+    def call(a, b, c):
+        return f(a, b, c)
+
+    f = njit(madd, cache=False)
+    fast = njit(call, cache=False, fastmath=True)
+    plain = njit(call, cache=False)
+    a = 1.0 + 2.0**-30
+    c = -(1.0 + 2.0**-29)
+    fast(a, a, c)  # types f first, under fastmath
+    assert plain(a, a, c) == 0.0

@@ -141,10 +141,16 @@ def njit(func=None, cache=True, refcount=False, **options):
     refcount=False lowers the body without reference counting (sim/jit/codegen.py; the function must not
     allocate); always_inline=True has LLVM inline the kernel into every caller (codegen.ALWAYS_INLINE).
     Division by zero follows C (IEEE inf / nan, error_model='numpy') as in MuJoCo, whose checks then warn and
-    reset: numba's default ('python') raised ZeroDivisionError out of the step (e.g. a singular mass matrix)."""
+    reset: numba's default ('python') raised ZeroDivisionError out of the step (e.g. a singular mass matrix).
+    fastmath is False unless given (not inherited from a fast-math caller)."""
     always_inline = options.pop("always_inline", False)
     targetoptions = dict(options, nopython=True)
     targetoptions.setdefault("error_model", "numpy")
+    # fastmath stated, never inherited: numba compiles a callee that does not state it with its first caller's
+    # fastmath and keeps that build as the callee's only overload for the signature, so an engine function first
+    # typed from the renderer's fast-math code would be linked, multiply-adds fused, into every physics kernel
+    # compiled after it in the process (results depending on compile order, tests/test_determinism.py)
+    targetoptions.setdefault("fastmath", False)
 
     def wrap(f):
         if config.DISABLE_JIT:

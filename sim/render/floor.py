@@ -6,8 +6,9 @@ vectors): the plane's hit, the texture's level of detail and the bilinear texel 
 and each light's GL term (shade.light_vec and shade._term lane by lane).  The texel fetches and blends, the
 shadow-map lookups that shade.outside_occupied's shortcut cannot settle and the mirror's reflection run per pixel
 as shade_opaque runs them; the pixels the plane does not cover (past its edges, beyond the skybox) go through
-kernels' general path.  The arithmetic is shade_opaque's term by term, without its fast-math contractions: a
-pixel's colour agrees with the per-pixel path's to float rounding.
+kernels' general path.  The arithmetic is shade_opaque's term by term; the vector operations round as IEEE
+operations (simd.py: no fast-math contractions), so a pixel's colour agrees with the per-pixel path's to float
+rounding.
 """
 
 import numpy as np
@@ -91,7 +92,7 @@ from .texture import _blend4, fast_log2_vec
 from .trace import EPS_Z
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def floor_ok(rm, fr, w, k):
     """True when object k, a camera tile's only (opaque) candidate, can be shaded by floor_tile: a plane seen by a
     perspective camera, untextured or with a 2-D texture (plane_texture_setup's constants made)."""
@@ -100,13 +101,13 @@ def floor_ok(rm, fr, w, k):
     return rm.obj_i[k, OI_TEXID] < 0 or fr.ptex[w, k, PT_VALID] != 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=True, inline="always")
 def _clamp(x):
     """shade._clamp lane by lane."""
     return select(x < 0.0, 0.0, select(x > 1.0, 1.0, x))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=True, inline="always")
 def _power(x, e):
     """shade.spec_power lane by lane (e the same for every lane)."""
     n = int(e)
@@ -125,7 +126,7 @@ def _power(x, e):
     return r
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=True, inline="always")
 def _light_vec(lt, P0, P1, P2):
     """shade.light_vec lane by lane: unit vector to the light and attenuation times spot factor."""
     if lt[L_TYPE] == LIGHT_DIRECTIONAL:
@@ -148,7 +149,7 @@ def _light_vec(lt, P0, P1, P2):
     return L0, L1, L2, att
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=True, inline="always")
 def _term(lt, L0, L1, L2, att, N, V0, V1, V2, rgb, spec, shin):
     """shade._term lane by lane: ambient + diffuse + specular of one light, times its attenuation."""
     nl = N[0] * L0 + N[1] * L1 + N[2] * L2
@@ -178,7 +179,7 @@ def _term(lt, L0, L1, L2, att, N, V0, V1, V2, rgb, spec, shin):
     return att * r, att * g, att * b
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=True, inline="always")
 def _centres():
     """Pixel-centre offsets of the lanes (0.5, 1.5, ...): lane q of vector j of a row is pixel xa + j LANES + q."""
     offs = splat(0.5)
@@ -187,7 +188,7 @@ def _centres():
     return offs
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=True, inline="always")
 def _to_eye(e0, e1, e2, P0, P1, P2):
     """Unit vectors from the points P to the eye e (shade._unit of eye - P, lane by lane)."""
     V0 = e0 - P0
@@ -197,7 +198,7 @@ def _to_eye(e0, e1, e2, P0, P1, P2):
     return V0 / vn, V1 / vn, V2 / vn
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=True, inline="always")
 def _ray(v, px, py):
     """view_ray's perspective direction for LANES pixel x-coordinates px (a Vec) on row py."""
     x = v[VW_X0] + px * v[VW_SX]
@@ -209,7 +210,7 @@ def _ray(v, px, py):
     )
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=True, inline="always")
 def _mip_rows(rm, tid, lev, u, v, pk, row, j):
     """_bilinear's texel rows and weights (wrapped 2-D texture, level lev per lane) stored as pk[row..row+6]."""
     ti = rm.tex_i[tid]
@@ -243,7 +244,7 @@ def _mip_rows(rm, tid, lev, u, v, pk, row, j):
     vst(pk[row + 5], j, ay)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _row_regular(rm, fr, w, k, job, xa, n, py, skybox):
     """Vector pass over a tile row: the plane's hit (PK_OK, PK_T), the texture's mip levels, blend and texel
     addresses, and the lights without shadow maps plus ambient (PK_R.., before shade_opaque's clamp)."""
@@ -390,7 +391,7 @@ def _row_texels(rm, k, pk, n):
         pk[PK_TR + 2, i] = float(a[2])
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def _row_shadowed(rm, fr, w, k, job, xa, n, py):
     """Vector pass over a tile row: the clamped, textured regular colour plus each shadow-casting light's term
     where its shadow map sees the point (shade_opaque's shadow passes); the colour back in PK_R.."""
@@ -478,7 +479,7 @@ def _row_shadowed(rm, fr, w, k, job, xa, n, py):
         vst(pk[PK_R + 2], j, b)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def shade_row(rm, fr, w, k, job, xa, n, py):
     """Pixels [xa, xa + n) of row py of world w, in a tile whose only candidate is the plane k (floor_ok): PK_OK
     where the plane is seen (else kernels' general path shades the pixel), and there the depth PK_T and colour

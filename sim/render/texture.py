@@ -104,7 +104,7 @@ def _exponent_mantissa(typingctx, x):
     return types.UniTuple(vec, 2)(x), codegen
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, fastmath=True, inline="always")
 def fast_log2_vec(x):
     """fast_log2 lane by lane (a Vec of positive finite values)."""
     e, m = _exponent_mantissa(x)
