@@ -20,7 +20,8 @@ from sim.render.layout import VIEW_SHADOW, O_NVIEW, VW_ACTIVE, J_STACK, J_HK, O_
 from sim.render.layout import PK_OK
 from sim.render.shade import outside_occupied, lit_in_map
 from sim.render.floor import shade_row
-from sim.render.kernels import tile_lists, floor_tile_ok, floor_mirror, floor_pixel, pixel_rgb
+from sim.render.kernels import tile_lists, floor_tile_ok, floor_pixel, pixel_rgb
+from sim.render.shade import mirror_in_tile
 
 pytestmark = pytest.mark.oracle
 
@@ -912,7 +913,7 @@ def _floor_against_pixels(rm, fr, w):
             if not floor_tile_ok(rm, fr, w, cell, fr.jcand[job, 0]):
                 continue
             k = fr.jcand[job, 0, 1]
-            mirror = floor_mirror(fr, w, k, job)
+            mirror = mirror_in_tile(fr, w, k, job)
             xa = tx * tile
             xb = min(width, xa + tile)
             for py in range(ty * tile, min(height, ty * tile + tile)):

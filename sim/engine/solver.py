@@ -89,7 +89,7 @@ from sim.constants import (
 # rows of scr_slv_efc (njmax each): primal / PGS vectors, then the island-local efc vectors
 _JAREF, _JV, _DIAG, _FPREV, _FMOM, _ID, _IR, _IFL, _IAREF, _IFORCE = range(10)
 # PGS visiting orders kept per world (scr_pgs_order rows, sol_pgs)
-MJ_NSOLVER_ORDERS = 100
+_PGS_ORDER_ROWS = 100
 # rows of scr_slv_int (njmax each): old states, PGS block starts, island-local type / id / state
 _OLDSTATE, _BLOCK, _ITYPE, _IID, _ISTATE = range(5)
 # z = Y' efc_force of the dual solvers' AR on the fly: a primal row, free while PGS / noslip run
@@ -1111,7 +1111,7 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
     # after them (two int32 halves)
     order = d.scr_pgs_order[w]
     meta = d.scr_pgs_meta[w]
-    ncache = min(order.shape[0] // nblocks - 1, MJ_NSOLVER_ORDERS) if nblocks > 1 else -1
+    ncache = min(order.shape[0] // nblocks - 1, _PGS_ORDER_ROWS) if nblocks > 1 else -1
     table = ncache >= 1
     if table and meta[0] != nblocks:
         meta[0] = nblocks

@@ -78,7 +78,7 @@ from .layout import (
     PK_R,
 )
 from .floor import floor_ok, shade_row
-from .shade import shade_opaque, sky, lit_all, _clamp, plane_texture_setup, reflection
+from .shade import shade_opaque, sky, lit_all, _clamp, plane_texture_setup, reflection, mirror_in_tile
 from .trace import bin_view, view_ray, transparent_hits, transparent_in, sky_distance, cell_list, nearest_in
 
 
@@ -186,6 +186,13 @@ def haze_over(rm, fr, w, d, dist, r, g, b):
     a = h / hstar if h < hstar else (1.0 - h) / (1.0 - hstar)
     c = rm.vis[V_HAZERGBA : V_HAZERGBA + 3]
     return a * c[0] + (1 - a) * r, a * c[1] + (1 - a) * g, a * c[2] + (1 - a) * b
+
+
+@njit(cache=True, fastmath=True)
+def hazed(rm, fr, w, d, t, r, g, b):
+    """The clamped colour of a hit at ray parameter t along d, under the haze (haze_over at distance t |d|)."""
+    r, g, b = _clamp(r), _clamp(g), _clamp(b)
+    return haze_over(rm, fr, w, d, t * math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), r, g, b)
 
 
 @njit(cache=True, fastmath=True)
@@ -315,8 +322,7 @@ def pixel_rgb(rm, fr, w, px, py, cell, job, cached):
         r, g, b = shade_opaque(rm, fr, w, k, part, o, d, t, px, py, job)
         tlim = t
     if fr.mirror[w, M_HAZE] != 0:
-        r, g, b = _clamp(r), _clamp(g), _clamp(b)
-        r, g, b = haze_over(rm, fr, w, d, tlim * math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), r, g, b)
+        r, g, b = hazed(rm, fr, w, d, tlim, r, g, b)
     if ntrans:
         hk = fr.jscr_i[job, J_HK : J_HK + MAXTRANS]
         hp = fr.jscr_i[job, J_HP : J_HP + MAXTRANS]
@@ -394,8 +400,7 @@ def floor_pixel(rm, fr, w, k, job, i, px, py, cell, mirror):
             g += c[1]
             b += c[2]
         if haze:
-            r, g, b = _clamp(r), _clamp(g), _clamp(b)
-            r, g, b = haze_over(rm, fr, w, d, t * math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), r, g, b)
+            r, g, b = hazed(rm, fr, w, d, t, r, g, b)
     return r, g, b, k, t
 
 
@@ -408,18 +413,12 @@ def floor_tile_ok(rm, fr, w, cell, lst):
     return fr.mirror[w, M_NTRANS] == 0 or not transparent_in(rm, fr, w, VIEW_CAMERA, cell)
 
 
-@njit(cache=True, fastmath=True, inline="always")
-def floor_mirror(fr, w, k, job):
-    """True when the reflecting plane k has mirror candidates in job's tile (the reflection is to be traced)."""
-    return (fr.flag[w, k] & FL_REFLECTIVE) != 0 and fr.mirror[w, M_ACTIVE] != 0 and fr.jcand[job, VIEW_MIRROR, 0] > 0
-
-
 @njit(cache=True, fastmath=True)
 def floor_tile(rm, fr, w, k, job, cell, xa, xb, ya, yb, rgb):
     """Screen tile `cell` (pixels [xa, xb) x [ya, yb)) of world w whose only candidate is the plane k (floor_ok),
     row by row: floor.shade_row, then floor_pixel per pixel."""
     aa = fr.opt[O_AA] != 0
-    mirror = floor_mirror(fr, w, k, job)
+    mirror = mirror_in_tile(fr, w, k, job)
     for py in range(ya, yb):
         shade_row(rm, fr, w, k, job, xa, xb - xa, py)
         for i in range(xb - xa):

@@ -735,7 +735,7 @@ def shade_opaque(rm, fr, w, k, part, o, d, t, px, py, job):
         g += _clamp(c[1]) * tex[1]
         b += _clamp(c[2]) * tex[2]
     # reflection: the mirrored scene (rgb * reflectance, all lights) under the reflecting plane / box top
-    if fr.flag[w, k] & FL_REFLECTIVE and fr.mirror[w, M_ACTIVE] != 0 and fr.jcand[job, VIEW_MIRROR, 0] > 0:
+    if mirror_in_tile(fr, w, k, job):
         typ = rm.obj_i[k, OI_TYPE]
         if typ == GEOM_PLANE or (typ == GEOM_BOX and part == 5):
             c = reflection(rm, fr, w, k, o, d, P, px, py, fr.jcand[job, VIEW_MIRROR], stack)
@@ -743,6 +743,12 @@ def shade_opaque(rm, fr, w, k, part, o, d, t, px, py, job):
             g += c[1]
             b += c[2]
     return r, g, b
+
+
+@njit(cache=True, fastmath=True, inline="always")
+def mirror_in_tile(fr, w, k, job):
+    """True when object k reflects and job's tile has mirror candidates (the reflection is to be traced)."""
+    return (fr.flag[w, k] & FL_REFLECTIVE) != 0 and fr.mirror[w, M_ACTIVE] != 0 and fr.jcand[job, VIEW_MIRROR, 0] > 0
 
 
 @njit(cache=True, fastmath=True)
