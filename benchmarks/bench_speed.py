@@ -1,6 +1,6 @@
 """Issue 11's benchmark: what a user sees, side by side with MuJoCo in one process, as one markdown report.
 
-    python benchmarks/bench_speed.py [--quick] [--no-cold]
+    python benchmarks/bench_speed.py [--quick] [--no-cold] [--batch-only]
 
 1. start-up: import + load + first step in a fresh process, cold (empty numba cache) and warm, hopper and humanoid
    (wall and CPU seconds: CPU is the figure that holds on a loaded machine), and where the cold compile goes
@@ -8,7 +8,7 @@
 2. per-call overhead: one sim.step per Python call minus the per-step time at nstep=100, single and batched Data;
 3. single world, one step per call (as envs and scripts call it) and nstep-batched, vs mujoco.mj_step, interleaved
    from one restart state (minimum of blocks), the five Gymnasium models and humanoids3 (benchmarks/models.py);
-4. 256 batched hoppers vs mujoco.rollout, 1 and 2 threads.
+4. 256 batched worlds (hopper, ant, humanoid) vs mujoco.rollout, 1 and 2 threads (--batch-only: this part alone).
 Models are numjoco's own (sim.load_model) of Gymnasium's files; MuJoCo loads the same files.
 """
 
@@ -152,9 +152,61 @@ def single_world(name, rounds, warm=200, seed=0):
     return one * 1e6, hundred * 1e6, ref * 1e6
 
 
+def batch_table(names, reps, quick):
+    """256 worlds of each model in one batched sim.step call against mujoco.rollout, 1 and 2 threads,
+    interleaved rounds, best of each."""
+    from mujoco import rollout
+
+    nworld = 256
+    print(f"\n| {nworld} worlds, contacts on | threads | numjoco steps/s | mujoco.rollout steps/s | ratio |")
+    print("|---|---|---|---|---|")
+    for name in names:
+        path = os.path.join(ASSETS, name + ".xml")
+        m = sim.load_model(path)
+        mm = mujoco.MjModel.from_xml_path(path)
+        # about 0.2 s of simulated time per call, 100 steps at most (hopper: 100 steps of 2 ms x 4)
+        nstep = max(10, min(100, int(0.2 / mm.opt.timestep))) // (5 if quick else 1)
+        for nthread in (1, 2):
+            numba.set_num_threads(nthread)
+            bd = sim.Data(m, nworld=nworld)
+            sim.step(m, bd)
+
+            def ours():
+                sim.reset(m, bd)
+                t = time.perf_counter()
+                sim.step(m, bd, nstep)
+                return time.perf_counter() - t
+
+            datas = [mujoco.MjData(mm) for _ in range(nthread)]
+            state0 = np.zeros((nworld, mujoco.mj_stateSize(mm, mujoco.mjtState.mjSTATE_FULLPHYSICS)))
+            for i in range(nworld):
+                mujoco.mj_getState(mm, datas[0], state0[i], mujoco.mjtState.mjSTATE_FULLPHYSICS)
+            ctrl = np.zeros((nworld, nstep, mm.nu))
+            with rollout.Rollout(nthread=nthread) as r:
+                r.rollout([mm] * nworld, datas, state0, ctrl)
+
+                def theirs():
+                    t = time.perf_counter()
+                    r.rollout([mm] * nworld, datas, state0, ctrl)
+                    return time.perf_counter() - t
+
+                # interleaved, best of each: this machine's speed drifts by 10-30 % within minutes, and a drift
+                # between two back-to-back series showed up as a ratio (1.21 one run, 1.47 the next)
+                to = tc = float("inf")
+                for _ in range(2 * reps):
+                    to = min(to, ours())
+                    tc = min(tc, theirs())
+                o, c = nworld * nstep / to, nworld * nstep / tc
+            print(f"| {name} | {nthread} | {o:,.0f} | {c:,.0f} | {o / c:.2f} |", flush=True)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+
+
 def main():
     quick = "--quick" in sys.argv
     reps = 3 if quick else 7
+    if "--batch-only" in sys.argv:
+        batch_table(("hopper", "ant", "humanoid"), reps, quick)
+        return
     print(
         "numjoco speed report (%s, %d cores, load %.1f)"
         % (time.strftime("%Y-%m-%d"), os.cpu_count(), os.getloadavg()[0])
@@ -208,47 +260,7 @@ def main():
             f"per call ({one:.1f} µs per world-step at nstep=1, {hundred:.1f} at nstep=100)"
         )
 
-    from mujoco import rollout
-
-    path = os.path.join(ASSETS, "hopper.xml")
-    m = sim.load_model(path)
-    mm = mujoco.MjModel.from_xml_path(path)
-    nworld, nstep = 256, (20 if quick else 100)
-    print("\n| 256 hoppers, contacts on | numjoco steps/s | mujoco.rollout steps/s | ratio |")
-    print("|---|---|---|---|")
-    for nthread in (1, 2):
-        numba.set_num_threads(nthread)
-        bd = sim.Data(m, nworld=nworld)
-        sim.step(m, bd)
-
-        def ours():
-            sim.reset(m, bd)
-            t = time.perf_counter()
-            sim.step(m, bd, nstep)
-            return time.perf_counter() - t
-
-        datas = [mujoco.MjData(mm) for _ in range(nthread)]
-        state0 = np.zeros((nworld, mujoco.mj_stateSize(mm, mujoco.mjtState.mjSTATE_FULLPHYSICS)))
-        for i in range(nworld):
-            mujoco.mj_getState(mm, datas[0], state0[i], mujoco.mjtState.mjSTATE_FULLPHYSICS)
-        ctrl = np.zeros((nworld, nstep, mm.nu))
-        with rollout.Rollout(nthread=nthread) as r:
-            r.rollout([mm] * nworld, datas, state0, ctrl)
-
-            def theirs():
-                t = time.perf_counter()
-                r.rollout([mm] * nworld, datas, state0, ctrl)
-                return time.perf_counter() - t
-
-            # interleaved, best of each: this machine's speed drifts by 10-30 % within minutes, and a drift
-            # between two back-to-back series showed up as a ratio (1.21 one run, 1.47 the next)
-            to = tc = float("inf")
-            for _ in range(2 * reps):
-                to = min(to, ours())
-                tc = min(tc, theirs())
-            o, c = nworld * nstep / to, nworld * nstep / tc
-        print(f"| {nthread} thread(s) | {o:,.0f} | {c:,.0f} | {o / c:.2f} |")
-    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    batch_table(("hopper", "ant", "humanoid"), reps, quick)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 Run: python benchmarks/bench_vector.py [--quick] [--tasks hopper,ant] [--n 1,16,64,256,1024] [--threads 1,2]
 
-For Hopper and Ant (and, with --tasks armreach,armreachgoal, the arm tasks whose Python layers run per world),
+For Hopper, Ant and Humanoid (and, with --tasks armreach,armreachgoal, the arm tasks whose Python layers run per world),
 N worlds and 1 / 2 threads, in one process (same machine state), env-steps/s of:
   ours      gym.make_vec("numjoco/<Task>-v0", num_envs=N, num_threads=t), random actions, autoreset on
   sync      gym.make_vec("<Task>-v5", num_envs=N, vectorization_mode="sync") (Gymnasium's own MuJoCo env; one
@@ -42,6 +42,7 @@ GYM_ASSETS = os.path.join(os.path.dirname(gym.__file__), "envs", "mujoco", "asse
 TASKS = {
     "hopper": ("numjoco/Hopper-v0", "Hopper-v5", "hopper.xml", 4, {"terminate_when_unhealthy": False}),
     "ant": ("numjoco/Ant-v0", "Ant-v5", "ant.xml", 5, {"terminate_when_unhealthy": False}),
+    "humanoid": ("numjoco/Humanoid-v0", "Humanoid-v5", "humanoid.xml", 5, {"terminate_when_unhealthy": False}),
     "armreach": ("numjoco/ArmReach-v0", None, None, 20, {}),
     "armreachgoal": ("numjoco/ArmReachGoal-v0", None, None, 20, {}),
 }
@@ -161,10 +162,11 @@ def main():
         )
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         rng = np.random.default_rng(0)
-        nu = gym.make(task).action_space.shape[0]
+        space = gym.make(task).action_space
+        nu = space.shape[0]
         sync_cache = {}
         for n in ns:
-            acts = [rng.uniform(-1, 1, (n, nu)).astype(np.float32) for _ in range(16)]
+            acts = [rng.uniform(space.low, space.high, (n, nu)).astype(np.float32) for _ in range(16)]
             for t in ths:
                 ours, mem = ours_rate(task, n, t, min_time, acts)
                 te, tp, _, same = overhead(task, n, t, min_time, acts, no_end)

@@ -149,7 +149,9 @@ def njit(func=None, cache=True, refcount=False, **options):
     # fastmath stated, never inherited: numba compiles a callee that does not state it with its first caller's
     # fastmath and keeps that build as the callee's only overload for the signature, so an engine function first
     # typed from the renderer's fast-math code would be linked, multiply-adds fused, into every physics kernel
-    # compiled after it in the process (results depending on compile order, tests/test_determinism.py)
+    # compiled after it in the process (results depending on compile order, tests/test_determinism.py).  numba
+    # 0.68 inherits four flags this way (CPUTargetOptions.finalize): fastmath and error_model, stated here, and nrt
+    # and forceinline, which no kernel of ours sets (always_inline is ours, codegen.ALWAYS_INLINE)
     targetoptions.setdefault("fastmath", False)
 
     def wrap(f):
