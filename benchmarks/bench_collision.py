@@ -10,11 +10,11 @@ import time
 
 import mujoco
 import numpy as np
-from numba import njit
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from sim.api import Data as SimData, forward as sim_forward, model_struct  # noqa: E402
+from sim.jit import njit  # noqa: E402  (keyed on the package sources: numba's own cache would keep a stale build)
 from sim.engine.collision.driver import collision  # noqa: E402
 from sim.jit.features import FULL  # noqa: E402
 from sim.engine.collision.broadphase import broadphase  # noqa: E402

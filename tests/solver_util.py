@@ -1,10 +1,9 @@
 """Setup shared by the constraint-solver tests (tests/test_solver.py, tests/test_island.py): mujoco's smooth
 quantities, efc rows and contacts copied into our Data, and our fwd_constraint run on them."""
 
-from numba import njit
-
 from oracle import dense_efc_J
 import sim.jit.cache  # noqa: F401  (must precede jitted modules)
+from sim.jit import njit  # keyed on the package sources: numba's own cache would keep a stale build
 from sim.jit.features import FULL
 from sim.engine.solver import fwd_constraint, project_dual
 

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import sim.jit.cache  # noqa: F401  (must precede jitted modules)
-from numba import njit
+from sim.jit import njit  # keyed on the package sources: numba's own cache would keep a stale build
 from sim import api
 from sim.engine.kinematics import kinematics
 from sim.engine.collision.convex import convex, plane_convex

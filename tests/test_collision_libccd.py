@@ -13,7 +13,7 @@ import pytest
 
 import sim
 import sim.jit.cache  # noqa: F401  (must precede jitted modules)
-from numba import njit
+from sim.jit import njit  # keyed on the package sources: numba's own cache would keep a stale build
 from sim import api
 from sim.engine.kinematics import kinematics
 from sim.engine.collision.mpr import convex_libccd

@@ -217,6 +217,10 @@ def solve_case(m, st, solver, iterations=None, tolerance=None):
         efc_b=rel(A["efc_b"][0, :nefc], md.efc_b),
         state_diff=int(np.sum(A["efc_state"][0, :nefc] != md.efc_state)),
     )
+    if solver == mujoco.mjtSolver.mjSOL_PGS and nefc and A["scr_slv_AR"].shape[1] >= nefc and not mujoco.mj_isSparse(m):
+        # the dense dual matrix J M^-1 J' + R (make_ar, mj_projectConstraint's dense branch), in MuJoCo's operation
+        # order: bitwise MuJoCo's
+        out["AR"] = rel(A["scr_slv_AR"][0, :nefc, :nefc], md.efc_AR.reshape(nefc, nefc))
     n = min(out["niter_ours"], out["niter_mj"])
     for k in ("improvement", "gradient", "lineslope"):
         out["stat_" + k] = rel(A["solver_" + k][0, :n], getattr(md.solver, k)[:n])
@@ -267,6 +271,7 @@ def test_solver_matches_mujoco(name, solver, request):
         r = solve_case(m, st, SOLVERS[solver])
         total += r["nefc"]
         assert r["efc_b"] < 1e-9, (where, r)
+        assert r.get("AR", 0.0) == 0.0, (where, r)
         assert r["niter_ours"] == r["niter_mj"], (where, r)
         assert r["qacc"] < tol_default and r["force"] < tol_default, (where, r)
         # per-iteration statistics: integer counters equal, scaled improvement / line slope to the tolerance

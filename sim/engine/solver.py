@@ -634,16 +634,25 @@ def make_ar(m, d, w):
         for i in range(nv):
             YT[i, r] = Jr[i]
     # x <- L^-T x for every row x of J: dof i (descending) updates its ancestors colind[a] (ascending) by
-    # qLD[a] * x[i] where x[i] != 0
+    # qLD[a] * x[i] where x[i] != 0; only over the rows [lo, hi) between dof i's first and last nonzero (a contact
+    # moves few branches of the tree: most of a humanoid's columns are zero, and skipping them halves the solve)
     for i in range(nv - 1, 0, -1):
         if simple[i]:
             continue
         Yi = YT[i]
+        lo = 0
+        while lo < nefc and Yi[lo] == 0.0:
+            lo += 1
+        if lo == nefc:
+            continue
+        hi = nefc
+        while Yi[hi - 1] == 0.0:
+            hi -= 1
         adr = rowadr[i]
         for a in range(adr, adr + rownnz[i] - 1):
             Yk = YT[colind[a]]
             q = qld[a]
-            for r in range(nefc):
+            for r in range(lo, hi):
                 yi = Yi[r]
                 if yi != 0.0:
                     Yk[r] -= q * yi
