@@ -1,5 +1,6 @@
 """Lint and format with ruff, configured in pyproject.toml ([tool.ruff]: line length 120, double quotes, rules
-E4 / E7 / E9 / F), and no block of six or more lines copied between files.
+E4 / E7 / E9 / F), no block of six or more lines copied between files, and no
+function compiled with numba's own kernel cache (keyed on its own file only).
 
 `ruff check .` and `ruff format --check .` run on the whole repository (the one-off `ruff format` pass is done),
 and so does the copied-block check.
@@ -106,3 +107,45 @@ def test_copied_blocks_skip_imports(tmp_path):
 
 def test_no_copied_blocks_repository():
     assert copied_blocks(CHECKED) == {}
+
+
+# ---- kernel caches ---------------------------------------------------------------------------------------------
+
+
+def _numba_cached_kernels(path):
+    """Line numbers of functions in `path` decorated with numba's own njit / jit and cache=True."""
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    numba_names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "numba":
+            numba_names.update(a.asname or a.name for a in node.names if a.name in ("njit", "jit"))
+    lines = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for dec in node.decorator_list:
+            if not isinstance(dec, ast.Call):
+                continue
+            f = dec.func
+            plain = (isinstance(f, ast.Name) and f.id in numba_names) or (
+                isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "numba"
+            )
+            cached = any(k.arg == "cache" and isinstance(k.value, ast.Constant) and k.value.value for k in dec.keywords)
+            if plain and cached:
+                lines.append(node.lineno)
+    return lines
+
+
+def test_no_numba_cache_outside_sim_jit():
+    """Functions that call our kernels are compiled with sim.jit's njit: numba's own cache=True keys a function on
+    its own file alone, so it keeps serving a build of the engine kernels it calls after they change (a planted bug
+    in the solver once passed test_solver that way)."""
+    found = []
+    for top in CHECKED:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(REPO, top)):
+            dirnames[:] = [d for d in dirnames if not d.startswith((".", "__"))]
+            for fn in filenames:
+                p = os.path.join(dirpath, fn)
+                if fn.endswith(".py") and not p.startswith(os.path.join(REPO, "sim", "jit")):
+                    found += [f"{os.path.relpath(p, REPO)}:{n}" for n in _numba_cached_kernels(p)]
+    assert not found, found
