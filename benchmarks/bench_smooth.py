@@ -18,7 +18,7 @@ import sim.jit.cache  # noqa: E402,F401
 import mujoco  # noqa: E402
 import numba  # noqa: E402
 from sim import api  # noqa: E402
-from timing import alternate_steps  # noqa: E402
+from timing import alternate_steps, rollout_inputs  # noqa: E402
 
 import gymnasium  # noqa: E402
 
@@ -64,11 +64,7 @@ def batched(nworld=256, nstep=100, repeats=5, disable=DISABLE):
             api.step(m, b, nstep=nstep)
             ts.append(time.perf_counter() - t)
         ours = nworld * nstep / min(ts)
-        datas = [mujoco.MjData(m) for _ in range(nthread)]
-        state0 = np.zeros((nworld, mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_FULLPHYSICS)))
-        for i in range(nworld):
-            mujoco.mj_getState(m, datas[0], state0[i], mujoco.mjtState.mjSTATE_FULLPHYSICS)
-        ctrl = np.zeros((nworld, nstep, m.nu))
+        datas, state0, ctrl = rollout_inputs(m, nworld, nstep, nthread)
         with rollout.Rollout(nthread=nthread) as r:
             r.rollout([m] * nworld, datas, state0, ctrl)
             ts = []

@@ -32,6 +32,7 @@ import sim  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 from models import model_path  # noqa: E402
+from timing import rollout_inputs  # noqa: E402
 
 ASSETS = os.path.join(os.path.dirname(gymnasium.__file__), "envs/mujoco/assets")
 MODELS = ("hopper", "half_cheetah", "walker2d", "ant", "humanoid")
@@ -177,11 +178,7 @@ def batch_table(names, reps, quick):
                 sim.step(m, bd, nstep)
                 return time.perf_counter() - t
 
-            datas = [mujoco.MjData(mm) for _ in range(nthread)]
-            state0 = np.zeros((nworld, mujoco.mj_stateSize(mm, mujoco.mjtState.mjSTATE_FULLPHYSICS)))
-            for i in range(nworld):
-                mujoco.mj_getState(mm, datas[0], state0[i], mujoco.mjtState.mjSTATE_FULLPHYSICS)
-            ctrl = np.zeros((nworld, nstep, mm.nu))
+            datas, state0, ctrl = rollout_inputs(mm, nworld, nstep, nthread)
             with rollout.Rollout(nthread=nthread) as r:
                 r.rollout([mm] * nworld, datas, state0, ctrl)
 

@@ -26,3 +26,14 @@ def alternate_steps(m, md, d, nstep, repeats):
             mujoco.mj_step(m, md)
         ref.append((time.perf_counter() - t) / nstep * 1e6)
     return np.array(ours), np.array(ref)
+
+
+def rollout_inputs(m, nworld, nstep, nthread):
+    """(MjData per thread, initial states (nworld, full physics state), zero controls (nworld, nstep, nu)) for
+    mujoco.rollout of nworld copies of m's initial state."""
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    datas = [mujoco.MjData(m) for _ in range(nthread)]
+    state0 = np.zeros((nworld, mujoco.mj_stateSize(m, spec)))
+    for i in range(nworld):
+        mujoco.mj_getState(m, datas[0], state0[i], spec)
+    return datas, state0, np.zeros((nworld, nstep, m.nu))
