@@ -11,6 +11,7 @@ The kernels live in sim/engine/ and never import this module.
 
 from __future__ import annotations
 
+import os
 import time
 import warnings
 
@@ -22,6 +23,9 @@ from sim import io as _io
 from sim.constants import ENBL_INVDISCRETE, GEOM_MESH, INT_RK4, MAXTREEDEPTH, MINVAL, NGROUP
 from sim.data import Data
 from sim.engine import forward as _fw
+from sim.engine.batch import step as _blk
+from sim.engine.batch.blocks import Blocks
+from sim.jit.simd import LANES
 from sim.engine.inverse import inverse_batch
 from sim.engine.ray import ray_kernel
 from sim.engine.transition import (
@@ -162,6 +166,11 @@ class _Entry:
 
 _SERIAL = _Entry(_fw.run_serial)
 _BATCH = _Entry(_fw.run_batch)
+_BLOCKS = _Entry(_blk.run_batch_blocks)
+
+# the batched step runs on blocks of LANES worlds (sim/engine/batch, docs/simd.md) unless NUMJOCO_SIMD=0: then world
+# by world, as a batch smaller than LANES or with per-world Model structs always is
+SIMD = os.environ.get("NUMJOCO_SIMD", "1") != "0"
 
 
 def serial(d, mptrs=_NOPTRS):
@@ -170,9 +179,22 @@ def serial(d, mptrs=_NOPTRS):
     return d.nworld is None or (d.nworld == 1 and mptrs.shape[0] == 0)
 
 
-def run(m, d, nstep, task=None, mptrs=_NOPTRS):
+def blocks_of(m, d, mptrs=_NOPTRS, simd=None):
+    """The world-minor blocks run() steps batch d in (sim/engine/batch/blocks.py Blocks, made once per Data), or
+    None when d is stepped world by world: a single world, a batch smaller than LANES, per-world Model structs
+    (mptrs), or simd False (default: SIMD)."""
+    if (SIMD if simd is None else simd) and d.nworld is not None and d.nworld >= LANES and mptrs.shape[0] == 0:
+        b = d.__dict__.get("_blocks")
+        if b is None:
+            b = d.__dict__["_blocks"] = Blocks(m, d)
+        return b
+    return None
+
+
+def run(m, d, nstep, task=None, mptrs=_NOPTRS, simd=None):
     """One compiled call: forward (nstep=0) or nstep steps of every world of d, with an env task program.
-    Returns the number of worlds whose watched warnings moved (already warned), or -1 for a non-finite action."""
+    Returns the number of worlds whose watched warnings moved (already warned), or -1 for a non-finite action.
+    simd: False steps a batch world by world (the per-world kernels) instead of in blocks (default: SIMD)."""
     ent = m.__dict__.get("_sim") if type(m) is Model else None
     if ent is None or ent[3] != m.opt._version or ent[0] is not m:
         ent = _entry(m)
@@ -182,7 +204,11 @@ def run(m, d, nstep, task=None, mptrs=_NOPTRS):
     if serial(d, mptrs):
         r = _SERIAL(ent[5], mp, dp, tp, 0, nstep)
     else:
-        r = _BATCH(ent[5], mp, dp, tp, d.nworld, nstep, mptrs)
+        blk = blocks_of(m, d, mptrs, simd)
+        if blk is None:
+            r = _BATCH(ent[5], mp, dp, tp, d.nworld, nstep, mptrs)
+        else:
+            r = _BLOCKS(ent[5], mp, dp, tp, struct_addr(blk.struct), d.nworld, nstep)
     if r > 0:
         warn_moved(d)
     return r
@@ -211,6 +237,8 @@ def step(m: ModelLike, d: Data, nstep: int = 1) -> None:
         a = fast[7]
         if fast[6] is None:
             r = fast[2](a[0], a[1], a[2], 0, nstep, fast[5])
+        elif fast[8]:  # blocks
+            r = fast[2](a[0], a[1], a[2], a[3], fast[6], nstep, fast[5])
         else:
             r = fast[2](a[0], a[1], a[2], fast[6], nstep, _NOPTRS, fast[5])
         if r > 0:
@@ -230,13 +258,19 @@ def _remember_step(m, d):
         d.__dict__.pop("_fast", None)
         return
     one = serial(d)
-    f = (_SERIAL if one else _BATCH).cfuncs.get(ent[5])
+    blk = None if one else blocks_of(m, d)
+    f = (_SERIAL if one else _BATCH if blk is None else _BLOCKS).cfuncs.get(ent[5])
     if f is not None:
         task = empty_task()
         mp, dp, tp = struct_addr(ent[1]), struct_addr(d._struct), struct_addr(task)
-        args1 = (mp, dp, tp, 0, 1, ent[5]) if one else (mp, dp, tp, d.nworld, 1, _NOPTRS, ent[5])
+        if one:
+            args1 = (mp, dp, tp, 0, 1, ent[5])
+        elif blk is None:
+            args1 = (mp, dp, tp, d.nworld, 1, _NOPTRS, ent[5])
+        else:
+            args1 = (mp, dp, tp, struct_addr(blk.struct), d.nworld, 1, ent[5])
         # the model and task structs stay referenced here (d holds its own) while their addresses are in use
-        d.__dict__["_fast"] = (m, ent[3], f, ent[1], task, ent[5], None if one else d.nworld, args1)
+        d.__dict__["_fast"] = (m, ent[3], f, ent[1], task, ent[5], None if one else d.nworld, args1, blk is not None)
 
 
 def reset(m: ModelLike, d: Data, keyframe: int | None = None) -> None:
