@@ -72,10 +72,33 @@ def _store(blk, rows, nblock, nworld):
         block_to_rows(blk, rows, b, nworld, (1 << LANES) - 1)
 
 
+# mj_broadphase's working arrays: the block collision decides the sweep's pairs pair by pair without sorting
+# (sim/engine/collision/driver.py collision_block), so it leaves these scratch arrays as they were
+SWEEP_SCRATCH = frozenset(
+    (
+        "scr_aamm",
+        "scr_sapval",
+        "scr_sapid",
+        "scr_sapbufval",
+        "scr_sapbufid",
+        "scr_sapactive",
+        "scr_bfid",
+        "scr_bfkey",
+        "scr_bfpay",
+        "scr_bfbuf",
+        "scr_bfpaybuf",
+        "scr_leafpair",
+    )
+)
+
+
 def differing(a, b, worlds_a=None):
-    """Names of the Data arrays that differ in any bit between batch a (or its worlds worlds_a) and b."""
+    """Names of the Data arrays that differ in any bit between batch a (or its worlds worlds_a) and b, but for
+    the sweep's scratch."""
     out = []
     for k, x in a._arrays.items():
+        if k in SWEEP_SCRATCH:
+            continue
         y = b._arrays[k]
         if worlds_a is not None:
             x = x[worlds_a]

@@ -33,10 +33,11 @@ def normalize4(q0, q1, q2, q3):
 def normalize3(v0, v1, v2):
     """(unit vector (3,), norm) as mju_normalize3 ((1,0,0) if norm < mjMINVAL)."""
     n = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
-    if n < MINVAL:
+    tiny = n < MINVAL
+    if all_true(tiny):
         return 1.0, 0.0, 0.0, n
     inv = 1.0 / n
-    return v0 * inv, v1 * inv, v2 * inv, n
+    return where(tiny, 1.0, v0 * inv), where(tiny, 0.0, v1 * inv), where(tiny, 0.0, v2 * inv), n
 
 
 @njit(cache=True)

@@ -566,7 +566,23 @@ class _LaneGetItem(AbstractTemplate):
             return signature(vec if k == a.ndim else LaneArrayType(a.ndim - k), a, idx)
         if isinstance(a, types.Array) and isinstance(idx, BlockIdxType) and a.dtype == types.float64 and a.ndim >= 2:
             return signature(vec if a.ndim == 2 else LaneArrayType(a.ndim - 2), a, idx)
+        k = _block_tuple(idx)
+        if isinstance(a, types.Array) and k is not None and a.dtype == types.float64 and a.ndim - 2 >= k:
+            # d.<field>[w, i, ...] of a block struct: the block's LaneArray indexed by i, ...
+            return signature(vec if a.ndim - 2 == k else LaneArrayType(a.ndim - 2 - k), a, idx)
         return None
+
+
+def _block_tuple(idx):
+    """k when idx is a tuple (BlockIdx, k ints), else None."""
+    if (
+        isinstance(idx, types.BaseTuple)
+        and len(idx.types) >= 2
+        and isinstance(idx.types[0], BlockIdxType)
+        and all(isinstance(t, types.Integer) for t in idx.types[1:])
+    ):
+        return len(idx.types) - 1
+    return None
 
 
 @infer_global(operator.setitem)
@@ -610,6 +626,26 @@ def _block_getitem_impl(context, builder, sig, args):
     if isinstance(sig.return_type, VecType):
         return builder.load(builder.bitcast(ptr, _VT.as_pointer()), align=8)
     return _lane_view(context, builder, sig.return_type, ptr, rest)
+
+
+@lower_builtin(operator.getitem, types.Array, types.BaseTuple)
+def _block_tuple_getitem_impl(context, builder, sig, args):
+    aryty, idxty = sig.args
+    if _block_tuple(idxty) is None:  # not ours: numba's own tuple indexing
+        from numba.np.arrayobj import getitem_array_tuple
+
+        return getitem_array_tuple(context, builder, sig, args)
+    ptr, rest = _block_ptr(context, builder, aryty, args[0], builder.extract_value(args[1], 0))
+    lty = LaneArrayType(len(rest))
+    la = _lane_view(context, builder, lty, ptr, rest)
+    k = len(idxty.types) - 1
+    sub = types.UniTuple(types.intp, k)
+    ints = [_intp(context, builder, builder.extract_value(args[1], j + 1), idxty.types[j + 1]) for j in range(k)]
+    tup = cgutils.pack_array(builder, ints) if k > 1 else ints[0]
+    ptr2, rest2 = _element(context, builder, lty, la, sub if k > 1 else types.intp, tup)
+    if isinstance(sig.return_type, VecType):
+        return builder.load(builder.bitcast(ptr2, _VT.as_pointer()), align=8)
+    return _lane_view(context, builder, sig.return_type, ptr2, rest2)
 
 
 def _as_vec(context, builder, ty, v):
@@ -808,6 +844,67 @@ def all_true(typingctx, c):
             return args[0]
 
         return types.boolean(c), codegen
+    return None
+
+
+@intrinsic
+def lnot(typingctx, c):
+    """not c: per lane for a Mask, `not c` for a bool (where `~` would be an int's bitwise not)."""
+    if isinstance(c, MaskType):
+
+        def codegen(context, builder, sig, args):
+            return builder.not_(args[0])
+
+        return mask(c), codegen
+    if isinstance(c, types.Boolean):
+
+        def codegen(context, builder, sig, args):
+            return builder.not_(args[0])
+
+        return types.boolean(c), codegen
+    return None
+
+
+@intrinsic
+def lane_mask(typingctx, bits):
+    """The Mask whose lane k is bit k of the int bits."""
+
+    def codegen(context, builder, sig, args):
+        b = context.cast(builder, args[0], sig.args[0], types.int64)
+        v = builder.insert_element(
+            ir.Constant(ir.VectorType(ir.IntType(64), LANES), ir.Undefined), b, ir.Constant(ir.IntType(32), 0)
+        )
+        v = builder.shuffle_vector(
+            v, ir.Constant(ir.VectorType(ir.IntType(64), LANES), ir.Undefined), ir.Constant(_IT, [0] * LANES)
+        )
+        one = ir.Constant(ir.VectorType(ir.IntType(64), LANES), [1 << k for k in range(LANES)])
+        return builder.icmp_unsigned(
+            "!=", builder.and_(v, one), ir.Constant(ir.VectorType(ir.IntType(64), LANES), [0] * LANES)
+        )
+
+    return mask(bits), codegen
+
+
+@intrinsic
+def false_like(typingctx, x):
+    """False with the shape of x: a bool for a float, int or bool, an all-false Mask for a Vec or Mask (the start
+    of a mask built up with |)."""
+    if isinstance(x, (VecType, MaskType)):
+        return mask(x), lambda context, builder, sig, args: ir.Constant(_MT, [0] * LANES)
+    if isinstance(x, (types.Number, types.Boolean)):
+        return types.boolean(x), lambda context, builder, sig, args: ir.Constant(ir.IntType(1), 0)
+    return None
+
+
+@intrinsic
+def lane_of(typingctx, x, k):
+    """Lane k of a Vec or Mask, or x itself (a float, int or bool: the same in every lane)."""
+    if isinstance(x, VecType):
+        return types.float64(x, k), lambda context, builder, sig, args: builder.extract_element(args[0], args[1])
+    if isinstance(x, MaskType):
+        return types.boolean(x, k), lambda context, builder, sig, args: builder.extract_element(args[0], args[1])
+    if isinstance(x, (types.Number, types.Boolean)):
+        return x(x, k), lambda context, builder, sig, args: args[0]
     return None
 
 

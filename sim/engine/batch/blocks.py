@@ -48,8 +48,19 @@ BLOCK_FIELDS = (
     "scr_body6a",
     "scr_body6b",
 )
-# Data's own (nworld, ...) rows in the block struct: per-lane updates from block kernels (warnings)
-ROW_FIELDS = ("warning_number", "warning_lastinfo")
+# Data's own (nworld, ...) rows in the block struct: per-lane updates from block kernels (warnings, the
+# pre-contacts the block colliders store for each lane's world)
+ROW_FIELDS = (
+    "warning_number",
+    "warning_lastinfo",
+    "scr_con_dist",
+    "scr_con_pos",
+    "scr_con_normal",
+    "scr_con_tangent",
+)
+# block scratch of the block kernels, world-minor as BLOCK_FIELDS (name -> per-world shape from the model): the
+# body boxes of the broadphase
+BLOCK_SCRATCH = (("bp_aamm", lambda m: (int(m.nbody), 6)),)
 
 _NDIM = {n: nd for n, nd, _ in DATA_ARRAYS}
 
@@ -69,13 +80,21 @@ structref.define_boxing(BlockType, BlockStruct)
 
 # the block step's own per-world values: RK4's start time, and the watched warning counters and the task's
 # divergence counter at the start of the call
-OWN_FIELDS = (("rk_t0", types.Array(types.float64, 1, "C")), ("lane_state", types.Array(types.int64, 2, "C")))
+# divergence counter at the start of the call; per block, the broadphase's leaf pairs of two multi-geom bodies
+OWN_FIELDS = (
+    ("rk_t0", types.Array(types.float64, 1, "C")),
+    ("lane_state", types.Array(types.int64, 2, "C")),
+    ("bp_leaf", types.Array(types.int64, 3, "C")),
+)
 NLANE_STATE = 5
+
+_KIND = {n: k for n, _, k in DATA_ARRAYS}
 
 BLOCK_TYPE = BlockType(
     tuple(
         [(n, types.Array(types.float64, _NDIM[n] + 1, "C")) for n in BLOCK_FIELDS]
-        + [(n, types.Array(types.int32, _NDIM[n], "C")) for n in ROW_FIELDS]
+        + [(n, types.Array(types.float64, 4, "C")) for n, _ in BLOCK_SCRATCH]
+        + [(n, types.Array(types.float64 if _KIND[n] == "f" else types.int32, _NDIM[n], "C")) for n in ROW_FIELDS]
         + list(OWN_FIELDS)
         + [("nworld", types.int64), ("nblock", types.int64)]
     )
@@ -97,8 +116,15 @@ class Blocks:
         self.nblock = (nworld + LANES - 1) // LANES
         shapes = data_shapes(m, dict(nconmax=data.nconmax, njmax=data.njmax))
         self.arrays = {n: np.zeros((self.nblock,) + tuple(shapes[n]) + (LANES,)) for n in BLOCK_FIELDS}
-        self.own = dict(rk_t0=np.zeros(nworld), lane_state=np.zeros((nworld, NLANE_STATE), np.int64))
-        values = [self.arrays[n] for n in BLOCK_FIELDS] + [data._arrays[n] for n in ROW_FIELDS]
+        for n, shape in BLOCK_SCRATCH:
+            self.arrays[n] = np.zeros((self.nblock,) + shape(m) + (LANES,))
+        self.own = dict(
+            rk_t0=np.zeros(nworld),
+            lane_state=np.zeros((nworld, NLANE_STATE), np.int64),
+            bp_leaf=np.zeros((self.nblock,) + tuple(shapes["scr_leafpair"]), np.int64),
+        )
+        values = [self.arrays[n] for n in BLOCK_FIELDS] + [self.arrays[n] for n, _ in BLOCK_SCRATCH]
+        values += [data._arrays[n] for n in ROW_FIELDS]
         values += [self.own[n] for n, _ in OWN_FIELDS]
         self.struct = struct_new(_alloc, BLOCK_TYPE, values + [nworld, self.nblock])
 

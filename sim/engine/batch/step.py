@@ -28,6 +28,7 @@ from sim.engine.transmission import transmission, actuator_velocity
 from sim.engine.constraint import project_constraint_if, reference_constraint
 from sim.engine.solver import project_dual_if
 from sim.engine.parts import collision, make_constraint, passive
+from sim.engine.collision.driver import collision_block
 from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage
 from sim.engine.forward import (
     fwd_acc_stage,
@@ -48,6 +49,10 @@ from sim.engine.forward import (
     _task_at,
 )
 from sim.constants import OPT_INTEGRATOR, INT_RK4, WARN_BADQPOS, WARN_BADQVEL
+
+# collision on the block visits every body pair in signature order (mj_broadphase's sweep decided pair by pair): up to
+# this many bodies; larger models sweep world by world
+COLLISION_BLOCK_MAXBODY = 64
 
 
 @njit
@@ -124,10 +129,13 @@ def forward_block(m, d, bd, b, nworld, mask, F, skipsensor):
     _store_position(bd, d, b, nworld, mask)
     _store_inertia(bd, d, b, nworld, mask)
     # inertia warnings of factor_m are counted per lane by the block kernel
+    if m.nbody <= COLLISION_BLOCK_MAXBODY:
+        collision_block(m, d, bd, w, mask, F)
     for k in range(nl):
         if mask & (1 << k):
             wk = w0 + k
-            collision(m, d, wk, F)
+            if m.nbody > COLLISION_BLOCK_MAXBODY:
+                collision(m, d, wk, F)
             make_constraint(m, d, wk, F)
             transmission(m, d, wk, F)
             project_constraint_if(F, m, d, wk)
