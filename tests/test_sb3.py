@@ -1,5 +1,6 @@
 """numjoco's one Stable-Baselines3 VecEnv (envs/sb3.py): DummyVecEnv over single envs is the oracle (bit for
-bit, every task family through one test), the VecEnv API, PPO / SAC / TD3 / HER training on it, with VecNormalize and VecMonitor."""
+bit, every task family through one test), the VecEnv API, PPO / SAC / TD3 / HER training on it, with VecNormalize
+and VecMonitor."""
 
 import numpy as np
 import pytest
