@@ -1,4 +1,4 @@
-"""Stable-Baselines3 VecEnv of the Control Suite tasks (envs/dmc/sb3.py, on DMCVectorEnv): DummyVecEnv over
+"""numjoco's SB3 VecEnv on the Control Suite tasks (envs/sb3.py on envs/dmc/engine.py): DummyVecEnv over
 gym.make(id) envs seeded seed + i is the oracle, bit for bit, for Dict, flat and pixel observations across episode
 ends; the VecEnv API; PPO with CnnPolicy on the pixels; the training seam.
 
