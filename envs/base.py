@@ -229,7 +229,7 @@ class NumjocoEnv(gym.Env):
     params = {}
     keyframe = None
     reset_noise = ("uniform", "uniform")
-    _feed = None  # the result of the next reset / step, computed by a vector env (envs/vector.py)
+    _feed = None  # the result of the next reset / step, computed by the engine (envs/engine.py)
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)

@@ -20,8 +20,8 @@ obs_type="pixels" / "pixels_state" (envs/pixels.py): the image of render()'s cam
 
 Every hook works on the rows of the listed worlds of one batched Data (numpy over the worlds; the physics is
 envs/robotics/kernels.py `advance`, one compiled call for all listed worlds).  This class is the single env
-(`gym.make("numjoco/FetchPush-v0")`: a batch of one); `RobotEnv.batched(n, **kwargs)` is the engine of the vector
-env and the SB3 VecEnv (envs/robotics/engine.py).  Random numbers: each world draws from its own generator in
+(`gym.make("numjoco/FetchPush-v0")`: a batch of one); `RobotEnv.batched(n, **kwargs)` is the batch the engine of
+numjoco's vector env and SB3 VecEnv drives (envs/robotics/engine.py).  Random numbers: each world draws from its own generator in
 gymnasium_robotics' order, so the same seed gives the same initial states and goals as its envs.
 """
 
