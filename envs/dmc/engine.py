@@ -163,7 +163,7 @@ class DMCEngine(Worlds):
         if reset_now.any():
             self._reset_worlds(np.flatnonzero(reset_now))
             self._evaluate_rows(reset_now)
-        info = {"discount": np.where(stepped, 1.0, 0.0), "_discount": stepped}
+        info = {"discount": np.where(stepped, 1.0, 0.0), "_discount": stepped} if stepped.any() else {}
         if diverged.any():
             info["diverged"] = diverged
             info["_diverged"] = diverged.copy()
