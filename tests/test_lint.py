@@ -11,6 +11,7 @@ and so does the copied-block check.
 
 import ast
 import collections
+import functools
 import hashlib
 import os
 import shutil
@@ -47,10 +48,16 @@ TRIVIAL = {")", "]", "}", "),", "],", "},", '"""', "else:", "try:", "return", "p
 CHECKED = ["sim", "envs", "training", "tests", "benchmarks"]
 
 
+@functools.lru_cache(maxsize=None)
+def _parse(text):
+    """The syntax tree of a module's source (parsed once for the checks that read it)."""
+    return ast.parse(text)
+
+
 def _import_lines(text):
     """Line numbers (1-based) of the import statements of a module's source."""
     lines = set()
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(_parse(text)):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             lines.update(range(node.lineno, node.end_lineno + 1))
     return lines
@@ -117,7 +124,8 @@ def test_no_copied_blocks_repository():
 
 def _numba_cached_kernels(path):
     """Line numbers of functions in `path` decorated with numba's own njit / jit and cache=True."""
-    tree = ast.parse(open(path, encoding="utf-8").read())
+    with open(path, encoding="utf-8") as f:
+        tree = _parse(f.read())
     numba_names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module == "numba":
@@ -200,7 +208,7 @@ def import_graph(root=REPO, packages=PACKAGES):
     graph = {}
     for mod, path in paths.items():
         with open(path, encoding="utf-8") as f:
-            tree = ast.parse(f.read())
+            tree = _parse(f.read())
         package = mod if path.endswith("__init__.py") else mod.rpartition(".")[0]
         targets = set()
         for node in ast.walk(tree):
