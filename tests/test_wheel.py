@@ -20,7 +20,7 @@ import pytest
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGES = ("sim", "envs", "training")
-SCRIPTS = ("numjoco-train", "numjoco-enjoy", "numjoco-sweep", "numjoco-precompile", "numjoco-demo")
+SCRIPTS = ("numjoco-train", "numjoco-enjoy", "numjoco-sweep", "numjoco-precompile")
 
 
 def _run(cmd, cwd, timeout=900, env=None):

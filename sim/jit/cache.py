@@ -43,7 +43,6 @@ NO_JIT_FILES = (
     "data.py",
     "api.py",
     "state.py",
-    "demo.py",
     "jit/progress.py",
     "jit/precompile.py",
 )
