@@ -137,8 +137,8 @@ def _copy_state(src, dst, i=None):
 
 def run_against_single(name, nworld, nstep, seed=0, check_every=10):
     """Step a batch of nworld worlds in blocks and each world alone, with per-world random controls, a quarter of
-    the worlds reset every 17 steps and one world diverging a third of the way: (step, world, fields) of the first
-    difference, or None."""
+    the worlds reset every 17 steps, one world diverging a third of the way (mj_checkVel) and another with a bad
+    acceleration soon after (mj_checkAcc): (step, world, fields) of the first difference, or None."""
     m, start, mm = contact_batch(name, nworld, 200)
     rng = np.random.default_rng(seed)
     batch = sim.Data(m, nworld=nworld)
@@ -155,16 +155,17 @@ def run_against_single(name, nworld, nstep, seed=0, check_every=10):
         if step % 17 == 5:  # mj_resetData's state in some worlds, the others go on
             touched = rng.choice(nworld, size=max(1, nworld // 4), replace=False)
         for w, s in enumerate(singles):
-            for d, i in ((batch, w), (s, None)):
+            for d, j in ((batch, w), (s, 0)):  # world w of the batch, the single Data's one row
                 a = d._arrays
-                j = slice(None) if i is None else i
                 a["ctrl"][j] = ctrl[w]
                 if w in touched:
                     a["qpos"][j] = m.qpos0
                     a["qvel"][j] = 0.0
                     a["act"][j] = 0.0
                 if step == diverge_at and w == diverge_world:  # the fault path resets it (mj_checkVel)
-                    a["qvel"][j][0] = 1e20
+                    a["qvel"][j, 0] = 1e20
+                if step == diverge_at + 5 and w == 0:  # a bad qacc: reset and forward again (mj_checkAcc)
+                    a["qfrc_applied"][j, 0] = 1e12
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             api.run(m, batch, 1)
@@ -172,6 +173,8 @@ def run_against_single(name, nworld, nstep, seed=0, check_every=10):
                 sim.step(m, s)
         if step == diverge_at:
             assert batch.warning[sim.constants.WARN_BADQVEL].number[diverge_world] == 1
+        if step == diverge_at + 5:
+            assert batch.warning[sim.constants.WARN_BADQACC].number[0] == 1
         if step % check_every == check_every - 1 or step == nstep - 1:
             for w, s in enumerate(singles):
                 bad = differing(batch, s, worlds_a=slice(w, w + 1))

@@ -341,11 +341,18 @@ def step_world(m, d, w, F):
 
 
 @njit
+def restart_reset(m, d, t, w, final):
+    """The reset half of _restart: mj_resetData and the task's pending reset state of world w (final: a same-step
+    autoreset after an episode ended)."""
+    reset_world(m, d, w)
+    task_reset(m, d, t, w, final)
+
+
+@njit
 def _restart(m, d, t, w, final, F):
     """Reset world w to its pending task state and observe it: mj_resetData then mj_forward, as Gymnasium's reset
     (no mj_rnePostConstraint: cacc, cfrc_int and cfrc_ext stay zero until the first step)."""
-    reset_world(m, d, w)
-    task_reset(m, d, t, w, final)
+    restart_reset(m, d, t, w, final)
     forward_world(m, d, w, F)
     task_observe_reset(d, t, w)
 
@@ -383,15 +390,24 @@ def task_begin(m, d, t, w, F):
 
 
 @njit
-def task_end(m, d, t, w, div, F):
+def task_post_world(m, d, t, w, div, F):
     """The task's part of world w's call after its physics: mj_rnePostConstraint if the task reads its fields,
-    observation, rewards and termination (task_post), then the same-step autoreset."""
+    observation, rewards and termination (task_post); True when the same-step autoreset must restart the world
+    (its final observation kept)."""
     if t.rne_post:
         rne_post_constraint_part(m, d, w, F)
     task_post(m, d, t, w, div)
     if t.same_step and (t.status[w, ST_TERMINATED] or t.status[w, ST_TRUNCATED]):
         for i in range(t.nobs):
             t.final_obs[w, i] = t.obs[w, i]
+        return True
+    return False
+
+
+@njit
+def task_end(m, d, t, w, div, F):
+    """task_post_world, then the same-step autoreset."""
+    if task_post_world(m, d, t, w, div, F):
         _restart(m, d, t, w, True, F)
 
 

@@ -32,8 +32,10 @@ from sim.engine.collision.driver import collision_block
 from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage
 from sim.engine.forward import (
     fwd_acc_stage,
-    check_acc,
     _check,
+    _compare_fwd_inv,
+    restart_reset,
+    task_post_world,
     rk4_begin,
     rk4_stage,
     rk4_collect,
@@ -41,14 +43,24 @@ from sim.engine.forward import (
     implicit_or_euler,
     watched_counts,
     watched_moved,
-    task_begin,
-    task_end,
     _actions_ok,
     _model_at,
     _data_at,
     _task_at,
 )
-from sim.constants import OPT_INTEGRATOR, INT_RK4, WARN_BADQPOS, WARN_BADQVEL
+from sim.engine.task import task_pre, task_observe_reset
+from sim.constants import (
+    OPT_INTEGRATOR,
+    OPT_DISABLE,
+    OPT_ENABLE,
+    INT_RK4,
+    WARN_BADQPOS,
+    WARN_BADQVEL,
+    WARN_BADQACC,
+    DSBL_AUTORESET,
+    ENBL_FWDINV,
+    ST_RESET,
+)
 
 # collision on the block visits every body pair in signature order (mj_broadphase's sweep decided pair by pair): up to
 # this many bodies; larger models sweep world by world
@@ -168,9 +180,19 @@ def step_block(m, d, bd, b, nworld, mask, F):
             _check(m, d, w0 + k, d.qpos[w0 + k], m.nq, WARN_BADQPOS)
             _check(m, d, w0 + k, d.qvel[w0 + k], m.nv, WARN_BADQVEL)
     forward_block(m, d, bd, b, nworld, mask, F, False)
+    # mj_checkAcc: a world with a bad qacc is reset and computed again (forward on the block for those lanes)
+    redo = 0
     for k in range(nl):
         if mask & (1 << k):
-            check_acc(m, d, w0 + k, F)
+            if _check(m, d, w0 + k, d.qacc[w0 + k], m.nv, WARN_BADQACC):
+                if not (int(m.opt[OPT_DISABLE]) & DSBL_AUTORESET):
+                    redo |= 1 << k
+    if redo:
+        forward_block(m, d, bd, b, nworld, redo, F, False)
+    if int(m.opt[OPT_ENABLE]) & ENBL_FWDINV:
+        for k in range(nl):
+            if mask & (1 << k):
+                _compare_fwd_inv(F, m, d, w0 + k, F)
     if int(m.opt[OPT_INTEGRATOR]) == INT_RK4:
         t0 = bd.rk_t0
         for k in range(nl):
@@ -195,14 +217,27 @@ def step_block(m, d, bd, b, nworld, mask, F):
 
 
 @njit
+def _restart_lanes(m, d, bd, t, b, nworld, restart, F):
+    """The forward and observation of the lanes of block b in restart, already reset (restart_reset): _restart's
+    mj_forward on the block."""
+    forward_block(m, d, bd, b, nworld, restart, F, False)
+    w0 = b * LANES
+    for k in range(min(LANES, nworld - w0)):
+        if restart & (1 << k):
+            task_observe_reset(d, t, w0 + k)
+
+
+@njit
 def run_block(m, d, bd, t, b, nworld, nstep, F):
-    """run_world (sim/engine/forward.py) for the worlds of block b: the task's start per world, forward
-    (nstep == 0) or nstep steps of the block's stepping lanes, the task's end per world; returns how many of its
+    """run_world (sim/engine/forward.py) for the worlds of block b: the task's start per world (a world flagged
+    for reset is reset, then computed on the block), forward (nstep == 0) or nstep steps of the block's stepping
+    lanes, the task's end per world (the same-step autoresets computed on the block); returns how many of its
     worlds moved a watched warning counter."""
     w0 = b * LANES
     nl = min(LANES, nworld - w0)
     st = bd.lane_state
     mask = 0
+    restart = 0
     for k in range(nl):
         w = w0 + k
         c0, c1, c2, c3 = watched_counts(d, w)
@@ -210,22 +245,31 @@ def run_block(m, d, bd, t, b, nworld, nstep, F):
         st[w, 1] = c1
         st[w, 2] = c2
         st[w, 3] = c3
-        div = 0
-        if t.enabled:
-            div = task_begin(m, d, t, w, F)
-        st[w, 4] = div
-        if div >= 0:
+        if t.enabled and t.status[w, ST_RESET]:
+            restart_reset(m, d, t, w, False)
+            restart |= 1 << k
+        else:
+            st[w, 4] = task_pre(m, d, t, w) if t.enabled else 0
             mask |= 1 << k
+    if restart:
+        _restart_lanes(m, d, bd, t, b, nworld, restart, F)
     if mask:
         if nstep == 0:
             forward_block(m, d, bd, b, nworld, mask, F, False)
         for _ in range(nstep):
             step_block(m, d, bd, b, nworld, mask, F)
+    if t.enabled:
+        restart = 0
+        for k in range(nl):
+            w = w0 + k
+            if mask & (1 << k) and task_post_world(m, d, t, w, st[w, 4], F):
+                restart_reset(m, d, t, w, True)
+                restart |= 1 << k
+        if restart:
+            _restart_lanes(m, d, bd, t, b, nworld, restart, F)
     moved = 0
     for k in range(nl):
         w = w0 + k
-        if t.enabled and mask & (1 << k):
-            task_end(m, d, t, w, st[w, 4], F)
         if watched_moved(d, w, st[w, 0], st[w, 1], st[w, 2], st[w, 3]):
             moved += 1
     return moved
