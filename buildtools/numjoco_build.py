@@ -9,7 +9,7 @@ the robotics extra (the Fetch and Shadow Hand models), and after setuptools has 
 render) for the baseline CPU of sim.jit.cache.BASELINE from the source tree, and DIR is added to the wheel as
 sim/_kernels with its manifest (the key a process checks before using them: sim/jit/cache.py).  That takes as long
 as a cold first use of every family (tens of minutes on 2 cores; -C ship-jobs=N compiles N targets at once,
-default every core).  The wheel stays py3-none-any: where the key does not match (another CPU, Python, numba or
+default every core; -C ship-targets=ID,FAMILY,... limits the targets, default every registered id).  The wheel stays py3-none-any: where the key does not match (another CPU, Python, numba or
 platform), the kernels are not used and compile on first use as without them.
 """
 
@@ -57,6 +57,9 @@ def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
         with tempfile.TemporaryDirectory(prefix="numjoco-kernels-") as out:
             env = dict(os.environ, PYTHONPATH=os.getcwd(), NUMJOCO_QUIET="1")
             cmd = [sys.executable, "-m", "envs.precompile", "--render", "--jobs", jobs, "--ship", out]
+            targets = _setting(config_settings, "ship-targets", "NUMJOCO_SHIP_TARGETS").split(",")
+            for t in filter(None, targets):  # ids, or families (gymnasium, arm, dmc, robotics); default: every id
+                cmd += ["--family", t] if "/" not in t and not t.endswith("-v0") else [t]
             subprocess.run(cmd + ["--version", version], cwd=os.getcwd(), env=env, check=True)
             add_to_wheel(os.path.join(wheel_directory, name), out, KERNELS)
     return name

@@ -80,10 +80,15 @@ def test_parity(env_id):
     assert e_obs <= STEP_TOL and e_rew <= STEP_TOL, (e_obs, e_rew)
 
 
+class TrajectoryParityError(AssertionError):
+    """Trajectory parity (STEP_TOL) failed: the one failure test_parity_known_difference expects."""
+
+
 @pytest.mark.full
 @pytest.mark.parametrize("env_id", sorted(KNOWN))
 @pytest.mark.xfail(
     strict=True,
+    raises=TrajectoryParityError,
     reason="FetchSlide is chaotic in MuJoCo itself (test_known_difference_is_chaotic: the oracle against itself "
     "with its velocities after reset moved by 1e-16 differs by 0.31 in the observations and 0.027 in the dense "
     "reward after 50 steps, seed 1), so only bitwise equality with MuJoCo's arithmetic could pass: numjoco's step "
@@ -93,9 +98,12 @@ def test_parity(env_id):
     "active set; measured: reset observations 2.7e-16, observations 0.33 after 50 steps, dense reward 0.028",
 )
 def test_parity_known_difference(env_id):
+    """Reset parity and the measured size of the difference are real assertions (any failure of them, or any
+    other exception, fails the test); only the trajectory bound is the expected failure."""
     e_reset, e_obs, e_rew = compare(env_id)
-    assert e_reset <= RESET_TOL and e_obs < 1.0  # the measured size of the difference (upper bounds)
-    assert e_reset <= RESET_TOL and e_obs <= STEP_TOL and e_rew <= STEP_TOL, (e_reset, e_obs, e_rew)
+    assert e_reset <= RESET_TOL and e_obs < 1.0 and e_rew < 0.1, (e_reset, e_obs, e_rew)  # measured 0.33, 0.028
+    if not (e_obs <= STEP_TOL and e_rew <= STEP_TOL):
+        raise TrajectoryParityError(f"observations {e_obs:.3g}, reward {e_rew:.3g} after {NSTEPS} steps")
 
 
 @pytest.mark.full
