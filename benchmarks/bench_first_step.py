@@ -51,20 +51,26 @@ CASES = {
 FIRST_STEP = """
 import os, resource, sys, time
 t_start = float(os.environ["BENCH_T0"])
+t = [time.time()]
 import gymnasium as gym, envs
+t.append(time.time())
 env_id, kind = sys.argv[1], sys.argv[2]
 if kind == "vector":
     env = gym.make_vec(env_id, num_envs=16)
 else:
     env = gym.make(env_id, render_mode="rgb_array" if kind == "render" else None)
+t.append(time.time())
 env.reset(seed=0)
 env.step(env.action_space.sample())
 if kind == "render":
     env.render()
 t_end = time.time()
+t.append(t_end)
 ru, rc = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 from sim.jit import cache
-print("RESULT", t_end - t_start, ru.ru_utime + ru.ru_stime + rc.ru_utime + rc.ru_stime, cache.SHIPPED_WHY)
+phases = "start %.2f import %.2f make %.2f reset+step %.2f" % (t[0] - t_start, t[1] - t[0], t[2] - t[1], t[3] - t[2])
+why = (cache.SHIPPED_WHY or "").replace(" ", "_")
+print("RESULT", t_end - t_start, ru.ru_utime + ru.ru_stime + rc.ru_utime + rc.ru_stime, why, phases)
 sys.stdout.flush()
 os._exit(0)
 """
@@ -144,8 +150,8 @@ def first_step(python, case, cache_dir, elsewhere, **env):
     env_id, kind = CASES[case]
     e = clean_env(NUMJOCO_CACHE_DIR=cache_dir, BENCH_T0=repr(time.time()), **env)
     out = run([python, "-c", FIRST_STEP, env_id, kind], elsewhere, env=e)
-    line = [x for x in out.stdout.splitlines() if x.startswith("RESULT")][-1].split(None, 3)
-    return float(line[1]), float(line[2]), line[3]
+    line = [x for x in out.stdout.splitlines() if x.startswith("RESULT")][-1].split(None, 4)
+    return float(line[1]), float(line[2]), line[3].replace("_", " "), line[4]
 
 
 def speed(python, cache_dir, elsewhere, **env):
@@ -182,19 +188,19 @@ def main():
         walls, cpus = [], []
         for _ in range(args.rounds):
             cache_dir = tempfile.mkdtemp(prefix="cache-", dir=work)
-            w, c, why = first_step(py_ship, case, cache_dir, elsewhere, NUMJOCO_QUIET="1")
+            w, c, why, phases = first_step(py_ship, case, cache_dir, elsewhere, NUMJOCO_QUIET="1")
             shutil.rmtree(cache_dir, ignore_errors=True)
             walls.append(w)
             cpus.append(c)
-        rows[case] = {"shipped_wall": walls, "shipped_cpu": cpus, "shipped": why}
+        rows[case] = {"shipped_wall": walls, "shipped_cpu": cpus, "shipped": why, "phases": phases}
         print(f"  {case:7s} shipped kernels ({why}): wall {min(walls):.2f}-{max(walls):.2f} s, "
-              f"CPU {min(cpus):.2f}-{max(cpus):.2f} s", flush=True)  # fmt: skip
+              f"CPU {min(cpus):.2f}-{max(cpus):.2f} s; last: {phases}", flush=True)  # fmt: skip
     if not args.no_cold:
         plain_whl, _ = build(work, False, targets, args.jobs)
         py_plain = venv(work, "plain", plain_whl)
         cache_dir = tempfile.mkdtemp(prefix="cache-cold-", dir=work)  # one cache, the cases in order, as a user
         for case in cases:
-            w, c, _ = first_step(py_plain, case, cache_dir, elsewhere)
+            w, c, _, _ = first_step(py_plain, case, cache_dir, elsewhere)
             rows[case].update(cold_wall=w, cold_cpu=c)
             print(f"  {case:7s} cold (after the cases above): wall {w:.1f} s, CPU {c:.1f} s", flush=True)
         # the shipped code against code compiled for this host (the plain venv's cache now holds hopper's kernels)

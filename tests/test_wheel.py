@@ -27,8 +27,6 @@ import zipfile
 
 import pytest
 
-from sim.jit import cache as _cache
-
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGES = ("sim", "envs", "training")
 SOURCES = ("pyproject.toml", "README.md", "LICENSE", "NOTICE", "CITATION.cff", "MANIFEST.in")
@@ -57,6 +55,13 @@ def _run(cmd, cwd, timeout=1200, env=None, check=True):
     if check:
         assert out.returncode == 0, f"{' '.join(map(str, cmd))} exited {out.returncode}:\n{out.stdout}\n{out.stderr}"
     return out
+
+
+def _session_cache():
+    """The kernel cache root of this test session (the checkout's sim)."""
+    from sim.jit import cache
+
+    return cache.CACHE_ROOT
 
 
 def copy_sources(dst):
@@ -144,9 +149,9 @@ CHECK_ISOLATED = """
 import os, sys, sysconfig
 import gymnasium, numba, numpy, scipy, envs, sim
 base = os.path.realpath(sysconfig.get_paths(vars={"base": sys.base_prefix})["stdlib"])
-for p in sys.path:
+for p in filter(None, sys.path):  # "" is the current folder: elsewhere, empty
     p = os.path.realpath(p)
-    assert not p or p.startswith((os.path.realpath(sys.prefix), base)) or not os.path.exists(p), p
+    assert p.startswith((os.path.realpath(sys.prefix), base)) or not os.path.exists(p), p
 for mod in (gymnasium, numba, numpy, scipy, envs, sim):
     assert os.path.realpath(mod.__file__).startswith(os.path.realpath(sys.prefix)), (mod.__name__, mod.__file__)
 assert envs.asset_path("hopper.xml").startswith(sys.prefix)
@@ -192,7 +197,7 @@ def test_core_install(venv):
     """With the core requirements only: every Gymnasium v5, arm-reach and DMC id made, reset and stepped from
     another folder, a vector env per family, a frame; the robotics ids name the extra they need."""
     python, bindir, elsewhere = venv
-    env = clean_env(NUMJOCO_CACHE_DIR=_cache.CACHE_ROOT, NUMJOCO_QUIET="1")
+    env = clean_env(NUMJOCO_CACHE_DIR=_session_cache(), NUMJOCO_QUIET="1")
     _run([python, "-c", CHECK_ISOLATED], cwd=elsewhere, env=env)
     vectors = "numjoco/Hopper-v0,numjoco/dmc-cartpole-swingup-v0,numjoco/ArmReach-v0"
     made = _made(_run([python, "-c", FAMILIES, "gymnasium,arm,dmc", vectors], cwd=elsewhere, env=env))
@@ -248,7 +253,7 @@ def test_extras_install(venv, dist):
     vector env, every PettingZoo scenario, an MP4 written; still nothing from outside the venv."""
     python, _, elsewhere = venv
     _run([python, "-m", "pip", "install", "-q", f"{dist[1]}[{EXTRAS}]"], cwd=elsewhere)
-    env = clean_env(NUMJOCO_CACHE_DIR=_cache.CACHE_ROOT, NUMJOCO_QUIET="1")
+    env = clean_env(NUMJOCO_CACHE_DIR=_session_cache(), NUMJOCO_QUIET="1")
     _run([python, "-c", CHECK_ISOLATED + "\nimport gymnasium_robotics, pettingzoo, imageio\n"], cwd=elsewhere, env=env)
     made = _made(_run([python, "-c", FAMILIES, "robotics", "numjoco/FetchPush-v0"], cwd=elsewhere, env=env))
     import envs
@@ -261,3 +266,43 @@ def test_extras_install(venv, dist):
     video = elsewhere / "hopper.mp4"
     _run([python, "-c", VIDEO, video], cwd=elsewhere, env=env)
     assert video.stat().st_size > 1000
+
+
+def test_shipped_kernels_key(tmp_path, monkeypatch):
+    """sim/_kernels serves a process only when its manifest's key is this process's (versions, platform, source
+    hash), the CPU has the baseline's features and numba's target is not fixed to another CPU; each refusal says
+    why.  (The kernels' use from a wheel: benchmarks/bench_first_step.py.)"""
+    from sim.jit import cache
+
+    monkeypatch.setattr(cache, "SHIPPED_DIR", str(tmp_path))
+    monkeypatch.delenv("NUMJOCO_SHIPPED_KERNELS", raising=False)
+    assert cache.shipped_kernels() == (None, "no shipped kernels")
+    key = cache.kernel_key()
+    key["requires"] = list(cache.BASELINE["requires"])
+
+    def manifest(**change):
+        with open(tmp_path / cache.MANIFEST, "w") as f:
+            json.dump(dict(key, **change), f)
+        return cache.shipped_kernels()
+
+    assert manifest(numba="0.67.0") == (None, "built for another numba")
+    assert manifest(python="3.99", source_hash="0" * 16) == (None, "built for another python, source_hash")
+    assert manifest(requires=["avx512f", "no-such-feature"]) == (None, "this CPU lacks the x86-64-v3 baseline")
+    monkeypatch.setenv("NUMJOCO_SHIPPED_KERNELS", "0")
+    assert manifest() == (None, "NUMJOCO_SHIPPED_KERNELS=0")
+    monkeypatch.delenv("NUMJOCO_SHIPPED_KERNELS")
+    monkeypatch.setenv("NUMBA_CPU_NAME", "generic")
+    assert manifest() == (None, "NUMBA_CPU_NAME / NUMBA_CPU_FEATURES set to another target")
+    monkeypatch.delenv("NUMBA_CPU_NAME")
+    from numba.core import config
+    from numba.core.registry import cpu_target
+
+    cpu_target.target_context  # noqa: B018  (numba's code generator exists, for this host unless told otherwise)
+    folder, why = manifest()
+    if (config.CPU_NAME, config.CPU_FEATURES) == (cache.BASELINE["cpu_name"], cache.BASELINE["cpu_features"]):
+        assert (folder, why) == (str(tmp_path), "in use")
+    else:
+        assert (folder, why) == (None, "numba compiled for the host before sim was imported")
+    with open(tmp_path / cache.MANIFEST, "w") as f:
+        f.write("{")
+    assert cache.shipped_kernels()[1].startswith("unreadable manifest")
