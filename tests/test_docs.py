@@ -78,7 +78,7 @@ def _read(*paths):
 
 def _section(text, title):
     start = text.index(title)
-    end = text.find("\n## ", start + len(title))
+    end = text.find("\n#", start + len(title))
     return text[start : end if end >= 0 else len(text)]
 
 
@@ -108,6 +108,14 @@ def test_readme_figures_are_the_docs():
         known = _figures(_read(*pages))
         assert figures, phrase
         assert figures <= known, (phrase, sorted(figures - known))
+    # the scope page's table of measured figures: each one of the performance or Control Suite page's
+    about = _section(_read("docs/about.md"), "What has been measured")
+    known = _figures(_read("docs/performance.md", "docs/dmc.md"))
+    rows = [r for r in about.splitlines() if r.startswith("| ")][2:]
+    assert len(rows) >= 6, rows
+    for row in rows:
+        figures = _figures(row.split("|")[3])
+        assert figures <= known, (row, sorted(figures - known))
     # the counts stated in words on the corpus page
     corpus = _read("docs/corpus.md")
     for n in ("204", "196", "49", "147", "111"):
