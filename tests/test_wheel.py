@@ -41,7 +41,7 @@ def clean_env(**extra):
     return dict(env, PYTHONNOUSERSITE="1", **extra)
 
 
-def _run(cmd, cwd, timeout=1200, env=None, check=True):
+def _run(cmd, cwd, timeout=3600, env=None, check=True):
     """Run `cmd` (clean_env unless env is given); fail with its output when it fails (check)."""
     out = subprocess.run(
         [str(c) for c in cmd],
