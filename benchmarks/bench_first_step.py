@@ -21,8 +21,9 @@ kernel cache of its own (NUMJOCO_CACHE_DIR), so only what the wheel ships is the
 Times: wall seconds from the process's start (interpreter start-up included) to the end of the first step, and the
 CPU seconds of the process and its children (the part worker of a cold compile) by then; cold runs print numba's
 compile progress (not timed separately).  Then the shipped code's speed against host-tuned code: sim.step of hopper,
-one world (steps/s) and 256 worlds in one call, in alternating processes (shipped kernels; NUMJOCO_SHIPPED_KERNELS=0
-with a cache compiled for this host), median over --rounds.
+one world (steps/s) and 256 worlds in one call, in alternating processes of the shipped wheel's venv (its shipped
+kernels; NUMJOCO_SHIPPED_KERNELS=0 with a cache of kernels compiled for this host: --host-cache, else the cold runs'
+cache), median over --rounds.
 """
 
 import argparse
@@ -172,6 +173,8 @@ def main():
     ap.add_argument("--work", help="folder for the wheels and venvs (kept, reused); default a temporary one")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="targets compiled at once for the wheel")
     ap.add_argument("--no-cold", action="store_true", help="skip the cold first steps (the plain wheel)")
+    ap.add_argument("--no-shipped", action="store_true", help="skip the shipped-kernel first steps (wheel reused)")
+    ap.add_argument("--host-cache", help="a kernel cache holding this host's kernels for hopper (speed comparison)")
     args = ap.parse_args()
     cases = [c for c in args.cases.split(",") if c]
     work = args.work or tempfile.mkdtemp(prefix="numjoco-first-step-")
@@ -183,8 +186,8 @@ def main():
     print(f"shipped wheel: {os.path.basename(shipped_whl)}, {os.path.getsize(shipped_whl) / 1e6:.1f} MB"
           + (f", built in {t_ship:.0f} s" if t_ship else " (reused)"), flush=True)  # fmt: skip
     py_ship = venv(work, "shipped", shipped_whl)
-    rows = {}
-    for case in cases:
+    rows = {case: {} for case in cases}
+    for case in [] if args.no_shipped else cases:
         walls, cpus = [], []
         for _ in range(args.rounds):
             cache_dir = tempfile.mkdtemp(prefix="cache-", dir=work)
@@ -203,20 +206,22 @@ def main():
             w, c, _, _ = first_step(py_plain, case, cache_dir, elsewhere)
             rows[case].update(cold_wall=w, cold_cpu=c)
             print(f"  {case:7s} cold (after the cases above): wall {w:.1f} s, CPU {c:.1f} s", flush=True)
-        # the shipped code against code compiled for this host (the plain venv's cache now holds hopper's kernels)
-        ship_cache = tempfile.mkdtemp(prefix="cache-speed-", dir=work)
-        one, batch = {"shipped": [], "host": []}, {"shipped": [], "host": []}
-        for _ in range(args.rounds):
-            for who, py, cdir in (("shipped", py_ship, ship_cache), ("host", py_plain, cache_dir)):
-                s1, sb, why = speed(py, cdir, elsewhere)
-                one[who].append(s1)
-                batch[who].append(sb)
-        r1 = median(one["shipped"]) / median(one["host"])
-        rb = median(batch["shipped"]) / median(batch["host"])
-        rows["speed"] = {"one": one, "batch": batch, "ratio_one": r1, "ratio_batch": rb}
-        print(f"  speed, hopper sim.step: one world {median(one['shipped']):,.0f} / {median(one['host']):,.0f} "
-              f"steps/s = {r1:.3f}; 256 worlds {median(batch['shipped']):,.0f} / {median(batch['host']):,.0f} "
-              f"= {rb:.3f} (shipped x86-64-v3 / host-tuned)", flush=True)  # fmt: skip
+    # the shipped code against code compiled for this host: the same installed sources, NUMJOCO_SHIPPED_KERNELS=0
+    # and a cache of host kernels (--host-cache, else the cold runs' cache, else compiled on the first round)
+    host_cache = args.host_cache or (None if args.no_cold else cache_dir) or tempfile.mkdtemp(dir=work)
+    ship_cache = tempfile.mkdtemp(prefix="cache-speed-", dir=work)
+    one, batch = {"shipped": [], "host": []}, {"shipped": [], "host": []}
+    for _ in range(args.rounds):
+        for who, cdir, env in (("shipped", ship_cache, {}), ("host", host_cache, {"NUMJOCO_SHIPPED_KERNELS": "0"})):
+            s1, sb, why = speed(py_ship, cdir, elsewhere, **env)
+            one[who].append(s1)
+            batch[who].append(sb)
+    r1 = median(one["shipped"]) / median(one["host"])
+    rb = median(batch["shipped"]) / median(batch["host"])
+    rows["speed"] = {"one": one, "batch": batch, "ratio_one": r1, "ratio_batch": rb}
+    print(f"  speed, hopper sim.step: one world {median(one['shipped']):,.0f} / {median(one['host']):,.0f} "
+          f"steps/s = {r1:.3f}; 256 worlds {median(batch['shipped']):,.0f} / {median(batch['host']):,.0f} "
+          f"= {rb:.3f} (shipped x86-64-v3 / host-tuned)", flush=True)  # fmt: skip
     with open(os.path.join(work, "results.json"), "w") as f:
         json.dump(rows, f, indent=1)
     print("load average:", os.getloadavg(), "results:", os.path.join(work, "results.json"))
