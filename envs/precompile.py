@@ -6,8 +6,8 @@
     numjoco-precompile --render --ship sim/_kernels      # the shipped kernels of a wheel (docs/install.md)
 
 Targets are task ids ('numjoco/Hopper-v0', or 'Hopper-v0') and MJCF / URDF files.  A task runs what a first use
-compiles, in a fresh process: gym.make, reset, step (and render with --render), then gym.make_vec of two worlds:
-reset, step, a partial reset; a model file runs sim.step and sim.forward on one world and a batch
+compiles, in a fresh process: gym.make, reset, step (and render with --render), then gym.make_vec of two worlds and of
+LANES worlds (stepped in blocks): reset, step, a partial reset; a model file runs sim.step and sim.forward on one world and a batch
 (sim/jit/precompile.py, which also documents --jobs, --portable and --ship).
 """
 
@@ -46,11 +46,13 @@ def compile_task(env_id, render):
         env.render()
     desc = features.describe(smooth_api.model_features(env.unwrapped.model))
     env.close()
-    vec = gym.make_vec(env_id, num_envs=2)
-    vec.reset(seed=0)
-    vec.step(vec.action_space.sample())
-    vec.reset(options={"reset_mask": np.array([True, False])})
-    vec.close()
+    # two worlds step world by world, LANES or more in blocks (sim/engine/batch, docs/simd.md)
+    for n in (2, smooth_api.LANES):
+        vec = gym.make_vec(env_id, num_envs=n)
+        vec.reset(seed=0)
+        vec.step(vec.action_space.sample())
+        vec.reset(options={"reset_mask": np.arange(n) == 0})
+        vec.close()
     return desc
 
 

@@ -70,6 +70,8 @@ def compile_model(path, render):
     sim.step(m, d)
     b = sim.Data(m, nworld=2)
     sim.step(m, b)
+    b = sim.Data(m, nworld=smooth_api.LANES)  # a batch of LANES worlds or more steps in blocks (docs/simd.md)
+    sim.step(m, b)
     if render:
         r = sim.Renderer(m, 32, 32)
         r.update_scene(d)
