@@ -6,9 +6,9 @@
     numjoco-precompile --render --ship sim/_kernels      # the shipped kernels of a wheel (docs/install.md)
 
 Targets are task ids ('numjoco/Hopper-v0', or 'Hopper-v0') and MJCF / URDF files.  A task runs what a first use
-compiles, in a fresh process: gym.make, reset, step (and render with --render), then gym.make_vec of two worlds and of
-LANES worlds (stepped in blocks): reset, step, a partial reset; a model file runs sim.step and sim.forward on one world and a batch
-(sim/jit/precompile.py, which also documents --jobs, --portable and --ship).
+compiles, in a fresh process: gym.make, reset, step (and render with --render), then gym.make_vec of two worlds and
+of LANES worlds (stepped in blocks): reset, step, a partial reset; a model file runs sim.step and sim.forward on one
+world and batches (sim/jit/precompile.py, which also documents --jobs, --portable and --ship).
 """
 
 import argparse
