@@ -22,7 +22,14 @@ import tempfile
 import zipfile
 
 from setuptools import build_meta as _setuptools
-from setuptools.build_meta import build_sdist, get_requires_for_build_sdist, prepare_metadata_for_build_wheel  # noqa: F401
+from setuptools.build_meta import (  # noqa: F401  (PEP 517 / PEP 660 hooks passed through unchanged)
+    build_editable,
+    build_sdist,
+    get_requires_for_build_editable,
+    get_requires_for_build_sdist,
+    prepare_metadata_for_build_editable,
+    prepare_metadata_for_build_wheel,
+)
 
 KERNELS = "sim/_kernels"
 
