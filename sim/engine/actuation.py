@@ -15,6 +15,7 @@ from sim.constants import (
     DSBL_ACTUATION,
     DSBL_CLAMPCTRL,
     DSBL_GRAVITY,
+    DYN_NONE,
     DYN_INTEGRATOR,
     DYN_FILTER,
     DYN_FILTEREXACT,
@@ -25,6 +26,9 @@ from sim.constants import (
     BIAS_AFFINE,
     BIAS_MUSCLE,
     TRN_TENDON,
+    TRN_JOINT,
+    TRN_JOINTINPARENT,
+    TRN_SITE,
     JNT_FREE,
     JNT_BALL,
     MINVAL,
@@ -155,6 +159,47 @@ def actuator_disabled(m, i):
 
 
 @njit(cache=True)
+def round_int(x):
+    """x rounded half away from zero and clamped to the int range, mju_round."""
+    if x > 2147483647.0:
+        return 2147483647.0
+    if x < -2147483648.0:
+        return -2147483648.0
+    t = float(math.trunc(x))
+    if abs(x - t) >= 0.5:
+        t += 1.0 if x > 0 else -1.0
+    return t
+
+
+@njit(cache=True)
+def wrap_period(m, i):
+    """Period of actuator i's rotational transmission when it is a servo whose setpoint lives on the circle, else
+    0 (wrapPeriod, engine_forward.c): fixed gain, affine bias with kp = -biasprm[1], dyntype none or integrator,
+    on a site with a refsite and purely rotational gear (2 pi |gear[3:]|) or a ball joint (2 pi |gear[:3]|)."""
+    dt = m.actuator_dyntype[i]
+    if (
+        m.actuator_gaintype[i] != GAIN_FIXED
+        or m.actuator_biastype[i] != BIAS_AFFINE
+        or m.actuator_gainprm[i, 0] != -m.actuator_biasprm[i, 1]
+        or (dt != DYN_NONE and dt != DYN_INTEGRATOR)
+    ):
+        return 0.0
+    g = m.actuator_gear[i]
+    tt = m.actuator_trntype[i]
+    if tt == TRN_SITE and m.actuator_trnid[i, 1] >= 0 and g[0] == 0.0 and g[1] == 0.0 and g[2] == 0.0:
+        return 2 * math.pi * math.sqrt(g[3] * g[3] + g[4] * g[4] + g[5] * g[5])
+    if (tt == TRN_JOINT or tt == TRN_JOINTINPARENT) and m.jnt_type[m.actuator_trnid[i, 0]] == JNT_BALL:
+        return 2 * math.pi * math.sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2])
+    return 0.0
+
+
+@njit(cache=True)
+def wrap_setpoint(u, length, period):
+    """The representative of setpoint u (modulo period) nearest to length, wrapSetpoint."""
+    return u - period * round_int((u - length) / period)
+
+
+@njit(cache=True)
 def actuation(m, d, w):
     """act_dot (na,), actuator_force (nu,), qfrc_actuator (nv,) as mj_fwdActuation, delays ignored."""
     fwd_actuation(m, d, w, None)
@@ -226,14 +271,18 @@ def fwd_actuation(m, d, w, F):
         else:
             gain = 1.0  # user gain with no mjcb_act_gain (mj_fwdActuation)
         if m.actuator_actnum[i] == 0:
-            force[i] = gain * ctrl[i]
+            u = ctrl[i]
         else:
             aa = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
             if m.actuator_actearly[i]:
-                av = next_activation(m, d, w, i, aa, act_dot[aa])
+                u = next_activation(m, d, w, i, aa, act_dot[aa])
             else:
-                av = act[aa]
-            force[i] = gain * av
+                u = act[aa]
+        # rotational setpoint: the representative nearest the length (local, no state change)
+        period = wrap_period(m, i)
+        if period > 0:
+            u = wrap_setpoint(u, length[i], period)
+        force[i] = gain * u
         bp = m.actuator_biasprm[i]
         bt = m.actuator_biastype[i]
         if bt == BIAS_AFFINE:

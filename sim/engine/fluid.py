@@ -151,24 +151,32 @@ def viscous_forces(w0, w1, w2, v0, v1, v2, dens, visc, s0, s1, s2, fl):
     mg0 *= k
     mg1 *= k
     mg2 *= k
-    # projected area along the velocity and the (unnormalised) normal of that cross-section
-    x = s1 * s2
-    y = s2 * s0
-    z = s0 * s1
-    proj_denom = _pow4(x) * (v0 * v0) + _pow4(y) * (v1 * v1) + _pow4(z) * (v2 * v2)
-    xv = x * v0
-    yv = y * v1
-    zv = z * v2
-    proj_num = xv * xv + yv * yv + zv * zv
-    a_proj = math.pi * math.sqrt(proj_denom / max(MINVAL, proj_num))
-    n0 = (x * x) * v0
-    n1 = (y * y) * v1
-    n2 = (z * z) * v2
+    # projected area along the velocity and the normal of that cross-section, from the semi-axes scaled by
+    # 1/d_max and the unit velocity (3.17: dimensionless, so thin or slow geoms stay clear of the 1e-15 guards)
+    inv_dmax = 1.0 / d_max if d_max > MINVAL else 0.0
+    n0 = s0 * inv_dmax
+    n1 = s1 * inv_dmax
+    n2 = s2 * inv_dmax
+    a = (n1 * n2) * (n1 * n2)
+    b = (n0 * n2) * (n0 * n2)
+    c = (n0 * n1) * (n0 * n1)
     speed = _norm3(v0, v1, v2)
-    cos_alpha = proj_num / max(MINVAL, speed * proj_denom)
-    # Kutta-Joukowski lift: circulation (n x v) scaled, force = circulation x v
-    c0, c1, c2 = cross(n0, n1, n2, v0, v1, v2)
-    k = kutta * dens * cos_alpha * a_proj
+    inv_speed = 1.0 / speed if speed > MINVAL else 0.0
+    u0 = v0 * inv_speed
+    u1 = v1 * inv_speed
+    u2 = v2 * inv_speed
+    proj_num = ((a * u0) * u0 + (b * u1) * u1) + (c * u2) * u2
+    inv_num = 1.0 / proj_num if proj_num > MINVAL else 0.0
+    ia = inv_num * a
+    ib = inv_num * b
+    ic = inv_num * c
+    # proj_denom / proj_num^2
+    q = ((ia * ia * u0) * u0 + (ib * ib * u1) * u1) + (ic * ic * u2) * u2
+    a_proj = ((math.pi * d_max) * d_max) * math.sqrt(q * proj_num)
+    inv_q = 1.0 / q if q > MINVAL else 0.0
+    # Kutta-Joukowski lift: circulation (normal / proj_num) x v scaled by cos(alpha) A_proj, force = circulation x v
+    c0, c1, c2 = cross(ia * u0, ib * u1, ic * u2, v0, v1, v2)
+    k = a_proj * ((dens * kutta) * inv_q)
     c0 *= k
     c1 *= k
     c2 *= k

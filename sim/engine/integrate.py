@@ -5,7 +5,7 @@ from sim.jit import njit
 
 from sim.engine.math import quat_integrate, d_poly_force
 from sim.engine.crb import factor_i, solve_ld, warn_inertia
-from sim.engine.actuation import next_activation, actuator_disabled
+from sim.engine.actuation import next_activation, actuator_disabled, wrap_period, wrap_setpoint
 from sim.engine.derivative import smooth_vel, factor_lu_sparse, solve_lu_sparse, free_mhat, solve_lu6, is_free_body
 from sim.constants import (
     JNT_FREE,
@@ -17,6 +17,7 @@ from sim.constants import (
     DSBL_EULERDAMP,
     DSBL_DAMPER,
     DSBL_ACTUATION,
+    DYN_INTEGRATOR,
 )
 
 
@@ -56,6 +57,14 @@ def advance(m, d, w, act_dot, qacc, qvel_step, use_qvel_step):
             dis = actuator_disabled(m, i)
             for j in range(a0, a0 + m.actuator_actnum[i]):
                 act[j] = next_activation(m, d, w, i, j, 0.0 if dis else act_dot[j])
+        # integrated rotational setpoints: the representative nearest the length (mj_advance)
+        for i in range(m.nu):
+            if m.actuator_dyntype[i] != DYN_INTEGRATOR:
+                continue
+            period = wrap_period(m, i)
+            if period > 0:
+                j = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
+                act[j] = wrap_setpoint(act[j], d.actuator_length[w, i], period)
     qvel = d.qvel[w]
     for i in range(m.nv):
         qvel[i] += qacc[i] * h

@@ -149,17 +149,19 @@ def set_const(m, d, w, body_simple, own_bias, F):
         solve_m(m, d, w, x)
         m.actuator_acc0[i] = math.sqrt(dot(x, x, nv))
     if own_bias:
-        # position-like actuators whose biasprm[2] > 0 is a dampratio; 3.17 reflects the dof inertia 1/dof_invweight0
+        # position-like actuators whose biasprm[2] > 0 is a dampratio (3.17's mj_setConst): the reflected inertia
+        # is 1 / (moment' M^-1 moment) at qpos0, 0 when that is below mjMINVAL; damping = dampratio 2 sqrt(kp mass)
+        row = J[0]
         for i in range(m.nu):
             gp = m.actuator_gainprm[i]
             bp = m.actuator_biasprm[i]
             if gp[0] != -bp[1] or bp[2] <= 0:
                 continue
-            mass = 0.0
+            row[:] = 0.0
             for k in range(radr[i], radr[i] + rnz[i]):
-                trn = abs(mom[k])
-                if trn * trn > MINVAL:
-                    mass += 1.0 / max(MINVAL, div[cind[k]]) / (trn * trn)
+                row[cind[k]] = mom[k]
+            invmass = _row_inv_row(m, d, w, row, x) if nv else 0.0
+            mass = 1.0 / invmass if invmass >= MINVAL else 0.0
             bp[2] = -(bp[2] * 2 * math.sqrt(gp[0] * mass))
 
 
