@@ -141,6 +141,16 @@ def _not_drawn(m):
     return out
 
 
+def _scene_slots(obj_i):
+    """The mjvScene.geoms slot each object row takes in mjv_addGeoms' order (skins, geoms, sites, spatial tendon
+    segments): rows whose slot is maxgeom or more do not fit the scene."""
+    kind = obj_i[:, L.OI_KIND]
+    order = np.concatenate([np.flatnonzero(kind == k) for k in (L.KIND_SKIN, L.KIND_GEOM, L.KIND_SITE, L.KIND_TENDON)])
+    slot = np.empty(len(obj_i), np.int64)
+    slot[order] = np.arange(len(order))
+    return slot
+
+
 def _static(m):
     ent = _STATIC.get(m)
     if ent is None:
@@ -301,13 +311,14 @@ class Renderer:
         )
         if key != self._objkey:
             obj_i, obj_f = S.build_objects(m, opt)
-            if len(obj_i) > self._max_geom:
+            keep = _scene_slots(obj_i) < self._max_geom
+            if not keep.all():
                 if not self._warned:
                     import warnings
 
                     warnings.warn(f"Pre-allocated visual geom buffer is full. Increase maxgeom above {self._max_geom}.")
                     self._warned = True
-                obj_i, obj_f = obj_i[: self._max_geom].copy(), obj_f[: self._max_geom].copy()
+                obj_i, obj_f = obj_i[keep].copy(), obj_f[keep].copy()
             self._objkey = key
             self._obj_i, self._obj_f = np.ascontiguousarray(obj_i), np.ascontiguousarray(obj_f)
             kind, src = self._obj_i[:, L.OI_KIND], self._obj_i[:, L.OI_SRC]
@@ -384,6 +395,7 @@ class Renderer:
             return
         ncell = max(ntx * nty, grid * grid)
         nskv = max(1, len(self._static[4][2]))
+        nskn = max(1, len(self._static[4][10]))
         cap = max(2 * ncell, 16 * nobj, 64)  # cell-list entries per view (more: every cell searches all)
         nb = int(self._model.nbody)
         rows = -(-nty // nband) * T
@@ -426,6 +438,7 @@ class Renderer:
             skykey=np.zeros((nw, L.NSKYKEY)),
             skinvert=np.zeros((nw, nskv, 3)),
             skinnorm=np.zeros((nw, nskv, 3)),
+            skinbox=np.zeros((nw, nskn, 6)),
         )
         fa = self._fa
         opt[L.O_W], opt[L.O_H], opt[L.O_TILE], opt[L.O_NTX], opt[L.O_NTY] = W, H, T, ntx, nty
@@ -654,6 +667,7 @@ _FRAME_ORDER = tuple(
         "skykey",
         "skinvert",
         "skinnorm",
+        "skinbox",
     )
 )
 _DUMMY_RGB = np.zeros((1, 1, 1, 3), np.uint8)
