@@ -16,6 +16,7 @@ from sim.engine.batch.simd import LANES
 from . import layout as L
 from . import scene as S
 from . import tendon as T
+from . import lines as LN
 from .camera import Camera, SceneOption, option_key
 from .structs import new_frame, new_render_model
 
@@ -133,12 +134,9 @@ class RenderScene:
 
 
 def _not_drawn(m):
-    """What mjv_addGeoms draws by default for this model that the renderer does not: rangefinder rays
-    (lines)."""
-    out = []
-    if int(getattr(m, "nsensor", 0) or 0) and np.any(np.asarray(m.sensor_type) == 7):  # mjSENS_RANGEFINDER
-        out.append("rangefinder rays (numjoco does not compute sensordata)")
-    return out
+    """What mjv_addGeoms draws by default for this model that the renderer does not: the spheres and arrows
+    of rangefinders that report hit points or normals (their rays are drawn)."""
+    return sorted({what for _, what in LN.line_sources(m)[1]})
 
 
 def _scene_slots(obj_i):
@@ -217,6 +215,8 @@ class Renderer:
         self._camkey = None
         self._nshadow = 0
         self._tendon_rows = {}
+        self._line_sources = LN.line_sources(model)[0]
+        self._line_cap = 0  # lines the scene has room for (mjvScene.maxgeom less the objects' slots)
         self._obj_i = self._obj_f = None
         self._rm = None
         self._frame = None
@@ -311,8 +311,11 @@ class Renderer:
         )
         if key != self._objkey:
             obj_i, obj_f = S.build_objects(m, opt)
-            keep = _scene_slots(obj_i) < self._max_geom
-            if not keep.all():
+            slots = _scene_slots(obj_i)
+            keep = slots < self._max_geom
+            nlines = sum(n for _, _, n in self._line_sources)
+            self._line_cap = min(nlines, max(0, self._max_geom - (int(slots.max()) + 1 if len(slots) else 0)))
+            if not keep.all() or self._line_cap < nlines:
                 if not self._warned:
                     import warnings
 
@@ -390,7 +393,7 @@ class Renderer:
         grid = int(self._vis[L.V_GRID])
         nthread = numba.get_num_threads()
         nband = max(1, min(nty, -(-4 * nthread // nw)))
-        key = (nw, nobj, nview, H, W, T, nband, int(self._model.nbody))
+        key = (nw, nobj, nview, H, W, T, nband, int(self._model.nbody), self._line_cap)
         if key == self._frame_key:
             return
         ncell = max(ntx * nty, grid * grid)
@@ -439,6 +442,8 @@ class Renderer:
             skinvert=np.zeros((nw, nskv, 3)),
             skinnorm=np.zeros((nw, nskv, 3)),
             skinbox=np.zeros((nw, nskn, 6)),
+            lines=np.zeros((nw, max(1, self._line_cap), L.NLN)),
+            nline=np.zeros(nw, np.int64),
         )
         fa = self._fa
         opt[L.O_W], opt[L.O_H], opt[L.O_TILE], opt[L.O_NTX], opt[L.O_NTY] = W, H, T, ntx, nty
@@ -491,6 +496,13 @@ class Renderer:
             self._place_tendons(arrays, range(nw) if sel is None else [sel])
         for name in ("xpos", "xquat", "xmat", "subtree_com"):
             fa[name][...] = arrays[name][worlds]
+        flags = np.asarray(getattr(opt, "flags", SceneOption().flags)).reshape(-1)
+        if self._line_sources and flags[SceneOption.VIS_RANGEFINDER]:
+            ws = np.arange(nw) if sel is None else np.array([sel])
+            LN.scene_lines(m, arrays, ws, self._line_sources, fa["lines"], fa["nline"], self._line_cap)
+        else:
+            fa["nline"][:] = 0
+        self._scene.ngeom = len(self._obj_i) + int(fa["nline"][0])
         self._nworld = None if (sel is not None) else nw
         self._updated = True
 
@@ -668,6 +680,8 @@ _FRAME_ORDER = tuple(
         "skinvert",
         "skinnorm",
         "skinbox",
+        "lines",
+        "nline",
     )
 )
 _DUMMY_RGB = np.zeros((1, 1, 1, 3), np.uint8)

@@ -86,6 +86,8 @@ FRAME_FIELDS = (
     ("skinvert", _f64(3)),
     ("skinnorm", _f64(3)),
     ("skinbox", _f64(3)),
+    ("lines", _f64(3)),
+    ("nline", _i64(1)),
 )
 
 
@@ -224,6 +226,8 @@ def new_frame(
     skinvert,
     skinnorm,
     skinbox,
+    lines,
+    nline,
 ):
     st = structref.new(FRAME_TYPE)
     st.opt = opt
@@ -261,4 +265,6 @@ def new_frame(
     st.skinvert = skinvert
     st.skinnorm = skinnorm
     st.skinbox = skinbox
+    st.lines = lines
+    st.nline = nline
     return st
