@@ -610,10 +610,18 @@ def test_visual_compiled_with_mujoco_values():
 
 
 def test_what_is_not_drawn_is_said():
-    """Rangefinder rays (lines MuJoCo draws by default) are not drawn: a warning says so."""
+    """A rangefinder's rays are drawn (no warning), the spheres and arrows at the hit points and normals of one
+    that reports them are not: a warning says so."""
+    import warnings
+
     m = sim.load_model(os.path.join(MODELS, "sensors_many.xml"))
-    with pytest.warns(UserWarning, match="rangefinder"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         sim.Renderer(m, 8, 8)
+    xml = """<mujoco><worldbody><geom type="plane" size="1 1 .1"/><site name="s" pos="0 0 1" zaxis="0 0 -1"/>
+    </worldbody><sensor><rangefinder site="s" data="dist point normal"/></sensor></mujoco>"""
+    with pytest.warns(UserWarning, match="rangefinder hit points and normals"):
+        sim.Renderer(sim.load_model(xml), 8, 8)
 
 
 # ------------------------------------------------------------------------------------------------ tendons

@@ -105,9 +105,9 @@ def gymnasium_free_camera(m, d, world=None):
 class SceneOption:
     """Visualisation options (mjvOption subset used by the renderer): geomgroup, sitegroup, skingroup,
     tendongroup (groups 0-2 visible, as mjv_defaultOption) and flags indexed by mjtVisFlag (texture, tendon,
-    transparent, static, skin)."""
+    rangefinder, transparent, static, skin)."""
 
-    VIS_TEXTURE, VIS_TENDON, VIS_TRANSPARENT, VIS_STATIC, VIS_SKIN = 1, 7, 18, 22, 23
+    VIS_TEXTURE, VIS_TENDON, VIS_RANGEFINDER, VIS_TRANSPARENT, VIS_STATIC, VIS_SKIN = 1, 7, 8, 18, 22, 23
     NVISFLAG = 31
 
     def __init__(self):

@@ -78,6 +78,7 @@ from .layout import (
     PK_R,
 )
 from .floor import floor_ok, shade_row
+from .lines import draw_lines
 from .shade import shade_opaque, sky, lit_all, _clamp, plane_texture_setup, reflection, mirror_in_tile
 from .trace import bin_view, view_ray, transparent_hits, transparent_in, sky_distance, cell_list, nearest_in
 
@@ -557,9 +558,10 @@ def antialias_band(rm, fr, job, rgb):
 
 @njit(parallel=True, refcount=True)
 def render_frames(rm, fr, rgb, depth, seg):
-    """Render every world of the frame: setup per world, then the (world, band) jobs, then anti-aliasing.  The
-    bands differ in cost (sky against floor): the threads take them one at a time from a shared counter
-    (sim/jit/atomic.py), where a prange would give each thread a fixed contiguous share."""
+    """Render every world of the frame: setup per world, then the (world, band) jobs, then anti-aliasing, then
+    the line geoms (lines.py) over the finished images.  The bands differ in cost (sky against floor): the
+    threads take them one at a time from a shared counter (sim/jit/atomic.py), where a prange would give each
+    thread a fixed contiguous share."""
     nworld = fr.opt[O_NWORLD]
     for w in prange(nworld):
         setup_world(rm, fr, w)
@@ -575,3 +577,9 @@ def render_frames(rm, fr, rgb, depth, seg):
     if fr.opt[O_AA] != 0 and fr.opt[O_MODE] == MODE_RGB:
         for j in prange(njob):
             antialias_band(rm, fr, j, rgb)
+    nline = 0
+    for w in range(nworld):
+        nline += fr.nline[w]
+    if nline > 0:
+        for j in prange(njob):
+            draw_lines(rm, fr, j, rgb, depth, seg)

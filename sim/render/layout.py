@@ -4,8 +4,8 @@ and the renderer's constants (MuJoCo's enum values where they exist)."""
 # mjtGeom / mjtObj / mjtCamera / mjtCamLight / mjtLightType / mjtTexture / mjtRndFlag values
 GEOM_PLANE, GEOM_HFIELD, GEOM_SPHERE, GEOM_CAPSULE, GEOM_ELLIPSOID = 0, 1, 2, 3, 4
 GEOM_CYLINDER, GEOM_BOX, GEOM_MESH, GEOM_SDF = 5, 6, 7, 8
-GEOM_SKIN = 106  # mjGEOM_SKIN: here one skin triangle (RenderModel object)
-OBJ_GEOM, OBJ_SITE, OBJ_SKIN, OBJ_TENDON = 5, 6, 11, 18
+GEOM_LINE, GEOM_SKIN = 103, 106  # mjGEOM_LINE; mjGEOM_SKIN: one skin (RenderModel object) with a face BVH
+OBJ_GEOM, OBJ_SITE, OBJ_CAMERA, OBJ_SKIN, OBJ_TENDON, OBJ_SENSOR = 5, 6, 7, 11, 18, 20
 CAMERA_FREE, CAMERA_TRACKING, CAMERA_FIXED, CAMERA_USER = 0, 1, 2, 3
 CAMLIGHT_FIXED, CAMLIGHT_TRACK, CAMLIGHT_TRACKCOM, CAMLIGHT_TARGETBODY, CAMLIGHT_TARGETBODYCOM = 0, 1, 2, 3, 4
 LIGHT_SPOT, LIGHT_DIRECTIONAL, LIGHT_POINT, LIGHT_IMAGE = 0, 1, 2, 3
@@ -45,8 +45,10 @@ NMI = 8
 HI_NROW, HI_NCOL, HI_ADR = 0, 1, 2
 
 # --- RenderModel.skin_i columns (per skin), bone_i (per bone: body, vertex list), bone_f (bindpos, bindquat)
-SI_VERTADR, SI_VERTNUM, SI_FACEADR, SI_FACENUM, SI_BONEADR, SI_BONENUM, SI_TEXCOORDADR = range(7)
-NSI = 7
+# and SI_BVHADR / SI_BVHNUM: the skin's nodes in skin_bvh_child / skin_bvh_face (parents before children; a
+# leaf holds one face, its index within the skin, internal nodes -1) and in Frame.skinbox (refit every frame)
+SI_VERTADR, SI_VERTNUM, SI_FACEADR, SI_FACENUM, SI_BONEADR, SI_BONENUM, SI_TEXCOORDADR, SI_BVHADR, SI_BVHNUM = range(9)
+NSI = 9
 BI_BODY, BI_VERTADR, BI_VERTNUM = 0, 1, 2
 BF_BINDPOS, BF_BINDQUAT = 0, 3
 SKIN_SIZE = 0.1  # mjv_initGeom's default size, which a skin keeps (texuniform scales by it)
@@ -129,3 +131,7 @@ NPT = 15
 PK_OK, PK_T, PK_R, PK_TR, PK_BLEND, PK_LA, PK_LB = 0, 1, 2, 5, 8, 9, 15
 NPK = 21
 NJI = 144
+# --- Frame.lines[w, i]: the scene's line geoms (rangefinder rays, mjGEOM_LINE), Frame.nline[w] of them: end points,
+# the object they report in segmentation (id, mjtObj type), colour and width in pixels
+LN_FROM, LN_TO, LN_OBJID, LN_OBJTYPE, LN_RGB, LN_WIDTH = 0, 3, 6, 7, 8, 11
+NLN = 12

@@ -16,6 +16,7 @@ from sim.jit.simd import LANES
 from . import layout as L
 from . import scene as S
 from . import tendon as T
+from . import lines as LN
 from .camera import Camera, SceneOption, option_key
 from .structs import new_frame, new_render_model
 
@@ -133,12 +134,19 @@ class RenderScene:
 
 
 def _not_drawn(m):
-    """What mjv_addGeoms draws by default for this model that the renderer does not: rangefinder rays
-    (lines)."""
-    out = []
-    if int(getattr(m, "nsensor", 0) or 0) and np.any(np.asarray(m.sensor_type) == 7):  # mjSENS_RANGEFINDER
-        out.append("rangefinder rays (numjoco does not compute sensordata)")
-    return out
+    """What mjv_addGeoms draws by default for this model that the renderer does not: the spheres and arrows
+    of rangefinders that report hit points or normals (their rays are drawn)."""
+    return sorted({what for _, what in LN.line_sources(m)[1]})
+
+
+def _scene_slots(obj_i):
+    """The mjvScene.geoms slot each object row takes in mjv_addGeoms' order (skins, geoms, sites, spatial tendon
+    segments): rows whose slot is maxgeom or more do not fit the scene."""
+    kind = obj_i[:, L.OI_KIND]
+    order = np.concatenate([np.flatnonzero(kind == k) for k in (L.KIND_SKIN, L.KIND_GEOM, L.KIND_SITE, L.KIND_TENDON)])
+    slot = np.empty(len(obj_i), np.int64)
+    slot[order] = np.arange(len(order))
+    return slot
 
 
 def _static(m):
@@ -207,6 +215,8 @@ class Renderer:
         self._camkey = None
         self._nshadow = 0
         self._tendon_rows = {}
+        self._line_sources = LN.line_sources(model)[0]
+        self._line_cap = 0  # lines the scene has room for (mjvScene.maxgeom less the objects' slots)
         self._obj_i = self._obj_f = None
         self._rm = None
         self._frame = None
@@ -301,13 +311,17 @@ class Renderer:
         )
         if key != self._objkey:
             obj_i, obj_f = S.build_objects(m, opt)
-            if len(obj_i) > self._max_geom:
+            slots = _scene_slots(obj_i)
+            keep = slots < self._max_geom
+            nlines = sum(n for _, _, n in self._line_sources)
+            self._line_cap = min(nlines, max(0, self._max_geom - (int(slots.max()) + 1 if len(slots) else 0)))
+            if not keep.all() or self._line_cap < nlines:
                 if not self._warned:
                     import warnings
 
                     warnings.warn(f"Pre-allocated visual geom buffer is full. Increase maxgeom above {self._max_geom}.")
                     self._warned = True
-                obj_i, obj_f = obj_i[: self._max_geom].copy(), obj_f[: self._max_geom].copy()
+                obj_i, obj_f = obj_i[keep].copy(), obj_f[keep].copy()
             self._objkey = key
             self._obj_i, self._obj_f = np.ascontiguousarray(obj_i), np.ascontiguousarray(obj_f)
             kind, src = self._obj_i[:, L.OI_KIND], self._obj_i[:, L.OI_SRC]
@@ -379,11 +393,12 @@ class Renderer:
         grid = int(self._vis[L.V_GRID])
         nthread = numba.get_num_threads()
         nband = max(1, min(nty, -(-4 * nthread // nw)))
-        key = (nw, nobj, nview, H, W, T, nband, int(self._model.nbody))
+        key = (nw, nobj, nview, H, W, T, nband, int(self._model.nbody), self._line_cap)
         if key == self._frame_key:
             return
         ncell = max(ntx * nty, grid * grid)
         nskv = max(1, len(self._static[4][2]))
+        nskn = max(1, len(self._static[4][10]))
         cap = max(2 * ncell, 16 * nobj, 64)  # cell-list entries per view (more: every cell searches all)
         nb = int(self._model.nbody)
         rows = -(-nty // nband) * T
@@ -426,6 +441,9 @@ class Renderer:
             skykey=np.zeros((nw, L.NSKYKEY)),
             skinvert=np.zeros((nw, nskv, 3)),
             skinnorm=np.zeros((nw, nskv, 3)),
+            skinbox=np.zeros((nw, nskn, 6)),
+            lines=np.zeros((nw, max(1, self._line_cap), L.NLN)),
+            nline=np.zeros(nw, np.int64),
         )
         fa = self._fa
         opt[L.O_W], opt[L.O_H], opt[L.O_TILE], opt[L.O_NTX], opt[L.O_NTY] = W, H, T, ntx, nty
@@ -478,6 +496,13 @@ class Renderer:
             self._place_tendons(arrays, range(nw) if sel is None else [sel])
         for name in ("xpos", "xquat", "xmat", "subtree_com"):
             fa[name][...] = arrays[name][worlds]
+        flags = np.asarray(getattr(opt, "flags", SceneOption().flags)).reshape(-1)
+        if self._line_sources and flags[SceneOption.VIS_RANGEFINDER]:
+            ws = np.arange(nw) if sel is None else np.array([sel])
+            LN.scene_lines(m, arrays, ws, self._line_sources, fa["lines"], fa["nline"], self._line_cap)
+        else:
+            fa["nline"][:] = 0
+        self._scene.ngeom = len(self._obj_i) + int(fa["nline"][0])
         self._nworld = None if (sel is not None) else nw
         self._updated = True
 
@@ -654,6 +679,9 @@ _FRAME_ORDER = tuple(
         "skykey",
         "skinvert",
         "skinnorm",
+        "skinbox",
+        "lines",
+        "nline",
     )
 )
 _DUMMY_RGB = np.zeros((1, 1, 1, 3), np.uint8)

@@ -163,9 +163,36 @@ def build_hfields(m):
     )
 
 
+def skin_bvh(vert, face):
+    """(child (nnode, 2), face (nnode,)) of a bounding volume hierarchy over the triangles `face` (vertex ids into
+    `vert`): median splits of the face centroids along their widest axis, one face per leaf (its index, -1 for
+    internal nodes), parents before children.  Built once on the skin's rest vertices; the renderer refits the
+    boxes to the skinned vertices every frame."""
+    nf = len(face)
+    cen = vert[face].mean(axis=1)
+    child = np.full((max(2 * nf - 1, 1), 2), -1, np.int32)
+    leaf = np.full(max(2 * nf - 1, 1), -1, np.int32)
+    stack = [(0, np.arange(nf))]
+    nnode = 1
+    while stack:
+        node, ids = stack.pop()
+        if len(ids) == 1:
+            leaf[node] = ids[0]
+            continue
+        c = cen[ids]
+        axis = int(np.argmax(c.max(axis=0) - c.min(axis=0)))
+        half = len(ids) // 2
+        order = np.argpartition(c[:, axis], half)
+        for j, part in enumerate((ids[order[:half]], ids[order[half:]])):
+            child[node, j] = nnode
+            stack.append((nnode, part))
+            nnode += 1
+    return child[:nnode], leaf[:nnode]
+
+
 def build_skins(m):
-    """(skin_i, skin_inflate, skin_vert, skin_face, skin_texcoord, bone_i, bone_f, bonevert_id, bonevert_w) of
-    the model's skins (one-row placeholders when it has none)."""
+    """(skin_i, skin_inflate, skin_vert, skin_face, skin_texcoord, bone_i, bone_f, bonevert_id, bonevert_w,
+    bvh_child, bvh_face) of the model's skins (one-row placeholders when it has none)."""
     nskin = int(getattr(m, "nskin", 0) or 0)
     if nskin == 0:
         return (
@@ -178,6 +205,8 @@ def build_skins(m):
             np.zeros((1, 7)),
             np.zeros(1, np.int32),
             np.zeros(1),
+            np.full((1, 2), -1, np.int32),
+            np.full(1, -1, np.int32),
         )
     si = np.zeros((nskin, L.NSI), np.int32)
     for col, name in (
@@ -199,6 +228,17 @@ def build_skins(m):
     bf[:nbone, L.BF_BINDPOS : L.BF_BINDPOS + 3] = np.asarray(m.skin_bonebindpos, np.float32).reshape(-1, 3)
     bf[:nbone, L.BF_BINDQUAT : L.BF_BINDQUAT + 4] = np.asarray(m.skin_bonebindquat, np.float32).reshape(-1, 4)
     tc = np.asarray(getattr(m, "skin_texcoord", np.zeros((0, 2))), np.float32).reshape(-1, 2).astype(np.float64)
+    vert = np.asarray(m.skin_vert, np.float32).reshape(-1, 3).astype(np.float64)
+    face = np.asarray(m.skin_face, np.int32).reshape(-1, 3)
+    children, leaves = [], []
+    nnode = 0
+    for i in range(nskin):
+        va, fa, fn = si[i, L.SI_VERTADR], si[i, L.SI_FACEADR], si[i, L.SI_FACENUM]
+        child, leaf = skin_bvh(vert[va : va + si[i, L.SI_VERTNUM]], face[fa : fa + fn])
+        si[i, L.SI_BVHADR], si[i, L.SI_BVHNUM] = nnode, len(leaf)
+        children.append(child)
+        leaves.append(leaf)
+        nnode += len(leaf)
 
     def c(x, dt, shape):
         a = np.ascontiguousarray(np.asarray(x, dt).reshape(shape))
@@ -207,13 +247,15 @@ def build_skins(m):
     return (
         si,
         np.asarray(m.skin_inflate, np.float32).astype(np.float64).reshape(-1),
-        c(np.asarray(m.skin_vert, np.float32), np.float64, (-1, 3)),
-        c(m.skin_face, np.int32, (-1, 3)),
+        c(vert, np.float64, (-1, 3)),
+        c(face, np.int32, (-1, 3)),
         c(tc, np.float64, (-1, 2)),
         bi,
         bf,
         c(m.skin_bonevertid, np.int32, (-1,)),
         c(np.asarray(m.skin_bonevertweight, np.float32), np.float64, (-1,)),
+        np.ascontiguousarray(np.concatenate(children)),
+        np.ascontiguousarray(np.concatenate(leaves)),
     )
 
 
@@ -371,7 +413,7 @@ def build_objects(m, opt):
             fi[L.OF_RBOUND] = rbound[i]
             rows_i.append(ii)
             rows_f.append(fi)
-    # skins: one object per face (a triangle in world coordinates, placed every frame)
+    # skins: one object each (triangles in world coordinates, placed every frame, under a face BVH)
     if bool(flags[SceneOption.VIS_SKIN]):
         sgroups = np.asarray(getattr(opt, "skingroup", SceneOption().skingroup)).reshape(-1)
         for i in range(int(getattr(m, "nskin", 0) or 0)):
@@ -388,12 +430,10 @@ def build_objects(m, opt):
             ii[L.OI_TYPE] = L.GEOM_SKIN
             ii[L.OI_TEXCOORD] = int(int(m.skin_texcoordadr[i]) >= 0)
             ii[L.OI_BODY] = -1
+            ii[L.OI_DATAID] = i
             fi[L.OF_SIZE : L.OF_SIZE + 3] = L.SKIN_SIZE
-            adr = int(m.skin_faceadr[i])
-            for f in range(adr, adr + int(m.skin_facenum[i])):
-                ii[L.OI_DATAID] = f
-                rows_i.append(ii.copy())
-                rows_f.append(fi.copy())
+            rows_i.append(ii)
+            rows_f.append(fi)
     # spatial tendons: slots for their segments (capsules placed every update), tendon objects (mjOBJ_TENDON)
     tgroups = np.asarray(getattr(opt, "tendongroup", SceneOption().tendongroup)).reshape(-1)
     for i, nseg in spatial_tendons(m, tgroups, bool(flags[SceneOption.VIS_TENDON])):

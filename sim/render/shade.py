@@ -385,9 +385,9 @@ def _texture_any(rm, fr, w, k, part, lp, P, N, vi, px, py):
     Px = _plane_hit(ox, dx, P, N)
     Py = _plane_hit(oy, dy, P, N)
     if rm.obj_i[k, OI_TYPE] == GEOM_SKIN:
-        c = _skin_coord(rm, fr, w, k, s, P)
-        cx = _skin_coord(rm, fr, w, k, s, Px)
-        cy = _skin_coord(rm, fr, w, k, s, Py)
+        c = _skin_coord(rm, fr, w, k, part, s, P)
+        cx = _skin_coord(rm, fr, w, k, part, s, Px)
+        cy = _skin_coord(rm, fr, w, k, part, s, Py)
     else:
         lpx = _mtv(mat, Px[0] - pos[0], Px[1] - pos[1], Px[2] - pos[2])
         lpy = _mtv(mat, Py[0] - pos[0], Py[1] - pos[1], Py[2] - pos[2])
@@ -608,7 +608,7 @@ def surface(rm, fr, w, k, part, o, d, t):
     mat = fr.obj_mat[w, k]
     lp = _mtv(mat, P[0] - pos[0], P[1] - pos[1], P[2] - pos[2])
     if rm.obj_i[k, OI_TYPE] == GEOM_SKIN:
-        return P, _skin_normal(rm, fr, w, k, P), lp
+        return P, _skin_normal(rm, fr, w, k, part, P), lp
     typ = rm.obj_i[k, OI_TYPE]
     if typ == GEOM_PLANE:
         return P, (mat[2], mat[5], mat[8]), lp  # a column of the orthonormal frame: unit already
@@ -618,12 +618,12 @@ def surface(rm, fr, w, k, part, o, d, t):
 
 
 @njit(cache=True, fastmath=True)
-def _skin_normal(rm, fr, w, k, P):
-    """Smooth normal of skin triangle k at P (its vertex normals, barycentric weights)."""
-    v0, v1, v2 = skin_tri(rm, fr, w, k)
+def _skin_normal(rm, fr, w, k, part, P):
+    """Smooth normal of face `part` of skin k at P (its vertex normals, barycentric weights)."""
+    v0, v1, v2 = skin_tri(rm, fr, w, k, part)
     b1, b2 = _bary(v0, v1, v2, P)
     b0 = 1 - b1 - b2
-    a, b, c = skin_face_vertices(rm, k)
+    a, b, c = skin_face_vertices(rm, k, part)
     N = fr.skinnorm[w]
     return _unit(
         b0 * N[a, 0] + b1 * N[b, 0] + b2 * N[c, 0],
@@ -633,8 +633,8 @@ def _skin_normal(rm, fr, w, k, P):
 
 
 @njit(cache=True, fastmath=True)
-def _skin_coord(rm, fr, w, k, s, P):
-    """Texture coordinates of world point P on skin triangle k: the skin's UVs (texture matrix applied) when it
+def _skin_coord(rm, fr, w, k, part, s, P):
+    """Texture coordinates of world point P on face `part` of skin k: the skin's UVs (texture matrix applied) when it
     has them, else object-linear coordinates of the world position (a skin is drawn untransformed)."""
     r0 = rm.obj_f[k, OF_TEXREPEAT]
     r1 = rm.obj_f[k, OF_TEXREPEAT + 1]
@@ -645,10 +645,10 @@ def _skin_coord(rm, fr, w, k, s, P):
         return P[0], P[1], P[2]
     ta = rm.skin_i[rm.obj_i[k, OI_SRC], SI_TEXCOORDADR]
     if ta >= 0:
-        v0, v1, v2 = skin_tri(rm, fr, w, k)
+        v0, v1, v2 = skin_tri(rm, fr, w, k, part)
         b1, b2 = _bary(v0, v1, v2, P)
         b0 = 1 - b1 - b2
-        a, b, c = skin_face_vertices(rm, k)
+        a, b, c = skin_face_vertices(rm, k, part)
         vadr = rm.skin_i[rm.obj_i[k, OI_SRC], SI_VERTADR]
         T = rm.skin_texcoord
         ia, ib, ic = ta + a - vadr, ta + b - vadr, ta + c - vadr

@@ -1,12 +1,13 @@
 """Skins (mjv_updateActiveSkin): vertices blended from their bones' poses (linear blend skinning with the bind
-poses), area-weighted vertex normals, inflation along the normals; each skin face is a renderer object (a
-triangle in world coordinates, smooth-shaded with the vertex normals, textured with the skin's texture
-coordinates)."""
+poses), area-weighted vertex normals, inflation along the normals; each skin is one renderer object (as it is
+one mjvGeom) whose triangles, in world coordinates, are found through a BVH over its faces (built once by
+scene.skin_bvh, its boxes refit to the skinned vertices every frame); a hit's part is the face (index within the
+skin), smooth-shaded with the vertex normals, textured with the skin's texture coordinates."""
 
 from sim.jit import njit
 from sim.engine.math import mul_quat, quat2mat
 
-from .geometry import tri_hit
+from .geometry import tri_hit, MAXSTACK, _slab
 from .layout import (
     MINVAL,
     SI_VERTADR,
@@ -15,6 +16,8 @@ from .layout import (
     SI_FACENUM,
     SI_BONEADR,
     SI_BONENUM,
+    SI_BVHADR,
+    SI_BVHNUM,
     BI_BODY,
     BI_VERTADR,
     BI_VERTNUM,
@@ -22,7 +25,6 @@ from .layout import (
     BF_BINDQUAT,
     OI_TYPE,
     OI_SRC,
-    OI_DATAID,
     GEOM_SKIN,
     G_AABB,
     G_RBOUND,
@@ -90,41 +92,108 @@ def update_skins(rm, fr, w):
             for c in range(3):
                 Nn[v, c] *= scl
                 V[v, c] += infl * Nn[v, c]
+        _refit(rm, fr, w, s)
     for k in range(rm.nobj):
         if rm.obj_i[k, OI_TYPE] != GEOM_SKIN:
             continue
-        v0, v1, v2 = skin_tri(rm, fr, w, k)
+        root = fr.skinbox[w, rm.skin_i[rm.obj_i[k, OI_SRC], SI_BVHADR]]
         g = fr.obj_g[w, k]
         r2 = 0.0
         for c in range(3):
-            lo = min(v0[c], v1[c], v2[c])
-            hi = max(v0[c], v1[c], v2[c])
-            g[G_AABB + c] = 0.5 * (lo + hi)
-            g[G_AABB + 3 + c] = 0.5 * (hi - lo)
-            r2 += (0.5 * (hi - lo)) ** 2
+            g[G_AABB + c] = root[c]
+            g[G_AABB + 3 + c] = root[3 + c]
+            r2 += root[3 + c] ** 2
         g[G_RBOUND] = r2**0.5
 
 
 @njit(cache=True, fastmath=True)
-def skin_face_vertices(rm, k):
-    """Vertex indices (into the skin vertex arrays) of skin triangle object k."""
-    s = rm.obj_i[k, OI_SRC]
-    f = rm.obj_i[k, OI_DATAID]
-    vadr = rm.skin_i[s, SI_VERTADR]
-    return vadr + rm.skin_face[f, 0], vadr + rm.skin_face[f, 1], vadr + rm.skin_face[f, 2]
+def _refit(rm, fr, w, s):
+    """Boxes (centre, half size) of skin s's BVH nodes around its skinned vertices, children before parents."""
+    si = rm.skin_i[s]
+    adr = si[SI_BVHADR]
+    V = fr.skinvert[w]
+    box = fr.skinbox[w]
+    vadr = si[SI_VERTADR]
+    for node in range(adr + si[SI_BVHNUM] - 1, adr - 1, -1):
+        f = rm.skin_bvh_face[node]
+        lo0 = lo1 = lo2 = 1e300
+        hi0 = hi1 = hi2 = -1e300
+        if f >= 0:
+            row = rm.skin_face[si[SI_FACEADR] + f]
+            for j in range(3):
+                v = vadr + row[j]
+                lo0, hi0 = min(lo0, V[v, 0]), max(hi0, V[v, 0])
+                lo1, hi1 = min(lo1, V[v, 1]), max(hi1, V[v, 1])
+                lo2, hi2 = min(lo2, V[v, 2]), max(hi2, V[v, 2])
+        else:
+            for j in range(2):
+                b = box[adr + rm.skin_bvh_child[node, j]]
+                lo0, hi0 = min(lo0, b[0] - b[3]), max(hi0, b[0] + b[3])
+                lo1, hi1 = min(lo1, b[1] - b[4]), max(hi1, b[1] + b[4])
+                lo2, hi2 = min(lo2, b[2] - b[5]), max(hi2, b[2] + b[5])
+        b = box[node]
+        b[0], b[3] = 0.5 * (lo0 + hi0), 0.5 * (hi0 - lo0)
+        b[1], b[4] = 0.5 * (lo1 + hi1), 0.5 * (hi1 - lo1)
+        b[2], b[5] = 0.5 * (lo2 + hi2), 0.5 * (hi2 - lo2)
 
 
 @njit(cache=True, fastmath=True)
-def skin_tri(rm, fr, w, k):
-    """World positions of skin triangle object k's vertices."""
-    a, b, c = skin_face_vertices(rm, k)
+def skin_face_vertices(rm, k, part):
+    """Vertex indices (into the skin vertex arrays) of face `part` of skin object k."""
+    s = rm.obj_i[k, OI_SRC]
+    vadr = rm.skin_i[s, SI_VERTADR]
+    row = rm.skin_face[rm.skin_i[s, SI_FACEADR] + part]
+    return vadr + row[0], vadr + row[1], vadr + row[2]
+
+
+@njit(cache=True, fastmath=True)
+def skin_tri(rm, fr, w, k, part):
+    """World positions of the vertices of face `part` of skin object k."""
+    a, b, c = skin_face_vertices(rm, k, part)
     V = fr.skinvert[w]
     return (V[a, 0], V[a, 1], V[a, 2]), (V[b, 0], V[b, 1], V[b, 2]), (V[c, 0], V[c, 1], V[c, 2])
 
 
 @njit(cache=True, fastmath=True)
-def hit_skin(rm, fr, w, k, o, d, tmin, tmax, cull):
-    """(t, 0) of the ray (world) through skin triangle object k, t < 0 if none."""
-    v0, v1, v2 = skin_tri(rm, fr, w, k)
-    t, _, _ = tri_hit(v0, v1, v2, o, d, tmin, tmax, cull)
-    return t, 0
+def hit_skin(rm, fr, w, k, o, d, tmin, tmax, cull, stack):
+    """(t, face) of the nearest face of skin object k the ray (world) meets, through the skin's BVH (near child
+    first, nodes beyond the best hit pruned, as geometry.hit_mesh); t < 0 if none."""
+    adr = rm.skin_i[rm.obj_i[k, OI_SRC], SI_BVHADR]
+    box = fr.skinbox[w]
+    best, part = -1.0, 0
+    if _slab(box[adr], o, d, tmin, tmax) < 0:
+        return best, part
+    hi = tmax
+    n = 1
+    stack[0] = 0
+    while n > 0:
+        n -= 1
+        node = adr + stack[n]
+        f = rm.skin_bvh_face[node]
+        if f >= 0:
+            v0, v1, v2 = skin_tri(rm, fr, w, k, f)
+            t, _, _ = tri_hit(v0, v1, v2, o, d, tmin, hi, cull)
+            if t >= 0:
+                best, part, hi = t, f, t
+            continue
+        c0 = rm.skin_bvh_child[node, 0]
+        c1 = rm.skin_bvh_child[node, 1]
+        t0 = _slab(box[adr + c0], o, d, tmin, hi)
+        t1 = _slab(box[adr + c1], o, d, tmin, hi)
+        if t0 >= 0 and t1 >= 0:
+            if n + 2 > MAXSTACK:
+                continue
+            if t0 <= t1:
+                stack[n] = c1
+                stack[n + 1] = c0
+            else:
+                stack[n] = c0
+                stack[n + 1] = c1
+            n += 2
+        elif t0 >= 0:
+            stack[n] = c0
+            n += 1
+        elif t1 >= 0:
+            stack[n] = c1
+            n += 1
+    return best, part

@@ -46,6 +46,8 @@ RENDER_MODEL_FIELDS = (
     ("bone_f", _f64(2)),
     ("bonevert_id", _i32(1)),
     ("bonevert_w", _f64(1)),
+    ("skin_bvh_child", _i32(2)),
+    ("skin_bvh_face", _i32(1)),
 )
 
 FRAME_FIELDS = (
@@ -83,6 +85,9 @@ FRAME_FIELDS = (
     ("skykey", _f64(2)),
     ("skinvert", _f64(3)),
     ("skinnorm", _f64(3)),
+    ("skinbox", _f64(3)),
+    ("lines", _f64(3)),
+    ("nline", _i64(1)),
 )
 
 
@@ -145,6 +150,8 @@ def new_render_model(
     bone_f,
     bonevert_id,
     bonevert_w,
+    skin_bvh_child,
+    skin_bvh_face,
 ):
     st = structref.new(RENDER_MODEL_TYPE)
     st.nobj = nobj
@@ -177,6 +184,8 @@ def new_render_model(
     st.bone_f = bone_f
     st.bonevert_id = bonevert_id
     st.bonevert_w = bonevert_w
+    st.skin_bvh_child = skin_bvh_child
+    st.skin_bvh_face = skin_bvh_face
     return st
 
 
@@ -216,6 +225,9 @@ def new_frame(
     skykey,
     skinvert,
     skinnorm,
+    skinbox,
+    lines,
+    nline,
 ):
     st = structref.new(FRAME_TYPE)
     st.opt = opt
@@ -252,4 +264,7 @@ def new_frame(
     st.skykey = skykey
     st.skinvert = skinvert
     st.skinnorm = skinnorm
+    st.skinbox = skinbox
+    st.lines = lines
+    st.nline = nline
     return st

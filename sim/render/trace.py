@@ -271,7 +271,7 @@ def cell_range(fr, w, vi, cell):
 @njit(cache=True, fastmath=True)
 def _test(rm, fr, w, k, o, d, tmin, tmax, cull, stack):
     if rm.obj_i[k, OI_TYPE] == GEOM_SKIN:
-        return hit_skin(rm, fr, w, k, o, d, tmin, tmax, cull)
+        return hit_skin(rm, fr, w, k, o, d, tmin, tmax, cull, stack)
     lp, lv = to_local(fr.obj_pos[w, k], fr.obj_mat[w, k], o, d)
     g = fr.obj_g[w, k]
     return hit_local(rm, k, (g[G_SIZE], g[G_SIZE + 1], g[G_SIZE + 2]), lp, lv, tmin, tmax, cull, stack)
