@@ -7,6 +7,12 @@ count exceeds njmax every row is dropped (nefc = 0) and WARN_CNSTRFULL is raised
 Both Jacobian storage modes of MuJoCo are reproduced where they differ in which rows exist (mj_isSparse):
 dense drops all-zero non-contact rows, sparse drops rows with an empty dof chain and contacts whose bodies
 share all dofs (exclude = 3).
+
+In the sparse mode each row's structural pattern (MuJoCo's efc_J_rownnz / efc_J_colind: the dof chain the row was
+built on, zeros included) is written to scr_slv_Jind (row r: count, then the columns ascending) when the Data has
+room for it (a model sparse when its Data was made).  The products over J that follow (efc_vel here, efc_b and the
+solvers' J products, the islands' tree scan) run over these lists, so their sums group terms as MuJoCo's sparse
+products do (mju_dotSparse's four partial sums run over the pattern, zeros included).
 """
 
 import math
@@ -17,6 +23,7 @@ from sim.jit.features import call_if, F_ADHESION, F_DIAGEXACT, F_EQUALITY, F_SUR
 from sim.engine.com import is_sparse
 from sim.engine.crb import solve_m
 from sim.engine.solver import _dot
+from sim.engine.solver_sparse import dot_idx, has_lists
 from sim.engine.jacobian import jac_dif_pair, jac_dot, merge_chain_count
 from sim.engine.math import mul_quat, normalize3, normalize4, quat2vel
 from sim.constants import (
@@ -199,6 +206,80 @@ def _clear_rows(m, d, w, r, size):
 
 
 # ------------------------------------------------------------------------------------------------
+# structural row lists of the sparse mode (efc_J_rownnz / efc_J_colind), in scr_slv_Jind
+
+
+@njit(cache=True)
+def _chain(m, b1, b2, skipcommon, out):
+    """out[0] = NV, out[1:1+NV] = the merged dof chains of two bodies, ascending (mj_mergeChain; equal to
+    mj_mergeChainSimple's list for two simple bodies); returns NV."""
+    b1 = m.body_weldid[b1]
+    b2 = m.body_weldid[b2]
+    n = 0
+    if m.body_dofnum[b1] == 0 and m.body_dofnum[b2] == 0:
+        out[0] = 0
+        return 0
+    da1 = m.body_dofadr[b1] + m.body_dofnum[b1] - 1
+    da2 = m.body_dofadr[b2] + m.body_dofnum[b2] - 1
+    while da1 >= 0 or da2 >= 0:
+        da = max(da1, da2)
+        if skipcommon and da1 == da and da2 == da:
+            break
+        out[1 + n] = da
+        if da1 == da:
+            da1 = m.dof_parentid[da1]
+        if da2 == da:
+            da2 = m.dof_parentid[da2]
+        n += 1
+    for k in range(n // 2):
+        t = out[1 + k]
+        out[1 + k] = out[n - k]
+        out[n - k] = t
+    out[0] = n
+    return n
+
+
+@njit(cache=True)
+def _ten_list(m, t, out):
+    """out = tendon t's Jacobian pattern (ten_J_colind of its row)."""
+    ra = m.ten_J_rowadr[t]
+    n = m.ten_J_rownnz[t]
+    for k in range(n):
+        out[1 + k] = m.ten_J_colind[ra + k]
+    out[0] = n
+
+
+@njit(cache=True)
+def _union(out, a, a0, na, b, b0, nb):
+    """out = the sorted union of the ascending lists a[a0:a0+na] and b[b0:b0+nb] (mju_combineSparse's pattern)."""
+    i = 0
+    j = 0
+    n = 0
+    while i < na or j < nb:
+        if j >= nb or (i < na and a[a0 + i] < b[b0 + j]):
+            out[1 + n] = a[a0 + i]
+            i += 1
+        elif i >= na or b[b0 + j] < a[a0 + i]:
+            out[1 + n] = b[b0 + j]
+            j += 1
+        else:
+            out[1 + n] = a[a0 + i]
+            i += 1
+            j += 1
+        n += 1
+    out[0] = n
+
+
+@njit(cache=True)
+def _repeat_list(Jind, r, size):
+    """Rows r+1..r+size-1 get row r's list (the rows of one constraint share its pattern)."""
+    n = Jind[r, 0]
+    for k in range(r + 1, r + size):
+        for t in range(n + 1):
+            Jind[k, t] = Jind[r, t]
+
+
+# ------------------------------------------------------------------------------------------------
 # row counting (mj_ne, mj_instantiateFriction/Limit count_only, mj_nc)
 
 
@@ -299,6 +380,8 @@ def instantiate_equality(m, d, w, sparse):
     J = d.efc_J[w]
     S = d.scr_cjac[w]
     pos = d.efc_pos[w]
+    rl = has_lists(m, d, sparse)
+    Jind = d.scr_slv_Jind[w]
     for i in range(m.neq):
         if not d.eq_active[w, i]:
             continue
@@ -310,6 +393,9 @@ def instantiate_equality(m, d, w, sparse):
             _clear_rows(m, d, w, r, size)
             p1, p2, b1, b2 = _anchors(m, d, w, i)
             NV = merge_chain_count(m, b2, b1, 0)
+            if rl:
+                _chain(m, b2, b1, 0, Jind[r])
+                _repeat_list(Jind, r, size)
             rot = typ == EQ_WELD
             # Jacobian difference body1 - body2 (opposite of contacts)
             jac_dif_pair(m, d, w, b2, b1, p2, p1, S[0], S[1], S[4], S[2], S[3], S[5], rot)
@@ -378,6 +464,20 @@ def instantiate_equality(m, d, w, sparse):
                     _ten_dense(m, d, w, o2, row, -deriv)
             else:
                 pos[r] = x1 - ref1 - data[0]
+            if rl:
+                lr = Jind[r]
+                if typ == EQ_JOINT:
+                    a = m.jnt_dofadr[o1]
+                    b = m.jnt_dofadr[o2] if o2 >= 0 else a
+                    lr[0] = 1 if a == b else 2
+                    lr[1] = min(a, b)
+                    if a != b:
+                        lr[2] = max(a, b)
+                elif o2 >= 0:
+                    _union(lr, m.ten_J_colind, m.ten_J_rowadr[o1], m.ten_J_rownnz[o1], m.ten_J_colind,
+                           m.ten_J_rowadr[o2], m.ten_J_rownnz[o2])
+                else:
+                    _ten_list(m, o1, lr)
             _add_rows(m, d, w, 1, CNSTR_EQUALITY, i, 0.0, sparse, NV)
 
 
@@ -387,18 +487,25 @@ def instantiate_friction(m, d, w, sparse):
     if int(m.opt[OPT_DISABLE]) & DSBL_FRICTIONLOSS:
         return
     J = d.efc_J[w]
+    rl = has_lists(m, d, sparse)
+    Jind = d.scr_slv_Jind[w]
     for i in range(m.nv):
         if m.dof_frictionloss[i] == 0.0:
             continue
         r = d.nefc[w]
         _clear_rows(m, d, w, r, 1)
         J[r, i] = 1.0
+        if rl:
+            Jind[r, 0] = 1
+            Jind[r, 1] = i
         _add_rows(m, d, w, 1, CNSTR_FRICTION_DOF, i, m.dof_frictionloss[i], sparse, 1)
     for i in range(m.ntendon):
         if m.tendon_frictionloss[i] > 0.0:
             r = d.nefc[w]
             _clear_rows(m, d, w, r, 1)
             _ten_dense(m, d, w, i, J[r], 1.0)
+            if rl:
+                _ten_list(m, i, Jind[r])
             _add_rows(m, d, w, 1, CNSTR_FRICTION_TENDON, i, m.tendon_frictionloss[i], sparse, m.ten_J_rownnz[i])
             if d.tendon_efcadr[w, i] == -1:
                 d.tendon_efcadr[w, i] = r
@@ -421,6 +528,8 @@ def instantiate_limit(m, d, w, sparse):
         return
     J = d.efc_J[w]
     qpos = d.qpos[w]
+    rl = has_lists(m, d, sparse)
+    Jind = d.scr_slv_Jind[w]
     for i in range(m.njnt):
         if not m.jnt_limited[i]:
             continue
@@ -434,6 +543,9 @@ def instantiate_limit(m, d, w, sparse):
                 if dist < margin:
                     r = _limit_row(m, d, w, dist, margin)
                     J[r, dof] = -float(side)
+                    if rl:
+                        Jind[r, 0] = 1
+                        Jind[r, 1] = dof
                     _add_rows(m, d, w, 1, CNSTR_LIMIT_JOINT, i, 0.0, sparse, 1)
         elif t == JNT_BALL:
             a0, a1, a2, ang = _ball_angle(d, w, m.jnt_qposadr[i])
@@ -443,6 +555,11 @@ def instantiate_limit(m, d, w, sparse):
                 J[r, dof] = -a0
                 J[r, dof + 1] = -a1
                 J[r, dof + 2] = -a2
+                if rl:
+                    Jind[r, 0] = 3
+                    Jind[r, 1] = dof
+                    Jind[r, 2] = dof + 1
+                    Jind[r, 3] = dof + 2
                 _add_rows(m, d, w, 1, CNSTR_LIMIT_JOINT, i, 0.0, sparse, 3)
     L = d.ten_length[w]
     for i in range(m.ntendon):
@@ -454,6 +571,8 @@ def instantiate_limit(m, d, w, sparse):
             if dist < margin:
                 r = _limit_row(m, d, w, dist, margin)
                 _ten_dense(m, d, w, i, J[r], -float(side))
+                if rl:
+                    _ten_list(m, i, Jind[r])
                 _add_rows(m, d, w, 1, CNSTR_LIMIT_TENDON, i, 0.0, sparse, m.ten_J_rownnz[i])
                 if d.tendon_efcadr[w, i] == -1:
                     d.tendon_efcadr[w, i] = r
@@ -470,6 +589,8 @@ def instantiate_contact(m, d, w, sparse):
     S = d.scr_cjac[w]
     C = d.scr_cframe[w]
     nv = m.nv
+    rl = has_lists(m, d, sparse)
+    Jind = d.scr_slv_Jind[w]
     for i in range(d.ncon[w]):
         if d.contact_exclude[w, i]:
             continue
@@ -482,6 +603,9 @@ def instantiate_contact(m, d, w, sparse):
         r = d.nefc[w]
         d.contact_efc_address[w, i] = r
         dim = d.contact_dim[w, i]
+        if rl:
+            _chain(m, b1, b2, 1, Jind[r])
+            _repeat_list(Jind, r, 1 if dim == 1 else (2 * (dim - 1) if pyr else dim))
         p = d.contact_pos[w, i]
         pt = (p[0], p[1], p[2])
         jac_dif_pair(m, d, w, b1, b2, pt, pt, S[0], S[1], S[4], S[2], S[3], S[5], dim > 3)
@@ -995,8 +1119,14 @@ def reference_constraint(m, d, w, F):
     J = d.efc_J[w]
     qvel = d.qvel[w]
     K = d.efc_KBIP[w]
-    for i in range(nefc):
-        d.efc_vel[w, i] = _dot(J[i], qvel, m.nv)  # mj_mulJacVec: mju_mulMatVec, mju_dot's order
+    if has_lists(m, d, is_sparse(m)):
+        # mj_mulJacVec, sparse: mju_mulMatVecSparse over the rows' structural lists (mju_dotSparse's order)
+        Jind = d.scr_slv_Jind[w]
+        for i in range(nefc):
+            d.efc_vel[w, i] = dot_idx(J[i], Jind[i], 1, Jind[i, 0], qvel)
+    else:
+        for i in range(nefc):
+            d.efc_vel[w, i] = _dot(J[i], qvel, m.nv)  # mj_mulJacVec: mju_mulMatVec, mju_dot's order
     _surface_vel_if(F, m, d, w)
     for i in range(nefc):
         s = d.efc_vel[w, i]
