@@ -319,21 +319,21 @@ def test_islands_default(name, solver):
 
 @pytest.mark.parametrize("name", ["stack_pyr_c3", "stack_ell_c4", "limits_eq_ell"])
 def test_pgs_beyond_ar_capacity(name):
-    """njmax > AR_CAP: PGS keeps a dense AR of AR_SMALL rows when its Data is made for a dual solver (the same
+    """njmax > AR_CAP: PGS keeps a dense AR of AR_CAP rows when its Data is made for a dual solver (the same
     numbers as with room for njmax rows), and computes AR on the fly when the Data has none (made for Newton):
     the same iterates up to rounding (tests/test_noslip.py has the large problems)."""
-    from sim.constants import AR_CAP, AR_SMALL
+    from sim.constants import AR_CAP
 
     m = load(name)
     for k, st in enumerate(states(m, 2, seed=1)):
         m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
         md = run_oracle(m, st)
-        assert 0 < md.nefc <= AR_SMALL
+        assert 0 < md.nefc <= AR_CAP
         for dual in (True, False):
             m.opt.solver = mujoco.mjtSolver.mjSOL_PGS if dual else mujoco.mjtSolver.mjSOL_NEWTON
             d = api.Data(m, nconmax=max(1, md.ncon), njmax=AR_CAP + 1)
             m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
-            assert d._arrays["scr_slv_AR"].shape[1] == (AR_SMALL if dual else 0)
+            assert d._arrays["scr_slv_AR"].shape[1] == (AR_CAP if dual else 0)
             copy_inputs(m, md, d)
             _drive(api.model_struct(m), d._struct)
             A = d._arrays
@@ -392,10 +392,12 @@ def test_pgs_visiting_orders_kept_between_solves():
         m.opt.tolerance = tol
         if not islands:
             m.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_ISLAND
+        # capacities within AR_CAP: both Data keep the dense AR (one made for Newton would otherwise compute PGS's
+        # AR on the fly, sim/types.py)
         m.opt.solver = mujoco.mjtSolver.mjSOL_NEWTON
-        plain = api.Data(m, nworld=3)
+        plain = api.Data(m, nworld=3, nconmax=200, njmax=800)
         m.opt.solver = mujoco.mjtSolver.mjSOL_PGS
-        kept = api.Data(m, nworld=3)
+        kept = api.Data(m, nworld=3, nconmax=200, njmax=800)
         assert plain._arrays["scr_pgs_order"].shape[1] == 0 and kept._arrays["scr_pgs_order"].shape[1] > 0
         rng = np.random.default_rng(4)
         nblocks = set()

@@ -2,8 +2,9 @@
 
 Rows are written in MuJoCo's order (equality, dof/tendon friction loss, joint/tendon limits, contacts; model
 order within each type) into the dense efc buffer of world w (capacity njmax = d.efc_type.shape[1]).  As in
-mj_makeConstraint the rows are counted first (the same over-count MuJoCo uses to size its arena); when the
-count exceeds njmax every row is dropped (nefc = 0) and WARN_CNSTRFULL is raised, like an arena overflow.
+mj_makeConstraint the rows are counted first (the same over-count MuJoCo uses to size its arena); when MuJoCo's
+arena (d.narena) could not hold them with the contacts and the islands' arrays (its byte layout: arena_needed),
+or the count exceeds njmax, every row is dropped (nefc = 0) and WARN_CNSTRFULL is raised, as MuJoCo does.
 Both Jacobian storage modes of MuJoCo are reproduced where they differ in which rows exist (mj_isSparse):
 dense drops all-zero non-contact rows, sparse drops rows with an empty dof chain and contacts whose bodies
 share all dofs (exclude = 3).
@@ -38,6 +39,7 @@ from sim.constants import (
     DSBL_LIMIT,
     DSBL_CONTACT,
     DSBL_REFSAFE,
+    DSBL_ISLAND,
     ENBL_DIAGEXACT,
     CONE_PYRAMIDAL,
     JNT_BALL,
@@ -295,10 +297,12 @@ def _ball_angle(d, w, adr):
 
 @njit(cache=True)
 def _count_rows(m, d, w, sparse):
-    """Number of efc rows MuJoCo allocates before instantiation (dense: every candidate row)."""
+    """(rows, Jacobian nonzeros) MuJoCo allocates before instantiation (mj_ne, mj_instantiateFriction / Limit
+    count_only, mj_nc; dense: every candidate row, nv nonzeros each)."""
     dis = int(m.opt[OPT_DISABLE])
     nv = m.nv
     n = 0
+    nJ = 0
     if not (dis & DSBL_EQUALITY):
         for i in range(m.neq):
             if not d.eq_active[w, i]:
@@ -316,16 +320,19 @@ def _count_rows(m, d, w, sparse):
                     if m.eq_obj2id[i] >= 0:
                         NV += m.ten_J_rownnz[m.eq_obj2id[i]]
                 n += size if NV > 0 else 0
+                nJ += size * NV if NV > 0 else 0
             else:
                 n += size if nv else 0
     if not (dis & DSBL_FRICTIONLOSS):
         for i in range(nv):
             if m.dof_frictionloss[i] != 0.0:
                 n += 1
+                nJ += 1
         for i in range(m.ntendon):
             if m.tendon_frictionloss[i] > 0.0:
                 if (m.ten_J_rownnz[i] > 0) if sparse else nv > 0:
                     n += 1
+                    nJ += m.ten_J_rownnz[i]
     if not (dis & DSBL_LIMIT):
         qpos = d.qpos[w]
         for i in range(m.njnt):
@@ -337,12 +344,15 @@ def _count_rows(m, d, w, sparse):
                 v = qpos[m.jnt_qposadr[i]]
                 if -(m.jnt_range[i, 0] - v) < margin:
                     n += 1 if (sparse or nv) else 0
+                    nJ += 1
                 if m.jnt_range[i, 1] - v < margin:
                     n += 1 if (sparse or nv) else 0
+                    nJ += 1
             elif t == JNT_BALL:
                 _, _, _, ang = _ball_angle(d, w, m.jnt_qposadr[i])
                 if max(m.jnt_range[i, 0], m.jnt_range[i, 1]) - ang < margin:
                     n += 1 if (sparse or nv) else 0
+                    nJ += 3
         L = d.ten_length[w]
         for i in range(m.ntendon):
             if not m.tendon_limited[i]:
@@ -351,21 +361,88 @@ def _count_rows(m, d, w, sparse):
             margin = m.tendon_margin[i]
             if -(m.tendon_range[i, 0] - L[i]) < margin and ok:
                 n += 1
+                nJ += m.ten_J_rownnz[i]
             if m.tendon_range[i, 1] - L[i] < margin and ok:
                 n += 1
+                nJ += m.ten_J_rownnz[i]
     if not (dis & DSBL_CONTACT):
         pyr = int(m.opt[OPT_CONE]) == CONE_PYRAMIDAL
         for i in range(d.ncon[w]):
             if d.contact_exclude[w, i]:
                 continue
+            NV = 0
             if sparse:
                 b1 = m.geom_bodyid[d.contact_geom[w, i, 0]]
                 b2 = m.geom_bodyid[d.contact_geom[w, i, 1]]
-                if merge_chain_count(m, b1, b2, 1) == 0:
+                NV = merge_chain_count(m, b1, b2, 1)
+                if NV == 0:
                     continue
             dim = d.contact_dim[w, i]
-            n += 1 if dim == 1 else (2 * (dim - 1) if pyr else dim)
-    return n
+            rows = 1 if dim == 1 else (2 * (dim - 1) if pyr else dim)
+            n += rows
+            nJ += rows * NV
+    if not sparse:
+        nJ = n * nv
+    return n, nJ
+
+
+@njit(cache=True, always_inline=True)
+def _arena_alloc(used, nbytes, align):
+    """used + padding to align + nbytes (mj_arenaAllocByte)."""
+    pad = used % align
+    return used + (align - pad if pad else 0) + nbytes
+
+
+@njit(cache=True)
+def arena_needed(m, d, w, nefc, nJ):
+    """Bytes of MuJoCo's arena the contacts, the efc rows (arenaAllocEfc) and the island arrays (arenaAllocIsland,
+    at most one island per tree, with mj_island's stack) take for nefc rows with nJ Jacobian nonzeros."""
+    b = d.ncon[w] * 584  # sizeof(mjContact) (sim/io.py SIZEOF_CONTACT)
+    for _ in range(5):  # efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_rowsuper
+        b = _arena_alloc(b, 4 * nefc, 4)
+    b = _arena_alloc(b, 4 * nJ, 4)  # efc_J_colind
+    b = _arena_alloc(b, 8 * nJ, 8)  # efc_J
+    for _ in range(4):  # efc_pos, efc_margin, efc_frictionloss, efc_diagA
+        b = _arena_alloc(b, 8 * nefc, 8)
+    b = _arena_alloc(b, 32 * nefc, 8)  # efc_KBIP
+    for _ in range(2):  # efc_D, efc_R
+        b = _arena_alloc(b, 8 * nefc, 8)
+    b = _arena_alloc(b, 4 * m.ntendon, 4)  # tendon_efcadr
+    for _ in range(3):  # efc_vel, efc_aref, efc_b
+        b = _arena_alloc(b, 8 * nefc, 8)
+    b = _arena_alloc(b, 4 * nefc, 4)  # efc_state
+    b = _arena_alloc(b, 8 * nefc, 8)  # efc_force
+    return b
+
+
+@njit(cache=True)
+def arena_needed_island(m, d, w, nefc, efc_bytes):
+    """efc_bytes plus MuJoCo's island arrays for nefc rows (arenaAllocIsland, as many islands as trees, every dof
+    in one) and the stack mj_island holds meanwhile (efc_tree, parent, tree_island)."""
+    nt, nv, ni = m.ntree, m.nv, m.ntree
+    b = efc_bytes
+    b = _arena_alloc(b, 4 * nt, 4)  # tree_island
+    b = _arena_alloc(b, 4 * ni, 4)  # island_ntree
+    b = _arena_alloc(b, 4 * ni, 4)  # island_itreeadr
+    b = _arena_alloc(b, 4 * nt, 4)  # map_itree2tree
+    b = _arena_alloc(b, 4 * nv, 4)  # dof_island
+    for _ in range(3):  # island_nv, island_idofadr, island_dofadr
+        b = _arena_alloc(b, 4 * ni, 4)
+    for _ in range(2):  # map_dof2idof, map_idof2dof
+        b = _arena_alloc(b, 4 * nv, 4)
+    for _ in range(3):  # ifrc_smooth, iacc_smooth, iacc
+        b = _arena_alloc(b, 8 * nv, 8)
+    b = _arena_alloc(b, 4 * nefc, 4)  # efc_island
+    for _ in range(4):  # island_ne, island_nf, island_nefc, island_iefcadr
+        b = _arena_alloc(b, 4 * ni, 4)
+    for _ in range(4):  # map_efc2iefc, map_iefc2efc, iefc_type, iefc_id
+        b = _arena_alloc(b, 4 * nefc, 4)
+    for _ in range(4):  # iefc_frictionloss, iefc_D, iefc_R, iefc_aref
+        b = _arena_alloc(b, 8 * nefc, 8)
+    b = _arena_alloc(b, 4 * nefc, 4)  # iefc_state
+    b = _arena_alloc(b, 8 * nefc, 8)  # iefc_force
+    b = _arena_alloc(b, 8 * nv, 8)  # ifrc_constraint
+    return b + 4 * (nefc + 2 * nt)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -901,12 +978,24 @@ def make_constraint(m, d, w, F):
     if int(m.opt[OPT_DISABLE]) & DSBL_CONSTRAINT:
         return
     sparse = is_sparse(m)
-    n = _count_rows(m, d, w, sparse)
+    n, nJ = _count_rows(m, d, w, sparse)
     if n > d.efc_type.shape[1]:
-        # MuJoCo: arena cannot hold the efc arrays -> warning, no constraint rows at all
+        # more rows than this Data has room for (a Data made with smaller buffers than MuJoCo's arena, sim/io.py
+        # data_sizes): the warning with the rows needed, no constraint rows at all (sim.step grows the buffers)
         d.warning_number[w][WARN_CNSTRFULL] += 1
         d.warning_lastinfo[w][WARN_CNSTRFULL] = n
         return
+    narena = d.narena[w]
+    if narena > 0 and n > 0:
+        # MuJoCo's arena cannot hold the efc arrays (arenaAllocEfc) or the islands' (arenaAllocIsland): its warning
+        # with the arena's size, no constraint rows at all (mj_clearEfc)
+        need = arena_needed(m, d, w, n, nJ)
+        if not (int(m.opt[OPT_DISABLE]) & DSBL_ISLAND):
+            need = arena_needed_island(m, d, w, n, need)
+        if need > narena:
+            d.warning_number[w][WARN_CNSTRFULL] += 1
+            d.warning_lastinfo[w][WARN_CNSTRFULL] = int(narena)
+            return
     _instantiate_equality(F, m, d, w, sparse)
     instantiate_friction(m, d, w, sparse)
     instantiate_limit(m, d, w, sparse)
