@@ -11,7 +11,6 @@ nstack>), and where MuJoCo's arena overflows, ours drops and warns as MuJoCo doe
 - a pickled Data carries only the used part of its buffers and comes back equal.
 """
 
-import math
 import os
 import pickle
 import warnings
@@ -36,7 +35,7 @@ def planks(n=118, per=6, gap=0.1, seed=0, memory=None):
         yaw = 90 * (layer % 2) + rng.uniform(-8, 8)
         x, y = (0.0, off) if layer % 2 == 0 else (off, 0.0)
         rows.append(
-            f'<body pos="{x + rng.uniform(-.02, .02):.3f} {y:.3f} {0.03 + 0.05 * layer:.3f}" '
+            f'<body pos="{x + rng.uniform(-0.02, 0.02):.3f} {y:.3f} {0.03 + 0.05 * layer:.3f}" '
             f'euler="{rng.uniform(-3, 3):.1f} {rng.uniform(-3, 3):.1f} {yaw:.1f}"><freejoint/>'
             '<geom type="box" size=".3 .04 .02"/></body>'
         )
@@ -51,7 +50,9 @@ def spheres(n, memory):
         '<freejoint/><geom size=".05"/></body>'
         for i in range(n)
     )
-    return f'<mujoco><size memory="{memory}"/><worldbody><geom type="plane" size="5 5 .1"/>{bodies}</worldbody></mujoco>'
+    return (
+        f'<mujoco><size memory="{memory}"/><worldbody><geom type="plane" size="5 5 .1"/>{bodies}</worldbody></mujoco>'
+    )
 
 
 def rel(a, b):

@@ -551,8 +551,15 @@ def instantiate_equality(m, d, w, sparse):
                     if a != b:
                         lr[2] = max(a, b)
                 elif o2 >= 0:
-                    _union(lr, m.ten_J_colind, m.ten_J_rowadr[o1], m.ten_J_rownnz[o1], m.ten_J_colind,
-                           m.ten_J_rowadr[o2], m.ten_J_rownnz[o2])
+                    _union(
+                        lr,
+                        m.ten_J_colind,
+                        m.ten_J_rowadr[o1],
+                        m.ten_J_rownnz[o1],
+                        m.ten_J_colind,
+                        m.ten_J_rowadr[o2],
+                        m.ten_J_rownnz[o2],
+                    )
                 else:
                     _ten_list(m, o1, lr)
             _add_rows(m, d, w, 1, CNSTR_EQUALITY, i, 0.0, sparse, NV)

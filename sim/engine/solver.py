@@ -467,7 +467,9 @@ def constraint_update_world(m, d, w, jar, flg_cone_hessian, spj, F):
     nefc = d.nefc[w]
     cost = _update_rows(m, d, w, jar, flg_cone_hessian)
     if spj:
-        _mul_jt_sp(F, d.efc_J[w], d.scr_slv_Jind[w], d.scr_isl_int[w, 0], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv)
+        _mul_jt_sp(
+            F, d.efc_J[w], d.scr_slv_Jind[w], d.scr_isl_int[w, 0], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv
+        )
     else:
         mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv)
     return cost
