@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from sim import io as _io
-from sim.constants import ENBL_INVDISCRETE, GEOM_MESH, INT_RK4, MAXTREEDEPTH, MINVAL, NGROUP
+from sim.constants import ENBL_INVDISCRETE, GEOM_MESH, INT_RK4, MAXTREEDEPTH, MINVAL, NGROUP, WARN_CNSTRFULL
 from sim.data import Data
 from sim.engine import forward as _fw
 from sim.engine.batch import step as _blk
@@ -186,6 +186,41 @@ _WATCHED = (
 )
 
 
+def _moved(m, d, nstep, saved=None, mptrs=_NOPTRS, r=1, simd=None):
+    """After a call in which some world moved a watched warning counter: a Data made with smaller buffers than
+    MuJoCo's arena (a large batch, sim/io.py data_sizes) grows them where a world outgrew them (between calls:
+    Data.grow rebuilds its struct); a plain forward (saved: the warning counters before it) is then computed again
+    with room, a step's drops are warned.  Then the warnings.  Returns run()'s result."""
+    moved = d._arrays["warn_moved"]
+    if d._capped and np.any(moved & 3):
+        a = d._arrays
+        nconmax, njmax = d.nconmax, d.njmax
+        if np.any(moved & 1):
+            nconmax = 2 * d.nconmax
+        rows = (moved & 2) != 0
+        if np.any(rows):
+            info = a["warning_lastinfo"][rows, WARN_CNSTRFULL].astype(np.int64)
+            own = info[info != a["narena"][rows].astype(np.int64)]  # rows needed (ours), not MuJoCo's arena
+            if own.size:
+                njmax = max(2 * d.njmax, int(own.max()))
+        acon, arow = _io.arena_capacity(m)
+        nconmax, njmax = min(nconmax, max(acon, d.nconmax)), min(njmax, max(arow, d.njmax))
+        if (nconmax, njmax) != (d.nconmax, d.njmax):
+            d.grow(m, nconmax, njmax)
+            if saved is not None:
+                a["warning_number"][:] = saved[0]
+                a["warning_lastinfo"][:] = saved[1]
+                return run(m, d, 0, None, mptrs, simd)
+            warnings.warn(
+                "numjoco: buffers grown to nconmax = %d, njmax = %d per world after the last step outgrew them"
+                % (d.nconmax, d.njmax),
+                RuntimeWarning,
+                stacklevel=3,
+            )
+    warn_moved(d, stacklevel=4)
+    return r
+
+
 def warn_moved(d, worlds=None, stacklevel=3):
     """Python warnings for the watched counters that moved during the last call (per world); worlds: look only
     when one of these worlds reports a move (a call that ran only them)."""
@@ -256,6 +291,10 @@ def run(m, d, nstep, task=None, mptrs=_NOPTRS, simd=None):
     if task is None:
         task = _EMPTY[0] if _EMPTY else empty_task()
     mp, dp, tp = struct_addr(ent.struct), struct_addr(d._struct), struct_addr(task)
+    saved = None
+    if d._capped and nstep == 0 and task is _EMPTY[0]:
+        # a forward that outgrows the buffers is computed again after they grow: its warnings are taken back
+        saved = (d._arrays["warning_number"].copy(), d._arrays["warning_lastinfo"].copy())
     if serial(d, mptrs):
         r = _SERIAL(ent.features, mp, dp, tp, 0, nstep)
     else:
@@ -265,7 +304,7 @@ def run(m, d, nstep, task=None, mptrs=_NOPTRS, simd=None):
         else:
             r = _BLOCKS(ent.features, mp, dp, tp, struct_addr(blk.struct), d.nworld, nstep)
     if r > 0:
-        warn_moved(d)
+        r = _moved(m, d, nstep, saved, mptrs, r, simd)
     return r
 
 
@@ -280,7 +319,7 @@ def step(m: ModelLike, d: Data, nstep: int = 1) -> None:
     if nstep == 1 and fast is not None and fast[0] is m and fast[1] == m.opt._version:
         # one step as envs and scripts call it: one check and one call with the arguments ready
         if fast[2](*fast[7]) > 0:
-            warn_moved(d)
+            _moved(m, d, 1)
         return
     if nstep.__class__ is not int:
         nstep = int(nstep)
@@ -297,7 +336,7 @@ def step(m: ModelLike, d: Data, nstep: int = 1) -> None:
         else:
             r = fast[2](a[0], a[1], a[2], fast[6], nstep, _NOPTRS, fast[5])
         if r > 0:
-            warn_moved(d)
+            _moved(m, d, nstep)
         return
     run(m, d, nstep)
     _remember_step(m, d)
@@ -453,8 +492,9 @@ def ray(
 # the differences are the kernels of sim/engine/transition.py
 
 # bytes of one scratch batch Data (worlds beyond it are done in chunks, each a parallel call with its own tail of
-# idle threads: humanoid's 64 worlds in two chunks took 7 % longer than in one).  Most of a world's bytes are
-# capacity a step does not touch (the dense AR is njmax x njmax), which costs address space, not memory
+# idle threads: humanoid's 64 worlds in two chunks took 7 % longer than in one).  A world's capacity-bound buffers
+# (sized for MuJoCo's arena, sim/io.py data_sizes) are zero pages a step does not touch beyond the contacts and
+# rows in use: they cost address space, not memory, and count here at twice the rows in use
 MEMORY_BUDGET = 2**30
 # one world's transition_fd is split over the threads when its serial calls took longer than this (seconds):
 # below it, waking the threads costs more than they save
@@ -590,7 +630,12 @@ def transition_fd(
         part = np.tile(np.arange(split), N)
         chunks = [(base, cuts[base, part], cuts[base, part + 1])]
     else:
-        max_rows = max(1, MEMORY_BUDGET // max(1, _world_bytes(m, cache, d.nconmax, d.njmax)))
+        # the bytes a scratch world commits: its buffers are zero pages but for the contacts and rows in use (a
+        # nudged state has about as many as d's)
+        a = d._arrays
+        ucon = min(d.nconmax, 2 * int(np.max(a["ncon"], initial=0)) + 16)
+        uefc = min(d.njmax, 2 * int(np.max(a["nefc"], initial=0)) + 16)
+        max_rows = max(1, MEMORY_BUDGET // max(1, _world_bytes(m, cache, ucon, uefc)))
         nchunk = -(-N // max_rows)
         rows = -(-N // nchunk)
         zero = np.zeros(rows, np.int64)

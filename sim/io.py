@@ -376,42 +376,171 @@ def _rows_per_contact(m):
     return max(1, 2 * (cd - 1)) if int(m.opt.cone) == 0 else cd
 
 
-def data_sizes(m, nconmax=None, njmax=None):
-    """Per-world buffer capacities {'nconmax', 'njmax'}: explicit arguments, else the model's <size nconmax/njmax>,
-    else a bound from the model (every equality/friction/limit row that can exist, plus nconmax contacts of the largest condim)."""
-    if nconmax is None:
-        nconmax = int(getattr(m, "nconmax", -1))
-        if nconmax < 0:
-            nconmax = max(64, 8 * int(m.ngeom) + 4 * int(getattr(m, "npair", 0)))
-    if njmax is None:
-        njmax = int(getattr(m, "njmax", -1))
-        if njmax < 0:
-            neq = 6 * int(m.neq)
-            nf = int(m.nv) + int(m.ntendon)
-            nl = 2 * int(m.njnt) + 2 * int(m.ntendon)
-            njmax = neq + nf + nl + int(nconmax) * _rows_per_contact(m)
+# MuJoCo 3.17's sizeof(mjContact) in bytes (66 mjtNum + 13 int, padded: the stride of mujoco's d.contact arrays)
+SIZEOF_CONTACT = 584
+_MB = 1 << 20
+
+
+def arena_size(m, memory=-1, nstack=-1):
+    """narena in bytes as mj_makeModel sets it: <size memory> when given, else 8 nstack (legacy <size nstack>) or
+    MuJoCo's heuristic for the solver's stack, plus the footprint of <size nconmax> contacts (default 100) and
+    <size njmax> rows (default 500), rounded up to a megabyte (user_model.cc)."""
+    if memory != -1:
+        return int(memory)
+    nconmax = int(getattr(m, "nconmax", -1))
+    njmax = int(getattr(m, "njmax", -1))
+    nconmax = 100 if nconmax == -1 else nconmax
+    njmax = 500 if njmax == -1 else njmax
+    nv, neq = int(m.nv), int(m.neq)
+    if nstack != -1:
+        n = 8 * int(nstack)
+    else:
+        objs = sum(
+            int(getattr(m, k))
+            for k in ("nq", "nv", "nu", "na", "nbody", "njnt", "ngeom", "nsite", "neq", "ntendon", "nwrap")
+        )
+        n = 8 * max(1000, 5 * (njmax + neq + nv) ** 2 + 20 * objs)
+    n += nconmax * SIZEOF_CONTACT + njmax * (8 * 4 + 14 * 8) + nv * 3 * 4 + njmax * nv * (2 * 4 + 2 * 8)
+    n += njmax * njmax * (4 + 8)
+    return _MB * (n // _MB + (1 if n % _MB else 0))
+
+
+def model_arena(m):
+    """The arena size of m's mjData (m.narena; MuJoCo's default rule for a model that does not carry it)."""
+    n = int(getattr(m, "narena", 0) or 0)
+    return n if n > 0 else arena_size(m)
+
+
+def _sparse_now(m):
+    """mj_isSparse under m's options (jacobian sparse, or auto with nv >= 60)."""
+    jac = int(getattr(getattr(m, "opt", None), "jacobian", 2))
+    return jac == 1 or (jac == 2 and int(m.nv) >= 60)
+
+
+def _row_bytes(m):
+    """The fewest arena bytes an efc row takes in MuJoCo (mj_makeConstraint's efc arrays, engine_core_constraint.c
+    arenaAllocEfc): type, id, state, the sparse descriptors rownnz, rowadr, rowsuper (allocated in both modes),
+    14 mjtNum, and the Jacobian's values with their column indices: one nonzero sparse, nv dense."""
+    return 6 * 4 + 14 * 8 + 12 * (1 if _sparse_now(m) else int(m.nv))
+
+
+def _static_rows(m):
+    """Every equality, friction-loss and limit row the model can produce."""
+    return 6 * int(m.neq) + int(m.nv) + int(m.ntendon) + 2 * int(m.njnt) + 2 * int(m.ntendon)
+
+
+def arena_capacity(m):
+    """(contacts, efc rows): as many as MuJoCo's arena of m (model_arena) could ever hold.
+
+    Contacts: narena / sizeof(mjContact) (the arena holds nothing else while collision adds them).  Rows: the
+    model's equality / friction / limit rows, plus every row of as many contacts (each with the most rows a contact
+    can have) as fit in the arena together with their rows at the fewest bytes a row takes (_row_bytes).  Both are
+    upper bounds: MuJoCo's own limit is lower by its stack's use and the rows' wider Jacobians."""
+    narena = model_arena(m)
+    rpc = _rows_per_contact(m)
+    ncon = narena // SIZEOF_CONTACT
+    nrow = _static_rows(m) + rpc * (narena // (SIZEOF_CONTACT + rpc * _row_bytes(m)))
+    return int(ncon), int(nrow)
+
+
+def data_sizes(m, nconmax=None, njmax=None, nworld=1):
+    """Per-world buffer capacities {'nconmax', 'njmax', 'capped'}.
+
+    nconmax / njmax given: those.  Else what MuJoCo's arena of the model holds (arena_capacity: <size memory>, or
+    MuJoCo's default from <size nconmax / njmax / nstack>, which in MuJoCo only size the arena): every contact and
+    row MuJoCo keeps fits.  The buffers are zero pages until written, so a world commits memory for the rows and
+    contacts it uses; the reservation itself is capped for a batch so that no buffer outgrows the machine
+    (_BUDGET): then 'capped' is True and sim.step / sim.forward grow the buffers when a world outgrows them
+    (sim/data.py Data.grow)."""
+    acon, arow = arena_capacity(m)
+    capped = False
+    if nconmax is None or njmax is None:
+        narena = model_arena(m)
+        if narena > _memory_bytes():
+            # mj_makeData cannot allocate the arena either ('Could not allocate memory')
+            raise MemoryError(
+                "sim.Data: MuJoCo's arena for this model (narena, from <size memory / njmax / nconmax>) is %.1f GiB, "
+                "more than this machine has (%.1f GiB)" % (narena / 2**30, _memory_bytes() / 2**30)
+            )
+        ncon_d = acon if nconmax is None else int(nconmax)
+        nrow_d = arow if njmax is None else int(njmax)
+        scale = min(1.0, _BUDGET / max(1.0, float(nworld) * _capacity_bytes(m, ncon_d, nrow_d)))
+        if scale < 1.0:
+            capped = True
+            if nconmax is None:
+                ncon_d = max(64, int(ncon_d * scale))
+            if njmax is None:
+                nrow_d = max(_static_rows(m) + 64, int(nrow_d * scale))
+        nconmax, njmax = ncon_d, nrow_d
     nconmax, njmax = int(nconmax), int(njmax)
     if nconmax < 0 or njmax < 0:
         raise ValueError("nconmax and njmax must be >= 0")
-    return dict(nconmax=nconmax, njmax=njmax)
+    return dict(nconmax=nconmax, njmax=njmax, capped=capped or nconmax < acon or njmax < arow)
+
+
+def _capacity_bytes(m, nconmax, njmax):
+    """Bytes one world reserves for its capacity-bound buffers (contacts and efc rows)."""
+    size = dict(nconmax=nconmax, njmax=njmax)
+    shapes = data_shapes(m, size)
+    small = data_shapes(m, dict(nconmax=0, njmax=0))
+    total = 0
+    for name, nd, k in DATA_ARRAYS:
+        if shapes[name] != small[name]:
+            total += int(np.prod(shapes[name], dtype=np.float64)) * (8 if k == "f" else 4)
+    return total
+
+
+def memory_per_world(m, nconmax=None, njmax=None):
+    """What one world of a Data for m takes, in bytes: {'narena': MuJoCo's arena, 'nconmax', 'njmax': the default
+    capacities (data_sizes), 'reserved': every buffer at those capacities (address space), 'fixed': the buffers
+    that do not follow the capacities, 'per_contact' / 'per_row': what each contact / efc row in use commits (the
+    capacity-bound buffers' bytes per contact / row; the dense AR's njmax^2 aside, when it is allocated)}."""
+    size = data_sizes(m, nconmax, njmax)
+    shapes = data_shapes(m, size)
+    kinds = {name: (8 if k == "f" else 4) for name, _, k in DATA_ARRAYS}
+
+    def total(sz):
+        shp = data_shapes(m, sz)
+        return sum(int(np.prod(shp[n], dtype=np.float64)) * kinds[n] for n in kinds)
+
+    big = max(size["njmax"], AR_CAP + 1)
+    fixed = total(dict(nconmax=0, njmax=0))
+    base = total(dict(nconmax=0, njmax=big))
+    return dict(
+        narena=model_arena(m),
+        nconmax=size["nconmax"],
+        njmax=size["njmax"],
+        reserved=sum(int(np.prod(shapes[n], dtype=np.float64)) * kinds[n] for n in kinds),
+        fixed=fixed,
+        per_contact=(total(dict(nconmax=1000, njmax=0)) - fixed) / 1000,
+        per_row=(total(dict(nconmax=0, njmax=big + 1000)) - base) / 1000,
+    )
+
+
+def capacity_names(m, size):
+    """Names of the Data arrays whose shape follows the capacities (contacts or efc rows on their second axis,
+    scratch sized by them): those that differ from their shape at zero capacity."""
+    a = data_shapes(m, size)
+    b = data_shapes(m, dict(nconmax=0, njmax=0))
+    return frozenset(name for name, _, _ in DATA_ARRAYS if a[name] != b[name])
 
 
 def make_data_arrays(m, nworld, size=None):
     """Allocate Data arrays with a leading world axis (size: capacities from data_sizes): zeros, but for the
     initialised history buffers."""
-    size = data_sizes(m) if size is None else size
+    size = data_sizes(m, nworld=nworld) if size is None else size
     shapes = data_shapes(m, size)
     nbytes = {
         name: nworld * int(np.prod(shapes[name], dtype=np.float64)) * (8 if k == "f" else 4)
         for name, nd, k in DATA_ARRAYS
     }
-    total = sum(nbytes.values())
-    if total > _memory_bytes():
-        big = max(nbytes, key=nbytes.get)
+    big = max(nbytes, key=nbytes.get)
+    if nbytes[big] > _memory_bytes():
+        # the buffers are zero pages until written, but a single buffer larger than the machine is refused
         raise MemoryError(
-            "sim.Data: %d world(s) of this model need %.1f GiB of buffers (%s alone %s per world, "
+            "sim.Data: %d world(s) of this model need a %.1f GiB buffer (%s, %s per world, "
             "nconmax = %d, njmax = %d), more than this machine has (%.1f GiB)"
-            % (nworld, total / 2**30, big, shapes[big], size["nconmax"], size["njmax"], _memory_bytes() / 2**30)
+            % (nworld, nbytes[big] / 2**30, big, shapes[big], size["nconmax"], size["njmax"], _memory_bytes() / 2**30)
         )
     out = {}
     for name, nd, k in DATA_ARRAYS:
@@ -429,6 +558,11 @@ def _memory_bytes():
         return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError, AttributeError):
         return 2**62
+
+
+# the most bytes a Data reserves for its capacity-bound buffers (reserved, not committed: zero pages until written):
+# a quarter of the machine, so that no single buffer reaches the kernel's overcommit limit
+_BUDGET = _memory_bytes() / 4
 
 
 def make_data_struct(arrays):

@@ -30,7 +30,6 @@ from sim.constants import (
     PGS_ORDER_CAP,
     SLV_NV_ROWS,
     AR_CAP,
-    AR_SMALL,
     SOL_PGS,
 )
 from sim.jit import short_struct_type
@@ -704,6 +703,8 @@ CONVEX = Section(
 #
 # The efc buffer has capacity ``njmax`` rows per world; ``nefc`` (nworld,) counts the valid rows and
 # ne / nf / nl the equality / friction-loss / limit rows at its head.  efc_J is stored dense (njmax, nv).
+# ``narena`` (nworld,) is MuJoCo's arena size in bytes (mjData.narena): the constraint rows are dropped, with
+# MuJoCo's warning, where MuJoCo's arena could not hold them (sim/engine/constraint.py).
 
 
 def _constraint_derived(m):
@@ -720,6 +721,7 @@ def _constraint_shapes(m, size):
         nf=(),
         nl=(),
         nefc=(),
+        narena=(),
         efc_J=(j, nv),
         efc_KBIP=(j, 4),
         tendon_efcadr=(int(m.ntendon),),
@@ -774,6 +776,7 @@ CONSTRAINT = Section(
         ("nf", 1, "i"),
         ("nl", 1, "i"),
         ("nefc", 1, "i"),
+        ("narena", 1, "f"),
         ("efc_type", 2, "i"),
         ("efc_id", 2, "i"),
         ("efc_J", 3, "f"),
@@ -813,8 +816,9 @@ CONSTRAINT = Section(
 # block visiting orders (sol_pgs), scr_slv_L (4 nv + 5, nv) int the sparse Newton factor's pattern and
 # scr_slv_Jind (njmax, nv + 1) int J's nonzeros per row, both for models sparse when the Data is made (else no
 # rows; sim/engine/solver_sparse.py),
-# scr_slv_AR (nar, nar) dense J M^-1 J' + R for the dual solvers (PGS, noslip): nar = njmax up to AR_CAP, else
-# AR_SMALL for a dense-mode model that uses a dual solver when the Data is made, else 0; a problem with more rows
+# scr_slv_AR (nar, nar) dense J M^-1 J' + R for the dual solvers (PGS, noslip; in the sparse mode with MuJoCo's
+# sparse pattern marked): nar = njmax up to AR_CAP, else AR_CAP for a model that uses a dual solver when the Data
+# is made (zero pages but for the rows in use), else 0; a problem with more rows
 # than nar runs on AR rows computed on the fly from Y = J L^-T D^-1/2 (rows in scr_slv_J) and scr_slv_yr (2, njmax)
 # int, the first and last dof of each Y row's support (sim/engine/solver.py).
 #
@@ -843,7 +847,7 @@ def _solver_shapes(m, size):
     opt = getattr(m, "opt", None)
     if opt is not None:
         dual = int(opt.solver) == SOL_PGS or int(opt.noslip_iterations) > 0
-    nar = j if j <= AR_CAP else (min(j, AR_SMALL) if dual and not _solver_sparse(m) else 0)
+    nar = j if j <= AR_CAP else (AR_CAP if dual else 0)
     s = dict(
         solver_niter=(),
         solver_fwdinv=(2,),

@@ -75,7 +75,6 @@ QUAT_FIELDS = frozenset(
 # Never compared (with the reason).
 IGNORED_FIELDS = {
     "signature": "hash of the compiled model's memory layout in MuJoCo; no meaning for numjoco",
-    "narena": "MuJoCo's mjData arena size (from <size memory>); numjoco allocates differently",
     "nbuffer": "MuJoCo's mjModel buffer size in bytes",
 }
 

@@ -1,6 +1,8 @@
 """Setup shared by the constraint-solver tests (tests/test_solver.py, tests/test_island.py): mujoco's smooth
 quantities, efc rows and contacts copied into our Data, and our fwd_constraint run on them."""
 
+import mujoco
+
 from oracle import dense_efc_J
 import sim.jit.cache  # noqa: F401  (must precede jitted modules)
 from sim.jit import njit  # keyed on the package sources: numba's own cache would keep a stale build
@@ -25,6 +27,13 @@ def copy_inputs(m, md, d):
         A[k][0] = getattr(md, k)
     A["ne"][0], A["nf"][0], A["nl"][0], A["nefc"][0], A["ncon"][0] = md.ne, md.nf, md.nl, nefc, ncon
     A["efc_J"][0, :nefc] = dense_efc_J(m, md)
+    Jind = A["scr_slv_Jind"]
+    if mujoco.mj_isSparse(m) and Jind.shape[1] and Jind.shape[2] == m.nv + 1:
+        # the rows' structural pattern, as the constraint assembly keeps it in the sparse mode
+        for i in range(nefc):
+            a, n = md.efc_J_rowadr[i], md.efc_J_rownnz[i]
+            Jind[0, i, 0] = n
+            Jind[0, i, 1 : 1 + n] = md.efc_J_colind[a : a + n]
     for k in ("type", "id", "D", "R", "aref", "frictionloss", "diagA", "pos", "margin", "vel"):
         A["efc_" + k][0, :nefc] = getattr(md, "efc_" + k)
     A["efc_force"][0, :nefc] = 0.0

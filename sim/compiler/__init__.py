@@ -99,12 +99,18 @@ def _sizes(ctx):
     if size.get("nuserdata") < 0:
         raise size.error("nuserdata must be >= 0", "nuserdata")
     f["nuserdata"] = size.get("nuserdata")
+    ctx.memory = -1
+    ctx.nstack = size.get("nstack")
     if size.has("memory"):
-        # a byte count with an optional K/M/G/T/P/E suffix; numjoco preallocates per Data, so it is only checked
+        # a byte count with an optional K/M/G/T/P/E suffix (powers of 1024): the size of MuJoCo's arena, which sizes
+        # numjoco's Data buffers (sim/io.py data_sizes)
         import re
 
-        if not re.fullmatch(r"\s*(-1|\+?[0-9]+[KMGTPEkmgtpe]?)\s*", size.get("memory")):
+        mem = re.fullmatch(r"\s*(-1|\+?[0-9]+)([KMGTPEkmgtpe]?)\s*", size.get("memory"))
+        if not mem:
             raise size.error("invalid memory size, expected a byte count with optional K/M/G/T/P/E suffix", "memory")
+        if mem.group(1) != "-1":
+            ctx.memory = int(mem.group(1)) << (10 * ("KMGTPE".find(mem.group(2).upper()) + 1) if mem.group(2) else 0)
     vis = ctx.root.find("visual")
     znear = 0.01
     for v in vis:
@@ -112,6 +118,17 @@ def _sizes(ctx):
             if c.has("znear"):
                 znear = c.get("znear")
     ctx.znear = znear
+
+
+def _arena(ctx):
+    """narena: the size of MuJoCo's mjData arena for this model (mj_makeModel's rule, sim/io.py arena_size)."""
+    import types
+
+    from sim.io import arena_size
+
+    f = ctx.f
+    keys = ("nq", "nv", "nu", "na", "nbody", "njnt", "ngeom", "nsite", "neq", "ntendon", "nwrap", "nconmax", "njmax")
+    f["narena"] = arena_size(types.SimpleNamespace(**{k: int(f[k]) for k in keys}), ctx.memory, ctx.nstack)
 
 
 def _check_unsupported(ctx):
@@ -159,6 +176,7 @@ def compile_document(doc, set_constants=True, context=False):
     total = ctx.comp.get("settotalmass")
     if total > 0:
         _set_total_mass(ctx.f, total)
+    _arena(ctx)
     stat = Statistic(meaninertia=1.0, meanmass=1.0, meansize=0.2, extent=2.0, center=np.zeros(3))
     model = Model(ctx.f, {k: list(v) for k, v in ctx.names.items()}, opt, stat, compile_visual(ctx))
     if set_constants:

@@ -2,11 +2,18 @@
 
 Rows are written in MuJoCo's order (equality, dof/tendon friction loss, joint/tendon limits, contacts; model
 order within each type) into the dense efc buffer of world w (capacity njmax = d.efc_type.shape[1]).  As in
-mj_makeConstraint the rows are counted first (the same over-count MuJoCo uses to size its arena); when the
-count exceeds njmax every row is dropped (nefc = 0) and WARN_CNSTRFULL is raised, like an arena overflow.
+mj_makeConstraint the rows are counted first (the same over-count MuJoCo uses to size its arena); when MuJoCo's
+arena (d.narena) could not hold them with the contacts and the islands' arrays (its byte layout: arena_needed),
+or the count exceeds njmax, every row is dropped (nefc = 0) and WARN_CNSTRFULL is raised, as MuJoCo does.
 Both Jacobian storage modes of MuJoCo are reproduced where they differ in which rows exist (mj_isSparse):
 dense drops all-zero non-contact rows, sparse drops rows with an empty dof chain and contacts whose bodies
 share all dofs (exclude = 3).
+
+In the sparse mode each row's structural pattern (MuJoCo's efc_J_rownnz / efc_J_colind: the dof chain the row was
+built on, zeros included) is written to scr_slv_Jind (row r: count, then the columns ascending) when the Data has
+room for it (a model sparse when its Data was made).  The products over J that follow (efc_vel here, efc_b and the
+solvers' J products, the islands' tree scan) run over these lists, so their sums group terms as MuJoCo's sparse
+products do (mju_dotSparse's four partial sums run over the pattern, zeros included).
 """
 
 import math
@@ -17,6 +24,7 @@ from sim.jit.features import call_if, F_ADHESION, F_DIAGEXACT, F_EQUALITY, F_SUR
 from sim.engine.com import is_sparse
 from sim.engine.crb import solve_m
 from sim.engine.solver import _dot
+from sim.engine.solver_sparse import dot_idx, has_lists
 from sim.engine.jacobian import jac_dif_pair, jac_dot, merge_chain_count
 from sim.engine.math import mul_quat, normalize3, normalize4, quat2vel
 from sim.constants import (
@@ -31,6 +39,7 @@ from sim.constants import (
     DSBL_LIMIT,
     DSBL_CONTACT,
     DSBL_REFSAFE,
+    DSBL_ISLAND,
     ENBL_DIAGEXACT,
     CONE_PYRAMIDAL,
     JNT_BALL,
@@ -199,6 +208,80 @@ def _clear_rows(m, d, w, r, size):
 
 
 # ------------------------------------------------------------------------------------------------
+# structural row lists of the sparse mode (efc_J_rownnz / efc_J_colind), in scr_slv_Jind
+
+
+@njit(cache=True)
+def _chain(m, b1, b2, skipcommon, out):
+    """out[0] = NV, out[1:1+NV] = the merged dof chains of two bodies, ascending (mj_mergeChain; equal to
+    mj_mergeChainSimple's list for two simple bodies); returns NV."""
+    b1 = m.body_weldid[b1]
+    b2 = m.body_weldid[b2]
+    n = 0
+    if m.body_dofnum[b1] == 0 and m.body_dofnum[b2] == 0:
+        out[0] = 0
+        return 0
+    da1 = m.body_dofadr[b1] + m.body_dofnum[b1] - 1
+    da2 = m.body_dofadr[b2] + m.body_dofnum[b2] - 1
+    while da1 >= 0 or da2 >= 0:
+        da = max(da1, da2)
+        if skipcommon and da1 == da and da2 == da:
+            break
+        out[1 + n] = da
+        if da1 == da:
+            da1 = m.dof_parentid[da1]
+        if da2 == da:
+            da2 = m.dof_parentid[da2]
+        n += 1
+    for k in range(n // 2):
+        t = out[1 + k]
+        out[1 + k] = out[n - k]
+        out[n - k] = t
+    out[0] = n
+    return n
+
+
+@njit(cache=True)
+def _ten_list(m, t, out):
+    """out = tendon t's Jacobian pattern (ten_J_colind of its row)."""
+    ra = m.ten_J_rowadr[t]
+    n = m.ten_J_rownnz[t]
+    for k in range(n):
+        out[1 + k] = m.ten_J_colind[ra + k]
+    out[0] = n
+
+
+@njit(cache=True)
+def _union(out, a, a0, na, b, b0, nb):
+    """out = the sorted union of the ascending lists a[a0:a0+na] and b[b0:b0+nb] (mju_combineSparse's pattern)."""
+    i = 0
+    j = 0
+    n = 0
+    while i < na or j < nb:
+        if j >= nb or (i < na and a[a0 + i] < b[b0 + j]):
+            out[1 + n] = a[a0 + i]
+            i += 1
+        elif i >= na or b[b0 + j] < a[a0 + i]:
+            out[1 + n] = b[b0 + j]
+            j += 1
+        else:
+            out[1 + n] = a[a0 + i]
+            i += 1
+            j += 1
+        n += 1
+    out[0] = n
+
+
+@njit(cache=True)
+def _repeat_list(Jind, r, size):
+    """Rows r+1..r+size-1 get row r's list (the rows of one constraint share its pattern)."""
+    n = Jind[r, 0]
+    for k in range(r + 1, r + size):
+        for t in range(n + 1):
+            Jind[k, t] = Jind[r, t]
+
+
+# ------------------------------------------------------------------------------------------------
 # row counting (mj_ne, mj_instantiateFriction/Limit count_only, mj_nc)
 
 
@@ -214,10 +297,12 @@ def _ball_angle(d, w, adr):
 
 @njit(cache=True)
 def _count_rows(m, d, w, sparse):
-    """Number of efc rows MuJoCo allocates before instantiation (dense: every candidate row)."""
+    """(rows, Jacobian nonzeros) MuJoCo allocates before instantiation (mj_ne, mj_instantiateFriction / Limit
+    count_only, mj_nc; dense: every candidate row, nv nonzeros each)."""
     dis = int(m.opt[OPT_DISABLE])
     nv = m.nv
     n = 0
+    nJ = 0
     if not (dis & DSBL_EQUALITY):
         for i in range(m.neq):
             if not d.eq_active[w, i]:
@@ -235,16 +320,19 @@ def _count_rows(m, d, w, sparse):
                     if m.eq_obj2id[i] >= 0:
                         NV += m.ten_J_rownnz[m.eq_obj2id[i]]
                 n += size if NV > 0 else 0
+                nJ += size * NV if NV > 0 else 0
             else:
                 n += size if nv else 0
     if not (dis & DSBL_FRICTIONLOSS):
         for i in range(nv):
             if m.dof_frictionloss[i] != 0.0:
                 n += 1
+                nJ += 1
         for i in range(m.ntendon):
             if m.tendon_frictionloss[i] > 0.0:
                 if (m.ten_J_rownnz[i] > 0) if sparse else nv > 0:
                     n += 1
+                    nJ += m.ten_J_rownnz[i]
     if not (dis & DSBL_LIMIT):
         qpos = d.qpos[w]
         for i in range(m.njnt):
@@ -256,12 +344,15 @@ def _count_rows(m, d, w, sparse):
                 v = qpos[m.jnt_qposadr[i]]
                 if -(m.jnt_range[i, 0] - v) < margin:
                     n += 1 if (sparse or nv) else 0
+                    nJ += 1
                 if m.jnt_range[i, 1] - v < margin:
                     n += 1 if (sparse or nv) else 0
+                    nJ += 1
             elif t == JNT_BALL:
                 _, _, _, ang = _ball_angle(d, w, m.jnt_qposadr[i])
                 if max(m.jnt_range[i, 0], m.jnt_range[i, 1]) - ang < margin:
                     n += 1 if (sparse or nv) else 0
+                    nJ += 3
         L = d.ten_length[w]
         for i in range(m.ntendon):
             if not m.tendon_limited[i]:
@@ -270,21 +361,88 @@ def _count_rows(m, d, w, sparse):
             margin = m.tendon_margin[i]
             if -(m.tendon_range[i, 0] - L[i]) < margin and ok:
                 n += 1
+                nJ += m.ten_J_rownnz[i]
             if m.tendon_range[i, 1] - L[i] < margin and ok:
                 n += 1
+                nJ += m.ten_J_rownnz[i]
     if not (dis & DSBL_CONTACT):
         pyr = int(m.opt[OPT_CONE]) == CONE_PYRAMIDAL
         for i in range(d.ncon[w]):
             if d.contact_exclude[w, i]:
                 continue
+            NV = 0
             if sparse:
                 b1 = m.geom_bodyid[d.contact_geom[w, i, 0]]
                 b2 = m.geom_bodyid[d.contact_geom[w, i, 1]]
-                if merge_chain_count(m, b1, b2, 1) == 0:
+                NV = merge_chain_count(m, b1, b2, 1)
+                if NV == 0:
                     continue
             dim = d.contact_dim[w, i]
-            n += 1 if dim == 1 else (2 * (dim - 1) if pyr else dim)
-    return n
+            rows = 1 if dim == 1 else (2 * (dim - 1) if pyr else dim)
+            n += rows
+            nJ += rows * NV
+    if not sparse:
+        nJ = n * nv
+    return n, nJ
+
+
+@njit(cache=True, always_inline=True)
+def _arena_alloc(used, nbytes, align):
+    """used + padding to align + nbytes (mj_arenaAllocByte)."""
+    pad = used % align
+    return used + (align - pad if pad else 0) + nbytes
+
+
+@njit(cache=True)
+def arena_needed(m, d, w, nefc, nJ):
+    """Bytes of MuJoCo's arena the contacts, the efc rows (arenaAllocEfc) and the island arrays (arenaAllocIsland,
+    at most one island per tree, with mj_island's stack) take for nefc rows with nJ Jacobian nonzeros."""
+    b = d.ncon[w] * 584  # sizeof(mjContact) (sim/io.py SIZEOF_CONTACT)
+    for _ in range(5):  # efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_rowsuper
+        b = _arena_alloc(b, 4 * nefc, 4)
+    b = _arena_alloc(b, 4 * nJ, 4)  # efc_J_colind
+    b = _arena_alloc(b, 8 * nJ, 8)  # efc_J
+    for _ in range(4):  # efc_pos, efc_margin, efc_frictionloss, efc_diagA
+        b = _arena_alloc(b, 8 * nefc, 8)
+    b = _arena_alloc(b, 32 * nefc, 8)  # efc_KBIP
+    for _ in range(2):  # efc_D, efc_R
+        b = _arena_alloc(b, 8 * nefc, 8)
+    b = _arena_alloc(b, 4 * m.ntendon, 4)  # tendon_efcadr
+    for _ in range(3):  # efc_vel, efc_aref, efc_b
+        b = _arena_alloc(b, 8 * nefc, 8)
+    b = _arena_alloc(b, 4 * nefc, 4)  # efc_state
+    b = _arena_alloc(b, 8 * nefc, 8)  # efc_force
+    return b
+
+
+@njit(cache=True)
+def arena_needed_island(m, d, w, nefc, efc_bytes):
+    """efc_bytes plus MuJoCo's island arrays for nefc rows (arenaAllocIsland, as many islands as trees, every dof
+    in one) and the stack mj_island holds meanwhile (efc_tree, parent, tree_island)."""
+    nt, nv, ni = m.ntree, m.nv, m.ntree
+    b = efc_bytes
+    b = _arena_alloc(b, 4 * nt, 4)  # tree_island
+    b = _arena_alloc(b, 4 * ni, 4)  # island_ntree
+    b = _arena_alloc(b, 4 * ni, 4)  # island_itreeadr
+    b = _arena_alloc(b, 4 * nt, 4)  # map_itree2tree
+    b = _arena_alloc(b, 4 * nv, 4)  # dof_island
+    for _ in range(3):  # island_nv, island_idofadr, island_dofadr
+        b = _arena_alloc(b, 4 * ni, 4)
+    for _ in range(2):  # map_dof2idof, map_idof2dof
+        b = _arena_alloc(b, 4 * nv, 4)
+    for _ in range(3):  # ifrc_smooth, iacc_smooth, iacc
+        b = _arena_alloc(b, 8 * nv, 8)
+    b = _arena_alloc(b, 4 * nefc, 4)  # efc_island
+    for _ in range(4):  # island_ne, island_nf, island_nefc, island_iefcadr
+        b = _arena_alloc(b, 4 * ni, 4)
+    for _ in range(4):  # map_efc2iefc, map_iefc2efc, iefc_type, iefc_id
+        b = _arena_alloc(b, 4 * nefc, 4)
+    for _ in range(4):  # iefc_frictionloss, iefc_D, iefc_R, iefc_aref
+        b = _arena_alloc(b, 8 * nefc, 8)
+    b = _arena_alloc(b, 4 * nefc, 4)  # iefc_state
+    b = _arena_alloc(b, 8 * nefc, 8)  # iefc_force
+    b = _arena_alloc(b, 8 * nv, 8)  # ifrc_constraint
+    return b + 4 * (nefc + 2 * nt)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -299,6 +457,8 @@ def instantiate_equality(m, d, w, sparse):
     J = d.efc_J[w]
     S = d.scr_cjac[w]
     pos = d.efc_pos[w]
+    rl = has_lists(m, d, sparse)
+    Jind = d.scr_slv_Jind[w]
     for i in range(m.neq):
         if not d.eq_active[w, i]:
             continue
@@ -310,6 +470,9 @@ def instantiate_equality(m, d, w, sparse):
             _clear_rows(m, d, w, r, size)
             p1, p2, b1, b2 = _anchors(m, d, w, i)
             NV = merge_chain_count(m, b2, b1, 0)
+            if rl:
+                _chain(m, b2, b1, 0, Jind[r])
+                _repeat_list(Jind, r, size)
             rot = typ == EQ_WELD
             # Jacobian difference body1 - body2 (opposite of contacts)
             jac_dif_pair(m, d, w, b2, b1, p2, p1, S[0], S[1], S[4], S[2], S[3], S[5], rot)
@@ -378,6 +541,27 @@ def instantiate_equality(m, d, w, sparse):
                     _ten_dense(m, d, w, o2, row, -deriv)
             else:
                 pos[r] = x1 - ref1 - data[0]
+            if rl:
+                lr = Jind[r]
+                if typ == EQ_JOINT:
+                    a = m.jnt_dofadr[o1]
+                    b = m.jnt_dofadr[o2] if o2 >= 0 else a
+                    lr[0] = 1 if a == b else 2
+                    lr[1] = min(a, b)
+                    if a != b:
+                        lr[2] = max(a, b)
+                elif o2 >= 0:
+                    _union(
+                        lr,
+                        m.ten_J_colind,
+                        m.ten_J_rowadr[o1],
+                        m.ten_J_rownnz[o1],
+                        m.ten_J_colind,
+                        m.ten_J_rowadr[o2],
+                        m.ten_J_rownnz[o2],
+                    )
+                else:
+                    _ten_list(m, o1, lr)
             _add_rows(m, d, w, 1, CNSTR_EQUALITY, i, 0.0, sparse, NV)
 
 
@@ -387,18 +571,25 @@ def instantiate_friction(m, d, w, sparse):
     if int(m.opt[OPT_DISABLE]) & DSBL_FRICTIONLOSS:
         return
     J = d.efc_J[w]
+    rl = has_lists(m, d, sparse)
+    Jind = d.scr_slv_Jind[w]
     for i in range(m.nv):
         if m.dof_frictionloss[i] == 0.0:
             continue
         r = d.nefc[w]
         _clear_rows(m, d, w, r, 1)
         J[r, i] = 1.0
+        if rl:
+            Jind[r, 0] = 1
+            Jind[r, 1] = i
         _add_rows(m, d, w, 1, CNSTR_FRICTION_DOF, i, m.dof_frictionloss[i], sparse, 1)
     for i in range(m.ntendon):
         if m.tendon_frictionloss[i] > 0.0:
             r = d.nefc[w]
             _clear_rows(m, d, w, r, 1)
             _ten_dense(m, d, w, i, J[r], 1.0)
+            if rl:
+                _ten_list(m, i, Jind[r])
             _add_rows(m, d, w, 1, CNSTR_FRICTION_TENDON, i, m.tendon_frictionloss[i], sparse, m.ten_J_rownnz[i])
             if d.tendon_efcadr[w, i] == -1:
                 d.tendon_efcadr[w, i] = r
@@ -421,6 +612,8 @@ def instantiate_limit(m, d, w, sparse):
         return
     J = d.efc_J[w]
     qpos = d.qpos[w]
+    rl = has_lists(m, d, sparse)
+    Jind = d.scr_slv_Jind[w]
     for i in range(m.njnt):
         if not m.jnt_limited[i]:
             continue
@@ -434,6 +627,9 @@ def instantiate_limit(m, d, w, sparse):
                 if dist < margin:
                     r = _limit_row(m, d, w, dist, margin)
                     J[r, dof] = -float(side)
+                    if rl:
+                        Jind[r, 0] = 1
+                        Jind[r, 1] = dof
                     _add_rows(m, d, w, 1, CNSTR_LIMIT_JOINT, i, 0.0, sparse, 1)
         elif t == JNT_BALL:
             a0, a1, a2, ang = _ball_angle(d, w, m.jnt_qposadr[i])
@@ -443,6 +639,11 @@ def instantiate_limit(m, d, w, sparse):
                 J[r, dof] = -a0
                 J[r, dof + 1] = -a1
                 J[r, dof + 2] = -a2
+                if rl:
+                    Jind[r, 0] = 3
+                    Jind[r, 1] = dof
+                    Jind[r, 2] = dof + 1
+                    Jind[r, 3] = dof + 2
                 _add_rows(m, d, w, 1, CNSTR_LIMIT_JOINT, i, 0.0, sparse, 3)
     L = d.ten_length[w]
     for i in range(m.ntendon):
@@ -454,6 +655,8 @@ def instantiate_limit(m, d, w, sparse):
             if dist < margin:
                 r = _limit_row(m, d, w, dist, margin)
                 _ten_dense(m, d, w, i, J[r], -float(side))
+                if rl:
+                    _ten_list(m, i, Jind[r])
                 _add_rows(m, d, w, 1, CNSTR_LIMIT_TENDON, i, 0.0, sparse, m.ten_J_rownnz[i])
                 if d.tendon_efcadr[w, i] == -1:
                     d.tendon_efcadr[w, i] = r
@@ -470,6 +673,8 @@ def instantiate_contact(m, d, w, sparse):
     S = d.scr_cjac[w]
     C = d.scr_cframe[w]
     nv = m.nv
+    rl = has_lists(m, d, sparse)
+    Jind = d.scr_slv_Jind[w]
     for i in range(d.ncon[w]):
         if d.contact_exclude[w, i]:
             continue
@@ -482,6 +687,9 @@ def instantiate_contact(m, d, w, sparse):
         r = d.nefc[w]
         d.contact_efc_address[w, i] = r
         dim = d.contact_dim[w, i]
+        if rl:
+            _chain(m, b1, b2, 1, Jind[r])
+            _repeat_list(Jind, r, 1 if dim == 1 else (2 * (dim - 1) if pyr else dim))
         p = d.contact_pos[w, i]
         pt = (p[0], p[1], p[2])
         jac_dif_pair(m, d, w, b1, b2, pt, pt, S[0], S[1], S[4], S[2], S[3], S[5], dim > 3)
@@ -777,12 +985,24 @@ def make_constraint(m, d, w, F):
     if int(m.opt[OPT_DISABLE]) & DSBL_CONSTRAINT:
         return
     sparse = is_sparse(m)
-    n = _count_rows(m, d, w, sparse)
+    n, nJ = _count_rows(m, d, w, sparse)
     if n > d.efc_type.shape[1]:
-        # MuJoCo: arena cannot hold the efc arrays -> warning, no constraint rows at all
+        # more rows than this Data has room for (a Data made with smaller buffers than MuJoCo's arena, sim/io.py
+        # data_sizes): the warning with the rows needed, no constraint rows at all (sim.step grows the buffers)
         d.warning_number[w][WARN_CNSTRFULL] += 1
         d.warning_lastinfo[w][WARN_CNSTRFULL] = n
         return
+    narena = d.narena[w]
+    if narena > 0 and n > 0:
+        # MuJoCo's arena cannot hold the efc arrays (arenaAllocEfc) or the islands' (arenaAllocIsland): its warning
+        # with the arena's size, no constraint rows at all (mj_clearEfc)
+        need = arena_needed(m, d, w, n, nJ)
+        if not (int(m.opt[OPT_DISABLE]) & DSBL_ISLAND):
+            need = arena_needed_island(m, d, w, n, need)
+        if need > narena:
+            d.warning_number[w][WARN_CNSTRFULL] += 1
+            d.warning_lastinfo[w][WARN_CNSTRFULL] = int(narena)
+            return
     _instantiate_equality(F, m, d, w, sparse)
     instantiate_friction(m, d, w, sparse)
     instantiate_limit(m, d, w, sparse)
@@ -995,8 +1215,14 @@ def reference_constraint(m, d, w, F):
     J = d.efc_J[w]
     qvel = d.qvel[w]
     K = d.efc_KBIP[w]
-    for i in range(nefc):
-        d.efc_vel[w, i] = _dot(J[i], qvel, m.nv)  # mj_mulJacVec: mju_mulMatVec, mju_dot's order
+    if has_lists(m, d, is_sparse(m)):
+        # mj_mulJacVec, sparse: mju_mulMatVecSparse over the rows' structural lists (mju_dotSparse's order)
+        Jind = d.scr_slv_Jind[w]
+        for i in range(nefc):
+            d.efc_vel[w, i] = dot_idx(J[i], Jind[i], 1, Jind[i, 0], qvel)
+    else:
+        for i in range(nefc):
+            d.efc_vel[w, i] = _dot(J[i], qvel, m.nv)  # mj_mulJacVec: mju_mulMatVec, mju_dot's order
     _surface_vel_if(F, m, d, w)
     for i in range(nefc):
         s = d.efc_vel[w, i]

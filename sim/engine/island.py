@@ -2,7 +2,8 @@
 
 Union-find over kinematic trees: every efc row unions the trees it touches (contacts: the two geom
 bodies' trees; joint friction / limits: the joint's tree; connect / weld: the two bodies' trees; other
-rows: the distinct trees of the nonzero columns of its dense Jacobian row). Islands are numbered in
+rows: the distinct trees of its Jacobian row's columns, the structural pattern in the sparse mode, the nonzero
+columns of the dense row otherwise, as treeNext). Islands are numbered in
 ascending order of their smallest tree; dofs and efc rows of each island are listed in ascending order
 (map_idof2dof, map_iefc2efc), unconstrained dofs after the first nidof entries.
 """
@@ -24,6 +25,8 @@ from sim.constants import (
 )
 
 from sim.errors import UnsupportedError as UnsupportedFeature
+from sim.engine.com import is_sparse
+from sim.engine.solver_sparse import has_lists
 
 OBJ_SITE = 6  # mjOBJ_SITE
 
@@ -97,10 +100,26 @@ def _union_row(m, d, w, i, parent):
             raise UnsupportedFeature("island: constraint between two static bodies")
         _merge(parent, t1, -1 if t2 == -2 else t2)
         return t
-    # generic scan: distinct consecutive trees of the nonzero Jacobian columns
-    J = d.efc_J[w, i]
     first = -2
     prev = -1
+    if has_lists(m, d, is_sparse(m)):
+        # sparse: distinct consecutive trees of the row's structural pattern (efc_J_colind, zeros included)
+        lst = d.scr_slv_Jind[w, i]
+        for k in range(1, lst[0] + 1):
+            t = m.dof_treeid[lst[k]]
+            if t != prev:
+                if first == -2:
+                    first = t
+                else:
+                    _merge(parent, prev, t)
+                prev = t
+        if first == -2:
+            raise UnsupportedFeature("island: no tree found for a constraint row (empty Jacobian row)")
+        if prev == first:
+            _merge(parent, first, -1)
+        return first
+    # dense: distinct consecutive trees of the nonzero Jacobian columns
+    J = d.efc_J[w, i]
     j = 0
     while j < m.nv:
         if J[j] != 0.0:

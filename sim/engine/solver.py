@@ -22,8 +22,8 @@ mj_fwdConstraint: efc_b, warmstart, then per island (sim/engine/island.py; monol
   and the residual rows AR f as Y (Y' f) + R f with z = Y' f kept up to date as the forces change.
 Small dense kernels follow MuJoCo's operation order (mju_dot's four partial sums, mju_cholFactor /
 mju_cholSolve / mju_cholUpdate, mju_mulSymVecSparse), so results match MuJoCo to the last bit where the
-inputs do.  efc_J is dense (njmax, nv); in the sparse mode the solvers' J products run over each row's nonzeros
-(row lists in scr_slv_Jind).  Elliptic-cone work is compiled only with F_ELLIPTIC.  Scratch lives in the scr_slv_*
+inputs do.  efc_J is dense (njmax, nv); in the sparse mode the solvers' J products run over each row's structural
+pattern (MuJoCo's efc_J_colind, kept by the constraint assembly in scr_slv_Jind), as MuJoCo's sparse products.  Elliptic-cone work is compiled only with F_ELLIPTIC.  Scratch lives in the scr_slv_*
 fields (sim/types.py, section SOLVER).
 """
 
@@ -44,6 +44,7 @@ from sim.engine.crb import dot_sparse_off
 from sim.jit.features import call_if, F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC, F_NOSLIP
 from sim.engine.com import is_sparse
 from sim.engine import solver_sparse as _sp
+from sim.engine.solver_sparse import has_lists
 from sim.constants import (
     OPT_DISABLE,
     OPT_SOLVER,
@@ -93,6 +94,9 @@ _JAREF, _JV, _DIAG, _FPREV, _FMOM, _ID, _IR, _IFL, _IAREF, _IFORCE = range(10)
 _PGS_ORDER_ROWS = 100
 # rows of scr_slv_int (njmax each): old states, PGS block starts, island-local type / id / state
 _OLDSTATE, _BLOCK, _ITYPE, _IID, _ISTATE = range(5)
+# the count of each row's entries in the sparse AR's pattern (mark_ar_pattern), for the dual solvers (which leave
+# the primal solvers' old states alone)
+_ARNNZ = _OLDSTATE
 # z = Y' efc_force of the dual solvers' AR on the fly: a primal row, free while PGS / noslip run
 _Z = _MA
 
@@ -485,11 +489,13 @@ def _update_rows(m, d, w, jar, flg_cone_hessian):
 @njit(cache=True)
 def constraint_update_world(m, d, w, jar, flg_cone_hessian, spj, F):
     """constraint_update on every efc row of world w, then qfrc_constraint = J' efc_force
-    (mj_constraintUpdate); returns the constraint cost.  spj: over J's row lists (scr_slv_Jind)."""
+    (mj_constraintUpdate); returns the constraint cost.  spj: over J's structural row lists (scr_slv_Jind)."""
     nefc = d.nefc[w]
     cost = _update_rows(m, d, w, jar, flg_cone_hessian)
     if spj:
-        _mul_jt_sp(F, d.efc_J[w], d.scr_slv_Jind[w], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv)
+        _mul_jt_sp(
+            F, d.efc_J[w], d.scr_slv_Jind[w], d.scr_isl_int[w, 0], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv
+        )
     else:
         mul_jt(d.efc_J[w], d.efc_force[w], d.qfrc_constraint[w], nefc, m.nv)
     return cost
@@ -545,10 +551,10 @@ def _add_niter(d, w, isl, it):
 
 @njit(cache=True, always_inline=True)
 def _jar(d, w, J, x, aref, out, nefc, nv, spj, F):
-    """out[:nefc] = J x - aref, over the row lists of scr_slv_Jind when spj (MuJoCo's sparse mode), else in
-    mju_mulMatVec's order."""
+    """out[:nefc] = J x - aref of the world's rows, over their structural lists (scr_slv_Jind) when spj (MuJoCo's
+    sparse mode: mju_mulMatVecSparse), else in mju_mulMatVec's order."""
     if spj:
-        _mul_j_sp(F, J, d.scr_slv_Jind[w], x, out, nefc)
+        _mul_j_sp(F, J, d.scr_slv_Jind[w], d.scr_isl_int[w, 0], x, out, nefc)
         for i in range(nefc):
             out[i] -= aref[i]
     else:
@@ -562,8 +568,14 @@ def ar_mul(m, d, w, f, out, nefc):
     """out[:nefc] = AR f: by the dense AR's rows (mju_mulMatVec), or on the fly as Y (Y' f) + R f."""
     if ar_dense(d, nefc):
         AR = d.scr_slv_AR[w]
-        for i in range(nefc):
-            out[i] = _dot(AR[i], f, nefc)
+        if ar_sparse(m, d):
+            # mju_mulMatVecSparse over the sparse AR's pattern
+            cnt = d.scr_slv_int[w, _ARNNZ]
+            for i in range(nefc):
+                out[i] = dot_pattern(AR[i], f, nefc, cnt[i])
+        else:
+            for i in range(nefc):
+                out[i] = _dot(AR[i], f, nefc)
     else:
         Y, ylo, yhi, z, R = d.scr_slv_J[w], d.scr_slv_yr[w, 0], d.scr_slv_yr[w, 1], d.scr_slv_nv[w, _Z], d.efc_R[w]
         iota = d.scr_isl_int[w, 0]
@@ -747,11 +759,113 @@ def ar_dense(d, nefc):
     return d.scr_slv_AR.shape[1] >= nefc
 
 
+@njit(cache=True, always_inline=True)
+def ar_sparse(m, d):
+    """True when the dense AR stands for MuJoCo's sparse AR (the sparse mode, the rows' structural lists kept):
+    its structural pattern is marked (mark_ar_pattern) and the products over its rows run over the pattern."""
+    return is_sparse(m) and has_lists(m, d, True)
+
+
+@njit(cache=True)
+def _share_tree(m, Jind, i, c):
+    """True when efc rows i and c touch a common kinematic tree (their structural lists, ascending dofs: the
+    trees ascend along them)."""
+    a = Jind[i]
+    b = Jind[c]
+    p = 1
+    q = 1
+    while p <= a[0] and q <= b[0]:
+        ta = m.dof_treeid[a[p]]
+        tb = m.dof_treeid[b[q]]
+        if ta == tb:
+            return True
+        if ta < tb:
+            p += 1
+        else:
+            q += 1
+    return False
+
+
+@njit(cache=True)
+def mark_ar_pattern(m, d, w, nefc):
+    """MuJoCo's sparse AR (mj_makeAR, sparse: mju_sqrMatTDSparse of Y) holds entry (i, c) when Y's rows i and c
+    share a dof, i.e. when the rows touch a common tree (Y's pattern is J's closed over the dof ancestors, and
+    every dof of a tree descends from its first).  Its values are those of the dense AR (the same products, summed
+    over the dofs in the same order); the pattern decides how the products over AR's rows group their terms.  The
+    dense AR keeps it: an entry outside the pattern is +0.0 (a sum of exact zeros), one inside that is zero is
+    stored as -0.0 (it adds nothing to a sum either); the count of row i's entries goes to scr_slv_int[_ARNNZ]."""
+    AR = d.scr_slv_AR[w]
+    Jind = d.scr_slv_Jind[w]
+    cnt = d.scr_slv_int[w, _ARNNZ]
+    lo = d.scr_slv_int[w, _ITYPE]
+    hi = d.scr_slv_int[w, _IID]
+    for i in range(nefc):
+        n = Jind[i, 0]
+        lo[i] = m.dof_treeid[Jind[i, 1]] if n else -1
+        hi[i] = m.dof_treeid[Jind[i, n]] if n else -2
+        cnt[i] = 0
+    for i in range(nefc):
+        ARi = AR[i]
+        for c in range(i + 1):
+            if ARi[c] != 0.0:
+                cnt[i] += 1
+                if c < i:
+                    cnt[c] += 1
+            elif not (hi[i] < lo[c] or hi[c] < lo[i]) and (
+                (lo[i] == hi[i] and lo[c] == hi[c]) or _share_tree(m, Jind, i, c)
+            ):
+                ARi[c] = -0.0
+                AR[c, i] = -0.0
+                cnt[i] += 1
+                if c < i:
+                    cnt[c] += 1
+
+
+@njit(cache=True)
+def dot_pattern(a, x, n, cnt):
+    """a . x over the entries of a[:n] in the pattern (nonzero or -0.0; cnt of them), in mju_dotSparse's order:
+    four partial sums over the first 4 floor(cnt / 4) pattern entries, reduced (s0 + s2) + (s1 + s3), then the
+    rest one by one (scalar registers, as dot_scalar)."""
+    r0 = 0.0
+    r1 = 0.0
+    r2 = 0.0
+    r3 = 0.0
+    nvec = cnt - (cnt & 3)
+    p = 0
+    c = 0
+    while p < nvec:
+        v = a[c]
+        if v != 0.0 or math.copysign(1.0, v) < 0:
+            q = p & 3
+            t = v * x[c]
+            if q == 0:
+                r0 += t
+            elif q == 1:
+                r1 += t
+            elif q == 2:
+                r2 += t
+            else:
+                r3 += t
+            p += 1
+        c += 1
+    res = (r0 + r2) + (r1 + r3)
+    while p < cnt and c < n:
+        v = a[c]
+        if v != 0.0 or math.copysign(1.0, v) < 0:
+            res += v * x[c]
+            p += 1
+        c += 1
+    return res
+
+
 @njit(cache=True)
 def make_dual(m, d, w):
-    """What the dual solvers read of AR = J M^-1 J' + R: the dense AR, or the rows of Y (mj_makeAR)."""
+    """What the dual solvers read of AR = J M^-1 J' + R: the dense AR (its sparse pattern marked in the sparse
+    mode), or the rows of Y (mj_makeAR)."""
     if ar_dense(d, d.nefc[w]):
         make_ar(m, d, w)
+        if ar_sparse(m, d):
+            mark_ar_pattern(m, d, w, d.nefc[w])
     else:
         make_y_rows(m, d, w)
 
@@ -1099,6 +1213,8 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
     nefc_all = d.nefc[w]
     force, floss, AR, b = d.efc_force[w], d.efc_frictionloss[w], d.scr_slv_AR[w], d.efc_b[w]
     dense = ar_dense(d, nefc_all)
+    spar = dense and ar_sparse(m, d)
+    arnnz = d.scr_slv_int[w, _ARNNZ]
     Y, ylo, yhi, z, R = d.scr_slv_J[w], d.scr_slv_yr[w, 0], d.scr_slv_yr[w, 1], d.scr_slv_nv[w, _Z], d.efc_R[w]
     typ, eid = d.efc_type[w], d.efc_id[w]
     cdim, cfr = d.contact_dim[w], d.contact_friction[w]
@@ -1223,7 +1339,9 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
             cb = blockstart[order[base + bi]] if table else blockstart[bi]
             i = rows[cb]
             if typ[i] != CNSTR_CONTACT_ELLIPTIC:
-                if dense:
+                if spar:
+                    r0 = b[i] + dot_pattern(AR[i], force, nefc_all, arnnz[i])
+                elif dense:
                     r0 = b[i] + dot_scalar(AR[i], force, nefc_all)
                 else:
                     r0 = b[i] + (y_dot(Y, ylo, yhi, z, i) + R[i] * force[i])
@@ -1252,7 +1370,10 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
             fr = cfr[cid]
             if dense:
                 for j in range(dim):
-                    res[j] = b[i + j] + dot_scalar(AR[i + j], force, nefc_all)
+                    if spar:
+                        res[j] = b[i + j] + dot_pattern(AR[i + j], force, nefc_all, arnnz[i + j])
+                    else:
+                        res[j] = b[i + j] + dot_scalar(AR[i + j], force, nefc_all)
                 for j in range(dim):
                     for k in range(dim):
                         Athis[j, k] = AR[i + j, i + k]
@@ -1349,10 +1470,14 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
 
 
 @njit(cache=True, always_inline=True)
-def _res_noslip(AR, Y, ylo, yhi, z, R, b, force, i, nefc_all, dense):
-    """Residual of row i of the unregularized dual, b + (AR - R) f (residual with flg_subR)."""
+def _res_noslip(AR, Y, ylo, yhi, z, R, b, force, i, nefc_all, dense, spar, arnnz):
+    """Residual of row i of the unregularized dual, b + (AR - R) f (residual with flg_subR); spar: over the sparse
+    AR's pattern."""
     if dense:
-        r = b[i] + dot_scalar(AR[i], force, nefc_all)
+        if spar:
+            r = b[i] + dot_pattern(AR[i], force, nefc_all, arnnz[i])
+        else:
+            r = b[i] + dot_scalar(AR[i], force, nefc_all)
         return r - R[i] * force[i]
     return b[i] + y_dot(Y, ylo, yhi, z, i)
 
@@ -1369,6 +1494,8 @@ def sol_noslip(m, d, w, maxiter, isl, lst, F):
     nefc_all = d.nefc[w]
     force, floss, AR, b, R = d.efc_force[w], d.efc_frictionloss[w], d.scr_slv_AR[w], d.efc_b[w], d.efc_R[w]
     dense = ar_dense(d, nefc_all)
+    spar = dense and ar_sparse(m, d)
+    arnnz = d.scr_slv_int[w, _ARNNZ]
     Y, ylo, yhi, z = d.scr_slv_J[w], d.scr_slv_yr[w, 0], d.scr_slv_yr[w, 1], d.scr_slv_nv[w, _Z]
     typ, eid = d.efc_type[w], d.efc_id[w]
     cdim, cfr = d.contact_dim[w], d.contact_friction[w]
@@ -1403,7 +1530,7 @@ def sol_noslip(m, d, w, maxiter, isl, lst, F):
         # friction loss: 1-D minimum, clamped to the box
         for c in range(ne, ne + nf):
             i = rows[c]
-            r0 = _res_noslip(AR, Y, ylo, yhi, z, R, b, force, i, nefc_all, dense)
+            r0 = _res_noslip(AR, Y, ylo, yhi, z, R, b, force, i, nefc_all, dense, spar, arnnz)
             f0 = force[i]
             fi = f0 - r0 * ARinv[i]
             if fi < -floss[i]:
@@ -1422,8 +1549,8 @@ def sol_noslip(m, d, w, maxiter, isl, lst, F):
             if typ[i] == CNSTR_CONTACT_PYRAMIDAL:
                 dim = cdim[eid[i]]
                 for j in range(i, i + 2 * (dim - 1), 2):
-                    res[0] = _res_noslip(AR, Y, ylo, yhi, z, R, b, force, j, nefc_all, dense)
-                    res[1] = _res_noslip(AR, Y, ylo, yhi, z, R, b, force, j + 1, nefc_all, dense)
+                    res[0] = _res_noslip(AR, Y, ylo, yhi, z, R, b, force, j, nefc_all, dense, spar, arnnz)
+                    res[1] = _res_noslip(AR, Y, ylo, yhi, z, R, b, force, j + 1, nefc_all, dense, spar, arnnz)
                     oldf[0] = force[j]
                     oldf[1] = force[j + 1]
                     ar_block(AR, Y, ylo, yhi, R, j, 2, Ac, True, dense)
@@ -1454,7 +1581,7 @@ def sol_noslip(m, d, w, maxiter, isl, lst, F):
                 dim = cdim[cid]
                 n1 = dim - 1
                 for k in range(n1):
-                    res[k] = _res_noslip(AR, Y, ylo, yhi, z, R, b, force, i + 1 + k, nefc_all, dense)
+                    res[k] = _res_noslip(AR, Y, ylo, yhi, z, R, b, force, i + 1 + k, nefc_all, dense, spar, arnnz)
                     oldf[k] = force[i + 1 + k]
                 ar_block(AR, Y, ylo, yhi, R, i + 1, n1, Ac, True, dense)
                 for k in range(n1):
@@ -1540,7 +1667,7 @@ _noslip = call_if(F_NOSLIP, njit(cache=True)(noslip_impl), False)
 # ------------------------------------------------------------------------------------------------
 # primal solvers (mj_solPrimal) on an island context
 #
-# ctx = (J, D, R, floss, aref, typ, eid, force, state, qfs, qas, qacc, qfc, dofs, ne, nf, nefc, nv): the
+# ctx = (J, D, R, floss, aref, typ, eid, force, state, qfs, qas, qacc, qfc, dofs, ne, nf, nefc, nv, rows): the
 # island's efc rows 0..nefc-1 (J (rows, >= nv) dense block, D, R, frictionloss, aref, type, id, force, state)
 # and dofs 0..nv-1 (qfrc_smooth, qacc_smooth, qacc, qfrc_constraint; dofs[ii] = global dof), contiguous as
 # MuJoCo's mjPrimalContext.  Work vectors are rows of scr_slv_nv / scr_slv_efc, local indices.
@@ -1550,7 +1677,7 @@ _noslip = call_if(F_NOSLIP, njit(cache=True)(noslip_impl), False)
 def _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F):
     """force, state, qfrc_constraint, cost incl. Gauss (PrimalUpdateConstraint); returns (cost, gauss,
     nactive, ncone).  spj: J's row lists are in scr_slv_Jind (sparse products)."""
-    J, D, R, floss, aref, typ, eid, force, state, qfs, qas, qacc, qfc, dofs, ne, nf, nefc, nv = ctx
+    J, D, R, floss, aref, typ, eid, force, state, qfs, qas, qacc, qfc, dofs, ne, nf, nefc, nv, rmap = ctx
     Jaref = d.scr_slv_efc[w, _JAREF]
     cost = constraint_update(
         Jaref,
@@ -1571,7 +1698,8 @@ def _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F):
         flg_cone,
     )
     if spj:
-        _mul_jt_sp(F, J, d.scr_slv_Jind[w], force, qfc, nefc, nv)
+        # mju_mulMatVecSparse on J's transpose (PrimalUpdateConstraint, sparse)
+        _mul_jt_lanes(F, J, d.scr_slv_Jind[w], rmap, force, qfc, nefc, nv, d.scr_slv_nv[w, _CHOLUPD : _CHOLUPD + 7])
     else:
         mul_jt(J, force, qfc, nefc, nv)
     nactive = 0
@@ -1625,6 +1753,7 @@ def _make_hessian_sparse_impl(m, d, w, ctx, pattern):
         d.scr_slv_L[w],
         ctx[0],
         d.scr_slv_Jind[w],
+        ctx[18],
         ctx[1],
         ctx[8],
         ctx[16],
@@ -1643,17 +1772,20 @@ _factor_sp = call_if(F_SPARSE, _sp.chol_factor_sparse, 0)
 _update_sp = call_if(F_SPARSE, _sp.chol_update_sparse, 0)
 _solve_sp = call_if(F_SPARSE, _sp.chol_solve_sparse)
 _is_sparse = call_if(F_SPARSE, is_sparse, False)
-_row_lists = call_if(F_SPARSE, _sp.row_lists)
+_local_lists = call_if(F_SPARSE, _sp.local_lists)
+_global_lists = call_if(F_SPARSE, _sp.global_lists)
 _mul_j_sp = call_if(F_SPARSE, _sp.mul_j_sparse)
 _mul_jt_sp = call_if(F_SPARSE, _sp.mul_jt_sparse)
+_mul_jt_lanes = call_if(F_SPARSE, _sp.mul_jt_lanes)
 
 
 @njit(cache=True)
 def _hessian_cone(m, d, w, ctx, F, sparse):
     """scr_slv_Hc = factor of H + sum over cone contacts of J_c' H_c J_c, as rank-1 updates of a copy of the
     factor in scr_slv_H along the rows of L_c' J_c, L_c = chol(H_c) (HessianCone; sparse: the updates of
-    sim/engine/solver_sparse.py)."""
+    sim/engine/solver_sparse.py).  Returns the number of rank-1 updates (HessianCone's nupdate count)."""
     J, eid, state, nefc, nv = ctx[0], ctx[6], ctx[8], ctx[16], ctx[17]
+    nupd = 0
     L = d.scr_slv_H[w]
     Lc = d.scr_slv_Hc[w]
     for i in range(nv):
@@ -1691,16 +1823,18 @@ def _hessian_cone(m, d, w, ctx, F, sparse):
                 _update_sp(F, Lc, d.scr_slv_L[w], LTJ[r], nv, True)
             else:
                 chol_update(Lc, LTJ[r], nv, True)
+        nupd += dim
         i += dim
+    return nupd
 
 
-_hessian_cone_if = call_if(F_ELLIPTIC, _hessian_cone)
+_hessian_cone_if = call_if(F_ELLIPTIC, _hessian_cone, 0)
 
 
 @njit(cache=True)
 def _factorize_hessian(m, d, w, ctx, ncone, recompute, F, sparse):
     """Factor scr_slv_H in place (rebuilding H first if recompute), then the cone copy (FactorizeHessian);
-    sparse: on the pattern MakeHessian found (sim/engine/solver_sparse.py)."""
+    sparse: on the pattern MakeHessian found (sim/engine/solver_sparse.py).  Returns the cone updates made."""
     if sparse:
         if recompute:
             _make_hessian_sparse(F, m, d, w, ctx, False)
@@ -1710,13 +1844,15 @@ def _factorize_hessian(m, d, w, ctx, ncone, recompute, F, sparse):
             _make_hessian(m, d, w, ctx)
         chol_factor(d.scr_slv_H[w], ctx[17], MINVAL)
     if ncone:
-        _hessian_cone_if(F, m, d, w, ctx, F, sparse)
+        return _hessian_cone_if(F, m, d, w, ctx, F, sparse)
+    return 0
 
 
 @njit(cache=True)
 def _hessian_incremental(m, d, w, ctx, ncone, F, sparse):
     """Rank-1 up/downdate the factor for every row that entered / left the quadratic state, refactorising
-    when a downdate loses rank; then the cones (HessianIncremental).  Returns nupdate."""
+    when a downdate loses rank; then the cones (HessianIncremental).  Returns nupdate: the rank-1 updates made
+    (nefc when refactorised), plus the cone updates."""
     J, D, state, nefc, nv = ctx[0], ctx[1], ctx[8], ctx[16], ctx[17]
     oldstate = d.scr_slv_int[w, _OLDSTATE]
     L = d.scr_slv_H[w]
@@ -1737,10 +1873,9 @@ def _hessian_incremental(m, d, w, ctx, ncone, F, sparse):
             rank = chol_update(L, x, nv, now)
         nupdate += 1
         if rank < nv:
-            _factorize_hessian(m, d, w, ctx, ncone, True, F, sparse)
-            return nefc
+            return nefc + _factorize_hessian(m, d, w, ctx, ncone, True, F, sparse)
     if ncone:
-        _hessian_cone_if(F, m, d, w, ctx, F, sparse)
+        nupdate += _hessian_cone_if(F, m, d, w, ctx, F, sparse)
     return nupdate
 
 
@@ -2013,7 +2148,7 @@ def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts, spj, 
     slopescl = scale / snorm
     mul_m(m, d, w, search, sv[_MV], ctx[13], nv)
     if spj:
-        _mul_j_sp(F, J, d.scr_slv_Jind[w], search, d.scr_slv_efc[w, _JV], nefc)
+        _mul_j_sp(F, J, d.scr_slv_Jind[w], ctx[18], search, d.scr_slv_efc[w, _JV], nefc)
     else:
         mul_j(J, search, d.scr_slv_efc[w, _JV], nefc, nv)
     _primal_prepare(m, d, w, ctx, qg)
@@ -2068,11 +2203,12 @@ def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts, spj, 
 
 
 @njit(cache=True)
-def sol_primal(m, d, w, maxiter, newton, isl, ctx, F, lists):
+def sol_primal(m, d, w, maxiter, newton, isl, ctx, F):
     """CG (newton False) or Newton primal solver from ctx's qacc on one island context (mj_solPrimal).
 
     isl: island (-1 monolithic).  Newton's Hessian is sparse where MuJoCo's is (mj_isSparse), in feature sets
-    with F_SPARSE (sim/engine/solver_sparse.py); lists: scr_slv_Jind already holds the row lists of ctx's J."""
+    with F_SPARSE (sim/engine/solver_sparse.py); the J products run over the rows' structural lists (scr_slv_Jind
+    at ctx's row map, in ctx's dof numbering) when the constraint assembly kept them."""
     J, aref, state, qfs, qacc, qfc, dofs, nefc, nv = (
         ctx[0],
         ctx[4],
@@ -2096,16 +2232,21 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx, F, lists):
     ls_tol = tol * m.opt[OPT_LS_TOLERANCE]
     ls_iter = int(m.opt[OPT_LS_ITERATIONS])
     flg_cone = newton and int(m.opt[OPT_CONE]) == CONE_ELLIPTIC
-    # MuJoCo's sparse mode (mj_isSparse, feature F_SPARSE): J products over each row's nonzeros when the Data was
-    # made with room for the row lists, Newton's Hessian sparse
-    spj = _is_sparse(F, m) and d.scr_slv_Jind.shape[1] >= nefc
+    # MuJoCo's sparse mode (mj_isSparse, feature F_SPARSE): J products over each row's structural list when the
+    # Data was made with room for them, Newton's Hessian sparse
+    spj = _is_sparse(F, m) and has_lists(m, d, True)
     sparse = newton and spj
     scale = inertia_scale(m, d, w, dofs, nv)
 
     mul_m(m, d, w, qacc, Ma, dofs, nv)
-    if spj and not lists:
-        _row_lists(F, J, nefc, nv, d.scr_slv_Jind[w])
-    _jar(d, w, J, qacc, aref, Jaref, nefc, nv, spj, F)
+    if spj:
+        _mul_j_sp(F, J, d.scr_slv_Jind[w], ctx[18], qacc, Jaref, nefc)
+        for i in range(nefc):
+            Jaref[i] -= aref[i]
+    else:
+        for i in range(nefc):
+            Jaref[i] = _dot(J[i], qacc, nv)
+            Jaref[i] -= aref[i]
     cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F)
     qg[0] = gauss
     for i in range(nv):
@@ -2208,6 +2349,7 @@ def _world_ctx(m, d, w, state):
         d.nf[w],
         d.nefc[w],
         m.nv,
+        d.scr_isl_int[w, 0, : d.nefc[w]],
     )
 
 
@@ -2269,6 +2411,7 @@ def _island_ctx(m, d, w, k):
         d.island_nf[w, k],
         nefc,
         nv,
+        rows,
     )
 
 
@@ -2320,12 +2463,10 @@ def fwd_constraint(m, d, w, F):
     for i in range(max(nv, nefc)):
         iota[i] = i
     island(m, d, w)
-    # efc_b = J qacc_smooth - aref; MuJoCo's sparse mode: J products over each row's nonzeros (mj_isSparse, when
-    # the Data has room for the row lists)
+    # efc_b = J qacc_smooth - aref; MuJoCo's sparse mode (mj_isSparse): J products over each row's structural list,
+    # kept by the constraint assembly when the Data has room for them
     J, b, aref, qs = d.efc_J[w], d.efc_b[w], d.efc_aref[w], d.qacc_smooth[w]
-    spj = _is_sparse(F, m) and d.scr_slv_Jind.shape[1] >= nefc
-    if spj:
-        _row_lists(F, J, nefc, nv, d.scr_slv_Jind[w])
+    spj = _is_sparse(F, m) and has_lists(m, d, True)
     _jar(d, w, J, qs, aref, b, nefc, nv, spj, F)
     solver = int(m.opt[OPT_SOLVER])
     newton = solver == SOL_NEWTON
@@ -2345,17 +2486,22 @@ def fwd_constraint(m, d, w, F):
                 _sol_pgs(F, m, d, w, maxiter, True, k, lst, F)
             elif nisland == 1 and d.island_nefc[w, 0] == nefc and d.island_nv[w, 0] == nv:
                 # one island with every row and dof: solve in place, states island-local
-                _sol_primal(F, m, d, w, maxiter, newton, k, _world_ctx(m, d, w, d.scr_slv_int[w, _ISTATE]), F, spj)
+                _sol_primal(F, m, d, w, maxiter, newton, k, _world_ctx(m, d, w, d.scr_slv_int[w, _ISTATE]), F)
             else:
                 ctx = _island_ctx(m, d, w, k)
-                _sol_primal(F, m, d, w, maxiter, newton, k, ctx, F, False)
+                if spj:
+                    # the island's rows' lists in its dof numbering (mju_blockSparse), for its solve
+                    _local_lists(F, d.scr_slv_Jind[w], ctx[18], ctx[16], d.map_dof2idof[w], d.island_idofadr[w, k])
+                _sol_primal(F, m, d, w, maxiter, newton, k, ctx, F)
                 _island_scatter(m, d, w, k, ctx)
+                if spj:
+                    _global_lists(F, d.scr_slv_Jind[w], ctx[18], ctx[16], ctx[13])
     else:
         if solver == SOL_PGS:
             lst0 = (iota[:nefc], d.ne[w], d.nf[w], nefc, iota[:nv], nv)
             _sol_pgs(F, m, d, w, maxiter, True, -1, lst0, F)
         else:
-            _sol_primal(F, m, d, w, maxiter, newton, -1, _world_ctx(m, d, w, d.efc_state[w]), F, spj)
+            _sol_primal(F, m, d, w, maxiter, newton, -1, _world_ctx(m, d, w, d.efc_state[w]), F)
     # noslip (feature F_NOSLIP), per island as the main solver
     noslip = _noslip(F, m, d, w, solver, F)
     if solver == SOL_PGS or noslip:

@@ -15,11 +15,11 @@ mju_cholSolveSparse).  The values stay in the dense (nv, nv) scratch of the dens
     3nv+4          [0]: the marks' current stamp
     [3nv+5, 4nv+5) LT_pos[r, k]: where column r is in row LT_colind[r, k] of L (MuJoCo's LT_map)
 
-and J's nonzeros per row in scr_slv_Jind (int, (njmax, nv + 1), allocated when the model is sparse as created):
-the J products of the solver (J qacc, J search, J' force) then run over them as MuJoCo's sparse products do.
-
-MuJoCo takes J's structural pattern (the dof chains); this takes J's nonzeros, a subset whose products are the
-same numbers, so H and the factor are MuJoCo's up to the order of some sums.  Only the Newton solver uses it:
+and J's structural pattern per row (MuJoCo's efc_J_colind, zeros included) in scr_slv_Jind (int, (njmax, nv + 1),
+allocated when the model is sparse as created, written by the constraint assembly): the J products of the solver
+(J qacc, J search, J' force) run over them as MuJoCo's sparse products do, and H and its factor get MuJoCo's
+pattern.  An island's solve reads its rows' lists renumbered to its local dofs (local_lists).  Only the Newton
+solver uses the factor:
 CG's M^-1 preconditioner is the sparse L'DL factor already, the dual solvers (PGS, noslip) use a dense AR or AR
 on the fly (sim/engine/solver.py).
 """
@@ -30,6 +30,13 @@ from sim.jit import njit
 from sim.constants import CNSTRSTATE_QUADRATIC, MINVAL
 
 
+@njit(cache=True, always_inline=True)
+def has_lists(m, d, sparse):
+    """True when efc_J's structural row lists are kept in scr_slv_Jind (written by the constraint assembly): the
+    model is sparse (mj_isSparse) and its Data was made with room for them."""
+    return sparse and d.scr_slv_Jind.shape[1] > 0 and d.scr_slv_Jind.shape[2] == m.nv + 1
+
+
 @njit(cache=True)
 def rows(nv):
     """(mark, L_start, LT_nnz, parent, flag) row offsets of scr_slv_L for nv dofs."""
@@ -37,16 +44,22 @@ def rows(nv):
 
 
 @njit(cache=True)
-def row_lists(J, nefc, nv, Jind):
-    """Jind[r, 0] = n, Jind[r, 1:1+n] = the columns where J[r, :nv] is not zero, ascending, for r < nefc."""
-    for r in range(nefc):
-        Jr = J[r]
-        Lr = Jind[r]
-        n = 0
-        for k in range(nv):  # branch-free: write every column, advance past the nonzero ones
-            Lr[n + 1] = k
-            n += Jr[k] != 0.0
-        Lr[0] = n
+def local_lists(Jind, rows, nefc, d2i, idofadr):
+    """The lists of an island's rows (Jind[rows[c]]) in its local dof numbering, in place (mju_blockSparse's
+    colind: map_dof2idof - island_idofadr; the island's dofs ascend, so the lists stay sorted)."""
+    for c in range(nefc):
+        Lr = Jind[rows[c]]
+        for t in range(1, Lr[0] + 1):
+            Lr[t] = d2i[Lr[t]] - idofadr
+
+
+@njit(cache=True)
+def global_lists(Jind, rows, nefc, dofs):
+    """Undo local_lists: the island's rows' lists back in the global dof numbering (dofs: its local -> global)."""
+    for c in range(nefc):
+        Lr = Jind[rows[c]]
+        for t in range(1, Lr[0] + 1):
+            Lr[t] = dofs[Lr[t]]
 
 
 @njit(cache=True)
@@ -72,34 +85,89 @@ def dot_idx(a, idx, t0, n, x):
 
 
 @njit(cache=True)
-def mul_j_sparse(J, Jind, x, out, nefc):
-    """out[:nefc] = J x over the rows' nonzeros, in mju_dotSparse's order (mju_mulMatVecSparse)."""
-    for r in range(nefc):
-        out[r] = dot_idx(J[r], Jind[r], 1, Jind[r, 0], x)
+def mul_j_sparse(J, Jind, rmap, x, out, nefc):
+    """out[:nefc] = J x over the rows' structural lists (row c's at Jind[rmap[c]]), in mju_dotSparse's order
+    (mju_mulMatVecSparse)."""
+    for c in range(nefc):
+        Lr = Jind[rmap[c]]
+        out[c] = dot_idx(J[c], Lr, 1, Lr[0], x)
 
 
 @njit(cache=True)
-def mul_jt_sparse(J, Jind, f, out, nefc, nv):
-    """out[:nv] = J' f, rows with f = 0 skipped, over the rows' nonzeros (mju_mulMatTVecSparse; the same sums
-    in the same order as the dense mju_mulMatTVec)."""
+def mul_jt_sparse(J, Jind, rmap, f, out, nefc, nv):
+    """out[:nv] = J' f, rows with f = 0 skipped, over the rows' lists (mju_mulMatTVecSparse: each row added in
+    turn, the same sums in the same order as the dense mju_mulMatTVec)."""
     for k in range(nv):
         out[k] = 0.0
-    for r in range(nefc):
-        fr = f[r]
+    for c in range(nefc):
+        fr = f[c]
         if fr != 0.0:
-            Jr = J[r]
-            Lr = Jind[r]
+            Jr = J[c]
+            Lr = Jind[rmap[c]]
             for t in range(1, Lr[0] + 1):
                 k = Lr[t]
                 out[k] += Jr[k] * fr
 
 
 @njit(cache=True)
-def make_hessian_sparse(H, S, J, Jind, D, state, nefc, nv, M, M_rowadr, M_rownnz, M_colind, dofs, pattern):
+def mul_jt_lanes(J, Jind, rmap, f, out, nefc, nv, S):
+    """out[:nv] = J' f as the primal solvers' sparse qfrc_constraint: mju_mulMatVecSparse on J's transpose, i.e.
+    per dof a mju_dotSparse over the rows of its column (ascending, zeros included): four partial sums over the
+    first 4 floor(n / 4) terms, reduced (s0 + s2) + (s1 + s3), then the rest one by one.  Computed in one pass
+    over the rows: S (7, >= nv) scratch holds the four lanes, the running sum of the tail, and the counts."""
+    L0, L1, L2, L3, T, pos, cnt = S[0], S[1], S[2], S[3], S[4], S[5], S[6]
+    for k in range(nv):
+        L0[k] = 0.0
+        L1[k] = 0.0
+        L2[k] = 0.0
+        L3[k] = 0.0
+        pos[k] = 0.0
+        cnt[k] = 0.0
+    for c in range(nefc):
+        Lr = Jind[rmap[c]]
+        for t in range(1, Lr[0] + 1):
+            cnt[Lr[t]] += 1.0
+    for k in range(nv):
+        cnt[k] = cnt[k] - (cnt[k] % 4.0)  # positions below are summed in the four lanes
+    for c in range(nefc):
+        fr = f[c]
+        Jr = J[c]
+        Lr = Jind[rmap[c]]
+        for t in range(1, Lr[0] + 1):
+            k = Lr[t]
+            v = Jr[k] * fr
+            p = pos[k]
+            pos[k] = p + 1.0
+            if p < cnt[k]:
+                q = int(p) & 3
+                if q == 0:
+                    L0[k] += v
+                elif q == 1:
+                    L1[k] += v
+                elif q == 2:
+                    L2[k] += v
+                else:
+                    L3[k] += v
+            else:
+                if p == cnt[k]:
+                    T[k] = (L0[k] + L2[k]) + (L1[k] + L3[k]) if p > 0 else 0.0
+                T[k] += v
+    for k in range(nv):
+        if pos[k] > cnt[k]:
+            out[k] = T[k]
+        elif pos[k] > 0:
+            out[k] = (L0[k] + L2[k]) + (L1[k] + L3[k])
+        else:
+            out[k] = 0.0
+
+
+@njit(cache=True)
+def make_hessian_sparse(H, S, J, Jind, rmap, D, state, nefc, nv, M, M_rowadr, M_rownnz, M_colind, dofs, pattern):
     """Lower triangle of H (nv, nv) = J' D_quadratic J + M (mju_sqrMatTDSparseNumeric + mju_addToMatSparse:
     efc rows in order, products D_i J_ir J_ic); with pattern, also the pattern of M + J'J over all rows and the
     factor's pattern from it (MakeHessian: mju_sqrMatTDSparseSymbolic, mju_cholFactorSymbolic).  dofs: the
-    island's dofs (global indices, contiguous per tree), M in MuJoCo's sparse layout; Jind: row_lists of J."""
+    island's dofs (global indices, contiguous per tree), M in MuJoCo's sparse layout; Jind[rmap[r]]: row r's
+    structural list (local columns)."""
     MK = 2 * nv
     for i in range(nv):
         Hi = H[i]
@@ -114,13 +182,15 @@ def make_hessian_sparse(H, S, J, Jind, D, state, nefc, nv, M, M_rowadr, M_rownnz
         if not (quad or pattern):
             continue
         Jr = J[r]
-        jind = Jind[r, 1:]
-        n = Jind[r, 0]
+        Lr = Jind[rmap[r]]
+        jind = Lr[1:]
+        n = Lr[0]
         if pattern:
-            same = prev >= 0 and Jind[prev, 0] == n
+            Lp = Jind[rmap[prev]] if prev >= 0 else Lr
+            same = prev >= 0 and Lp[0] == n
             if same:
                 for a in range(n):
-                    if Jind[prev, 1 + a] != jind[a]:
+                    if Lp[1 + a] != jind[a]:
                         same = False
                         break
             if not same:  # rows of one contact share their dofs: marked once
