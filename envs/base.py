@@ -51,6 +51,7 @@ from sim.constants import (
 #: the task models shipped with the package (envs/assets/*.xml, package data of the wheel)
 ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets")
 _RNE_POST = {CODE["cacc"], CODE["cfrc_ext"], CODE["cfrc_int"]}
+_STAGE_ACC = 3  # mjSTAGE_ACC (mjtStage is not among sim/constants.py's enums yet)
 
 
 def asset_path(name: str) -> str:
@@ -104,6 +105,9 @@ class CompiledTask:
             el = [] if term.vec is None else term.vec.resolve(m)
             if term.kind == TERM_DELTA and len(el) != 1:
                 raise ValueError(f"term {key}: a velocity term needs exactly one element, got {len(el)}")
+            reads_reg = any(CODE["reg"] in (e.src[0], (e.src2 or (-1,))[0]) for e in el)
+            if reads_reg and (term.pre or term.kind == TERM_DELTA):
+                raise ValueError(f"term {key}: the expression program is evaluated after the steps, not before")
             if term.action_dtype and any(
                 e.src[0] != CODE["action"]
                 or e.src2 is not None
@@ -151,6 +155,13 @@ class CompiledTask:
         a["chk_hi"] = np.array([c[3] for c in checks], np.float64)
         a["src"] = np.array(sorted(srcs, key=srcs.get), np.int32).reshape(len(srcs), 2)
         a["fprm"] = np.array([dt, 0.0, 0.0, 0.0])
+        prog = task.program
+        a["ins"] = np.zeros((0, 4), np.int32) if prog is None else np.asarray(prog.ins, np.int32).reshape(-1, 4)
+        a["ins_prm"] = np.zeros((0, 5)) if prog is None else np.asarray(prog.prm, np.float64).reshape(-1, 5)
+        a["keep_adr"] = acc_sensors(m) if task.refresh else np.zeros(0, np.int32)
+        nins = a["ins"].shape[0]
+        if any(c == CODE["reg"] and not 0 <= i < nins for c, i in srcs):
+            raise ValueError(f"registers() beyond the task's expression program ({nins} instructions)")
         nobs, nterm, nq, nv, na, nu = len(obs), len(terms), m.nq, m.nv, m.na, m.nu
         for name, shape in (
             ("action", (nu,)),
@@ -165,22 +176,37 @@ class CompiledTask:
             ("reset_qvel", (nv,)),
             ("reset_act", (na,)),
             ("reset_ctrl", (nu,)),
+            ("reg", (nins,)),
+            ("keep", a["keep_adr"].shape),
+            ("mode", ()),
         ):
-            a[name] = np.zeros((nworld,) + shape, np.int32 if name == "status" else np.float64)
+            a[name] = np.zeros((nworld,) + shape, np.int32 if name in ("status", "mode") else np.float64)
         uses = {c for c, _ in srcs}
         scal = dict(
             enabled=1,
             nobs=nobs,
             nterm=nterm,
             nchk=len(checks),
+            nins=nins,
             same_step=int(same_step),
             rne_post=int(bool(uses & _RNE_POST)),
+            refresh=int(task.refresh),
             max_steps=int(max_steps),
             terminate=int(task.terminate),
         )
         self.arrays = a
         self.struct = new_task(*([scal[n] for n in TASK_SCALARS] + [a[n] for n, _, _ in TASK_ARRAYS]))
         self.nobs, self.nterm, self.rne_post = nobs, nterm, bool(scal["rne_post"])
+
+
+def acc_sensors(m):
+    """The sensordata entries of m's acceleration-stage sensors (sensor_needstage mjSTAGE_ACC), (n,) int32."""
+    if not m.nsensor:
+        return np.zeros(0, np.int32)
+    stage = np.asarray(m.sensor_needstage).ravel()
+    adr, dim = np.asarray(m.sensor_adr).ravel(), np.asarray(m.sensor_dim).ravel()
+    keep = [np.arange(adr[s], adr[s] + dim[s]) for s in np.flatnonzero(stage == _STAGE_ACC)]
+    return np.concatenate(keep).astype(np.int32) if keep else np.zeros(0, np.int32)
 
 
 def _signature(cls):

@@ -16,6 +16,10 @@ the physics entry runs after the frame_skip steps (sim/engine/task.py), so an en
     term * w, -term, term.clip(lo, hi), term.before_step(), term.in_action_dtype()
 
     Range(qpos[1], (0.7, inf)), Range(x, (lo, hi), closed=True), Finite(x), FiniteObs()
+
+    Task(..., program=Program(ins, prm), refresh=True)   an expression program (the Control Suite tasks':
+    registers(ks)               envs/dmc/expr.py) whose instruction values registers(ks) reads; a forward after the
+                                steps keeping the acceleration-stage sensors (dm_control's step)
 """
 
 import copy
@@ -262,6 +266,17 @@ actuator_force, actuator_length, actuator_velocity = (
 ten_length, time, action, sensordata = Field("ten_length"), Field("time"), Field("action"), Field("sensordata")
 
 
+def registers(ks):
+    """The values of instructions ks of the task's expression program (Task.program), as elements."""
+    code = CODE["reg"]
+    ks = [int(k) for k in ks]
+    return Vec(lambda m: [Elem((code, k), None, OBS_VALUE, -INF, INF, 0.0) for k in ks])
+
+
+# an expression program (sim/types.py Task.ins, ins_prm): (nins, 4) int instructions and their (nins, 5) constants
+Program = namedtuple("Program", "ins prm")
+
+
 class _State(Vec):
     """state_vector(): qpos then qvel (MujocoEnv.state_vector)."""
 
@@ -375,7 +390,9 @@ class Task:
     info terms that are not velocities); healthy: checks; terminate: end the episode when unhealthy;
     skipped: extra observation_structure entries (e.g. {"skipped_qpos": 1});
     info_arrays: {info key: Data field name} whole per-world rows copied into info after each step and reset
-    (Humanoid's tendon_length / tendon_velocity).
+    (Humanoid's tendon_length / tendon_velocity); program: an expression program (Program) evaluated before the
+    observation and terms, which read its values with registers(); refresh: after the steps, a forward at the new
+    state that leaves the acceleration-stage sensors as the last step computed them (dm_control's step).
     """
 
     def __init__(
@@ -388,6 +405,8 @@ class Task:
         reset_info=None,
         skipped=None,
         info_arrays=None,
+        program=None,
+        refresh=False,
     ):
         self.observation = dict(observation)
         self.reward = dict(reward)
@@ -399,6 +418,8 @@ class Task:
         )
         self.skipped = dict(skipped or {})
         self.info_arrays = dict(info_arrays or {})
+        self.program = program
+        self.refresh = bool(refresh)
 
     def with_terms(self, reward=None, info=None):
         """A copy with extra reward / info terms appended (env.add_terms)."""

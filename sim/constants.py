@@ -121,3 +121,9 @@ FLAG_REWARD, FLAG_PRE, FLAG_RESET, FLAG_F32 = 1, 2, 4, 8
 CHK_OPEN, CHK_CLOSED, CHK_FINITE, CHK_OBS_FINITE = 0, 1, 2, 3
 ST_TERMINATED, ST_TRUNCATED, ST_DIVERGED, ST_HEALTHY, ST_ELAPSED, ST_RESET, ST_FINAL, ST_BADACTION, ST_F32 = range(9)
 NSTATUS = 9
+# expression program ops (sim/engine/task.py evaluate; instruction (op, a, b, c), sim/types.py); the sigmoids of
+# OP_TOL (dm_control.utils.rewards.tolerance), kind = index; a world's mode for the next call (Task.mode)
+(OP_LOAD, OP_CONST, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_NEG, OP_SIN, OP_COS, OP_LOG1P, OP_ARCSINH) = range(11)
+(OP_TANH, OP_SQRT, OP_ABS, OP_EXP, OP_MIN, OP_MAX, OP_LE, OP_LT, OP_WHERE, OP_TOL) = range(11, 21)
+SIGMOIDS = ("gaussian", "hyperbolic", "long_tail", "reciprocal", "cosine", "linear", "quadratic", "tanh_squared")
+MODE_STEP, MODE_SKIP, MODE_OBSERVE = 0, 1, 2

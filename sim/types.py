@@ -1352,11 +1352,20 @@ DATA_TYPE = DataType(tuple((n, _arr_type(nd, k)) for n, nd, k in DATA_ARRAYS))
 #   chk_src, chk_op (nchk,) int; chk_lo, chk_hi (nchk,): health checks (all must pass)
 #   src (nsrc, 2) int: (field code, flat index in the per-world row)
 #   fprm (4,): dt (the env step's duration, for velocity terms)
+#   ins (nins, 4) int, ins_prm (nins, 5): an expression program in SSA form, evaluated before the observation and
+#     the terms read it: instruction k = (op, a, b, c) with operands a, b (earlier instructions), c the third
+#     operand of where / the flat index of a load (whose a is the field code), its constants in ins_prm[k]
+#     (ops OP_* in sim/constants.py); source 'reg' reads instruction k's value of the last evaluation
+#   keep_adr (nkeep,) int: the sensordata entries that keep their values through the forward after the steps
+#     (refresh = 1: dm_control's step ends with mj_step1, which leaves the acceleration-stage sensors alone)
 # Per world (leading world axis): action (nu,), obs / final_obs (nobs,), terms / reset_terms (the terms flagged
 #   FLAG_RESET, evaluated by a reset) / before (nterm,), reward,
 #   status (9,) int: terminated, truncated, diverged, healthy, elapsed, reset_mask, final (same-step reset done),
-#   bad action, action given as float32; reset_qpos (nq,), reset_qvel (nv,), reset_act (na,), reset_ctrl (nu,): the state the next reset of
-#   that world starts from (drawn by the env beforehand).
+#   bad action, action given as float32; reset_qpos (nq,), reset_qvel (nv,), reset_act (na,), reset_ctrl (nu,): the
+#   state the next reset of that world starts from (drawn by the env beforehand); reg (nins,): the expression values;
+#   keep (nkeep,): scratch; mode: what the next call does with the world (MODE_STEP; MODE_SKIP: nothing;
+#   MODE_OBSERVE: the env has reset its state itself, the call clears its status and observes it), set back to
+#   MODE_STEP by the call.
 
 # Data arrays a source can read (code = index); 'action' is the task's own action buffer
 TASK_SOURCES = (
@@ -1387,9 +1396,26 @@ TASK_SOURCES = (
     "time",
     "action",
     "sensordata",
+    "geom_xmat",
+    "site_xmat",
+    "xanchor",
+    "xaxis",
+    "ten_velocity",
+    "reg",
 )
 CODE = {n: i for i, n in enumerate(TASK_SOURCES)}
-TASK_SCALARS = ["enabled", "nobs", "nterm", "nchk", "same_step", "rne_post", "max_steps", "terminate"]
+TASK_SCALARS = [
+    "enabled",
+    "nobs",
+    "nterm",
+    "nchk",
+    "nins",
+    "same_step",
+    "rne_post",
+    "refresh",
+    "max_steps",
+    "terminate",
+]
 TASK_ARRAYS = [
     ("src", 2, "i"),
     ("obs_src", 1, "i"),
@@ -1416,6 +1442,9 @@ TASK_ARRAYS = [
     ("chk_lo", 1, "f"),
     ("chk_hi", 1, "f"),
     ("fprm", 1, "f"),
+    ("ins", 2, "i"),
+    ("ins_prm", 2, "f"),
+    ("keep_adr", 1, "i"),
     ("action", 2, "f"),
     ("obs", 2, "f"),
     ("final_obs", 2, "f"),
@@ -1428,6 +1457,9 @@ TASK_ARRAYS = [
     ("reset_qvel", 2, "f"),
     ("reset_act", 2, "f"),
     ("reset_ctrl", 2, "f"),
+    ("reg", 2, "f"),
+    ("keep", 2, "f"),
+    ("mode", 1, "i"),
 ]
 TASK_TYPE = TaskType(
     tuple([(n, types.int64) for n in TASK_SCALARS] + [(n, _arr_type(nd, k)) for n, nd, k in TASK_ARRAYS])

@@ -245,42 +245,32 @@ def test_bad_actions():
         dmc.load("cheetah", "run", move_speed=3)
 
 
-def test_tolerance_kernel():
-    """The compiled tolerance (every sigmoid, bounds, margins) against dm_control.utils.rewards.tolerance, over a
-    batch of worlds (the parallel kernel)."""
-    import sim
-    from dm_control.utils import rewards
-    from envs.dmc import expr
-    from envs.dmc.kernels import run_batch
-    from sim.jit import struct_addr
+def test_pickle():
+    """A pickled env and a pickled vector engine (SubprocVecEnv's workers) continue bit for bit as the originals,
+    through the episode's end (the task program is rebuilt on unpickling, its buffers travel)."""
+    import pickle
+    from envs.dmc.engine import DMCEngine
 
-    m = sim.load_model('<mujoco><worldbody><body><joint type="slide"/><geom size=".1"/></body></worldbody></mujoco>')
-    x = np.concatenate([np.linspace(-4, 4, 161), [-np.inf, np.inf, np.nan, 1e-300, -0.0]])
-    d = sim.Data(m, nworld=x.size)
-    d.qpos = x[:, None]
-    sym = expr.Symbols(m)
-    q = sym.qpos[0]
-    cases = []
-    for s in expr.SIGMOIDS:
-        for vam in (0.0, 0.1, 0.5) if s in ("cosine", "linear", "quadratic") else (0.1, 0.5, 0.9):
-            for bounds, margin in (((0, 0), 1.0), ((-1, 2), 0.5), ((0.5, np.inf), 2.0), ((-np.inf, -1), 0.0)):
-                cases.append((bounds, margin, s, vam))
-    outs = [expr.tolerance(q, bounds=b, margin=mg, sigmoid=s, value_at_margin=v) for b, mg, s, v in cases]
-    prog = expr.Program(sym.b, outs)
-    out = np.zeros((x.size, len(outs)))
-    run_batch(
-        struct_addr(d._struct), x.size, prog.code, prog.prm, np.zeros((x.size, prog.code.shape[0])), prog.outputs, out
-    )
-    # libm's and numpy's exp / cosh / tanh may differ in the last bit; 1 - tanh(x)^2 cancels it into an absolute
-    # 2.2e-16 (measured): within 2 ulp of 1
-    with np.errstate(invalid="ignore", over="ignore"):
-        for j, (b, mg, s, v) in enumerate(cases):
-            want = rewards.tolerance(x, bounds=b, margin=mg, sigmoid=s, value_at_margin=v)
-            np.testing.assert_allclose(out[:, j], want, rtol=1e-15, atol=4.5e-16, err_msg=str(cases[j]))
-    with pytest.raises(ValueError):
-        expr.tolerance(q, bounds=(1, 0))
-    with pytest.raises(ValueError):
-        expr.tolerance(q, margin=1, sigmoid="gaussian", value_at_margin=0)
+    env = dmc.load("cheetah", "run", time_limit=0.05)
+    env.reset(seed=0)
+    env.step(np.full(6, 0.3))
+    copy = pickle.loads(pickle.dumps(env))
+    for _ in range(4):
+        (o1, *r1), (o2, *r2) = env.step(np.full(6, -0.2)), copy.step(np.full(6, -0.2))
+        np.testing.assert_array_equal(o1["velocity"], o2["velocity"])
+        assert r1 == r2
+    assert r1[2]  # truncated: the step limit travelled
+    eng = DMCEngine("numjoco/dmc-cheetah-run-v0", 2, time_limit=0.05)
+    eng.seed([0, 1], [3, 4])
+    eng.reset([0, 1])
+    eng.step(np.full((2, 6), 0.3))
+    copy = pickle.loads(pickle.dumps(eng))
+    for _ in range(4):
+        r1, r2 = eng.step(np.full((2, 6), -0.2)), copy.step(np.full((2, 6), -0.2))
+        np.testing.assert_array_equal(eng.observations()["velocity"], copy.observations()["velocity"])
+        for x, y in zip(r1[:3], r2[:3]):
+            np.testing.assert_array_equal(x, y)
+    assert r1[2].all()
 
 
 def _vector_vs_single(domain, task, n, nsteps, seed=10, **kwargs):

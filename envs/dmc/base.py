@@ -11,10 +11,12 @@ A task subclass declares what dm_control's suite module declares (envs/dmc/cheet
         def get_observation(self, physics): ...  # dm_control's, on symbolic physics (envs/dmc/expr.py)
         def get_reward(self, physics): ...
 
-get_observation and get_reward are recorded once, at construction, as one program; each control step then runs
-dm_control's step: ctrl = action, n_sub_steps physics steps, the position / velocity quantities of the new state
-(its legacy step's mj_step1: the acceleration-stage sensors, e.g. touch, keep the last substep's values), then the
-program (observations and reward) in one compiled call for the world (envs/dmc/kernels.py).  reset(seed=s)
+get_observation and get_reward are recorded once, at construction, as the expression program of a task
+(envs/spec.py Task, compiled as every family's: envs/base.py CompiledTask); each control step is then one call of
+the physics entry (sim.api.run) running dm_control's step: ctrl = action, n_sub_steps physics steps, the position /
+velocity quantities of the new state (its legacy step's mj_step1: the acceleration-stage sensors, e.g. touch, keep
+the last substep's values), the program (observations and reward) and the step limit (sim/engine/task.py).
+reset(seed=s)
 draws the initial state as `suite.load(domain, task, task_kwargs={'random': s})` does (a RandomState(s), the
 same draws in the same order, dm_control's reset semantics: forward with actuation disabled); later resets
 continue that RandomState.
@@ -43,15 +45,16 @@ from gymnasium import spaces
 
 import sim
 from sim import api as _api
-from sim.constants import NWARNING
-from envs.base import Params
+from sim.constants import MODE_OBSERVE, ST_DIVERGED, ST_TRUNCATED
+from envs import spec
+from envs.base import CompiledTask, Params
 from envs.dmc import models
 from envs.dmc.expr import Symbols, Program
-from envs.dmc.kernels import run_serial
 from envs.dmc.physics import Physics
 from envs.pixels import PixelRenderer, check_obs_type, close_renderers, compose, pixel_space
 
 FLAT_KEY = "observations"  # dm_control's FLAT_OBSERVATION_KEY
+_PROGRAM = ("_task", "_prog", "_action", "_obs", "_status", "_reg")  # rebuilt by unpickling
 
 
 def compute_n_steps(control_timestep, physics_timestep, tolerance=1e-8):
@@ -115,15 +118,7 @@ class DMCEnv(gym.Env):
             raise ValueError(f"action_repeat must be >= 1, got {action_repeat}")
         self.flat_observation = bool(flat_observation)
         self.obs_type = check_obs_type(obs_type)
-        # the observation and reward program
-        sym = Symbols(m)
-        obs = self.get_observation(sym)
-        self._obs_shapes = OrderedDict((k, np.shape(v)) for k, v in obs.items())
-        elems = [e for v in obs.values() for e in np.asarray(v, dtype=object).ravel()]
-        self._prog = Program(sym.b, elems + [self.get_reward(sym)])
-        self._nobs = len(elems)
-        self._reg = np.zeros((1, self._prog.code.shape[0]))
-        self._out = np.zeros((1, self._prog.outputs.shape[0]))
+        self._build_program()
         self._slices = []
         k = 0
         for name, shape in self._obs_shapes.items():
@@ -143,7 +138,6 @@ class DMCEnv(gym.Env):
         self.observation_space = self.make_observation_space()
         self.metadata = dict(self.metadata, render_fps=int(round(1.0 / self.dt)))
         self.random = None
-        self._count = 0
         self._needs_reset = True
 
     def make_observation_space(self):
@@ -158,6 +152,46 @@ class DMCEnv(gym.Env):
                 )
             )
         return pixel_space(state, self.obs_type, self.height, self.width, FLAT_KEY)
+
+    def _build_program(self):
+        """The observation and reward program: get_observation and get_reward recorded as the expression program
+        of a task whose observation is the program's outputs in order and whose reward is its last, with the step
+        limit and a forward after the steps (mj_step1); compiled for this env's world."""
+        sym = Symbols(self.model)
+        obs = self.get_observation(sym)
+        self._obs_shapes = OrderedDict((k, np.shape(v)) for k, v in obs.items())
+        elems = [e for v in obs.values() for e in np.asarray(v, dtype=object).ravel()]
+        prog = Program(sym.b, elems + [self.get_reward(sym)])
+        self._nobs, self._ireward = len(elems), int(prog.outputs[-1])
+        self._task = spec.Task(
+            {FLAT_KEY: spec.registers(prog.outputs[:-1])},
+            {"reward": spec.Value(spec.registers(prog.outputs[-1:]))},
+            terminate=False,
+            program=prog,
+            refresh=True,
+        )
+        self._max_steps = 0 if self._step_limit >= 2**62 else int(math.ceil(self._step_limit))
+        self._prog = self.compile_task(1)
+        a = self._prog.arrays
+        self._action, self._obs, self._status, self._reg = a["action"], a["obs"], a["status"], a["reg"]
+
+    def __getstate__(self):
+        # pickle / deepcopy: the task program is rebuilt (its struct and the spec's closures do not pickle), its
+        # buffers (status, observation, ...) travel
+        st = {k: v for k, v in self.__dict__.items() if k not in _PROGRAM}
+        st["_task_arrays"] = {k: v.copy() for k, v in self._prog.arrays.items()}
+        return st
+
+    def __setstate__(self, st):
+        arrays = st.pop("_task_arrays")
+        self.__dict__.update(st)
+        self._build_program()
+        for k, v in arrays.items():
+            self._prog.arrays[k][...] = v
+
+    def compile_task(self, nworld):
+        """The task program for nworld worlds (envs/base.py CompiledTask: its struct and buffers)."""
+        return CompiledTask(self.model, self._task, nworld, self.control_timestep_seconds(), max_steps=self._max_steps)
 
     # ------------------------------------------------------------------ what a task declares
     def model_xml(self, p):
@@ -196,10 +230,9 @@ class DMCEnv(gym.Env):
         ph.reset()
         self.initialize_episode(ph, self.random)
         ph.after_reset()
-        self._count = 0
         self._needs_reset = False
-        self._diverged0 = self._diverged()
-        self._evaluate()
+        self._prog.arrays["mode"][0] = MODE_OBSERVE
+        _api.run(self.model, self.data, 0, self._prog.struct)
         return self._observation(), {}
 
     def step(self, action):
@@ -212,19 +245,14 @@ class DMCEnv(gym.Env):
             )
         if a.dtype.kind not in "biuf" or not np.all(np.isfinite(a)):
             raise ValueError(f"action must hold finite real numbers, got {a!r}; the simulation state is unchanged")
-        m, d, ph = self.model, self.data, self.physics
+        self._action[0] = a
         reward = 0.0
         truncated = diverged = False
         for _ in range(self.action_repeat):
-            d.ctrl = a
-            sim.step(m, d, self.n_sub_steps)
-            ph.refresh(snapshot=False)
-            self._evaluate()
-            reward += float(self._out[0, -1])
-            self._count += 1
-            if self._diverged() != self._diverged0:
-                diverged = True
-            if self._count >= self._step_limit or diverged:
+            _api.run(self.model, self.data, self.n_sub_steps, self._prog.struct)
+            reward += float(self._prog.arrays["reward"][0])
+            diverged = self._status[0, ST_DIVERGED] != 0
+            if self._status[0, ST_TRUNCATED]:
                 truncated = True
                 break
         info = {"discount": 1.0}
@@ -252,19 +280,11 @@ class DMCEnv(gym.Env):
         close_renderers(self)
 
     # ------------------------------------------------------------------ internals
-    def _diverged(self):
-        return int(_api.batch_arrays(self.data)["warning_number"][0, NWARNING])
-
-    def _evaluate(self):
-        """Observation and reward of the current state (one compiled call)."""
-        pr = self._prog
-        run_serial(_api.data_address(self.data), 0, pr.code, pr.prm, self._reg, pr.outputs, self._out)
-
     def _observation(self):
         frame = None if self.obs_type == "states" else self._render_pixels()
         if self.obs_type == "pixels":
             return frame
-        flat = self._out[0, : self._nobs]
+        flat = self._obs[0]
         if self.flat_observation:
             state = flat.copy()
         else:
@@ -282,5 +302,5 @@ class DMCEnv(gym.Env):
         return self._pixels.frame(self.data)
 
     def reward(self):
-        """The reward of the current state (dm_control's get_reward after the last step)."""
-        return float(self._out[0, -1])
+        """The reward of the current state (dm_control's get_reward after the last step or reset)."""
+        return float(self._reg[0, self._ireward])

@@ -1,13 +1,15 @@
 """The engine of the Control Suite tasks behind the vector envs (envs/worlds.py protocol): N worlds of a DMC task
 in one batched Data.
 
-A control step of all worlds is three compiled calls, each over every world in parallel: the physics steps
-(sim.api.run), the refresh of position / velocity quantities (dm_control's mj_step1: a forward, the
-acceleration-stage sensors kept), the observation and reward program (envs/dmc/kernels.py run_batch); pixel
-observations add one batched render (sim.Renderer).  Initial states are drawn in Python per world (dm_control's
-initialize_episode on the template env, with the world's own RandomState), then copied into the batch.  The model
-fields a task edits at reset (a target's position: reacher, fish swim, swimmer, finger turn, manipulator) have a
-row per world, each world simulating its own Model struct sharing every other array (as envs/randomize.py).
+A control step of all worlds is one call of the physics entry (sim.api.run) with the task's program compiled for
+N worlds (envs/dmc/base.py): per world the action, the physics steps, the refresh of position / velocity
+quantities (dm_control's mj_step1: a forward, the acceleration-stage sensors kept), the observation and reward
+program and the step limit (sim/engine/task.py); action_repeat=k makes an env step k such calls, a world whose
+episode ended sitting the rest out (MODE_SKIP).  Pixel observations add one batched render (sim.Renderer).
+Initial states are drawn in Python per world (dm_control's initialize_episode on the template env, with the
+world's own RandomState), copied into the batch, then observed by one call (MODE_OBSERVE).  The model fields a task
+edits at reset (a target's position: reacher, fish swim, swimmer, finger turn, manipulator) have a row per world,
+each world simulating its own Model struct sharing every other array (as envs/randomize.py).
 """
 
 import numba
@@ -15,9 +17,8 @@ import numpy as np
 
 import sim
 from sim import api as _api
-from sim.constants import NWARNING
+from sim.constants import MODE_OBSERVE, MODE_SKIP, ST_DIVERGED, ST_TRUNCATED
 from envs.dmc.base import DMCEnv, FLAT_KEY
-from envs.dmc.kernels import run_batch
 from envs.entry import resolve_task
 from envs.pixels import compose
 from envs.randomize import WorldRows
@@ -27,9 +28,12 @@ from envs.worlds import Worlds, check_num_envs, check_threads, on_threads
 _EMPTY = np.zeros(0, np.int64)
 # attributes of a single env that hold its simulation state: a world's is a row of the batch, not the template's
 _BATCHED_STATE = frozenset(
-    ("data", "physics", "np_random", "step", "reset", "initialize_episode", "_out", "_reg", "_count")
-    + ("_needs_reset", "_evaluate", "_observation", "_render_pixels", "_diverged", "_diverged0")
+    ("data", "physics", "np_random", "step", "reset", "initialize_episode", "_prog", "_action", "_obs", "_status")
+    + ("_reg", "_needs_reset", "_observation", "_render_pixels")
 )
+
+
+_BUFFERS = ("action", "obs", "status", "reg", "mode")  # of the task program, held under these names
 
 
 class DMCEngine(Worlds):
@@ -50,42 +54,39 @@ class DMCEngine(Worlds):
         self.data = sim.Data(m, nworld=n)
         self.world_rows = WorldRows(m, n, tpl.episode_fields) if tpl.episode_fields else None
         self.mptrs = self.world_rows.mptrs if self.world_rows is not None else _EMPTY
-        pr = tpl._prog
-        self._reg = np.zeros((n, pr.code.shape[0]))
-        self._out = np.zeros((n, pr.outputs.shape[0]))
-        self._acc = tpl.physics.acc_sensors
-        self._count = np.zeros(n, np.int64)
+        self._compile()
         self._rngs = [None] * n
         self._seeder = np.random.default_rng()  # RandomStates of worlds reset without a seed
         self._pixels = None
         self._renderer = None
+
+    def _compile(self):
+        """The task program for the worlds (the template's task, envs/dmc/base.py) and its buffers."""
+        self.prog = self.template.compile_task(self.num_envs)
+        a = self.prog.arrays
+        self.action, self.obs, self.status, self.reg, self.mode = (a[k] for k in _BUFFERS)
+
+    def __getstate__(self):
+        # pickle: the task program is rebuilt (its struct does not pickle), its buffers travel
+        st = {k: v for k, v in self.__dict__.items() if k != "prog" and k not in _BUFFERS}
+        st["task_arrays"] = {k: v.copy() for k, v in self.prog.arrays.items()}
+        return st
+
+    def __setstate__(self, st):
+        arrays = st.pop("task_arrays")
+        self.__dict__.update(st)
+        self._compile()
+        for k, v in arrays.items():
+            self.prog.arrays[k][...] = v
 
     # ------------------------------------------------------------------ compiled calls over all worlds
     def _threads(self, fn, *args):
         old = numba.get_num_threads()
         return on_threads(min(old if self.num_threads is None else self.num_threads, self.num_envs), old, fn, *args)
 
-    def _physics(self, nstep):
-        m, d = self.model, self.data
-        if nstep == 0 and self._acc.size:
-            sd = _api.batch_arrays(d)["sensordata"]
-            keep = sd[:, self._acc]
-            self._threads(_api.run, m, d, 0, None, self.mptrs)
-            sd[:, self._acc] = keep
-        else:
-            self._threads(_api.run, m, d, nstep, None, self.mptrs)
-
-    def _evaluate(self):
-        pr = self.template._prog
-        self._threads(
-            run_batch, _api.data_address(self.data), self.num_envs, pr.code, pr.prm, self._reg, pr.outputs, self._out
-        )
-
-    def _evaluate_rows(self, mask):
-        """Outputs of the listed worlds after their reset (the others keep their step's)."""
-        keep = self._out[~mask].copy()
-        self._evaluate()
-        self._out[~mask] = keep
+    def _run(self, nstep):
+        """One call of the physics entry with the task program: every world in its mode (sim/types.py Task)."""
+        return self._threads(_api.run, self.model, self.data, nstep, self.prog.struct, self.mptrs)
 
     # ------------------------------------------------------------------ resets
     def seed(self, worlds, seeds):
@@ -112,17 +113,13 @@ class DMCEngine(Worlds):
                 r[w] = np.asarray(getattr(tpl.model, f)).reshape(r[w].shape)
             for k, a in src.items():
                 dst[k][w] = a[0]
-        self._count[worlds] = 0
+        # one call observes them (their status cleared), the other worlds sit it out
+        self.mode[:] = MODE_SKIP
+        self.mode[worlds] = MODE_OBSERVE
+        self._run(0)
 
     def reset(self, worlds):
-        worlds = np.asarray(worlds, np.int64)
-        self._reset_worlds(worlds)
-        if worlds.size == self.num_envs:
-            self._evaluate()
-        else:
-            mask = np.zeros(self.num_envs, bool)
-            mask[worlds] = True
-            self._evaluate_rows(mask)
+        self._reset_worlds(np.asarray(worlds, np.int64))
         return {}
 
     # ------------------------------------------------------------------ step
@@ -135,34 +132,24 @@ class DMCEngine(Worlds):
             raise ValueError("actions must hold finite real numbers; the simulation state is unchanged")
         reset_now = np.zeros(n, bool) if reset is None else reset
         tpl = self.template
-        arr = _api.batch_arrays(self.data)
-        diverged0 = arr["warning_number"][:, NWARNING].copy()
+        self.action[...] = a
         reward = np.zeros(n)
         ended = np.zeros(n, bool)
-        final = None  # observations of worlds that ended before the last repeat
+        diverged = np.zeros(n, bool)
         active = ~reset_now
-        for _ in range(tpl.action_repeat):
-            arr["ctrl"][active] = a[active]
-            self._physics(tpl.n_sub_steps)
-            self._physics(0)
-            self._evaluate()
-            reward[active] += self._out[active, -1]
-            self._count[active] += 1
-            done = active & ((self._count >= tpl._step_limit) | (arr["warning_number"][:, NWARNING] != diverged0))
-            if done.any():
-                ended |= done
-                active &= ~done
-                if active.any():  # worlds ending before the others: their observation now
-                    final = self._out.copy() if final is None else np.where(done[:, None], self._out, final)
+        for _ in range(tpl.action_repeat):  # a world whose episode ended keeps its last step's observation
+            self.mode[~active] = MODE_SKIP
+            self._run(tpl.n_sub_steps)
+            reward[active] += self.prog.arrays["reward"][active]
+            diverged |= active & (self.status[:, ST_DIVERGED] != 0)
+            done = active & (self.status[:, ST_TRUNCATED] != 0)
+            ended |= done
+            active &= ~done
             if not active.any():
                 break
-        if final is not None:
-            self._out[ended] = final[ended]
         stepped = ~reset_now
-        diverged = (arr["warning_number"][:, NWARNING] != diverged0) & stepped
         if reset_now.any():
             self._reset_worlds(np.flatnonzero(reset_now))
-            self._evaluate_rows(reset_now)
         info = {"discount": np.where(stepped, 1.0, 0.0), "_discount": stepped} if stepped.any() else {}
         if diverged.any():
             info["diverged"] = diverged
@@ -175,7 +162,7 @@ class DMCEngine(Worlds):
         frames = None if tpl.obs_type == "states" else self.pixel_frames()
         if tpl.obs_type == "pixels":
             return frames
-        flat = self._out[:, : tpl._nobs]
+        flat = self.obs
         if tpl.flat_observation:
             state = flat.copy()
         else:
@@ -218,7 +205,7 @@ class DMCEngine(Worlds):
         if name == "render":  # the single env's: a warning and None without a render_mode
             return lambda: self.template.render() if self.template.render_mode is None else self.render(w)
         if name == "reward":
-            return lambda: float(self._out[w, -1])
+            return lambda: float(self.reg[w, self.template._ireward])
         if name in _BATCHED_STATE or (name == "model" and self.world_rows is not None):
             raise AttributeError(
                 f"{name!r} of a world is held in the batched engine, not in a single env: see venv.engine "

@@ -15,7 +15,9 @@ xx xy ... zz; qw qx qy qz).  Values are numpy object arrays of Node, so numpy's 
 np.log1p / np.arcsinh / np.tanh / np.sqrt / np.exp / abs, .dot, .ravel, np.hstack, slicing and broadcasting work
 unchanged; reductions and comparisons use the functions below (sum, mean, prod, norm, minimum, maximum, le, lt,
 where, tolerance), which reduce in numpy's float64 order.  Nodes are hash-consed: a value computed twice is one
-instruction.  Program.build keeps the instructions the outputs need (envs/dmc/kernels.py runs them).
+instruction.  Program keeps the instructions the outputs need, as the expression program of the task's Task struct
+(sim/types.py: the ops of sim/constants.py, the Data fields of TASK_SOURCES), which sim/engine/task.py runs inside
+the physics call, for every family's tasks.
 """
 
 import math
@@ -23,40 +25,8 @@ import math
 import numpy as np
 
 from envs.spec import dof_size, qpos_size
-from sim.constants import JNT_HINGE
-
-# Data fields the kernel reads (code = index): per-world rows flattened, as the Data arrays hold them
-FIELDS = (
-    "qpos",
-    "qvel",
-    "act",
-    "ctrl",
-    "xpos",
-    "xquat",
-    "xmat",
-    "xipos",
-    "geom_xpos",
-    "geom_xmat",
-    "site_xpos",
-    "site_xmat",
-    "subtree_com",
-    "sensordata",
-    "time",
-    "xanchor",
-    "xaxis",
-    "cvel",
-    "ten_length",
-    "ten_velocity",
-    "actuator_length",
-    "actuator_velocity",
-    "actuator_force",
-    "qacc",
-    "qfrc_actuator",
-)
-CODE = {n: i for i, n in enumerate(FIELDS)}
-
-# instruction ops (envs/dmc/kernels.py)
-(
+from sim.constants import JNT_HINGE, SIGMOIDS
+from sim.constants import (
     OP_LOAD,
     OP_CONST,
     OP_ADD,
@@ -78,9 +48,8 @@ CODE = {n: i for i, n in enumerate(FIELDS)}
     OP_LT,
     OP_WHERE,
     OP_TOL,
-) = range(21)
-# sigmoids of dm_control.utils.rewards.tolerance
-SIGMOIDS = ("gaussian", "hyperbolic", "long_tail", "reciprocal", "cosine", "linear", "quadratic", "tanh_squared")
+)
+from sim.types import CODE
 
 _COLS3 = ("x", "y", "z")
 _COLS9 = ("xx", "xy", "xz", "yx", "yy", "yz", "zx", "zy", "zz")
@@ -206,11 +175,12 @@ class Builder:
         self.ops, self.prm, self._seen = [], [], {}
 
     def emit(self, op, a=None, b=None, params=()):
-        key = (op, -1 if a is None else a.i, -1 if b is None else b.i, tuple(params))
+        ins = (op, -1 if a is None else a.i, -1 if b is None else b.i, tuple(params))
+        key = ins + (tuple(math.copysign(1.0, p) for p in params),)  # 0.0 and -0.0 apart (equal as dict keys)
         i = self._seen.get(key)
         if i is None:
             i = self._seen[key] = len(self.ops)
-            self.ops.append(key)
+            self.ops.append(ins)
         return Node(self, i)
 
     def const(self, v):
@@ -282,14 +252,16 @@ def _pairwise(v):
 
 
 def sum(x):  # noqa: A001  (numpy's name)
-    """np.sum of a float64 array, in numpy's order."""
+    """np.sum of a float64 array, in numpy's order: the reduction's identity 0.0 plus the pairwise sum (so a sum
+    of negative zeros is 0.0, as numpy's)."""
     v = _elems(x)
-    return _pairwise(v) if v else 0.0
+    return 0.0 + _pairwise(v) if v else 0.0
 
 
 def mean(x):
+    """np.mean: np.sum / n."""
     v = _elems(x)
-    return _pairwise(v) / len(v)
+    return (0.0 + _pairwise(v)) / len(v)
 
 
 def prod(x):
@@ -493,7 +465,7 @@ class _Named:
         self._m, self._src, self._layout = model, src, layout
 
     def __getattr__(self, name):
-        if name not in self._layout:
+        if name.startswith("_") or name not in self._layout:  # (not the unpickled object's own: _layout ...)
             raise AttributeError(f"no named view of {name}")
         kind, cols = self._layout[name]
         arr = getattr(self._src, name)
@@ -582,8 +554,9 @@ class _ModelViews:
 
 
 class Program:
-    """The instructions the outputs need, renumbered, as arrays: code (ninstr, 4) int64 = (op, a, b, c),
-    prm (ninstr, 5) float64, outputs (nout,) int64 (instruction per output)."""
+    """The instructions the outputs need, renumbered, as the Task struct's expression program (envs/spec.py
+    Program): ins (nins, 4) int32 = (op, a, b, c), prm (nins, 5) float64; outputs (nout,) int64 (the instruction
+    of each output)."""
 
     def __init__(self, b, outputs):
         outs = [b.wrap(o) for o in outputs]
@@ -600,21 +573,20 @@ class Program:
                 stack.append(params[0])
         keep = sorted(need)
         new = {old: k for k, old in enumerate(keep)}
-        self.code = np.zeros((len(keep), 4), np.int64)
+        self.ins = np.zeros((len(keep), 4), np.int32)
         self.prm = np.zeros((len(keep), 5), np.float64)
         for k, old in enumerate(keep):
             op, a, c, params = b.ops[old]
-            self.code[k, 0] = op
-            self.code[k, 1] = new[a] if a >= 0 else -1
-            self.code[k, 2] = new[c] if c >= 0 else -1
+            self.ins[k, 0] = op
+            self.ins[k, 1] = new[a] if a >= 0 else -1
+            self.ins[k, 2] = new[c] if c >= 0 else -1
             if op == OP_LOAD:
-                self.code[k, 1], self.code[k, 3] = params
+                self.ins[k, 1], self.ins[k, 3] = params
             elif op == OP_WHERE:
-                self.code[k, 3] = new[params[0]]
+                self.ins[k, 3] = new[params[0]]
             else:
                 self.prm[k, : len(params)] = params
         self.outputs = np.array([new[o.i] for o in outs], np.int64)
-        self.fields = sorted({FIELDS[int(c)] for c in self.code[self.code[:, 0] == OP_LOAD, 1]})
 
 
 def constant(x):

@@ -12,9 +12,8 @@ import numpy as np
 import sim
 from sim import api as _api
 from sim.constants import DSBL_ACTUATION, INT_RK4, JNT_BALL, JNT_FREE, JNT_HINGE, JNT_SLIDE
+from envs.base import acc_sensors
 from envs.dmc.expr import _LAYOUT, _MODEL_LAYOUT, _Named
-
-STAGE_ACC = 3  # mjSTAGE_ACC (mjtStage is not among sim/constants.py's enums yet)
 
 
 class Physics:
@@ -23,11 +22,7 @@ class Physics:
     def __init__(self, model, data):
         self.model, self.data = model, data
         self.named = _NamedViews(model, data)
-        st = np.asarray(model.sensor_needstage).ravel() if model.nsensor else np.zeros(0, int)
-        adr, dim = np.asarray(model.sensor_adr).ravel(), np.asarray(model.sensor_dim).ravel()
-        self.acc_sensors = np.concatenate(
-            [np.arange(adr[s], adr[s] + dim[s]) for s in np.flatnonzero(st == STAGE_ACC)] or [np.zeros(0, np.int64)]
-        ).astype(np.int64)
+        self.acc_sensors = acc_sensors(model)
         self._snap = None
 
     # ---------------------------------------------------------------- dm_control's Physics

@@ -22,6 +22,7 @@ from sim.engine.solver import project_dual_if
 from sim.engine.parts import fwd_constraint
 from sim.engine.parts import rne_post_constraint as rne_post_constraint_part
 from sim.engine.task import task_pre, task_post, task_reset, task_observe_reset, action_ok
+from sim.engine.task import keep_sensors, restore_sensors
 from sim.constants import ST_RESET, ST_TERMINATED, ST_TRUNCATED, ST_BADACTION
 from sim.jit import struct_at, struct_at_address
 from sim.jit.features import call_if, F_IMPLICIT, F_FWDINV, F_HISTORY
@@ -354,7 +355,7 @@ def _restart(m, d, t, w, final, F):
     (no mj_rnePostConstraint: cacc, cfrc_int and cfrc_ext stay zero until the first step)."""
     restart_reset(m, d, t, w, final)
     forward_world(m, d, w, F)
-    task_observe_reset(d, t, w)
+    task_observe_reset(d, t, w, F)
 
 
 @njit
@@ -386,17 +387,22 @@ def task_begin(m, d, t, w, F):
     if t.status[w, ST_RESET]:
         _restart(m, d, t, w, False, F)
         return -1
-    return task_pre(m, d, t, w)
+    return task_pre(m, d, t, w, F)
 
 
 @njit
 def task_post_world(m, d, t, w, div, F):
-    """The task's part of world w's call after its physics: mj_rnePostConstraint if the task reads its fields,
+    """The task's part of world w's call after its physics: a forward keeping the sensors t.keep_adr if the task
+    asks (t.refresh: dm_control's step ends with mj_step1), mj_rnePostConstraint if the task reads its fields,
     observation, rewards and termination (task_post); True when the same-step autoreset must restart the world
     (its final observation kept)."""
+    if t.refresh:
+        keep_sensors(d, t, w)
+        forward_world(m, d, w, F)
+        restore_sensors(d, t, w)
     if t.rne_post:
         rne_post_constraint_part(m, d, w, F)
-    task_post(m, d, t, w, div)
+    task_post(m, d, t, w, div, F)
     if t.same_step and (t.status[w, ST_TERMINATED] or t.status[w, ST_TRUNCATED]):
         for i in range(t.nobs):
             t.final_obs[w, i] = t.obs[w, i]

@@ -1,18 +1,52 @@
 """Task programs: an environment's action, observation, reward terms and termination, run inside the physics
 entry (sim/engine/forward.py run_world) so that an env step is one compiled call. Layout: sim/types.py (the Task struct).
 
-    task_pre(m, d, t, w)            validate and apply the action, record 'before' values, pre-physics terms
-    task_post(m, d, t, w, before)   observation, health, post-physics terms, reward, termination, truncation
-    task_reset(m, d, t, w)          mj_resetData, then the pending reset state of world w (forward follows)
+    task_pre(m, d, t, w, F)            the world's mode; apply the action, record 'before' values, pre-physics terms
+    task_post(m, d, t, w, before, F)   expressions, observation, health, post-physics terms, reward, termination,
+                                       truncation
+    task_reset(m, d, t, w)             mj_resetData, then the pending reset state of world w (forward follows)
+    keep_sensors / restore_sensors     the sensordata entries a forward after the steps must not change (refresh)
+
+Every family's task is this one program: the Gymnasium-style tasks (envs/spec.py) read Data elements into
+observation elements, terms and checks; the Control Suite tasks (envs/dmc/expr.py) compute theirs with an
+expression program (evaluate: numpy's and dm_control's arithmetic, NaN as they propagate it) whose values the
+observation elements and terms read as the source 'reg'.  The expression interpreter is a part (sim/jit/parts.py):
+compiled once, whatever the model's feature set, and called by symbol from every entry.
 """
 
 import math
 
 import numpy as np
+from numba import types
 
-from sim.jit import njit
+from sim.io import new_task
+from sim.jit import njit, part
+from sim.types import DATA_TYPE, TASK_ARRAYS, TASK_SCALARS, TASK_TYPE
 from sim.constants import NWARNING
 from sim.constants import (
+    OP_LOAD,
+    OP_CONST,
+    OP_ADD,
+    OP_SUB,
+    OP_MUL,
+    OP_DIV,
+    OP_NEG,
+    OP_SIN,
+    OP_COS,
+    OP_LOG1P,
+    OP_ARCSINH,
+    OP_TANH,
+    OP_SQRT,
+    OP_ABS,
+    OP_EXP,
+    OP_MIN,
+    OP_MAX,
+    OP_LE,
+    OP_LT,
+    OP_WHERE,
+    OP_TOL,
+    MODE_STEP,
+    MODE_OBSERVE,
     OBS_SIN,
     OBS_COS,
     TERM_SUM,
@@ -105,7 +139,131 @@ def read(d, t, w, code, i):
         return t.action[w, i]
     if code == 26:
         return d.sensordata[w, i]
+    if code == 27:
+        return row3(d.geom_xmat, w, i)
+    if code == 28:
+        return row3(d.site_xmat, w, i)
+    if code == 29:
+        return row3(d.xanchor, w, i)
+    if code == 30:
+        return row3(d.xaxis, w, i)
+    if code == 31:
+        return d.ten_velocity[w, i]
+    if code == 32:
+        return t.reg[w, i]
     return math.nan
+
+
+@njit
+def sigmoid(x, kind, scale):
+    """dm_control.utils.rewards._sigmoids (kind: index in sim/constants.py SIGMOIDS, scale from value_at_1)."""
+    if kind == 0:  # gaussian
+        y = x * scale
+        return math.exp(-0.5 * (y * y))
+    if kind == 1:  # hyperbolic
+        return 1.0 / math.cosh(x * scale)
+    if kind == 2:  # long_tail
+        y = x * scale
+        return 1.0 / (y * y + 1.0)
+    if kind == 3:  # reciprocal
+        return 1.0 / (abs(x) * scale + 1.0)
+    if kind == 4:  # cosine
+        y = x * scale
+        return (1.0 + math.cos(math.pi * y)) / 2.0 if abs(y) < 1.0 else 0.0
+    if kind == 5:  # linear
+        y = x * scale
+        return 1.0 - y if abs(y) < 1.0 else 0.0
+    if kind == 6:  # quadratic
+        y = x * scale
+        return 1.0 - y * y if abs(y) < 1.0 else 0.0
+    th = math.tanh(x * scale)  # tanh_squared
+    return 1.0 - th * th
+
+
+@njit
+def tolerance(x, lower, upper, margin, kind, scale):
+    """dm_control.utils.rewards.tolerance of one value (NaN: 0 without a margin, else the sigmoid's NaN)."""
+    inb = lower <= x and x <= upper
+    if margin == 0.0:
+        return 1.0 if inb else 0.0
+    if inb:
+        return 1.0
+    dist = (lower - x if x < lower else x - upper) / margin
+    return sigmoid(dist, int(kind), scale)
+
+
+@njit
+def nan_min(a, b):
+    """np.minimum: a NaN operand propagates (the first if both are), b on a tie (-0.0, 0.0)."""
+    return a if (a < b or a != a) else b
+
+
+@njit
+def nan_max(a, b):
+    """np.maximum: a NaN operand propagates (the first if both are), b on a tie (-0.0, 0.0)."""
+    return a if (a > b or a != a) else b
+
+
+def evaluate_part(d, t, w):
+    """t.reg[w] (nins,): the expression program on world w's Data, instruction by instruction (ops in
+    sim/constants.py; comparisons give 1.0 / 0.0 and are false on NaN, where() takes its first branch on a NaN
+    condition, min / max / sqrt give NaN as numpy's minimum / maximum / sqrt)."""
+    r = t.reg[w]
+    ins = t.ins
+    prm = t.ins_prm
+    for k in range(t.nins):
+        op = ins[k, 0]
+        a = ins[k, 1]
+        b = ins[k, 2]
+        if op == OP_LOAD:
+            v = read(d, t, w, a, ins[k, 3])
+        elif op == OP_CONST:
+            v = prm[k, 0]
+        elif op == OP_ADD:
+            v = r[a] + r[b]
+        elif op == OP_SUB:
+            v = r[a] - r[b]
+        elif op == OP_MUL:
+            v = r[a] * r[b]
+        elif op == OP_DIV:
+            v = r[a] / r[b]
+        elif op == OP_NEG:
+            v = -r[a]
+        elif op == OP_SIN:
+            v = math.sin(r[a])
+        elif op == OP_COS:
+            v = math.cos(r[a])
+        elif op == OP_LOG1P:
+            v = math.log1p(r[a])
+        elif op == OP_ARCSINH:
+            v = math.asinh(r[a])
+        elif op == OP_TANH:
+            v = math.tanh(r[a])
+        elif op == OP_SQRT:
+            v = math.sqrt(r[a]) if r[a] >= 0.0 else math.nan
+        elif op == OP_ABS:
+            v = abs(r[a])
+        elif op == OP_EXP:
+            v = math.exp(r[a])
+        elif op == OP_MIN:
+            v = nan_min(r[a], r[b])
+        elif op == OP_MAX:
+            v = nan_max(r[a], r[b])
+        elif op == OP_LE:
+            v = 1.0 if r[a] <= r[b] else 0.0
+        elif op == OP_LT:
+            v = 1.0 if r[a] < r[b] else 0.0
+        elif op == OP_WHERE:
+            v = r[b] if r[a] != 0.0 else r[ins[k, 3]]
+        elif op == OP_TOL:
+            v = tolerance(r[a], prm[k, 0], prm[k, 1], prm[k, 2], prm[k, 3], prm[k, 4])
+        else:
+            v = math.nan
+        r[k] = v
+
+
+# the interpreter as a part: one compile serves every feature set's entries (sim/jit/parts.py)
+evaluate = part(evaluate_part, lambda: (DATA_TYPE, TASK_TYPE, types.int64))
 
 
 @njit
@@ -242,10 +400,18 @@ def action_ok(m, t, w):
 
 
 @njit
-def task_pre(m, d, t, w):
+def task_pre(m, d, t, w, F):
     """Before the physics steps: ctrl = action; 'before' values of velocity terms; pre-physics terms (reward
     computed on the state before stepping, as Gymnasium's Reacher and Pusher do). Returns the divergence
-    counter, to tell a divergence during the steps."""
+    counter, to tell a divergence during the steps, or -1 when the world's mode keeps it from stepping this call
+    (MODE_SKIP: left as it is; MODE_OBSERVE: its status cleared and its state observed, as after a reset)."""
+    mode = t.mode[w]
+    if mode != MODE_STEP:
+        t.mode[w] = MODE_STEP
+        if mode == MODE_OBSERVE:
+            clear_status(t, w)
+            task_observe_reset(d, t, w, F)
+        return -1
     ctrl = d.ctrl[w]
     for i in range(m.nu):
         ctrl[i] = t.action[w, i]
@@ -259,9 +425,11 @@ def task_pre(m, d, t, w):
 
 
 @njit
-def task_post(m, d, t, w, diverged_before):
-    """After the physics steps: observation, health, post-physics terms, reward; terminated / truncated /
-    diverged in t.status[w]."""
+def task_post(m, d, t, w, diverged_before, F):
+    """After the physics steps: expressions, observation, health, post-physics terms, reward; terminated /
+    truncated / diverged in t.status[w]."""
+    if t.nins:
+        evaluate(d, t, w, F)
     observe(d, t, w)
     healthy = _healthy(d, t, w)
     st = t.status[w]
@@ -306,6 +474,13 @@ def task_reset(m, d, t, w, final):
         st[ST_RESET] = 0
         st[ST_FINAL] = 1
         return
+    clear_status(t, w)
+
+
+@njit
+def clear_status(t, w):
+    """World w's status, reward and terms zeroed (a new episode)."""
+    st = t.status[w]
     for j in range(st.shape[0]):
         st[j] = 0
     t.reward[w] = 0.0
@@ -314,8 +489,11 @@ def task_reset(m, d, t, w, final):
 
 
 @njit
-def task_observe_reset(d, t, w):
-    """After a reset and forward: observation, health and the terms reported by reset (no reward)."""
+def task_observe_reset(d, t, w, F):
+    """After a reset and forward: expressions, observation, health and the terms reported by reset (no
+    reward)."""
+    if t.nins:
+        evaluate(d, t, w, F)
     observe(d, t, w)
     healthy = _healthy(d, t, w)
     t.status[w, ST_HEALTHY] = 1 if healthy else 0
@@ -324,11 +502,22 @@ def task_observe_reset(d, t, w):
             t.reset_terms[w, k] = _term(d, t, w, k, healthy)
 
 
+@njit
+def keep_sensors(d, t, w):
+    """t.keep[w] = the sensordata entries t.keep_adr of world w (before a forward that must not change them)."""
+    for j in range(t.keep_adr.shape[0]):
+        t.keep[w, j] = d.sensordata[w, t.keep_adr[j]]
+
+
+@njit
+def restore_sensors(d, t, w):
+    """The sensordata entries t.keep_adr of world w back to t.keep[w]."""
+    for j in range(t.keep_adr.shape[0]):
+        d.sensordata[w, t.keep_adr[j]] = t.keep[w, j]
+
+
 def empty_task():
     """The task struct of plain simulation (enabled = 0, zero-size buffers)."""
-    from sim.io import new_task
-    from sim.types import TASK_SCALARS, TASK_ARRAYS
-
     args = [0] * len(TASK_SCALARS)
     for _, nd, k in TASK_ARRAYS:
         args.append(np.zeros((0,) * nd, dtype=np.float64 if k == "f" else np.int32))

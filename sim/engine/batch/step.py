@@ -224,7 +224,7 @@ def _restart_lanes(m, d, bd, t, b, nworld, restart, F):
     w0 = b * LANES
     for k in range(min(LANES, nworld - w0)):
         if restart & (1 << k):
-            task_observe_reset(d, t, w0 + k)
+            task_observe_reset(d, t, w0 + k, F)
 
 
 @njit
@@ -249,8 +249,10 @@ def run_block(m, d, bd, t, b, nworld, nstep, F):
             restart_reset(m, d, t, w, False)
             restart |= 1 << k
         else:
-            st[w, 4] = task_pre(m, d, t, w) if t.enabled else 0
-            mask |= 1 << k
+            div = task_pre(m, d, t, w, F) if t.enabled else 0
+            if div >= 0:  # -1: the world's mode keeps it from stepping this call (task_pre)
+                st[w, 4] = div
+                mask |= 1 << k
     if restart:
         _restart_lanes(m, d, bd, t, b, nworld, restart, F)
     if mask:
