@@ -123,7 +123,9 @@ def choose_cache_root():
     return None
 
 
-SOURCE_HASH = source_hash()
+# the block kernels' vector width (sim/jit/simd.py LANES) is read at compile time: another width, other kernels
+_LANES = os.environ.get("NUMJOCO_SIMD_LANES", "4").strip()
+SOURCE_HASH = source_hash(seed=b"" if _LANES == "4" else b"lanes=" + _LANES.encode())
 
 
 def kernel_key(cpu_name=BASELINE["cpu_name"], cpu_features=BASELINE["cpu_features"], version=None):
