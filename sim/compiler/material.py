@@ -51,50 +51,45 @@ def _checker(w, h, c1, c2):
     return img
 
 
-class _MT19937_64:
-    """std::mt19937_64 (for the random-dot mark, seeded with 42)."""
-
-    def __init__(self, seed):
-        self.mt = [0] * 312
-        self.mt[0] = seed & 0xFFFFFFFFFFFFFFFF
-        for i in range(1, 312):
-            self.mt[i] = (6364136223846793005 * (self.mt[i - 1] ^ (self.mt[i - 1] >> 62)) + i) & 0xFFFFFFFFFFFFFFFF
-        self.idx = 312
-
-    def _twist(self):
-        mt = self.mt
-        for i in range(312):
-            x = (mt[i] & 0xFFFFFFFF80000000) | (mt[(i + 1) % 312] & 0x7FFFFFFF)
-            xa = x >> 1
-            if x & 1:
-                xa ^= 0xB5026F5AA96619E9
-            mt[i] = mt[(i + 156) % 312] ^ xa
-        self.idx = 0
-
-    def next(self):
-        if self.idx >= 312:
-            self._twist()
-        y = self.mt[self.idx]
-        self.idx += 1
-        y ^= (y >> 29) & 0x5555555555555555
-        y ^= (y << 17) & 0x71D67FFFEDA60000
-        y ^= (y << 37) & 0xFFF7EEE000000000
-        y ^= y >> 43
-        return y
-
-    def uniform(self):
-        """std::uniform_real_distribution<double>(0, 1) via generate_canonical (one 64-bit draw)."""
-        r = self.next() / 18446744073709551616.0
-        return r if r < 1.0 else math.nextafter(1.0, 0.0)
+def mt19937_64_uniform(seed, n):
+    """n draws of std::uniform_real_distribution<double>(0, 1) on std::mt19937_64(seed), as generate_canonical makes
+    them from one 64-bit draw each (float64, (n,)): the twist and tempering on whole state vectors."""
+    mt = np.zeros(312, dtype=np.uint64)
+    x = seed & 0xFFFFFFFFFFFFFFFF
+    mt[0] = x
+    for i in range(1, 312):
+        x = (6364136223846793005 * (x ^ (x >> 62)) + i) & 0xFFFFFFFFFFFFFFFF
+        mt[i] = x
+    upper, lower, matrix = np.uint64(0xFFFFFFFF80000000), np.uint64(0x7FFFFFFF), np.uint64(0xB5026F5AA96619E9)
+    one, zero = np.uint64(1), np.uint64(0)
+    ntwist = -(-n // 312)
+    out = np.empty((ntwist, 312), dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for t in range(ntwist):
+            # the in-place twist in three runs: i < 156 reads the old state only, 156 <= i < 311 the run just
+            # written (mt[i - 156]), i = 311 both
+            for lo, hi in ((0, 156), (156, 311)):
+                y = (mt[lo:hi] & upper) | (mt[lo + 1 : hi + 1] & lower)
+                mag = np.where(y & one, matrix, zero)
+                src = mt[lo + 156 : hi + 156] if hi <= 156 else mt[lo - 156 : hi - 156]
+                mt[lo:hi] = src ^ (y >> one) ^ mag
+            y = (mt[311] & upper) | (mt[0] & lower)
+            mt[311] = mt[155] ^ (y >> one) ^ (matrix if y & one else zero)
+            out[t] = mt
+    y = out.reshape(-1)[:n].copy()
+    y ^= (y >> np.uint64(29)) & np.uint64(0x5555555555555555)
+    y ^= (y << np.uint64(17)) & np.uint64(0x71D67FFFEDA60000)
+    y ^= (y << np.uint64(37)) & np.uint64(0xFFF7EEE000000000)
+    y ^= y >> np.uint64(43)
+    r = y.astype(np.float64) / 18446744073709551616.0
+    return np.where(r < 1.0, r, np.nextafter(1.0, 0.0))
 
 
 def _random_dots(rgb, markrgb, width, height, prob):
-    """randomdot(): rgb is the flat byte buffer viewed as (npixel, 3) for the first width*height pixels."""
-    rng = _MT19937_64(42)
-    mark = _byte(markrgb)
-    for k in range(width * height):
-        if rng.uniform() < prob:
-            rgb[k] = mark
+    """randomdot(): rgb is the flat byte buffer viewed as (npixel, 3) for the first width*height pixels; pixel k
+    gets the mark when the k-th draw of std::mt19937_64(42) is below prob."""
+    n = width * height
+    rgb[:n][mt19937_64_uniform(42, n) < prob] = _byte(markrgb)
 
 
 def builtin_2d(t, rgb1, rgb2, markrgb, builtin, mark, random):
