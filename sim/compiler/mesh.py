@@ -18,13 +18,14 @@ lays it out (compiler.qhull): mesh_graph, hull faces and everything derived from
 import math
 import os
 import struct
+import warnings
 
 import numpy as np
 
 from .frames import mulquat, normvec, quat2mat
 from .inertia import EIG_TOL_MESH, eig3
 from .bvh import mesh_tree
-from . import mesh_builtin, qhull
+from . import mesh_builtin, mesh_cache, qhull
 
 MINVAL = 1e-15  # mjMINVAL
 EPS = 1e-14  # mjEPS (user code)
@@ -1091,16 +1092,24 @@ def compile_mesh(ctx, el, name, needhull):
         )
     check_initial(el, m, data)
     refquat = np.array(el.get("refquat"), dtype=np.float64)
-    process(
-        m,
-        el,
-        needhull,
-        bool(el.get("smoothnormal")),
-        np.array(el.get("refpos"), dtype=np.float64),
-        refquat,
-        maxhullvert,
-        data,
-    )
+    refpos = np.array(el.get("refpos"), dtype=np.float64)
+    smooth = bool(el.get("smoothnormal"))
+    if not mesh_cache.enabled():
+        process(m, el, needhull, smooth, refpos, refquat, maxhullvert, data)
+        return m
+    # Process's results from the mesh cache when the same data was processed with the same attributes
+    k = mesh_cache.key(m, needhull, smooth, refpos, refquat, maxhullvert)
+    hit = mesh_cache.get(k)
+    if hit is not None:
+        m.__dict__.update(hit)
+        return m
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        process(m, el, needhull, smooth, refpos, refquat, maxhullvert, data)
+    for w in caught:  # shown as processing shows them; a mesh that warns is processed (and warns) every time
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+    if not caught:
+        mesh_cache.put(k, m)
     return m
 
 

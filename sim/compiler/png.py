@@ -20,6 +20,46 @@ class PNGError(ValueError):
     pass
 
 
+def _sub(cur, bpp):
+    """Filter 1 (Sub) undone in place on bytearray cur."""
+    for i in range(bpp, len(cur)):
+        cur[i] = (cur[i] + cur[i - bpp]) & 255
+
+
+def _average(cur, prev, bpp):
+    """Filter 3 (Average) undone in place on bytearray cur (prev: the row above)."""
+    for i in range(bpp):
+        cur[i] = (cur[i] + (prev[i] >> 1)) & 255
+    for i in range(bpp, len(cur)):
+        cur[i] = (cur[i] + ((cur[i - bpp] + prev[i]) >> 1)) & 255
+
+
+def _paeth(cur, prev, bpp):
+    """Filter 4 (Paeth) undone in place on bytearray cur (prev: the row above): the predictor of the PNG
+    specification, with |p - a| = |b - c|, |p - b| = |a - c| and |p - c| = |(b - c) + (a - c)|."""
+    for i in range(bpp):
+        cur[i] = (cur[i] + prev[i]) & 255
+    for i in range(bpp, len(cur)):
+        a = cur[i - bpp]
+        b = prev[i]
+        c = prev[i - bpp]
+        pa = b - c
+        pb = a - c
+        pc = pa + pb
+        if pa < 0:
+            pa = -pa
+        if pb < 0:
+            pb = -pb
+        if pc < 0:
+            pc = -pc
+        if pa <= pb and pa <= pc:
+            cur[i] = (cur[i] + a) & 255
+        elif pb <= pc:
+            cur[i] = (cur[i] + b) & 255
+        else:
+            cur[i] = (cur[i] + c) & 255
+
+
 def _unfilter(raw, width, height, bpp_bits):
     """Scanlines of one (sub)image with their filters undone: (height, bytes per row) uint8."""
     stride = (width * bpp_bits + 7) // 8
@@ -27,38 +67,23 @@ def _unfilter(raw, width, height, bpp_bits):
     if len(raw) < height * (stride + 1):
         raise PNGError("image data too short")
     out = np.zeros((height, stride), np.uint8)
-    prev = np.zeros(stride, np.int64)
+    prev = bytearray(stride)
     pos = 0
     for r in range(height):
         ftype = raw[pos]
-        line = np.frombuffer(raw, np.uint8, stride, pos + 1).astype(np.int64)
+        cur = bytearray(raw[pos + 1 : pos + 1 + stride])
         pos += stride + 1
-        if ftype == 0:
-            cur = line
-        elif ftype == 1:
-            cur = line.copy()
-            for i in range(bpp, stride):
-                cur[i] = (cur[i] + cur[i - bpp]) & 255
+        if ftype == 1:
+            _sub(cur, bpp)
         elif ftype == 2:
-            cur = (line + prev) & 255
+            cur = bytearray(((np.frombuffer(cur, np.uint8) + np.frombuffer(prev, np.uint8)) & 255).astype(np.uint8))
         elif ftype == 3:
-            cur = line.copy()
-            for i in range(stride):
-                left = cur[i - bpp] if i >= bpp else 0
-                cur[i] = (cur[i] + ((left + prev[i]) >> 1)) & 255
+            _average(cur, prev, bpp)
         elif ftype == 4:
-            cur = line.copy()
-            for i in range(stride):
-                a = cur[i - bpp] if i >= bpp else 0
-                b = prev[i]
-                c = prev[i - bpp] if i >= bpp else 0
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                pred = a if (pa <= pb and pa <= pc) else (b if pb <= pc else c)
-                cur[i] = (cur[i] + pred) & 255
-        else:
+            _paeth(cur, prev, bpp)
+        elif ftype != 0:
             raise PNGError(f"invalid filter type {ftype}")
-        out[r] = cur
+        out[r] = np.frombuffer(cur, np.uint8)
         prev = cur
     return out, pos
 
