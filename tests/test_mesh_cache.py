@@ -14,7 +14,8 @@ mujoco = pytest.importorskip("mujoco")
 
 ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets")
 
-XML = """<mujoco>
+XML = (
+    """<mujoco>
   <compiler meshdir="%s"/>
   <asset>
     <mesh name="l" file="lshape.obj"/>
@@ -29,7 +30,9 @@ XML = """<mujoco>
     <body pos="3 0 0"><freejoint/><geom type="mesh" mesh="p"/></body>
   </worldbody>
 </mujoco>
-""" % ASSETS
+"""
+    % ASSETS
+)
 
 
 def _fields(m):

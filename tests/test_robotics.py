@@ -27,7 +27,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 import envs
 from envs.robotics import env_ids
-from envs.robotics.vector import RobotVectorEnv
+from envs.vector import NumjocoVectorEnv
 from robotics_oracle import make_oracle
 from test_vector import assert_same, run_pair
 
@@ -197,7 +197,7 @@ def test_vector_env_matches_sync_vector_env(env_id, mode):
     n, steps = 3, 4
     ref = SyncVectorEnv([lambda: gym.make(env_id, max_episode_steps=steps) for _ in range(n)], autoreset_mode=mode)
     vec = gym.make_vec(env_id, num_envs=n, max_episode_steps=steps, autoreset_mode=mode)
-    assert isinstance(vec, RobotVectorEnv) and vec.metadata["autoreset_mode"] == mode
+    assert isinstance(vec, NumjocoVectorEnv) and vec.metadata["autoreset_mode"] == mode
     assert vec.single_observation_space == ref.single_observation_space
     ended, terminated, _ = run_pair(ref, vec, mode, n, 11, action_dim=vec.single_action_space.shape[0])
     assert ended >= n and terminated == 0
