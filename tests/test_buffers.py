@@ -21,6 +21,7 @@ import pytest
 
 import sim
 from sim import io as sio
+from sim.jit.simd import LANES
 
 W = mujoco.mjtWarning
 
@@ -196,7 +197,8 @@ def test_arena_overflow_as_mujoco():
 def test_batch_grows(monkeypatch):
     """A batch made smaller than MuJoCo's arena (here: the reservation budget shrunk as for a batch too large for
     the machine) grows its buffers when a world outgrows them, between calls: forward is computed again with room
-    (bitwise as a batch with room), a step warns that it dropped what did not fit, then the buffers have room."""
+    (bitwise as a batch with room), a step warns that it dropped what did not fit, then the buffers have room.
+    The first batch steps on blocks of LANES worlds, the second world by world."""
     xml = planks(n=48)
     m = sim.load_model(xml)
     mm = mujoco.MjModel.from_xml_string(xml)
@@ -205,10 +207,10 @@ def test_batch_grows(monkeypatch):
         mujoco.mj_step(mm, md)
     need_con, need_efc = md.ncon, md.nefc
     monkeypatch.setattr(sio, "_BUDGET", 1.0)
-    small = sim.Data(m, nworld=3)
+    small = sim.Data(m, nworld=LANES + 1)  # stepped on blocks (sim/engine/batch), rebuilt when the buffers grow
     assert small._capped and small.nconmax < need_con and small.njmax < need_efc
     monkeypatch.undo()
-    roomy = sim.Data(m, nworld=3)
+    roomy = sim.Data(m, nworld=LANES + 1)
     assert not roomy._capped
     for d in (small, roomy):
         d.qpos, d.qvel, d.qacc_warmstart = md.qpos, md.qvel, md.qacc_warmstart
