@@ -190,14 +190,14 @@ def test_hopper_steps_bitwise():
     assert run_against_single("hopper", 2 * LANES + 3, 120) is None
 
 
-def _vector_rollout(env_id, num_envs, nstep, seed):
+def _vector_rollout(env_id, num_envs, nstep, seed, **kwargs):
     import gymnasium as gym
     import envs  # noqa: F401  (registers the ids)
 
     def arrays(obs):  # a dict observation (the goal envs) as its arrays
         return [obs[k].copy() for k in sorted(obs)] if isinstance(obs, dict) else [obs.copy()]
 
-    env = gym.make_vec(env_id, num_envs=num_envs)
+    env = gym.make_vec(env_id, num_envs=num_envs, **kwargs)
     obs, _ = env.reset(seed=seed)
     out = arrays(obs)
     env.action_space.seed(seed)
@@ -240,5 +240,29 @@ def test_robotics_vector_env_blocks_bitwise(env_id, monkeypatch):
     monkeypatch.setattr(api, "SIMD", False)
     rows, _ = _vector_rollout(env_id, LANES + 1, 60, 3)
     assert len(calls) == n
+    assert len(blocks) == len(rows)
+    assert all(np.array_equal(np.asarray(a).view(np.uint8), np.asarray(b).view(np.uint8)) for a, b in zip(blocks, rows))
+
+
+def test_dmc_vector_env_blocks_bitwise(monkeypatch):
+    """The Control Suite's vector env (one task program, one sim.api.run call per control step) of LANES + 1 envs,
+    cheetah-run with an action repeat of 2 and 10-step episodes (resets observed by the program, worlds that end
+    during the repeat sitting out the rest): every observation, reward and termination bitwise the same with and
+    without blocks."""
+    pytest.importorskip("dm_control")
+    used = []
+    blocks_of = api.blocks_of
+
+    def counted(*a):  # the calls that ran on blocks
+        b = blocks_of(*a)
+        used.append(b is not None)
+        return b
+
+    monkeypatch.setattr(api, "blocks_of", counted)
+    kw = dict(action_repeat=2, time_limit=0.2)
+    blocks, ends = _vector_rollout("numjoco/dmc-cheetah-run-v0", LANES + 1, 40, 7, **kw)
+    assert ends > 0 and sum(used) >= 40
+    monkeypatch.setattr(api, "SIMD", False)
+    rows, _ = _vector_rollout("numjoco/dmc-cheetah-run-v0", LANES + 1, 40, 7, **kw)
     assert len(blocks) == len(rows)
     assert all(np.array_equal(np.asarray(a).view(np.uint8), np.asarray(b).view(np.uint8)) for a, b in zip(blocks, rows))
