@@ -547,12 +547,6 @@ def smooth_position(m, d, w, stage, F, body_simple, prm):
 
 
 @njit
-def solve_m_world(m, d, w, x):
-    """x (nv,) <- M^-1 x for world w (mj_solveM), from Python."""
-    solve_m(m, d, w, x)
-
-
-@njit
 def reset_all(m, d, nworld):
     """mj_resetData on worlds 0..nworld-1."""
     for w in range(nworld):
