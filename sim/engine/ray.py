@@ -2,7 +2,9 @@
 
 Primitive geoms (plane, sphere, capsule, ellipsoid, cylinder, box), meshes (triangles, traversing the mesh
 BVH as mju_rayTree; the BVH comes from the model: a mujoco.MjModel or a sim.load_model Model) and height
-fields (mj_rayHfield) are supported; SDF geoms raise UnsupportedFeature in ``ray``.
+fields (mj_rayHfield) are supported; SDF geoms raise UnsupportedFeature in ``ray``.  ray_mesh_normal and
+ray_hfield_normal add the surface normal at the hit (mj_rayMesh / mj_rayHfield with `normal`); the primitives'
+normals are sim/engine/sensor.py's ray_normal.
 """
 
 import math

@@ -6,7 +6,8 @@ reductions.
 Each stage entry (sensor_pos_stage, sensor_vel_stage, sensor_acc_stage) is called by the pipeline where
 mj_forwardSkip / mj_inverseSkip call mj_sensor* and mj_energy*.  Sensors write d.sensordata[w] at their
 sensor_adr, the cutoff is applied as apply_cutoff does, noise is never applied (as MuJoCo).  User sensors read
-zero (no mjcb_sensor); tactile sensors are sim/engine/tactile.py's (compiled only with F_TACTILE); plugin
+zero (no mjcb_sensor); tactile sensors are sim/engine/tactile.py's (compiled only with F_TACTILE), rangefinder
+normals on meshes and height fields sim/engine/ray.py's (compiled only with F_RAYNORMAL); plugin
 sensors are refused when the model struct is built (sim/io.py).  mj_rnePostConstraint runs only when an acceleration sensor needs it (flg_rnepost).
 A sensor with a history buffer (nsample > 0) is computed or read from it as compute_or_read_sensor does (delay,
 sampling interval) and fills it at mj_advance (advance_history_buffers, with the actuators' buffers).
