@@ -28,6 +28,7 @@ from sim.engine.batch.blocks import Blocks
 from sim.jit.simd import LANES
 from sim.engine.inverse import inverse_batch
 from sim.engine.ray import ray_kernel
+from sim.engine.sensor import ray_normal_geom
 from sim.engine.setconst import set_const as _set_const
 from sim.engine.transition import (
     KIND_ACT,
@@ -439,8 +440,10 @@ def ray(
     flg_static: bool = True,
     bodyexclude: int = -1,
     world: int = 0,
+    normal: np.ndarray | None = None,
 ) -> tuple[float, int]:
-    """mujoco.mj_ray: (dist, geomid) of the nearest geom hit by pnt + x*vec, (-1, -1) if none."""
+    """mujoco.mj_ray: (dist, geomid) of the nearest geom hit by pnt + x*vec, (-1, -1) if none; normal, a
+    writeable (3,) float64 array if given, receives the surface normal at the hit (zero if none)."""
     types_ = np.asarray(m.geom_type)
     if np.any(types_ > GEOM_MESH):
         raise UnsupportedError("mj_ray on SDF geoms is not supported")
@@ -454,6 +457,10 @@ def ray(
     vec = np.ascontiguousarray(vec, dtype=np.float64).reshape(3)
     if np.linalg.norm(vec) < MINVAL:
         raise ValueError("mj_ray: vector length is too small")
+    if normal is not None and not (
+        isinstance(normal, np.ndarray) and normal.dtype == np.float64 and normal.size == 3 and normal.flags.writeable
+    ):
+        raise ValueError("mj_ray: normal must be a writeable float64 array of 3 elements")
     ms = model_struct(m)
     use_group = geomgroup is not None
     grp = np.zeros(NGROUP, np.int32)
@@ -484,6 +491,11 @@ def ray(
     dist, gid = ray_kernel(
         ms, d._struct, w, vis, bvh, pnt, vec, grp, use_group, bool(flg_static), int(bodyexclude), stack
     )
+    if normal is not None:
+        out = np.zeros(3)
+        if gid >= 0:
+            ray_normal_geom(ms, d._struct, w, gid, bvh, pnt, vec, dist, stack, out)
+        normal[...] = out.reshape(normal.shape)
     return float(dist), int(gid)
 
 

@@ -150,14 +150,6 @@ def _check_sensors(m):
         raise UnsupportedError("sensor plugins are not supported")
     if np.any(np.asarray(getattr(m, "sensor_plugin", -np.ones(st.size))).reshape(-1) >= 0):
         raise UnsupportedError("sensor plugins are not supported")
-    gt = np.asarray(m.geom_type).reshape(-1)
-    spec = np.asarray(m.sensor_intprm).reshape(st.size, -1)
-    rng = (st == SENS_RANGEFINDER) & ((spec[:, 0] >> RAYDATA_NORMAL) & 1 == 1)
-    if np.any(rng) and np.any((gt == GEOM_MESH) | (gt == GEOM_HFIELD)):
-        raise UnsupportedError(
-            'rangefinder data "normal" on a model with mesh or height-field geoms is not '
-            "supported (surface normals are computed for primitive geoms only)"
-        )
     ins = st == SENS_INSIDESITE
     if np.any(ins):
         stype = np.asarray(m.site_type).reshape(-1)

@@ -1,7 +1,9 @@
 """mj_ray (sim/engine/ray.py) against mujoco.mj_ray: random rays through scenes of every supported geom type.
 
 Every scene runs twice on the sim side: with the mujoco.MjModel itself and with our compiled Model
-(sim.load_model, whose mesh BVHs come from sim/compiler/bvh.py). Distances must agree to 1e-12.
+(sim.load_model, whose mesh BVHs come from sim/compiler/bvh.py). Distances must agree to 1e-12, surface normals
+(mj_ray's normal output) bitwise. Rangefinders reporting normals on meshes and height fields: their sensordata
+bitwise (the rangefinder kernel at MuJoCo's kinematics by default, the whole mj_forward under --full).
 """
 
 import os
@@ -12,6 +14,9 @@ import pytest
 
 from sim.api import Data as SimData, forward as sim_forward
 from sim.api import ray
+from sim import api
+from sim.jit import features
+from sim.jit.features import F_RAYNORMAL
 import sim
 import oracle
 
@@ -173,6 +178,7 @@ def _check(m, rng, nstate, nray, sm=None, **kw):
             vec = (target - pnt) * rng.uniform(0.3, 3)
             gid = np.array([-1], np.int32)
             grp = kw.get("geomgroup")
+            nrm = np.full(3, np.nan)
             dist = mujoco.mj_ray(
                 m,
                 d,
@@ -182,13 +188,26 @@ def _check(m, rng, nstate, nray, sm=None, **kw):
                 int(kw.get("flg_static", True)),
                 kw.get("bodyexclude", -1),
                 gid,
+                nrm,
             )
-            sdist, sgid = ray(sm, sd, pnt, vec, **kw)
+            snrm = np.full(3, np.nan)
+            sdist, sgid = ray(sm, sd, pnt, vec, normal=snrm, **kw)
             assert sgid == gid[0], (sgid, gid[0], sdist, dist)
             assert abs(sdist - dist) <= (TOL_FRAME if sgid in loose else TOL), (sgid, sdist, dist)
+            _check_normal(m, sgid, snrm, nrm, sgid in loose)
             maxerr = max(maxerr, abs(sdist - dist))
             nhit += gid[0] >= 0
     return nhit, maxerr
+
+
+def _check_normal(m, g, ours, theirs, loose=False):
+    """mj_ray's normal output (the ray(..., normal=) argument): zero on a miss, else the normal of the geom's
+    surface as engine_ray.c's ray_* / mj_rayMesh / mj_rayHfield compute it; bitwise (measured: every hit of
+    this file's scenes, every geom type), loose meshes (see TOL_FRAME) within TOL_FRAME."""
+    if loose:
+        assert np.max(np.abs(ours - theirs)) <= TOL_FRAME, (g, ours, theirs)
+    else:
+        assert np.array_equal(ours, theirs), (g, ours, theirs, ours - theirs)
 
 
 @pytest.mark.oracle
@@ -260,10 +279,13 @@ def test_ray_hfield(side, geomgroup):
     grp = None if geomgroup is None else np.asarray(geomgroup, np.uint8)
     for pnt, vec in _hfield_rays(m, rng, 600):
         gid = np.array([-1], np.int32)
-        dist = mujoco.mj_ray(m, d, pnt, vec, grp, 1, -1, gid)
-        sdist, sgid = ray(sm, sd, pnt, vec, geomgroup=geomgroup)
+        nrm = np.full(3, np.nan)
+        dist = mujoco.mj_ray(m, d, pnt, vec, grp, 1, -1, gid, nrm)
+        snrm = np.full(3, np.nan)
+        sdist, sgid = ray(sm, sd, pnt, vec, geomgroup=geomgroup, normal=snrm)
         assert sgid == gid[0], (pnt, vec, sgid, gid[0], sdist, dist)
         assert abs(sdist - dist) <= TOL, (pnt, vec, sdist, dist)
+        _check_normal(m, sgid, snrm, nrm)
         maxerr = max(maxerr, abs(sdist - dist))
         if gid[0] >= 0:
             hits[int(gid[0])] += 1
@@ -315,3 +337,137 @@ def test_compiled_bvh_matches(xml):
         "mesh_octnum",
     ]
     oracle.assert_models_match(ours, theirs, fields=fields, names=False)
+
+
+# rangefinders with "normal" data on a scene of meshes (one with a convex hull), a tilted height field and an
+# ellipsoid, their sites on a free "eye" body (12 directions) plus a perspective and an orthographic camera
+RANGEFINDER_SCENE = """
+<mujoco>
+  <compiler meshdir="{assets}"/>
+  <asset>
+    <mesh name="oct" vertex=".2 0 0  -.2 0 0  0 .25 0  0 -.25 0  0 0 .15  0 0 -.15"/>
+    <mesh file="lshape.obj" scale="2 2 2"/>
+    <hfield name="grid" nrow="6" ncol="8" size="1.2 .9 .4 .2" elevation="{elev}"/>
+  </asset>
+  <worldbody>
+    <geom type="hfield" hfield="grid" euler="5 -10 30"/>
+    <body name="m" pos="0 0 1"><freejoint/>
+      <geom type="mesh" mesh="oct"/>
+      <geom type="mesh" mesh="lshape" pos=".5 0 0"/>
+      <geom type="ellipsoid" size=".1 .2 .15" pos="-.5 0 0"/>
+    </body>
+    <body name="eye" pos=".3 .2 1.5"><freejoint/>
+      <geom type="sphere" size=".01" rgba="1 1 1 0"/>
+      {sites}
+      <camera name="cam" resolution="5 4" fovy="60"/>
+      <camera name="ortho" resolution="4 3" projection="orthographic" fovy="1.5"/>
+    </body>
+  </worldbody>
+  <sensor>
+    {rangefinders}
+    <rangefinder camera="cam" data="dist normal depth"/>
+    <rangefinder camera="ortho" data="normal"/>
+  </sensor>
+</mujoco>
+"""
+
+
+def rangefinder_xml():
+    rng = np.random.default_rng(7)
+    elev = " ".join(f"{v:.4f}" for v in rng.uniform(0, 1, 48))
+    az = np.linspace(0, 2 * np.pi, 12, endpoint=False)
+    sites = "".join(
+        f'<site name="s{i}" zaxis="{np.cos(a):.3f} {np.sin(a):.3f} {z}"/>'
+        for i, (a, z) in enumerate(zip(az, [-1, -0.3, 0.2] * 4))
+    )
+    rf = "".join(f'<rangefinder site="s{i}" data="dist point normal"/>' for i in range(12))
+    return RANGEFINDER_SCENE.format(assets=ASSETS, elev=elev, sites=sites, rangefinders=rf)
+
+
+def _rangefinder_states(m, rng, n):
+    """Random poses of the meshes' body and of the eye (above, beside and below the height field)."""
+    for _ in range(n):
+        q = m.qpos0.copy()
+        q[0:3] += rng.normal(0, 0.3, 3)
+        q[7:10] = rng.uniform(-1.3, 1.3, 3) + np.array([0, 0, 0.6])
+        for a in (3, 10):
+            qq = rng.normal(size=4)
+            q[a : a + 4] = qq / np.linalg.norm(qq)
+        yield q
+
+
+def _hit_geoms(m, d):
+    """Geom ids the site rangefinders hit (mujoco.mj_ray), to check the scene covers every kind."""
+    out = []
+    for i in range(m.nsensor):
+        if m.sensor_objtype[i] == mujoco.mjtObj.mjOBJ_SITE:
+            s = m.sensor_objid[i]
+            gid = np.array([-1], np.int32)
+            mujoco.mj_ray(m, d, d.site_xpos[s], d.site_xmat[s, [2, 5, 8]].copy(), None, 1, m.site_bodyid[s], gid)
+            out.append(int(gid[0]))
+    return out
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("side", ["mjmodel", "compiled"])
+def test_rangefinder_normal_kernel(side):
+    """Rangefinder sensordata with normals on meshes, a height field and an ellipsoid (site and camera
+    rangefinders), bitwise: the rangefinder kernel (sim/engine/sensor.py) at MuJoCo's kinematics, with the
+    model's own feature set (F_RAYNORMAL on), so that the test compiles in seconds; the whole mj_forward is
+    test_rangefinder_normal_forward's (--full)."""
+    from sim.engine.sensor import rangefinder
+
+    xml = rangefinder_xml()
+    mm, sms = _models(xml)
+    m = sms[side]
+    assert not _frame_differs(mm, m)
+    F = api.model_features(m)
+    assert F[F_RAYNORMAL]
+    ms = api.model_struct(m)
+    md = mujoco.MjData(mm)
+    sd = SimData(m)
+    out = np.zeros(mm.nsensordata)
+    hits = set()
+    for q in _rangefinder_states(mm, np.random.default_rng(3), 60):
+        md.qpos[:] = q
+        mujoco.mj_forward(mm, md)
+        for f in ("geom_xpos", "geom_xmat", "site_xpos", "site_xmat", "cam_xpos", "cam_xmat"):
+            getattr(sd, f)[:] = getattr(md, f)
+        out[:] = np.nan
+        for i in range(mm.nsensor):
+            rangefinder(ms, sd._struct, 0, i, out, mm.sensor_adr[i], F)
+        assert np.array_equal(out, md.sensordata), np.flatnonzero(out != md.sensordata)
+        hits.update(_hit_geoms(mm, md))
+    assert hits >= {-1, 0, 1, 2, 3}, hits
+
+
+@pytest.mark.full
+@pytest.mark.oracle
+@pytest.mark.parametrize("side", ["mjmodel", "compiled"])
+def test_rangefinder_normal_forward(side):
+    """The same sensors through sim.forward (mj_forward's sensor stage), bitwise at 200 random poses."""
+    xml = rangefinder_xml()
+    mm, sms = _models(xml)
+    m = sms[side]
+    md = mujoco.MjData(mm)
+    sd = SimData(m)
+    for q in _rangefinder_states(mm, np.random.default_rng(4), 200):
+        md.qpos[:] = q
+        mujoco.mj_forward(mm, md)
+        sd.qpos[:] = q
+        sim_forward(m, sd)
+        assert np.array_equal(np.asarray(sd.sensordata).reshape(-1), md.sensordata)
+
+
+def test_rangefinder_normal_feature():
+    """F_RAYNORMAL only for a rangefinder with "normal" data in a model with meshes or height fields: without
+    it the sensor stage compiles as before (no mesh / height-field normal code)."""
+    xml = rangefinder_xml()
+    assert features.needs_raynormal(mujoco.MjModel.from_xml_string(xml))
+    assert not features.needs_raynormal(
+        mujoco.MjModel.from_xml_string(xml.replace(" normal", "").replace('data="normal"', 'data="dist"'))
+    )
+    assert not features.needs_raynormal(mujoco.MjModel.from_xml_string(scene_xml(True)))
+    prim = scene_xml(False).replace("</mujoco>", '<sensor><rangefinder site="s" data="normal"/></sensor></mujoco>')
+    prim = prim.replace('<body name="b1" pos="0 0 1">', '<body name="b1" pos="0 0 1"><site name="s"/>')
+    assert not features.needs_raynormal(mujoco.MjModel.from_xml_string(prim))

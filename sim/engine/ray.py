@@ -2,7 +2,9 @@
 
 Primitive geoms (plane, sphere, capsule, ellipsoid, cylinder, box), meshes (triangles, traversing the mesh
 BVH as mju_rayTree; the BVH comes from the model: a mujoco.MjModel or a sim.load_model Model) and height
-fields (mj_rayHfield) are supported; SDF geoms raise UnsupportedFeature in ``ray``.
+fields (mj_rayHfield) are supported; SDF geoms raise UnsupportedFeature in ``ray``.  ray_mesh_normal and
+ray_hfield_normal add the surface normal at the hit (mj_rayMesh / mj_rayHfield with `normal`); the primitives'
+normals are sim/engine/sensor.py's ray_normal.
 """
 
 import math
@@ -10,6 +12,7 @@ import math
 import numpy as np
 from sim.jit import njit
 
+from sim.engine.math import mat_vec3, mat_t_vec3
 from sim.constants import (
     GEOM_BOX,
     GEOM_CAPSULE,
@@ -213,7 +216,8 @@ def _slab(aabb, pos, mat, pnt, vec):
 
 @njit(cache=True)
 def _ray_triangle(v, lp, lv, b0, b1):
-    """Ray against triangle v (3, 3) in the geom frame, b0/b1 span the plane normal to lv (ray_triangle)."""
+    """(x, n0, n1, n2): ray against triangle v (3, 3) in the geom frame, b0/b1 span the plane normal to lv
+    (ray_triangle); n = (v0 - v2) x (v1 - v2), the triangle normal before mju_normalize3 (zero without a hit)."""
     p00 = b0[0] * (v[0][0] - lp[0]) + b0[1] * (v[0][1] - lp[1]) + b0[2] * (v[0][2] - lp[2])
     p01 = b1[0] * (v[0][0] - lp[0]) + b1[1] * (v[0][1] - lp[1]) + b1[2] * (v[0][2] - lp[2])
     p10 = b0[0] * (v[1][0] - lp[0]) + b0[1] * (v[1][1] - lp[1]) + b0[2] * (v[1][2] - lp[2])
@@ -226,16 +230,16 @@ def _ray_triangle(v, lp, lv, b0, b1):
         or (p01 > 0 and p11 > 0 and p21 > 0)
         or (p01 < 0 and p11 < 0 and p21 < 0)
     ):
-        return -1.0
+        return -1.0, 0.0, 0.0, 0.0
     a0, a1, a2, a3 = p00 - p20, p10 - p20, p01 - p21, p11 - p21
     bb0, bb1 = -p20, -p21
     det = a0 * a3 - a1 * a2
     if abs(det) < MINVAL:
-        return -1.0
+        return -1.0, 0.0, 0.0, 0.0
     t0 = (a3 * bb0 - a1 * bb1) / det
     t1 = (-a2 * bb0 + a0 * bb1) / det
     if t0 < 0 or t1 < 0 or t0 + t1 > 1:
-        return -1.0
+        return -1.0, 0.0, 0.0, 0.0
     e0 = (v[0][0] - v[2][0], v[0][1] - v[2][1], v[0][2] - v[2][2])
     e1 = (v[1][0] - v[2][0], v[1][1] - v[2][1], v[1][2] - v[2][2])
     e2 = (lp[0] - v[2][0], lp[1] - v[2][1], lp[2] - v[2][2])
@@ -244,8 +248,8 @@ def _ray_triangle(v, lp, lv, b0, b1):
     n2 = e0[0] * e1[1] - e0[1] * e1[0]
     denom = lv[0] * n0 + lv[1] * n1 + lv[2] * n2
     if abs(denom) < MINVAL:
-        return -1.0
-    return -(e2[0] * n0 + e2[1] * n1 + e2[2] * n2) / denom
+        return -1.0, 0.0, 0.0, 0.0
+    return -(e2[0] * n0 + e2[1] * n1 + e2[2] * n2) / denom, n0, n1, n2
 
 
 @njit(cache=True)
@@ -274,9 +278,30 @@ def _plane_basis(lv):
 
 
 @njit(cache=True)
-def ray_hfield(m, pos, mat, g, pnt, vec):
-    """Height field (mj_rayHfield): base box, then the two triangles of each grid cell the ray crosses inside
-    the top box, then the four sides of the top box below the boundary profile."""
+def _nearest_face(all_, x):
+    """Index 2*axis + (side+1)/2 of the face where ray_box_all found its nearest hit x (ray_box's face_axis,
+    face_side: the first face in MuJoCo's loop order at that distance)."""
+    for k in range(6):
+        if all_[k] == x:
+            return k
+    return 0
+
+
+@njit(cache=True)
+def _face_vec(k):
+    """Unit outward normal (3,) of box face k = 2*axis + (side+1)/2 in the box frame."""
+    s = 1.0 if k & 1 else -1.0
+    a = k >> 1
+    return (s if a == 0 else 0.0, s if a == 1 else 0.0, s if a == 2 else 0.0)
+
+
+@njit(cache=True)
+def _hfield_hit(m, pos, mat, g, pnt, vec):
+    """(x, kind, n0, n1, n2) of mj_rayHfield: base box, then the two triangles of each grid cell the ray crosses
+    inside the top box, then the four sides of the top box below the boundary profile.  kind says what was hit
+    and what n is: 0 nothing; 1 the base box, top box missed (n: face normal, box frame); 2 the base box, top box
+    crossed (n as 1); 3 a triangle (n its normal before normalizing); 4 a side of the top box (n: unit, geom
+    frame)."""
     hid = m.geom_dataid[g]
     nrow = m.hfield_nrow[hid]
     ncol = m.hfield_ncol[hid]
@@ -287,10 +312,17 @@ def ray_hfield(m, pos, mat, g, pnt, vec):
     base_pos = (pos[0] - mat[2] * size[3] * 0.5, pos[1] - mat[5] * size[3] * 0.5, pos[2] - mat[8] * size[3] * 0.5)
     top_size = (size[0], size[1], size[2] * 0.5)
     top_pos = (pos[0] + mat[2] * size[2] * 0.5, pos[1] + mat[5] * size[2] * 0.5, pos[2] + mat[8] * size[2] * 0.5)
-    x = ray_box(base_pos, mat, base_size, pnt, vec)
+    x, all_b = ray_box_all(base_pos, mat, base_size, pnt, vec)
+    kind = 0
+    n0 = n1 = n2 = 0.0
+    if x >= 0:
+        kind = 1
+        n0, n1, n2 = _face_vec(_nearest_face(all_b, x))
     top, all_ = ray_box_all(top_pos, mat, top_size, pnt, vec)
     if top < 0:
-        return x
+        return x, kind, n0, n1, n2
+    if kind == 1:
+        kind = 2
     lp, lv = _map(pos, mat, pnt, vec)
     b0, b1 = _plane_basis(lv)
     # ray segment inside the top box
@@ -317,13 +349,17 @@ def ray_hfield(m, pos, mat, g, pnt, vec):
             z01 = data[adr + r * ncol + c + 1] * size[2]
             z11 = data[adr + (r + 1) * ncol + c + 1] * size[2]
             z10 = data[adr + (r + 1) * ncol + c] * size[2]
-            # two triangles per cell, counter-clockwise seen from above
-            sol = _ray_triangle(((x0, y0, z00), (x1, y0, z01), (x1, y1, z11)), lp, lv, b0, b1)
+            # two triangles per cell, counter-clockwise seen from above (their normals point up)
+            sol, t0, t1, t2 = _ray_triangle(((x0, y0, z00), (x1, y0, z01), (x1, y1, z11)), lp, lv, b0, b1)
             if sol >= 0 and (x < 0 or sol < x):
                 x = sol
-            sol = _ray_triangle(((x0, y0, z00), (x1, y1, z11), (x0, y1, z10)), lp, lv, b0, b1)
+                kind = 3
+                n0, n1, n2 = t0, t1, t2
+            sol, t0, t1, t2 = _ray_triangle(((x0, y0, z00), (x1, y1, z11), (x0, y1, z10)), lp, lv, b0, b1)
             if sol >= 0 and (x < 0 or sol < x):
                 x = sol
+                kind = 3
+                n0, n1, n2 = t0, t1, t2
     # sides of the top box (x = -+size[0], y = -+size[1]): hit when below the edge profile
     for i in range(4):
         if all_[i] >= 0 and (all_[i] < x or x < 0):
@@ -342,7 +378,34 @@ def ray_hfield(m, pos, mat, g, pnt, vec):
                 z1 = data[adr + _round(yb + 1) + row]
             if z < z0 * (yb + 1 - y) + z1 * (y - yb):
                 x = all_[i]
-    return x
+                kind = 4
+                n0, n1, n2 = _face_vec(i)
+    return x, kind, n0, n1, n2
+
+
+@njit(cache=True)
+def ray_hfield(m, pos, mat, g, pnt, vec):
+    """Height field (mj_rayHfield): distance, -1 if none."""
+    return _hfield_hit(m, pos, mat, g, pnt, vec)[0]
+
+
+@njit(cache=True)
+def ray_hfield_normal(m, pos, mat, g, pnt, vec):
+    """(x, n0, n1, n2): mj_rayHfield with its normal (global frame, zero without a hit).  As MuJoCo: a base
+    box hit is rotated to the global frame, back to the geom frame when the ray crosses the top box, and to
+    the global frame again; a triangle's normal is normalized, then rotated."""
+    x, kind, n0, n1, n2 = _hfield_hit(m, pos, mat, g, pnt, vec)
+    if kind == 0:
+        return x, 0.0, 0.0, 0.0
+    if kind == 1 or kind == 2:
+        n0, n1, n2 = mat_vec3(mat, n0, n1, n2)  # ray_box's normal
+        if kind == 1:
+            return x, n0, n1, n2
+        n0, n1, n2 = mat_t_vec3(mat, n0, n1, n2)
+    elif kind == 3:
+        n0, n1, n2 = _normalize(n0, n1, n2)
+    n0, n1, n2 = mat_vec3(mat, n0, n1, n2)
+    return x, n0, n1, n2
 
 
 @njit(cache=True)
@@ -352,16 +415,18 @@ def _round(v):
 
 
 @njit(cache=True)
-def ray_mesh(m, bvh, pos, mat, size, g, pnt, vec, stack):
-    """Mesh: bounding box, then BVH traversal with ray-triangle tests (mj_rayMesh, mju_rayTree)."""
+def _mesh_hit(m, bvh, pos, mat, size, g, pnt, vec, stack):
+    """(x, n0, n1, n2) of mj_rayMesh: bounding box, then BVH traversal with ray-triangle tests (mju_rayTree);
+    n is the hit triangle's normal before normalizing (geom frame), zero without a hit."""
     if ray_box(pos, mat, size, pnt, vec) < 0:
-        return -1.0
+        return -1.0, 0.0, 0.0, 0.0
     mid = m.geom_dataid[g]
     bvh_aabb, bvh_child, bvh_nodeid, mesh_bvhadr = bvh
     adr = mesh_bvhadr[mid]
     lp, lv = _map(pos, mat, pnt, vec)
     bb0, bb1 = _plane_basis(lv)
     x = -1.0
+    n0 = n1 = n2 = 0.0
     nstack = 1
     stack[0] = 0
     vadr = m.mesh_vertadr[mid]
@@ -379,16 +444,36 @@ def ray_mesh(m, bvh, pos, mat, size, g, pnt, vec, stack):
                 (m.mesh_vert[vadr + f[1], 0], m.mesh_vert[vadr + f[1], 1], m.mesh_vert[vadr + f[1], 2]),
                 (m.mesh_vert[vadr + f[2], 0], m.mesh_vert[vadr + f[2], 1], m.mesh_vert[vadr + f[2], 2]),
             )
-            sol = _ray_triangle(v, lp, lv, bb0, bb1)
+            sol, t0, t1, t2 = _ray_triangle(v, lp, lv, bb0, bb1)
             if sol >= 0 and (x < 0 or sol < x):
                 x = sol
+                n0, n1, n2 = t0, t1, t2
             continue
         for i in range(2):
             ch = bvh_child[adr + node, i]
             if ch != -1:
                 stack[nstack] = ch
                 nstack += 1
-    return x
+    return x, n0, n1, n2
+
+
+@njit(cache=True)
+def ray_mesh(m, bvh, pos, mat, size, g, pnt, vec, stack):
+    """Mesh (mj_rayMesh): distance, -1 if none."""
+    return _mesh_hit(m, bvh, pos, mat, size, g, pnt, vec, stack)[0]
+
+
+@njit(cache=True)
+def ray_mesh_normal(m, bvh, pos, mat, size, g, pnt, vec, stack):
+    """(x, n0, n1, n2): mj_rayMesh with its normal, the hit triangle's face normal (v0 - v2) x (v1 - v2)
+    normalized and rotated to the global frame (its winding decides the side, as in MuJoCo); zero without a
+    hit."""
+    x, n0, n1, n2 = _mesh_hit(m, bvh, pos, mat, size, g, pnt, vec, stack)
+    if x < 0:
+        return x, 0.0, 0.0, 0.0
+    n0, n1, n2 = _normalize(n0, n1, n2)
+    n0, n1, n2 = mat_vec3(mat, n0, n1, n2)
+    return x, n0, n1, n2
 
 
 @njit(cache=True)

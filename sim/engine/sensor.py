@@ -6,7 +6,8 @@ reductions.
 Each stage entry (sensor_pos_stage, sensor_vel_stage, sensor_acc_stage) is called by the pipeline where
 mj_forwardSkip / mj_inverseSkip call mj_sensor* and mj_energy*.  Sensors write d.sensordata[w] at their
 sensor_adr, the cutoff is applied as apply_cutoff does, noise is never applied (as MuJoCo).  User sensors read
-zero (no mjcb_sensor); tactile sensors are sim/engine/tactile.py's (compiled only with F_TACTILE); plugin
+zero (no mjcb_sensor); tactile sensors are sim/engine/tactile.py's (compiled only with F_TACTILE), rangefinder
+normals on meshes and height fields sim/engine/ray.py's (compiled only with F_RAYNORMAL); plugin
 sensors are refused when the model struct is built (sim/io.py).  mj_rnePostConstraint runs only when an acceleration sensor needs it (flg_rnepost).
 A sensor with a history buffer (nsample > 0) is computed or read from it as compute_or_read_sensor does (delay,
 sampling interval) and fills it at mj_advance (advance_history_buffers, with the actuators' buffers).
@@ -23,9 +24,20 @@ from sim.engine.kinematics import local_to_global
 from sim.engine.solver import _dot as dot
 from sim.engine.rne import contact_force
 from sim.engine.parts import rne_post_constraint as rne_post_constraint_part
-from sim.engine.ray import ray_kernel, ray_plane, ray_sphere, ray_capsule, ray_ellipsoid, ray_cylinder, ray_box, _map
+from sim.engine.ray import (
+    ray_kernel,
+    ray_plane,
+    ray_sphere,
+    ray_capsule,
+    ray_ellipsoid,
+    ray_cylinder,
+    ray_box,
+    ray_mesh_normal,
+    ray_hfield_normal,
+    _map,
+)
 from sim.engine.collision.driver import narrowphase, has_collider
-from sim.jit.features import call_if, F_COLLIDE2, F_SENSOR, F_ENERGY, F_HISTORY, F_TACTILE
+from sim.jit.features import call_if, F_COLLIDE2, F_SENSOR, F_ENERGY, F_HISTORY, F_TACTILE, F_RAYNORMAL
 from sim.engine.tactile import tactile_sensor
 from sim.engine.collision.support import init_obj
 from sim.engine.collision.gjk import ccd, ST_NX
@@ -53,6 +65,8 @@ from sim.constants import (
     GEOM_ELLIPSOID,
     GEOM_CYLINDER,
     GEOM_BOX,
+    GEOM_HFIELD,
+    GEOM_MESH,
 )
 from sim.constants import (
     SENS_TOUCH,
@@ -309,7 +323,9 @@ def ray_normal(m, d, w, g, pnt, vec, x, out):
             l2 = l2 - size[1] * (1.0 if l2 > 0 else -1.0)
         n0, n1, n2, _ = normalize3(l0, l1, l2)
     elif t == GEOM_ELLIPSOID:
-        n0, n1, n2, _ = normalize3(l0 / (size[0] * size[0]), l1 / (size[1] * size[1]), l2 / (size[2] * size[2]))
+        # the gradient as ray_ellipsoid forms it: l times the inverted squared sizes
+        s0, s1, s2 = 1 / (size[0] * size[0]), 1 / (size[1] * size[1]), 1 / (size[2] * size[2])
+        n0, n1, n2, _ = normalize3(s0 * l0, s1 * l1, s2 * l2)
     elif t == GEOM_CYLINDER:
         if abs(abs(l2) - size[1]) < abs(math.sqrt(l0 * l0 + l1 * l1) - size[0]):
             n0, n1, n2 = 0.0, 0.0, (1.0 if l2 > 0 else -1.0)
@@ -569,9 +585,40 @@ def geom_distance(m, d, w, geom1, geom2, distmax, fromto, F):
 
 
 @njit(cache=True)
-def ray_cast(m, d, w, pnt, vec, bodyexclude, normal):
+def ray_normal_data(m, d, w, g, bvh, pnt, vec, stack, out):
+    """out (3,) = surface normal of mesh or height-field geom g where pnt + vec hits it (mj_rayMesh,
+    mj_rayHfield with normal: the geom's ray cast again, now with its normal)."""
+    pos = d.geom_xpos[w, g]
+    mat = d.geom_xmat[w, g]
+    if m.geom_type[g] == GEOM_MESH:
+        _, n0, n1, n2 = ray_mesh_normal(m, bvh, pos, mat, m.geom_size[g], g, pnt, vec, stack)
+    else:
+        _, n0, n1, n2 = ray_hfield_normal(m, pos, mat, g, pnt, vec)
+    out[0] = n0
+    out[1] = n1
+    out[2] = n2
+
+
+@njit(cache=True)
+def ray_normal_geom(m, d, w, g, bvh, pnt, vec, x, stack, out):
+    """out (3,) = surface normal of geom g of any type mj_ray casts on where pnt + x vec hits it (the normal
+    output of mj_ray; sim.api.ray's)."""
+    t = m.geom_type[g]
+    if t == GEOM_MESH or t == GEOM_HFIELD:
+        ray_normal_data(m, d, w, g, bvh, pnt, vec, stack, out)
+    else:
+        ray_normal(m, d, w, g, pnt, vec, x, out)
+
+
+# normals on meshes and height fields are compiled only for feature sets with F_RAYNORMAL
+_ray_normal_data = call_if(F_RAYNORMAL, ray_normal_data)
+
+
+@njit(cache=True)
+def ray_cast(m, d, w, pnt, vec, bodyexclude, normal, F):
     """mj_ray(m, d, pnt, vec, NULL, 1, bodyexclude): distance to the nearest visible geom (-1: none); the
-    surface normal there into normal (3,) (zero without a hit)."""
+    surface normal there into normal (3,) (zero without a hit; on meshes and height fields only with
+    F_RAYNORMAL)."""
     vis = (m.geom_matid, m.geom_group, m.ray_geom_alpha, m.ray_mat_alpha)
     bvh = (m.bvh_aabb, m.bvh_child, m.bvh_nodeid, m.mesh_bvhadr)
     dist, gid = ray_kernel(
@@ -580,8 +627,12 @@ def ray_cast(m, d, w, pnt, vec, bodyexclude, normal):
     normal[0] = 0.0
     normal[1] = 0.0
     normal[2] = 0.0
-    if gid >= 0 and m.geom_type[gid] <= GEOM_BOX:
-        ray_normal(m, d, w, gid, pnt, vec, dist, normal)
+    if gid >= 0:
+        t = m.geom_type[gid]
+        if t != GEOM_MESH and t != GEOM_HFIELD:
+            ray_normal(m, d, w, gid, pnt, vec, dist, normal)
+        else:
+            _ray_normal_data(F, m, d, w, gid, bvh, pnt, vec, d.scr_sens_stack[w], normal)
     return dist
 
 
@@ -654,7 +705,7 @@ def cam_intrinsics(m, c):
 
 
 @njit(cache=True)
-def rangefinder(m, d, w, i, out, k):
+def rangefinder(m, d, w, i, out, k, F):
     """Rangefinder i: one ray along the site z axis, or one per camera pixel (mj_computeSensorPos)."""
     spec = m.sensor_intprm[i, 0]
     objid = m.sensor_objid[i]
@@ -668,7 +719,7 @@ def rangefinder(m, d, w, i, out, k):
         vec[2] = mat[8]
         for c in range(3):
             org[c] = d.site_xpos[w, objid, c]
-        dist = ray_cast(m, d, w, org, vec, m.site_bodyid[objid], nrm)
+        dist = ray_cast(m, d, w, org, vec, m.site_bodyid[objid], nrm, F)
         fill_raydata(out, k, spec, dist, org, vec, nrm, False, 0.0, 0.0, 0.0)
         return
     width = m.cam_resolution[objid, 0]
@@ -698,7 +749,7 @@ def rangefinder(m, d, w, i, out, k):
             vec[0] = v0
             vec[1] = v1
             vec[2] = v2
-            dist = ray_cast(m, d, w, org, vec, m.cam_bodyid[objid], nrm)
+            dist = ray_cast(m, d, w, org, vec, m.cam_bodyid[objid], nrm, F)
             k = fill_raydata(out, k, spec, dist, org, vec, nrm, True, cmat[2], cmat[5], cmat[8])
 
 
@@ -1055,7 +1106,7 @@ def compute_sensor(m, d, w, i, out, F):
     elif t == SENS_CAMPROJECTION:
         cam_project(m, d, w, i, out, k)
     elif t == SENS_RANGEFINDER:
-        rangefinder(m, d, w, i, out, k)
+        rangefinder(m, d, w, i, out, k, F)
     elif t == SENS_FRAMEPOS or (t >= SENS_FRAMEXAXIS and t <= SENS_FRAMEZAXIS):
         xpos, xmat = obj_frame(d, w, objtype, objid)
         if t == SENS_FRAMEPOS:

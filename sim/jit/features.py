@@ -42,6 +42,9 @@ from sim.constants import (
     TRN_BODY,
     TRN_SITE,
     SENS_TACTILE,
+    SENS_RANGEFINDER,
+    GEOM_MESH,
+    RAYDATA_NORMAL,
 )
 
 (
@@ -66,7 +69,8 @@ from sim.constants import (
     F_HISTORY,
     F_LIBCCD,
     F_TACTILE,
-) = range(21)
+    F_RAYNORMAL,
+) = range(22)
 NAMES = (
     "collision beyond primitive pairs",
     "implicit integrators",
@@ -89,6 +93,7 @@ NAMES = (
     "actuator and sensor history buffers",
     "libccd convex collisions (nativeccd disabled)",
     "tactile sensors",
+    "rangefinder normals on meshes and height fields",
 )
 FULL = (True,) * len(NAMES)
 NO_FEATURES = (None,) * len(NAMES)
@@ -138,8 +143,20 @@ def needs_trn(m):
     return bool(np.any((tt == TRN_SLIDERCRANK) | (tt == TRN_BODY) | ((tt == TRN_SITE) & (ref >= 0))))
 
 
+def needs_raynormal(m):
+    """True when a rangefinder reports surface normals ("normal" data) and the model has mesh or height-field
+    geoms (their normals, sim/engine/ray.py ray_mesh_normal / ray_hfield_normal, are compiled only then)."""
+    st = np.asarray(getattr(m, "sensor_type", np.zeros(0))).reshape(-1)
+    rng = st == SENS_RANGEFINDER
+    if not np.any(rng):
+        return False
+    spec = np.asarray(m.sensor_intprm).reshape(st.size, -1)[:, 0]
+    gt = np.asarray(m.geom_type).reshape(-1)
+    return bool(np.any((spec[rng] >> RAYDATA_NORMAL) & 1)) and bool(np.any((gt == GEOM_MESH) | (gt == GEOM_HFIELD)))
+
+
 # the model fields besides m.opt that features() reads and a foreign model (mujoco.MjModel) may change between calls
-TYPE_FIELDS = ("geom_type", "actuator_trntype", "actuator_trnid", "sensor_type")
+TYPE_FIELDS = ("geom_type", "actuator_trntype", "actuator_trnid", "sensor_type", "sensor_intprm")
 
 
 def features(m, collide2=None, on=()):
@@ -176,6 +193,7 @@ def features(m, collide2=None, on=()):
         int(getattr(m, "nhistory", 0)) > 0,
         c2 and bool(int(opt.disableflags) & DSBL_NATIVECCD),
         bool(np.any(np.asarray(getattr(m, "sensor_type", np.zeros(0))) == SENS_TACTILE)),
+        needs_raynormal(m),
     )
     return tuple(True if x or i in on else None for i, x in enumerate(flags))
 
