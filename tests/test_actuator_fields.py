@@ -179,7 +179,9 @@ def check_forces(om, m, states):
             if m.actuator_ctrllimited[a] and m.actuator_actadr[a] < 0:
                 u = np.clip(u, *m.actuator_ctrlrange[a])
             bp = m.actuator_biasprm[a]
-            plain = m.actuator_gainprm[a, 0] * u + bp[0] + bp[1] * md.actuator_length[a] + bp[2] * md.actuator_velocity[a]
+            plain = (
+                m.actuator_gainprm[a, 0] * u + bp[0] + bp[1] * md.actuator_length[a] + bp[2] * md.actuator_velocity[a]
+            )
             wrapped += abs(plain - md.actuator_force[a]) > 1e-9 * max(1.0, abs(plain))
     return wrapped
 
@@ -261,8 +263,8 @@ def _random_model(seed):
 
     def body(depth, name):
         s = (
-            f'<body name="{name}" pos="{rng.uniform(-.3, .3):.3f} {rng.uniform(-.3, .3):.3f} '
-            f'{rng.uniform(-.3, .3):.3f}" euler="{rng.uniform(-90, 90):.1f} {rng.uniform(-90, 90):.1f} 0">'
+            f'<body name="{name}" pos="{rng.uniform(-0.3, 0.3):.3f} {rng.uniform(-0.3, 0.3):.3f} '
+            f'{rng.uniform(-0.3, 0.3):.3f}" euler="{rng.uniform(-90, 90):.1f} {rng.uniform(-90, 90):.1f} 0">'
         )
         if depth == 0 and rng.random() < 0.4:
             s += f'<freejoint name="{name}_f"/>'
@@ -272,12 +274,12 @@ def _random_model(seed):
                 jn = f"{name}_j{k}"
                 s += (
                     f'<joint name="{jn}" type="{t}" axis="{rng.uniform(-1, 1):.2f} {rng.uniform(-1, 1):.2f} 1" '
-                    f'armature="{rng.uniform(0, .1):.3f}"/>'
+                    f'armature="{rng.uniform(0, 0.1):.3f}"/>'
                 )
                 joints.append((jn, t))
                 if t == "ball":  # MuJoCo refuses a joint after a ball joint in the same body
                     break
-        s += f'<geom type="capsule" size=".05" fromto="0 0 0 {rng.uniform(-.3, .3):.2f} .1 .2" mass="{rng.uniform(.1, 2):.2f}"/>'
+        s += f'<geom type="capsule" size=".05" fromto="0 0 0 {rng.uniform(-0.3, 0.3):.2f} .1 .2" mass="{rng.uniform(0.1, 2):.2f}"/>'
         s += f'<site name="{name}_s" pos=".1 .02 .03" euler="10 {rng.uniform(-90, 90):.0f} 30"/>'
         sites.append(f"{name}_s")
         if depth < 3:
@@ -297,17 +299,19 @@ def _random_model(seed):
             + f'</fixed><spatial name="t1"><site site="{sites[0]}"/><site site="{sites[-1]}"/></spatial></tendon>'
         )
         for t in ("t0", "t1"):
-            acts.append(f'<position tendon="{t}" kp="{rng.uniform(1, 50):.2f}" dampratio="{rng.uniform(.1, 2):.2f}"/>')
+            acts.append(f'<position tendon="{t}" kp="{rng.uniform(1, 50):.2f}" dampratio="{rng.uniform(0.1, 2):.2f}"/>')
     for j, t in joints[:6]:
-        g = f"{rng.uniform(.2, 3):.2f}" if t != "ball" else " ".join(f"{x:.2f}" for x in rng.uniform(-1, 1, 3))
-        acts.append(f'<position joint="{j}" gear="{g}" kp="{rng.uniform(1, 50):.2f}" dampratio="{rng.uniform(.1, 2):.2f}"/>')
+        g = f"{rng.uniform(0.2, 3):.2f}" if t != "ball" else " ".join(f"{x:.2f}" for x in rng.uniform(-1, 1, 3))
+        acts.append(
+            f'<position joint="{j}" gear="{g}" kp="{rng.uniform(1, 50):.2f}" dampratio="{rng.uniform(0.1, 2):.2f}"/>'
+        )
     for _ in range(4):
         a, b = rng.choice(len(sites), 2, replace=False)
         gear = " ".join(f"{x:.2f}" for x in rng.uniform(-1, 1, 6) * (rng.random(6) < 0.5))
         for kind in ("position", "intvelocity"):
             acts.append(
                 f'<{kind} site="{sites[a]}" refsite="{sites[b]}" gear="{gear}" kp="{rng.uniform(1, 50):.2f}" '
-                f'dampratio="{rng.uniform(.1, 2):.2f}"/>'
+                f'dampratio="{rng.uniform(0.1, 2):.2f}"/>'
             )
     return (
         '<mujoco><option><flag contact="disable"/></option>'

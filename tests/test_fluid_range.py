@@ -171,7 +171,7 @@ def test_random_ellipsoids(seed):
         size = " ".join(f"{x:.6g}" for x in 10.0 ** rng.uniform(-4, 0, 3))
         coef = " ".join(f"{x:.3g}" for x in rng.uniform(0, 2, 5))
         bodies.append(
-            f'<body pos="{i} 0 0"><freejoint/><geom type="ellipsoid" size="{size}" mass="{rng.uniform(.01, 1):.3g}" '
+            f'<body pos="{i} 0 0"><freejoint/><geom type="ellipsoid" size="{size}" mass="{rng.uniform(0.01, 1):.3g}" '
             f'fluidshape="ellipsoid" fluidcoef="{coef}"/></body>'
         )
     wind = " ".join(f"{x:.3g}" for x in rng.standard_normal(3) * (seed % 2))
