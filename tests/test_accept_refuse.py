@@ -11,6 +11,7 @@ Default set: REGRESSIONS (the disagreements this checker found and that were fix
 evenly over the whole list (the same ones on every run).  --full: every case (about 10,600, a few minutes).
 """
 
+import functools
 import os
 
 import pytest
@@ -40,9 +41,15 @@ REGRESSIONS = {
 }
 
 
+@functools.cache
+def _all_cases():
+    """accept_refuse.all_cases(), built once."""
+    return tuple(ar.all_cases())
+
+
 def _cases(full):
     """[(label, xml)]: every case under --full, else REGRESSIONS then the even subset."""
-    cases = ar.all_cases()
+    cases = list(_all_cases())
     if full:
         return cases
     by_label = dict(cases)
@@ -83,7 +90,7 @@ def test_accept_refuse(case):
 
 def test_regressions_still_decided():
     """The regression cases get a verdict from MuJoCo (none is 'undecided': the checker would then compare nothing)."""
-    cases = dict(ar.all_cases())
+    cases = dict(_all_cases())
     for label in (
         "equality/connect anchor=''",
         "equality/connect body2=''",
@@ -101,3 +108,13 @@ def test_known_are_documented():
     assert "tests/test_accept_refuse.py" in text
     for prefix in ar.KNOWN:
         assert prefix in text, f"KNOWN case {prefix!r} is not documented in docs/reliability.md"
+
+
+@pytest.mark.parametrize("attr", ["joint", "jointinparent", "tendon", "site", "cranksite", "body"])
+def test_empty_transmission_names_the_attribute(attr):
+    """An actuator whose only target is an empty name: refused by both, ours naming that attribute."""
+    xml = dict(_all_cases())[f"actuator/general {attr}=''"]
+    assert ar._MUJOCO.verdict(xml)[0] is False
+    ours, err = ar.load_ours(xml)
+    assert ours is None and isinstance(err, ar.sim.ModelError)
+    assert (err.element, err.attribute, err.line) == ("general", attr, 10), str(err)

@@ -652,7 +652,11 @@ def _resolve(ctx, el, a, i):
     """[trnid0, trnid1] of the transmission, with MuJoCo's checks."""
     trn = a["trntype"]
     if trn == TRN_UNDEFINED or not a["target"]:
-        raise el.error("missing transmission target: set one of joint, jointinparent, tendon, site, cranksite or body")
+        # an empty name given (e.g. joint="") is the attribute at fault; with none given, the element is
+        raise el.error(
+            "missing transmission target: set one of joint, jointinparent, tendon, site, cranksite or body",
+            a.get("target_attr") if trn != TRN_UNDEFINED else None,
+        )
     attr = a["target_attr"]
     trnid1 = -1
     if trn in (TRN_JOINT, TRN_JOINTINPARENT):
