@@ -351,8 +351,9 @@ def test_hfield_errors():
         M.compile_assets(
             Context(reader.read(asset_xml('<hfield nrow="2" ncol="2" size="1 1 1 1" elevation="1 2 3"/>')))
         )
+    # (named: a nameless inline hfield is refused first, "empty name in height field", as MuJoCo refuses it)
     with pytest.raises(ModelError, match="positive"):
-        M.compile_assets(Context(reader.read(asset_xml('<hfield nrow="2" ncol="2" size="1 1 0 1"/>'))))
+        M.compile_assets(Context(reader.read(asset_xml('<hfield name="h" nrow="2" ncol="2" size="1 1 0 1"/>'))))
     # a truncated PNG: an error for MuJoCo (lodepng) and for our decoder (tests/models/textures_png.xml: valid ones)
     truncated = asset_xml('<hfield file="h.png" size="1 1 1 1"/>')
     with pytest.raises(ValueError):

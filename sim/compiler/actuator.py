@@ -129,10 +129,15 @@ _FIXED = ("ctrlrange", "forcerange", "actrange", "lengthrange", "velrange", "ffr
 _PREFIX = ("gear", "damping", "dynprm", "gainprm", "biasprm")
 
 
-def apply_element(a, el, vals, in_default):
-    """Mutate actuator dict `a` with element `el` (own typed values `vals`), as MuJoCo's OneActuator."""
+def apply_element(a, el, vals, in_default, check_only=False):
+    """Mutate actuator dict `a` with element `el` (own typed values `vals`), as MuJoCo's OneActuator.
+    check_only: the element is read for MuJoCo's parse-time checks only (a default class no actuator may use),
+    so a shortcut numjoco does not simulate is checked and skipped instead of refused."""
     tag = el.tag
     if tag in _UNSUPPORTED_TAGS:
+        _check_unsupported_shortcut(el, vals)
+        if check_only:
+            return
         raise el.error(f"{_UNSUPPORTED_TAGS[tag]} is not supported by numjoco yet", cls=_unsupported_cls())
     for k in _SCALARS:
         if k in vals:
@@ -147,14 +152,11 @@ def apply_element(a, el, vals, in_default):
     if "user" in vals:
         a["user"] = np.array(vals["user"], dtype=np.float64)
 
-    # transmission target (never in defaults: those attributes are nodefault)
+    # transmission target (never in defaults: those attributes are nodefault); OneActuator reads joint,
+    # jointinparent, tendon, cranksite, site, body in this order, each one given replacing the one before
     found = [(attr, trn, ot) for attr, trn, ot in _TARGETS if attr in vals]
-    if len(found) > 1:
-        raise el.error(
-            "an actuator has exactly one transmission; got " + " and ".join(f"'{x[0]}'" for x in found), found[1][0]
-        )
     if found:
-        attr, trn, _ = found[0]
+        attr, trn, _ = found[-1]
         a["trntype"], a["target"], a["target_attr"] = trn, vals[attr], attr
     has_crank = "cranklength" in vals
     if has_crank:
@@ -170,8 +172,10 @@ def apply_element(a, el, vals, in_default):
         a["refsite"] = vals["refsite"]
         if a["trntype"] not in (TRN_SITE, TRN_UNDEFINED):
             raise el.error("refsite can only be used with a site transmission", "refsite")
-    if "input" in vals:
+    if "input" in vals and vals["input"].strip():  # an empty input reads as no input (ReadAttrTxt finds no token)
         a["input"] = _parse_input(el, vals["input"])
+    if tag == "general" and "inheritrange" in vals:  # read by the general attribute table (3.17)
+        a["inheritrange"] = vals["inheritrange"]
 
     _translate(a, el, vals)
     if in_default and el.tag != "general":
@@ -197,6 +201,75 @@ def _parse_input(el, text):
     if not bits or any(b <= a for a, b in zip(bits, bits[1:])):
         raise el.error("inputs must be listed in canonical order [pos, vel, ff, voltage, pressure]", "input")
     return sum(bits)
+
+
+def _check_unsupported_shortcut(el, vals):
+    """The parse-time checks of the shortcuts numjoco does not simulate (mjs_setToOrientation, mjs_setToPID,
+    mjs_setToDCMotor of MuJoCo's user_api.cc), so that an invalid one is refused as MuJoCo refuses it."""
+    tag = el.tag
+    if tag in ("orientation", "pid"):
+        if "kv" in vals and "dampratio" in vals:
+            raise el.error("kv and dampratio cannot both be defined", "dampratio")
+        _need_nonneg(el, vals, "kv")
+        _need_nonneg(el, vals, "dampratio")
+    if tag == "pid":
+        _need_nonneg(el, vals, "slewmax")
+        if vals.get("inheritrange", 0) > 0 and "posrange" in vals and np.any(vals["posrange"] != 0):
+            raise el.error("posrange and inheritrange cannot both be defined", "inheritrange")
+    if tag == "dcmotor":
+        mc = vals.get("motorconst")
+        nom = vals.get("nominal")
+        r = vals.get("resistance", 0.0)
+        kt = mc[0] if mc is not None else 0.0
+        ke = mc[1] if mc is not None and len(mc) > 1 else 0.0
+        vn = nom[0] if nom is not None else 0.0
+        tau0 = nom[1] if nom is not None and len(nom) > 1 else 0.0
+        omega0 = nom[2] if nom is not None and len(nom) > 2 else 0.0
+        if vn > 0 and ke <= 0 and omega0 > 0:
+            damping = vals.get("damping")
+            b = damping[0] if damping is not None else 0.0
+            if b > 0 and r > 0:
+                disc = vn * vn - 4 * r * b * omega0 * omega0
+                ke = (vn + np.sqrt(disc)) / (2 * omega0) if disc > 0 else vn / omega0
+            elif b > 0 and tau0 > 0:
+                exact = vn / omega0 - vn * b / tau0
+                ke = exact if exact > 0 else vn / omega0
+            else:
+                ke = vn / omega0
+        k = np.sqrt(kt * ke) if kt > 0 and ke > 0 else (kt if kt > 0 else ke)
+        if r == 0 and vn > 0 and tau0 > 0 and k > 0:
+            r = k * vn / tau0
+        if k <= 0:
+            raise el.error("DC motor: motor constant K must be positive", "motorconst")
+        if r <= 0:
+            raise el.error("DC motor: resistance R must be positive", "resistance")
+        ind = vals.get("inductance")
+        if ind is not None and ind[0] < 0:
+            raise el.error("DC motor: inductance must be non-negative", "inductance")
+        if ind is not None and len(ind) > 1 and ind[1] < 0:
+            raise el.error("DC motor: electrical time constant must be non-negative", "inductance")
+        th = vals.get("thermal")
+        if th is not None:
+            th = list(th) + [0.0] * (6 - len(th))
+            rt, cap, tth = th[0], th[1], th[2]
+            if rt > 0 or cap > 0 or tth > 0:
+                if tth > 0 and rt > 0 and cap == 0:
+                    cap = tth / rt
+                elif tth > 0 and cap > 0 and rt == 0:
+                    rt = tth / cap
+                if rt <= 0:
+                    raise el.error("DC motor: thermal resistance must be positive", "thermal")
+                if cap <= 0:
+                    raise el.error("DC motor: thermal capacitance must be positive", "thermal")
+
+
+def check_default_classes(ctx):
+    """Read every default class's actuator elements once, as MuJoCo does while parsing <default> (its checks
+    refuse an invalid class even when no actuator uses it)."""
+    for cls in ctx.doc.classes.values():
+        a = default_actuator()
+        for del_, dvals in cls.actuator:
+            apply_element(a, del_, dvals, True, check_only=True)
 
 
 def _unsupported_cls():
@@ -394,6 +467,7 @@ def compile_actuators(ctx):
     acts = []
     for el in elems:
         ctx.add("actuator", el)
+    check_default_classes(ctx)
     for el in elems:
         acts.append(build_actuator(ctx, el))
     user, nuser = user_rows_from(ctx, elems, acts)
@@ -578,7 +652,11 @@ def _resolve(ctx, el, a, i):
     """[trnid0, trnid1] of the transmission, with MuJoCo's checks."""
     trn = a["trntype"]
     if trn == TRN_UNDEFINED or not a["target"]:
-        raise el.error("missing transmission target: set one of joint, jointinparent, tendon, site, cranksite or body")
+        # an empty name given (e.g. joint="") is the attribute at fault; with none given, the element is
+        raise el.error(
+            "missing transmission target: set one of joint, jointinparent, tendon, site, cranksite or body",
+            a.get("target_attr") if trn != TRN_UNDEFINED else None,
+        )
     attr = a["target_attr"]
     trnid1 = -1
     if trn in (TRN_JOINT, TRN_JOINTINPARENT):

@@ -47,15 +47,16 @@ def _sameframe(pos, quat, ipos, iquat):
     return SAMEFRAME_NONE
 
 
-def checklimited(el, autolimits, limited, hasrange, attr="limited", rangeattr="range"):
-    """Resolve a FalseTrueAuto limit flag as MuJoCo's checklimited (autolimits on: auto = has a range)."""
+def checklimited(el, autolimits, limited, rng, attr="limited", rangeattr="range"):
+    """Resolve a FalseTrueAuto limit flag as MuJoCo 3.17: "auto" is an error for a range other than (0, 0) when
+    autolimits is off (checklimited), and otherwise limited exactly when range[0] < range[1]."""
     if limited != 2:
         return bool(limited)
     if not autolimits:
-        if hasrange:
+        if not (rng[0] == 0 and rng[1] == 0):
             raise el.error(f"'{attr}' must be specified when '{rangeattr}' is given and autolimits is disabled", attr)
         return False
-    return hasrange
+    return bool(rng[0] < rng[1])
 
 
 class Frame:
@@ -562,6 +563,7 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     f["qpos_spring"] = farr(qpos_spring)
     f["body_plugin"] = np.full(nbody, -1, dtype=np.int32)
     _tree_fields(f)
+    _check_sleep_policies(ctx, kept, f["body_treeid"])
     _cameras(ctx, cams, nuser)
     _lights(ctx, lights)
 
@@ -983,11 +985,10 @@ def _compile_joint(ctx, el, fpose):
         if sd[0] <= 0 or sd[1] <= 0:
             raise el.error("when defined, springdamper values must be positive in joint", "springdamper")
     if t == FREE:
+        # mjCJoint::Compile clears a free joint's limited flag before the check that would refuse limited="true"
         limited = False
-        if el.get("limited") == 1:
-            raise el.error("limits should not be defined in free joint", "limited")
     else:
-        limited = checklimited(el, auto, el.get("limited"), not (rng[0] == 0 and rng[1] == 0))
+        limited = checklimited(el, auto, el.get("limited"), rng)
     if limited:
         if rng[0] >= rng[1] and t != BALL:
             raise el.error("range[0] should be smaller than range[1] in joint", "range")
@@ -1002,7 +1003,7 @@ def _compile_joint(ctx, el, fpose):
             el,
             auto,
             el.get("actuatorfrclimited"),
-            not (afr[0] == 0 and afr[1] == 0),
+            afr,
             "actuatorfrclimited",
             "actuatorfrcrange",
         )
@@ -1054,7 +1055,7 @@ def _fromto(el, gtype, size, what):
     """pos, quat, size from a fromto segment (capsule/cylinder/ellipsoid/box), as mjCGeom::Compile."""
     if gtype not in (inr.CAPSULE, inr.CYLINDER, inr.ELLIPSOID, inr.BOX):
         raise el.error(f"fromto requires capsule, cylinder, box or ellipsoid in {what}", "fromto")
-    if "pos" in el.raw or (el.has("pos") and any(el.get("pos"))):
+    if any(el.get("pos")):  # a pos of (0, 0, 0), written or inherited, is MuJoCo's "not defined"
         raise el.error(f"both pos and fromto defined in {what}", "fromto")
     ft = el.get("fromto")
     vec = np.array([ft[0] - ft[3], ft[1] - ft[4], ft[2] - ft[5]])
@@ -1251,8 +1252,17 @@ def _geom_inertia(gtype, size, mass, shell, mesh_info):
 def _compile_site(ctx, el, fpose):
     """One site (mjCSite::Compile): its orientation as written composed with its frame's pose, normalised."""
     gtype = el.get("type")
-    if gtype in (inr.MESH, inr.HFIELD, inr.PLANE, inr.SDF):
-        raise el.error("meshes, hfields and planes not allowed in site", "type")
+    if gtype in (inr.HFIELD, inr.PLANE):
+        raise el.error("hfields and planes not allowed in site", "type")
+    if el.get("mesh") and gtype != inr.MESH:
+        raise el.error("mesh can only be specified for mesh sites", "mesh")
+    if gtype == inr.MESH:
+        if not el.get("mesh"):
+            raise el.error("mesh site must have a valid mesh", "mesh")
+        ctx.lookup("mesh", el.get("mesh"), el, "mesh")
+        raise ctx.unsupported(el, "mesh sites (MuJoCo 3.17's site type 'mesh')", "type")
+    if gtype == inr.SDF:
+        raise ctx.unsupported(el, "sdf sites", "type")
     size = np.array(el.get("size"), dtype=np.float64)
     if el.has("fromto"):
         pos, quat, size = _fromto(el, gtype, size, "site")
@@ -1305,7 +1315,7 @@ def _compile_camera(ctx, el, fpose, bodyid, transforms):
     target = -1
     if el.get("target"):
         target = ctx.lookup("body", el.get("target"), el, "target")
-    output = 0
+    output = 0 if el.get("output").split() else _CAMOUT["rgb"]  # an empty output keeps MuJoCo's default, rgb
     for word in el.get("output").split():
         if word not in _CAMOUT:
             raise el.error(f"invalid keyword '{word}', expected some of: {', '.join(_CAMOUT)}", "output")
@@ -1405,6 +1415,16 @@ def _lights(ctx, lights):
         f["light_" + k] = np.array([r[k] for r in rows], dtype=np.float32)
     for k in ("attenuation", "ambient", "diffuse", "specular"):
         f["light_" + k] = np.array([r[k] for r in rows], dtype=np.float32).reshape(-1, 3)
+
+
+def _check_sleep_policies(ctx, kept, treeid):
+    """A body's sleep policy other than auto only on the first body of a kinematic tree (mjCModel::CopyTree)."""
+    for i in range(1, len(kept)):
+        el = kept[i].el
+        if el is None or el.key != "body" or el.get("sleep", 0) == 0:
+            continue
+        if treeid[i] == -1 or treeid[i] == treeid[i - 1]:
+            raise el.error("sleep policy only allowed for movable root bodies", "sleep")
 
 
 def _tree_fields(f):

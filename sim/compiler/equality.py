@@ -115,7 +115,7 @@ def compile_equality(ctx):
                     raise el.error("a body connect constraint needs an anchor", "anchor")
                 objtype = OBJ_BODY
                 o1 = ctx.lookup("body", el.get("body1"), el, "body1")
-                o2 = ctx.lookup("body", el.get("body2"), el, "body2") if el.has("body2") else 0
+                o2 = ctx.lookup("body", el.get("body2"), el, "body2") if el.get("body2") else 0  # '' = the world
             if o1 == o2:
                 raise el.error(
                     "the two objects of an equality constraint must differ", "body2" if objtype == OBJ_BODY else "site2"
@@ -156,7 +156,7 @@ def compile_equality(ctx):
             objtype = 0  # MuJoCo leaves eq_objtype at mjOBJ_UNKNOWN for joint/tendon constraints
             ns, a1, a2 = ("joint", "joint1", "joint2") if is_joint else ("tendon", "tendon1", "tendon2")
             o1 = ctx.lookup(ns, el.get(a1), el, a1)
-            o2 = ctx.lookup(ns, el.get(a2), el, a2) if el.has(a2) else -1
+            o2 = ctx.lookup(ns, el.get(a2), el, a2) if el.get(a2) else -1  # '' = none, as not given
             if o1 == o2:
                 raise el.error(f"{ns} '{el.get(a1)}' is repeated in the equality constraint", a2)
             if is_joint:

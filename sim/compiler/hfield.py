@@ -59,8 +59,7 @@ def compile_hfield(ctx, el, name):
     if not file and nrow > 0 and ncol > 0:
         if el.has("elevation"):
             elev = np.asarray(el.get("elevation"), dtype=np.float64).astype(np.float32)
-            if len(elev) != nrow * ncol:
-                raise el.error("elevation data length must match nrow*ncol", "elevation")
+            _check_elevation(el)
             data = elev.reshape(nrow, ncol)[::-1].reshape(-1).copy()
         else:
             data = np.zeros(nrow * ncol, np.float32)
@@ -98,11 +97,24 @@ def compile_hfield(ctx, el, name):
     return h
 
 
+def _check_elevation(el):
+    """The XML reader's check of inline elevation data (mjXReader, before any compiler check)."""
+    nrow, ncol = int(el.get("nrow")), int(el.get("ncol"))
+    if not (el.get("file", "") or "") and nrow > 0 and ncol > 0 and el.has("elevation"):
+        if len(el.get("elevation")) != nrow * ncol:
+            raise el.error("elevation data length must match nrow*ncol", "elevation")
+
+
 def compile_hfields(ctx, elems):
     """Compile every <hfield>, register names (defaulting to the file name), fill the hfield_* fields."""
     hfields = []
     for el in elems:
+        _check_elevation(el)
         name = el.get("name", "") or stripext(strippath(el.get("file", "") or ""))
+        if not name:
+            raise el.error("empty name in height field", "name")
+        if el.has("file") and not el.get("file"):
+            raise el.error("hfield not specified (empty file)", "file")
         ctx.add("hfield", el, name=name)
         hfields.append(compile_hfield(ctx, el, name))
     ctx.hfields = hfields

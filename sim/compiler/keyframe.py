@@ -54,9 +54,7 @@ def compile_keyframes(ctx):
     elems = []
     for sec in ctx.root.find("keyframe"):
         elems.extend(sec.children)
-    nkey_size = size_elem(ctx).get("nkey")
-    if nkey_size < 0:
-        raise size_elem(ctx).error("nkey cannot be negative", "nkey")
+    nkey_size = max(0, size_elem(ctx).get("nkey"))  # a negative nkey reserves no keyframe (MuJoCo 3.17)
 
     rows = {k: [] for k in ("time", "qpos", "qvel", "act", "mpos", "mquat", "ctrl")}
     spec = (

@@ -299,6 +299,8 @@ def compile_textures(ctx, elems):
             from .mesh import strippath, stripext
 
             name = stripext(strippath(el.get("file", "") or ""))
+        if not name and el.get("type") != 2:  # a skybox needs no name
+            raise el.error("empty name in texture", "name")
         ctx.add("texture", el, name=name)
         textures.append(compile_texture(ctx, el, name))
     ctx.textures = textures
@@ -320,18 +322,22 @@ def compile_materials(ctx, elems):
     """mjCMaterial + IndexAssets' texture lookup: the mat_* fields (float32 as in MuJoCo)."""
     rows = []
     for el in elems:
+        if not el.get("name", ""):
+            raise el.error("empty name in material", "name")
         ctx.add("material", el)
         texid = [-1] * NTEXROLE
         cls = ctx.doc.classes.get(el.dclass or "main")
         for role, (tex, ly) in cls.layers.items() if cls is not None else ():
             texid[role] = ctx.lookup("texture", tex, ly, "texture")
         layers = el.find("material_layer")
-        if el.has("texture") and layers:
+        # an empty texture name is no texture (MuJoCo looks up only non-empty names)
+        if el.get("texture") and layers:
             raise layers[0].error("A material with a texture attribute cannot have layer sub-elements")
-        if el.has("texture"):
+        if el.get("texture"):
             texid[ROLE_RGB] = ctx.lookup("texture", el.get("texture"), el, "texture")
         for ly in layers:
-            texid[int(ly.get("role"))] = ctx.lookup("texture", ly.get("texture"), ly, "texture")
+            if ly.get("texture"):
+                texid[int(ly.get("role"))] = ctx.lookup("texture", ly.get("texture"), ly, "texture")
         rows.append((el, texid))
     f = ctx.f
     f["nmat"] = len(rows)

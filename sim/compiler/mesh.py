@@ -22,6 +22,8 @@ import warnings
 
 import numpy as np
 
+from sim.mjcf import numbers
+
 from .frames import mulquat, normvec, quat2mat
 from .inertia import EIG_TOL_MESH, eig3
 from .bvh import mesh_tree
@@ -417,10 +419,15 @@ def make_builtin_data(el):
     for other in ("vertex", "file"):  # mjcf.schema's exclusions
         if el.has(other):
             raise _err(el, f"Schema violation: at most one of 'builtin', '{other}' can be specified", other)
-    if not el.has("params"):
+    tokens = numbers.split(el.get("params", "") or "")
+    if not tokens:
         raise _err(el, "required attribute missing: 'params'", "params")
     try:
-        return mesh_builtin.make_builtin(int(el.get("builtin")), el.get("params"))
+        params = [numbers.real(t) for t in tokens]
+    except numbers.NumberError:
+        raise _err(el, "bad format in attribute 'params'", "params") from None
+    try:
+        return mesh_builtin.make_builtin(int(el.get("builtin")), params)
     except mesh_builtin.BuiltinError as e:
         raise _err(el, str(e), "params") from None
 
@@ -1153,6 +1160,8 @@ def compile_meshes(ctx, elems):
     meshes = []
     for el in elems:
         name = el.get("name", "") or stripext(strippath(el.get("file", "") or ""))
+        if not name:
+            raise el.error("empty name in mesh", "name")
         ctx.add("mesh", el, name=name)
         meshes.append(compile_mesh(ctx, el, name, name in need))
     ctx.meshes = meshes

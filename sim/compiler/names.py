@@ -148,7 +148,8 @@ def _resolved(ctx, el, kind):
 
 
 def make_paths(ctx, f):
-    """Fill f with paths (bytes), npaths, hfield_pathadr, mesh_pathadr, skin_pathadr, tex_pathadr."""
+    """Fill f with paths (bytes), npaths, hfield_pathadr, mesh_pathadr, skin_pathadr, tex_pathadr; the textures'
+    content types follow the paths."""
     buf = bytearray()
     per_kind = (
         ("hfield", [_resolved(ctx, el, "mesh") for el in ctx.elems.get("hfield", [])]),
@@ -165,6 +166,11 @@ def make_paths(ctx, f):
             adr.append(len(buf))
             buf += p.encode() + b"\0"
         f[kind + "_pathadr"] = np.array(adr, dtype=np.int32)
+    # then the textures' content types (MuJoCo 3.17's tex_contenttypeadr points at them)
+    for t in getattr(ctx, "textures", []):
+        ct = (t.el.get("content_type", "") or "") if t.el is not None else ""
+        if ct:
+            buf += ct.encode() + b"\0"
     if not buf:
         buf = bytearray(b"\0")
     f["paths"] = bytes(buf)

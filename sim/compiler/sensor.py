@@ -282,7 +282,7 @@ def _one_sensor(ctx, el):
                 "rangefinder needs exactly one of 'site' and 'camera'", "camera" if el.has("site") else "site"
             )
         spec = 1
-        if el.has("data"):
+        if el.get("data", "").split():  # an empty data list keeps the default
             spec, _ = _keywords(el, "data", RAYDATA)
         intprm[0] = spec
         size = sum(RAYDATA_SIZE[i] for i in range(len(RAYDATA)) if spec & (1 << i))
@@ -362,7 +362,7 @@ def _one_sensor(ctx, el):
             t, ns = kinds[second[0]]
             reftype, refid = OBJ[t], ctx.lookup(ns, el.get(second[0]), el, second[0])
         spec = 1
-        if el.has("data"):
+        if el.get("data", "").split():  # an empty data list keeps the default
             spec, _ = _keywords(el, "data", CONDATA)
         reduce = el.get("reduce")
         num = el.get("num")

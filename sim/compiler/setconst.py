@@ -330,7 +330,7 @@ def _length_range(m, ctx, d):
     m.__dict__.pop("_sim", None)  # a Model struct of the final fields (set_const changed some after its own)
     try:
         ent = api._entry(m)
-        ms, F = ent[1], ent[5]
+        ms, F = ent.struct, ent.features
         F0 = mask(F, (F_TENDON, F_TRN))
         ds = d._struct
         mp, dp, tp = struct_addr(ms), struct_addr(ds), struct_addr(api.empty_task())

@@ -131,12 +131,13 @@ def compile_tendon(ctx):
         path = _tendon_path(ctx, el, tid, jnt_type, geom_type)
         spatial = el.key == "spatial"
         armature = el.get("armature")
-        if armature < 0:
-            raise el.error("tendon armature cannot be negative", "armature")
         if spatial:
             width = el.get("width")
             if width <= 0:
                 raise el.error("spatial tendon must have positive width", "width")
+            # mjCTendon::Compile checks the armature on the spatial path only: a fixed tendon keeps a negative one
+            if armature < 0:
+                raise el.error("tendon armature cannot be negative", "armature")
             if armature > 0 and any(t in (WRAP_SPHERE, WRAP_CYLINDER) for t, _, _ in path):
                 raise el.error("geom wrapping is not supported with tendon armature", "armature")
         else:

@@ -511,7 +511,8 @@ def _convert(node, key, parent, fname, lenient=False):
                 stacklevel=2,
             )
         attrs = {k: v for k, v in attrs.items() if k not in unknown}
-    el = Elem(tag, key, nfile, line, drop_empty_numbers(spec, attrs), parent, origin)
+    el = Elem(tag, key, nfile, line, attrs, parent, origin)
+    el.raw = drop_empty_numbers(spec, attrs, el)
     unique = UNIQUE.get(key, ())
     if unique and not lenient:
         counts = {}
@@ -557,14 +558,30 @@ def _convert(node, key, parent, fname, lenient=False):
     return el
 
 
-def drop_empty_numbers(spec, attrs):
+# integer attributes MuJoCo's reader parses on their own (mjXUtil::ReadAttrInt, not the attribute tables): an empty
+# string is "problem reading attribute" there, not an absent value (schema key -> attribute names)
+_EMPTY_INT_REFUSED = {
+    "mesh": ("maxhullvert",),
+    "default_mesh": ("maxhullvert",),
+    "skin": ("group",),
+    "numeric": ("size",),
+    "sensor_contact": ("num",),
+    "size": ("nconmax", "njmax", "nstack"),
+    "freejoint": ("group",),
+}
+
+
+def drop_empty_numbers(spec, attrs, elem=None):
     """Attributes without the numeric ones written as an empty (or blank) string: MuJoCo reads a number list
     with no number as an absent attribute (mjXUtil::ReadAttrVec returns nothing; a required one is then
     'missing'), so the default / inherited value stays.  Keywords and strings keep '' (an invalid keyword,
-    an empty name)."""
+    an empty name).  The integers in _EMPTY_INT_REFUSED are refused empty (`elem` names the element)."""
     empty = [n for n, t in attrs.items() if spec.attrs[n].kind in ("real", "int") and not numbers.split(t)]
     if not empty:
         return attrs
+    for n in empty:
+        if n in _EMPTY_INT_REFUSED.get(spec.key, ()) and elem is not None:
+            raise elem.error("problem reading attribute (empty integer)", n)
     return {n: t for n, t in attrs.items() if n not in empty}
 
 
@@ -654,6 +671,65 @@ class DefaultClass:
         self.slots = {} if parent is None else {k: dict(v) for k, v in parent.slots.items()}
         self.actuator = [] if parent is None else list(parent.actuator)
         self.layers = {} if parent is None else dict(parent.layers)  # default material layers by role
+
+
+_ORIENTATIONS = ("quat", "axisangle", "xyaxes", "zaxis", "euler")
+
+
+def check_orientation_attrs(el, names=_ORIENTATIONS):
+    """mjXReader's checks of the orientation attributes written on one element: at most one form, and no zero
+    quaternion (a default class element is checked as it is read, used or not)."""
+    given = [n for n in names if n in el.raw]
+    if len(given) > 1:
+        raise el.error("multiple orientation specifiers are not allowed", given[1])
+    if names[0] in el.raw:
+        q = parse_value(el, schema.ELEMENTS[el.key].attrs[names[0]], el.raw[names[0]])
+        if not np.any(q):
+            raise el.error("zero quaternion is not allowed", names[0])
+
+
+# at most one of these attributes on an element (MuJoCo's schema constraints), by tag
+_AT_MOST_ONE = {
+    "camera": (("fovy", "sensorsize"),),
+    "light": (("directional", "type"),),
+}
+
+_CAMERA_OUTPUT = ("rgb", "depth", "distance", "normal", "segmentation")
+
+
+def _check_read(el):
+    """What mjXReader refuses while reading one element, wherever it is (in the body tree, a section, or a
+    <default> class, used or not): several orientation forms, a zero quaternion, schema exclusions, the
+    range checks of the statistic / visual / mesh readers."""
+    spec = schema.ELEMENTS[el.key]
+    if "quat" in spec.attrs and "euler" in spec.attrs:
+        check_orientation_attrs(el)
+    for group in _AT_MOST_ONE.get(el.tag, ()):
+        given = [a for a in group if a in el.raw]
+        if len(given) > 1:
+            raise el.error(
+                f"Schema violation: at most one of {', '.join(repr(a) for a in group)} can be specified", given[1]
+            )
+    if el.tag == "camera" and "output" in el.raw:
+        for w in el.raw["output"].split():
+            if w not in _CAMERA_OUTPUT:
+                raise el.error(f"invalid keyword '{w}', expected some of: {', '.join(_CAMERA_OUTPUT)}", "output")
+    if el.key == "statistic" and "extent" in el.raw:
+        v = parse_value(el, spec.attrs["extent"], el.raw["extent"])
+        if v <= 0:
+            raise el.error("extent must be strictly positive", "extent")
+    if el.key == "visual_global" and "realtime" in el.raw:
+        if parse_value(el, spec.attrs["realtime"], el.raw["realtime"]) <= 0:
+            raise el.error("realtime must be greater than 0", "realtime")
+    if el.key == "visual_map" and "znear" in el.raw:
+        if parse_value(el, spec.attrs["znear"], el.raw["znear"]) <= 0:
+            raise el.error("znear must be strictly positive", "znear")
+    if el.tag == "mesh" and "maxhullvert" in el.raw:
+        n = parse_value(el, spec.attrs["maxhullvert"], el.raw["maxhullvert"])
+        if n != -1 and n < 4:
+            raise el.error("maxhullvert must be larger than 3", "maxhullvert")
+    for c in el.children:
+        _check_read(c)
 
 
 def _build_defaults(root):
@@ -796,6 +872,7 @@ def read(text, name="<string>", directory=".", assets=None, depth=0, modeldir=""
     else:
         node = _expand_includes(node, source, name)
     root = _convert(node, "mujoco", None, name)
+    _check_read(root)
     classes = _build_defaults(root)
     doc = Document(root, classes, source)
     _compose(doc, depth)

@@ -620,6 +620,7 @@ pos      real[3] 0 0 0
     + ORIENTATION
     + """
 material str
+mesh     str
 size     real[1..3] 0.005 0.005 0.005
 fromto   real[6]
 rgba     real[4] 0.5 0.5 0.5 1

@@ -67,7 +67,7 @@ smoothnormal bool false !nodefault
 maxhullvert  int -1
 inertia      enum:meshinertia legacy
 builtin      enum:meshbuiltin none !nodefault
-params       real[] !nodefault
+params       str     !nodefault  # numbers, read only with builtin (as MuJoCo)
 material     str     !nodefault
 """,
     children={"plugin": "mesh_plugin"},

@@ -99,11 +99,22 @@ declare(
     default_slot="tendon",
 )
 declare("fixed", "name str\nclass str" + _TENDON_COMMON, children={"joint": "fixed_joint"}, default_slot="tendon")
-declare("default_tendon", _TENDON_COMMON + _TENDON_VISUAL, tag="tendon", default_slot="tendon")
+# MuJoCo's <default><tendon> has no actuator force range and no armature (only the elements do)
+_TENDON_NODEFAULT = ("actuatorfrclimited", "actuatorfrcrange", "armature")
+declare(
+    "default_tendon",
+    "\n".join(
+        ln
+        for ln in (_TENDON_COMMON + _TENDON_VISUAL).splitlines()
+        if not ln.split() or ln.split()[0] not in _TENDON_NODEFAULT
+    ),
+    tag="tendon",
+    default_slot="tendon",
+)
 declare("spatial_site", "site str !required", tag="site")
 declare("spatial_geom", "geom str !required\nsidesite str", tag="geom")
-declare("pulley", "divisor real 0")
-declare("fixed_joint", "joint str !required\ncoef real 1", tag="joint")
+declare("pulley", "divisor real !required")
+declare("fixed_joint", "joint str !required\ncoef real !required", tag="joint")
 
 # ---------------------------------------------------------------------------------------------- equality
 
@@ -245,6 +256,7 @@ dynprm    real[1..10]
 gainprm   real[1..10]
 biasprm   real[1..10]
 actearly  bool
+inheritrange real
 """,
     "motor": _ACT_BASE + _LIM["ctrllimited"] + _LIM["forcelimited"] + "forcerange real[2]\n" + _ACT_DYN + _TRANSMISSION,
     "position": _ACT_BASE
