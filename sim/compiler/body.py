@@ -619,6 +619,10 @@ def _mark_fused(ctx, bodies):
             and not (fluid and b.parent.host.parent is not None)
             and not (name and name in refs)
             and not any(sel.raw.get("name") in ftsites for sel, _ in b.sites)
+            # MuJoCo 3.17 keeps a body whose gravity compensation differs from its parent's (measured on the
+            # oracle: gravcomp on a parent or on a static child keeps that child)
+            and float(b.el.get("gravcomp", 0.0))
+            == (float(b.parent.el.get("gravcomp", 0.0)) if b.parent.parent is not None else 0.0)
         )
         b.host = b.parent.host if b.fused else b
 
