@@ -91,7 +91,7 @@ def overhead(task, n, threads, min_time, acts, no_end):
         t0 = time.perf_counter()
         env.step(a)
         t1 = time.perf_counter()
-        numba.set_num_threads(min(threads, n))  # as the env does (envs/vector.py BatchEngine._call)
+        numba.set_num_threads(min(threads, n))  # as the env does (envs/engine.py NumjocoEngine._call)
         raw.ctrl = a
         api.run(m, raw, fs)
         numba.set_num_threads(old)

@@ -15,7 +15,6 @@ from envs.base import NumjocoEnv, asset_path  # noqa: F401
 from envs.shaping import RewardTerms  # noqa: F401
 from envs.vector import NumjocoVectorEnv, VectorEntryPoint  # noqa: F401
 from envs.robotics import TASKS as ROBOTICS_TASKS, env_ids as robotics_env_ids
-from envs.robotics.vector import RobotVectorEntryPoint
 from sim.jit.patches import openmp_passive_wait
 
 # OMP_WAIT_POLICY=PASSIVE unless the user set it: OpenMP workers otherwise spin after each parallel region, which
@@ -53,6 +52,15 @@ for _name, (_entry, _steps, _thr) in TASKS.items():
             vector_entry_point=VectorEntryPoint(_entry),
         )
 
+# the single-env view of envs/marl's two-agent task (its PettingZoo env: envs.marl.parallel_env("TwoArmReach"))
+if "numjoco/TwoArmReach-v0" not in registry:
+    register(
+        id="numjoco/TwoArmReach-v0",
+        entry_point="envs.marl.two_arms:TwoArmReachEnv",
+        max_episode_steps=100,
+        vector_entry_point=VectorEntryPoint("envs.marl.two_arms:TwoArmReachEnv"),
+    )
+
 # Gymnasium-Robotics' Fetch and Shadow Hand tasks (envs/robotics/; models read from the installed gymnasium-robotics),
 # sparse and dense (<Name>Dense-v0)
 for _id, _name, _reward in robotics_env_ids():
@@ -63,13 +71,12 @@ for _id, _name, _reward in robotics_env_ids():
             entry_point=_entry,
             max_episode_steps=_steps,
             kwargs=dict(_kw, reward_type=_reward),
-            vector_entry_point=RobotVectorEntryPoint(_entry),
+            vector_entry_point=VectorEntryPoint(_entry),
         )
 
 # the DeepMind Control Suite (envs/dmc): numjoco/dmc-<domain>-<task>-v0; each env ends its episodes itself after
 # time_limit seconds, as dm_control does (1000 control steps; fewer env steps with action_repeat)
 from envs import dmc as _dmc  # noqa: E402
-from envs.dmc.vector import VectorEntryPoint as _DMCVectorEntryPoint  # noqa: E402
 
 for _domain, _task in _dmc.TASKS:
     _id = _dmc.env_id(_domain, _task)
@@ -78,14 +85,13 @@ for _domain, _task in _dmc.TASKS:
             id=_id,
             entry_point=_dmc.entry_point(_domain, _task),
             max_episode_steps=None,
-            vector_entry_point=_DMCVectorEntryPoint(_dmc.entry_point(_domain, _task)),
+            vector_entry_point=VectorEntryPoint(_dmc.entry_point(_domain, _task)),
         )
 
 
 def make_sb3_vec_env(env_id: str, n_envs: int, seed: int | None = None, **env_kwargs):
     """Stable-Baselines3 VecEnv of n_envs worlds of a numjoco task, with DummyVecEnv's semantics and numbers over
-    gym.make(env_id) envs seeded seed + i (envs/sb3.py; the Control Suite: envs/dmc/sb3.py; Fetch and Shadow Hand:
-    envs/robotics/sb3.py; imports SB3 on first use)."""
+    gym.make(env_id) envs seeded seed + i, for every task family (envs/sb3.py; imports SB3 on first use)."""
     from envs.sb3 import make_sb3_vec_env as make
 
     return make(env_id, n_envs, seed=seed, **env_kwargs)

@@ -31,6 +31,7 @@ from gymnasium import spaces
 import sim
 from envs.pixels import PixelRenderer, check_obs_type, close_renderers, compose, image_size, pixel_space
 from sim import api as _api
+from sim.io import new_task
 from sim.types import TASK_SCALARS, TASK_ARRAYS, CODE
 from sim.constants import (
     FLAG_REWARD,
@@ -177,8 +178,6 @@ class CompiledTask:
             max_steps=int(max_steps),
             terminate=int(task.terminate),
         )
-        from sim.io import new_task
-
         self.arrays = a
         self.struct = new_task(*([scal[n] for n in TASK_SCALARS] + [a[n] for n, _, _ in TASK_ARRAYS]))
         self.nobs, self.nterm, self.rne_post = nobs, nterm, bool(scal["rne_post"])
@@ -230,7 +229,7 @@ class NumjocoEnv(gym.Env):
     params = {}
     keyframe = None
     reset_noise = ("uniform", "uniform")
-    _feed = None  # the result of the next reset / step, computed by a vector env (envs/vector.py)
+    _feed = None  # the result of the next reset / step, computed by the engine (envs/engine.py)
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)

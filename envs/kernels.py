@@ -1,4 +1,4 @@
-"""Kernels of the vector environments (envs/vector.py, envs/randomize.py): reset a list of worlds, and recompute
+"""Kernels of the numjoco tasks' engine (envs/engine.py, envs/randomize.py): reset a list of worlds, and recompute
 the mj_setConst constants of a world's own Model struct after domain randomisation changed its inertial fields.
 
     reset_worlds(m, d, t, worlds, mptrs, flags, body_simple, F)   one parallel entry (per feature set F,
@@ -13,8 +13,7 @@ import numpy as np
 from numba import prange
 
 from sim.jit import njit, struct_at
-from sim.engine.forward import _restart
-from sim.engine.setconst import set_const
+from sim.api import restart_world, set_const
 
 SET_CONST, RESTART, FINAL, OWN_BIAS = 1, 2, 4, 8
 
@@ -33,4 +32,4 @@ def reset_worlds(m, d, t, worlds, mptrs, flags, body_simple, F):
         if flags & SET_CONST:
             set_const(mw, d, w, body_simple, (flags & OWN_BIAS) != 0, F)
         if flags & RESTART:
-            _restart(mw, d, t, w, (flags & FINAL) != 0, F)
+            restart_world(mw, d, t, w, (flags & FINAL) != 0, F)

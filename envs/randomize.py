@@ -27,8 +27,11 @@ f(rng, nominal) -> {field: values of the field's shape}, nominal a dict of the m
 
 import numpy as np
 
-from sim import io as _io
-from sim.constants import OPT_DENSITY, OPT_GRAVITY, OPT_VISCOSITY, OPT_WIND
+from sim import api as _api, io as _io
+from sim.io import new_model
+from sim.jit import struct_addr
+from sim.jit.features import F_FLUID
+from sim.constants import JNT_BALL, JNT_FREE, OPT_DENSITY, OPT_GRAVITY, OPT_VISCOSITY, OPT_WIND
 from sim.types import MODEL_ARRAYS, MODEL_SCALARS
 
 # randomisable field -> (row kind for names, struct arrays it lives in, inertial: changes mj_setConst outputs)
@@ -168,7 +171,7 @@ def _row(m, kind, field, r):
         raise ValueError(f"randomization[{field!r}]: no {kind} named {r!r}")
     if kind == "joint":  # dof fields: the joint's first dof (hinge / slide joints)
         if field.startswith("dof_"):
-            if int(m.jnt_type[i]) in (0, 1):
+            if int(m.jnt_type[i]) in (JNT_FREE, JNT_BALL):
                 raise ValueError(f"randomization[{field!r}]: joint {r!r} has several dofs; give dof indices")
             return int(m.jnt_dofadr[i])
     return i
@@ -207,9 +210,6 @@ class WorldModels:
     addresses for sim.api.run.  values: {field: (nworld, ...) current values}."""
 
     def __init__(self, m, nworld, config):
-        from sim.io import new_model
-        from sim.jit import struct_addr
-
         self.cfg = DomainRandomization.coerce(config)
         self.model, self.nworld = m, int(nworld)
         self.ranges = [FieldRange(m, f, s) for f, s in self.cfg.ranges.items()]
@@ -229,13 +229,10 @@ class WorldModels:
         self.own_bias = "actuator_biasprm" in self.fields
         if "opt.density" in self.fields or "opt.viscosity" in self.fields:
             # a world may draw a fluid medium where the model has none: fluid forces compiled in (sim/jit/features.py)
-            from sim import api as _api
-            from sim.jit.features import F_FLUID
-
             _api.require_features(m, F_FLUID)
         _, base = _io.make_model_struct(m)
         self.base = {k: v for k, v in base.items() if k in own}
-        self.base["opt"] = np.asarray(m.opt._arr if hasattr(m.opt, "_arr") else _io.opt_array(m.opt))
+        self.base["opt"] = _api.option_array(m)
         self.rows = {k: np.repeat(self.base[k][None], self.nworld, axis=0) for k in own}
         scal = _io.model_scalars(m)
         args = [scal[n] for n in MODEL_SCALARS]
@@ -340,3 +337,23 @@ class WorldModels:
 
 
 __all__ = ["DomainRandomization", "WorldModels", "FIELDS", "DERIVED", "nominal_value"]
+
+
+class WorldRows:
+    """Per-world Model structs of m whose listed arrays (Model struct fields) have a row per world (the model
+    fields a Control Suite task sets per episode, envs/dmc/engine.py)."""
+
+    def __init__(self, m, nworld, fields):
+        names = [n for n, _, _ in MODEL_ARRAYS]
+        unknown = [f for f in fields if f not in names]
+        if unknown:
+            raise ValueError(f"{unknown} are not Model struct arrays")
+        _, base = _io.make_model_struct(m)
+        self.rows = {f: np.repeat(base[f][None], nworld, axis=0) for f in fields}
+        scal = _io.model_scalars(m)
+        args = [scal[n] for n in MODEL_SCALARS]
+        self.structs = [
+            new_model(*(args + [self.rows[n][w] if n in self.rows else base[n] for n in names])) for w in range(nworld)
+        ]
+        self._base = base  # the shared arrays outlive the structs
+        self.mptrs = np.array([struct_addr(s) for s in self.structs], dtype=np.int64)

@@ -29,6 +29,8 @@ from sim.constants import (
     CHK_FINITE,
     CHK_OBS_FINITE,
     CHK_OPEN,
+    JNT_BALL,
+    JNT_FREE,
     OBS_COS,
     OBS_SIN,
     OBS_VALUE,
@@ -41,6 +43,17 @@ from sim.constants import (
 from sim.types import CODE
 
 INF = math.inf
+
+
+def qpos_size(jnt_type):
+    """qpos entries of a joint of type jnt_type (mjtJoint): free 7, ball 4, slide / hinge 1."""
+    return {JNT_FREE: 7, JNT_BALL: 4}.get(int(jnt_type), 1)
+
+
+def dof_size(jnt_type):
+    """Degrees of freedom of a joint of type jnt_type (mjtJoint): free 6, ball 3, slide / hinge 1."""
+    return {JNT_FREE: 6, JNT_BALL: 3}.get(int(jnt_type), 1)
+
 
 # element of an observation or a term: sources (code, flat index) and how to combine them; coef weighs the
 # element in a term's sum (1 in observations)
@@ -102,11 +115,11 @@ def _named_range(m, field, name):
         return range(i * k, (i + 1) * k)
     if field == "qpos":
         j = oid("joint")
-        n = {0: 7, 1: 4}.get(int(m.jnt_type[j]), 1)
+        n = qpos_size(m.jnt_type[j])
         return range(int(m.jnt_qposadr[j]), int(m.jnt_qposadr[j]) + n)
     if field in ("qvel", "qacc", "qfrc_actuator", "qfrc_constraint", "qfrc_applied"):
         j = oid("joint")
-        n = {0: 6, 1: 3}.get(int(m.jnt_type[j]), 1)
+        n = dof_size(m.jnt_type[j])
         return range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + n)
     if field == "sensordata":
         s = oid("sensor")

@@ -11,6 +11,7 @@ The kernels live in sim/engine/ and never import this module.
 
 from __future__ import annotations
 
+import os
 import time
 import warnings
 
@@ -22,8 +23,12 @@ from sim import io as _io
 from sim.constants import ENBL_INVDISCRETE, GEOM_MESH, INT_RK4, MAXTREEDEPTH, MINVAL, NGROUP
 from sim.data import Data
 from sim.engine import forward as _fw
+from sim.engine.batch import step as _blk
+from sim.engine.batch.blocks import Blocks
+from sim.jit.simd import LANES
 from sim.engine.inverse import inverse_batch
 from sim.engine.ray import ray_kernel
+from sim.engine.setconst import set_const as _set_const
 from sim.engine.transition import (
     KIND_ACT,
     KIND_CTRL,
@@ -54,56 +59,107 @@ def empty_task():
     return _EMPTY[0]
 
 
+class _ModelEntry:
+    """What the entries keep per model: the model, its jitted struct and the arrays it points into, the options'
+    version (or packed bytes) last checked, whether it needs the second collision pass, the feature set F the
+    entries are compiled for, and the features required on whatever the model's values say."""
+
+    __slots__ = ("model", "struct", "arrays", "version", "collide2", "features", "required")
+
+    def __init__(self, m):
+        self.model = m
+        self.struct, self.arrays = _io.make_model_struct(m)
+        self.version = -1
+        self.collide2 = features.needs_collide2(m)
+        self.features = None
+        self.required = frozenset()
+
+
 def _entry(m):
-    """[model, struct, arrays, options version checked, collide2, F, features required on] for
-    m, built once per
-    model object and re-checked when its options change (a numjoco Model's options carry a version; a foreign
-    model's options are repacked on every call)."""
+    """The _ModelEntry of m, built once per model object and re-checked when its options change (a numjoco Model's
+    options carry a version; a foreign model's options are repacked on every call)."""
     own = type(m) is Model
     ent = m.__dict__.get("_sim") if own else _MODEL_CACHE.get(id(m))
-    if ent is None or ent[0] is not m:
-        st, arrs = _io.make_model_struct(m)
-        ent = [m, st, arrs, -1, features.needs_collide2(m), None, frozenset()]
+    if ent is None or ent.model is not m:
+        ent = _ModelEntry(m)
         if own:
             m.__dict__["_sim"] = ent
         else:
             _MODEL_CACHE[id(m)] = ent
     opt = m.opt
     if own:
-        if ent[3] != opt._version:
+        if ent.version != opt._version:
             _io.check_opt(opt)
-            ent[3] = opt._version
-            ent[5] = features.features(m, ent[4], ent[6])
+            ent.version = opt._version
+            ent.features = features.features(m, ent.collide2, ent.required)
         return ent
     # a foreign model: its options are repacked into the struct's opt array on every call, and the feature set is
     # recomputed only when the options or the type fields it reads have changed since the last call
-    arr = ent[2]["opt"]
+    arr = ent.arrays["opt"]
     _io.opt_array(opt, out=arr)
     key = (arr.tobytes(),) + tuple(np.asarray(getattr(m, f, _NOPTRS)).tobytes() for f in features.TYPE_FIELDS)
-    if key != ent[3]:
-        ent[3] = None
+    if key != ent.version:
+        ent.version = None
         _io.check_opt(opt)
-        ent[5] = features.features(m, ent[4], ent[6])
-        ent[3] = key
+        ent.features = features.features(m, ent.collide2, ent.required)
+        ent.version = key
     return ent
 
 
 def model_struct(m):
     """Jitted Model struct for m (see _entry)."""
-    return _entry(m)[1]
+    return _entry(m).struct
 
 
 def model_features(m):
     """The feature set the entries are compiled for when simulating m (sim/jit/features.py)."""
-    return _entry(m)[5]
+    return _entry(m).features
 
 
 def require_features(m, *indices):
     """Simulate m with these features (sim/jit/features.py indices) compiled in whatever m's own values say: for
     per-world Model structs whose values differ from m's (envs/randomize.py: a fluid medium drawn per world)."""
     ent = _entry(m)
-    ent[6] = ent[6] | frozenset(indices)
-    ent[5] = features.features(m, ent[4], ent[6])
+    ent.required = ent.required | frozenset(indices)
+    ent.features = features.features(m, ent.collide2, ent.required)
+
+
+# ------------------------------------------------------------------------------------------------------------
+# the batch API of env engines (envs/): a batch's arrays and structs, and the kernels an engine calls from its own
+# compiled entries (a world w of a batch at a time, inside its prange over the worlds)
+
+
+def batch_arrays(d: Data) -> dict:
+    """Every array of d by name with its world axis first, (nworld, ...) (one world: (1, ...)), scratch and
+    counters included: the rows an engine reads and writes between calls (views: writes reach the simulation)."""
+    return d._arrays
+
+
+def data_struct(d: Data):
+    """The jitted Data struct of d, the argument of the kernels (run_world, reset_world, ...)."""
+    return d._struct
+
+
+def data_address(d: Data) -> int:
+    """The address of d's Data struct, for kernels compiled once for every model (sim.jit.struct_at_address)."""
+    return struct_addr(d._struct)
+
+
+def option_array(m: ModelLike) -> np.ndarray:
+    """m's options as the packed array the kernels read (a numjoco Model's own, shared; a foreign model's, packed
+    now): the opt array of a per-world Model struct."""
+    opt = m.opt
+    return np.asarray(opt._arr) if hasattr(opt, "_arr") else _io.opt_array(opt)
+
+
+#: kernels for an engine's compiled entries: reset_world(m, d, w) (mj_resetData of world w), run_world(m, d, t, w,
+#: nstep, F) (forward or nstep steps with task program t; the watched-warning bits), restart_world(m, d, t, w, final,
+#: F) (mj_resetData, the pending task state, forward, the reset observation), set_const(m, d, w, body_simple,
+#: own_bias, F) (mj_setConst of a world's own Model struct)
+reset_world = _fw.reset_world
+run_world = _fw.run_world
+restart_world = _fw._restart
+set_const = _set_const
 
 
 def _nworld(d):
@@ -130,9 +186,12 @@ _WATCHED = (
 )
 
 
-def warn_moved(d, stacklevel=3):
-    """Python warnings for the watched counters that moved during the last call (per world)."""
+def warn_moved(d, worlds=None, stacklevel=3):
+    """Python warnings for the watched counters that moved during the last call (per world); worlds: look only
+    when one of these worlds reports a move (a call that ran only them)."""
     moved = d._arrays["warn_moved"]
+    if worlds is not None and not moved[worlds].any():
+        return
     for bit, msg in _WATCHED:
         worlds = np.nonzero(moved & bit)[0]
         if worlds.size:
@@ -162,6 +221,11 @@ class _Entry:
 
 _SERIAL = _Entry(_fw.run_serial)
 _BATCH = _Entry(_fw.run_batch)
+_BLOCKS = _Entry(_blk.run_batch_blocks)
+
+# the batched step runs on blocks of LANES worlds (sim/engine/batch, docs/simd.md) unless NUMJOCO_SIMD=0: then world
+# by world, as a batch smaller than LANES or with per-world Model structs always is
+SIMD = os.environ.get("NUMJOCO_SIMD", "1") != "0"
 
 
 def serial(d, mptrs=_NOPTRS):
@@ -170,19 +234,36 @@ def serial(d, mptrs=_NOPTRS):
     return d.nworld is None or (d.nworld == 1 and mptrs.shape[0] == 0)
 
 
-def run(m, d, nstep, task=None, mptrs=_NOPTRS):
+def blocks_of(m, d, mptrs=_NOPTRS, simd=None):
+    """The world-minor blocks run() steps batch d in (sim/engine/batch/blocks.py Blocks, made once per Data), or
+    None when d is stepped world by world: a single world, a batch smaller than LANES, per-world Model structs
+    (mptrs), or simd False (default: SIMD)."""
+    if (SIMD if simd is None else simd) and d.nworld is not None and d.nworld >= LANES and mptrs.shape[0] == 0:
+        b = d.__dict__.get("_blocks")
+        if b is None:
+            b = d.__dict__["_blocks"] = Blocks(m, d)
+        return b
+    return None
+
+
+def run(m, d, nstep, task=None, mptrs=_NOPTRS, simd=None):
     """One compiled call: forward (nstep=0) or nstep steps of every world of d, with an env task program.
-    Returns the number of worlds whose watched warnings moved (already warned), or -1 for a non-finite action."""
+    Returns the number of worlds whose watched warnings moved (already warned), or -1 for a non-finite action.
+    simd: False steps a batch world by world (the per-world kernels) instead of in blocks (default: SIMD)."""
     ent = m.__dict__.get("_sim") if type(m) is Model else None
-    if ent is None or ent[3] != m.opt._version or ent[0] is not m:
+    if ent is None or ent.version != m.opt._version or ent.model is not m:
         ent = _entry(m)
     if task is None:
         task = _EMPTY[0] if _EMPTY else empty_task()
-    mp, dp, tp = struct_addr(ent[1]), struct_addr(d._struct), struct_addr(task)
+    mp, dp, tp = struct_addr(ent.struct), struct_addr(d._struct), struct_addr(task)
     if serial(d, mptrs):
-        r = _SERIAL(ent[5], mp, dp, tp, 0, nstep)
+        r = _SERIAL(ent.features, mp, dp, tp, 0, nstep)
     else:
-        r = _BATCH(ent[5], mp, dp, tp, d.nworld, nstep, mptrs)
+        blk = blocks_of(m, d, mptrs, simd)
+        if blk is None:
+            r = _BATCH(ent.features, mp, dp, tp, d.nworld, nstep, mptrs)
+        else:
+            r = _BLOCKS(ent.features, mp, dp, tp, struct_addr(blk.struct), d.nworld, nstep)
     if r > 0:
         warn_moved(d)
     return r
@@ -211,6 +292,8 @@ def step(m: ModelLike, d: Data, nstep: int = 1) -> None:
         a = fast[7]
         if fast[6] is None:
             r = fast[2](a[0], a[1], a[2], 0, nstep, fast[5])
+        elif fast[8]:  # blocks
+            r = fast[2](a[0], a[1], a[2], a[3], fast[6], nstep, fast[5])
         else:
             r = fast[2](a[0], a[1], a[2], fast[6], nstep, _NOPTRS, fast[5])
         if r > 0:
@@ -226,17 +309,24 @@ def _remember_step(m, d):
     that step(m, d) makes one check and one call (half_cheetah: sim.step's Python 0.9 -> 0.43 -> 0.23-0.32 us a
     call over the compiled wrapper's; the options' version re-checked at each call)."""
     ent = m.__dict__.get("_sim") if type(m) is Model else None
-    if ent is None or ent[3] != m.opt._version:
+    if ent is None or ent.version != m.opt._version:
         d.__dict__.pop("_fast", None)
         return
     one = serial(d)
-    f = (_SERIAL if one else _BATCH).cfuncs.get(ent[5])
+    blk = None if one else blocks_of(m, d)
+    f = (_SERIAL if one else _BATCH if blk is None else _BLOCKS).cfuncs.get(ent.features)
     if f is not None:
         task = empty_task()
-        mp, dp, tp = struct_addr(ent[1]), struct_addr(d._struct), struct_addr(task)
-        args1 = (mp, dp, tp, 0, 1, ent[5]) if one else (mp, dp, tp, d.nworld, 1, _NOPTRS, ent[5])
+        mp, dp, tp = struct_addr(ent.struct), struct_addr(d._struct), struct_addr(task)
+        if one:
+            args1 = (mp, dp, tp, 0, 1, ent.features)
+        elif blk is None:
+            args1 = (mp, dp, tp, d.nworld, 1, _NOPTRS, ent.features)
+        else:
+            args1 = (mp, dp, tp, struct_addr(blk.struct), d.nworld, 1, ent.features)
         # the model and task structs stay referenced here (d holds its own) while their addresses are in use
-        d.__dict__["_fast"] = (m, ent[3], f, ent[1], task, ent[5], None if one else d.nworld, args1)
+        fast = (m, ent.version, f, ent.struct, task, ent.features, None if one else d.nworld, args1, blk is not None)
+        d.__dict__["_fast"] = fast
 
 
 def reset(m: ModelLike, d: Data, keyframe: int | None = None) -> None:
@@ -468,7 +558,7 @@ def transition_fd(
     eps = float(eps)
     centered = bool(centered)
     ent = _entry(m)
-    ms, F = ent[1], ent[5]
+    ms, F = ent.struct, ent.features
     cache = _cache(m)
     nq, nv, na, nu = int(m.nq), int(m.nv), int(m.na), int(m.nu)
     ns = int(getattr(m, "nsensordata", 0))

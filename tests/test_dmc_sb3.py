@@ -1,4 +1,4 @@
-"""Stable-Baselines3 VecEnv of the Control Suite tasks (envs/dmc/sb3.py, on DMCVectorEnv): DummyVecEnv over
+"""numjoco's SB3 VecEnv on the Control Suite tasks (envs/sb3.py on envs/dmc/engine.py): DummyVecEnv over
 gym.make(id) envs seeded seed + i is the oracle, bit for bit, for Dict, flat and pixel observations across episode
 ends; the VecEnv API; PPO with CnnPolicy on the pixels; the training seam.
 
@@ -16,7 +16,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor  # noqa: E4
 
 import envs  # noqa: E402
 from envs import dmc  # noqa: E402
-from envs.dmc.sb3 import DMCSB3VecEnv  # noqa: E402
+from envs.sb3 import NumjocoSB3VecEnv  # noqa: E402
 from test_sb3 import _torch_threads  # noqa: E402, F401  (autouse: torch on one thread)
 from test_vector import assert_same  # noqa: E402
 
@@ -33,7 +33,7 @@ def compare_with_dummy(env_id, n, steps, seed=7, vec=None, **kwargs):
     ref.seed(seed)
     vec = envs.make_sb3_vec_env(env_id, n, **kwargs) if vec is None else vec
     vec.seed(seed)
-    assert isinstance(vec, DMCSB3VecEnv)
+    assert isinstance(vec, NumjocoSB3VecEnv)
     assert vec.observation_space == ref.observation_space and vec.action_space == ref.action_space
     assert_same(ref.reset(), vec.reset(), "reset")
     assert_same(ref.reset_infos, vec.reset_infos, "reset_infos")
@@ -179,14 +179,14 @@ def test_training_seam_uses_the_dmc_vec_env():
     from training.env_factory import make_vec_env
 
     venv = make_vec_env(ID, 2, seed=0, env_kwargs={"flat_observation": True})
-    assert isinstance(venv, VecMonitor) and isinstance(venv.venv, DMCSB3VecEnv)
+    assert isinstance(venv, VecMonitor) and isinstance(venv.venv, NumjocoSB3VecEnv)
     assert venv.reset().shape == (2, 17)
     venv.close()
     venv = make_vec_env(ID, 2, seed=0, env_kwargs={"obs_type": "pixels", "width": 32, "height": 32}, frame_stack=3)
-    assert isinstance(venv, VecFrameStack) and isinstance(venv.venv.venv, DMCSB3VecEnv)
+    assert isinstance(venv, VecFrameStack) and isinstance(venv.venv.venv, NumjocoSB3VecEnv)
     obs = venv.reset()
     assert obs.shape == (2, 32, 32, 9) and obs.dtype == np.uint8 and obs.max() > 0
-    frames = venv.venv.venv.vector_env._render_pixels()  # the worlds' current images
+    frames = venv.venv.venv.engine.pixel_frames()  # the worlds' current images
     np.testing.assert_array_equal(obs[..., 6:], frames)  # the newest frame last, zeros before it
     assert not obs[..., :6].any()
     obs, *_ = venv.step(np.zeros((2, 6), np.float32))

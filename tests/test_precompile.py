@@ -1,4 +1,4 @@
-"""python -m sim.jit.precompile: after it ran for a target, a fresh process uses that target without compiling a kernel
+"""numjoco-precompile (python -m envs.precompile): after it ran for a target, a fresh process uses that target without compiling a kernel
 (single world, batch, env, vector env); bad targets are reported; --portable builds a cache for a generic CPU that
 a process with NUMBA_CPU_NAME=generic loads."""
 
@@ -30,7 +30,7 @@ print(c.n)
 
 
 def run(args, env=None, code=None):
-    cmd = [sys.executable, "-c", code] if code else [sys.executable, "-m", "sim.jit.precompile", *args]
+    cmd = [sys.executable, "-c", code] if code else [sys.executable, "-m", "envs.precompile", *args]
     return subprocess.run(
         cmd,
         capture_output=True,

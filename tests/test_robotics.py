@@ -11,9 +11,11 @@ The Gymnasium and SB3 vector envs against SyncVectorEnv / DummyVecEnv over singl
 SB3's HerReplayBuffer on a short SAC run.
 
 Every task runs one numba compile of envs/robotics/kernels.py (the union feature set, envs/robotics/core.py
-SHARED_FEATURES): the default run covers FetchPush and HandManipulateBlockRotateZ (mocap, object, closed gripper;
-the hand's settling reset): parity, compute_reward, check_env, the vector envs; --full every id, sparse and dense,
-and SAC + HER on each.
+SHARED_FEATURES), so the default run compares every id but FetchSlide's two with the oracle: FetchPush and
+HandManipulateBlockRotateZ (mocap, object, closed gripper; the hand's settling reset) over both seeds and 50 steps,
+the others over seed 0 and 10 steps (each costs its model load, its oracle and those steps); compute_reward,
+check_env and the vector envs on those two; --full every id over both seeds and 50 steps, compute_reward and
+check_env on every id, FetchSlide's known difference, SAC + HER on each.
 """
 
 import warnings
@@ -34,7 +36,11 @@ pytestmark = pytest.mark.oracle
 RESET_TOL = 1e-12  # measured, seeds 0 and 1: FetchPush 4.4e-16, HandManipulateBlockRotateZ 1.2e-14
 STEP_TOL = 1e-9  # measured over 50 steps: FetchPush 3.5e-10, HandManipulateBlockRotateZ 7.9e-13; rewards equal
 NSTEPS = 50
+# the default run compares every id: DEFAULT ones over both seeds and NSTEPS, the others over QUICK (seed 0, a few
+# steps: all ids share one compiled feature set, so an id costs its model load, its oracle and these steps); --full
+# runs every id over both seeds and NSTEPS
 DEFAULT = ("numjoco/FetchPush-v0", "numjoco/HandManipulateBlockRotateZ-v0")
+QUICK = dict(seeds=(0,), nsteps=10)
 ALL_IDS = [i for i, _, _ in env_ids()]
 # chaotic in MuJoCo itself (test_known_difference_is_chaotic): trajectory parity is a strict xfail for these
 KNOWN = {"numjoco/FetchSlide-v0", "numjoco/FetchSlideDense-v0"}
@@ -42,6 +48,11 @@ KNOWN = {"numjoco/FetchSlide-v0", "numjoco/FetchSlideDense-v0"}
 
 def _ids(selection):
     return [pytest.param(i, marks=() if i in DEFAULT else pytest.mark.full) for i in selection]
+
+
+def _quick(request, env_id):
+    """compare()'s seeds and steps for env_id in this run (module doc)."""
+    return {} if env_id in DEFAULT or request.config.getoption("--full") else QUICK
 
 
 def compare(env_id, seeds=(0, 1), nsteps=NSTEPS, ours=None, nudge=None):
@@ -73,17 +84,22 @@ def compare(env_id, seeds=(0, 1), nsteps=NSTEPS, ours=None, nudge=None):
     return e_reset, e_obs, e_rew
 
 
-@pytest.mark.parametrize("env_id", _ids([i for i in ALL_IDS if i not in KNOWN]))
-def test_parity(env_id):
-    e_reset, e_obs, e_rew = compare(env_id)
+@pytest.mark.parametrize("env_id", [i for i in ALL_IDS if i not in KNOWN])
+def test_parity(env_id, request):
+    e_reset, e_obs, e_rew = compare(env_id, **_quick(request, env_id))
     assert e_reset <= RESET_TOL, e_reset
     assert e_obs <= STEP_TOL and e_rew <= STEP_TOL, (e_obs, e_rew)
+
+
+class TrajectoryParityError(AssertionError):
+    """Trajectory parity (STEP_TOL) failed: the one failure test_parity_known_difference expects."""
 
 
 @pytest.mark.full
 @pytest.mark.parametrize("env_id", sorted(KNOWN))
 @pytest.mark.xfail(
     strict=True,
+    raises=TrajectoryParityError,
     reason="FetchSlide is chaotic in MuJoCo itself (test_known_difference_is_chaotic: the oracle against itself "
     "with its velocities after reset moved by 1e-16 differs by 0.31 in the observations and 0.027 in the dense "
     "reward after 50 steps, seed 1), so only bitwise equality with MuJoCo's arithmetic could pass: numjoco's step "
@@ -93,9 +109,12 @@ def test_parity(env_id):
     "active set; measured: reset observations 2.7e-16, observations 0.33 after 50 steps, dense reward 0.028",
 )
 def test_parity_known_difference(env_id):
+    """Reset parity and the measured size of the difference are real assertions (any failure of them, or any
+    other exception, fails the test); only the trajectory bound is the expected failure."""
     e_reset, e_obs, e_rew = compare(env_id)
-    assert e_reset <= RESET_TOL and e_obs < 1.0  # the measured size of the difference (upper bounds)
-    assert e_reset <= RESET_TOL and e_obs <= STEP_TOL and e_rew <= STEP_TOL, (e_reset, e_obs, e_rew)
+    assert e_reset <= RESET_TOL and e_obs < 1.0 and e_rew < 0.1, (e_reset, e_obs, e_rew)  # measured 0.33, 0.028
+    if not (e_obs <= STEP_TOL and e_rew <= STEP_TOL):
+        raise TrajectoryParityError(f"observations {e_obs:.3g}, reward {e_rew:.3g} after {NSTEPS} steps")
 
 
 @pytest.mark.full

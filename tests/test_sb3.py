@@ -1,5 +1,6 @@
-"""Stable-Baselines3 VecEnv on the batched engine (envs/sb3.py): DummyVecEnv over single envs is the oracle
-(bit for bit), the VecEnv API, PPO / SAC / TD3 / HER training on it, with VecNormalize and VecMonitor."""
+"""numjoco's one Stable-Baselines3 VecEnv (envs/sb3.py): DummyVecEnv over single envs is the oracle (bit for
+bit, every task family through one test), the VecEnv API, PPO / SAC / TD3 / HER training on it, with VecNormalize
+and VecMonitor."""
 
 import numpy as np
 import pytest
@@ -12,7 +13,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor, VecNormali
 
 import envs  # noqa: E402
 from envs.sb3 import NumjocoSB3VecEnv  # noqa: E402
-from test_vector import assert_same  # noqa: E402
+from test_vector import FAMILIES, assert_same  # noqa: E402
 
 ID = "numjoco/Hopper-v0"
 
@@ -26,26 +27,32 @@ def _torch_threads():
 
 
 @pytest.mark.parametrize(
-    "env_id, kwargs, n",
-    [
-        (ID, {}, 4),
-        (ID, {}, 1),  # one world: the serial entry of sim.api.run
-        ("numjoco/ArmReachGoal-v0", {}, 4),  # Dict observations, compute_reward
-        ("numjoco/ArmReach-v0", dict(terminate_on_success=True, success_threshold=0.5), 4),
+    "env_id, kwargs, steps, n",
+    [pytest.param(*p.values, 3, id=p.id) for p in FAMILIES]
+    + [
+        pytest.param(ID, {"max_episode_steps": 30}, 100, 1, id="one-world"),  # the serial entry of sim.api.run
+        pytest.param(  # endings of the task's Python layers
+            "numjoco/ArmReach-v0",
+            dict(max_episode_steps=30, terminate_on_success=True, success_threshold=0.5),
+            100,
+            4,
+            id="arm-reach-terminations",
+        ),
     ],
-)  # Python-layer endings
-def test_matches_dummy_vec_env(env_id, kwargs, n):
-    steps = 30
-    ref = DummyVecEnv([lambda: gym.make(env_id, max_episode_steps=steps, **kwargs) for _ in range(n)])
+)
+def test_matches_dummy_vec_env(env_id, kwargs, steps, n):
+    """Every family through one test: observations, float32 rewards, dones, infos and reset infos equal
+    DummyVecEnv's over single envs seeded seed + i, across episode ends."""
+    ref = DummyVecEnv([lambda: gym.make(env_id, **kwargs) for _ in range(n)])
     ref.seed(7)
-    vec = envs.make_sb3_vec_env(env_id, n, seed=7, max_episode_steps=steps, **kwargs)
+    vec = envs.make_sb3_vec_env(env_id, n, seed=7, **kwargs)
     assert isinstance(vec, NumjocoSB3VecEnv)
     assert_same(ref.reset(), vec.reset())
     assert_same(ref.reset_infos, vec.reset_infos)
     rng = np.random.default_rng(0)
     dim = vec.action_space.shape[0]
     dones = truncated = terminated = 0
-    for t in range(100):
+    for t in range(steps):
         a = rng.uniform(-1, 1, (n, dim)).astype(np.float32)
         r1, r2 = ref.step(a), vec.step(a)
         assert_same(r1, r2, f"step {t}")
@@ -60,6 +67,8 @@ def test_matches_dummy_vec_env(env_id, kwargs, n):
     ref.seed(3)
     vec.seed(3)
     assert_same(ref.reset(), vec.reset())
+    ref.close()
+    vec.close()
 
 
 def test_vec_env_api():

@@ -1,101 +1,218 @@
-"""The world-minor block kernels of the smooth stages (sim/engine/batch, a prototype not used by sim.step) against
-today's per-world kernels: on a batch of worlds in contact, every output field is bitwise equal.
+"""The batched step on blocks of LANES worlds (sim/engine/batch, docs/simd.md) against the single-world step: every
+world's Data bitwise equal.
 
-The states (benchmarks/simd_states.py, as the SIMD benchmarks use): MuJoCo (the oracle) steps each world with its
-own random controls until the feet touch the floor; numjoco's batch gets the worlds' qpos / qvel.  The per-world
-side runs kinematics .. rne world by world (blocks.run_worlds); the block side loads the inputs into blocks of LANES
-worlds (LANES x LANES transposes), runs the six block kernels and stores the outputs back into a second Data
-(nworld not a multiple of LANES, so the last block has padding lanes and the transposes their element-by-element
-tail).
+- The block kernels (the per-world kernels of sim/engine compiled for a block of worlds) stage by stage against the
+  per-world kernels, on worlds in contact.
+- Whole steps: a batch stepped in blocks (what sim.step does by default) against each of its worlds stepped alone
+  (sim.Data(m), the serial entry), with per-world random controls, some worlds reset mid-run, one diverging world
+  reset by the fault path (mj_checkPos / mj_checkVel), a batch size that leaves padding lanes in the last block;
+  every Data array of every world compared in every bit.
+- The vector env (a task program with autoreset inside the batched call) with and without blocks.
+
+The states: MuJoCo (the oracle) steps each world with its own random controls until the feet touch the floor
+(benchmarks/simd_states.py, as the SIMD benchmarks use).
 """
 
 import os
 import sys
+import warnings
 
 import numpy as np
 import pytest
 
 import sim
-from sim.engine.batch.blocks import ALL, INPUTS, OUTPUTS, STAGES, SmoothBlocks, run_worlds
-from sim.engine.batch.simd import LANES
-from sim.api import model_struct
+import sim.api as api
+from sim.jit import njit
+from sim.jit.simd import LANES, block_index
+from sim.engine.batch.blocks import BLOCK_FIELDS, Blocks, rows_to_block, block_to_rows
+from sim.engine.kinematics import kinematics
+from sim.engine.com import com_pos, com_vel
+from sim.engine.crb import crb, factor_m
+from sim.engine.rne import rne
 
 mujoco = pytest.importorskip("mujoco")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
 from simd_states import contact_batch  # noqa: E402  (the benchmarks' states: MuJoCo rollouts, random controls)
 
-SCRATCH = ("scr_body6a", "scr_body6b")
+SIX = ("kinematics", "com_pos", "crb", "factor_m", "com_vel", "rne")
 
 
-def contacts_per_world(mm, d):
-    """MuJoCo's contact count of each world of batch d (qpos, qvel of model mm)."""
-    md = mujoco.MjData(mm)
-    out = np.zeros(d.qpos.shape[0], int)
-    for i in range(len(out)):
-        md.qpos[:], md.qvel[:] = d.qpos[i], d.qvel[i]
-        mujoco.mj_forward(mm, md)
-        out[i] = md.ncon
+@njit
+def _six_worlds(m, d, nworld):
+    for w in range(nworld):
+        kinematics(m, d, w)
+        com_pos(m, d, w)
+        crb(m, d, w)
+        factor_m(m, d, w)
+        com_vel(m, d, w)
+        rne(m, d, w)
+
+
+@njit
+def _six_blocks(m, bd, nblock):
+    for b in range(nblock):
+        w = block_index(b)
+        kinematics(m, bd, w)
+        com_pos(m, bd, w)
+        crb(m, bd, w)
+        factor_m(m, bd, w)
+        com_vel(m, bd, w)
+        rne(m, bd, w)
+
+
+@njit
+def _load(rows, blk, nblock, nworld):
+    for b in range(nblock):
+        rows_to_block(rows, blk, b, nworld)
+
+
+@njit
+def _store(blk, rows, nblock, nworld):
+    for b in range(nblock):
+        block_to_rows(blk, rows, b, nworld, (1 << LANES) - 1)
+
+
+# mj_broadphase's working arrays: the block collision decides the sweep's pairs pair by pair without sorting
+# (sim/engine/collision/driver.py collision_block), so it leaves these scratch arrays as they were
+SWEEP_SCRATCH = frozenset(
+    (
+        "scr_aamm",
+        "scr_sapval",
+        "scr_sapid",
+        "scr_sapbufval",
+        "scr_sapbufid",
+        "scr_sapactive",
+        "scr_bfid",
+        "scr_bfkey",
+        "scr_bfpay",
+        "scr_bfbuf",
+        "scr_bfpaybuf",
+        "scr_leafpair",
+    )
+)
+
+
+def differing(a, b, worlds_a=None):
+    """Names of the Data arrays that differ in any bit between batch a (or its worlds worlds_a) and b, but for
+    the sweep's scratch."""
+    out = []
+    for k, x in a._arrays.items():
+        if k in SWEEP_SCRATCH:
+            continue
+        y = b._arrays[k]
+        if worlds_a is not None:
+            x = x[worlds_a]
+        if x.shape != y.shape or not np.array_equal(x.view(np.uint8), y.view(np.uint8)):
+            out.append(k)
     return out
 
 
-def differing_fields(name, nworld, warm):
-    """Fields (name, worlds that differ) where the block kernels and the per-world kernels differ in any bit."""
-    m, ref, mm = contact_batch(name, nworld, warm)
-    ncon = contacts_per_world(mm, ref)
-    # random controls leave some worlds airborne (ant's legs kick): a quarter of them in contact suffices
-    assert (ncon > 0).sum() >= max(2, nworld // 4), "the states should have contacts: %s" % ncon
+def test_six_stage_kernels_bitwise():
+    """kinematics .. rne compiled for blocks against the per-world kernels, hopper worlds in contact (two full
+    blocks and one with padding lanes): every field they write bitwise equal."""
+    nworld = 2 * LANES + 2
+    m, ref, mm = contact_batch("hopper", nworld, 200)
     blk = sim.Data(m, nworld=nworld)
     blk.qpos[:] = ref.qpos
     blk.qvel[:] = ref.qvel
-    sb = SmoothBlocks(m, nworld)
-    for k in OUTPUTS + SCRATCH:  # every output the block side must write: NaN before
-        sb.rows_of(blk, k)[:] = np.nan
-    run_worlds(model_struct(m), ref._struct, nworld, ALL)
-    sb.load(blk, INPUTS)
-    sb.run(ALL)
-    sb.store(blk, OUTPUTS + SCRATCH)
-    assert (sb.inertia_warnings() == -1).all()
-    bad = []
-    for k in OUTPUTS + SCRATCH:
-        a, b = sb.rows_of(ref, k), sb.rows_of(blk, k)
-        assert a.shape == b.shape and a.shape[0] == nworld
-        diff = (a.view(np.int64) != b.view(np.int64)).any(axis=1)
-        if diff.any():
-            bad.append((k, np.flatnonzero(diff).tolist()))
-    return bad
+    b = Blocks(m, blk)
+    ms = api.model_struct(m)
+    _six_worlds(ms, ref._struct, nworld)
+    for k in ("qpos", "qvel", "mocap_pos", "mocap_quat"):
+        _load(blk._arrays[k], b.arrays[k], b.nblock, nworld)
+    for k in BLOCK_FIELDS:  # every output the blocks must write: NaN before
+        if k not in ("qpos", "qvel", "mocap_pos", "mocap_quat"):
+            b.arrays[k][:] = np.nan
+    _six_blocks(ms, b.struct, b.nblock)
+    for k in BLOCK_FIELDS:
+        _store(b.arrays[k], blk._arrays[k], b.nblock, nworld)
+    assert [k for k in differing(ref, blk) if k in BLOCK_FIELDS] == []
 
 
-def test_stage_bits_cover_the_six_stages():
-    """The stage bits name each of the six stages once, and ALL is their union."""
-    bits = [b for _, b in STAGES]
-    assert [s for s, _ in STAGES] == ["kinematics", "com_pos", "crb", "factor_m", "com_vel", "rne"]
-    assert sum(bits) == ALL and len(set(bits)) == 6 and LANES in (4, 8)
+def _copy_state(src, dst, i=None):
+    for k in ("qpos", "qvel", "act", "ctrl", "qacc_warmstart", "time"):
+        x = src._arrays[k]
+        dst._arrays[k][:] = x if i is None else x[i]
 
 
-def test_hopper_blocks_bitwise():
-    """hopper, 2 LANES + 2 worlds (two full blocks and one with LANES - 2 padding lanes) in contact: bitwise
-    equal."""
-    assert differing_fields("hopper", 2 * LANES + 2, 200) == []
+def run_against_single(name, nworld, nstep, seed=0, check_every=10):
+    """Step a batch of nworld worlds in blocks and each world alone, with per-world random controls, a quarter of
+    the worlds reset every 17 steps, one world diverging a third of the way (mj_checkVel) and another with a bad
+    acceleration soon after (mj_checkAcc): (step, world, fields) of the first difference, or None."""
+    m, start, mm = contact_batch(name, nworld, 200)
+    rng = np.random.default_rng(seed)
+    batch = sim.Data(m, nworld=nworld)
+    _copy_state(start, batch)
+    singles = [sim.Data(m) for _ in range(nworld)]
+    for w, s in enumerate(singles):
+        _copy_state(start, s, w)
+    lo = np.where(m.actuator_ctrllimited, m.actuator_ctrlrange[:, 0], -1.0)
+    hi = np.where(m.actuator_ctrllimited, m.actuator_ctrlrange[:, 1], 1.0)
+    diverge_at, diverge_world = nstep // 3, nworld - 1
+    for step in range(nstep):
+        ctrl = rng.uniform(lo, hi, (nworld, m.nu))
+        touched = []
+        if step % 17 == 5:  # mj_resetData's state in some worlds, the others go on
+            touched = rng.choice(nworld, size=max(1, nworld // 4), replace=False)
+        for w, s in enumerate(singles):
+            for d, j in ((batch, w), (s, 0)):  # world w of the batch, the single Data's one row
+                a = d._arrays
+                a["ctrl"][j] = ctrl[w]
+                if w in touched:
+                    a["qpos"][j] = m.qpos0
+                    a["qvel"][j] = 0.0
+                    a["act"][j] = 0.0
+                if step == diverge_at and w == diverge_world:  # the fault path resets it (mj_checkVel)
+                    a["qvel"][j, 0] = 1e20
+                if step == diverge_at + 5 and w == 0:  # a bad qacc: reset and forward again (mj_checkAcc)
+                    a["qfrc_applied"][j, 0] = 1e12
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            api.run(m, batch, 1)
+            for s in singles:
+                sim.step(m, s)
+        if step == diverge_at:
+            assert batch.warning[sim.constants.WARN_BADQVEL].number[diverge_world] == 1
+        if step == diverge_at + 5:
+            assert batch.warning[sim.constants.WARN_BADQACC].number[0] == 1
+        if step % check_every == check_every - 1 or step == nstep - 1:
+            for w, s in enumerate(singles):
+                bad = differing(batch, s, worlds_a=slice(w, w + 1))
+                if bad:
+                    return step, w, bad
+    return None
 
 
-@pytest.mark.full
-@pytest.mark.parametrize("name", ["ant", "humanoid"])
-def test_blocks_bitwise_full(name):
-    """ant (free joint, ball-free hinges), humanoid (free joint, many hinges, tendons' model): bitwise equal."""
-    assert differing_fields(name, 2 * LANES + 3, 200) == []
+def test_hopper_steps_bitwise():
+    """hopper: 2 LANES + 3 worlds (padding lanes in the last block), 120 steps in blocks, each world bitwise its
+    single-world trajectory."""
+    assert api.SIMD
+    assert run_against_single("hopper", 2 * LANES + 3, 120) is None
 
 
-@pytest.mark.full
-def test_eight_lanes_bitwise(tmp_path):
-    """LANES = 8 (an AVX-512 register; NUMJOCO_SIMD_LANES, a kernel cache of its own): hopper bitwise equal too,
-    the 8x8 tile transposes included."""
-    import subprocess
+def _vector_rollout(env_id, num_envs, nstep, seed):
+    import gymnasium as gym
+    import envs  # noqa: F401  (registers the ids)
 
-    env = dict(os.environ, NUMJOCO_SIMD_LANES="8", NUMJOCO_CACHE_DIR=str(tmp_path), NUMJOCO_QUIET="1")
-    code = (
-        "import sys; sys.path.insert(0, 'tests'); import test_simd_blocks as t; "
-        "assert t.LANES == 8; assert t.differing_fields('hopper', 2 * t.LANES + 2, 200) == []; print('ok')"
-    )
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True)
-    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stderr[-2000:]
+    env = gym.make_vec(env_id, num_envs=num_envs)
+    obs, _ = env.reset(seed=seed)
+    out = [obs.copy()]
+    env.action_space.seed(seed)
+    ends = 0
+    for _ in range(nstep):
+        obs, rew, term, trunc, _ = env.step(env.action_space.sample())
+        out += [obs.copy(), rew.copy(), term.copy(), trunc.copy()]
+        ends += int(term.sum() + trunc.sum())
+    env.close()
+    return out, ends
+
+
+def test_vector_env_blocks_bitwise(monkeypatch):
+    """numjoco/Hopper-v0 vector env of LANES + 2 envs, 300 random steps with autoresets inside the batched call:
+    observations, rewards and terminations bitwise the same with and without blocks."""
+    blocks, ends = _vector_rollout("numjoco/Hopper-v0", LANES + 2, 300, 5)
+    assert ends > 0  # episodes end and reset inside the call
+    monkeypatch.setattr(api, "SIMD", False)
+    rows, _ = _vector_rollout("numjoco/Hopper-v0", LANES + 2, 300, 5)
+    assert len(blocks) == len(rows)
+    assert all(np.array_equal(np.asarray(a).view(np.uint8), np.asarray(b).view(np.uint8)) for a, b in zip(blocks, rows))

@@ -1,10 +1,12 @@
-"""Native vector env (envs/vector.py) against Gymnasium's SyncVectorEnv over N single numjoco envs.
+"""numjoco's one vector env (envs/vector.py) against Gymnasium's SyncVectorEnv over N single numjoco envs, for
+every task family.
 
 The oracle of a vector env is SyncVectorEnv over gym.make(id) envs seeded seed + i: observations, rewards,
 terminated / truncated flags and the whole info dict (values and _masks, final_obs / final_info) must be equal,
-bit for bit, across autoreset boundaries in every AutoresetMode.  Episodes are kept short (max_episode_steps)
-and the actions random so that terminations, truncations and (with the autoreset disabled) partial resets all
-happen; each test asserts they did.
+bit for bit, across autoreset boundaries in every AutoresetMode.  Episodes are kept short (max_episode_steps, or
+a DMC task's time_limit) and the actions random so that episode ends and (with the autoreset disabled) partial
+resets happen; each test asserts they did.  FAMILIES (one task per family, through the same test) is shared with
+tests/test_sb3.py's DummyVecEnv comparison.
 """
 
 import numba
@@ -17,6 +19,14 @@ import envs  # noqa: F401  (registers the numjoco/ ids)
 from envs.vector import NumjocoVectorEnv
 
 ID = "numjoco/Hopper-v0"
+# (id, keywords of the short episodes, steps): one task per family
+FAMILIES = [
+    pytest.param("numjoco/Hopper-v0", {"max_episode_steps": 22}, 160, id="gymnasium-v5"),
+    pytest.param("numjoco/ArmReachGoal-v0", {"max_episode_steps": 6}, 20, id="arm-reach-goal"),
+    pytest.param("numjoco/TwoArmReach-v0", {"max_episode_steps": 5}, 16, id="multi-agent"),
+    pytest.param("numjoco/dmc-cheetah-run-v0", {"time_limit": 0.05, "action_repeat": 2}, 10, id="dmc"),
+    pytest.param("numjoco/FetchPush-v0", {"max_episode_steps": 4}, 11, id="fetch"),
+]
 
 
 def assert_same(a, b, path="value"):
@@ -65,16 +75,22 @@ def run_pair(ref, vec, mode, n, nsteps, seed=3, act_seed=0, action_dim=3):
 
 
 @pytest.mark.parametrize("mode", list(AutoresetMode))
-def test_matches_sync_vector_env(mode):
-    n, steps = 5, 22
-    ref = SyncVectorEnv([lambda: gym.make(ID, max_episode_steps=steps) for _ in range(n)], autoreset_mode=mode)
-    vec = gym.make_vec(ID, num_envs=n, max_episode_steps=steps, autoreset_mode=mode)
+@pytest.mark.parametrize("env_id, kwargs, steps", FAMILIES)
+def test_matches_sync_vector_env(env_id, kwargs, steps, mode):
+    n = 3 if env_id != ID else 5
+    ref = SyncVectorEnv([lambda: gym.make(env_id, **kwargs) for _ in range(n)], autoreset_mode=mode)
+    vec = gym.make_vec(env_id, num_envs=n, autoreset_mode=mode, **kwargs)
     assert isinstance(vec, NumjocoVectorEnv)
     assert vec.metadata["autoreset_mode"] == mode
-    ended, terminated, partial = run_pair(ref, vec, mode, n, 160)
-    assert terminated >= 3 and ended - terminated >= 3, (ended, terminated)
+    assert vec.single_observation_space == ref.single_observation_space
+    ended, terminated, partial = run_pair(ref, vec, mode, n, steps, action_dim=vec.single_action_space.shape[0])
+    assert ended >= 2 * n, ended
+    if env_id == ID:
+        assert terminated >= 3 and ended - terminated >= 3, (ended, terminated)
     if mode == AutoresetMode.DISABLED:
-        assert partial >= 2
+        assert partial >= (2 if env_id == ID else 0)
+    ref.close()
+    vec.close()
 
 
 def test_make_vec_modes_and_spec():
@@ -134,7 +150,7 @@ def test_threads_bitwise_equal():
 
 
 def test_thread_tuner_choice():
-    from envs.vector import ThreadTuner
+    from envs.worlds import ThreadTuner
 
     tu = ThreadTuner()
     tu.PERIOD, tu.TRIAL = 4, 3

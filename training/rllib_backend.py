@@ -11,7 +11,7 @@ normalize -> MeanStdFilter; SB3 does not clip the value loss, so vf_clip_param i
 Ray: ``ray.init(num_cpus=2)`` locally, or the cluster at ``--ray-address`` / ``$RAY_ADDRESS``. Gymnasium:
 RLlib's extra (``ray[rllib]``) pins ``gymnasium==1.2.2``; numjoco keeps the installed gymnasium (1.4), installs
 ``ray[tune]`` plus RLlib's other requirements (the ``ray`` extra), and this backend runs on that combination
-(tested in tests/test_training_ray.py).
+(tested in tests/test_training_sweep.py: test_rllib_ppo).
 """
 
 from __future__ import annotations

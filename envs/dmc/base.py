@@ -42,8 +42,9 @@ import gymnasium as gym
 from gymnasium import spaces
 
 import sim
-from sim.jit import struct_addr
+from sim import api as _api
 from sim.constants import NWARNING
+from envs.base import Params
 from envs.dmc import models
 from envs.dmc.expr import Symbols, Program
 from envs.dmc.kernels import run_serial
@@ -65,14 +66,6 @@ def compute_n_steps(control_timestep, physics_timestep, tolerance=1e-8):
             f"({physics_timestep})"
         )
     return int(round(control_timestep / physics_timestep))
-
-
-class Params(dict):
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
 
 
 class DMCEnv(gym.Env):
@@ -260,12 +253,12 @@ class DMCEnv(gym.Env):
 
     # ------------------------------------------------------------------ internals
     def _diverged(self):
-        return int(self.data._arrays["warning_number"][0, NWARNING])
+        return int(_api.batch_arrays(self.data)["warning_number"][0, NWARNING])
 
     def _evaluate(self):
         """Observation and reward of the current state (one compiled call)."""
         pr = self._prog
-        run_serial(struct_addr(self.data._struct), 0, pr.code, pr.prm, self._reg, pr.outputs, self._out)
+        run_serial(_api.data_address(self.data), 0, pr.code, pr.prm, self._reg, pr.outputs, self._out)
 
     def _observation(self):
         frame = None if self.obs_type == "states" else self._render_pixels()

@@ -22,6 +22,9 @@ import math
 
 import numpy as np
 
+from envs.spec import dof_size, qpos_size
+from sim.constants import JNT_HINGE
+
 # Data fields the kernel reads (code = index): per-world rows flattened, as the Data arrays hold them
 FIELDS = (
     "qpos",
@@ -404,10 +407,10 @@ def entries(model, field, kind, name):
     m = model
     i = object_id(m, kind, name)
     if field == "qpos":
-        n = {0: 7, 1: 4}.get(int(m.jnt_type[i]), 1)
+        n = qpos_size(m.jnt_type[i])
         a = int(m.jnt_qposadr[i])
     elif field in ("qvel", "qacc", "qfrc_actuator") or field.startswith("dof_"):
-        n = {0: 6, 1: 3}.get(int(m.jnt_type[i]), 1)
+        n = dof_size(m.jnt_type[i])
         a = int(m.jnt_dofadr[i])
     elif field == "sensordata":
         a, n = int(m.sensor_adr[i]), int(m.sensor_dim[i])
@@ -562,7 +565,7 @@ class Symbols:
     def hinge_names(self):
         """Names of the hinge joints, in joint order."""
         m = self.model
-        return [m.id2name("joint", j) for j in range(int(m.njnt)) if int(m.jnt_type[j]) == 3]
+        return [m.id2name("joint", j) for j in range(int(m.njnt)) if int(m.jnt_type[j]) == JNT_HINGE]
 
     def sensor_names(self, *types):
         """Names of the sensors of the given mjtSensor types, in sensor order (quadruped's _get_sensor_names)."""

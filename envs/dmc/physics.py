@@ -10,12 +10,11 @@ import contextlib
 import numpy as np
 
 import sim
-from sim.constants import DSBL_ACTUATION
+from sim import api as _api
+from sim.constants import DSBL_ACTUATION, INT_RK4, JNT_BALL, JNT_FREE, JNT_HINGE, JNT_SLIDE
 from envs.dmc.expr import _LAYOUT, _MODEL_LAYOUT, _Named
 
-JNT_FREE, JNT_BALL, JNT_SLIDE, JNT_HINGE = 0, 1, 2, 3
-INT_RK4 = 1
-STAGE_ACC = 3
+STAGE_ACC = 3  # mjSTAGE_ACC (mjtStage is not among sim/constants.py's enums yet)
 
 
 class Physics:
@@ -61,7 +60,7 @@ class Physics:
         """dm_control's mj_step1 after its steps: position and velocity quantities (and sensors) of the current
         state; the acceleration-stage sensors keep the values of the last step (its mj_step2)."""
         if self.acc_sensors.size:
-            sd = self.data._arrays["sensordata"]
+            sd = _api.batch_arrays(self.data)["sensordata"]
             keep = sd[:, self.acc_sensors]
             sim.forward(self.model, self.data)
             sd[:, self.acc_sensors] = keep

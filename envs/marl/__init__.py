@@ -12,21 +12,9 @@ observations, MaMuJoCo's default categories, shared reward, shared termination /
 Training one shared policy with SB3 through SuperSuit: python -m envs.marl.train_shared --help.
 """
 
-import gymnasium as gym
-
 from envs.marl.partitions import SCENARIOS  # noqa: F401
 from envs.marl.multi import MultiAgentNumjocoEnv, mamujoco  # noqa: F401
 from envs.marl.two_arms import TwoArmReachEnv, two_arm_reach  # noqa: F401
-
-if "numjoco/TwoArmReach-v0" not in gym.registry:
-    from envs.vector import VectorEntryPoint
-
-    gym.register(
-        "numjoco/TwoArmReach-v0",
-        entry_point="envs.marl.two_arms:TwoArmReachEnv",
-        max_episode_steps=100,
-        vector_entry_point=VectorEntryPoint("envs.marl.two_arms:TwoArmReachEnv"),
-    )
 
 
 def parallel_env(scenario="TwoArmReach", agent_conf=None, **kwargs):

@@ -14,6 +14,8 @@ from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
 import sim
+from sim.constants import TRN_JOINT, TRN_JOINTINPARENT
+from envs.spec import dof_size, qpos_size
 from envs.marl.partitions import SCENARIOS, Node, joints_at_kdist
 
 _DATA_CATEGORIES = ("qpos", "qvel", "cinert", "cvel", "qfrc_actuator", "cfrc_ext")
@@ -137,11 +139,11 @@ def obs_segments(env):
 
 
 def _qpos_range(m, j):
-    return range(int(m.jnt_qposadr[j]), int(m.jnt_qposadr[j]) + {0: 7, 1: 4}.get(int(m.jnt_type[j]), 1))
+    return range(int(m.jnt_qposadr[j]), int(m.jnt_qposadr[j]) + qpos_size(m.jnt_type[j]))
 
 
 def _dof_range(m, j):
-    return range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + {0: 6, 1: 3}.get(int(m.jnt_type[j]), 1))
+    return range(int(m.jnt_dofadr[j]), int(m.jnt_dofadr[j]) + dof_size(m.jnt_type[j]))
 
 
 class _Sources:
@@ -269,7 +271,7 @@ def mamujoco(
     nodes = {nd.joint: nd for nd in sc.nodes}
     act_of = {}
     for a in range(m.nu):
-        if int(m.actuator_trntype[a]) not in (0, 1):
+        if int(m.actuator_trntype[a]) not in (TRN_JOINT, TRN_JOINTINPARENT):
             raise ValueError(f"actuator {a} of {task} does not drive a joint")
         act_of[m.id2name("joint", int(m.actuator_trnid[a][0]))] = a
     cats = local_categories or sc.local_categories

@@ -2,12 +2,13 @@
 
     import gymnasium as gym, envs
     env = gym.make("numjoco/FetchPush-v0")                         # gymnasium_robotics FetchPush-v4
-    venv = gym.make_vec("numjoco/FetchPush-v0", num_envs=64)       # one batched Data (envs/robotics/vector.py)
+    venv = gym.make_vec("numjoco/FetchPush-v0", num_envs=64)       # one batched Data (envs/robotics/engine.py)
     sb3 = envs.make_sb3_vec_env("numjoco/FetchPush-v0", 8)         # SB3 VecEnv (HerReplayBuffer works on it)
 
 The models are read from the installed gymnasium-robotics package (its MJCF files and meshes are not shipped
 with numjoco): `pip install gymnasium-robotics`.  The machinery: core.py (RobotEnv, batched hooks), kernels.py
-(the compiled entry), vector.py (Gymnasium VectorEnv and SB3 VecEnv), rotations.py; the tasks: fetch.py, hand.py.
+(the compiled entry), engine.py (the engine of numjoco's vector env and SB3 VecEnv), rotations.py; the tasks:
+fetch.py, hand.py.
 """
 
 # id -> (entry point, max_episode_steps, kwargs) as gymnasium_robotics registers them (FetchX-v4, HandReach-v3,

@@ -20,8 +20,8 @@ obs_type="pixels" / "pixels_state" (envs/pixels.py): the image of render()'s cam
 
 Every hook works on the rows of the listed worlds of one batched Data (numpy over the worlds; the physics is
 envs/robotics/kernels.py `advance`, one compiled call for all listed worlds).  This class is the single env
-(`gym.make("numjoco/FetchPush-v0")`: a batch of one); `RobotEnv.batched(n, **kwargs)` is the engine of the vector
-env and the SB3 VecEnv (envs/robotics/vector.py).  Random numbers: each world draws from its own generator in
+(`gym.make("numjoco/FetchPush-v0")`: a batch of one); `RobotEnv.batched(n, **kwargs)` is the batch the engine of
+numjoco's vector env and SB3 VecEnv drives (envs/robotics/engine.py).  Random numbers: each world draws from its own generator in
 gymnasium_robotics' order, so the same seed gives the same initial states and goals as its envs.
 """
 
@@ -40,9 +40,11 @@ from sim import api as _api
 from envs.base import Params
 from envs.pixels import PixelRenderer, check_obs_type, close_renderers, compose, image_size, pixel_space
 from envs.render import resolve_camera
+from envs.spec import dof_size, qpos_size
+from sim.constants import JNT_HINGE, JNT_SLIDE
 from envs.robotics.kernels import advance, RESET, FORWARD
 from sim.jit.features import F_EQUALITY, F_SENSOR, F_TENDON
-from envs.vector import ThreadTuner, _on_threads
+from envs.worlds import ThreadTuner, on_threads
 
 MAX_RESET_ROUNDS = 1000  # _reset_sim retries (a world whose object fell off the hand draws again)
 # Every Fetch and Shadow Hand scene is simulated with one feature set (sim/jit/features.py): the union of theirs
@@ -89,7 +91,7 @@ def joint_qpos_range(m, name):
     j = m.name2id("joint", name)
     if j < 0:
         raise KeyError(f"no joint named '{name}' in the model")
-    return int(m.jnt_qposadr[j]), {0: 7, 1: 4}.get(int(m.jnt_type[j]), 1)
+    return int(m.jnt_qposadr[j]), qpos_size(m.jnt_type[j])
 
 
 def joint_dof_range(m, name):
@@ -97,7 +99,7 @@ def joint_dof_range(m, name):
     j = m.name2id("joint", name)
     if j < 0:
         raise KeyError(f"no joint named '{name}' in the model")
-    return int(m.jnt_dofadr[j]), {0: 6, 1: 3}.get(int(m.jnt_type[j]), 1)
+    return int(m.jnt_dofadr[j]), dof_size(m.jnt_type[j])
 
 
 def object_id(m, kind, name):
@@ -110,7 +112,7 @@ def object_id(m, kind, name):
 def robot_joints(m):
     """qpos and dof addresses of the joints named robot*, in id order (gymnasium_robotics' robot_get_obs)."""
     ids = [j for j in range(m.njnt) if (m.id2name("joint", j) or "").startswith("robot")]
-    if any(int(m.jnt_type[j]) not in (2, 3) for j in ids):
+    if any(int(m.jnt_type[j]) not in (JNT_SLIDE, JNT_HINGE) for j in ids):
         raise ValueError("robot_get_obs reads one value per robot joint: only slide and hinge joints are expected")
     return (
         np.array([int(m.jnt_qposadr[j]) for j in ids], np.int64),
@@ -223,7 +225,7 @@ class RobotEnv(gym.Env):
         self.nworld = nworld
         self.num_worlds = 1 if nworld is None else nworld
         self.data = sim.Data(m, nworld=nworld)
-        self._d = self.data._arrays
+        self._d = _api.batch_arrays(self.data)
         self._all = np.arange(self.num_worlds, dtype=np.int64)
         self._task = _api.empty_task()
         self._tuner = ThreadTuner()
@@ -235,7 +237,7 @@ class RobotEnv(gym.Env):
         self.initial_qpos = d1.qpos.copy()
         self.initial_qvel = d1.qvel.copy()
         self._rngs = [None] * self.num_worlds
-        obs, ag = self.observe(self._all[:1], d1._arrays)
+        obs, ag = self.observe(self._all[:1], _api.batch_arrays(d1))
         self._goal = np.zeros((self.num_worlds, ag.shape[1]))
         box = lambda n: spaces.Box(-np.inf, np.inf, shape=(n,), dtype="float64")  # noqa: E731
         self.state_space = spaces.Dict(
@@ -294,23 +296,30 @@ class RobotEnv(gym.Env):
         data = self.data if data is None else data
         worlds = np.ascontiguousarray(worlds, np.int64)
         m = self.model
-        args = (_api.model_struct(m), data._struct, self._task, worlds, int(flags), int(nstep), _api.model_features(m))
+        args = (
+            _api.model_struct(m),
+            _api.data_struct(data),
+            self._task,
+            worlds,
+            int(flags),
+            int(nstep),
+            _api.model_features(m),
+        )
         old = numba.get_num_threads()
         top = min(old if self.num_threads is None else self.num_threads, len(worlds))
         if self.num_threads is None and nstep > 0 and top > 1:  # the step: 1 thread or all, the faster
             want, timed = self._tuner.count(top)
             t0 = time.perf_counter()
-            _on_threads(want, old, advance, *args)
+            on_threads(want, old, advance, *args)
             if timed:
                 self._tuner.record(want, time.perf_counter() - t0)
         else:
-            _on_threads(max(1, top), old, advance, *args)
-        if data._arrays["warn_moved"][worlds].any():
-            _api.warn_moved(data, stacklevel=4)
+            on_threads(max(1, top), old, advance, *args)
+        _api.warn_moved(data, worlds, stacklevel=4)
 
     def set_initial_qpos(self, d):
         """_env_setup's start on the one-world Data d: the initial_qpos joint values, then mj_forward."""
-        a = d._arrays
+        a = _api.batch_arrays(d)
         for name, value in self.initial_qpos.items():
             adr, n = joint_qpos_range(self.model, name)
             a["qpos"][0, adr : adr + n] = value
@@ -401,7 +410,7 @@ class RobotEnv(gym.Env):
         if self.nworld is None:
             return self._pixels.frame(self.data)[None]
         top = min(numba.get_num_threads() if self.num_threads is None else self.num_threads, self.num_worlds)
-        return self._pixels.worlds(self.data, worlds, lambda f: _on_threads(top, numba.get_num_threads(), f))
+        return self._pixels.worlds(self.data, worlds, lambda f: on_threads(top, numba.get_num_threads(), f))
 
     def with_pixels(self, obs, worlds, frames=None):
         """obs (a dict of (k, ...) arrays of the listed worlds) in obs_type's layout (frames: theirs, or None to
@@ -423,14 +432,14 @@ class RobotEnv(gym.Env):
     # ------------------------------------------------------------------ Gymnasium API (the single env)
     def reset(self, *, seed=None, options=None):
         if self.nworld is not None:
-            raise TypeError("a batched RobotEnv is stepped through its vector env (envs/robotics/vector.py)")
+            raise TypeError("a batched RobotEnv is stepped through its vector env (envs/robotics/engine.py)")
         super().reset(seed=seed)
         self.reset_worlds(self._all)
         return self._single(), {}
 
     def step(self, action):
         if self.nworld is not None:
-            raise TypeError("a batched RobotEnv is stepped through its vector env (envs/robotics/vector.py)")
+            raise TypeError("a batched RobotEnv is stepped through its vector env (envs/robotics/engine.py)")
         a = self.check_actions(action, self.action_space.shape)
         self.step_worlds(self._all, a[None])
         obs = self._single()

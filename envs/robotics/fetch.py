@@ -12,6 +12,8 @@ fetch/*.xml.
 
 import numpy as np
 
+from sim import api as _api
+
 from envs.robotics.core import RobotEnv, SiteJacobian, joint_qpos_range, load_model_cached, object_id, robot_joints
 from envs.robotics.kernels import FORWARD, RESET
 from envs.robotics.rotations import mat2euler
@@ -76,7 +78,7 @@ class FetchEnv(RobotEnv):
 
     def env_setup(self, d):
         self.set_initial_qpos(d)  # its mj_forward is reset_mocap_welds'
-        a = d._arrays
+        a = _api.batch_arrays(d)
         w0 = np.zeros(1, np.int64)
         self.advance(w0, FORWARD, 0, d)
         target = np.array([-0.498, 0.005, -0.431 + self.p.gripper_extra_height]) + a["site_xpos"][0, self.grip]

@@ -10,6 +10,8 @@ and draws again when it fell off the palm.  Models: gymnasium_robotics' hand/*.x
 
 import numpy as np
 
+from sim import api as _api
+
 from envs.robotics.core import RobotEnv, joint_dof_range, joint_qpos_range, object_id, robot_joints
 from envs.robotics.kernels import FORWARD
 from envs.robotics import rotations as R
@@ -93,7 +95,7 @@ class HandReachEnv(HandEnv):
 
     def env_setup(self, d):
         self.set_initial_qpos(d)
-        a = d._arrays
+        a = _api.batch_arrays(d)
         self.initial_goal = a["site_xpos"][0, self.tips].ravel().copy()
         self.palm_xpos = a["xpos"][0, self.palm].copy()
 

@@ -14,7 +14,7 @@ import numpy as np
 from numba import prange
 
 from sim.jit import njit
-from sim.engine.forward import reset_world, run_world
+from sim.api import reset_world, run_world
 
 RESET, FORWARD = 1, 2
 

@@ -4,9 +4,10 @@ factorisation following dof_parentid (mj_factorI / mj_factorM) and back-substitu
 from llvmlite import ir as llir
 from numba import types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from sim.jit import njit
+from sim.jit.simd import LANES, vec, LaneArrayType, BlockIdxType, block_number, lane, where, any_true
 
 from sim.engine.math import mul_inert_vec, add_to_scl_sparse_inc
 from sim.constants import MINVAL, WARN_INERTIA
@@ -18,6 +19,25 @@ def add_to_scl_at(typingctx, a, dst, src, scl, n):
     (mju_addToScl), four elements per <4 x double> operation, then the tail.  Each element gets one IEEE multiply
     and one add, as in the scalar loop, so results are bitwise equal; the plain numba loop compiled to scalar code
     with a negative-index test per access (factor_i took 2.8x mj_factorM's time on humanoid)."""
+    if isinstance(a, LaneArrayType):
+        # one block of worlds: each element is a <LANES x double>, one multiply and one add per element
+        def lane_codegen(context, builder, sig, args):
+            la = cgutils.create_struct_proxy(sig.args[0])(context, builder, value=args[0])
+            vt = llir.VectorType(llir.DoubleType(), LANES)
+            dst_i, src_i, vs, cnt = args[1], args[2], args[3], args[4]
+            lanes = llir.Constant(cnt.type, LANES)
+            with cgutils.for_range(builder, cnt) as loop:
+                pd = builder.bitcast(
+                    builder.gep(la.data, [builder.mul(builder.add(dst_i, loop.index), lanes)]), vt.as_pointer()
+                )
+                ps = builder.bitcast(
+                    builder.gep(la.data, [builder.mul(builder.add(src_i, loop.index), lanes)]), vt.as_pointer()
+                )
+                r = builder.fadd(builder.load(pd, align=8), builder.fmul(builder.load(ps, align=8), vs))
+                builder.store(r, pd, align=8)
+            return context.get_dummy_value()
+
+        return types.void(a, types.int64, types.int64, vec, types.int64), lane_codegen
     if not (isinstance(a, types.Array) and a.layout == "C" and a.dtype == types.float64):
         return None
 
@@ -118,10 +138,11 @@ def factor_i(mat, diaginv, nv, rownnz, rowadr, colind):
         start = rowadr[k]
         diag = rownnz[k] - 1
         end = start + diag
-        if mat[end] < MINVAL:
-            mat[end] = MINVAL
-            if bad < 0:
-                bad = k
+        piv = mat[end]
+        low = piv < MINVAL
+        if any_true(low):
+            mat[end] = where(low, MINVAL, piv)
+            bad = where(low & (bad < 0), k, bad)
         invd = 1.0 / mat[end]
         diaginv[k] = invd
         for adr in range(end - 1, start - 1, -1):
@@ -132,12 +153,31 @@ def factor_i(mat, diaginv, nv, rownnz, rowadr, colind):
     return bad
 
 
-@njit(cache=True)
 def warn_inertia(d, w, bad):
-    """mj_warning(mjWARN_INERTIA, bad) when factor_i raised a pivot (bad >= 0)."""
-    if bad >= 0:
-        d.warning_number[w][WARN_INERTIA] += 1
-        d.warning_lastinfo[w][WARN_INERTIA] = bad
+    """mj_warning(mjWARN_INERTIA, bad) when factor_i raised a pivot (bad >= 0): world w, or each lane of block w
+    (bad then a Vec of row numbers, -1 where none)."""
+
+
+@overload(warn_inertia, inline="always")
+def _warn_inertia(d, w, bad):
+    if isinstance(w, BlockIdxType):
+
+        def lanes_impl(d, w, bad):
+            w0 = block_number(w) * LANES
+            for k in range(LANES):
+                x = lane(bad, k)
+                if x >= 0.0 and w0 + k < d.nworld:
+                    d.warning_number[w0 + k, WARN_INERTIA] += 1
+                    d.warning_lastinfo[w0 + k, WARN_INERTIA] = int(x)
+
+        return lanes_impl
+
+    def impl(d, w, bad):
+        if bad >= 0:
+            d.warning_number[w][WARN_INERTIA] += 1
+            d.warning_lastinfo[w][WARN_INERTIA] = bad
+
+    return impl
 
 
 @njit(cache=True)

@@ -187,8 +187,34 @@ def _check(m, d, w, arr, n, kind):
 
 
 @njit
-def runge_kutta4(m, d, w, F):
-    """Classic RK4 step over (qpos, qvel, act), as mj_RungeKutta(N=4); forward already called."""
+def rk4_begin(m, d, w):
+    """mj_RungeKutta's first stage of world w: X[0] = (qpos, qvel, act), K[0] = (qacc, act_dot); forward done."""
+    nq = m.nq
+    nv = m.nv
+    X = d.scr_rk_x[w]
+    K = d.scr_rk_f[w]
+    qpos = d.qpos[w]
+    qvel = d.qvel[w]
+    act = d.act[w]
+    qacc = d.qacc[w]
+    act_dot = d.act_dot[w]
+    # element loops throughout: an array-to-array slice assignment makes numba type and lower a shape-mismatch
+    # error path at the site (measured on hopper: 1.5 s of compile for the first in a process, 0.01-0.05 s each
+    # after)
+    for k in range(nq):
+        X[0, k] = qpos[k]
+    for k in range(nv):
+        X[0, nq + k] = qvel[k]
+        K[0, k] = qacc[k]
+    for k in range(m.na):
+        X[0, nq + nv + k] = act[k]
+        K[0, nv + k] = act_dot[k]
+
+
+@njit
+def rk4_stage(m, d, w, i, t0):
+    """Stage i (1..3) of mj_RungeKutta for world w: the state X[i] = X[0] + h sum_j A[i,j] (qvel_j, K_j) set into
+    (qpos, qvel, act) and time t0 + C[i] h, ready for forward."""
     nq = m.nq
     nv = m.nv
     na = m.na
@@ -199,49 +225,57 @@ def runge_kutta4(m, d, w, F):
     qpos = d.qpos[w]
     qvel = d.qvel[w]
     act = d.act[w]
+    # Butcher tableau rows A = [[.5], [0, .5], [0, 0, 1]], C = [.5, .5, 1]
+    dX[:] = 0.0
+    for j in range(i):
+        if i == 3:
+            a = 1.0 if j == 2 else 0.0
+        else:
+            a = 0.5 if j == i - 1 else 0.0
+        for k in range(nv):
+            dX[k] += X[j, nq + k] * a
+        for k in range(nv + na):
+            dX[nv + k] += K[j, k] * a
+    for k in range(nq + nv + na):
+        X[i, k] = X[0, k]
+    integrate_pos(m, X[i, :nq], dX[:nv], h)
+    for k in range(nv + na):
+        X[i, nq + k] += dX[nv + k] * h
+    for k in range(nq):
+        qpos[k] = X[i, k]
+    for k in range(nv):
+        qvel[k] = X[i, nq + k]
+    for k in range(na):
+        act[k] = X[i, nq + nv + k]
+    d.time[w] = t0 + (1.0 if i == 3 else 0.5) * h
+
+
+@njit
+def rk4_collect(m, d, w, i):
+    """K[i] = (qacc, act_dot) of world w after stage i's forward."""
+    nv = m.nv
+    K = d.scr_rk_f[w]
     qacc = d.qacc[w]
     act_dot = d.act_dot[w]
-    t0 = d.time[w]
-    # element loops throughout: an array-to-array slice assignment makes numba type and lower a shape-mismatch
-    # error path at the site (measured on hopper: 1.5 s of compile for the first in a process, 0.01-0.05 s each
-    # after)
-    for k in range(nq):
-        X[0, k] = qpos[k]
     for k in range(nv):
-        X[0, nq + k] = qvel[k]
-        K[0, k] = qacc[k]
-    for k in range(na):
-        X[0, nq + nv + k] = act[k]
-        K[0, nv + k] = act_dot[k]
-    # Butcher tableau rows A = [[.5], [0, .5], [0, 0, 1]], C = [.5, .5, 1]
-    for i in range(1, 4):
-        dX[:] = 0.0
-        for j in range(i):
-            if i == 3:
-                a = 1.0 if j == 2 else 0.0
-            else:
-                a = 0.5 if j == i - 1 else 0.0
-            for k in range(nv):
-                dX[k] += X[j, nq + k] * a
-            for k in range(nv + na):
-                dX[nv + k] += K[j, k] * a
-        for k in range(nq + nv + na):
-            X[i, k] = X[0, k]
-        integrate_pos(m, X[i, :nq], dX[:nv], h)
-        for k in range(nv + na):
-            X[i, nq + k] += dX[nv + k] * h
-        for k in range(nq):
-            qpos[k] = X[i, k]
-        for k in range(nv):
-            qvel[k] = X[i, nq + k]
-        for k in range(na):
-            act[k] = X[i, nq + nv + k]
-        d.time[w] = t0 + (1.0 if i == 3 else 0.5) * h
-        forward_skip(m, d, w, F, True)
-        for k in range(nv):
-            K[i, k] = qacc[k]
-        for k in range(na):
-            K[i, nv + k] = act_dot[k]
+        K[i, k] = qacc[k]
+    for k in range(m.na):
+        K[i, nv + k] = act_dot[k]
+
+
+@njit
+def rk4_finish(m, d, w, t0, F):
+    """The end of mj_RungeKutta for world w: dX = sum_j B[j] (qvel_j, K_j), the state back to X[0] and time to t0,
+    mj_advance's history update, then mj_advance with dX."""
+    nq = m.nq
+    nv = m.nv
+    na = m.na
+    X = d.scr_rk_x[w]
+    K = d.scr_rk_f[w]
+    dX = d.scr_rk_dx[w]
+    qpos = d.qpos[w]
+    qvel = d.qvel[w]
+    act = d.act[w]
     dX[:] = 0.0
     for j in range(4):
         b = 1.0 / 6.0 if (j == 0 or j == 3) else 1.0 / 3.0
@@ -261,22 +295,40 @@ def runge_kutta4(m, d, w, F):
 
 
 @njit
+def runge_kutta4(m, d, w, F):
+    """Classic RK4 step over (qpos, qvel, act), as mj_RungeKutta(N=4); forward already called."""
+    t0 = d.time[w]
+    rk4_begin(m, d, w)
+    for i in range(1, 4):
+        rk4_stage(m, d, w, i, t0)
+        forward_skip(m, d, w, F, True)
+        rk4_collect(m, d, w, i)
+    rk4_finish(m, d, w, t0, F)
+
+
+@njit
+def implicit_or_euler(m, d, w, F):
+    """The integration of mj_step for the Euler and implicit integrators (world w, forward and checks done)."""
+    # mj_advance's history update (at the step's start time; neither integrator reads the buffers)
+    _advance_history_if(F, m, d, w, F)
+    integ = int(m.opt[OPT_INTEGRATOR])
+    if integ == INT_IMPLICITFAST or integ == INT_IMPLICIT:
+        _implicit_fast(F, m, d, w, False)
+    else:
+        euler(m, d, w, False)
+
+
+@njit
 def step_world(m, d, w, F):
     """One mj_step of world w: checks, forward, autoreset on bad acc, integrate."""
     _check(m, d, w, d.qpos[w], m.nq, WARN_BADQPOS)
     _check(m, d, w, d.qvel[w], m.nv, WARN_BADQVEL)
     forward_world(m, d, w, F)
     check_acc(m, d, w, F)
-    integ = int(m.opt[OPT_INTEGRATOR])
-    if integ == INT_RK4:
+    if int(m.opt[OPT_INTEGRATOR]) == INT_RK4:
         runge_kutta4(m, d, w, F)
     else:
-        # mj_advance's history update (at the step's start time; neither integrator reads the buffers)
-        _advance_history_if(F, m, d, w, F)
-        if integ == INT_IMPLICITFAST or integ == INT_IMPLICIT:
-            _implicit_fast(F, m, d, w, False)
-        else:
-            euler(m, d, w, False)
+        implicit_or_euler(m, d, w, F)
 
 
 # ------------------------------------------------------------------------------------------
@@ -289,44 +341,34 @@ def step_world(m, d, w, F):
 
 
 @njit
+def restart_reset(m, d, t, w, final):
+    """The reset half of _restart: mj_resetData and the task's pending reset state of world w (final: a same-step
+    autoreset after an episode ended)."""
+    reset_world(m, d, w)
+    task_reset(m, d, t, w, final)
+
+
+@njit
 def _restart(m, d, t, w, final, F):
     """Reset world w to its pending task state and observe it: mj_resetData then mj_forward, as Gymnasium's reset
     (no mj_rnePostConstraint: cacc, cfrc_int and cfrc_ext stay zero until the first step)."""
-    reset_world(m, d, w)
-    task_reset(m, d, t, w, final)
+    restart_reset(m, d, t, w, final)
     forward_world(m, d, w, F)
     task_observe_reset(d, t, w)
 
 
 @njit
-def run_world(m, d, t, w, nstep, F):
-    """forward (nstep == 0) or nstep steps of world w, with the task program when t.enabled; returns the
-    watched-warning bitmask (also stored in d.warn_moved[w])."""
+def watched_counts(d, w):
+    """World w's watched warning counters (contact buffer, constraint buffer, divergence, bad ctrl)."""
     wn = d.warning_number[w]
-    c0 = wn[WARN_CONTACTFULL]
-    c1 = wn[WARN_CNSTRFULL]
-    c2 = wn[WARN_DIVERGED]
-    c3 = wn[WARN_BADCTRL]
-    if t.enabled == 0:
-        if nstep == 0:
-            forward_world(m, d, w, F)
-        for _ in range(nstep):
-            step_world(m, d, w, F)
-    elif t.status[w, ST_RESET]:
-        _restart(m, d, t, w, False, F)
-    else:
-        div = task_pre(m, d, t, w)
-        if nstep == 0:
-            forward_world(m, d, w, F)
-        for _ in range(nstep):
-            step_world(m, d, w, F)
-        if t.rne_post:
-            rne_post_constraint_part(m, d, w, F)
-        task_post(m, d, t, w, div)
-        if t.same_step and (t.status[w, ST_TERMINATED] or t.status[w, ST_TRUNCATED]):
-            for i in range(t.nobs):
-                t.final_obs[w, i] = t.obs[w, i]
-            _restart(m, d, t, w, True, F)
+    return wn[WARN_CONTACTFULL], wn[WARN_CNSTRFULL], wn[WARN_DIVERGED], wn[WARN_BADCTRL]
+
+
+@njit
+def watched_moved(d, w, c0, c1, c2, c3):
+    """The bitmask of world w's watched counters that moved since c0..c3 (watched_counts), stored in
+    d.warn_moved[w]."""
+    wn = d.warning_number[w]
     mv = (
         (1 if wn[WARN_CONTACTFULL] != c0 else 0)
         | (2 if wn[WARN_CNSTRFULL] != c1 else 0)
@@ -335,6 +377,56 @@ def run_world(m, d, t, w, nstep, F):
     )
     d.warn_moved[w] = mv
     return mv
+
+
+@njit
+def task_begin(m, d, t, w, F):
+    """The task's part of world w's call before its physics: a world flagged for reset is reset and observed
+    (returns -1: no physics this call); otherwise the action goes in (task_pre; returns its divergence counter)."""
+    if t.status[w, ST_RESET]:
+        _restart(m, d, t, w, False, F)
+        return -1
+    return task_pre(m, d, t, w)
+
+
+@njit
+def task_post_world(m, d, t, w, div, F):
+    """The task's part of world w's call after its physics: mj_rnePostConstraint if the task reads its fields,
+    observation, rewards and termination (task_post); True when the same-step autoreset must restart the world
+    (its final observation kept)."""
+    if t.rne_post:
+        rne_post_constraint_part(m, d, w, F)
+    task_post(m, d, t, w, div)
+    if t.same_step and (t.status[w, ST_TERMINATED] or t.status[w, ST_TRUNCATED]):
+        for i in range(t.nobs):
+            t.final_obs[w, i] = t.obs[w, i]
+        return True
+    return False
+
+
+@njit
+def task_end(m, d, t, w, div, F):
+    """task_post_world, then the same-step autoreset."""
+    if task_post_world(m, d, t, w, div, F):
+        _restart(m, d, t, w, True, F)
+
+
+@njit
+def run_world(m, d, t, w, nstep, F):
+    """forward (nstep == 0) or nstep steps of world w, with the task program when t.enabled; returns the
+    watched-warning bitmask (also stored in d.warn_moved[w])."""
+    c0, c1, c2, c3 = watched_counts(d, w)
+    div = 0
+    if t.enabled:
+        div = task_begin(m, d, t, w, F)
+    if div >= 0:
+        if nstep == 0:
+            forward_world(m, d, w, F)
+        for _ in range(nstep):
+            step_world(m, d, w, F)
+        if t.enabled:
+            task_end(m, d, t, w, div, F)
+    return watched_moved(d, w, c0, c1, c2, c3)
 
 
 @njit

@@ -1,7 +1,13 @@
-"""Small quaternion / spatial helpers on float tuples and array rows (MuJoCo engine_util_spatial)."""
+"""Small quaternion / spatial helpers on float tuples and array rows (MuJoCo engine_util_spatial).
+
+The helpers the block kernels share (sim/jit/simd.py) take floats or Vecs: their state-dependent short-cuts are
+taken when every lane (one world: the one value) takes them, otherwise both sides are computed and `where` picks
+per lane, so each lane gets the scalar function's exact result.
+"""
 
 import math
 from sim.jit import njit
+from sim.jit.simd import where, any_true, all_true
 from sim.constants import MINVAL  # mjMINVAL
 
 
@@ -9,22 +15,29 @@ from sim.constants import MINVAL  # mjMINVAL
 def normalize4(q0, q1, q2, q3):
     """Normalised quaternion tuple (4,), as mju_normalize4 (unit quat if norm < mjMINVAL)."""
     n = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
-    if n < MINVAL:
+    tiny = n < MINVAL
+    if all_true(tiny):
         return 1.0, 0.0, 0.0, 0.0
-    if abs(n - 1.0) > MINVAL:
+    r0, r1, r2, r3 = q0, q1, q2, q3
+    scale = abs(n - 1.0) > MINVAL
+    if any_true(scale):
         inv = 1.0 / n
-        return q0 * inv, q1 * inv, q2 * inv, q3 * inv
-    return q0, q1, q2, q3
+        r0 = where(scale, q0 * inv, q0)
+        r1 = where(scale, q1 * inv, q1)
+        r2 = where(scale, q2 * inv, q2)
+        r3 = where(scale, q3 * inv, q3)
+    return where(tiny, 1.0, r0), where(tiny, 0.0, r1), where(tiny, 0.0, r2), where(tiny, 0.0, r3)
 
 
 @njit(cache=True)
 def normalize3(v0, v1, v2):
     """(unit vector (3,), norm) as mju_normalize3 ((1,0,0) if norm < mjMINVAL)."""
     n = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
-    if n < MINVAL:
+    tiny = n < MINVAL
+    if all_true(tiny):
         return 1.0, 0.0, 0.0, n
     inv = 1.0 / n
-    return v0 * inv, v1 * inv, v2 * inv, n
+    return where(tiny, 1.0, v0 * inv), where(tiny, 0.0, v1 * inv), where(tiny, 0.0, v2 * inv), n
 
 
 @njit(cache=True)
@@ -41,29 +54,37 @@ def mul_quat(a0, a1, a2, a3, b0, b1, b2, b3):
 @njit(cache=True)
 def rot_vec_quat(v0, v1, v2, q0, q1, q2, q3):
     """Rotate vector (3,) by quaternion, mju_rotVecQuat (same special cases)."""
-    if v0 == 0.0 and v1 == 0.0 and v2 == 0.0:
+    zero = (v0 == 0.0) & (v1 == 0.0) & (v2 == 0.0)
+    if all_true(zero):
         return 0.0, 0.0, 0.0
-    if q0 == 1.0 and q1 == 0.0 and q2 == 0.0 and q3 == 0.0:
+    ident = (q0 == 1.0) & (q1 == 0.0) & (q2 == 0.0) & (q3 == 0.0)
+    if all_true(ident):
         return v0, v1, v2
     t0 = q0 * v0 + q2 * v2 - q3 * v1
     t1 = q0 * v1 + q3 * v0 - q1 * v2
     t2 = q0 * v2 + q1 * v1 - q2 * v0
-    return (v0 + 2.0 * (q2 * t2 - q3 * t1), v1 + 2.0 * (q3 * t0 - q1 * t2), v2 + 2.0 * (q1 * t1 - q2 * t0))
+    r0 = where(ident, v0, v0 + 2.0 * (q2 * t2 - q3 * t1))
+    r1 = where(ident, v1, v1 + 2.0 * (q3 * t0 - q1 * t2))
+    r2 = where(ident, v2, v2 + 2.0 * (q1 * t1 - q2 * t0))
+    return where(zero, 0.0, r0), where(zero, 0.0, r1), where(zero, 0.0, r2)
 
 
 @njit(cache=True)
 def axis_angle_quat(a0, a1, a2, angle):
     """Quaternion (4,) for rotation by angle about unit axis, mju_axisAngle2Quat."""
-    if angle == 0.0:
+    z = angle == 0.0
+    if all_true(z):
         return 1.0, 0.0, 0.0, 0.0
     s = math.sin(angle * 0.5)
-    return math.cos(angle * 0.5), a0 * s, a1 * s, a2 * s
+    c = math.cos(angle * 0.5)
+    return where(z, 1.0, c), where(z, 0.0, a0 * s), where(z, 0.0, a1 * s), where(z, 0.0, a2 * s)
 
 
 @njit(cache=True)
 def quat2mat(out, q0, q1, q2, q3):
     """Write 3x3 rotation (9,) of quaternion into out, mju_quat2Mat."""
-    if q0 == 1.0 and q1 == 0.0 and q2 == 0.0 and q3 == 0.0:
+    ident = (q0 == 1.0) & (q1 == 0.0) & (q2 == 0.0) & (q3 == 0.0)
+    if all_true(ident):
         out[0] = 1.0
         out[1] = 0.0
         out[2] = 0.0
@@ -84,15 +105,15 @@ def quat2mat(out, q0, q1, q2, q3):
     q22 = q2 * q2
     q23 = q2 * q3
     q33 = q3 * q3
-    out[0] = q00 + q11 - q22 - q33
-    out[4] = q00 - q11 + q22 - q33
-    out[8] = q00 - q11 - q22 + q33
-    out[1] = 2.0 * (q12 - q03)
-    out[2] = 2.0 * (q13 + q02)
-    out[3] = 2.0 * (q12 + q03)
-    out[5] = 2.0 * (q23 - q01)
-    out[6] = 2.0 * (q13 - q02)
-    out[7] = 2.0 * (q23 + q01)
+    out[0] = where(ident, 1.0, q00 + q11 - q22 - q33)
+    out[4] = where(ident, 1.0, q00 - q11 + q22 - q33)
+    out[8] = where(ident, 1.0, q00 - q11 - q22 + q33)
+    out[1] = where(ident, 0.0, 2.0 * (q12 - q03))
+    out[2] = where(ident, 0.0, 2.0 * (q13 + q02))
+    out[3] = where(ident, 0.0, 2.0 * (q12 + q03))
+    out[5] = where(ident, 0.0, 2.0 * (q23 - q01))
+    out[6] = where(ident, 0.0, 2.0 * (q13 - q02))
+    out[7] = where(ident, 0.0, 2.0 * (q23 + q01))
 
 
 @njit(cache=True)

@@ -1,5 +1,5 @@
-"""The pipeline's parts: whole stages compiled on their own and called by symbol (sim/jit.py `part`), so that a
-first compile runs them in a worker process while this one compiles the rest of the step.
+"""The pipeline's parts: whole stages compiled on their own and called by symbol (sim/jit/parts.py `part`), so
+that a first compile runs them in a worker process while this one compiles the rest of the step.
 
     collision(m, d, w, F)           sim.engine.collision.driver.collision (mj_collision), F masked to the colliders
     make_constraint(m, d, w, F)     sim.engine.constraint.make_constraint (mj_makeConstraint), F masked to equality
@@ -14,8 +14,7 @@ Callers import these in place of the kernels, and pass their feature set F to ea
 compiles together); the kernels themselves stay callable from Python and jitted code.  The worker compiles
 make_constraint, fwd_constraint and rne_post_constraint; a first compile runs collision and passive in this
 process, after typing the step (worker=False), which evens the two shares out since sim/jit/features.py prunes what
-a model does not use (hopper, empty cache: 18.4 CPU-s here, 15.2-15.6 in the worker, no wait, 18.3-18.4 s wall;
-with all five in the worker 14.9 and 26.0 CPU-s, 13.8 s waited, 28.6 s wall).
+a model does not use (the measured split: docs/performance.md).
 """
 
 import numba

@@ -36,6 +36,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from sim.jit import njit
+from sim.jit.simd import LANES, LaneArrayType, vec, where, any_true, all_true
 
 from sim.constants import NISLAND, MJ_NSOLVER
 from sim.engine.island import island
@@ -105,7 +106,29 @@ def _lanes4(typingctx, a, a0, b, b0, n4):
     """(r0 + r2) + (r1 + r3) where lane r_q sums a[a0+4g+q] * b[b0+4g+q] over the n4 // 4 groups g in order:
     mju_dot's four partial sums (MuJoCo's AVX kernel keeps them in one 4-wide register), computed on <4 x double>
     vectors (each lane the same sequence of IEEE multiplies and adds as the scalar loop, so bitwise equal).
-    a, b: contiguous float64 arrays."""
+    a, b: contiguous float64 arrays, or the LaneArrays of a block (each element a Vec: four Vec partial sums)."""
+    if isinstance(a, LaneArrayType) and isinstance(b, LaneArrayType) and a.ndim == 1 and b.ndim == 1:
+
+        def lane_codegen(context, builder, sig, args):
+            vt = llir.VectorType(llir.DoubleType(), LANES)
+            la = cgutils.create_struct_proxy(sig.args[0])(context, builder, value=args[0])
+            lb = cgutils.create_struct_proxy(sig.args[2])(context, builder, value=args[2])
+            lanes = llir.Constant(args[1].type, LANES)
+            acc = [cgutils.alloca_once_value(builder, llir.Constant(vt, [0.0] * LANES)) for _ in range(4)]
+            ngroup = builder.sdiv(args[4], llir.Constant(args[4].type, 4))
+            with cgutils.for_range(builder, ngroup) as loop:
+                base = builder.mul(loop.index, llir.Constant(loop.index.type, 4))
+                for q in range(4):
+                    i = builder.add(base, llir.Constant(base.type, q))
+                    pa = builder.gep(la.data, [builder.mul(builder.add(args[1], i), lanes)])
+                    pb = builder.gep(lb.data, [builder.mul(builder.add(args[3], i), lanes)])
+                    va = builder.load(builder.bitcast(pa, vt.as_pointer()), align=8)
+                    vb = builder.load(builder.bitcast(pb, vt.as_pointer()), align=8)
+                    builder.store(builder.fadd(builder.load(acc[q]), builder.fmul(va, vb)), acc[q])
+            r = [builder.load(x) for x in acc]
+            return builder.fadd(builder.fadd(r[0], r[2]), builder.fadd(r[1], r[3]))
+
+        return vec(a, types.int64, b, types.int64, types.int64), lane_codegen
     if not (isinstance(a, types.Array) and isinstance(b, types.Array) and a.layout == "C" and b.layout == "C"):
         return None
 
@@ -191,10 +214,11 @@ def mul_jt(J, f, out, nefc, nv):
         out[k] = 0.0
     for r in range(nefc):
         fr = f[r]
-        if fr != 0.0:
+        nz = fr != 0.0
+        if any_true(nz):
             Jr = J[r]
             for k in range(nv):
-                out[k] += Jr[k] * fr
+                out[k] = where(nz, out[k] + Jr[k] * fr, out[k])
 
 
 @njit(cache=True, always_inline=True)
@@ -231,10 +255,12 @@ def solve_m_local(m, d, w, x, dofs, nv):
         if rownnz[i] == 1:
             continue
         xi = x[ii]
-        if xi != 0.0:
+        nz = xi != 0.0
+        if any_true(nz):
             adr = rowadr[i]
             for a in range(adr, adr + rownnz[i] - 1):
-                x[ii - (i - colind[a])] -= qld[a] * xi
+                c = ii - (i - colind[a])
+                x[c] = where(nz, x[c] - qld[a] * xi, x[c])
     for ii in range(nv):
         x[ii] *= dinv[dofs[ii]]
     for ii in range(nv):
@@ -254,18 +280,17 @@ def chol_factor(a, n, mindiag):
         if j:
             t -= _dot(aj, aj, j)
         deficient = t < mindiag
-        if deficient:
-            t = mindiag
-            rank -= 1
+        t = where(deficient, mindiag, t)
+        rank = rank - where(deficient, 1, 0)
         aj[j] = math.sqrt(t)
-        if deficient:
+        if all_true(deficient):
             for i in range(j + 1, n):
                 a[i, j] = 0.0
         else:
             inv = 1.0 / aj[j]
             for i in range(j + 1, n):
                 ai = a[i]
-                ai[j] = (ai[j] - _dot(ai, aj, j)) * inv
+                ai[j] = where(deficient, 0.0, (ai[j] - _dot(ai, aj, j)) * inv)
     return rank
 
 
@@ -292,25 +317,26 @@ def chol_update(a, x, n, plus):
     rank = n
     for k in range(n):
         xk = x[k]
-        if xk != 0.0:
+        nz = xk != 0.0
+        if any_true(nz):
             Lkk = a[k, k]
             t = Lkk * Lkk + (xk * xk if plus else -xk * xk)
-            if t < MINVAL:
-                t = MINVAL
-                rank -= 1
+            low = t < MINVAL
+            t = where(low, MINVAL, t)
+            rank = rank - where(nz & low, 1, 0)
             r = math.sqrt(t)
             c = r / Lkk
             cinv = 1.0 / c
             s = xk / Lkk
-            a[k, k] = r
+            a[k, k] = where(nz, r, Lkk)
             if plus:
                 for i in range(k + 1, n):
-                    a[i, k] = (a[i, k] + s * x[i]) * cinv
+                    a[i, k] = where(nz, (a[i, k] + s * x[i]) * cinv, a[i, k])
             else:
                 for i in range(k + 1, n):
-                    a[i, k] = (a[i, k] - s * x[i]) * cinv
+                    a[i, k] = where(nz, (a[i, k] - s * x[i]) * cinv, a[i, k])
             for i in range(k + 1, n):
-                x[i] = c * x[i] - s * a[i, k]
+                x[i] = where(nz, c * x[i] - s * a[i, k], x[i])
     return rank
 
 

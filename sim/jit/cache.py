@@ -9,14 +9,31 @@ such as `sim/render` (GROUPS) hashes the core digest plus its own sources, so ed
 away the compiled physics (its kernels may call core kernels, never the reverse).
 
 Only numjoco's kernels are cached here: numba's own cache settings (NUMBA_CACHE_DIR, numba.config.CACHE_DIR) are
-left as they are for other code in the process.
+left as they are for other code in the process.  Inside a cache directory a kernel's entries sit in a folder named
+after its source folder relative to the folder holding `sim` (not its absolute path, as numba names it), so a
+cache written in one checkout or build serves the same sources installed anywhere.
+
+Shipped kernels.  A wheel built with them (`numjoco-precompile --ship`, docs/install.md) carries, in sim/_kernels/,
+the cache of every task family compiled for a portable baseline CPU (x86-64-v3: AVX2 and FMA), with a manifest
+whose key is the package version, the numba / llvmlite / Python versions, the platform, the source hash and the
+baseline.  At import, before numba creates its code generator, shipped_kernels() checks that key, that this CPU has
+every feature of the baseline and that nothing has fixed numba's target yet; then numba's target is set to the
+baseline for the whole process (NUMBA_CPU_NAME / NUMBA_CPU_FEATURES, inherited by child processes: numba keys its
+cache entries on them) and kernels are looked up in sim/_kernels first, then in the writable cache, where anything
+not shipped is compiled (for the baseline).  Anywhere else (another CPU, Python or numba; NUMJOCO_SHIPPED_KERNELS=0)
+nothing changes: kernels compile for the host into the writable cache, with the usual progress.
+
+Lookup order: the shipped kernels (when in use), then the writable cache root (choose_cache_root).
 """
 
 import contextlib
 import hashlib
+import json
 import os
+import platform
 import re
 import shutil
+import sys
 import tempfile
 
 try:
@@ -30,6 +47,16 @@ from numba.core.caching import CompileResultCacheImpl, FunctionCache, IndexDataC
 from sim.jit import codegen as _codegen
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the sim package
+SOURCE_ROOT = os.path.dirname(PACKAGE_DIR)  # the folder holding sim (and envs): kernel folders are named from it
+SHIPPED_DIR = os.path.join(PACKAGE_DIR, "_kernels")  # the shipped kernels of a wheel built with them
+MANIFEST = "manifest.json"
+# the portable baseline the shipped kernels are compiled for: numba's target CPU name and features (empty: the
+# features the name implies), and the host features the baseline needs (the x86-64 psABI's level v3)
+BASELINE = {
+    "cpu_name": "x86-64-v3",
+    "cpu_features": "",
+    "requires": tuple("cx16 popcnt sahf sse3 sse4.1 sse4.2 ssse3 avx avx2 bmi bmi2 f16c fma lzcnt movbe xsave".split()),
+}
 
 
 # pure-Python subpackages and modules (paths relative to sim/) with no jitted code that no kernel imports: editing
@@ -43,7 +70,6 @@ NO_JIT_FILES = (
     "data.py",
     "api.py",
     "state.py",
-    "demo.py",
     "jit/progress.py",
     "jit/precompile.py",
 )
@@ -98,6 +124,100 @@ def choose_cache_root():
 
 
 SOURCE_HASH = source_hash()
+
+
+def kernel_key(cpu_name=BASELINE["cpu_name"], cpu_features=BASELINE["cpu_features"], version=None):
+    """The key shipped kernels are built and checked under: package (`version`, default the installed one), numba,
+    llvmlite and Python versions, the platform, the source hash and the target CPU (name and features)."""
+    import llvmlite
+    import numba
+
+    return {
+        "numjoco": version or _package_version(),
+        "numba": numba.__version__,
+        "llvmlite": llvmlite.__version__,
+        "python": "%d.%d%s" % (sys.version_info[0], sys.version_info[1], getattr(sys, "abiflags", "")),
+        "implementation": sys.implementation.name,
+        "platform": "%s-%s" % (sys.platform, platform.machine().lower()),
+        "source_hash": SOURCE_HASH,
+        "cpu_name": cpu_name,
+        "cpu_features": cpu_features,
+    }
+
+
+def _package_version():
+    """numjoco's version as installed (its distribution's metadata), None for a checkout without one."""
+    from importlib import metadata
+
+    try:
+        dist = metadata.distribution("numjoco")
+    except metadata.PackageNotFoundError:
+        return None
+    # the distribution must be the one this sim comes from (an editable install elsewhere is another tree)
+    files = dist.files or ()
+    here = os.path.join(PACKAGE_DIR, "jit", "cache.py")
+    for f in files:
+        if str(f).replace("\\", "/") == "sim/jit/cache.py":
+            return dist.version if os.path.realpath(dist.locate_file(f)) == os.path.realpath(here) else None
+    return None
+
+
+def _host_has(features):
+    """Whether this CPU has every LLVM feature named in `features`."""
+    import llvmlite.binding as ll
+
+    have = {f[1:] for f in ll.get_host_cpu_features().flatten().split(",") if f.startswith("+")}
+    return all(f in have for f in features)
+
+
+def shipped_kernels():
+    """(folder, why): the shipped kernels' folder when they can serve this process, else None and the reason.
+    Reads sim/_kernels/manifest.json and checks its key against this process, the host CPU against the baseline
+    and numba's target (not yet fixed by an earlier compile, or already the baseline)."""
+    path = os.path.join(SHIPPED_DIR, MANIFEST)
+    if not os.path.isfile(path):
+        return None, "no shipped kernels"
+    if os.environ.get("NUMJOCO_SHIPPED_KERNELS", "1") == "0":
+        return None, "NUMJOCO_SHIPPED_KERNELS=0"
+    try:
+        with open(path) as f:
+            manifest = json.load(f)
+    except (OSError, ValueError) as e:
+        return None, "unreadable manifest: %s" % e
+    name, features = manifest.get("cpu_name"), manifest.get("cpu_features")
+    want = kernel_key(name, features)
+    diff = sorted(k for k in want if manifest.get(k) != want[k])
+    if diff:
+        return None, "built for another %s" % ", ".join(diff)
+    if name != BASELINE["cpu_name"] or not _host_has(manifest.get("requires", BASELINE["requires"])):
+        return None, "this CPU lacks the %s baseline" % name
+    from numba.core import config
+    from numba.core.registry import cpu_target
+
+    if os.environ.get("NUMBA_CPU_NAME", name) != name or os.environ.get("NUMBA_CPU_FEATURES", features) != features:
+        return None, "NUMBA_CPU_NAME / NUMBA_CPU_FEATURES set to another target"
+    if "_toplevel_target_context" in vars(cpu_target) and (config.CPU_NAME, config.CPU_FEATURES) != (name, features):
+        return None, "numba compiled for the host before sim was imported"
+    return SHIPPED_DIR, "in use"
+
+
+def _use_shipped():
+    """Set numba's target to the shipped kernels' baseline (process-wide, and for child processes) when they can
+    serve this process; returns their folder or None (SHIPPED_WHY says why not)."""
+    global SHIPPED_WHY
+    folder, SHIPPED_WHY = shipped_kernels()
+    if folder is None:
+        return None
+    from numba.core import config
+
+    os.environ["NUMBA_CPU_NAME"] = BASELINE["cpu_name"]
+    os.environ["NUMBA_CPU_FEATURES"] = BASELINE["cpu_features"]
+    config.reload_config()
+    return folder
+
+
+SHIPPED_WHY = None
+SHIPPED_ROOT = _use_shipped()
 CACHE_ROOT = choose_cache_root()
 CACHE_DIR = None if CACHE_ROOT is None else os.path.join(CACHE_ROOT, SOURCE_HASH)
 _GROUP_DIRS = {}
@@ -166,6 +286,17 @@ def group_dir(module):
     return CACHE_DIR
 
 
+def kernel_subpath(py_file):
+    """The folder of a kernel's entries inside a cache directory: <parent>_<sha1 of its source folder relative to
+    SOURCE_ROOT> (numba's form, which hashes the absolute path), so the cache is the same wherever the sources
+    are; a file outside SOURCE_ROOT keeps numba's absolute form."""
+    folder = os.path.dirname(os.path.abspath(py_file))
+    rel = os.path.relpath(folder, SOURCE_ROOT)
+    if rel.startswith(os.pardir):
+        rel = folder
+    return "%s_%s" % (os.path.basename(folder), hashlib.sha1(rel.replace(os.sep, "/").encode()).hexdigest())
+
+
 if CACHE_DIR is not None:
     _use(CACHE_DIR)
 
@@ -182,7 +313,11 @@ class _GroupLocator(UserProvidedCacheLocator):
     def __init__(self, py_func, py_file):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
-        self._cache_path = os.path.join(group_dir(py_func.__module__), self.get_suitable_cache_subpath(py_file))
+        group = group_dir(py_func.__module__)
+        self._cache_path = os.path.join(group, kernel_subpath(py_file))
+        self.shipped_path = None
+        if SHIPPED_ROOT is not None:
+            self.shipped_path = os.path.join(SHIPPED_ROOT, os.path.basename(group), kernel_subpath(py_file))
 
     @classmethod
     def from_function(cls, py_func, py_file):
@@ -241,18 +376,28 @@ class _SafeCacheFile(IndexDataCacheFile):
 
 
 class GroupCache(FunctionCache):
-    """The disk cache of one kernel (sim.jit.njit's cache=True)."""
+    """The disk cache of one kernel (sim.jit.njit's cache=True): the shipped kernels (read only) when in use, then
+    the writable cache, where new entries go."""
 
     _impl_class = _GroupCacheImpl
 
     def __init__(self, py_func):
         super().__init__(py_func)
-        self._cache_file = _SafeCacheFile(
-            self._cache_path, self._impl.filename_base, self._impl.locator.get_source_stamp()
-        )
+        stamp = self._impl.locator.get_source_stamp()
+        self._cache_file = _SafeCacheFile(self._cache_path, self._impl.filename_base, stamp)
+        shipped = self._impl.locator.shipped_path
+        self._shipped_file = None if shipped is None else IndexDataCacheFile(shipped, self._impl.filename_base, stamp)
 
     def _load_overload(self, sig, target_context):
-        cres = super()._load_overload(sig, target_context)
-        if cres is not None and tuple(cres.signature.args) != tuple(_sigutils.normalize_signature(sig)[0]):
-            return None  # an entry holding another signature's code (a cache written before the lock)
-        return cres
+        if not self._enabled:
+            return None
+        key = self._index_key(sig, target_context.codegen())
+        want = tuple(_sigutils.normalize_signature(sig)[0])
+        for f in (self._shipped_file, self._cache_file):
+            data = None if f is None else f.load(key)
+            if data is not None:
+                cres = self._impl.rebuild(target_context, data)
+                if tuple(cres.signature.args) == want:
+                    return cres
+                # else an entry holding another signature's code (a cache written before the lock)
+        return None

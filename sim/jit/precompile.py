@@ -1,31 +1,37 @@
-"""Build numjoco's kernel cache ahead of time, for Docker images, clusters and CI.
+"""Build numjoco's kernel cache ahead of time for model files, for Docker images, clusters and CI; the driver the
+task-level `numjoco-precompile` (envs/precompile.py) runs too.
 
-    python -m sim.jit.precompile                          # every numjoco task (env, vector env, SB3 VecEnv entries)
-    python -m sim.jit.precompile assets/hopper.xml numjoco/Ant-v0 --render --jobs 2
-    python -m sim.jit.precompile --portable               # a cache for any x86-64 machine (see below)
+    python -m sim.jit.precompile assets/hopper.xml my_robot.urdf --render --jobs 2
+    python -m sim.jit.precompile model.xml --portable      # a cache for any x86-64 machine (see below)
 
-Each target (an MJCF / URDF file or a task id) runs what a first use would compile, in a fresh process: for a
-model, sim.step and sim.forward on one world and on a batch (and a frame of sim.Renderer with --render); for a
-task, gym.make reset / step (and render with --render), then gym.make_vec of two worlds: reset, step, a partial
-reset.  Kernels are compiled per feature set (sim/jit/features.py), so targets that share one cost nothing more.  The
-cache goes where every later run looks (NUMJOCO_CACHE_DIR, else sim/__numba_cache__); a later process loads
-instead of compiling.  --jobs N compiles N targets at once (safe: concurrent writers of the cache lock its index).
-One line when a target starts and one when it ends: its feature set, wall seconds, kernels compiled (0: already
-cached); in between, a long compile prints its progress on stderr (NUMJOCO_QUIET=1 silences that).
+Each target runs what a first use would compile, in a fresh process: for a model, sim.step and sim.forward on one
+world and on a batch (and a frame of sim.Renderer with --render).  Kernels are compiled per feature set
+(sim/jit/features.py), so targets that share one cost nothing more.  The cache goes where every later run looks
+(NUMJOCO_CACHE_DIR, else sim/__numba_cache__); a later process loads instead of compiling.  --jobs N compiles N
+targets at once (safe: concurrent writers of the cache lock its index).  One line when a target starts and one
+when it ends: its feature set, wall seconds, kernels compiled (0: already cached); in between, a long compile
+prints its progress on stderr (NUMJOCO_QUIET=1 silences that).
 
 --portable compiles for a generic CPU of this architecture (NUMBA_CPU_NAME=generic, no CPU features): numba keys
 its cache on the CPU name, so the processes that use the cache must set NUMBA_CPU_NAME=generic too (an image's
 ENV line); a process without the variable compiles for its host on first use (and caches that next to the
 generic entries).  Generic code forgoes the host's vector extensions (AVX2, AVX-512), so it may run slower.
+
+--ship DIR compiles for the shipped kernels' baseline (sim.jit.cache.BASELINE, x86-64-v3) into a fresh cache and
+writes it to DIR with its manifest (the key sim.jit.cache.shipped_kernels checks): the sim/_kernels folder of a
+wheel (docs/install.md).  Processes find it there and set the baseline themselves.
 """
 
 import argparse
+import json
 import multiprocessing
 import os
+import shutil
 import sys
+import tempfile
 import time
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _count_compiles():
@@ -46,16 +52,25 @@ def _count_compiles():
     return c
 
 
-def _model(path, render):
+def _on_path():
+    if _ROOT not in sys.path:
+        sys.path.insert(0, _ROOT)
+
+
+def compile_model(path, render):
+    """What a first use of the model at `path` compiles; returns its feature set's description."""
+    _on_path()
     import sim
-    from sim.jit import features
     from sim import api as smooth_api
+    from sim.jit import features
 
     m = sim.load_model(path)
     d = sim.Data(m)
     sim.forward(m, d)
     sim.step(m, d)
     b = sim.Data(m, nworld=2)
+    sim.step(m, b)
+    b = sim.Data(m, nworld=smooth_api.LANES)  # a batch of LANES worlds or more steps in blocks (docs/simd.md)
     sim.step(m, b)
     if render:
         r = sim.Renderer(m, 32, 32)
@@ -64,91 +79,127 @@ def _model(path, render):
     return features.describe(smooth_api.model_features(m))
 
 
-def _task(env_id, render):
-    import numpy as np
-    import gymnasium as gym
-    import envs  # noqa: F401  (registers numjoco/*)
-    from sim.jit import features
+def model_key(path):
+    """The feature set of the model at `path` (repr)."""
+    _on_path()
+    import sim
     from sim import api as smooth_api
 
-    env = gym.make(env_id, render_mode="rgb_array" if render else None)
-    env.reset(seed=0)
-    env.step(env.action_space.sample())
-    if render:
-        env.render()
-    desc = features.describe(smooth_api.model_features(env.unwrapped.model))
-    env.close()
-    vec = gym.make_vec(env_id, num_envs=2)
-    vec.reset(seed=0)
-    vec.step(vec.action_space.sample())
-    vec.reset(options={"reset_mask": np.array([True, False])})
-    vec.close()
-    return desc
+    return repr(smooth_api.model_features(sim.load_model(path)))
 
 
-def is_task(target):
-    """A task id ('numjoco/Hopper-v0', or 'Hopper-v0' for a numjoco task) rather than a model file."""
-    return os.path.splitext(target)[1].lower() not in (".xml", ".urdf", ".mjcf")
-
-
-def task_id(target):
-    return target if "/" in target else "numjoco/" + target
-
-
-def compile_target(target, render=False):
-    """Compile (or load) what `target` needs; returns (target, feature set, seconds, kernels compiled, error).
-    A compile that lasts prints its progress on stderr (sim/jit/progress.py; NUMJOCO_QUIET=1 silences it)."""
+def timed(compile_one, target, render):
+    """compile_one(target, render) timed: (target, feature set, seconds, kernels compiled, error).  A compile that
+    lasts prints its progress on stderr (sim/jit/progress.py; NUMJOCO_QUIET=1 silences it)."""
     print(f"  {target}: started", flush=True)
-    if _ROOT not in sys.path:
-        sys.path.insert(0, _ROOT)
+    _on_path()
     counter = _count_compiles()
     t0 = time.perf_counter()
     try:
-        desc = _task(task_id(target), render) if is_task(target) else _model(target, render)
+        desc = compile_one(target, render)
         err = None
     except Exception as e:  # noqa: BLE001  (reported per target, the others go on)
         desc, err = "-", f"{type(e).__name__}: {e}"
     return target, desc, time.perf_counter() - t0, counter.n, err
 
 
-def feature_sets(targets):
-    """The feature set of each target's model (a target that fails to load gets a key of its own: its error is
-    reported when it is compiled)."""
-    if _ROOT not in sys.path:
-        sys.path.insert(0, _ROOT)
-    import sim
-    from sim import api as smooth_api
-
+def _keys(feature_key, targets):
+    """feature_key of each target (a target that fails gets a key of its own: its error is reported when it is
+    compiled)."""
     keys = []
     for t in targets:
         try:
-            if is_task(t):
-                import gymnasium as gym
-                import envs  # noqa: F401
-
-                env = gym.make(task_id(t))
-                m = env.unwrapped.model
-                env.close()
-            else:
-                m = sim.load_model(t)
-            keys.append(repr(smooth_api.model_features(m)))
+            keys.append(feature_key(t))
         except Exception:  # noqa: BLE001
             keys.append("error:" + t)
     return keys
 
 
-def default_targets():
-    """Every registered numjoco task (envs.TASKS)."""
-    if _ROOT not in sys.path:
-        sys.path.insert(0, _ROOT)
-    import envs
-
-    return ["numjoco/" + name for name in envs.TASKS]
+def _star(a):
+    return timed(*a)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m sim.jit.precompile", description=__doc__.split("\n")[0])
-    ap.add_argument("targets", nargs="*", help="MJCF / URDF files and task ids (default: every numjoco task)")
+def target_environment(portable=False, ship_cache=None):
+    """Set the environment the worker processes inherit: a generic CPU (portable), or the shipped baseline and a
+    fresh cache folder (ship_cache)."""
+    from sim.jit import cache  # noqa: F401  (numba's target is read by the workers, not here)
+
+    if portable:
+        os.environ["NUMBA_CPU_NAME"] = "generic"  # inherited by the worker processes (numba reads it at import)
+        os.environ["NUMBA_CPU_FEATURES"] = ""
+    if ship_cache is not None:
+        os.environ["NUMBA_CPU_NAME"] = cache.BASELINE["cpu_name"]
+        os.environ["NUMBA_CPU_FEATURES"] = cache.BASELINE["cpu_features"]
+        os.environ["NUMJOCO_CACHE_DIR"] = ship_cache
+        os.environ["NUMJOCO_SHIPPED_KERNELS"] = "0"  # compile everything, whatever sim/_kernels holds
+
+
+def build(targets, compile_one, feature_key, jobs=1, render=False, where=None, note=""):
+    """Compile every target (compile_one(target, render) in fresh processes, `jobs` at a time): the first target of
+    each feature set first (in parallel), then the rest (mostly cache hits), so two processes never compile the
+    same feature set at once.  Prints a line per target; returns the number that failed."""
+    print(f"numjoco: precompiling {len(targets)} target(s) into {where}{note}, {jobs} at a time", flush=True)
+    ctx = multiprocessing.get_context("spawn")  # fresh processes: the environment set above applies
+    failed = 0
+    t0 = time.perf_counter()
+    with ctx.Pool(1) as pool:
+        keys = pool.apply(_keys, (feature_key, targets))
+    lead = {}
+    for t, k in zip(targets, keys):
+        lead.setdefault(k, t)
+    waves = [list(lead.values()), [t for t in targets if t not in lead.values()]]
+    with ctx.Pool(jobs, maxtasksperchild=1) as pool:
+        for wave in waves:
+            for target, desc, sec, n, err in pool.imap(_star, [(compile_one, t, render) for t in wave]):
+                if err:
+                    failed += 1
+                    print(f"  {target}: FAILED: {err}", flush=True)
+                else:
+                    print(f"  {target}: {desc}; {sec:.1f} s, {n} kernels compiled", flush=True)
+    print(
+        f"numjoco: done in {time.perf_counter() - t0:.0f} s" + (f"; {failed} target(s) failed" if failed else ""),
+        flush=True,
+    )
+    return failed
+
+
+def ship(cache_root, out, version):
+    """Write the kernels compiled into `cache_root` for the baseline to `out` (this source version's folders only,
+    numba's index and data files only) with manifest.json (the key, sim.jit.cache.kernel_key, under `version`);
+    returns the number of files."""
+    _on_path()
+    from sim.jit import cache
+
+    os.makedirs(out, exist_ok=True)
+    n = 0
+    for name in sorted(os.listdir(cache_root)):
+        m = cache._VERSION_DIR.match(name)
+        if m is None or not name.endswith(cache.SOURCE_HASH if m.group(1) is None else ""):
+            continue
+        if m.group(1) is not None:
+            folder = m.group(1)
+            digest = cache.source_hash(
+                os.path.join(cache.PACKAGE_DIR, folder), skip=(), seed=cache.SOURCE_HASH.encode()
+            )
+            if name != "%s-%s" % (folder, digest):
+                continue
+        for dirpath, _, files in os.walk(os.path.join(cache_root, name)):
+            for f in files:
+                if f.endswith((".nbi", ".nbc")):
+                    src = os.path.join(dirpath, f)
+                    dst = os.path.join(out, os.path.relpath(src, cache_root))
+                    os.makedirs(os.path.dirname(dst), exist_ok=True)
+                    shutil.copy2(src, dst)
+                    n += 1
+    key = cache.kernel_key(cache.BASELINE["cpu_name"], cache.BASELINE["cpu_features"], version=version)
+    key["requires"] = list(cache.BASELINE["requires"])
+    with open(os.path.join(out, cache.MANIFEST), "w") as f:
+        json.dump(key, f, indent=1, sort_keys=True)
+    return n
+
+
+def add_arguments(ap):
+    """The options shared with envs/precompile.py."""
     ap.add_argument("--render", action="store_true", help="also the renderer (a frame per target)")
     ap.add_argument("--jobs", type=int, default=1, help="targets compiled at once (processes; default 1)")
     ap.add_argument(
@@ -156,53 +207,44 @@ def main(argv=None):
         action="store_true",
         help="compile for a generic CPU (NUMBA_CPU_NAME=generic; set it when using the cache too)",
     )
-    args = ap.parse_args(argv)
-    if args.jobs < 1:
-        ap.error("--jobs must be >= 1")
-    for t in args.targets:
-        if not is_task(t) and not os.path.exists(t):
-            ap.error(f"no such model file: {t}")
-    if args.portable:
-        os.environ["NUMBA_CPU_NAME"] = "generic"  # inherited by the worker processes (numba reads it at import)
-        os.environ["NUMBA_CPU_FEATURES"] = ""
-    targets = args.targets or default_targets()
-    from sim.jit import cache
+    ap.add_argument("--ship", metavar="DIR", help="compile for the shipped baseline into DIR with its manifest")
+    ap.add_argument("--version", help="with --ship: the package version the manifest names (default: installed)")
 
-    print(
-        f"numjoco: precompiling {len(targets)} target(s) into {cache.CACHE_ROOT}"
-        f"{' for a generic CPU' if args.portable else ''}, {args.jobs} at a time",
-        flush=True,
-    )
-    ctx = multiprocessing.get_context("spawn")  # fresh processes: the environment above applies
-    failed = 0
-    t0 = time.perf_counter()
-    with ctx.Pool(1) as pool:
-        keys = pool.apply(feature_sets, (targets,))
-    # the first target of each feature set first (in parallel), then the rest (mostly cache hits): two processes
-    # never compile the same feature set at once
-    lead = {}
-    for t, k in zip(targets, keys):
-        lead.setdefault(k, t)
-    waves = [list(lead.values()), [t for t in targets if t not in lead.values()]]
-    with ctx.Pool(args.jobs, maxtasksperchild=1) as pool:
-        for wave in waves:
-            for target, desc, sec, n, err in pool.imap(_star, [(t, args.render) for t in wave]):
-                if err:
-                    failed += 1
-                    print(f"  {target}: FAILED: {err}", flush=True)
-                else:
-                    print(f"  {target}: {desc}; {sec:.1f} s, {n} kernels compiled", flush=True)
-    print(
-        f"numjoco: done in {time.perf_counter() - t0:.0f} s"
-        + (f"; {failed} target(s) failed" if failed else "")
-        + ("; run with NUMBA_CPU_NAME=generic to use this cache" if args.portable else ""),
-        flush=True,
-    )
+
+def run(args, targets, compile_one, feature_key, render):
+    """Compile `targets` as args say (--portable, --ship, --jobs); returns the exit status."""
+    if args.jobs < 1:
+        raise SystemExit("--jobs must be >= 1")
+    tmp = tempfile.mkdtemp(prefix="numjoco-ship-") if args.ship else None
+    try:
+        target_environment(args.portable, tmp)
+        from sim.jit import cache
+
+        where = tmp or cache.CACHE_ROOT
+        note = " for a generic CPU" if args.portable else (" for %s" % cache.BASELINE["cpu_name"] if tmp else "")
+        failed = build(targets, compile_one, feature_key, args.jobs, render, where, note)
+        if args.portable:
+            print("numjoco: run with NUMBA_CPU_NAME=generic to use this cache", flush=True)
+        if tmp and not failed:
+            n = ship(tmp, args.ship, args.version)
+            print(f"numjoco: {n} kernel files and {cache.MANIFEST} written to {args.ship}", flush=True)
+    finally:
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
     return 1 if failed else 0
 
 
-def _star(a):
-    return compile_target(*a)
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m sim.jit.precompile", description=__doc__.split("\n")[0])
+    ap.add_argument("models", nargs="+", help="MJCF / URDF files (task ids: numjoco-precompile)")
+    add_arguments(ap)
+    args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error("--jobs must be >= 1")
+    for t in args.models:
+        if not os.path.exists(t):
+            ap.error(f"no such model file: {t}")
+    return run(args, args.models, compile_model, model_key, args.render)
 
 
 if __name__ == "__main__":

@@ -126,6 +126,15 @@ class _Listener(event.Listener):
                 "numjoco: first use after install or upgrade: compiling kernels with numba, cached in %s for "
                 "later runs (NUMJOCO_QUIET=1 hides these lines)" % cache.CACHE_ROOT
             )
+            if cache.SHIPPED_WHY not in (None, "no shipped kernels"):
+                _say(
+                    "numjoco: shipped kernels: %s"
+                    % (
+                        "in use; this model needs kernels they do not hold"
+                        if cache.SHIPPED_ROOT is not None
+                        else "not used (%s)" % cache.SHIPPED_WHY
+                    )
+                )
         what = re.split(r"[(:;]", (self.doc or "").strip().split("\n")[0])[0].strip().rstrip(".,")
         if len(what) > 60:
             what = what[:60].rsplit(" ", 1)[0] + "..."

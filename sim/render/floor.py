@@ -1,7 +1,7 @@
 """Packet shading of floor tiles.
 
 Most of a free camera's frame is floor: screen tiles whose only candidate is one opaque plane.  There every pixel
-runs the same arithmetic, so floor_tile shades a tile row LANES pixels per instruction (sim.engine.batch.simd's
+runs the same arithmetic, so floor_tile shades a tile row LANES pixels per instruction (sim.jit.simd's
 vectors): the plane's hit, the texture's level of detail and the bilinear texel addresses of its two mip levels,
 and each light's GL term (shade.light_vec and shade._term lane by lane).  The texel fetches and blends, the
 shadow-map lookups that shade.outside_occupied's shortcut cannot settle and the mirror's reflection run per pixel
@@ -13,7 +13,7 @@ rounding.
 
 import numpy as np
 
-from sim.engine.batch.simd import (
+from sim.jit.simd import (
     LANES,
     any_lane,
     lane,

@@ -11,7 +11,7 @@ import weakref
 
 import numpy as np
 
-from sim.engine.batch.simd import LANES
+from sim.jit.simd import LANES
 
 from . import layout as L
 from . import scene as S

@@ -11,7 +11,7 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic
 
-from sim.engine.batch.simd import LANES, vec, VecType
+from sim.jit.simd import LANES, vec, VecType
 from sim.jit import njit
 
 from .layout import TI_TYPE, TI_NLEVEL, TI_LEVEL, TI_ALPHA, TEXTURE_2D

@@ -1,42 +1,29 @@
-"""A batch's smooth-stage fields laid out world-minor in blocks of LANES worlds, the drivers that run the block
-kernels (sim/engine/batch/smooth.py) over all blocks, and the transposes between Data's (nworld, ...) rows and the
-blocks.
+"""A batch's world-minor blocks: the Data fields the block kernels read and write, laid out (nblock, *per-world
+shape, LANES) so that element [i, j] of the LANES worlds of block b is one `<LANES x double>` (sim/jit/simd.py), the
+block struct that carries them into jitted code, and the transposes between them and Data's (nworld, ...) rows.
 
-    b = SmoothBlocks(m, nworld)
-    b.load(d)                      # qpos, qvel, mocap of every world into the blocks
-    b.run(ALL)                     # kinematics .. rne on every block
-    b.store(d, b.fields)           # back into Data's rows
-
-A field of per-world shape (n, k) is an array (nblock, n*k, LANES); the last block's lanes past nworld repeat the
-last world (their results are never stored).
+Data's rows stay the home of every field: the batch step (sim/engine/batch/step.py) loads a block's inputs from the
+rows, runs the block kernels, and stores into the rows what the per-world stages after them read and, at the end
+of the call, everything the block kernels wrote.  The last block's lanes past nworld repeat the last world; their
+results are never stored.
 """
 
 import numpy as np
+from numba import types
+from numba.experimental import structref
 
-from sim.jit import njit
+from sim.jit import njit, short_struct_type
+from sim.jit.simd import LANES, vld, vst, lane, with_lane, splat, tile_to_rows, rows_to_tile
+from sim.jit.structs import struct_alloc, struct_new
+from sim.types import DATA_ARRAYS, data_shapes
 
-from sim.engine.batch.simd import LANES, vld, vst, lane, with_lane, splat, tile_to_rows, rows_to_tile
-from sim.engine.batch.smooth import kinematics_block, com_pos_block, crb_block, factor_m_block, com_vel_block, rne_block
-from sim.engine.kinematics import kinematics
-from sim.engine.com import com_pos, com_vel
-from sim.engine.crb import crb, factor_m
-from sim.engine.rne import rne
-
-# stage bits of SmoothBlocks.run / run_worlds
-KINEMATICS, COM_POS, CRB, FACTOR_M, COM_VEL, RNE = 1, 2, 4, 8, 16, 32
-ALL = 63
-STAGES = (
-    ("kinematics", KINEMATICS),
-    ("com_pos", COM_POS),
-    ("crb", CRB),
-    ("factor_m", FACTOR_M),
-    ("com_vel", COM_VEL),
-    ("rne", RNE),
-)
-
-# Data fields the block stages read (INPUTS) and write (OUTPUTS), by name
-INPUTS = ("qpos", "qvel", "mocap_pos", "mocap_quat")
-OUTPUTS = (
+# Data fields with a world-minor copy: what the block kernels read or write (a kernel that touches another field
+# fails to compile for a block: the field has no `d.<name>` in the block struct)
+BLOCK_FIELDS = (
+    "qpos",
+    "qvel",
+    "mocap_pos",
+    "mocap_quat",
     "xpos",
     "xquat",
     "xmat",
@@ -58,284 +45,131 @@ OUTPUTS = (
     "cvel",
     "cdof_dot",
     "qfrc_bias",
+    "scr_body6a",
+    "scr_body6b",
 )
-# which outputs each stage writes (and the scratch rows rne uses: Data's scr_body6a / scr_body6b)
-WRITES = {
-    KINEMATICS: (
-        "xpos",
-        "xquat",
-        "xmat",
-        "xanchor",
-        "xaxis",
-        "xipos",
-        "ximat",
-        "geom_xpos",
-        "geom_xmat",
-        "site_xpos",
-        "site_xmat",
-    ),
-    COM_POS: ("subtree_com", "cinert", "cdof"),
-    CRB: ("crb", "M"),
-    FACTOR_M: ("qLD", "qLDiagInv"),
-    COM_VEL: ("cvel", "cdof_dot"),
-    RNE: ("qfrc_bias", "scr_body6a", "scr_body6b"),
-}
+# Data's own (nworld, ...) rows in the block struct: per-lane updates from block kernels (warnings, the
+# pre-contacts the block colliders store for each lane's world)
+ROW_FIELDS = (
+    "warning_number",
+    "warning_lastinfo",
+    "scr_con_dist",
+    "scr_con_pos",
+    "scr_con_normal",
+    "scr_con_tangent",
+)
+# block scratch of the block kernels, world-minor as BLOCK_FIELDS (name -> per-world shape from the model): the
+# body boxes of the broadphase
+BLOCK_SCRATCH = (("bp_aamm", lambda m: (int(m.nbody), 6)),)
+
+_NDIM = {n: nd for n, nd, _ in DATA_ARRAYS}
 
 
-@njit(cache=True)
-def to_blocks(src, dst, nworld):
-    """dst (nblock, n, LANES)[b, r, l] = src (nworld, n)[b*LANES + l, r]; lanes past nworld repeat the last
-    world."""
-    n = src.shape[1]
-    for b in range(dst.shape[0]):
-        for l in range(LANES):
-            w = min(b * LANES + l, nworld - 1)
-            for r in range(n):
-                dst[b, r, l] = src[w, r]
+@structref.register
+@short_struct_type
+class BlockType(types.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((n, types.unliteral(t)) for n, t in fields)
 
 
-@njit(cache=True)
-def from_blocks(src, dst, nworld):
-    """dst (nworld, n)[w, r] = src (nblock, n, LANES)[w // LANES, r, w % LANES]."""
-    n = dst.shape[1]
-    for w in range(nworld):
-        b = w // LANES
-        l = w - b * LANES
-        for r in range(n):
-            dst[w, r] = src[b, r, l]
+class BlockStruct(structref.StructRefProxy):
+    """Opaque handle to a batch's block struct."""
 
 
-@njit(cache=True)
-def blocks_to_rows(srcs, dsts, nworld):
-    """dsts[k] (nworld, n)[w, r] = srcs[k] (nblock, n, LANES)[w // LANES, r, w % LANES] for every field k:
-    LANES x LANES transposes of full blocks (tile_to_rows), element by element for the rest."""
-    for k in range(len(srcs)):
-        S = srcs[k]
-        D = dsts[k]
-        n = D.shape[1]
-        for b in range(S.shape[0]):
-            w0 = b * LANES
-            Sb = S[b]
-            r = 0
-            if w0 + LANES <= nworld:
-                while r + LANES <= n:
-                    tile_to_rows(Sb, r, D, w0 * n + r, n)
-                    r += LANES
-            for rr in range(r, n):
-                v = vld(Sb, rr)
-                for l in range(min(LANES, nworld - w0)):
-                    D[w0 + l, rr] = lane(v, l)
+structref.define_boxing(BlockType, BlockStruct)
+
+# the block step's own per-world values: RK4's start time, and the watched warning counters and the task's
+# divergence counter at the start of the call
+# divergence counter at the start of the call; per block, the broadphase's leaf pairs of two multi-geom bodies
+OWN_FIELDS = (
+    ("rk_t0", types.Array(types.float64, 1, "C")),
+    ("lane_state", types.Array(types.int64, 2, "C")),
+    ("bp_leaf", types.Array(types.int64, 3, "C")),
+)
+NLANE_STATE = 5
+
+_KIND = {n: k for n, _, k in DATA_ARRAYS}
+
+BLOCK_TYPE = BlockType(
+    tuple(
+        [(n, types.Array(types.float64, _NDIM[n] + 1, "C")) for n in BLOCK_FIELDS]
+        + [(n, types.Array(types.float64, 4, "C")) for n, _ in BLOCK_SCRATCH]
+        + [(n, types.Array(types.float64 if _KIND[n] == "f" else types.int32, _NDIM[n], "C")) for n in ROW_FIELDS]
+        + list(OWN_FIELDS)
+        + [("nworld", types.int64), ("nblock", types.int64)]
+    )
+)
 
 
-@njit(cache=True)
-def rows_to_blocks(srcs, dsts, nworld):
-    """dsts[k] (nblock, n, LANES)[b, r, l] = srcs[k] (nworld, n)[b*LANES + l, r] for every field k, lanes past
-    nworld repeating the last world: LANES x LANES transposes of full blocks (rows_to_tile), element by element
-    for the rest."""
-    for k in range(len(srcs)):
-        D = srcs[k]
-        S = dsts[k]
-        n = D.shape[1]
-        for b in range(S.shape[0]):
-            w0 = b * LANES
-            Sb = S[b]
-            r = 0
-            if w0 + LANES <= nworld:
-                while r + LANES <= n:
-                    rows_to_tile(D, w0 * n + r, n, Sb, r)
-                    r += LANES
-            for rr in range(r, n):
-                v = splat(0.0)
-                for l in range(LANES):
-                    v = with_lane(v, l, D[min(w0 + l, nworld - 1), rr])
-                vst(Sb, rr, v)
+@njit(refcount=True)
+def _alloc(struct_type):
+    """An empty block struct (one compile)."""
+    return struct_alloc(struct_type)
 
 
-@njit(cache=True)
-def run_blocks(
-    m,
-    nblock,
-    stages,
-    qpos,
-    qvel,
-    mocap_pos,
-    mocap_quat,
-    xpos,
-    xquat,
-    xmat,
-    xanchor,
-    xaxis,
-    xipos,
-    ximat,
-    geom_xpos,
-    geom_xmat,
-    site_xpos,
-    site_xmat,
-    subtree_com,
-    cinert,
-    cdof,
-    crb_,
-    M,
-    qLD,
-    qLDiagInv,
-    bad,
-    cvel,
-    cdof_dot,
-    cacc,
-    cfrc,
-    qfrc_bias,
-):
-    """The stages in the bitmask `stages` on blocks 0..nblock-1, block by block (all stages of a block, then the
-    next block)."""
-    for b in range(nblock):
-        if stages & KINEMATICS:
-            kinematics_block(
-                m,
-                qpos[b],
-                mocap_pos[b],
-                mocap_quat[b],
-                xpos[b],
-                xquat[b],
-                xmat[b],
-                xanchor[b],
-                xaxis[b],
-                xipos[b],
-                ximat[b],
-                geom_xpos[b],
-                geom_xmat[b],
-                site_xpos[b],
-                site_xmat[b],
-            )
-        if stages & COM_POS:
-            com_pos_block(m, xipos[b], ximat[b], xmat[b], xanchor[b], xaxis[b], subtree_com[b], cinert[b], cdof[b])
-        if stages & CRB:
-            crb_block(m, cinert[b], cdof[b], crb_[b], M[b])
-        if stages & FACTOR_M:
-            factor_m_block(m, M[b], qLD[b], qLDiagInv[b], bad[b])
-        if stages & COM_VEL:
-            com_vel_block(m, qvel[b], cdof[b], cvel[b], cdof_dot[b])
-        if stages & RNE:
-            rne_block(m, qvel[b], cinert[b], cvel[b], cdof[b], cdof_dot[b], cacc[b], cfrc[b], qfrc_bias[b])
+class Blocks:
+    """The world-minor copies of BLOCK_FIELDS for a batch Data of model m (sizes as the Data's) and their struct."""
 
-
-@njit(cache=True)
-def run_worlds(m, d, nworld, stages):
-    """The same stages with today's per-world kernels (sim/engine), world by world (all stages of a world, then
-    the next world)."""
-    for w in range(nworld):
-        if stages & KINEMATICS:
-            kinematics(m, d, w)
-        if stages & COM_POS:
-            com_pos(m, d, w)
-        if stages & CRB:
-            crb(m, d, w)
-        if stages & FACTOR_M:
-            factor_m(m, d, w)
-        if stages & COM_VEL:
-            com_vel(m, d, w)
-        if stages & RNE:
-            rne(m, d, w)
-
-
-class SmoothBlocks:
-    """World-minor copies of the smooth stages' fields for nworld worlds of model m (sim.Model)."""
-
-    def __init__(self, m, nworld):
-        from sim.api import model_struct
-
-        self.m = m
-        self.ms = model_struct(m)
+    def __init__(self, m, data):
+        nworld = data.nworld
         self.nworld = nworld
         self.nblock = (nworld + LANES - 1) // LANES
-        rows = dict(
-            qpos=m.nq,
-            qvel=m.nv,
-            mocap_pos=3 * m.nmocap,
-            mocap_quat=4 * m.nmocap,
-            xpos=3 * m.nbody,
-            xquat=4 * m.nbody,
-            xmat=9 * m.nbody,
-            xanchor=3 * m.njnt,
-            xaxis=3 * m.njnt,
-            xipos=3 * m.nbody,
-            ximat=9 * m.nbody,
-            geom_xpos=3 * m.ngeom,
-            geom_xmat=9 * m.ngeom,
-            site_xpos=3 * m.nsite,
-            site_xmat=9 * m.nsite,
-            subtree_com=3 * m.nbody,
-            cinert=10 * m.nbody,
-            cdof=6 * m.nv,
-            crb=10 * m.nbody,
-            M=m.nC,
-            qLD=m.nC,
-            qLDiagInv=m.nv,
-            bad=1,
-            cvel=6 * m.nbody,
-            cdof_dot=6 * m.nv,
-            scr_body6a=6 * m.nbody,
-            scr_body6b=6 * m.nbody,
-            qfrc_bias=m.nv,
+        shapes = data_shapes(m, dict(nconmax=data.nconmax, njmax=data.njmax))
+        self.arrays = {n: np.zeros((self.nblock,) + tuple(shapes[n]) + (LANES,)) for n in BLOCK_FIELDS}
+        for n, shape in BLOCK_SCRATCH:
+            self.arrays[n] = np.zeros((self.nblock,) + shape(m) + (LANES,))
+        self.own = dict(
+            rk_t0=np.zeros(nworld),
+            lane_state=np.zeros((nworld, NLANE_STATE), np.int64),
+            bp_leaf=np.zeros((self.nblock,) + tuple(shapes["scr_leafpair"]), np.int64),
         )
-        self.rows = rows
-        self.a = {k: np.zeros((self.nblock, max(n, 1), LANES)) for k, n in rows.items()}
-        self.fields = OUTPUTS
+        values = [self.arrays[n] for n in BLOCK_FIELDS] + [self.arrays[n] for n, _ in BLOCK_SCRATCH]
+        values += [data._arrays[n] for n in ROW_FIELDS]
+        values += [self.own[n] for n, _ in OWN_FIELDS]
+        self.struct = struct_new(_alloc, BLOCK_TYPE, values + [nworld, self.nblock])
 
-    def _args(self):
-        a = self.a
-        return (
-            a["qpos"],
-            a["qvel"],
-            a["mocap_pos"],
-            a["mocap_quat"],
-            a["xpos"],
-            a["xquat"],
-            a["xmat"],
-            a["xanchor"],
-            a["xaxis"],
-            a["xipos"],
-            a["ximat"],
-            a["geom_xpos"],
-            a["geom_xmat"],
-            a["site_xpos"],
-            a["site_xmat"],
-            a["subtree_com"],
-            a["cinert"],
-            a["cdof"],
-            a["crb"],
-            a["M"],
-            a["qLD"],
-            a["qLDiagInv"],
-            a["bad"],
-            a["cvel"],
-            a["cdof_dot"],
-            a["scr_body6a"],
-            a["scr_body6b"],
-            a["qfrc_bias"],
-        )
 
-    def run(self, stages=ALL):
-        """Run the stages (bitmask) on every block."""
-        run_blocks(self.ms, self.nblock, stages, *self._args())
+# ------------------------------------------------------------------------------------------------------------
+# transposes of one block between Data's rows (nworld, *shape) and the block's (*shape, LANES) storage
 
-    def rows_of(self, d, name):
-        """Data field `name` of batch d as (nworld, n) rows (a view)."""
-        x = getattr(d, name) if hasattr(d, name) else d._arrays[name]
-        r = x.reshape(x.shape[0], -1)
-        if r.size and not np.shares_memory(r, x):
-            raise ValueError("Data field %s is not contiguous" % name)
-        return r
 
-    def load(self, d, names=INPUTS):
-        """Copy fields of batch Data d into the blocks."""
-        names = [k for k in names if self.rows[k]]
-        rows_to_blocks(tuple(self.rows_of(d, k) for k in names), tuple(self.a[k] for k in names), self.nworld)
+@njit(cache=True)
+def rows_to_block(rows, blk, b, nworld):
+    """blk[b] (*shape, LANES) lane l = rows[b*LANES + l] (*shape), lanes past nworld repeating the last world:
+    LANES x LANES tile transposes of a full block, element by element for the rest."""
+    nw = rows.shape[0]
+    n = rows.size // nw if nw else 0
+    S = blk[b].reshape((n, LANES))
+    R = rows.reshape((nw, n))
+    w0 = b * LANES
+    r = 0
+    if w0 + LANES <= nworld:
+        while r + LANES <= n:
+            rows_to_tile(R, w0 * n + r, n, S, r)
+            r += LANES
+    for rr in range(r, n):
+        v = splat(0.0)
+        for k in range(LANES):
+            v = with_lane(v, k, R[min(w0 + k, nworld - 1), rr])
+        vst(S, rr, v)
 
-    def store(self, d, names):
-        """Copy fields from the blocks into batch Data d."""
-        names = [k for k in names if self.rows[k]]
-        blocks_to_rows(tuple(self.a[k] for k in names), tuple(self.rows_of(d, k) for k in names), self.nworld)
 
-    def inertia_warnings(self):
-        """Per world, the row factor_m raised to mjMINVAL (-1 when none), as factor_i returns it."""
-        return self.a["bad"][:, 0, :].reshape(-1)[: self.nworld].astype(np.int64)
+@njit(cache=True)
+def block_to_rows(blk, rows, b, nworld, mask):
+    """rows[b*LANES + l] = blk[b] lane l for the lanes l < nworld - b*LANES whose bit is set in mask: LANES x LANES
+    tile transposes of a full block with every lane set, element by element for the rest."""
+    nw = rows.shape[0]
+    n = rows.size // nw if nw else 0
+    S = blk[b].reshape((n, LANES))
+    R = rows.reshape((nw, n))
+    w0 = b * LANES
+    r = 0
+    if w0 + LANES <= nworld and mask == (1 << LANES) - 1:
+        while r + LANES <= n:
+            tile_to_rows(S, r, R, w0 * n + r, n)
+            r += LANES
+    for rr in range(r, n):
+        v = vld(S, rr)
+        for k in range(min(LANES, nworld - w0)):
+            if mask & (1 << k):
+                R[w0 + k, rr] = lane(v, k)

@@ -357,11 +357,6 @@ def _clip_half_plane(nin, cur, spare, coord, sign, limit, dk):
     return nout, True
 
 
-@njit(cache=True)
-def _rot_entry(rot, r, c):
-    return rot[3 * r + c]
-
-
 @njit(cache=True, error_model="numpy")
 def box_box(m, d, w, g1, g2, margin):
     """mjc_BoxBox: separating-axis test over 15 axes, then face clipping or an edge-edge contact."""

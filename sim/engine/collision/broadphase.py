@@ -8,6 +8,7 @@ rotated geom AABB, inflated by margin + gap, or o_margin / 2 with the override f
 """
 
 from sim.jit import njit
+from sim.jit.simd import where
 
 from sim.constants import OPT_DISABLE, OPT_ENABLE, OPT_O_MARGIN, DSBL_FILTERPARENT, ENBL_OVERRIDE, GEOM_PLANE
 
@@ -114,26 +115,62 @@ def _has_plane(m, b):
 
 
 @njit(cache=True)
-def body_aamm(m, d, w, b, out):
-    """World-frame box (min xyz, max xyz) of body b's geoms, inflated by margin + gap (makeAAMM)."""
+def body_box(m, d, w, b):
+    """World-frame box (min xyz, max xyz) of body b's geoms, inflated by margin + gap (makeAAMM): floats for one
+    world, Vecs for a block."""
     override = int(m.opt[OPT_ENABLE]) & ENBL_OVERRIDE
     omargin = 0.5 * m.opt[OPT_O_MARGIN] if override else 0.0
-    for i in range(m.body_geomnum[b]):
-        g = m.body_geomadr[b] + i
-        margin = omargin if omargin != 0.0 else m.geom_margin[g] + m.geom_gap[g]
-        aabb = m.geom_aabb[g]
-        xp = d.geom_xpos[w, g]
-        xm = d.geom_xmat[w, g]
-        r = m.geom_rbound[g]
-        for j in range(3):
-            cen = xm[3 * j] * aabb[0] + xm[3 * j + 1] * aabb[1] + xm[3 * j + 2] * aabb[2] + xp[j]
-            half = abs(aabb[3] * xm[3 * j]) + abs(aabb[4] * xm[3 * j + 1]) + abs(aabb[5] * xm[3 * j + 2])
-            lo = max(xp[j] - r, cen - half) - margin
-            hi = min(xp[j] + r, cen + half) + margin
-            if i == 0 or lo < out[j]:
-                out[j] = lo
-            if i == 0 or hi > out[j + 3]:
-                out[j + 3] = hi
+    g = m.body_geomadr[b]
+    x0, x1, x2, y0, y1, y2 = _geom_box(m, d, w, g, omargin)
+    for i in range(1, m.body_geomnum[b]):
+        g0, g1, g2, h0, h1, h2 = _geom_box(m, d, w, m.body_geomadr[b] + i, omargin)
+        x0 = where(g0 < x0, g0, x0)
+        x1 = where(g1 < x1, g1, x1)
+        x2 = where(g2 < x2, g2, x2)
+        y0 = where(h0 > y0, h0, y0)
+        y1 = where(h1 > y1, h1, y1)
+        y2 = where(h2 > y2, h2, y2)
+    return x0, x1, x2, y0, y1, y2
+
+
+@njit(cache=True, always_inline=True)
+def _geom_box(m, d, w, g, omargin):
+    """One geom's box: the intersection of its bounding-sphere box and its rotated AABB, inflated (makeAAMM)."""
+    margin = omargin if omargin != 0.0 else m.geom_margin[g] + m.geom_gap[g]
+    aabb = m.geom_aabb[g]
+    xp = d.geom_xpos[w, g]
+    xm = d.geom_xmat[w, g]
+    r = m.geom_rbound[g]
+    lo0, hi0 = _axis_box(xp[0], xm[0], xm[1], xm[2], aabb, r, margin)
+    lo1, hi1 = _axis_box(xp[1], xm[3], xm[4], xm[5], aabb, r, margin)
+    lo2, hi2 = _axis_box(xp[2], xm[6], xm[7], xm[8], aabb, r, margin)
+    return lo0, lo1, lo2, hi0, hi1, hi2
+
+
+@njit(cache=True, always_inline=True)
+def _axis_box(xp, m0, m1, m2, aabb, r, margin):
+    cen = m0 * aabb[0] + m1 * aabb[1] + m2 * aabb[2] + xp
+    half = abs(aabb[3] * m0) + abs(aabb[4] * m1) + abs(aabb[5] * m2)
+    return max(xp - r, cen - half) - margin, min(xp + r, cen + half) + margin
+
+
+@njit(cache=True)
+def body_aamm(m, d, w, b, out):
+    """World-frame box (min xyz, max xyz) of body b's geoms, inflated by margin + gap (makeAAMM), into out (6,)."""
+    x0, x1, x2, y0, y1, y2 = body_box(m, d, w, b)
+    out[0] = x0
+    out[1] = x1
+    out[2] = x2
+    out[3] = y0
+    out[4] = y1
+    out[5] = y2
+
+
+@njit(cache=True)
+def static_collider(m, b):
+    """Whether body b collides with every other body regardless of boxes (the world with geoms, a dof-less body
+    with a plane: mj_broadphase's first loop)."""
+    return (b == 0 and m.body_geomnum[b] > 0) or (m.body_dofnum[m.body_weldid[b]] == 0 and _has_plane(m, b))
 
 
 @njit(cache=True)
@@ -152,7 +189,7 @@ def broadphase(m, d, w):
     for b1 in range(nbody):
         if not can_collide(m, b1):
             continue
-        if (b1 == 0 and m.body_geomnum[b1] > 0) or (m.body_dofnum[m.body_weldid[b1]] == 0 and _has_plane(m, b1)):
+        if static_collider(m, b1):
             for b2 in range(nbody):
                 if not can_collide(m, b2) or filter_body_pair(weldid, parentid, dofnum, b1, b2, dsbl_fp):
                     continue

@@ -20,6 +20,7 @@ from sim.constants import (
     DSBL_CONSTRAINT,
     DSBL_CONTACT,
     DSBL_MIDPHASE,
+    DSBL_FILTERPARENT,
     DSBL_NATIVECCD,
     ENBL_OVERRIDE,
     WARN_CONTACTFULL,
@@ -34,7 +35,7 @@ from sim.constants import (
     GEOM_BOX,
     GEOM_MESH,
 )
-from sim.engine.collision.broadphase import broadphase
+from sim.engine.collision.broadphase import broadphase, body_box, can_collide, filter_body_pair, static_collider
 from sim.engine.collision import primitive as P
 from sim.engine.collision import box as B
 from sim.engine.collision.convex import convex, plane_convex, LIBCCD_MISSING
@@ -42,6 +43,7 @@ from sim.engine.collision.hfield import convex_hfield
 from sim.engine.collision.mpr import convex_libccd
 from sim.errors import UnsupportedError
 from sim.jit.features import call_if, F_COLLIDE2, F_CYLBOX, F_LIBCCD
+from sim.jit.simd import LANES, lnot, all_true, any_true, false_like, lane_of, lane_mask, block_number
 
 MINMU = 1e-5  # mjMINMU: smallest friction coefficient
 
@@ -77,13 +79,13 @@ def narrowphase(m, d, w, g1, g2, margin, F):
     t2 = m.geom_type[g2]
     if t1 == GEOM_PLANE:
         if t2 == GEOM_SPHERE:
-            return P.plane_sphere(m, d, w, g1, g2, margin)
+            return P.plane_sphere(m, d, w, g1, g2, margin, True)
         if t2 == GEOM_CAPSULE:
-            return P.plane_capsule(m, d, w, g1, g2, margin)
+            return P.plane_capsule(m, d, w, g1, g2, margin, True)
         if t2 == GEOM_CYLINDER:
-            return _plane_cylinder(F, m, d, w, g1, g2, margin)
+            return _plane_cylinder(F, m, d, w, g1, g2, margin, True)
         if t2 == GEOM_BOX:
-            return _plane_box(F, m, d, w, g1, g2, margin)
+            return _plane_box(F, m, d, w, g1, g2, margin, True)
         if t2 == GEOM_ELLIPSOID or t2 == GEOM_MESH:
             return _plane_convex(F, m, d, w, g1, g2, margin)
         return 0
@@ -93,17 +95,17 @@ def narrowphase(m, d, w, g1, g2, margin, F):
         return _convex_hfield(F, m, d, w, g1, g2, margin, F)
     if t1 == GEOM_SPHERE:
         if t2 == GEOM_SPHERE:
-            return P.sphere_sphere(m, d, w, g1, g2, margin)
+            return P.sphere_sphere(m, d, w, g1, g2, margin, True)
         if t2 == GEOM_CAPSULE:
-            return P.sphere_capsule(m, d, w, g1, g2, margin)
+            return P.sphere_capsule(m, d, w, g1, g2, margin, True)
         if t2 == GEOM_CYLINDER:
-            return _sphere_cylinder(F, m, d, w, g1, g2, margin)
+            return _sphere_cylinder(F, m, d, w, g1, g2, margin, True)
         if t2 == GEOM_BOX:
             return _sphere_box(F, m, d, w, g1, g2, margin)
         return _general_convex(m, d, w, g1, g2, margin, F)
     if t1 == GEOM_CAPSULE:
         if t2 == GEOM_CAPSULE:
-            return P.capsule_capsule(m, d, w, g1, g2, margin)
+            return P.capsule_capsule(m, d, w, g1, g2, margin, True)
         if t2 == GEOM_BOX:
             return _capsule_box(F, m, d, w, g1, g2, margin)
         return _general_convex(m, d, w, g1, g2, margin, F)
@@ -141,7 +143,8 @@ def pair_margin_gap(m, g1, g2, ipair):
 
 @njit(cache=True, always_inline=True)
 def filter_sphere(m, d, w, g1, g2, margin):
-    """True to discard: bounding spheres (or plane-to-center distance) farther apart than margin."""
+    """True to discard: bounding spheres (or plane-to-center distance) farther apart than margin (per lane for a
+    block)."""
     r1 = m.geom_rbound[g1]
     r2 = m.geom_rbound[g2]
     p1 = d.geom_xpos[w, g1]
@@ -150,47 +153,49 @@ def filter_sphere(m, d, w, g1, g2, margin):
         e0, e1, e2 = p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2]
         bound = r1 + r2 + margin
         return e0 * e0 + e1 * e1 + e2 * e2 > bound * bound
+    out = false_like(p1[0])
     if m.geom_type[g1] == GEOM_PLANE and r2 > 0:
         mt = d.geom_xmat[w, g1]
-        if (p2[0] - p1[0]) * mt[2] + (p2[1] - p1[1]) * mt[5] + (p2[2] - p1[2]) * mt[8] > margin + r2:
-            return True
+        out = out | ((p2[0] - p1[0]) * mt[2] + (p2[1] - p1[1]) * mt[5] + (p2[2] - p1[2]) * mt[8] > margin + r2)
     if m.geom_type[g2] == GEOM_PLANE and r1 > 0:
         mt = d.geom_xmat[w, g2]
-        if (p1[0] - p2[0]) * mt[2] + (p1[1] - p2[1]) * mt[5] + (p1[2] - p2[2]) * mt[8] > margin + r1:
-            return True
-    return False
+        out = out | ((p1[0] - p2[0]) * mt[2] + (p1[1] - p2[1]) * mt[5] + (p1[2] - p2[2]) * mt[8] > margin + r1)
+    return out
 
 
 @njit(cache=True)
 def filter_pair(m, d, w, g1, g2, ipair, merged, startadr, pairadr):
-    """True if the geom pair proceeds to the narrowphase (filterCollisionPair)."""
+    """True if the geom pair proceeds to the narrowphase (filterCollisionPair; per lane for a block)."""
+    no = false_like(d.geom_xpos[w, g1][0])
     if merged:
         for k in range(startadr, pairadr):
             if (m.pair_geom1[k] == g1 and m.pair_geom2[k] == g2) or (m.pair_geom1[k] == g2 and m.pair_geom2[k] == g1):
-                return False
+                return no
     if ipair < 0:
         if not ((m.geom_contype[g1] & m.geom_conaffinity[g2]) or (m.geom_contype[g2] & m.geom_conaffinity[g1])):
-            return False
+            return no
+    if not has_collider(min(m.geom_type[g1], m.geom_type[g2]), max(m.geom_type[g1], m.geom_type[g2])):
+        return no
     margin, gap = pair_margin_gap(m, g1, g2, ipair)
-    if filter_sphere(m, d, w, g1, g2, margin + gap):
-        return False
-    return has_collider(min(m.geom_type[g1], m.geom_type[g2]), max(m.geom_type[g1], m.geom_type[g2]))
+    return lnot(filter_sphere(m, d, w, g1, g2, margin + gap))
 
 
 @njit(cache=True)
 def collide_obb(m, d, w, g1, g2, margin):
-    """Separating-axis test of the two geoms' oriented local AABBs on their 6 face axes (mj_collideOBB)."""
+    """Separating-axis test of the two geoms' oriented local AABBs on their 6 face axes (mj_collideOBB): True
+    when no axis separates them (per lane for a block)."""
     a1 = m.geom_aabb[g1]
     a2 = m.geom_aabb[g2]
-    inf1 = (a1[3] >= MAXVAL, a1[4] >= MAXVAL, a1[5] >= MAXVAL)
-    inf2 = (a2[3] >= MAXVAL, a2[4] >= MAXVAL, a2[5] >= MAXVAL)
-    if (inf1[0] and inf1[1] and inf1[2]) or (inf2[0] and inf2[1] and inf2[2]):
-        return True
-    infinite = (inf1[0] or inf1[1] or inf1[2], inf2[0] or inf2[1] or inf2[2])
     m1 = d.geom_xmat[w, g1]
     m2 = d.geom_xmat[w, g2]
     x1 = d.geom_xpos[w, g1]
     x2 = d.geom_xpos[w, g2]
+    sep = false_like(x1[0])
+    inf1 = (a1[3] >= MAXVAL, a1[4] >= MAXVAL, a1[5] >= MAXVAL)
+    inf2 = (a2[3] >= MAXVAL, a2[4] >= MAXVAL, a2[5] >= MAXVAL)
+    if (inf1[0] and inf1[1] and inf1[2]) or (inf2[0] and inf2[1] and inf2[2]):
+        return lnot(sep)
+    infinite = (inf1[0] or inf1[1] or inf1[2], inf2[0] or inf2[1] or inf2[2])
     c1 = (
         m1[0] * a1[0] + m1[1] * a1[1] + m1[2] * a1[2] + x1[0],
         m1[3] * a1[0] + m1[4] * a1[1] + m1[5] * a1[2] + x1[1],
@@ -219,9 +224,10 @@ def collide_obb(m, d, w, g1, g2, margin):
                 + abs(a2[4] * (m2[1] * n0 + m2[4] * n1 + m2[7] * n2))
                 + abs(a2[5] * (m2[2] * n0 + m2[5] * n1 + m2[8] * n2))
             )
-            if r1 + r2 + margin < abs(p2 - p1):
-                return False
-    return True
+            sep = sep | (r1 + r2 + margin < abs(p2 - p1))
+            if all_true(sep):
+                return lnot(sep)
+    return lnot(sep)
 
 
 @njit(cache=True)
@@ -475,4 +481,176 @@ def collision(m, d, w, F):
         g2 = m.pair_geom2[pairadr]
         if filter_pair(m, d, w, g1, g2, pairadr, False, 0, 0):
             collide_geoms(m, d, w, g1, g2, pairadr, F)
+        pairadr += 1
+
+
+# ------------------------------------------------------------------------------------------------------------
+# mj_collision for a block of LANES worlds (sim/engine/batch/step.py): the same pairs in the same order, each
+# lane's contacts appended to its world's rows.  The broadphase set of each lane is decided pair by pair (a body
+# pair is in mj_broadphase's set when a static body is in it, or when the sweep along x meets it: the two x
+# intervals overlap with the sort's tie rule, and the y and z intervals overlap), so the body pairs are visited in
+# signature order, each with the mask of lanes that have it; contacts come out in each world's order because that
+# order is the signature order of the pairs whatever the set.  The plane, sphere, capsule and box-on-plane
+# colliders run on the block (sim/engine/collision/primitive.py), the others world by world.
+
+
+@njit(cache=True)
+def _sap_overlap(aamm, i, j):
+    """Mask of the lanes where the sweep of mj_broadphase pairs bodies i < j (their boxes aamm[i], aamm[j])."""
+    a = aamm[i]
+    b = aamm[j]
+    ax = ((a[0] <= b[0]) & (b[0] < a[3])) | ((b[0] < a[0]) & (a[0] <= b[3]))
+    return ax & lnot((a[1] > b[4]) | (b[1] > a[4]) | (a[2] > b[5]) | (b[2] > a[5]))
+
+
+@njit(cache=True)
+def _collide_block(m, d, bd, w, g1, g2, ipair, act, F):
+    """collide_geoms for the lanes of block w in act: the pair's narrowphase on the block where its collider has a
+    block form, else world by world; then each lane's contacts (add_contacts, on the rows)."""
+    if m.geom_type[g1] > m.geom_type[g2]:
+        g1, g2 = g2, g1
+    margin, gap = pair_margin_gap(m, g1, g2, ipair)
+    t1 = m.geom_type[g1]
+    t2 = m.geom_type[g2]
+    w0 = block_number(w) * LANES
+    nw = bd.nworld
+    block = True
+    if t1 == GEOM_PLANE and t2 == GEOM_SPHERE:
+        n = P.plane_sphere(m, bd, w, g1, g2, margin + gap, act)
+    elif t1 == GEOM_PLANE and t2 == GEOM_CAPSULE:
+        n = P.plane_capsule(m, bd, w, g1, g2, margin + gap, act)
+    elif t1 == GEOM_PLANE and t2 == GEOM_BOX:
+        n = _plane_box(F, m, bd, w, g1, g2, margin + gap, act)
+    elif t1 == GEOM_SPHERE and t2 == GEOM_SPHERE:
+        n = P.sphere_sphere(m, bd, w, g1, g2, margin + gap, act)
+    elif t1 == GEOM_SPHERE and t2 == GEOM_CAPSULE:
+        n = P.sphere_capsule(m, bd, w, g1, g2, margin + gap, act)
+    elif t1 == GEOM_CAPSULE and t2 == GEOM_CAPSULE:
+        n = P.capsule_capsule(m, bd, w, g1, g2, margin + gap, act)
+    else:
+        block = False
+        n = P.count(false_like(act))
+    for k in range(LANES):
+        if w0 + k < nw and lane_of(act, k):
+            if block:
+                nk = int(lane_of(n, k))
+            else:
+                nk = narrowphase(m, d, w0 + k, g1, g2, margin + gap, F)
+            if nk > 0:
+                add_contacts(m, d, w0 + k, g1, g2, ipair, nk, margin)
+
+
+@njit(cache=True)
+def collision_block(m, d, bd, w, bits, F):
+    """mj_collision of the lanes of block w whose bit is set in bits: d.ncon and d.contact_* of their worlds
+    (sim/engine/batch/blocks.py: bd's geom frames are the block's, d's rows receive the contacts)."""
+    w0 = block_number(w) * LANES
+    for k in range(LANES):
+        if bits & (1 << k) and w0 + k < bd.nworld:
+            d.ncon[w0 + k] = 0
+    dsbl = int(m.opt[OPT_DISABLE])
+    if (dsbl & DSBL_CONSTRAINT) or (dsbl & DSBL_CONTACT) or m.nbody < 2:
+        return
+    lanes = lane_mask(bits)
+    midphase = (dsbl & DSBL_MIDPHASE) == 0
+    dsbl_fp = (dsbl & DSBL_FILTERPARENT) != 0
+    nbody = m.nbody
+    weldid, parentid, dofnum = m.body_weldid, m.body_parentid, m.body_dofnum
+    contype, conaff = m.body_contype, m.body_conaffinity
+    # the boxes of the bodies the sweep sorts
+    aamm = bd.bp_aamm[w]
+    for b in range(1, nbody):
+        if can_collide(m, b) and m.body_geomnum[b] > 0:
+            x0, x1, x2, y0, y1, y2 = body_box(m, bd, w, b)
+            ab = aamm[b]
+            ab[0] = x0
+            ab[1] = x1
+            ab[2] = x2
+            ab[3] = y0
+            ab[4] = y1
+            ab[5] = y2
+    npair = m.npair
+    nexclude = m.nexclude
+    pairadr = 0
+    leaf = bd.bp_leaf[block_number(w)]
+    for b1 in range(nbody):
+        for b2 in range(b1 + 1, nbody):
+            if not (can_collide(m, b1) and can_collide(m, b2)):
+                continue
+            if filter_body_pair(weldid, parentid, dofnum, b1, b2, dsbl_fp):
+                continue
+            if not ((contype[b1] & conaff[b2]) or (contype[b2] & conaff[b1])):
+                continue
+            if static_collider(m, b1) or static_collider(m, b2):
+                act = lanes
+            elif b1 >= 1 and m.body_geomnum[b1] > 0 and m.body_geomnum[b2] > 0:
+                act = lanes & _sap_overlap(aamm, b1, b2)
+            else:
+                continue
+            if not any_true(act):
+                continue
+            sig = (b1 << 16) + b2
+            # the explicit pairs up to this signature, then this body pair's geoms
+            merged = False
+            startadr = pairadr
+            while pairadr < npair and m.pair_signature[pairadr] <= sig:
+                merged = m.pair_signature[pairadr] == sig
+                g1 = m.pair_geom1[pairadr]
+                g2 = m.pair_geom2[pairadr]
+                go = lanes & filter_pair(m, bd, w, g1, g2, pairadr, False, 0, 0)
+                if any_true(go):
+                    _collide_block(m, d, bd, w, g1, g2, pairadr, go, F)
+                pairadr += 1
+            if nexclude:
+                exadr = 0
+                while exadr < nexclude and m.exclude_signature[exadr] < sig:
+                    exadr += 1
+                if exadr < nexclude and m.exclude_signature[exadr] == sig:
+                    continue
+            adr1 = m.body_geomadr[b1]
+            adr2 = m.body_geomadr[b2]
+            if m.body_geomnum[b1] == 1 and m.body_geomnum[b2] == 1:
+                go = act & filter_pair(m, bd, w, adr1, adr2, -1, merged, startadr, pairadr)
+                if any_true(go):
+                    _collide_block(m, d, bd, w, adr1, adr2, -1, go, F)
+            elif midphase and m.body_geomnum[b1] > 0 and m.body_geomnum[b2] > 0:
+                # the leaf pairs in (geom1, geom2) order after the type swap (mj_collideTree's contactSort)
+                nleaf = 0
+                for g1 in range(adr1, adr1 + m.body_geomnum[b1]):
+                    for g2 in range(adr2, adr2 + m.body_geomnum[b2]):
+                        n1, n2 = (g2, g1) if m.geom_type[g1] > m.geom_type[g2] else (g1, g2)
+                        q = nleaf
+                        while q > 0 and (leaf[q - 1, 0] > n1 or (leaf[q - 1, 0] == n1 and leaf[q - 1, 1] > n2)):
+                            leaf[q, 0] = leaf[q - 1, 0]
+                            leaf[q, 1] = leaf[q - 1, 1]
+                            q -= 1
+                        leaf[q, 0] = n1
+                        leaf[q, 1] = n2
+                        nleaf += 1
+                for q in range(nleaf):
+                    g1 = leaf[q, 0]
+                    g2 = leaf[q, 1]
+                    margin = assign_margin(m, m.geom_margin[g1] + m.geom_margin[g2])
+                    gap = m.geom_gap[g1] + m.geom_gap[g2]
+                    go = act & lnot(filter_sphere(m, bd, w, g1, g2, margin + gap))
+                    if not any_true(go):
+                        continue
+                    go = go & collide_obb(m, bd, w, g1, g2, margin + gap)
+                    if not any_true(go):
+                        continue
+                    go = go & filter_pair(m, bd, w, g1, g2, -1, merged, startadr, pairadr)
+                    if any_true(go):
+                        _collide_block(m, d, bd, w, g1, g2, -1, go, F)
+            else:
+                for g1 in range(adr1, adr1 + m.body_geomnum[b1]):
+                    for g2 in range(adr2, adr2 + m.body_geomnum[b2]):
+                        go = act & filter_pair(m, bd, w, g1, g2, -1, merged, startadr, pairadr)
+                        if any_true(go):
+                            _collide_block(m, d, bd, w, g1, g2, -1, go, F)
+    while pairadr < npair:
+        g1 = m.pair_geom1[pairadr]
+        g2 = m.pair_geom2[pairadr]
+        go = lanes & filter_pair(m, bd, w, g1, g2, pairadr, False, 0, 0)
+        if any_true(go):
+            _collide_block(m, d, bd, w, g1, g2, pairadr, go, F)
         pairadr += 1

@@ -1,14 +1,21 @@
 """Primitive narrowphase (engine_collision_primitive.c): plane, sphere, capsule and cylinder pairs.
 
-Every collider has the shared signature ``f(m, d, w, g1, g2, margin) -> n`` and writes MuJoCo's
+Every collider has the shared signature ``f(m, d, w, g1, g2, margin, en) -> n`` and writes MuJoCo's
 mjPreContact fields of its n contacts into d.scr_con_dist/pos/normal/tangent[w, k].  The
 ``raw_*`` helpers take explicit poses (tuples) and the output row k, as MuJoCo's mjraw_* do.
 Arithmetic follows MuJoCo's operation order so results agree to rounding.
+
+The plane, sphere and capsule colliders also run on a block of worlds (w a BlockIdx, sim/jit/simd.py): their
+tests are masks, a contact is stored (put_if) into the rows of the lanes where it exists, at each lane's own
+count, and n is per lane; en says which lanes (or, for one world, whether the world) collide the pair at all.
 """
 
 import math
 
+from numba.extending import overload
+
 from sim.jit import njit
+from sim.jit.simd import LANES, BlockIdxType, block_number, false_like, lane_of, lnot, where, any_true
 from sim.engine.math import normalize3
 
 from sim.constants import MINVAL
@@ -32,6 +39,50 @@ def put(d, w, k, dist, p0, p1, p2, n0, n1, n2, t0, t1, t2):
     t[2] = t2
 
 
+def put_if(d, w, k, valid, dist, p0, p1, p2, n0, n1, n2, t0, t1, t2):
+    """put() where valid: world w's pre-contact k, or for a block w each lane l with valid[l] at its row k[l]
+    (the block's rows of d.scr_con_*: lane l is world block*LANES + l)."""
+
+
+@overload(put_if, inline="always")
+def _put_if(d, w, k, valid, dist, p0, p1, p2, n0, n1, n2, t0, t1, t2):
+    if isinstance(w, BlockIdxType):
+
+        def lanes_impl(d, w, k, valid, dist, p0, p1, p2, n0, n1, n2, t0, t1, t2):
+            w0 = block_number(w) * LANES
+            for q in range(LANES):
+                if lane_of(valid, q):
+                    put(
+                        d,
+                        w0 + q,
+                        int(lane_of(k, q)),
+                        lane_of(dist, q),
+                        lane_of(p0, q),
+                        lane_of(p1, q),
+                        lane_of(p2, q),
+                        lane_of(n0, q),
+                        lane_of(n1, q),
+                        lane_of(n2, q),
+                        lane_of(t0, q),
+                        lane_of(t1, q),
+                        lane_of(t2, q),
+                    )
+
+        return lanes_impl
+
+    def impl(d, w, k, valid, dist, p0, p1, p2, n0, n1, n2, t0, t1, t2):
+        if valid:
+            put(d, w, k, dist, p0, p1, p2, n0, n1, n2, t0, t1, t2)
+
+    return impl
+
+
+@njit(cache=True, always_inline=True)
+def count(valid):
+    """1 where a contact exists, else 0 (an int for one world, per lane for a block)."""
+    return where(valid, 1, 0)
+
+
 @njit(cache=True)
 def zaxis(mat):
     """Third column of a row-major 3x3 rotation (9,)."""
@@ -41,26 +92,24 @@ def zaxis(mat):
 @njit(cache=True)
 def clip(x, lo, hi):
     """mju_clip."""
-    if x < lo:
-        return lo
-    if x > hi:
-        return hi
-    return x
+    return where(x < lo, lo, where(x > hi, hi, x))
 
 
 # ------------------------------------------------------------------ plane collisions
 
 
 @njit(cache=True)
-def raw_plane_sphere(d, w, k, margin, p1, n, p2, r2):
-    """Plane (pos p1, normal n) against sphere (p2, radius r2) into row k (mjraw_PlaneSphere)."""
+def raw_plane_sphere(d, w, k, margin, p1, n, p2, r2, en, t):
+    """Plane (pos p1, normal n) against sphere (p2, radius r2) into row k (mjraw_PlaneSphere), tangent t; returns
+    whether the contact exists (where en)."""
     cdist = (p2[0] - p1[0]) * n[0] + (p2[1] - p1[1]) * n[1] + (p2[2] - p1[2]) * n[2]
-    if cdist > margin + r2:
-        return 0
+    valid = en & lnot(cdist > margin + r2)
     dist = cdist - r2
     s = -dist / 2 - r2
-    put(d, w, k, dist, p2[0] + n[0] * s, p2[1] + n[1] * s, p2[2] + n[2] * s, n[0], n[1], n[2], 0.0, 0.0, 0.0)
-    return 1
+    put_if(
+        d, w, k, valid, dist, p2[0] + n[0] * s, p2[1] + n[1] * s, p2[2] + n[2] * s, n[0], n[1], n[2], t[0], t[1], t[2]
+    )
+    return valid
 
 
 @njit(cache=True)
@@ -70,15 +119,15 @@ def _pose(m, d, w, g):
 
 
 @njit(cache=True)
-def plane_sphere(m, d, w, g1, g2, margin):
+def plane_sphere(m, d, w, g1, g2, margin, en):
     """mjc_PlaneSphere."""
     p1, mat1, _ = _pose(m, d, w, g1)
     p2, _, s2 = _pose(m, d, w, g2)
-    return raw_plane_sphere(d, w, 0, margin, p1, zaxis(mat1), p2, s2[0])
+    return count(raw_plane_sphere(d, w, 0, margin, p1, zaxis(mat1), p2, s2[0], en, (0.0, 0.0, 0.0)))
 
 
 @njit(cache=True)
-def plane_capsule(m, d, w, g1, g2, margin):
+def plane_capsule(m, d, w, g1, g2, margin, en):
     """mjc_PlaneCapsule: both end spheres against the plane, tangent along the capsule axis."""
     p1, mat1, _ = _pose(m, d, w, g1)
     p2, mat2, s2 = _pose(m, d, w, g2)
@@ -86,20 +135,15 @@ def plane_capsule(m, d, w, g1, g2, margin):
     ax = zaxis(mat2)
     sg = (s2[1] * ax[0], s2[1] * ax[1], s2[1] * ax[2])
     e1 = (p2[0] + sg[0], p2[1] + sg[1], p2[2] + sg[2])
-    n1 = raw_plane_sphere(d, w, 0, margin, p1, n, e1, s2[0])
+    n1 = count(raw_plane_sphere(d, w, 0, margin, p1, n, e1, s2[0], en, ax))
     e2 = (p2[0] - sg[0], p2[1] - sg[1], p2[2] - sg[2])
-    n2 = raw_plane_sphere(d, w, n1, margin, p1, n, e2, s2[0])
-    for k in range(n1 + n2):
-        t = d.scr_con_tangent[w, k]
-        t[0] = ax[0]
-        t[1] = ax[1]
-        t[2] = ax[2]
-    return n1 + n2
+    return n1 + count(raw_plane_sphere(d, w, n1, margin, p1, n, e2, s2[0], en, ax))
 
 
 @njit(cache=True)
-def plane_cylinder(m, d, w, g1, g2, margin):
-    """mjc_PlaneCylinder: nearest rim point, opposite rim point, two side points of the near disk."""
+def plane_cylinder(m, d, w, g1, g2, margin, en):
+    """mjc_PlaneCylinder: nearest rim point, opposite rim point, two side points of the near disk (one world: en
+    True)."""
     p1, mat1, _ = _pose(m, d, w, g1)
     p2, mat2, s2 = _pose(m, d, w, g2)
     n = zaxis(mat1)
@@ -185,13 +229,13 @@ def plane_cylinder(m, d, w, g1, g2, margin):
 
 
 @njit(cache=True)
-def plane_box(m, d, w, g1, g2, margin):
+def plane_box(m, d, w, g1, g2, margin, en):
     """mjc_PlaneBox: up to 4 box corners below the plane (+margin), in corner order."""
     p1, mat1, _ = _pose(m, d, w, g1)
     p2, mat2, s2 = _pose(m, d, w, g2)
     n = zaxis(mat1)
     dist = (p2[0] - p1[0]) * n[0] + (p2[1] - p1[1]) * n[1] + (p2[2] - p1[2]) * n[2]
-    cnt = 0
+    cnt = count(false_like(en))
     for i in range(8):
         v0 = s2[0] if i & 1 else -s2[0]
         v1 = s2[1] if i & 2 else -s2[1]
@@ -200,14 +244,15 @@ def plane_box(m, d, w, g1, g2, margin):
         c1 = mat2[3] * v0 + mat2[4] * v1 + mat2[5] * v2
         c2 = mat2[6] * v0 + mat2[7] * v1 + mat2[8] * v2
         ldist = n[0] * c0 + n[1] * c1 + n[2] * c2
-        if dist + ldist > margin or ldist > 0:
-            continue
+        # the corners after the fourth contact are not looked at
+        valid = en & (cnt < 4) & lnot((dist + ldist > margin) | (ldist > 0))
         dd = dist + ldist
         h = -dd / 2
-        put(
+        put_if(
             d,
             w,
             cnt,
+            valid,
             dd,
             (c0 + p2[0]) + n[0] * h,
             (c1 + p2[1]) + n[1] * h,
@@ -219,9 +264,7 @@ def plane_box(m, d, w, g1, g2, margin):
             0.0,
             0.0,
         )
-        cnt += 1
-        if cnt >= 4:
-            return 4
+        cnt += count(valid)
     return cnt
 
 
@@ -229,52 +272,57 @@ def plane_box(m, d, w, g1, g2, margin):
 
 
 @njit(cache=True)
-def raw_sphere_sphere(d, w, k, margin, p1, z1, r1, p2, z2, r2):
-    """Sphere (p1, r1) against sphere (p2, r2) into row k; z1, z2 geom z axes for coincident centers."""
+def raw_sphere_sphere(d, w, k, margin, p1, z1, r1, p2, z2, r2, en):
+    """Sphere (p1, r1) against sphere (p2, r2) into row k; z1, z2 geom z axes for coincident centers; returns
+    whether the contact exists (where en)."""
     e0, e1, e2 = p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2]
     cdist_sqr = e0 * e0 + e1 * e1 + e2 * e2
     min_dist = margin + r1 + r2
-    if cdist_sqr > min_dist * min_dist:
-        return 0
+    valid = en & lnot(cdist_sqr > min_dist * min_dist)
     dist = math.sqrt(cdist_sqr) - r1 - r2
     n0, n1, n2, ln = normalize3(p2[0] - p1[0], p2[1] - p1[1], p2[2] - p1[2])
-    if ln < MINVAL:
-        n0, n1, n2, _ = normalize3(
+    small = ln < MINVAL
+    if any_true(small & valid):
+        c0, c1, c2, _ = normalize3(
             z1[1] * z2[2] - z1[2] * z2[1], z1[2] * z2[0] - z1[0] * z2[2], z1[0] * z2[1] - z1[1] * z2[0]
         )
+        n0 = where(small, c0, n0)
+        n1 = where(small, c1, n1)
+        n2 = where(small, c2, n2)
     s = r1 + dist / 2
-    put(d, w, k, dist, n0 * s + p1[0], n1 * s + p1[1], n2 * s + p1[2], n0, n1, n2, 0.0, 0.0, 0.0)
-    return 1
+    put_if(d, w, k, valid, dist, n0 * s + p1[0], n1 * s + p1[1], n2 * s + p1[2], n0, n1, n2, 0.0, 0.0, 0.0)
+    return valid
 
 
 @njit(cache=True)
-def sphere_sphere(m, d, w, g1, g2, margin):
+def sphere_sphere(m, d, w, g1, g2, margin, en):
     """mjc_SphereSphere."""
     p1, mat1, s1 = _pose(m, d, w, g1)
     p2, mat2, s2 = _pose(m, d, w, g2)
-    return raw_sphere_sphere(d, w, 0, margin, p1, zaxis(mat1), s1[0], p2, zaxis(mat2), s2[0])
+    return count(raw_sphere_sphere(d, w, 0, margin, p1, zaxis(mat1), s1[0], p2, zaxis(mat2), s2[0], en))
 
 
 @njit(cache=True)
-def raw_sphere_capsule(d, w, k, margin, p1, z1, r1, p2, mat2, s2):
+def raw_sphere_capsule(d, w, k, margin, p1, z1, r1, p2, mat2, s2, en):
     """Sphere against capsule: nearest segment point, then sphere-sphere (mjraw_SphereCapsule)."""
     ax = zaxis(mat2)
     x = clip(ax[0] * (p1[0] - p2[0]) + ax[1] * (p1[1] - p2[1]) + ax[2] * (p1[2] - p2[2]), -s2[1], s2[1])
     q = (ax[0] * x + p2[0], ax[1] * x + p2[1], ax[2] * x + p2[2])
-    return raw_sphere_sphere(d, w, k, margin, p1, z1, r1, q, ax, s2[0])
+    return raw_sphere_sphere(d, w, k, margin, p1, z1, r1, q, ax, s2[0], en)
 
 
 @njit(cache=True)
-def sphere_capsule(m, d, w, g1, g2, margin):
+def sphere_capsule(m, d, w, g1, g2, margin, en):
     """mjc_SphereCapsule."""
     p1, mat1, s1 = _pose(m, d, w, g1)
     p2, mat2, s2 = _pose(m, d, w, g2)
-    return raw_sphere_capsule(d, w, 0, margin, p1, zaxis(mat1), s1[0], p2, mat2, s2)
+    return count(raw_sphere_capsule(d, w, 0, margin, p1, zaxis(mat1), s1[0], p2, mat2, s2, en))
 
 
 @njit(cache=True, error_model="numpy")
-def sphere_cylinder(m, d, w, g1, g2, margin):
-    """mjc_SphereCylinder: side (sphere-sphere), cap (plane-sphere) or rim corner (point sphere)."""
+def sphere_cylinder(m, d, w, g1, g2, margin, en):
+    """mjc_SphereCylinder: side (sphere-sphere), cap (plane-sphere) or rim corner (point sphere) (one world: en
+    True)."""
     p1, mat1, s1 = _pose(m, d, w, g1)
     p2, mat2, s2 = _pose(m, d, w, g2)
     radius, height = s2[0], s2[1]
@@ -296,7 +344,7 @@ def sphere_cylinder(m, d, w, g1, g2, margin):
             collide_cap = False
     if collide_side:
         q = (ap0 + p2[0], ap1 + p2[1], ap2 + p2[2])
-        return raw_sphere_sphere(d, w, 0, margin, p1, z1, s1[0], q, ax, s2[0])
+        return count(raw_sphere_sphere(d, w, 0, margin, p1, z1, s1[0], q, ax, s2[0], en))
     if collide_cap:
         if x > 0:
             pc = (p2[0] + ax[0] * height, p2[1] + ax[1] * height, p2[2] + ax[2] * height)
@@ -304,7 +352,7 @@ def sphere_cylinder(m, d, w, g1, g2, margin):
         else:
             pc = (p2[0] + ax[0] * -height, p2[1] + ax[1] * -height, p2[2] + ax[2] * -height)
             nc = (-ax[0], -ax[1], -ax[2])
-        nn = raw_plane_sphere(d, w, 0, margin, pc, nc, p1, s1[0])
+        nn = count(raw_plane_sphere(d, w, 0, margin, pc, nc, p1, s1[0], en, (0.0, 0.0, 0.0)))
         if nn:
             nr = d.scr_con_normal[w, 0]
             nr[0] = -nr[0]
@@ -315,11 +363,11 @@ def sphere_cylinder(m, d, w, g1, g2, margin):
     pp0, pp1, pp2 = pp0 * sc, pp1 * sc, pp2 * sc
     hh = height if x > 0 else -height
     q = (((ax[0] * hh) + pp0) + p2[0], ((ax[1] * hh) + pp1) + p2[1], ((ax[2] * hh) + pp2) + p2[2])
-    return raw_sphere_sphere(d, w, 0, margin, p1, z1, s1[0], q, ax, 0.0)
+    return count(raw_sphere_sphere(d, w, 0, margin, p1, z1, s1[0], q, ax, 0.0, en))
 
 
 @njit(cache=True, error_model="numpy")
-def capsule_capsule(m, d, w, g1, g2, margin):
+def capsule_capsule(m, d, w, g1, g2, margin, en):
     """mjc_CapsuleCapsule: closest segment points (general) or up to 4 end tests (parallel axes)."""
     p1, mat1, s1 = _pose(m, d, w, g1)
     p2, mat2, s2 = _pose(m, d, w, g2)
@@ -335,34 +383,33 @@ def capsule_capsule(m, d, w, g1, g2, margin):
     u = -(b0 * f0 + b1 * f1 + b2 * f2)
     v = c0 * f0 + c1 * f1 + c2 * f2
     det = ma * mc - mb * mb
-    if abs(det) >= MINVAL:
+    general = abs(det) >= MINVAL
+    n = count(false_like(en))
+    if any_true(en & general):
         x1 = (mc * u - mb * v) / det
         x2 = (ma * v - mb * u) / det
-        if x1 > 1:
-            x1 = 1.0
-            x2 = (v - mb) / mc
-        elif x1 < -1:
-            x1 = -1.0
-            x2 = (v + mb) / mc
-        if x2 > 1:
-            x2 = 1.0
-            x1 = clip((u - mb) / ma, -1.0, 1.0)
-        elif x2 < -1:
-            x2 = -1.0
-            x1 = clip((u + mb) / ma, -1.0, 1.0)
+        hi1 = x1 > 1
+        lo1 = lnot(hi1) & (x1 < -1)
+        x2 = where(hi1, (v - mb) / mc, where(lo1, (v + mb) / mc, x2))
+        x1 = where(hi1, 1.0, where(lo1, -1.0, x1))
+        hi2 = x2 > 1
+        lo2 = lnot(hi2) & (x2 < -1)
+        x1 = where(hi2, clip((u - mb) / ma, -1.0, 1.0), where(lo2, clip((u + mb) / ma, -1.0, 1.0), x1))
+        x2 = where(hi2, 1.0, where(lo2, -1.0, x2))
         q1 = (b0 * x1 + p1[0], b1 * x1 + p1[1], b2 * x1 + p1[2])
         q2 = (c0 * x2 + p2[0], c1 * x2 + p2[1], c2 * x2 + p2[2])
-        return raw_sphere_sphere(d, w, 0, margin, q1, z1, r1, q2, z2, r2)
-    # parallel axes: contacts at both ends of the overlap of segment 2 projected on segment 1
-    # (mujoco 3.17 behaviour, measured: ordered by the segment-1 parameter, duplicates kept)
-    pa = (u + mb) / ma
-    pb = (u - mb) / ma
-    lo = clip(min(pa, pb), -1.0, 1.0)
-    hi = clip(max(pa, pb), -1.0, 1.0)
-    n = 0
-    for x1 in (lo, hi):
-        q1 = (b0 * x1 + p1[0], b1 * x1 + p1[1], b2 * x1 + p1[2])
-        x2 = clip((v - mb * x1) / mc, -1.0, 1.0)
-        q2 = (c0 * x2 + p2[0], c1 * x2 + p2[1], c2 * x2 + p2[2])
-        n += raw_sphere_sphere(d, w, n, margin, q1, z1, r1, q2, z2, r2)
+        n = count(raw_sphere_sphere(d, w, 0, margin, q1, z1, r1, q2, z2, r2, en & general))
+    parallel = en & lnot(general)
+    if any_true(parallel):
+        # parallel axes: contacts at both ends of the overlap of segment 2 projected on segment 1
+        # (mujoco 3.17 behaviour, measured: ordered by the segment-1 parameter, duplicates kept)
+        pa = (u + mb) / ma
+        pb = (u - mb) / ma
+        lo = clip(min(pa, pb), -1.0, 1.0)
+        hi = clip(max(pa, pb), -1.0, 1.0)
+        for x1 in (lo, hi):
+            q1 = (b0 * x1 + p1[0], b1 * x1 + p1[1], b2 * x1 + p1[2])
+            x2 = clip((v - mb * x1) / mc, -1.0, 1.0)
+            q2 = (c0 * x2 + p2[0], c1 * x2 + p2[1], c2 * x2 + p2[2])
+            n += count(raw_sphere_sphere(d, w, n, margin, q1, z1, r1, q2, z2, r2, parallel))
     return n
