@@ -34,18 +34,19 @@ def _downsample(img):
     nh, nw = max(1, h // 2), max(1, w // 2)
 
     def weights(n, nn):
-        # (nn, n) matrix averaging the source cells [i n/nn, (i+1) n/nn)
-        wmat = np.zeros((nn, n))
+        # (nn, 3) source cells and weights averaging the source cells [i n/nn, (i+1) n/nn) (at most 3 of them)
+        idx, wmat = np.zeros((nn, 3), np.int64), np.zeros((nn, 3))
         for i in range(nn):
             a, b = i * n / nn, (i + 1) * n / nn
-            for j in range(int(np.floor(a)), min(n, int(np.ceil(b)))):
-                wmat[i, j] = min(b, j + 1) - max(a, j)
+            for k, j in enumerate(range(int(np.floor(a)), min(n, int(np.ceil(b))))):
+                idx[i, k], wmat[i, k] = j, min(b, j + 1) - max(a, j)
             wmat[i] /= wmat[i].sum()
-        return wmat
+        return idx, wmat
 
-    wy, wx = weights(h, nh), weights(w, nw)
-    rows = (wy @ img.reshape(h, -1)).reshape(nh, w, img.shape[2])
-    return np.einsum("lk,ikc->ilc", wx, rows)
+    (iy, wy), (ix, wx) = weights(h, nh), weights(w, nw)
+    # separable: rows, then columns, each a sum of three weighted gathers (a weight of 0 adds nothing)
+    rows = sum(wy[:, k, None, None] * img[iy[:, k]] for k in range(3))
+    return sum(wx[None, :, k, None] * rows[:, ix[:, k]] for k in range(3))
 
 
 def _mips(img):
