@@ -130,12 +130,6 @@ def frame2quat(x, y, z):
     return q
 
 
-def mat2quat(mat):
-    """Quaternion of a 3x3 rotation matrix (rows are the matrix rows)."""
-    mat = np.asarray(mat)
-    return frame2quat(mat[:, 0], mat[:, 1], mat[:, 2])
-
-
 def z2quat(vec):
     """Quaternion rotating (0,0,1) onto the unit vector `vec` (mjuu_z2quat)."""
     q = np.zeros(4)

@@ -14,7 +14,7 @@ from numba.extending import intrinsic
 from sim.jit.simd import LANES, vec, VecType
 from sim.jit import njit
 
-from .layout import TI_TYPE, TI_NLEVEL, TI_LEVEL, TI_ALPHA, TEXTURE_2D
+from .layout import TI_NLEVEL, TI_LEVEL, TI_ALPHA
 
 
 @intrinsic
@@ -290,8 +290,3 @@ def sample_cube_base(rm, tid, c):
     u, v = _face_uv(face, c[0], c[1], c[2])
     a = _level(rm, tid, 0, face, u, v, False)
     return float(a[0]), float(a[1]), float(a[2]), (float(a[3]) if rm.tex_i[tid, TI_ALPHA] != 0 else 1.0)
-
-
-@njit(cache=True, fastmath=True)
-def is_2d(rm, tid):
-    return rm.tex_i[tid, TI_TYPE] == TEXTURE_2D
