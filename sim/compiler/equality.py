@@ -14,10 +14,10 @@ when the relative pose was computed from qpos0 (0 when given by relpose); joint/
 import numpy as np
 
 from .context import farr, iarr
+from sim.constants import JNT_FREE, JNT_HINGE, JNT_SLIDE
 
 EQ_CONNECT, EQ_WELD, EQ_JOINT, EQ_TENDON = 0, 1, 2, 3
 OBJ_BODY, OBJ_SITE = 1, 6
-JNT_FREE, JNT_BALL, JNT_SLIDE, JNT_HINGE = 0, 1, 2, 3
 NEQDATA = 12
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from .context import farr, iarr
 from .tendon import rows2, user_rows
+from sim.constants import JNT_BALL, JNT_HINGE, JNT_SLIDE
 
 # mjtObj
 OBJ = {
@@ -126,7 +127,6 @@ SENS = {t: i for i, t in enumerate(SENSOR_TYPES)}
 
 DATATYPE_REAL, DATATYPE_POSITIVE, DATATYPE_AXIS, DATATYPE_QUATERNION = 0, 1, 2, 3
 STAGE_NONE, STAGE_POS, STAGE_VEL, STAGE_ACC = 0, 1, 2, 3
-JNT_FREE, JNT_BALL, JNT_SLIDE, JNT_HINGE = 0, 1, 2, 3
 
 # contact sensor data fields (mjtConDataField) and sizes; rangefinder data fields (mjtRayDataField)
 CONDATA = ("found", "force", "torque", "dist", "pos", "normal", "tangent", "linvel", "angvel")
