@@ -222,12 +222,13 @@ def test_use_defs_match_numba():
     from numba.core.compiler import run_frontend
     import sim.engine.solver
     import sim.engine.forward
+    import sim.engine.batch.step
 
     for fn in (
         sim.engine.solver.sol_primal,
         sim.engine.solver._primal_search,
         sim.engine.forward.run_world,
-        sim.engine.forward.step_world,
+        sim.engine.batch.step.run_block,
     ):
         blocks = run_frontend(fn.py_func).blocks
         theirs = speedups._numba_compute_use_defs(blocks)
