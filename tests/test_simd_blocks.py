@@ -165,7 +165,7 @@ def run_against_single(name, nworld, nstep, seed=0, check_every=10):
                 if step == diverge_at and w == diverge_world:  # the fault path resets it (mj_checkVel)
                     a["qvel"][j, 0] = 1e20
                 if step == diverge_at + 5 and w == 0:  # a bad qacc: reset and forward again (mj_checkAcc)
-                    a["qfrc_applied"][j, 0] = 1e12
+                    a["qfrc_applied"][j, 0] = 1e30
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             api.run(m, batch, 1)
