@@ -355,6 +355,39 @@ def vst(typingctx, a, r, v):
     return types.void(a, r, v), codegen
 
 
+def _flat_ptr(context, builder, aryty, ary, off):
+    arr = context.make_array(aryty)(context, builder, ary)
+    return builder.gep(arr.data, [off])
+
+
+@intrinsic
+def ld_flat(typingctx, a, off):
+    """a.flat[off] of a C-contiguous float64 array (no reshape: numba's reshape calls a C helper every time)."""
+    if not _row_array(a):
+        return None
+
+    def codegen(context, builder, sig, args):
+        o = context.cast(builder, args[1], sig.args[1], types.intp)
+        return builder.load(_flat_ptr(context, builder, sig.args[0], args[0], o), align=8)
+
+    return types.float64(a, off), codegen
+
+
+@intrinsic
+def st_flat(typingctx, a, off, x):
+    """a.flat[off] = x for a C-contiguous float64 array."""
+    if not _row_array(a):
+        return None
+
+    def codegen(context, builder, sig, args):
+        o = context.cast(builder, args[1], sig.args[1], types.intp)
+        v = context.cast(builder, args[2], sig.args[2], types.float64)
+        builder.store(v, _flat_ptr(context, builder, sig.args[0], args[0], o), align=8)
+        return context.get_dummy_value()
+
+    return types.void(a, off, x), codegen
+
+
 @njit(cache=True, always_inline=True)
 def vsin(v):
     """Lane-wise math.sin (libm, lane by lane)."""

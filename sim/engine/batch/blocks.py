@@ -13,7 +13,7 @@ from numba import types
 from numba.experimental import structref
 
 from sim.jit import njit, short_struct_type
-from sim.jit.simd import LANES, vld, vst, lane, with_lane, splat, tile_to_rows, rows_to_tile
+from sim.jit.simd import LANES, vld, vst, lane, with_lane, splat, tile_to_rows, rows_to_tile, ld_flat, st_flat
 from sim.jit.structs import struct_alloc, struct_new
 from sim.types import DATA_ARRAYS, data_shapes
 
@@ -139,18 +139,17 @@ def rows_to_block(rows, blk, b, nworld):
     LANES x LANES tile transposes of a full block, element by element for the rest."""
     nw = rows.shape[0]
     n = rows.size // nw if nw else 0
-    S = blk[b].reshape((n, LANES))
-    R = rows.reshape((nw, n))
+    S = blk[b]
     w0 = b * LANES
     r = 0
     if w0 + LANES <= nworld:
         while r + LANES <= n:
-            rows_to_tile(R, w0 * n + r, n, S, r)
+            rows_to_tile(rows, w0 * n + r, n, S, r)
             r += LANES
     for rr in range(r, n):
         v = splat(0.0)
         for k in range(LANES):
-            v = with_lane(v, k, R[min(w0 + k, nworld - 1), rr])
+            v = with_lane(v, k, ld_flat(rows, min(w0 + k, nworld - 1) * n + rr))
         vst(S, rr, v)
 
 
@@ -160,16 +159,15 @@ def block_to_rows(blk, rows, b, nworld, mask):
     tile transposes of a full block with every lane set, element by element for the rest."""
     nw = rows.shape[0]
     n = rows.size // nw if nw else 0
-    S = blk[b].reshape((n, LANES))
-    R = rows.reshape((nw, n))
+    S = blk[b]
     w0 = b * LANES
     r = 0
     if w0 + LANES <= nworld and mask == (1 << LANES) - 1:
         while r + LANES <= n:
-            tile_to_rows(S, r, R, w0 * n + r, n)
+            tile_to_rows(S, r, rows, w0 * n + r, n)
             r += LANES
     for rr in range(r, n):
         v = vld(S, rr)
         for k in range(min(LANES, nworld - w0)):
             if mask & (1 << k):
-                R[w0 + k, rr] = lane(v, k)
+                st_flat(rows, (w0 + k) * n + rr, lane(v, k))
