@@ -39,7 +39,7 @@ import numpy as np
 
 import mujoco
 
-from sim.compiler.equality import quat2mat
+from sim.compiler.frames import quat2mat
 
 # Float tolerance: a float matches when |ours - theirs| <= FLOAT_ATOL + FLOAT_RTOL * |theirs| (elementwise).
 # The compiler does the same double-precision arithmetic as MuJoCo's (mostly in the same order), so values

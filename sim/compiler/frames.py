@@ -41,19 +41,30 @@ def negquat(q):
 
 
 def quat2mat(q):
-    """3x3 rotation matrix of a unit quaternion (mjuu_quat2mat, exact identity for the unit quaternion)."""
-    if q[0] == 1 and q[1] == 0 and q[2] == 0 and q[3] == 0:
+    """Rotation matrices (..., 3, 3) of unit quaternions q (..., 4) (mjuu_quat2mat, mju_quat2Mat); a single
+    quaternion (1, 0, 0, 0) gives the exact identity, as both do."""
+    q = np.asarray(q)
+    if q.ndim == 1 and q[0] == 1 and q[1] == 0 and q[2] == 0 and q[3] == 0:
         return np.eye(3)
-    q00, q01, q02, q03 = q[0] * q[0], q[0] * q[1], q[0] * q[2], q[0] * q[3]
-    q11, q12, q13 = q[1] * q[1], q[1] * q[2], q[1] * q[3]
-    q22, q23, q33 = q[2] * q[2], q[2] * q[3], q[3] * q[3]
-    return np.array(
+    q0, q1, q2, q3 = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    q00, q01, q02, q03 = q0 * q0, q0 * q1, q0 * q2, q0 * q3
+    q11, q12, q13 = q1 * q1, q1 * q2, q1 * q3
+    q22, q23, q33 = q2 * q2, q2 * q3, q3 * q3
+    mat = np.stack(
         [
-            [q00 + q11 - q22 - q33, 2 * (q12 - q03), 2 * (q13 + q02)],
-            [2 * (q12 + q03), q00 - q11 + q22 - q33, 2 * (q23 - q01)],
-            [2 * (q13 - q02), 2 * (q23 + q01), q00 - q11 - q22 + q33],
-        ]
+            q00 + q11 - q22 - q33,
+            2 * (q12 - q03),
+            2 * (q13 + q02),
+            2 * (q12 + q03),
+            q00 - q11 + q22 - q33,
+            2 * (q23 - q01),
+            2 * (q13 - q02),
+            2 * (q23 + q01),
+            q00 - q11 - q22 + q33,
+        ],
+        axis=-1,
     )
+    return mat.reshape(q.shape[:-1] + (3, 3))
 
 
 def matvec(mat, v):
