@@ -70,6 +70,7 @@ NO_JIT_FILES = (
     "data.py",
     "api.py",
     "state.py",
+    "precompile.py",
     "jit/progress.py",
     "jit/precompile.py",
 )
