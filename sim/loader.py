@@ -9,6 +9,7 @@ from .compiler import compile_document
 from .errors import ModelError
 from .mjcf import reader
 from .model import Model
+from .setconst import set_const
 
 
 def load_model(source: str | bytes | os.PathLike, assets: Mapping[str, bytes] | None = None) -> Model:
@@ -24,7 +25,8 @@ def load_model(source: str | bytes | os.PathLike, assets: Mapping[str, bytes] | 
     if isinstance(source, bytes):
         # the document itself (any encoding expat reads: a BOM or an XML declaration says which), else a path
         if source.lstrip().startswith(b"<") or source.startswith((b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")):
-            return compile_document(reader.read(source, name="<string>", directory=os.getcwd(), assets=assets))
+            doc = reader.read(source, name="<string>", directory=os.getcwd(), assets=assets)
+            return compile_document(doc, set_constants=set_const)
         source = os.fsdecode(source)
     if isinstance(source, str) and not source.strip():
         raise ModelError(
@@ -38,4 +40,4 @@ def load_model(source: str | bytes | os.PathLike, assets: Mapping[str, bytes] | 
         doc = reader.read_file(os.fspath(source), assets=assets)
     else:
         doc = reader.read(source, name="<string>", directory=os.getcwd(), assets=assets)
-    return compile_document(doc)
+    return compile_document(doc, set_constants=set_const)

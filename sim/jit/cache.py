@@ -71,6 +71,7 @@ NO_JIT_FILES = (
     "api.py",
     "state.py",
     "precompile.py",
+    "setconst.py",
     "jit/progress.py",
     "jit/precompile.py",
 )
