@@ -188,6 +188,13 @@ def compile_document(doc, set_constants=None, context=False):
     return (model, ctx) if context else model
 
 
+def compile_submodel(doc):
+    """(Model without constants, Context) of a model file attached with <attach model>: what model composition
+    (sim/mjcf/compose.py) reads of it (its keyframes, the element behind each object id); sim.loader hands it to
+    the reader."""
+    return compile_document(doc, context=True)
+
+
 def _defaults_for_missing(ctx):
     """nuser_* sizes of the body-tree objects (the section stages set their own)."""
     for k, v in ctx.nuser.items():

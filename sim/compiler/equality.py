@@ -14,7 +14,7 @@ when the relative pose was computed from qpos0 (0 when given by relpose); joint/
 import numpy as np
 
 from .context import farr, iarr
-from .frames import quat2mat
+from sim.user_util import quat2mat
 from sim.constants import JNT_FREE, JNT_HINGE, JNT_SLIDE
 
 EQ_CONNECT, EQ_WELD, EQ_JOINT, EQ_TENDON = 0, 1, 2, 3

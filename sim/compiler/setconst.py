@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from .frames import matvec, mulquat, negquat, quat2mat
+from sim.user_util import matvec, mulquat, negquat, quat2mat
 
 EQ_CONNECT, EQ_WELD = 0, 1
 OBJ_BODY, OBJ_SITE = 1, 6

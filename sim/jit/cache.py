@@ -72,6 +72,7 @@ NO_JIT_FILES = (
     "state.py",
     "precompile.py",
     "setconst.py",
+    "user_util.py",
     "jit/progress.py",
     "jit/precompile.py",
 )

@@ -11,7 +11,7 @@ import weakref
 
 import numpy as np
 
-from sim.compiler.frames import quat2mat
+from sim.user_util import quat2mat
 from sim.jit.simd import LANES
 
 from . import layout as L
