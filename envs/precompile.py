@@ -8,7 +8,7 @@
 Targets are task ids ('numjoco/Hopper-v0', or 'Hopper-v0') and MJCF / URDF files.  A task runs what a first use
 compiles, in a fresh process: gym.make, reset, step (and render with --render), then gym.make_vec of two worlds and
 of LANES worlds (stepped in blocks): reset, step, a partial reset; a model file runs sim.step and sim.forward on one
-world and batches (sim/jit/precompile.py, which also documents --jobs, --portable and --ship).
+world and batches (sim/precompile.py; the options --jobs, --portable and --ship: sim/jit/precompile.py).
 """
 
 import argparse
@@ -16,6 +16,7 @@ import os
 import sys
 
 from sim.jit import precompile as _sim_precompile
+from sim.precompile import compile_model, model_key
 
 # the families of registered ids: what --family selects
 FAMILIES = ("gymnasium", "arm", "dmc", "robotics")
@@ -60,13 +61,13 @@ def compile_target(target, render=False):
     """A task id or a model file: what its first use compiles."""
     if is_task(target):
         return compile_task(task_id(target), render)
-    return _sim_precompile.compile_model(target, render)
+    return compile_model(target, render)
 
 
 def feature_key(target):
     """The feature set of the target's model (repr)."""
     if not is_task(target):
-        return _sim_precompile.model_key(target)
+        return model_key(target)
     import gymnasium as gym
 
     import envs  # noqa: F401

@@ -39,7 +39,7 @@ import numpy as np
 
 import mujoco
 
-from sim.compiler.equality import quat2mat
+from sim.user_util import quat2mat
 
 # Float tolerance: a float matches when |ours - theirs| <= FLOAT_ATOL + FLOAT_RTOL * |theirs| (elementwise).
 # The compiler does the same double-precision arithmetic as MuJoCo's (mostly in the same order), so values
@@ -55,7 +55,7 @@ FLOAT_ATOL = 1e-10
 INERTIA_DEGENERATE_RTOL = 1e-5
 
 # body_iquat of bodies with distinct principal moments is compared like every float field (up to sign): our
-# eig3 (sim/compiler/inertia.py) reproduces 3.17's mjuu_eig3 iteration bit for bit, so the principal frames
+# eig3 (sim/user_util.py) reproduces 3.17's mjuu_eig3 iteration bit for bit, so the principal frames
 # agree to rounding of the inertia tensor (measured max 8.8e-13 over the corpus and 2000 random models).
 
 # Rows of these fields are unit quaternions: compared up to sign per row.

@@ -15,7 +15,7 @@ import pytest
 
 from sim.compiler import mesh as M
 from sim.compiler.context import Context
-from sim.compiler.frames import quat2mat
+from sim.user_util import quat2mat
 from sim.compiler.hfield import hfield_geom_properties
 from sim.errors import ModelError, UnsupportedError
 from sim.mjcf import reader
@@ -122,7 +122,7 @@ def test_refpos_refquat_uniform_scale(inertia):
 
 
 # Anisotropic scale / irregular shapes: the principal frame comes from MuJoCo 3.17's mjuu_eig3 with the mesh
-# tolerance 1e-7 (compiler.inertia.eig3 reproduces it bit for bit), so mesh_quat / mesh_vert / mesh_normal
+# tolerance 1e-7 (sim.user_util.eig3 reproduces it bit for bit), so mesh_quat / mesh_vert / mesh_normal
 # are compared at the default tolerance (float32 fields exactly as float32); hull-based meshes sum over the
 # hull faces in qhull's order, as MuJoCo does.
 FRAME_TOL = {}
@@ -504,9 +504,9 @@ def _library_eig3():
 
 
 def test_eig3_is_bitwise_mujoco():
-    """compiler.inertia.eig3 against the library's mjuu_eig3 on random symmetric matrices (all scales, near-
+    """sim.user_util.eig3 against the library's mjuu_eig3 on random symmetric matrices (all scales, near-
     diagonal ones), at the mesh and body tolerances: eigenvalues and quaternion identical to the last bit."""
-    from sim.compiler.inertia import EIG_TOL_BODY, EIG_TOL_MESH, eig3
+    from sim.user_util import EIG_TOL_BODY, EIG_TOL_MESH, eig3
 
     lib = _library_eig3()
     if lib is None:

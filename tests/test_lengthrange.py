@@ -1,5 +1,5 @@
 """MuJoCo's simulation-based actuator length range (compiler <lengthrange>: mjCModel::LengthRange and
-mj_setLengthRange, sim/compiler/setconst.py `_length_range`) against mujoco 3.17.
+mj_setLengthRange, sim/setconst.py `_length_range`) against mujoco 3.17.
 
 Every model is compiled by sim.load_model and by mujoco.MjModel; every model field is compared at 1e-9 (tests/oracle.py
 assert_models_match), actuator_lengthrange among them.  Where MuJoCo refuses the simulated range (not converged,

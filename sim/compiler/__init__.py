@@ -1,7 +1,7 @@
 """MJCF compiler pipeline: Document -> Model (mjCModel::TryCompile in MuJoCo).
 
 options -> assets -> kinematic tree -> tendons -> actuators -> sensors -> equality -> contact -> keyframes ->
-derived constants (setconst).
+derived constants (mj_setConst: the set_constants stage sim.loader passes, sim/setconst.py).
 """
 
 import numpy as np
@@ -21,7 +21,6 @@ from .mesh import compile_assets, mesh_geom_properties
 from .names import DEFAULT_MODEL_NAME, make_names, make_paths
 from .sensor import compile_sensors
 from .skin import compile_skins
-from .setconst import set_const
 from .sparsity import count_njmom, finalize_simple, make_sparsity, make_tendon_sparse
 from .tendon import compile_tendons
 from .visual import compile_visual
@@ -137,11 +136,12 @@ def _check_unsupported(ctx):
             raise ctx.unsupported(el, _UNSUPPORTED_TOP[el.tag])
 
 
-def compile_document(doc, set_constants=True, context=False):
+def compile_document(doc, set_constants=None, context=False):
     """Compile a parsed Document into a Model.
 
-    set_constants=False skips the mj_setConst stage (it runs the jitted pipeline at qpos0, which refuses
-    features the core does not simulate): the static fields are complete, the derived ones are not.
+    set_constants: the mj_setConst stage, called as set_constants(model, ctx) on the compiled model (sim.loader
+    passes sim.setconst.set_const, which runs the engine at qpos0 and refuses features the core does not
+    simulate); None or False skips it: the static fields are complete, the derived ones are not.
     context=True returns (Model, Context) (the element behind each object id, for model composition).
     """
     ctx = Context(doc)
@@ -181,11 +181,18 @@ def compile_document(doc, set_constants=True, context=False):
     model = Model(ctx.f, {k: list(v) for k, v in ctx.names.items()}, opt, stat, compile_visual(ctx))
     if set_constants:
         try:
-            set_const(model, ctx)
+            set_constants(model, ctx)
         except MemoryError as e:  # MuJoCo: "Could not allocate memory" (mjData for mj_setConst)
             attr = next((k for k in ("njmax", "nconmax") if ctx.size.has(k)), None)
             raise (ctx.size if attr else ctx.root).error(f"the model cannot be simulated here: {e}", attr) from None
     return (model, ctx) if context else model
+
+
+def compile_submodel(doc):
+    """(Model without constants, Context) of a model file attached with <attach model>: what model composition
+    (sim/mjcf/compose.py) reads of it (its keyframes, the element behind each object id); sim.loader hands it to
+    the reader."""
+    return compile_document(doc, context=True)
 
 
 def _defaults_for_missing(ctx):

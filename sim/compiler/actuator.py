@@ -16,7 +16,7 @@ delay / interp) fill actuator_history / actuator_historyadr / nhistory as MuJoCo
 
 Left to the setconst stage (needs dynamics at qpos0): actuator_length0, actuator_acc0, the dampratio ->
 damping conversion of position-like actuators (biasprm[2] > 0 is a damping ratio until then, as in MuJoCo),
-and the simulation-based lengthrange (see `compile_actuators`; sim/compiler/setconst.py `_length_range`).
+and the simulation-based lengthrange (see `compile_actuators`; sim/setconst.py `_length_range`).
 """
 
 import numpy as np
@@ -459,7 +459,7 @@ def compile_actuators(ctx):
 
     Length range (compiler <lengthrange>): actuators selected by `mode` keep an explicit lengthrange when
     `useexisting`, copy a limited joint/tendon range when `uselimit`; the others need MuJoCo's simulation-based
-    estimate, which the setconst stage computes (sim/compiler/setconst.py `_length_range`): their ids are stored in
+    estimate, which the setconst stage computes (sim/setconst.py `_length_range`): their ids are stored in
     `ctx.lengthrange_sim`.
     """
     f = ctx.f

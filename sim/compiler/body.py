@@ -11,7 +11,9 @@ import numpy as np
 
 from . import inertia as inr
 from .context import farr, iarr, store_columns
-from .frames import EPS, frameaccum, frameinvert, normvec, orientation, rotvec, z2quat
+from sim.user_util import EPS, frameaccum, frameinvert, full_inertia, normvec, rotvec, z2quat
+from .frames import orientation
+from sim.mjcf.elem import Elem
 from sim.constants import MINVAL  # mjMINVAL
 
 _DEG2RAD = math.pi / 180.0  # MuJoCo converts joint range / ref with x *= mjPI/180.0 (one rounded factor)
@@ -164,8 +166,6 @@ def compile_bodies(ctx, mesh_props=None, hfield_props=None):
     compiler (see compiler.mesh / compiler.hfield).
     """
     wb = ctx.root.find("worldbody")
-    from sim.mjcf.reader import Elem
-
     world_el = Elem("worldbody", "worldbody", ctx.file, None, {})
     for w in wb:
         if w.raw:
@@ -730,7 +730,7 @@ def _accumulate_inertia(B, h, pos, quat, ipos, iquat, mass, inertia, el):
     toti = np.zeros(6)
     for j in range(2):
         toti += inr.global_inertia(inertias[j], iquats[j]) + inr.offcenter(masses[j], iposes[j] - com)
-    full, q, err = inr.full_inertia(toti)
+    full, q, err = full_inertia(toti)
     if err:
         raise el.error(f"error '{err}' in fusing static body inertias")
     B["mass"][h], B["ipos"][h], B["inertia"][h], B["iquat"][h] = total, com, full, q
@@ -822,7 +822,7 @@ def _inertial(ctx, b, i, pos, quat, geoms):
         if has_full and ie.has("diaginertia"):
             raise ie.error("fullinertia and diagonal inertia cannot both be specified", "fullinertia")
         if has_full:
-            inertia, iquat, err = inr.full_inertia(ie.get("fullinertia"))
+            inertia, iquat, err = full_inertia(ie.get("fullinertia"))
             if err:
                 raise ie.error(f"error '{err}' in fullinertia", "fullinertia")
         else:
@@ -854,7 +854,7 @@ def _inertial(ctx, b, i, pos, quat, geoms):
                 toti = toti + inr.global_inertia(g["inertia"], g["quat"])
                 toti = toti + inr.offcenter(g["mass_"], g["pos"] - com)
             ipos = com
-            inertia, iquat, err = inr.full_inertia(toti)
+            inertia, iquat, err = full_inertia(toti)
             if err:
                 raise el.error(f"error '{err}' in alternative for principal axes")
     if ipos is None:

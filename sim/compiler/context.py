@@ -4,6 +4,7 @@ Model fields it fills in (MuJoCo's names and shapes)."""
 import numpy as np
 
 from sim.errors import UnsupportedError
+from sim.mjcf.elem import merge_singletons
 
 # mjtObj names used for name spaces (and the keys of Context.names)
 OBJTYPES = (
@@ -101,20 +102,6 @@ class Context:
     def unsupported(self, el, what, attr=None):
         """Error for a MuJoCo feature numjoco parses but does not simulate."""
         return el.error(f"{what} is not supported by numjoco yet", attr, cls=UnsupportedError)
-
-
-def merge_singletons(elems, key):
-    """Several <compiler>/<option>/<size> elements may appear: later attributes override earlier ones."""
-    from sim.mjcf.reader import Elem
-
-    if not elems:
-        return Elem(key, key, None, None, {})
-    out = Elem(key, key, elems[0].file, elems[0].line, {})
-    for e in elems:
-        out.raw.update(e.raw)
-        out.values.update(e.values)
-        out.children.extend(e.children)
-    return out
 
 
 def farr(rows, width=None):

@@ -14,6 +14,7 @@ when the relative pose was computed from qpos0 (0 when given by relpose); joint/
 import numpy as np
 
 from .context import farr, iarr
+from sim.user_util import quat2mat
 from sim.constants import JNT_FREE, JNT_HINGE, JNT_SLIDE
 
 EQ_CONNECT, EQ_WELD, EQ_JOINT, EQ_TENDON = 0, 1, 2, 3
@@ -30,17 +31,6 @@ def quat_mul(a, b):
             w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
             w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
             w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
-        ]
-    )
-
-
-def quat2mat(q):
-    w, x, y, z = q
-    return np.array(
-        [
-            [w * w + x * x - y * y - z * z, 2 * (x * y - w * z), 2 * (x * z + w * y)],
-            [2 * (x * y + w * z), w * w - x * x + y * y - z * z, 2 * (y * z - w * x)],
-            [2 * (x * z - w * y), 2 * (y * z + w * x), w * w - x * x - y * y + z * z],
         ]
     )
 

@@ -1,147 +1,12 @@
-"""Frame and orientation math used by the compiler (pure numpy, float64), as MuJoCo's user_util."""
+"""Orientation attributes of MJCF elements (MuJoCo's ResolveOrientation); the frame math itself is
+sim/user_util.py (mjuu_*)."""
 
 import math
 
 import numpy as np
 
-EPS = 1e-14  # mjEPS
-
-
-def normvec(v):
-    """Normalise v in place unless its norm is within EPS of 1 (mjuu_normvec); returns the old norm."""
-    nrm = 0.0
-    for x in v:  # sequential sum as in C (np.dot rounds differently in ~20% of cases)
-        nrm += float(x) * float(x)
-    if nrm < EPS:
-        return 0.0
-    nrm = math.sqrt(nrm)
-    if abs(nrm - 1.0) > EPS:
-        v /= nrm
-    return nrm
-
-
-def mulquat(a, b, normalize=True):
-    """Quaternion product a*b (w, x, y, z): normalised as the compiler's mjuu_mulquat, or raw as the engine's
-    mju_mulQuat (normalize=False)."""
-    q = np.array(
-        [
-            a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-            a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-            a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-            a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
-        ]
-    )
-    if normalize:
-        normvec(q)
-    return q
-
-
-def negquat(q):
-    return np.array([q[0], -q[1], -q[2], -q[3]])
-
-
-def quat2mat(q):
-    """3x3 rotation matrix of a unit quaternion (mjuu_quat2mat, exact identity for the unit quaternion)."""
-    if q[0] == 1 and q[1] == 0 and q[2] == 0 and q[3] == 0:
-        return np.eye(3)
-    q00, q01, q02, q03 = q[0] * q[0], q[0] * q[1], q[0] * q[2], q[0] * q[3]
-    q11, q12, q13 = q[1] * q[1], q[1] * q[2], q[1] * q[3]
-    q22, q23, q33 = q[2] * q[2], q[2] * q[3], q[3] * q[3]
-    return np.array(
-        [
-            [q00 + q11 - q22 - q33, 2 * (q12 - q03), 2 * (q13 + q02)],
-            [2 * (q12 + q03), q00 - q11 + q22 - q33, 2 * (q23 - q01)],
-            [2 * (q13 - q02), 2 * (q23 + q01), q00 - q11 - q22 + q33],
-        ]
-    )
-
-
-def matvec(mat, v):
-    """mat @ v written out as mjuu_mulvecmat (same rounding)."""
-    return np.array(
-        [
-            mat[0][0] * v[0] + mat[0][1] * v[1] + mat[0][2] * v[2],
-            mat[1][0] * v[0] + mat[1][1] * v[1] + mat[1][2] * v[2],
-            mat[2][0] * v[0] + mat[2][1] * v[1] + mat[2][2] * v[2],
-        ]
-    )
-
-
-def rotvec(q, v):
-    """Rotate vector v by quaternion q (mjuu_rotVecQuat)."""
-    v = np.asarray(v, dtype=np.float64)
-    if v[0] == 0 and v[1] == 0 and v[2] == 0:
-        return np.zeros(3)
-    if q[0] == 1 and q[1] == 0 and q[2] == 0 and q[3] == 0:
-        return v.copy()
-    t = np.array(
-        [
-            q[0] * v[0] + q[2] * v[2] - q[3] * v[1],
-            q[0] * v[1] + q[3] * v[0] - q[1] * v[2],
-            q[0] * v[2] + q[1] * v[1] - q[2] * v[0],
-        ]
-    )
-    return np.array(
-        [
-            v[0] + 2 * (q[2] * t[2] - q[3] * t[1]),
-            v[1] + 2 * (q[3] * t[0] - q[1] * t[2]),
-            v[2] + 2 * (q[1] * t[1] - q[2] * t[0]),
-        ]
-    )
-
-
-def frameaccum(pos, quat, childpos, childquat):
-    """Compose (pos, quat) with a child frame: returns the child's pose in the parent's frame (mjuu_frameaccum)."""
-    newpos = np.asarray(pos, dtype=np.float64) + matvec(quat2mat(quat), childpos)
-    return newpos, mulquat(quat, childquat)
-
-
-def frameinvert(pos, quat):
-    """Inverse of a frame transformation (mjuu_frameinvert)."""
-    q = negquat(quat)
-    return -matvec(quat2mat(q), pos), q
-
-
-def frame2quat(x, y, z):
-    """Quaternion of the frame whose axes are x, y, z (matrix columns), as mjuu_frame2quat."""
-    m = (x, y, z)
-    q = np.zeros(4)
-    if m[0][0] + m[1][1] + m[2][2] > 0:
-        q[0] = 0.5 * math.sqrt(1 + m[0][0] + m[1][1] + m[2][2])
-        q[1] = 0.25 * (m[1][2] - m[2][1]) / q[0]
-        q[2] = 0.25 * (m[2][0] - m[0][2]) / q[0]
-        q[3] = 0.25 * (m[0][1] - m[1][0]) / q[0]
-    elif m[0][0] > m[1][1] and m[0][0] > m[2][2]:
-        q[1] = 0.5 * math.sqrt(1 + m[0][0] - m[1][1] - m[2][2])
-        q[0] = 0.25 * (m[1][2] - m[2][1]) / q[1]
-        q[2] = 0.25 * (m[1][0] + m[0][1]) / q[1]
-        q[3] = 0.25 * (m[2][0] + m[0][2]) / q[1]
-    elif m[1][1] > m[2][2]:
-        q[2] = 0.5 * math.sqrt(1 - m[0][0] + m[1][1] - m[2][2])
-        q[0] = 0.25 * (m[2][0] - m[0][2]) / q[2]
-        q[1] = 0.25 * (m[1][0] + m[0][1]) / q[2]
-        q[3] = 0.25 * (m[2][1] + m[1][2]) / q[2]
-    else:
-        q[3] = 0.5 * math.sqrt(1 - m[0][0] - m[1][1] + m[2][2])
-        q[0] = 0.25 * (m[0][1] - m[1][0]) / q[3]
-        q[1] = 0.25 * (m[2][0] + m[0][2]) / q[3]
-        q[2] = 0.25 * (m[2][1] + m[1][2]) / q[3]
-    normvec(q)
-    return q
-
-
-def z2quat(vec):
-    """Quaternion rotating (0,0,1) onto the unit vector `vec` (mjuu_z2quat)."""
-    q = np.zeros(4)
-    q[1:] = np.cross([0.0, 0.0, 1.0], vec)
-    s = normvec(q[1:])
-    if s < 1e-10:
-        q[1:] = (1.0, 0.0, 0.0)
-    ang = math.atan2(s, vec[2])
-    q[0] = math.cos(ang / 2)
-    q[1:] *= math.sin(ang / 2)
-    return q
-
+from sim.user_util import EPS, euler2quat, frame2quat, normvec, z2quat
+from sim.user_util import mulquat, quat2mat  # noqa: F401  (sim/compiler/mesh.py imports them from here)
 
 ALTERNATIVES = ("quat", "axisangle", "xyaxes", "zaxis", "euler")
 
@@ -198,16 +63,3 @@ def orientation(el, degree, eulerseq, names=ALTERNATIVES, normalize=True):
     if any(c not in "xyzXYZ" for c in eulerseq):  # <compiler eulerseq> is checked where it is used (MuJoCo)
         raise el.error("euler sequence can only contain x, y, z, X, Y, Z (compiler eulerseq)", kind)
     return euler2quat(eul, eulerseq)
-
-
-def euler2quat(eul, eulerseq):
-    """Unit quaternion of Euler angles in radians; eulerseq: lower case axes rotate with the frame (intrinsic),
-    upper case axes stay fixed (extrinsic), as MuJoCo's ResolveOrientation."""
-    q = np.array([1.0, 0, 0, 0])
-    for i in range(3):
-        c = eulerseq[i]
-        r = np.array([math.cos(eul[i] / 2), 0.0, 0.0, 0.0])
-        r["xyz".index(c.lower()) + 1] = math.sin(eul[i] / 2)
-        q = mulquat(q, r) if c.islower() else mulquat(r, q)
-    normvec(q)
-    return q

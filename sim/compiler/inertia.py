@@ -1,19 +1,17 @@
 """Mass properties at compile time: primitive geom volumes and inertias, principal axes, fluid coefficients.
 
-Reproduces mjCGeom::GetVolume / SetInertia / SetFluidCoefs and mjuu_eig3 / mjuu_fullInertia /
-mjuu_globalinertia / mjuu_offcenter from MuJoCo's user code.
+Reproduces mjCGeom::GetVolume / SetInertia / SetFluidCoefs and mjuu_globalinertia / mjuu_offcenter from MuJoCo's
+user code (mjuu_eig3 / mjuu_fullInertia: sim/user_util.py).
 """
 
 import math
 
 import numpy as np
 
-from .frames import mulquat, normvec, quat2mat
+from sim.user_util import EIG_TOL_MESH, eig3  # noqa: F401  (sim/compiler/mesh.py imports them from here)
+from sim.user_util import quat2mat
 
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH, SDF = range(9)
-EIG_EPS = 1e-12
-EIG_TOL_BODY = 4e-15  # mjuu_eig3 tolerance of the body-inertia callers in 3.17
-EIG_TOL_MESH = 1e-7  # mjuu_eig3 tolerance of mjCMesh::Process in 3.17
 
 
 def geom_volume(gtype, size, shell):
@@ -154,82 +152,6 @@ def offcenter(mass, d):
             -mass * d[1] * d[2],
         ]
     )
-
-
-def _mulmat(a, b):
-    return [sum(a[3 * i + k] * b[3 * k + j] for k in range(3)) for i in range(3) for j in range(3)]
-
-
-def eig3(mat, tol=EIG_TOL_BODY):
-    """Eigen-decomposition of a symmetric 3x3 (row-major list of 9) by MuJoCo 3.17's quaternion Jacobi
-    (mjuu_eig3(eigval, eigvec, quat, mat, tol); the 3.17 binary differs from the older source snapshot).
-
-    Returns (eigval (3,) decreasing, quat (4,)) where quat rotates the principal frame into the input frame.
-    3.17's rules (read from the 3.17 library and checked bit for bit against it on random matrices):
-    the iteration stops when the largest off-diagonal entry is <= max(tol, 4e-15) * max|mat_ij| (no cosine
-    exit); each Jacobi rotation is the quaternion (cos, sin) of the half angle built from the tangent
-    t = tan(angle): h = t / (1 + sqrt(1 + t^2)), cos = 1 / sqrt(1 + h^2), sin = h cos; the product is
-    normalised twice (mjuu_mulquat, then mjuu_normvec); eigenvalues are sorted with the margin
-    max(1e-12, tol) * max|mat_ij|.  Callers: mesh principal frame tol = 1e-7 (EIG_TOL_MESH), body inertia
-    (fullinertia, geom sums) tol = 4e-15 (EIG_TOL_BODY).
-    """
-    mat = [float(x) for x in mat]
-    scale = 0.0
-    for x in mat:
-        scale = max(abs(x), scale)
-    thresh = max(tol, 4e-15) * scale
-    quat = np.array([1.0, 0.0, 0.0, 0.0])
-    eigval = np.zeros(3)
-    for _ in range(500):
-        ev = quat2mat(quat).reshape(9).tolist()
-        evt = [ev[0], ev[3], ev[6], ev[1], ev[4], ev[7], ev[2], ev[5], ev[8]]
-        d = _mulmat(_mulmat(evt, mat), ev)
-        eigval[:] = (d[0], d[4], d[8])
-        if abs(d[1]) > abs(d[2]) and abs(d[1]) > abs(d[5]):
-            rk, ck, rotk = 0, 1, 2
-        elif abs(d[2]) > abs(d[5]):
-            rk, ck, rotk = 0, 2, 1
-        else:
-            rk, ck, rotk = 1, 2, 0
-        off = d[3 * rk + ck]
-        if abs(off) <= thresh:
-            break
-        tau = (d[4 * ck] - d[4 * rk]) / (2 * off)
-        if tau >= 0:
-            t = 1.0 / (tau + math.sqrt(tau * tau + 1))
-        else:
-            t = -1.0 / (math.sqrt(tau * tau + 1) - tau)
-        h = t / (math.sqrt(t * t + 1) + 1)  # tan of the half angle
-        c = 1.0 / math.sqrt(h * h + 1)
-        rot = np.zeros(4)
-        rot[0] = c
-        rot[rotk + 1] = (h if rotk == 1 else -h) * c
-        quat = mulquat(quat, rot)
-        normvec(quat)
-    # sort eigenvalues in decreasing order (bubble sort over pairs 0,1,0), rotating the frame along
-    eps = max(EIG_EPS, tol) * scale
-    for j in range(3):
-        j1 = j % 2
-        if eigval[j1] + eps < eigval[j1 + 1]:
-            eigval[j1], eigval[j1 + 1] = eigval[j1 + 1], eigval[j1]
-            rot = np.zeros(4)
-            rot[0] = 0.707106781186548
-            rot[(j1 + 2) % 3 + 1] = rot[0]
-            quat = mulquat(quat, rot)
-            normvec(quat)
-    return eigval, quat
-
-
-def full_inertia(full6):
-    """Principal inertia and frame quaternion of a full inertia (xx, yy, zz, xy, xz, yz) (mjuu_fullInertia).
-
-    Returns (inertia (3,), quat (4,), error message or None).
-    """
-    f = full6
-    eigval, quat = eig3([f[0], f[3], f[4], f[3], f[1], f[5], f[4], f[5], f[2]])
-    if eigval[2] < 1e-14:
-        return eigval, quat, "inertia must have positive eigenvalues"
-    return eigval, quat, None
 
 
 # ---------------------------------------------------------------------------------------------- fluid

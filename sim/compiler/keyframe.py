@@ -13,7 +13,7 @@ import numpy as np
 
 from sim.errors import UnsupportedError
 from .context import farr, iarr
-from .frames import normvec
+from sim.user_util import normvec
 from .sensor import OBJ, _NAMESPACE
 from .tendon import size_elem
 from sim.constants import MINVAL  # mjMINVAL

@@ -16,7 +16,7 @@ import math
 
 import numpy as np
 
-from .frames import normvec
+from sim.user_util import normvec
 
 MJPI = math.pi
 EPS = 1e-14  # mjEPS

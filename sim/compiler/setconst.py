@@ -1,19 +1,19 @@
-"""Derived model constants computed from the model at qpos0 (MuJoCo's mj_setConst, engine_setconst.c).
+"""The compiler's passes of mj_setConst (engine_setconst.c): the derived model constants read off the world at qpos0.
 
-The mass-dependent constants (body_subtreemass, dof_M0, body/dof/tendon invweight0, actuator_acc0, position
-actuators' dampratio) come from the kernel sim/engine/setconst.py, which domain randomisation also runs per world;
-this module fills the rest from the world it leaves at qpos0: tendon_length0, actuator_length0, eq_data of
-connect/weld, camera/light reference poses, model statistics, dof_length, tendon_lengthspring and the joints'
-springdamper, then the simulation-based actuator length ranges (mjCModel::LengthRange, `_length_range`).
+sim/setconst.py runs mj_setConst at load: the mass-dependent constants (body_subtreemass, dof_M0, body/dof/tendon
+invweight0, actuator_acc0, position actuators' dampratio) come from the kernel sim/engine/setconst.py, which domain
+randomisation also runs per world; the passes here fill the rest from the world it leaves at qpos0 (a Data with the
+smooth position stages done): tendon_length0, actuator_length0, eq_data of connect/weld, camera/light reference
+poses, model statistics and dof_length (`set_qpos0`), tendon_lengthspring (`set_spring`) and the joints'
+springdamper (`auto_spring_damper`), and the settings and checks of the simulation-based actuator length ranges
+(mjCModel::LengthRange: `length_range_settings`, `check_length_range`).  Numpy only: no engine import.
 """
 
 import math
 
 import numpy as np
 
-from sim.constants import NWARNING
-
-from .frames import matvec, mulquat, negquat, quat2mat
+from sim.user_util import matvec, mulquat, negquat, quat2mat
 
 EQ_CONNECT, EQ_WELD = 0, 1
 OBJ_BODY, OBJ_SITE = 1, 6
@@ -24,8 +24,6 @@ INT_EULER, INT_RK4 = 0, 1
 # the options mjCModel::LengthRange simulates with (mjDSBL_FRICTIONLOSS | CONTACT | SPRING | DAMPER | GRAVITY |
 # ACTUATION), replacing the model's disable flags
 LR_DISABLE = 4 | 16 | 32 | 64 | 128 | 2048
-_NOSIMPLE = np.zeros(0, np.int32)
-_NOPRM = np.zeros(5)
 
 
 def _set_fixed(m):
@@ -90,15 +88,8 @@ def _dist3(a, b):
     return math.sqrt(d0 * d0 + d1 * d1 + d2 * d2)
 
 
-def set_const(model, ctx):
-    """Fill the derived constants of a freshly compiled `model` (mj_setConst)."""
-    from sim.engine import forward as _fw
-    from sim.data import Data
-    from sim.io import make_model_struct
-    from sim.engine.parts import prefetch as prefetch_parts
-    from sim.jit.features import features, mask, F_TENDON, F_TRN
-
-    m = model
+def set_fixed(m):
+    """setFixed, and the fields the kernel sim/engine/setconst.py fills zeroed (dof_length: ones)."""
     _set_fixed(m)
     nv = m.nv
     m.dof_M0 = np.zeros(nv)
@@ -109,25 +100,19 @@ def set_const(model, ctx):
     m.actuator_acc0 = np.zeros(m.nu)
     m.actuator_length0 = np.zeros(m.nu)
     m.dof_length = np.ones(nv)
-    # cameras/lights are evaluated as fixed to their bodies (set0 switches their mode temporarily)
-    ms, _ = make_model_struct(m)  # shares the arrays above: the kernel writes the constants into them
-    d = Data(m)
-    prefetch_parts(m)  # a first compile of the step's parts starts in a worker during smooth_position's
-    F = mask(features(m), (F_TENDON, F_TRN))  # the features smooth_position has
-    # body_subtreemass, dof_M0, invweight0s, actuator_acc0 and dampratios (sim/engine/setconst.py, the kernel
-    # domain randomisation runs per world); d is left at qpos0 with the smooth position stages done
-    _fw.smooth_position(ms, d._struct, 0, 2, F, np.ascontiguousarray(m.body_simple, dtype=np.int32), _NOPRM)
+
+
+def set_qpos0(m, d, ctx):
+    """tendon_length0, actuator_length0, eq_data, camera / light reference poses, statistics and dof_length from d,
+    the world at qpos0 with the smooth position stages done."""
     m.tendon_length0 = np.array(d.ten_length, dtype=np.float64).copy()
     m.actuator_length0 = np.array(d.actuator_length, dtype=np.float64).copy()
     _eq_data(m, d)
     _cam_light(m, d)
     _stat(m, d, ctx)
-    _spring(m, ms, d)
-    _auto_spring_damper(m, ctx)
-    _length_range(m, ctx, d)
 
 
-def _auto_spring_damper(m, ctx):
+def auto_spring_damper(m, ctx):
     """Joint springdamper (timeconst, dampratio) -> stiffness and damping from dof_invweight0
     (mjCModel::AutoSpringDamper)."""
     jels = ctx.elems["joint"]
@@ -276,101 +261,12 @@ def _stat(m, d, ctx):
             st.center = np.array(el.get("center"), dtype=np.float64)
 
 
-def _spring(m, ms, d):
-    """Tendon spring lengths of -1 become the tendon length at qpos_spring (setSpring)."""
-    if not m.ntendon:
-        return
-    from sim.engine import forward as _fw
-    from sim.jit.features import features, mask, F_TENDON, F_TRN
-
-    d.qpos = m.qpos_spring
-    _fw.smooth_position(ms, d._struct, 0, 1, mask(features(m), (F_TENDON, F_TRN)), _NOSIMPLE, _NOPRM)
+def set_spring(m, d):
+    """Tendon spring lengths of -1 become the tendon length in d, the world at qpos_spring (setSpring)."""
     ls = m.tendon_lengthspring
     for i in range(m.ntendon):
         if ls[i, 0] == -1 and ls[i, 1] == -1:
             ls[i, :] = d.ten_length[i]
-
-
-def _length_range(m, ctx, d):
-    """Simulation-based actuator length ranges (mjCModel::LengthRange, mj_setLengthRange in engine_setconst.c) of
-    the actuators compile_actuator left to it (ctx.lengthrange_sim: selected by the <lengthrange> mode, without a
-    usable explicit range or joint / tendon limit).
-
-    Per actuator and side (0: shortest, 1: longest), from mj_resetData until time >= inttotal, each step is
-    evalAct: qvel decays with timeconst, mj_step1, qfrc_applied pushes along the actuator's moment with
-    acceleration accel (force capped at maxforce), mj_step2; the length range is the min (side 0) / max (side 1)
-    of actuator_length over the last `interval` seconds.  The model's disable flags are replaced by LR_DISABLE and
-    its timestep by the <lengthrange> timestep (when > 0) meanwhile.  MuJoCo spreads the actuators over threads;
-    each one's result does not depend on it.
-
-    The loop runs here, over two compiled calls a step: smooth_position's stage 4 (evalAct up to mj_step2, in the
-    setConst entry compiled above) and the model's own one-step entry run_serial as mj_step2 (mj_step = mj_step1 +
-    mj_step2: its position and velocity stages repeat stage 4's on the same state).  mj_step2 integrates RK4 models
-    with Euler, so the integrator is Euler meanwhile (the feature set stays the model's).  The cost is that entry's
-    compile at load, which the model's first sim.step would pay otherwise (cached on disk), then two compiled calls
-    and a few lines of Python per simulated step (inttotal / timestep steps per side and actuator).  A reset (bad
-    qpos / qvel / qacc) is refused: MuJoCo restarts from it and never ends."""
-    ids = getattr(ctx, "lengthrange_sim", ())
-    if not ids:
-        return
-    from sim import api
-    from sim.engine import forward as _fw
-    from sim.jit import struct_addr
-    from sim.jit.features import mask, F_TENDON, F_TRN
-
-    lr = ctx.comp.first("lengthrange")
-    prm = {k: float(lr.get(k)) for k in _LR_REAL} if lr is not None else dict(_LR_DEFAULT)
-    opt = m.opt
-    saved = (int(opt.disableflags), float(opt.timestep), int(opt.integrator))
-    opt.disableflags = LR_DISABLE
-    if prm["timestep"] > 0:
-        opt.timestep = prm["timestep"]
-    if saved[2] == INT_RK4:
-        opt.integrator = INT_EULER  # mj_step2: "RK4 defaults to Euler"
-    m.__dict__.pop("_sim", None)  # a Model struct of the final fields (set_const changed some after its own)
-    try:
-        ent = api._entry(m)
-        ms, F = ent.struct, ent.features
-        F0 = mask(F, (F_TENDON, F_TRN))
-        ds = d._struct
-        mp, dp, tp = struct_addr(ms), struct_addr(ds), struct_addr(api.empty_task())
-        time = d._arrays["time"]
-        diverged = d._arrays["warning_number"][:, NWARNING]  # numjoco's cumulative divergence counter
-        ndiv = diverged[0]
-        length = d._arrays["actuator_length"][0]
-        inttotal, interval, tol = prm["inttotal"], prm["interval"], prm["tolrange"]
-        for i in ids:
-            el = ctx.elems["actuator"][i]
-            lmin, lmax = [0.0, 0.0], [0.0, 0.0]
-            for side in (0, 1):
-                arg = np.array([i, side, prm["accel"], prm["maxforce"], prm["timeconst"]], dtype=np.float64)
-                _fw.smooth_position(ms, ds, 0, 3, F0, _NOSIMPLE, arg)  # mj_resetData
-                updated = False
-                while time[0] < inttotal:
-                    _fw.smooth_position(ms, ds, 0, 4, F0, _NOSIMPLE, arg)
-                    api._SERIAL(F, mp, dp, tp, 0, 1)
-                    ln = length[i]
-                    if time[0] == 0:
-                        raise el.error(f"Unstable lengthrange simulation in actuator {i}", "lengthrange")
-                    if diverged[0] != ndiv:
-                        # a bad qpos / qvel / qacc reset the state: the simulation restarts from it and diverges
-                        # the same way again, forever in MuJoCo 3.17 (its time == 0 test never sees the reset)
-                        raise el.error(
-                            f"Unstable lengthrange simulation in actuator {i} (it diverged and was reset; MuJoCo "
-                            "3.17 repeats it without end)",
-                            "lengthrange",
-                        )
-                    if time[0] > inttotal - interval:
-                        if ln < lmin[side] or not updated:
-                            lmin[side] = ln
-                        if ln > lmax[side] or not updated:
-                            lmax[side] = ln
-                        updated = True
-                m.actuator_lengthrange[i, side] = lmin[side] if side == 0 else lmax[side]
-            _check_length_range(m, el, i, lmin, lmax, tol)
-    finally:
-        opt.disableflags, opt.timestep, opt.integrator = saved
-        m.__dict__.pop("_sim", None)
 
 
 # the real attributes of <lengthrange> and their defaults (sim/mjcf/schema.py), for a model without the element
@@ -378,7 +274,13 @@ _LR_REAL = ("accel", "maxforce", "timeconst", "timestep", "inttotal", "interval"
 _LR_DEFAULT = dict(accel=20.0, maxforce=0.0, timeconst=1.0, timestep=0.01, inttotal=10.0, interval=2.0, tolrange=0.05)
 
 
-def _check_length_range(m, el, i, lmin, lmax, tol):
+def length_range_settings(ctx):
+    """{accel, maxforce, timeconst, timestep, inttotal, interval, tolrange} of the model's <lengthrange>."""
+    lr = ctx.comp.first("lengthrange")
+    return {k: float(lr.get(k)) for k in _LR_REAL} if lr is not None else dict(_LR_DEFAULT)
+
+
+def check_length_range(m, el, i, lmin, lmax, tol):
     """mj_setLengthRange's checks of a simulated range, with its messages."""
     lo, hi = m.actuator_lengthrange[i]
     dif = hi - lo

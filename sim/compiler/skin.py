@@ -15,7 +15,7 @@ import struct
 import numpy as np
 
 from .context import iarr
-from .frames import normvec
+from sim.user_util import normvec
 from .mesh import asset_path, stripext, strippath
 
 MINVAL = 1e-15  # mjMINVAL

@@ -520,7 +520,7 @@ def smooth_position(m, d, w, stage, F, body_simple, prm):
     """The compiler's mj_setConst passes on world w at its qpos (one entry instead of a compiled entry per pass):
     stage 1 kinematics, com_pos and tendons (setSpring); stage 2 the mass-dependent constants (set_const, which
     leaves w at qpos0 with crb, the factor of M and transmissions done); F the model's feature set.
-    mj_setLengthRange's simulation (sim/compiler/setconst.py drives it, with the model's run_serial as mj_step2):
+    mj_setLengthRange's simulation (sim/setconst.py drives it, with the model's run_serial as mj_step2):
     stage 3 mj_resetData; stage 4 evalAct up to mj_step2 for actuator int(prm[0]), side int(prm[1]), accel
     prm[2], maxforce prm[3], timeconst prm[4] (qvel decay, mj_step1's checks and position stages, the applied
     force: sim/engine/setconst.py length_range_force)."""

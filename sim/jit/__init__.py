@@ -11,7 +11,7 @@
     speedups.py   equivalent faster code for numba's compile-time hot spots (one of patches.py's replacements)
     features.py   feature sets: compile only the parts of the pipeline a model uses
     progress.py   what a first compile tells the user
-    precompile.py `python -m sim.jit.precompile`: build the cache ahead of time
+    precompile.py the driver of `python -m sim.precompile` and `numjoco-precompile`: the cache ahead of time
     atomic.py     fetch_add: an atomic counter, for work queues inside parallel regions
 
 The rest of the code imports its decorators and intrinsics from here (`from sim.jit import njit, struct_addr`).

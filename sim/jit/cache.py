@@ -70,6 +70,9 @@ NO_JIT_FILES = (
     "data.py",
     "api.py",
     "state.py",
+    "precompile.py",
+    "setconst.py",
+    "user_util.py",
     "jit/progress.py",
     "jit/precompile.py",
 )

@@ -1,11 +1,8 @@
-"""Build numjoco's kernel cache ahead of time for model files, for Docker images, clusters and CI; the driver the
-task-level `numjoco-precompile` (envs/precompile.py) runs too.
+"""The machinery that builds numjoco's kernel cache ahead of time, for Docker images, clusters and CI: the driver of
+`python -m sim.precompile` (model files, sim/precompile.py) and of the task-level `numjoco-precompile`
+(envs/precompile.py), which pass it the function that compiles one target.
 
-    python -m sim.jit.precompile assets/hopper.xml my_robot.urdf --render --jobs 2
-    python -m sim.jit.precompile model.xml --portable      # a cache for any x86-64 machine (see below)
-
-Each target runs what a first use would compile, in a fresh process: for a model, sim.step and sim.forward on one
-world and on a batch (and a frame of sim.Renderer with --render).  Kernels are compiled per feature set
+Each target runs what a first use would compile, in a fresh process.  Kernels are compiled per feature set
 (sim/jit/features.py), so targets that share one cost nothing more.  The cache goes where every later run looks
 (NUMJOCO_CACHE_DIR, else sim/__numba_cache__); a later process loads instead of compiling.  --jobs N compiles N
 targets at once (safe: concurrent writers of the cache lock its index).  One line when a target starts and one
@@ -22,7 +19,6 @@ writes it to DIR with its manifest (the key sim.jit.cache.shipped_kernels checks
 wheel (docs/install.md).  Processes find it there and set the baseline themselves.
 """
 
-import argparse
 import json
 import multiprocessing
 import os
@@ -55,37 +51,6 @@ def _count_compiles():
 def _on_path():
     if _ROOT not in sys.path:
         sys.path.insert(0, _ROOT)
-
-
-def compile_model(path, render):
-    """What a first use of the model at `path` compiles; returns its feature set's description."""
-    _on_path()
-    import sim
-    from sim import api as smooth_api
-    from sim.jit import features
-
-    m = sim.load_model(path)
-    d = sim.Data(m)
-    sim.forward(m, d)
-    sim.step(m, d)
-    b = sim.Data(m, nworld=2)
-    sim.step(m, b)
-    b = sim.Data(m, nworld=smooth_api.LANES)  # a batch of LANES worlds or more steps in blocks (docs/simd.md)
-    sim.step(m, b)
-    if render:
-        r = sim.Renderer(m, 32, 32)
-        r.update_scene(d)
-        r.render()
-    return features.describe(smooth_api.model_features(m))
-
-
-def model_key(path):
-    """The feature set of the model at `path` (repr)."""
-    _on_path()
-    import sim
-    from sim import api as smooth_api
-
-    return repr(smooth_api.model_features(sim.load_model(path)))
 
 
 def timed(compile_one, target, render):
@@ -199,7 +164,7 @@ def ship(cache_root, out, version):
 
 
 def add_arguments(ap):
-    """The options shared with envs/precompile.py."""
+    """The options of python -m sim.precompile and numjoco-precompile."""
     ap.add_argument("--render", action="store_true", help="also the renderer (a frame per target)")
     ap.add_argument("--jobs", type=int, default=1, help="targets compiled at once (processes; default 1)")
     ap.add_argument(
@@ -232,20 +197,3 @@ def run(args, targets, compile_one, feature_key, render):
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
     return 1 if failed else 0
-
-
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m sim.jit.precompile", description=__doc__.split("\n")[0])
-    ap.add_argument("models", nargs="+", help="MJCF / URDF files (task ids: numjoco-precompile)")
-    add_arguments(ap)
-    args = ap.parse_args(argv)
-    if args.jobs < 1:
-        ap.error("--jobs must be >= 1")
-    for t in args.models:
-        if not os.path.exists(t):
-            ap.error(f"no such model file: {t}")
-    return run(args, args.models, compile_model, model_key, args.render)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -40,9 +40,11 @@ import warnings
 
 import numpy as np
 
-from sim.compiler.frames import euler2quat, frameaccum
+from sim.user_util import euler2quat, frameaccum
 from sim.errors import UnsupportedError
 from . import numbers
+from . import schema
+from .elem import Elem, merge_singletons
 
 # tree element key -> name space
 TREE_KINDS = {
@@ -366,8 +368,6 @@ def _set_comp(els, comp, class_prefix=None, attach=None):
 
 
 def _identity_frame(att, parent):
-    from .reader import Elem
-
     return Elem(
         "frame",
         "frame",
@@ -440,9 +440,7 @@ _MERGE_MAX = {
 def _merge_value(key, attr, mine, theirs):
     """Merged attribute text, or None when the field is not mergeable (MuJoCo raises a conflict error)."""
     if attr.startswith("flag:"):
-        from .schema import ENABLE_FLAGS
-
-        wanted = "enable" if attr[5:] in ENABLE_FLAGS else "disable"
+        wanted = "enable" if attr[5:] in schema.ENABLE_FLAGS else "disable"
         return wanted if wanted in (mine.strip(), theirs.strip()) else mine
     if attr == "actuatorgroupdisable":
         groups = sorted({int(x) for x in (mine + " " + theirs).split()})
@@ -475,8 +473,6 @@ def _same_text(a, b):
 
 
 def _is_default(key, attr, value):
-    from . import schema
-
     if attr.startswith("flag:"):
         spec, attr = schema.ELEMENTS["flag"], attr[5:]
     else:
@@ -498,8 +494,6 @@ def _stem(filename):
 
 def _sub_compiler(sub, folder):
     """The merged <compiler> of an attached model, its asset folders made relative to this model's folder."""
-    from sim.compiler.context import merge_singletons
-
     comp = merge_singletons(sub.root.find("compiler"), "compiler")
     comp.dclass = "main"
     assetdir = comp.get("assetdir", "") or ""
@@ -519,8 +513,10 @@ def _sub_compiler(sub, folder):
 class Composer:
     """The state of MuJoCo's worldbody parse: existing names and the section lists."""
 
-    def __init__(self, doc, degree, eulerseq, depth=0):
+    def __init__(self, doc, degree, eulerseq, depth=0, read=None, compile_submodel=None):
         self.doc = doc
+        self.read = read  # the reader (sim/mjcf/reader.py read) of an attached model file
+        self.compile_submodel = compile_submodel  # Document -> (Model without constants, Context), or None
         self.root = root = doc.root
         self.degree = degree
         self.eulerseq = eulerseq
@@ -562,8 +558,6 @@ class Composer:
         found = self.root.find(key)
         if found:
             return found[-1]
-        from .reader import Elem
-
         sec = Elem(key, key, self.root.file, None, {}, self.root)
         self.root.children.append(sec)
         return sec
@@ -731,16 +725,20 @@ class Composer:
         file = el.raw.get("file")
         if not file:
             raise el.error("missing required attribute", "file")
-        from . import reader
-        from sim.compiler import compile_document
-
+        if self.compile_submodel is None:
+            raise el.error("attaching a model file needs the compiler: load the model with sim.load_model", "file")
         src = self.doc.source
         data = src.read(file, el)
         folder = os.path.dirname(file)
-        sub = reader.read(
-            data, name=file, directory=os.path.join(src.directory, folder), assets=src.assets, depth=self.depth + 1
+        sub = self.read(
+            data,
+            name=file,
+            directory=os.path.join(src.directory, folder),
+            assets=src.assets,
+            depth=self.depth + 1,
+            compile_submodel=self.compile_submodel,
         )
-        model, sctx = compile_document(sub, set_constants=False, context=True)
+        model, sctx = self.compile_submodel(sub)
         # what keyframes set: each joint, actuator and mocap body remembers its index in the attached model
         for kind in ("joint", "actuator", "body"):
             for k, e in enumerate(sctx.elems[kind]):
@@ -792,8 +790,6 @@ class Composer:
 
     def adopt(self, key, attr, value):
         """Write an <option> / <size> attribute (or option flag 'flag:<name>') into this model."""
-        from .reader import Elem
-
         sec = self.container(key)
         if attr.startswith("flag:"):
             flags = sec.find("flag")
@@ -868,8 +864,6 @@ class Composer:
 
 
 def _make_frame(rep, parent, pos, quat):
-    from .reader import Elem
-
     raw = {"pos": " ".join(repr(float(x)) for x in pos), "quat": " ".join(repr(float(x)) for x in quat)}
     if "childclass" in rep.raw:
         raw["childclass"] = rep.raw["childclass"]
@@ -938,7 +932,9 @@ def _floats(el, attr, n):
     return vals
 
 
-def compose(doc, degree, eulerseq, depth=0):
-    """Expand every <replicate> and <attach> of a parsed document in place."""
-    Composer(doc, degree, eulerseq, depth).run()
+def compose(doc, degree, eulerseq, depth=0, read=None, compile_submodel=None):
+    """Expand every <replicate> and <attach> of a parsed document in place.  read: the reader of attached model
+    files (sim/mjcf/reader.py read); compile_submodel: Document -> (Model without constants, Context) of such a
+    file (sim.compiler.compile_submodel, which sim.loader passes to the reader); None refuses <attach model>."""
+    Composer(doc, degree, eulerseq, depth, read, compile_submodel).run()
     return doc

@@ -1,7 +1,5 @@
-"""MJCF reader: XML text -> a tree of `Elem` with typed attribute values, includes expanded, defaults applied.
-
-Every element remembers its file and line so that any later error can name them (`Elem.error`).
-"""
+"""MJCF reader: XML text -> a tree of `Elem` (sim/mjcf/elem.py) with typed attribute values, includes expanded,
+<replicate> / <attach> composed (sim/mjcf/compose.py), defaults applied."""
 
 import os
 import re
@@ -12,88 +10,10 @@ import xml.parsers.expat.errors
 import numpy as np
 
 from sim.errors import ModelError, UnsupportedError
+from . import compose
 from . import numbers
 from . import schema
-from . import schema_assets  # noqa: F401  (registers asset elements)
-from . import schema_sections  # noqa: F401  (registers tendon/actuator/sensor/equality/contact/keyframe)
-
-schema.finish()
-
-
-class Elem:
-    """One parsed MJCF element.
-
-    tag: XML tag; key: schema key (a tag can mean different elements by context, e.g. <joint> in a body or in
-    a fixed tendon); raw: attribute strings as written; values: typed values of the attributes in effect
-    (written on the element, or inherited from its default class); children: sub-elements in document order.
-    """
-
-    __slots__ = (
-        "tag",
-        "key",
-        "file",
-        "line",
-        "raw",
-        "values",
-        "children",
-        "parent",
-        "dclass",
-        "origin",
-        "comp",
-        "extra",
-    )
-
-    def __init__(self, tag, key, file, line, raw, parent=None, origin=None):
-        self.tag = tag
-        self.key = key
-        self.file = file
-        self.line = line
-        self.raw = raw
-        self.values = {}
-        self.children = []
-        self.parent = parent
-        self.dclass = None  # name of the default class in effect for this element
-        # elements translated from another format (URDF, see mjcf.urdf): (source tag, {attribute: (source tag,
-        # source attribute, source line)}) so that errors name what the user wrote
-        self.origin = origin
-        # elements attached from another model (<attach model=...>): that model's merged <compiler> element, whose
-        # settings (angle, eulerseq, autolimits, inertia options, asset folders) apply to them; else None
-        self.comp = None
-        self.extra = None  # composition data (see mjcf.compose), e.g. a keyframe of an attached model
-
-    def error(self, message, attribute=None, cls=ModelError):
-        element, line = self.tag, self.line
-        if self.origin is not None:
-            element, amap = self.origin
-            if attribute in amap:
-                element, attribute, line = amap[attribute]
-        return cls(message, file=self.file, line=line, element=element, attribute=attribute)
-
-    def has(self, name):
-        """True when the attribute is set on the element or by its default class."""
-        return name in self.values
-
-    def get(self, name, default=None):
-        """Attribute value in effect, else the schema default, else `default`."""
-        if name in self.values:
-            return self.values[name]
-        a = schema.ELEMENTS[self.key].attrs.get(name)
-        if a is not None and a.default is not None:
-            d = a.default
-            return d.copy() if isinstance(d, np.ndarray) else d
-        return default
-
-    def find(self, key):
-        return [c for c in self.children if c.key == key]
-
-    def first(self, key):
-        for c in self.children:
-            if c.key == key:
-                return c
-        return None
-
-    def __repr__(self):
-        return f"<Elem {self.tag} {self.file}:{self.line} {self.raw}>"
+from .elem import Elem
 
 
 # ----------------------------------------------------------------------------------------------- parsing
@@ -833,14 +753,13 @@ def _apply_defaults(el, classes, inherited):
         _apply_defaults(c, classes, child_inherited)
 
 
-def _compose(doc, depth):
+def _compose(doc, depth, compile_submodel):
     """Expand <replicate> / <attach> (mjcf.compose) with the compiler's angle unit and Euler sequence."""
     raw = {}
     for c in doc.root.find("compiler"):
         raw.update(c.raw)
-    from . import compose
-
-    compose.compose(doc, raw.get("angle", "degree").strip() != "radian", raw.get("eulerseq", "xyz"), depth)
+    degree = raw.get("angle", "degree").strip() != "radian"
+    compose.compose(doc, degree, raw.get("eulerseq", "xyz"), depth, read, compile_submodel)
 
 
 class Document:
@@ -853,9 +772,11 @@ class Document:
         self.submodels = {}  # <asset><model> name -> (Document, compiled Model without constants)
 
 
-def read(text, name="<string>", directory=".", assets=None, depth=0, modeldir=""):
+def read(text, name="<string>", directory=".", assets=None, depth=0, modeldir="", compile_submodel=None):
     """Parse MJCF `text` (str or bytes) into a Document; raises ModelError on any malformed input.  depth: the
-    nesting of <asset><model> files being read (a model that attaches itself would never end)."""
+    nesting of <asset><model> files being read (a model that attaches itself would never end).
+    compile_submodel: Document -> (Model without constants, Context), what <attach model> needs of the attached
+    model file (sim.compiler.compile_submodel; sim.load_model passes it); None refuses <attach model>."""
     source = _Source(name, directory, assets, modeldir)
     node = _parse_xml(text, name)
     if node[0].lower() == "robot":  # a URDF file (MuJoCo compares the root tag case-insensitively)
@@ -875,18 +796,23 @@ def read(text, name="<string>", directory=".", assets=None, depth=0, modeldir=""
     _check_read(root)
     classes = _build_defaults(root)
     doc = Document(root, classes, source)
-    _compose(doc, depth)
+    _compose(doc, depth, compile_submodel)
     _apply_defaults(root, classes, "main")
     return doc
 
 
-def read_file(path, assets=None):
-    """Parse the MJCF file at `path` (errors name that path)."""
+def read_file(path, assets=None, compile_submodel=None):
+    """Parse the MJCF file at `path` (errors name that path); compile_submodel as for `read`."""
     try:
         with open(path, "rb") as f:
             text = f.read()
     except OSError as e:
         raise ModelError(f"cannot read model file: {e.strerror}", file=path) from None
     return read(
-        text, name=path, directory=os.path.dirname(os.path.abspath(path)), assets=assets, modeldir=_dirname(path)
+        text,
+        name=path,
+        directory=os.path.dirname(os.path.abspath(path)),
+        assets=assets,
+        modeldir=_dirname(path),
+        compile_submodel=compile_submodel,
     )

@@ -37,8 +37,7 @@ import warnings
 
 import numpy as np
 
-from sim.compiler.frames import euler2quat, quat2mat, z2quat
-from sim.compiler.inertia import full_inertia
+from sim.user_util import euler2quat, full_inertia, quat2mat, z2quat
 from sim.errors import ModelError, UnsupportedError
 from . import numbers
 from . import schema

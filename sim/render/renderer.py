@@ -11,6 +11,7 @@ import weakref
 
 import numpy as np
 
+from sim.user_util import quat2mat
 from sim.jit.simd import LANES
 
 from . import layout as L
@@ -527,7 +528,7 @@ class Renderer:
                     r = rows[: len(segs)]
                     half = 0.5 * np.linalg.norm(b - a, axis=1)
                     fa["obj_pos"][slot, r] = 0.5 * (a + b)
-                    fa["obj_mat"][slot, r] = T.quat2mat(T.quat_z2vec(b - a))
+                    fa["obj_mat"][slot, r] = quat2mat(T.quat_z2vec(b - a)).reshape(-1, 9)
                     g[r, L.G_SIZE : L.G_SIZE + 3] = np.stack([width, half, np.zeros_like(half)], axis=1)  # geom_size
                     g[r, L.G_AABB : L.G_AABB + 3] = 0.0
                     g[r, L.G_AABB + 3 : L.G_AABB + 6] = np.stack([width, width, half + width], axis=1)

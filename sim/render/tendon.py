@@ -156,25 +156,6 @@ def quat_z2vec(vec):
     return q
 
 
-def quat2mat(q):
-    """mju_quat2Mat for rows of q (k, 4) -> (k, 9)."""
-    q0, q1, q2, q3 = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-    return np.stack(
-        [
-            q0 * q0 + q1 * q1 - q2 * q2 - q3 * q3,
-            2 * (q1 * q2 - q0 * q3),
-            2 * (q1 * q3 + q0 * q2),
-            2 * (q1 * q2 + q0 * q3),
-            q0 * q0 - q1 * q1 + q2 * q2 - q3 * q3,
-            2 * (q2 * q3 - q0 * q1),
-            2 * (q1 * q3 - q0 * q2),
-            2 * (q2 * q3 + q0 * q1),
-            q0 * q0 - q1 * q1 - q2 * q2 + q3 * q3,
-        ],
-        axis=1,
-    )
-
-
 def segments(m, arrays, w, i):
     """[(from (3,), to (3,), width)] drawn for tendon i in world w (addSpatialTendonGeoms)."""
     adr = int(arrays["ten_wrapadr"][w, i])

@@ -398,6 +398,22 @@ def collide_geoms(m, d, w, g1, g2, ipair, F):
 
 
 @njit(cache=True)
+def insert_leaf_pair(m, lp, nleaf, g1, g2):
+    """Insert geom pair (g1, g2), type-swapped as narrowphase calls it, into the list lp[:nleaf] (nleaf+1, 2) kept
+    sorted by (geom1, geom2): mj_collideTree's leaf pairs after its stable contactSort (keys are unique per pair).
+    Returns nleaf + 1."""
+    n1, n2 = (g2, g1) if m.geom_type[g1] > m.geom_type[g2] else (g1, g2)
+    k = nleaf
+    while k > 0 and (lp[k - 1, 0] > n1 or (lp[k - 1, 0] == n1 and lp[k - 1, 1] > n2)):
+        lp[k, 0] = lp[k - 1, 0]
+        lp[k, 1] = lp[k - 1, 1]
+        k -= 1
+    lp[k, 0] = n1
+    lp[k, 1] = n2
+    return nleaf + 1
+
+
+@njit(cache=True)
 def _midphase(m, d, w, b1, b2, merged, startadr, pairadr, F):
     """Leaf pairs of two multi-geom bodies passing sphere + OBB tests, collided in (geom1, geom2) order."""
     lp = d.scr_leafpair[w]
@@ -412,16 +428,7 @@ def _midphase(m, d, w, b1, b2, merged, startadr, pairadr, F):
                 continue
             if not filter_pair(m, d, w, g1, g2, -1, merged, startadr, pairadr):
                 continue
-            n1, n2 = (g2, g1) if m.geom_type[g1] > m.geom_type[g2] else (g1, g2)
-            # insertion into the (n1, n2)-sorted list (contactSort is stable, keys are unique per pair)
-            k = nleaf
-            while k > 0 and (lp[k - 1, 0] > n1 or (lp[k - 1, 0] == n1 and lp[k - 1, 1] > n2)):
-                lp[k, 0] = lp[k - 1, 0]
-                lp[k, 1] = lp[k - 1, 1]
-                k -= 1
-            lp[k, 0] = n1
-            lp[k, 1] = n2
-            nleaf += 1
+            nleaf = insert_leaf_pair(m, lp, nleaf, g1, g2)
     for k in range(nleaf):
         collide_geoms(m, d, w, lp[k, 0], lp[k, 1], -1, F)
 
@@ -618,15 +625,7 @@ def collision_block(m, d, bd, w, bits, F):
                 nleaf = 0
                 for g1 in range(adr1, adr1 + m.body_geomnum[b1]):
                     for g2 in range(adr2, adr2 + m.body_geomnum[b2]):
-                        n1, n2 = (g2, g1) if m.geom_type[g1] > m.geom_type[g2] else (g1, g2)
-                        q = nleaf
-                        while q > 0 and (leaf[q - 1, 0] > n1 or (leaf[q - 1, 0] == n1 and leaf[q - 1, 1] > n2)):
-                            leaf[q, 0] = leaf[q - 1, 0]
-                            leaf[q, 1] = leaf[q - 1, 1]
-                            q -= 1
-                        leaf[q, 0] = n1
-                        leaf[q, 1] = n2
-                        nleaf += 1
+                        nleaf = insert_leaf_pair(m, leaf, nleaf, g1, g2)
                 for q in range(nleaf):
                     g1 = leaf[q, 0]
                     g2 = leaf[q, 1]
