@@ -737,16 +737,24 @@ class _Polygon:
         return out
 
 
-def _polygon_key(v1, v2, v3, tol):
-    """MeshPolygonKey: rounded (azimuth, polar) angles of the face normal, or None for a degenerate face."""
+def _polygon_keys(dvert, faces, tol):
+    """MeshPolygonKey of each face (m, 3): rounded (azimuth, polar) angles of the face normal, or None for a
+    degenerate face."""
+    v1, v2, v3 = dvert[faces[:, 0]], dvert[faces[:, 1]], dvert[faces[:, 2]]
     n = _cross(v2 - v1, v3 - v1)
-    ln = math.sqrt(float(_dot3(n, n)))
-    if ln < MINVAL:
-        return None
-    n = n / ln + 0.0
-    if abs(n[2]) > 1.0 - 1e-7:
-        return (0.0, float(round_half_away(math.pi / tol)) if n[2] < 0 else 0.0)
-    return (float(round_half_away(math.atan2(n[1], n[0]) / tol)), float(round_half_away(math.acos(n[2]) / tol)))
+    ln = np.sqrt(_dot3(n, n))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = n / ln[:, None] + 0.0
+    keys = []
+    pole = float(round_half_away(math.pi / tol))
+    for (n0, n1, n2), small in zip(n.tolist(), (ln < MINVAL).tolist()):
+        if small:
+            keys.append(None)
+        elif abs(n2) > 1.0 - 1e-7:
+            keys.append((0.0, pole if n2 < 0 else 0.0))
+        else:
+            keys.append((float(round_half_away(math.atan2(n1, n0) / tol)), float(round_half_away(math.acos(n2) / tol))))
+    return keys
 
 
 def round_half_away(x):
@@ -834,8 +842,8 @@ def make_polygons(m, dvert):
     std::unordered_map from normal key to polygon (unordered_order)."""
     tol = 0.01
     polys = {}
-    for vi1, vi2, vi3 in graph_faces(m.graph).tolist():
-        key = _polygon_key(dvert[vi1], dvert[vi2], dvert[vi3], tol)
+    faces = graph_faces(m.graph)
+    for (vi1, vi2, vi3), key in zip(faces.tolist(), _polygon_keys(dvert, faces, tol)):
         if key is None:
             continue
         if key not in polys:
@@ -844,44 +852,61 @@ def make_polygons(m, dvert):
             polys[key].insert(vi1, vi2, vi3)
     keys = list(polys)
     order = unordered_order(keys, [_hash_double(a) ^ _hash_double(b) for a, b in keys])
-    m.polygons, normals = [], []
+    paths, normals = [], []
     for key in order:
         poly = polys[key]
         for path in poly.paths():
             if len(path) >= 3:
-                if _dot3(_newell(dvert[path]), np.array(poly.normal)) < 0:
-                    path = path[:1] + path[1:][::-1]
-                m.polygons.append(path)
+                paths.append(path)
                 normals.append(poly.normal)
-    m.polygon_normals = np.array(normals, dtype=np.float64).reshape(-1, 3)
+    normals = np.array(normals, dtype=np.float64).reshape(-1, 3)
+    flip = (_dot3(_newell(dvert, paths), normals) < 0).tolist()
+    m.polygons = [path[:1] + path[1:][::-1] if f else path for path, f in zip(paths, flip)]
+    m.polygon_normals = normals
     m.polygon_map = [[] for _ in range(len(dvert))]
     for i, path in enumerate(m.polygons):
         for v in path:
             m.polygon_map[v].append(i)
 
 
-def _newell(p):
-    """Newell's normal (unnormalised) of the vertex cycle p (k, 3), summed in cycle order."""
-    q = np.roll(p, -1, axis=0)
-    return _seqsum(
-        np.stack(
-            [
-                (p[:, 1] - q[:, 1]) * (p[:, 2] + q[:, 2]),
-                (p[:, 2] - q[:, 2]) * (p[:, 0] + q[:, 0]),
-                (p[:, 0] - q[:, 0]) * (p[:, 1] + q[:, 1]),
-            ],
-            axis=1,
-        )
+def _newell(dvert, paths):
+    """Newell's normal (unnormalised) of each vertex cycle (k, 3), each summed in cycle order."""
+    if not paths:
+        return np.zeros((0, 3))
+    lens = np.array([len(p) for p in paths], np.int64)
+    start = np.r_[0, np.cumsum(lens)[:-1]]
+    flat = np.concatenate([np.asarray(p, np.int64) for p in paths])
+    pos = np.arange(len(flat))
+    nxt = pos + 1
+    last = start + lens - 1
+    nxt[last] = start  # the cycle closes on its first vertex
+    p, q = dvert[flat], dvert[flat[nxt]]
+    terms = np.stack(
+        [
+            (p[:, 1] - q[:, 1]) * (p[:, 2] + q[:, 2]),
+            (p[:, 2] - q[:, 2]) * (p[:, 0] + q[:, 0]),
+            (p[:, 0] - q[:, 0]) * (p[:, 1] + q[:, 1]),
+        ],
+        axis=1,
     )
+    acc = terms[start].copy()
+    for r in range(1, int(lens.max())):
+        sel = lens > r
+        acc[sel] = acc[sel] + terms[start[sel] + r]
+    return acc
 
 
 def make_polygon_normals(m, dvert):
     """MakePolygonNormals of MuJoCo 3.17: Newell's normal of the polygon's vertex cycle, divided by its length
     (matched bit for bit on the oracle; older MuJoCo used the first three vertices)."""
-    for i, path in enumerate(m.polygons):
-        n = _newell(dvert[path])
-        ln = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
-        m.polygon_normals[i] = (1.0, 0.0, 0.0) if ln < EPS else n / ln
+    if not m.polygons:
+        return
+    n = _newell(dvert, m.polygons)
+    ln = np.sqrt(n[:, 0] * n[:, 0] + n[:, 1] * n[:, 1] + n[:, 2] * n[:, 2])
+    small = ln < EPS
+    with np.errstate(divide="ignore", invalid="ignore"):
+        unit = n / ln[:, None]
+    m.polygon_normals[:] = np.where(small[:, None], np.array([1.0, 0.0, 0.0]), unit)
 
 
 # ---------------------------------------------------------------------------------------------- processing
