@@ -1189,6 +1189,7 @@ def compile_meshes(ctx, elems):
             raise el.error("empty name in mesh", "name")
         ctx.add("mesh", el, name=name)
         meshes.append(compile_mesh(ctx, el, name, name in need))
+    mesh_cache.prune()  # bound the disk cache once the model's meshes are stored
     ctx.meshes = meshes
     fill_mesh_fields(ctx.f, meshes)
     return meshes
