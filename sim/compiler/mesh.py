@@ -15,6 +15,7 @@ The convex hull is qhull's, run through scipy with MuJoCo's options and laid out
 lays it out (compiler.qhull): mesh_graph, hull faces and everything derived from them as MuJoCo's.
 """
 
+import itertools
 import math
 import os
 import struct
@@ -55,7 +56,7 @@ class Mesh:
         self.graph = None  # int32 array (MuJoCo's convex hull graph) or None
         self.polygons = []  # list of vertex-id lists
         self.polygon_normals = np.zeros((0, 3))
-        self.polygon_map = []  # per vertex: list of polygon ids
+        self.polygon_map = None  # per vertex, the polygons through it: (count (nvert,), ids), _polygon_map
         self.pos = np.zeros(3)
         self.quat = np.array([1.0, 0, 0, 0])
         self.scale = np.ones(3)
@@ -863,19 +864,29 @@ def make_polygons(m, dvert):
     flip = (_dot3(_newell(dvert, paths), normals) < 0).tolist()
     m.polygons = [path[:1] + path[1:][::-1] if f else path for path, f in zip(paths, flip)]
     m.polygon_normals = normals
-    m.polygon_map = [[] for _ in range(len(dvert))]
-    for i, path in enumerate(m.polygons):
-        for v in path:
-            m.polygon_map[v].append(i)
+    m.polygon_map = _polygon_map(m.polygons, len(dvert))
+
+
+def _cycles(paths):
+    """(lengths (k,), concatenated vertex ids) of a list of vertex-id lists."""
+    lens = np.fromiter(map(len, paths), np.int64, len(paths))
+    return lens, np.fromiter(itertools.chain.from_iterable(paths), np.int64, int(lens.sum()))
+
+
+def _polygon_map(polygons, nvert):
+    """Per vertex, the ids of the polygons through it, in polygon order (MakePolygons' polygon_map):
+    (count per vertex (nvert,), the ids vertex after vertex)."""
+    lens, flat = _cycles(polygons)
+    ids = np.repeat(np.arange(len(polygons)), lens)[np.argsort(flat, kind="stable")]
+    return np.bincount(flat, minlength=nvert), ids
 
 
 def _newell(dvert, paths):
     """Newell's normal (unnormalised) of each vertex cycle (k, 3), each summed in cycle order."""
     if not paths:
         return np.zeros((0, 3))
-    lens = np.array([len(p) for p in paths], np.int64)
+    lens, flat = _cycles(paths)
     start = np.r_[0, np.cumsum(lens)[:-1]]
-    flat = np.concatenate([np.asarray(p, np.int64) for p in paths])
     pos = np.arange(len(flat))
     nxt = pos + 1
     last = start + lens - 1
@@ -1042,7 +1053,7 @@ def process(m, el, needhull, smooth, refpos, refquat, maxhullvert, data):
         m.graph[len(m.graph) - hf.size :] = hf.reshape(-1)
         m.polygons = [p[:1] + p[1:][::-1] for p in m.polygons]
     if m.graph is None:
-        m.polygon_map = [[] for _ in range(len(dvert))]
+        m.polygon_map = _polygon_map([], len(dvert))
     if not float(m.scale[0] * m.scale[1] * m.scale[2]) > 0:
         m.face = m.face[:, [0, 2, 1]]
         m.facenormal = m.facenormal[:, [0, 2, 1]]
@@ -1255,28 +1266,27 @@ def fill_mesh_fields(f, meshes):
     f["mesh_pos"] = cat([m.pos[None] for m in meshes], 3, np.float64)
     f["mesh_quat"] = cat([m.quat[None] for m in meshes], 4, np.float64)
     # polygons
-    polyvert, polyvertadr, polyvertnum, polymap, polymapadr, polymapnum = [], [], [], [], [], []
-    for m in meshes:
-        for p in m.polygons:
-            polyvertadr.append(len(polyvert))
-            polyvertnum.append(len(p))
-            polyvert += p
-        lst = m.polygon_map if len(m.polygon_map) == len(m.vert) else [[] for _ in m.vert]
-        for pm in lst:
-            polymapadr.append(len(polymap))
-            polymapnum.append(len(pm))
-            polymap += pm
+    cyc = [_cycles(m.polygons) for m in meshes]
+    polyvertnum = np.concatenate([c[0] for c in cyc] + [np.zeros(0, np.int64)])
+    polyvert = np.concatenate([c[1] for c in cyc] + [np.zeros(0, np.int64)])
+    maps = [
+        m.polygon_map if m.polygon_map is not None and len(m.polygon_map[0]) == len(m.vert)
+        else (np.zeros(len(m.vert), np.int64), np.zeros(0, np.int64))
+        for m in meshes
+    ]
+    polymapnum = np.concatenate([c for c, _ in maps] + [np.zeros(0, np.int64)])
+    polymap = np.concatenate([i for _, i in maps] + [np.zeros(0, np.int64)])
     f["nmeshpolyvert"], f["nmeshpolymap"] = len(polyvert), len(polymap)
     f["mesh_polynormal"] = cat([m.polygon_normals for m in meshes], 3, np.float64)
-    f["mesh_polyvert"] = np.array(polyvert, np.int32)
-    f["mesh_polyvertadr"] = np.array(polyvertadr, np.int32)
-    f["mesh_polyvertnum"] = np.array(polyvertnum, np.int32)
-    f["mesh_polymap"] = np.array(polymap, np.int32)
-    f["mesh_polymapadr"] = np.array(polymapadr, np.int32)
-    f["mesh_polymapnum"] = np.array(polymapnum, np.int32)
+    f["mesh_polyvert"] = polyvert.astype(np.int32)
+    f["mesh_polyvertadr"] = (np.cumsum(polyvertnum) - polyvertnum).astype(np.int32)
+    f["mesh_polyvertnum"] = polyvertnum.astype(np.int32)
+    f["mesh_polymap"] = polymap.astype(np.int32)
+    f["mesh_polymapadr"] = (np.cumsum(polymapnum) - polymapnum).astype(np.int32)
+    f["mesh_polymapnum"] = polymapnum.astype(np.int32)
     # mj_setConst: largest polygon and largest number of polygons at a vertex
-    f["npolygonmax"] = int(max(polyvertnum, default=0))
-    f["nmeshdegmax"] = int(max(polymapnum, default=0))
+    f["npolygonmax"] = int(polyvertnum.max()) if len(polyvertnum) else 0
+    f["nmeshdegmax"] = int(polymapnum.max()) if len(polymapnum) else 0
 
 
 # ---------------------------------------------------------------------------------------------- geoms

@@ -186,10 +186,12 @@ def _remember(k, state):
 
 
 def _copy(v):
-    """A copy a caller may modify without touching the cached value (arrays and lists of lists; the BVH is
-    read-only after it is built)."""
+    """A copy a caller may modify without touching the cached value (arrays, tuples of arrays and lists of lists;
+    the BVH is read-only after it is built)."""
     if isinstance(v, np.ndarray):
         return v.copy()
+    if isinstance(v, tuple):
+        return tuple(_copy(x) for x in v)
     if isinstance(v, list):
         return [list(x) if isinstance(x, list) else x for x in v]
     return v
