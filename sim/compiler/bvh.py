@@ -196,15 +196,12 @@ def _clean(keys):
     return True
 
 
-def _ranks(lpos, groups):
-    """Per axis (3, n): each element's position in the order of `less`, for elements in clean groups (a list of
-    index arrays); ranks compare only within a group."""
-    n = len(lpos)
-    ranks = np.zeros((3, n), np.int64)
-    if not groups:
-        return ranks
+def _orders(lpos, groups):
+    """Per axis (3, N): the elements of the clean groups (a list of index arrays, N elements in all), group after
+    group, each group's in the order of `less` along that axis (runs within mjEPS by element index)."""
     el = np.concatenate(groups)
     gid = np.repeat(np.arange(len(groups)), [len(g) for g in groups])
+    out = np.empty((3, len(el)), np.int64)
     for a in range(3):
         v = lpos[el, a]
         o = np.lexsort((v, gid))
@@ -212,10 +209,8 @@ def _ranks(lpos, groups):
         new = np.r_[True, (gs[1:] != gs[:-1]) | (np.abs(vs[1:] - vs[:-1]) > EPS)]
         cls = np.empty(len(el), np.int64)
         cls[o] = np.cumsum(new)  # the class (run within mjEPS) of each element, increasing with the group
-        r = np.empty(len(el), np.int64)
-        r[np.lexsort((el, cls))] = np.arange(len(el))
-        ranks[a, el] = r
-    return ranks
+        out[a] = el[np.lexsort((el, cls))]
+    return out
 
 
 def build(lpos, aamm, ids):
@@ -287,14 +282,17 @@ def build(lpos, aamm, ids):
 
         make(0, n, 0, 0)
 
-    # the clean subtrees, all together, one level per pass
-    ranks = _ranks(lpos, [g for g, _, _ in fast if len(g) > 1])
-    perm = np.concatenate([g for g, _, _ in fast])
+    # the clean subtrees, all together, one level per pass.  ords[a] holds every node's elements (node after
+    # node) in the order of `less` along axis a: a split takes the first m of its axis's list, and each list is
+    # partitioned stably into the children's
+    ords = _orders(lpos, [g for g, _, _ in fast])
     cnt = np.array([len(g) for g, _, _ in fast], np.int64)
     lev = np.array([v for _, v, _ in fast], np.int64)
     index = np.array([i for _, _, i in fast], np.int64)
-    while len(perm):
-        start = np.r_[0, np.cumsum(cnt)[:-1]]
+    left = np.zeros(n, bool)
+    while True:
+        start = np.cumsum(cnt) - cnt
+        perm = ords[0]
         blo = np.minimum.reduceat(lo[perm], start, axis=0)
         bhi = np.maximum.reduceat(hi[perm], start, axis=0)
         thin = np.abs(blo - bhi) < EPS
@@ -305,22 +303,39 @@ def build(lpos, aamm, ids):
         depth[index] = lev
         leaf = cnt == 1
         nodeid[index[leaf]] = ids[perm[start[leaf]]]
-        inner = ~leaf
-        if not inner.any():
+        inner = np.flatnonzero(~leaf)
+        if not len(inner):
             break
-        edges = (bhi - blo)[inner]
+        edges = bhi - blo
         axis = np.where(edges[:, 1] >= edges[:, 0] + EPS, 1, 0)
         axis = np.where(edges[:, 2] >= edges[np.arange(len(axis)), axis] + EPS, 2, axis)
-        c, s0, i0, l0 = cnt[inner], start[inner], index[inner], lev[inner]
-        m = c // 2
+        axis[leaf] = -1
+        half = cnt // 2
+        c, i0, m = cnt[inner], index[inner], half[inner]
         child[i0] = np.stack([i0 + 1, i0 + 2 * m], axis=1)
-        # the elements of the inner nodes, each node's sorted by its axis's rank
-        seg = np.repeat(np.arange(len(c)), c)
-        el = perm[np.repeat(s0 - np.r_[0, np.cumsum(c)[:-1]], c) + np.arange(int(c.sum()))]
-        key = ranks[np.repeat(axis, c), el]
-        perm = el[np.lexsort((key, seg))]
+        # the left child's elements: the first m of the node's list along its split axis
+        seg = np.repeat(np.arange(len(cnt)), cnt)
+        offset = np.arange(len(perm)) - start[seg]
+        for a in range(3):
+            left[ords[a][(axis[seg] == a) & (offset < half[seg])]] = True
+        # the children's lists: (left, right) per inner node, each a stable partition of the node's list
         cnt = np.stack([m, c - m], axis=1).reshape(-1)
-        lev = np.repeat(l0 + 1, 2)
+        lstart = (np.cumsum(cnt) - cnt)[0::2]
+        rstart = lstart + m
+        keep = ~leaf[seg]
+        k = np.repeat(np.arange(len(inner)), c)  # inner node of each kept position
+        kstart = np.cumsum(c) - c
+        new = np.empty((3, int(c.sum())), np.int64)
+        for a in range(3):
+            e = ords[a][keep]
+            is_l = left[e]
+            nl = np.cumsum(is_l) - is_l  # lefts before each position
+            nr = np.arange(len(e)) - nl  # rights before it
+            pos = np.where(is_l, lstart[k] + nl - nl[kstart][k], rstart[k] + nr - nr[kstart][k])
+            new[a, pos] = e
+        left[ords[0]] = False
+        ords = new
+        lev = np.repeat(lev[inner] + 1, 2)
         index = np.stack([i0 + 1, i0 + 2 * m], axis=1).reshape(-1)
     return Tree(aabb, child, nodeid, depth)
 
