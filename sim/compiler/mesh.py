@@ -673,8 +673,7 @@ def make_normal(m, dvert, smooth):
 class _Polygon:
     """MeshPolygon of user_mesh.cc: coplanar hull faces merged into boundary edges grouped in islands."""
 
-    def __init__(self, v1, v2, v3, theta, phi):
-        self.normal = (math.cos(theta) * math.sin(phi), math.sin(theta) * math.sin(phi), math.cos(phi))
+    def __init__(self, v1, v2, v3):
         self.edges = [(v1, v2), (v2, v3), (v3, v1)]
         self.islands = [0, 0, 0]
         self.nisland = 1
@@ -842,24 +841,30 @@ def make_polygons(m, dvert):
     """MakePolygons: merge coplanar hull triangles into polygons, listed in the iteration order of MuJoCo's
     std::unordered_map from normal key to polygon (unordered_order)."""
     tol = 0.01
-    polys = {}
     faces = graph_faces(m.graph)
-    for (vi1, vi2, vi3), key in zip(faces.tolist(), _polygon_keys(dvert, faces, tol)):
-        if key is None:
-            continue
-        if key not in polys:
-            polys[key] = _Polygon(vi1, vi2, vi3, tol * key[0], tol * key[1])
-        else:
-            polys[key].insert(vi1, vi2, vi3)
-    keys = list(polys)
+    groups = {}  # key -> hull faces with that normal key, in face order (a key's first face makes its polygon)
+    for f, key in enumerate(_polygon_keys(dvert, faces, tol)):
+        if key is not None:
+            groups.setdefault(key, []).append(f)
+    keys = list(groups)
     order = unordered_order(keys, [_hash_double(a) ^ _hash_double(b) for a, b in keys])
+    fl = faces.tolist()
     paths, normals = [], []
     for key in order:
-        poly = polys[key]
-        for path in poly.paths():
+        theta, phi = tol * key[0], tol * key[1]
+        normal = (math.cos(theta) * math.sin(phi), math.sin(theta) * math.sin(phi), math.cos(phi))
+        members = groups[key]
+        if len(members) == 1:
+            found = [fl[members[0]]]  # one triangle: its own boundary cycle
+        else:
+            poly = _Polygon(*fl[members[0]])
+            for f in members[1:]:
+                poly.insert(*fl[f])
+            found = poly.paths()
+        for path in found:
             if len(path) >= 3:
                 paths.append(path)
-                normals.append(poly.normal)
+                normals.append(normal)
     normals = np.array(normals, dtype=np.float64).reshape(-1, 3)
     flip = (_dot3(_newell(dvert, paths), normals) < 0).tolist()
     m.polygons = [path[:1] + path[1:][::-1] if f else path for path, f in zip(paths, flip)]

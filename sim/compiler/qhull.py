@@ -183,11 +183,11 @@ def _read_state(q, points, facets_api):
 
 def _fresh_neighbors(vertices, facets):
     """qh_vertexneighbors: each vertex's facets in facet-list order."""
-    pos = {int(p): i for i, p in enumerate(vertices)}
-    out = [[] for _ in vertices]
-    for j, f in enumerate(facets):
+    pos = {p: i for i, p in enumerate(vertices.tolist())}
+    out = [[] for _ in pos]
+    for j, f in enumerate(facets.tolist()):
         for p in f:
-            out[pos[int(p)]].append(j)
+            out[pos[p]].append(j)
     return out
 
 
