@@ -2,7 +2,7 @@
 mesh assets in its asset cache (mjCache).
 
 Processing a mesh (convex hull, polygons, inertia, the face BVH) is the compiler's largest cost on models with
-meshes: Fetch's 18 meshes take seconds in Python.  The result depends only on the mesh's data (vertices, faces,
+many meshes (Fetch has 18).  The result depends only on the mesh's data (vertices, faces,
 normals, texture coordinates and their face indices), its attributes that Process reads (scale, inertia mode,
 whether a hull is needed, smoothnormal, refpos, refquat, maxhullvert), the compiler's source and the numpy / scipy
 versions; the key hashes all of them, so a cached result is the result processing would compute, bit for bit.
