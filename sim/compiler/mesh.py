@@ -1275,7 +1275,8 @@ def fill_mesh_fields(f, meshes):
     polyvertnum = np.concatenate([c[0] for c in cyc] + [np.zeros(0, np.int64)])
     polyvert = np.concatenate([c[1] for c in cyc] + [np.zeros(0, np.int64)])
     maps = [
-        m.polygon_map if m.polygon_map is not None and len(m.polygon_map[0]) == len(m.vert)
+        m.polygon_map
+        if m.polygon_map is not None and len(m.polygon_map[0]) == len(m.vert)
         else (np.zeros(len(m.vert), np.int64), np.zeros(0, np.int64))
         for m in meshes
     ]
