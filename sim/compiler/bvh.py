@@ -213,7 +213,7 @@ def _orders(lpos, groups):
     return out
 
 
-def build(lpos, aamm, ids):
+def build(lpos, aamm, ids, step_by_step=False):
     """mjCBoundingVolumeHierarchy::MakeBVH over elements k = 0..n-1 (the hierarchy's element order).
 
     lpos (n, 3): element position in the hierarchy frame (sort key); aamm (n, 6): the element's box as
@@ -225,7 +225,7 @@ def build(lpos, aamm, ids):
     m smallest elements and the rest whatever the algorithm, so such subtrees are built level by level on whole
     arrays (sorting by rank); elsewhere the libc++ algorithm runs step by step on the element order its earlier
     steps left.  Nodes are numbered in MakeBVH's depth-first order: a node over c elements heads 2c - 1 nodes,
-    its children are index + 1 and index + 2m.
+    its children are index + 1 and index + 2m.  step_by_step=True runs nth_element at every inner node.
     """
     n = len(ids)
     if n == 0:
@@ -241,7 +241,7 @@ def build(lpos, aamm, ids):
     lo, hi = aamm[:, :3], aamm[:, 3:]
     fast = []  # clean subtrees: (elements, level, index)
 
-    if _clean(lpos):
+    if not step_by_step and _clean(lpos):
         fast.append((np.arange(n), 0, 0))
     else:
         lp = [tuple(float(x) for x in r) for r in lpos]
@@ -250,7 +250,7 @@ def build(lpos, aamm, ids):
         def make(first, last, lev, index):
             sel = np.array(order[first:last])
             cnt = last - first
-            if cnt == 1 or _clean(lpos[sel]):
+            if cnt == 1 or (not step_by_step and _clean(lpos[sel])):
                 fast.append((sel, lev, index))
                 return
             b = np.concatenate([lo[sel].min(axis=0), hi[sel].max(axis=0)])
