@@ -5,7 +5,8 @@ One BVH per body over its colliding geoms (in the body's inertial frame) and one
 median of their centers along the longest box edge (ties within mjEPS broken by element order), computed
 with the LLVM libc++ std::nth_element that MuJoCo 3.17's wheels are built with: the comparison is not transitive
 for centers closer than mjEPS, so the partition of nearly equal centers depends on that algorithm, and it is
-reproduced step by step (nth_element below).
+reproduced step by step (nth_element below) wherever the comparison is not a strict order; elsewhere the halves
+are the same whatever the algorithm, and build() computes them on whole arrays.
 
 Model layout (mjCModel::CopyTree / CopyObjects): the body trees first (by body id), then the mesh trees
 (by mesh id); bvh_child holds node indices local to each tree, bvh_nodeid the geom id (bodies) or face
