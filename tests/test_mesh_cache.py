@@ -77,3 +77,45 @@ def test_cache_key_follows_attributes(tmp_path, monkeypatch):
     assert len(os.listdir(tmp_path)) == 5
     assert not np.array_equal(a["mesh_vert"], b["mesh_vert"])
     np.testing.assert_allclose(b["mesh_vert"], mujoco.MjModel.from_xml_string(XML).mesh_vert, rtol=0, atol=0)
+
+
+def test_disk_cache_bounded_least_recently_used(tmp_path, monkeypatch):
+    """The disk folder is held under NUMJOCO_MESH_CACHE_MB: the entries used longest ago go first (a disk hit
+    counts as a use), an interrupted write's old temporary file before them; 0 leaves the folder unbounded."""
+    monkeypatch.setattr(mesh_cache, "_DIR", [str(tmp_path)])
+    monkeypatch.setattr(mesh_cache, "_MEMORY", {})
+    monkeypatch.setattr(mesh_cache, "_WRITTEN", [])
+    monkeypatch.setenv("NUMJOCO_MESH_CACHE", "1")
+    monkeypatch.setenv("NUMJOCO_MESH_CACHE_MB", "0")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = _fields(sim.load_model(XML))
+    names = sorted(os.listdir(tmp_path))
+    assert len(names) == 4 and mesh_cache.prune(force=True) == []  # unbounded
+    # ages: names[0] oldest ... names[3] newest; then a disk hit makes names[0] the most recently used
+    for i, n in enumerate(names):
+        os.utime(tmp_path / n, (1e9 + i, 1e9 + i))
+    mesh_cache._MEMORY.clear()
+    monkeypatch.setattr(mesh_cache, "_WRITTEN", [])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _equal(_fields(sim.load_model(XML)), ref)  # every mesh from disk: nothing stored, nothing pruned
+    assert sorted(os.listdir(tmp_path)) == names
+    assert all(os.path.getmtime(tmp_path / n) > 1e9 + 10 for n in names)
+    for i, n in enumerate(names):
+        os.utime(tmp_path / n, (1e9 + (i + 3) % 4, 1e9 + (i + 3) % 4))  # names[1] now the oldest, names[0] newest
+    stale = tmp_path / "x.tmp"
+    stale.write_bytes(b"partial")
+    os.utime(stale, (1e9, 1e9))
+    size = {n: os.path.getsize(tmp_path / n) for n in names}
+    keep = size[names[0]] + size[names[3]]  # room for the two most recently used
+    monkeypatch.setenv("NUMJOCO_MESH_CACHE_MB", repr(keep / 2**20))
+    assert sorted(mesh_cache.prune(force=True)) == sorted(["x.tmp", names[1], names[2]])
+    assert sorted(os.listdir(tmp_path)) == sorted([names[0], names[3]])
+    # a load that stores entries prunes by itself: a bound below one entry leaves the folder empty, the model intact
+    mesh_cache._MEMORY.clear()
+    monkeypatch.setenv("NUMJOCO_MESH_CACHE_MB", repr(1 / 2**20))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _equal(_fields(sim.load_model(XML)), ref)
+    assert os.listdir(tmp_path) == []

@@ -5,7 +5,8 @@ One BVH per body over its colliding geoms (in the body's inertial frame) and one
 median of their centers along the longest box edge (ties within mjEPS broken by element order), computed
 with the LLVM libc++ std::nth_element that MuJoCo 3.17's wheels are built with: the comparison is not transitive
 for centers closer than mjEPS, so the partition of nearly equal centers depends on that algorithm, and it is
-reproduced step by step (nth_element below).
+reproduced step by step (nth_element below) wherever the comparison is not a strict order; elsewhere the halves
+are the same whatever the algorithm, and build() computes them on whole arrays.
 
 Model layout (mjCModel::CopyTree / CopyObjects): the body trees first (by body id), then the mesh trees
 (by mesh id); bvh_child holds node indices local to each tree, bvh_nodeid the geom id (bodies) or face
@@ -178,80 +179,166 @@ class Tree:
 EMPTY = Tree(np.zeros((0, 6)), np.zeros((0, 2), np.int32), np.zeros(0, np.int32), np.zeros(0, np.int32))
 
 
-def build(lpos, aamm, ids):
+def _clean(keys):
+    """True when `less` below is a strict total order on elements with these sort keys (n, 3) along every axis:
+    the values are finite and fall into runs whose consecutive gaps are within mjEPS and whose spans are too (the
+    relation "within mjEPS" is then an equivalence, its classes ordered by value, ties by element index).  Every
+    subset of a clean set is clean."""
+    if not np.all(np.isfinite(keys)):
+        return False
+    s = np.sort(keys, axis=0)
+    brk = np.abs(s[1:] - s[:-1]) > EPS
+    for a in range(3):
+        cut = np.flatnonzero(brk[:, a])
+        first = np.r_[0, cut + 1]
+        last = np.r_[cut, len(s) - 1]
+        if np.any(np.abs(s[last, a] - s[first, a]) > EPS):
+            return False
+    return True
+
+
+def _orders(lpos, groups):
+    """Per axis (3, N): the elements of the clean groups (a list of index arrays, N elements in all), group after
+    group, each group's in the order of `less` along that axis (runs within mjEPS by element index)."""
+    el = np.concatenate(groups)
+    gid = np.repeat(np.arange(len(groups)), [len(g) for g in groups])
+    out = np.empty((3, len(el)), np.int64)
+    for a in range(3):
+        v = lpos[el, a]
+        o = np.lexsort((v, gid))
+        vs, gs = v[o], gid[o]
+        new = np.r_[True, (gs[1:] != gs[:-1]) | (np.abs(vs[1:] - vs[:-1]) > EPS)]
+        cls = np.empty(len(el), np.int64)
+        cls[o] = np.cumsum(new)  # the class (run within mjEPS) of each element, increasing with the group
+        out[a] = el[np.lexsort((el, cls))]
+    return out
+
+
+def build(lpos, aamm, ids, step_by_step=False):
     """mjCBoundingVolumeHierarchy::MakeBVH over elements k = 0..n-1 (the hierarchy's element order).
 
     lpos (n, 3): element position in the hierarchy frame (sort key); aamm (n, 6): the element's box as
     (min, max) in the hierarchy frame, already the per-element accumulation of MakeBVH; ids (n,): the node id
     stored in the element's leaf.
+
+    A node's elements are split by nth_element with `less` (position along the axis, ties within mjEPS by
+    element index).  Where `less` is a strict total order on a node's elements (_clean), the two halves are the
+    m smallest elements and the rest whatever the algorithm, so such subtrees are built level by level on whole
+    arrays (sorting by rank); elsewhere the libc++ algorithm runs step by step on the element order its earlier
+    steps left.  Nodes are numbered in MakeBVH's depth-first order: a node over c elements heads 2c - 1 nodes,
+    its children are index + 1 and index + 2m.  step_by_step=True runs nth_element at every inner node.
     """
     n = len(ids)
     if n == 0:
         return EMPTY
-    lp = [tuple(float(x) for x in r) for r in np.asarray(lpos, np.float64)]
-    lo = np.asarray(aamm, np.float64)[:, :3]
-    hi = np.asarray(aamm, np.float64)[:, 3:]
-    aabb, child, nodeid, depth = [], [], [], []
-    order = list(range(n))
+    lpos = np.asarray(lpos, np.float64).reshape(n, 3)
+    aamm = np.asarray(aamm, np.float64).reshape(n, 6)
+    ids = np.asarray(ids)
+    nnode = 2 * n - 1
+    aabb = np.zeros((nnode, 6))
+    child = np.full((nnode, 2), -1, np.int32)
+    nodeid = np.full(nnode, -1, np.int32)
+    depth = np.zeros(nnode, np.int32)
+    lo, hi = aamm[:, :3], aamm[:, 3:]
+    fast = []  # clean subtrees: (elements, level, index)
 
-    def node_box(idx):
-        # std::min / std::max accumulation over the elements (exact: order-independent)
-        sel = np.asarray(idx)
-        b = np.concatenate([lo[sel].min(axis=0), hi[sel].max(axis=0)])
-        for i in range(3):
-            if abs(b[i] - b[i + 3]) < EPS:
-                b[i] -= EPS
-                b[i + 3] += EPS
-        return b
+    if not step_by_step and _clean(lpos):
+        fast.append((np.arange(n), 0, 0))
+    else:
+        lp = [tuple(float(x) for x in r) for r in lpos]
+        order = list(range(n))
 
-    def make(first, last, lev):
-        b = node_box(order[first:last])
-        index = len(nodeid)
-        child.append([-1, -1])
-        nodeid.append(-1)
-        depth.append(lev)
-        aabb.append(
-            [
-                (b[3] + b[0]) / 2,
-                (b[4] + b[1]) / 2,
-                (b[5] + b[2]) / 2,
-                (b[3] - b[0]) / 2,
-                (b[4] - b[1]) / 2,
-                (b[5] - b[2]) / 2,
-            ]
-        )
-        cnt = last - first
-        if cnt == 1:
-            nodeid[index] = int(ids[order[first]])
-            return index
-        edges = (b[3] - b[0], b[4] - b[1], b[5] - b[2])
-        axis = 0
-        if edges[1] >= edges[0] + EPS:
-            axis = 1
-        if edges[2] >= edges[axis] + EPS:
-            axis = 2
+        def make(first, last, lev, index):
+            sel = np.array(order[first:last])
+            cnt = last - first
+            if cnt == 1 or (not step_by_step and _clean(lpos[sel])):
+                fast.append((sel, lev, index))
+                return
+            b = np.concatenate([lo[sel].min(axis=0), hi[sel].max(axis=0)])
+            for i in range(3):
+                if abs(b[i] - b[i + 3]) < EPS:
+                    b[i] -= EPS
+                    b[i + 3] += EPS
+            depth[index] = lev
+            aabb[index, :3] = [(b[3] + b[0]) / 2, (b[4] + b[1]) / 2, (b[5] + b[2]) / 2]
+            aabb[index, 3:] = [(b[3] - b[0]) / 2, (b[4] - b[1]) / 2, (b[5] - b[2]) / 2]
+            edges = (b[3] - b[0], b[4] - b[1], b[5] - b[2])
+            axis = 0
+            if edges[1] >= edges[0] + EPS:
+                axis = 1
+            if edges[2] >= edges[axis] + EPS:
+                axis = 2
 
-        def less(e1, e2):
-            a1, a2 = lp[e1][axis], lp[e2][axis]
-            if abs(a1 - a2) > EPS:
-                return a1 < a2
-            return e1 < e2
+            def less(e1, e2):
+                a1, a2 = lp[e1][axis], lp[e2][axis]
+                if abs(a1 - a2) > EPS:
+                    return a1 < a2
+                return e1 < e2
 
-        m = cnt // 2
-        nth_element(order, first, first + m, last, less)
-        if m > 0:
-            child[index][0] = make(first, first + m, lev + 1)
-        if m != cnt:
-            child[index][1] = make(first + m, last, lev + 1)
-        return index
+            m = cnt // 2
+            nth_element(order, first, first + m, last, less)
+            child[index] = (index + 1, index + 2 * m)
+            make(first, first + m, lev + 1, index + 1)
+            make(first + m, last, lev + 1, index + 2 * m)
 
-    make(0, n, 0)
-    return Tree(
-        np.array(aabb, np.float64).reshape(-1, 6),
-        np.array(child, np.int32).reshape(-1, 2),
-        np.array(nodeid, np.int32),
-        np.array(depth, np.int32),
-    )
+        make(0, n, 0, 0)
+
+    # the clean subtrees, all together, one level per pass.  ords[a] holds every node's elements (node after
+    # node) in the order of `less` along axis a: a split takes the first m of its axis's list, and each list is
+    # partitioned stably into the children's
+    ords = _orders(lpos, [g for g, _, _ in fast])
+    cnt = np.array([len(g) for g, _, _ in fast], np.int64)
+    lev = np.array([v for _, v, _ in fast], np.int64)
+    index = np.array([i for _, _, i in fast], np.int64)
+    left = np.zeros(n, bool)
+    while True:
+        start = np.cumsum(cnt) - cnt
+        perm = ords[0]
+        blo = np.minimum.reduceat(lo[perm], start, axis=0)
+        bhi = np.maximum.reduceat(hi[perm], start, axis=0)
+        thin = np.abs(blo - bhi) < EPS
+        blo = np.where(thin, blo - EPS, blo)
+        bhi = np.where(thin, bhi + EPS, bhi)
+        aabb[index, :3] = (bhi + blo) / 2
+        aabb[index, 3:] = (bhi - blo) / 2
+        depth[index] = lev
+        leaf = cnt == 1
+        nodeid[index[leaf]] = ids[perm[start[leaf]]]
+        inner = np.flatnonzero(~leaf)
+        if not len(inner):
+            break
+        edges = bhi - blo
+        axis = np.where(edges[:, 1] >= edges[:, 0] + EPS, 1, 0)
+        axis = np.where(edges[:, 2] >= edges[np.arange(len(axis)), axis] + EPS, 2, axis)
+        axis[leaf] = -1
+        half = cnt // 2
+        c, i0, m = cnt[inner], index[inner], half[inner]
+        child[i0] = np.stack([i0 + 1, i0 + 2 * m], axis=1)
+        # the left child's elements: the first m of the node's list along its split axis
+        seg = np.repeat(np.arange(len(cnt)), cnt)
+        offset = np.arange(len(perm)) - start[seg]
+        for a in range(3):
+            left[ords[a][(axis[seg] == a) & (offset < half[seg])]] = True
+        # the children's lists: (left, right) per inner node, each a stable partition of the node's list
+        cnt = np.stack([m, c - m], axis=1).reshape(-1)
+        lstart = (np.cumsum(cnt) - cnt)[0::2]
+        rstart = lstart + m
+        keep = ~leaf[seg]
+        k = np.repeat(np.arange(len(inner)), c)  # inner node of each kept position
+        kstart = np.cumsum(c) - c
+        new = np.empty((3, int(c.sum())), np.int64)
+        for a in range(3):
+            e = ords[a][keep]
+            is_l = left[e]
+            nl = np.cumsum(is_l) - is_l  # lefts before each position
+            nr = np.arange(len(e)) - nl  # rights before it
+            pos = np.where(is_l, lstart[k] + nl - nl[kstart][k], rstart[k] + nr - nr[kstart][k])
+            new[a, pos] = e
+        left[ords[0]] = False
+        ords = new
+        lev = np.repeat(lev[inner] + 1, 2)
+        index = np.stack([i0 + 1, i0 + 2 * m], axis=1).reshape(-1)
+    return Tree(aabb, child, nodeid, depth)
 
 
 # ---------------------------------------------------------------------------------------- body and mesh

@@ -15,6 +15,7 @@ The convex hull is qhull's, run through scipy with MuJoCo's options and laid out
 lays it out (compiler.qhull): mesh_graph, hull faces and everything derived from them as MuJoCo's.
 """
 
+import itertools
 import math
 import os
 import struct
@@ -55,7 +56,7 @@ class Mesh:
         self.graph = None  # int32 array (MuJoCo's convex hull graph) or None
         self.polygons = []  # list of vertex-id lists
         self.polygon_normals = np.zeros((0, 3))
-        self.polygon_map = []  # per vertex: list of polygon ids
+        self.polygon_map = None  # per vertex, the polygons through it: (count (nvert,), ids), _polygon_map
         self.pos = np.zeros(3)
         self.quat = np.array([1.0, 0, 0, 0])
         self.scale = np.ones(3)
@@ -672,8 +673,7 @@ def make_normal(m, dvert, smooth):
 class _Polygon:
     """MeshPolygon of user_mesh.cc: coplanar hull faces merged into boundary edges grouped in islands."""
 
-    def __init__(self, v1, v2, v3, theta, phi):
-        self.normal = (math.cos(theta) * math.sin(phi), math.sin(theta) * math.sin(phi), math.cos(phi))
+    def __init__(self, v1, v2, v3):
         self.edges = [(v1, v2), (v2, v3), (v3, v1)]
         self.islands = [0, 0, 0]
         self.nisland = 1
@@ -737,16 +737,24 @@ class _Polygon:
         return out
 
 
-def _polygon_key(v1, v2, v3, tol):
-    """MeshPolygonKey: rounded (azimuth, polar) angles of the face normal, or None for a degenerate face."""
+def _polygon_keys(dvert, faces, tol):
+    """MeshPolygonKey of each face (m, 3): rounded (azimuth, polar) angles of the face normal, or None for a
+    degenerate face."""
+    v1, v2, v3 = dvert[faces[:, 0]], dvert[faces[:, 1]], dvert[faces[:, 2]]
     n = _cross(v2 - v1, v3 - v1)
-    ln = math.sqrt(float(_dot3(n, n)))
-    if ln < MINVAL:
-        return None
-    n = n / ln + 0.0
-    if abs(n[2]) > 1.0 - 1e-7:
-        return (0.0, float(round_half_away(math.pi / tol)) if n[2] < 0 else 0.0)
-    return (float(round_half_away(math.atan2(n[1], n[0]) / tol)), float(round_half_away(math.acos(n[2]) / tol)))
+    ln = np.sqrt(_dot3(n, n))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = n / ln[:, None] + 0.0
+    keys = []
+    pole = float(round_half_away(math.pi / tol))
+    for (n0, n1, n2), small in zip(n.tolist(), (ln < MINVAL).tolist()):
+        if small:
+            keys.append(None)
+        elif abs(n2) > 1.0 - 1e-7:
+            keys.append((0.0, pole if n2 < 0 else 0.0))
+        else:
+            keys.append((float(round_half_away(math.atan2(n1, n0) / tol)), float(round_half_away(math.acos(n2) / tol))))
+    return keys
 
 
 def round_half_away(x):
@@ -833,55 +841,88 @@ def make_polygons(m, dvert):
     """MakePolygons: merge coplanar hull triangles into polygons, listed in the iteration order of MuJoCo's
     std::unordered_map from normal key to polygon (unordered_order)."""
     tol = 0.01
-    polys = {}
-    for vi1, vi2, vi3 in graph_faces(m.graph).tolist():
-        key = _polygon_key(dvert[vi1], dvert[vi2], dvert[vi3], tol)
-        if key is None:
-            continue
-        if key not in polys:
-            polys[key] = _Polygon(vi1, vi2, vi3, tol * key[0], tol * key[1])
-        else:
-            polys[key].insert(vi1, vi2, vi3)
-    keys = list(polys)
+    faces = graph_faces(m.graph)
+    groups = {}  # key -> hull faces with that normal key, in face order (a key's first face makes its polygon)
+    for f, key in enumerate(_polygon_keys(dvert, faces, tol)):
+        if key is not None:
+            groups.setdefault(key, []).append(f)
+    keys = list(groups)
     order = unordered_order(keys, [_hash_double(a) ^ _hash_double(b) for a, b in keys])
-    m.polygons, normals = [], []
+    fl = faces.tolist()
+    paths, normals = [], []
     for key in order:
-        poly = polys[key]
-        for path in poly.paths():
+        theta, phi = tol * key[0], tol * key[1]
+        normal = (math.cos(theta) * math.sin(phi), math.sin(theta) * math.sin(phi), math.cos(phi))
+        members = groups[key]
+        if len(members) == 1:
+            found = [fl[members[0]]]  # one triangle: its own boundary cycle
+        else:
+            poly = _Polygon(*fl[members[0]])
+            for f in members[1:]:
+                poly.insert(*fl[f])
+            found = poly.paths()
+        for path in found:
             if len(path) >= 3:
-                if _dot3(_newell(dvert[path]), np.array(poly.normal)) < 0:
-                    path = path[:1] + path[1:][::-1]
-                m.polygons.append(path)
-                normals.append(poly.normal)
-    m.polygon_normals = np.array(normals, dtype=np.float64).reshape(-1, 3)
-    m.polygon_map = [[] for _ in range(len(dvert))]
-    for i, path in enumerate(m.polygons):
-        for v in path:
-            m.polygon_map[v].append(i)
+                paths.append(path)
+                normals.append(normal)
+    normals = np.array(normals, dtype=np.float64).reshape(-1, 3)
+    flip = (_dot3(_newell(dvert, paths), normals) < 0).tolist()
+    m.polygons = [path[:1] + path[1:][::-1] if f else path for path, f in zip(paths, flip)]
+    m.polygon_normals = normals
+    m.polygon_map = _polygon_map(m.polygons, len(dvert))
 
 
-def _newell(p):
-    """Newell's normal (unnormalised) of the vertex cycle p (k, 3), summed in cycle order."""
-    q = np.roll(p, -1, axis=0)
-    return _seqsum(
-        np.stack(
-            [
-                (p[:, 1] - q[:, 1]) * (p[:, 2] + q[:, 2]),
-                (p[:, 2] - q[:, 2]) * (p[:, 0] + q[:, 0]),
-                (p[:, 0] - q[:, 0]) * (p[:, 1] + q[:, 1]),
-            ],
-            axis=1,
-        )
+def _cycles(paths):
+    """(lengths (k,), concatenated vertex ids) of a list of vertex-id lists."""
+    lens = np.fromiter(map(len, paths), np.int64, len(paths))
+    return lens, np.fromiter(itertools.chain.from_iterable(paths), np.int64, int(lens.sum()))
+
+
+def _polygon_map(polygons, nvert):
+    """Per vertex, the ids of the polygons through it, in polygon order (MakePolygons' polygon_map):
+    (count per vertex (nvert,), the ids vertex after vertex)."""
+    lens, flat = _cycles(polygons)
+    ids = np.repeat(np.arange(len(polygons)), lens)[np.argsort(flat, kind="stable")]
+    return np.bincount(flat, minlength=nvert), ids
+
+
+def _newell(dvert, paths):
+    """Newell's normal (unnormalised) of each vertex cycle (k, 3), each summed in cycle order."""
+    if not paths:
+        return np.zeros((0, 3))
+    lens, flat = _cycles(paths)
+    start = np.r_[0, np.cumsum(lens)[:-1]]
+    pos = np.arange(len(flat))
+    nxt = pos + 1
+    last = start + lens - 1
+    nxt[last] = start  # the cycle closes on its first vertex
+    p, q = dvert[flat], dvert[flat[nxt]]
+    terms = np.stack(
+        [
+            (p[:, 1] - q[:, 1]) * (p[:, 2] + q[:, 2]),
+            (p[:, 2] - q[:, 2]) * (p[:, 0] + q[:, 0]),
+            (p[:, 0] - q[:, 0]) * (p[:, 1] + q[:, 1]),
+        ],
+        axis=1,
     )
+    acc = terms[start].copy()
+    for r in range(1, int(lens.max())):
+        sel = lens > r
+        acc[sel] = acc[sel] + terms[start[sel] + r]
+    return acc
 
 
 def make_polygon_normals(m, dvert):
     """MakePolygonNormals of MuJoCo 3.17: Newell's normal of the polygon's vertex cycle, divided by its length
     (matched bit for bit on the oracle; older MuJoCo used the first three vertices)."""
-    for i, path in enumerate(m.polygons):
-        n = _newell(dvert[path])
-        ln = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
-        m.polygon_normals[i] = (1.0, 0.0, 0.0) if ln < EPS else n / ln
+    if not m.polygons:
+        return
+    n = _newell(dvert, m.polygons)
+    ln = np.sqrt(n[:, 0] * n[:, 0] + n[:, 1] * n[:, 1] + n[:, 2] * n[:, 2])
+    small = ln < EPS
+    with np.errstate(divide="ignore", invalid="ignore"):
+        unit = n / ln[:, None]
+    m.polygon_normals[:] = np.where(small[:, None], np.array([1.0, 0.0, 0.0]), unit)
 
 
 # ---------------------------------------------------------------------------------------------- processing
@@ -1017,7 +1058,7 @@ def process(m, el, needhull, smooth, refpos, refquat, maxhullvert, data):
         m.graph[len(m.graph) - hf.size :] = hf.reshape(-1)
         m.polygons = [p[:1] + p[1:][::-1] for p in m.polygons]
     if m.graph is None:
-        m.polygon_map = [[] for _ in range(len(dvert))]
+        m.polygon_map = _polygon_map([], len(dvert))
     if not float(m.scale[0] * m.scale[1] * m.scale[2]) > 0:
         m.face = m.face[:, [0, 2, 1]]
         m.facenormal = m.facenormal[:, [0, 2, 1]]
@@ -1164,6 +1205,7 @@ def compile_meshes(ctx, elems):
             raise el.error("empty name in mesh", "name")
         ctx.add("mesh", el, name=name)
         meshes.append(compile_mesh(ctx, el, name, name in need))
+    mesh_cache.prune()  # bound the disk cache once the model's meshes are stored
     ctx.meshes = meshes
     fill_mesh_fields(ctx.f, meshes)
     return meshes
@@ -1229,28 +1271,28 @@ def fill_mesh_fields(f, meshes):
     f["mesh_pos"] = cat([m.pos[None] for m in meshes], 3, np.float64)
     f["mesh_quat"] = cat([m.quat[None] for m in meshes], 4, np.float64)
     # polygons
-    polyvert, polyvertadr, polyvertnum, polymap, polymapadr, polymapnum = [], [], [], [], [], []
-    for m in meshes:
-        for p in m.polygons:
-            polyvertadr.append(len(polyvert))
-            polyvertnum.append(len(p))
-            polyvert += p
-        lst = m.polygon_map if len(m.polygon_map) == len(m.vert) else [[] for _ in m.vert]
-        for pm in lst:
-            polymapadr.append(len(polymap))
-            polymapnum.append(len(pm))
-            polymap += pm
+    cyc = [_cycles(m.polygons) for m in meshes]
+    polyvertnum = np.concatenate([c[0] for c in cyc] + [np.zeros(0, np.int64)])
+    polyvert = np.concatenate([c[1] for c in cyc] + [np.zeros(0, np.int64)])
+    maps = [
+        m.polygon_map
+        if m.polygon_map is not None and len(m.polygon_map[0]) == len(m.vert)
+        else (np.zeros(len(m.vert), np.int64), np.zeros(0, np.int64))
+        for m in meshes
+    ]
+    polymapnum = np.concatenate([c for c, _ in maps] + [np.zeros(0, np.int64)])
+    polymap = np.concatenate([i for _, i in maps] + [np.zeros(0, np.int64)])
     f["nmeshpolyvert"], f["nmeshpolymap"] = len(polyvert), len(polymap)
     f["mesh_polynormal"] = cat([m.polygon_normals for m in meshes], 3, np.float64)
-    f["mesh_polyvert"] = np.array(polyvert, np.int32)
-    f["mesh_polyvertadr"] = np.array(polyvertadr, np.int32)
-    f["mesh_polyvertnum"] = np.array(polyvertnum, np.int32)
-    f["mesh_polymap"] = np.array(polymap, np.int32)
-    f["mesh_polymapadr"] = np.array(polymapadr, np.int32)
-    f["mesh_polymapnum"] = np.array(polymapnum, np.int32)
+    f["mesh_polyvert"] = polyvert.astype(np.int32)
+    f["mesh_polyvertadr"] = (np.cumsum(polyvertnum) - polyvertnum).astype(np.int32)
+    f["mesh_polyvertnum"] = polyvertnum.astype(np.int32)
+    f["mesh_polymap"] = polymap.astype(np.int32)
+    f["mesh_polymapadr"] = (np.cumsum(polymapnum) - polymapnum).astype(np.int32)
+    f["mesh_polymapnum"] = polymapnum.astype(np.int32)
     # mj_setConst: largest polygon and largest number of polygons at a vertex
-    f["npolygonmax"] = int(max(polyvertnum, default=0))
-    f["nmeshdegmax"] = int(max(polymapnum, default=0))
+    f["npolygonmax"] = int(polyvertnum.max()) if len(polyvertnum) else 0
+    f["nmeshdegmax"] = int(polymapnum.max()) if len(polymapnum) else 0
 
 
 # ---------------------------------------------------------------------------------------------- geoms

@@ -2,20 +2,23 @@
 mesh assets in its asset cache (mjCache).
 
 Processing a mesh (convex hull, polygons, inertia, the face BVH) is the compiler's largest cost on models with
-meshes: Fetch's 18 meshes take seconds in Python.  The result depends only on the mesh's data (vertices, faces,
+many meshes (Fetch has 18).  The result depends only on the mesh's data (vertices, faces,
 normals, texture coordinates and their face indices), its attributes that Process reads (scale, inertia mode,
 whether a hull is needed, smoothnormal, refpos, refquat, maxhullvert), the compiler's source and the numpy / scipy
 versions; the key hashes all of them, so a cached result is the result processing would compute, bit for bit.
 Meshes whose processing warns are not cached (the warning is shown each time).
 
 Disk entries live in `<kernel cache root>/meshes` (sim/jit/cache.py choose_cache_root: $NUMJOCO_CACHE_DIR first);
-NUMJOCO_MESH_CACHE=0 turns the cache off.
+NUMJOCO_MESH_CACHE=0 turns the cache off.  The folder is bounded: after a model's meshes are stored, the least
+recently used entries (by modification time, which a disk hit refreshes) are removed until the folder holds at most
+NUMJOCO_MESH_CACHE_MB megabytes (default 256; 0: unbounded).
 """
 
 import hashlib
 import os
 import pickle
 import tempfile
+import time
 
 import numpy as np
 
@@ -23,6 +26,9 @@ _SOURCE = []
 _MEMORY = {}
 _MEMORY_MAX = 256  # meshes kept in memory (a model's meshes, a few models' worth)
 _DIR = []
+_WRITTEN = []  # entries stored on disk since the last prune
+MAX_MB = 256  # default bound of the disk folder (NUMJOCO_MESH_CACHE_MB)
+_TMP_AGE = 3600  # seconds after which a leftover temporary file (an interrupted write) is removed
 # what Process sets on a Mesh (the rest: name, element, material, inputs)
 RESULT = (
     "vert",
@@ -100,6 +106,10 @@ def get(k):
             return None
         if not isinstance(hit, dict) or set(hit) != set(RESULT):
             return None
+        try:
+            os.utime(os.path.join(folder, k + ".pkl"))  # recently used: the last to be pruned
+        except OSError:
+            pass
         _remember(k, hit)
     return {n: _copy(v) for n, v in hit.items()}
 
@@ -117,8 +127,56 @@ def put(k, m):
         with os.fdopen(fd, "wb") as f:
             pickle.dump(state, f, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, os.path.join(folder, k + ".pkl"))  # atomic: a concurrent reader sees all or nothing
+        _WRITTEN.append(k)
     except OSError:
         pass
+
+
+def limit_bytes():
+    """The disk folder's bound in bytes (NUMJOCO_MESH_CACHE_MB, default MAX_MB), None when unbounded."""
+    try:
+        mb = float(os.environ.get("NUMJOCO_MESH_CACHE_MB", MAX_MB))
+    except ValueError:
+        mb = MAX_MB
+    return None if mb <= 0 else int(mb * 2**20)
+
+
+def prune(force=False):
+    """Remove the least recently used disk entries (oldest modification time first) until the folder holds at
+    most limit_bytes(); runs when entries were stored since the last prune (or force).  Returns the removed
+    file names.  Entries another process removes meanwhile are skipped; a folder that refuses is left alone."""
+    if not (_WRITTEN or force):
+        return []
+    _WRITTEN.clear()
+    folder = _folder()
+    limit = limit_bytes()
+    if folder is None or limit is None:
+        return []
+    entries, removed, now = [], [], time.time()
+    try:
+        with os.scandir(folder) as it:
+            for e in it:
+                try:
+                    st = e.stat()
+                except OSError:
+                    continue
+                if e.name.endswith(".pkl"):
+                    entries.append((st.st_mtime, e.name, st.st_size))
+                elif e.name.endswith(".tmp") and now - st.st_mtime > _TMP_AGE:
+                    entries.append((-1.0, e.name, st.st_size))  # an interrupted write: first to go
+    except OSError:
+        return []
+    total = sum(size for _, _, size in entries)
+    for _, name, size in sorted(entries):
+        if total <= limit:
+            break
+        try:
+            os.remove(os.path.join(folder, name))
+            removed.append(name)
+        except OSError:
+            pass
+        total -= size
+    return removed
 
 
 def _remember(k, state):
@@ -128,10 +186,12 @@ def _remember(k, state):
 
 
 def _copy(v):
-    """A copy a caller may modify without touching the cached value (arrays and lists of lists; the BVH is
-    read-only after it is built)."""
+    """A copy a caller may modify without touching the cached value (arrays, tuples of arrays and lists of lists;
+    the BVH is read-only after it is built)."""
     if isinstance(v, np.ndarray):
         return v.copy()
+    if isinstance(v, tuple):
+        return tuple(_copy(x) for x in v)
     if isinstance(v, list):
         return [list(x) if isinstance(x, list) else x for x in v]
     return v

@@ -22,6 +22,7 @@ vertices in order of first appearance in the facet list; a warning says so.
 """
 
 import ctypes
+import struct
 import sys
 import warnings
 
@@ -76,11 +77,12 @@ def _set_items(addr):
     maxsize = _i32(addr)
     if maxsize < 0 or maxsize > 1 << 24:
         raise _Unreadable("set size")
-    last = _i32(addr + 8 + 8 * maxsize)
+    raw = ctypes.string_at(addr + 8, 8 * maxsize + 4)
+    last = struct.unpack_from("<i", raw, 8 * maxsize)[0]
     size = maxsize if last == 0 else last - 1
     if size < 0 or size > maxsize:
         raise _Unreadable("set size")
-    return list((ctypes.c_uint64 * size).from_address(addr + 8)) if size else []
+    return list(struct.unpack_from("<%dQ" % size, raw)) if size else []
 
 
 class _Unreadable(Exception):
@@ -136,20 +138,25 @@ def _read_state(q, points, facets_api):
 
     # facet list (FORALLfacets: up to the sentinel, whose next is NULL)
     fptr, fverts, ftop, index = _u64(block), [], [], {}
-    while fptr and _u64(fptr + _F_NEXT):
+    span = _F_FLAGS + 4 - _F_NEXT
+    while fptr:
+        raw = ctypes.string_at(fptr + _F_NEXT, span)
+        nxt, vset = struct.unpack_from("<QQ", raw)
+        if not nxt:
+            break
         if len(fverts) >= nf:
             raise _Unreadable("facet count")
-        vs = _set_items(_u64(fptr + _F_VERTICES))
+        vs = _set_items(vset)
         if len(vs) != 3:
             raise _Unreadable("facet vertices")
         index[fptr] = len(fverts)
         fverts.append(vs)
-        ftop.append((ctypes.c_uint32.from_address(fptr + _F_FLAGS).value >> _F_TOPORIENT_BIT) & 1)
-        fptr = _u64(fptr + _F_NEXT)
+        ftop.append((struct.unpack_from("<I", raw, _F_FLAGS - _F_NEXT)[0] >> _F_TOPORIENT_BIT) & 1)
+        fptr = nxt
     if len(fverts) != nf:
         raise _Unreadable("facet count")
-    vpid = {}
-    fpid = np.array([[vpid.setdefault(v, pid(v)) for v in vs] for vs in fverts], dtype=np.int64)
+    vpid = {v: pid(v) for v in {v for vs in fverts for v in vs}}
+    fpid = np.array([[vpid[v] for v in vs] for vs in fverts], dtype=np.int64).reshape(-1, 3)
     if not np.array_equal(fpid, facets_api):
         raise _Unreadable("facets differ from scipy's")
     # vertex list (FORALLvertices)
@@ -176,11 +183,11 @@ def _read_state(q, points, facets_api):
 
 def _fresh_neighbors(vertices, facets):
     """qh_vertexneighbors: each vertex's facets in facet-list order."""
-    pos = {int(p): i for i, p in enumerate(vertices)}
-    out = [[] for _ in vertices]
-    for j, f in enumerate(facets):
+    pos = {p: i for i, p in enumerate(vertices.tolist())}
+    out = [[] for _ in pos]
+    for j, f in enumerate(facets.tolist()):
         for p in f:
-            out[pos[int(p)]].append(j)
+            out[pos[p]].append(j)
     return out
 
 
@@ -256,14 +263,11 @@ def convex_hull(points, maxhullvert=-1):
         q.close()
     if nbr_facets is None:
         nbr_facets = _fresh_neighbors(vertices, facets)
-    neighbors = []
-    for p, fl in zip(vertices.tolist(), nbr_facets):
-        lst = []
-        for j in fl:
-            for p1 in facets[j].tolist():
-                if p1 != p and p1 not in lst:
-                    lst.append(p1)
-        neighbors.append(lst)
+    fl3 = facets.tolist()
+    neighbors = [
+        list(dict.fromkeys(p1 for j in fl for p1 in fl3[j] if p1 != p))  # first occurrences, in order
+        for p, fl in zip(vertices.tolist(), nbr_facets)
+    ]
     faces = facets.copy()
     faces[top, 0], faces[top, 1] = facets[top, 1], facets[top, 0]
     return Hull(vertices, neighbors, faces, exact)
