@@ -13,7 +13,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from sim.compiler import mesh as M
+from sim.compiler import assets as A, mesh as M
 from sim.compiler.context import Context
 from sim.user_util import quat2mat
 from sim.compiler.hfield import hfield_geom_properties
@@ -40,7 +40,7 @@ def files(*names):
 
 def compile_both(xml, assets=None):
     ctx = Context(reader.read(xml, assets=assets))
-    M.compile_assets(ctx)
+    A.compile_assets(ctx)
     return ctx, mujoco.MjModel.from_xml_string(xml, assets or {})
 
 
@@ -178,7 +178,7 @@ def test_stl_ascii_rejected_as_by_mujoco():
     with pytest.raises(ValueError):
         mujoco.MjModel.from_xml_string(xml, a)
     with pytest.raises(ModelError, match="ASCII") as e:
-        M.compile_assets(Context(reader.read(xml, assets=a)))
+        A.compile_assets(Context(reader.read(xml, assets=a)))
     assert e.value.element == "mesh" and e.value.attribute == "file"
 
 
@@ -296,7 +296,7 @@ def test_shellinertia_on_mesh_geom_is_error():
     with pytest.raises(ValueError, match="inertia should be specified in the mesh"):
         mujoco.MjModel.from_xml_string(xml, a)
     ctx = Context(reader.read(xml, assets=a))
-    M.compile_assets(ctx)
+    A.compile_assets(ctx)
     geom = ctx.root.first("worldbody").first("geom")
     with pytest.raises(ModelError) as e:
         M.mesh_geom_properties(ctx, 0, geom, M.GEOM_MESH)
@@ -348,22 +348,22 @@ def test_hfield_inline_and_binary_file():
 
 def test_hfield_errors():
     with pytest.raises(ModelError, match="nrow"):
-        M.compile_assets(
+        A.compile_assets(
             Context(reader.read(asset_xml('<hfield nrow="2" ncol="2" size="1 1 1 1" elevation="1 2 3"/>')))
         )
     # (named: a nameless inline hfield is refused first, "empty name in height field", as MuJoCo refuses it)
     with pytest.raises(ModelError, match="positive"):
-        M.compile_assets(Context(reader.read(asset_xml('<hfield name="h" nrow="2" ncol="2" size="1 1 0 1"/>'))))
+        A.compile_assets(Context(reader.read(asset_xml('<hfield name="h" nrow="2" ncol="2" size="1 1 0 1"/>'))))
     # a truncated PNG: an error for MuJoCo (lodepng) and for our decoder (tests/models/textures_png.xml: valid ones)
     truncated = asset_xml('<hfield file="h.png" size="1 1 1 1"/>')
     with pytest.raises(ValueError):
         mujoco.MjModel.from_xml_string(truncated, {"h.png": b"\x89PNG"})
     with pytest.raises(ModelError, match="PNG") as e:
-        M.compile_assets(Context(reader.read(truncated, assets={"h.png": b"\x89PNG"})))
+        A.compile_assets(Context(reader.read(truncated, assets={"h.png": b"\x89PNG"})))
     assert e.value.element == "hfield" and e.value.attribute == "file"
     bad = struct.pack("<2i", 3, 3) + b"\0" * 8
     with pytest.raises(ModelError, match="file size"):
-        M.compile_assets(
+        A.compile_assets(
             Context(reader.read(asset_xml('<hfield file="t.bin" size="1 1 1 1"/>'), assets={"t.bin": bad}))
         )
 
@@ -401,19 +401,19 @@ def test_material_defaults_and_errors():
     ctx, m = compile_both(xml)
     compare(ctx, m)
     with pytest.raises(ModelError, match="unknown texture") as e:
-        M.compile_assets(Context(reader.read(asset_xml('<material name="a" texture="nope"/>'))))
+        A.compile_assets(Context(reader.read(asset_xml('<material name="a" texture="nope"/>'))))
     assert e.value.attribute == "texture"
     missing = asset_xml('<texture name="t" type="2d" file="t.png"/>')
     with pytest.raises(ValueError):
         mujoco.MjModel.from_xml_string(missing)
     with pytest.raises(ModelError) as e:
-        M.compile_assets(Context(reader.read(missing)))
+        A.compile_assets(Context(reader.read(missing)))
     assert e.value.element == "texture" and e.value.attribute == "file"
     bad = '<texture name="t" type="2d" builtin="flat" width="4" height="4" nchannel="4"/>'
     with pytest.raises(ValueError, match="3 channels"):
         mujoco.MjModel.from_xml_string(asset_xml(bad))
     with pytest.raises(ModelError, match="3 channels"):
-        M.compile_assets(Context(reader.read(asset_xml(bad))))
+        A.compile_assets(Context(reader.read(asset_xml(bad))))
 
 
 # ---------------------------------------------------------------------------------------------- errors
@@ -421,7 +421,7 @@ def test_material_defaults_and_errors():
 
 def test_mesh_errors():
     def ours(assets_xml, geoms="", assets=None):
-        M.compile_assets(Context(reader.read(asset_xml(assets_xml, geoms), assets=assets)))
+        A.compile_assets(Context(reader.read(asset_xml(assets_xml, geoms), assets=assets)))
 
     with pytest.raises(ModelError) as e:
         ours('<mesh file="missing.stl"/>')
@@ -455,7 +455,7 @@ def test_mesh_errors():
 
 def test_unknown_mesh_name_on_geom():
     ctx = Context(reader.read(asset_xml(f'<mesh name="t" vertex="{TETRA}"/>', '<geom type="mesh" mesh="x"/>')))
-    M.compile_assets(ctx)
+    A.compile_assets(ctx)
     geom = ctx.root.first("worldbody").first("geom")
     with pytest.raises(ModelError) as e:
         ctx.lookup("mesh", geom.get("mesh"), geom, "mesh")
@@ -475,7 +475,7 @@ def test_meshdir_and_strippath(tmp_path):
     path = tmp_path / "model.xml"
     path.write_text(xml)
     ctx = Context(reader.read_file(str(path)))
-    M.compile_assets(ctx)
+    A.compile_assets(ctx)
     m = mujoco.MjModel.from_xml_path(str(path))
     compare(ctx, m)
 

@@ -17,7 +17,8 @@ from .discard import discard_visual
 from .equality import compile_equality
 from .hfield import hfield_geom_properties
 from .keyframe import compile_custom, compile_keyframes
-from .mesh import compile_assets, mesh_geom_properties
+from .assets import compile_assets
+from .mesh import mesh_geom_properties
 from .names import DEFAULT_MODEL_NAME, make_names, make_paths
 from .sensor import compile_sensors
 from .skin import compile_skins

@@ -6,7 +6,6 @@ import math
 import numpy as np
 
 from sim.user_util import EPS, euler2quat, frame2quat, normvec, z2quat
-from sim.user_util import mulquat, quat2mat  # noqa: F401  (sim/compiler/mesh.py imports them from here)
 
 ALTERNATIVES = ("quat", "axisangle", "xyaxes", "zaxis", "euler")
 

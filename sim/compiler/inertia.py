@@ -8,7 +8,6 @@ import math
 
 import numpy as np
 
-from sim.user_util import EIG_TOL_MESH, eig3  # noqa: F401  (sim/compiler/mesh.py imports them from here)
 from sim.user_util import quat2mat
 
 PLANE, HFIELD, SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX, MESH, SDF = range(9)

@@ -10,6 +10,9 @@ import math
 
 import numpy as np
 
+from .mesh import asset_path, strippath, stripext
+from .png import PNGError, read_png
+
 NTEXROLE = 10  # mjNTEXROLE
 ROLE_RGB = 1  # mjTEXROLE_RGB
 TEX_2D = 0
@@ -263,8 +266,6 @@ def _cube_faces(t, el):
 def _load_image(ctx, el, t, attr):
     """(width, height, pixels) of a PNG texture file, flipped as asked (mjCTexture::LoadFlip); sets the colour
     space when it is auto."""
-    from .mesh import asset_path
-    from .png import PNGError, read_png
 
     file = el.get(attr)
     path = asset_path(ctx, file, "texture", el)
@@ -296,8 +297,6 @@ def compile_textures(ctx, elems):
     for el in elems:
         name = el.get("name", "") or ""
         if not name:
-            from .mesh import strippath, stripext
-
             name = stripext(strippath(el.get("file", "") or ""))
         if not name and el.get("type") != 2:  # a skybox needs no name
             raise el.error("empty name in texture", "name")

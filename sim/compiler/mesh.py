@@ -25,8 +25,7 @@ import numpy as np
 
 from sim.mjcf import numbers
 
-from .frames import mulquat, normvec, quat2mat
-from .inertia import EIG_TOL_MESH, eig3
+from sim.user_util import EIG_TOL_MESH, eig3, mulquat, normvec, quat2mat
 from .bvh import mesh_tree
 from . import mesh_builtin, mesh_cache, qhull
 
@@ -1397,30 +1396,3 @@ def fit_geom(ctx, m, geom_el, geom_type, fitscale):
         else:
             raise (geom_el or m.el).error(f"invalid fittype in mesh {m.name}", "type")
     return size * fitscale, center
-
-
-# ---------------------------------------------------------------------------------------------- <asset>
-
-
-def compile_assets(ctx):
-    """Compile every <asset> child: meshes, height fields, textures, materials (ids in document order per
-    type, names registered with ctx.add). Fills ctx.f and keeps ctx.meshes / ctx.hfields / ctx.textures
-    for the geom compiler (see mesh_geom_properties / hfield_geom_properties)."""
-    from . import hfield as _hfield
-    from . import material as _material
-
-    by = {"mesh": [], "hfield": [], "texture": [], "material": []}
-    for asset in ctx.root.find("asset"):
-        for el in asset.children:
-            if el.key == "skin":
-                continue  # compiled after the bodies (compiler.skin)
-            if el.key == "asset_model":
-                continue  # read by mjcf.compose for <attach model=...>
-            by[el.key].append(el)
-    if ctx.discardvisual:
-        # mjCModel::TryCompile deletes every material and texture before compiling (see compiler.discard)
-        by["texture"], by["material"] = [], []
-    _material.compile_textures(ctx, by["texture"])
-    _material.compile_materials(ctx, by["material"])
-    compile_meshes(ctx, by["mesh"])
-    _hfield.compile_hfields(ctx, by["hfield"])
