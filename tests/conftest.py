@@ -36,7 +36,13 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "compiler: MJCF compiler conformance tests")
 
 
+# files that run for minutes in one test (a wheel built and installed into a venv): started first, so that under
+# pytest-xdist (one file per worker at a time) they do not run alone at the end of the suite
+FIRST = ("test_wheel.py",)
+
+
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: item.path.name not in FIRST)  # stable: every other file keeps its place
     if config.getoption("--full"):
         return
     skip = pytest.mark.skip(reason="exhaustive sweep: run with --full")
