@@ -15,7 +15,7 @@ import pytest
 
 from sim.compiler import assets as A, mesh as M
 from sim.compiler.context import Context
-from sim.user_util import quat2mat
+from sim.user_util import frameaccum, quat2mat
 from sim.compiler.hfield import hfield_geom_properties
 from sim.errors import ModelError, UnsupportedError
 from sim.mjcf import reader
@@ -242,7 +242,7 @@ def test_maxhullvert_and_smoothnormal_and_default_class():
 
 def geom_fields(ctx, gtype, meshid, gpos, gquat, el=None, fitscale=1.0):
     p = M.mesh_geom_properties(ctx, meshid, el, gtype, fitscale=fitscale)
-    pos, quat = M.frame_accum(gpos, gquat, p["offset_pos"], p["offset_quat"])
+    pos, quat = frameaccum(gpos, gquat, p["offset_pos"], p["offset_quat"])
     return p, pos, quat
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from sim.mjcf import numbers
 
-from sim.user_util import EIG_TOL_MESH, eig3, mulquat, normvec, quat2mat
+from sim.user_util import EIG_TOL_MESH, eig3, mulquat, normvec, quat2mat, rotvec
 from .bvh import mesh_tree
 from . import mesh_builtin, mesh_cache, qhull
 
@@ -157,42 +157,6 @@ def _mulvecmatT(m, v):
             m[0, 2] * v[:, 0] + m[1, 2] * v[:, 1] + m[2, 2] * v[:, 2],
         ],
         axis=-1,
-    )
-
-
-def rot_vec_quat(vec, quat):
-    """mjuu_rotVecQuat."""
-    vec = np.asarray(vec, dtype=np.float64)
-    if vec[0] == 0 and vec[1] == 0 and vec[2] == 0:
-        return np.zeros(3)
-    if quat[0] == 1 and quat[1] == 0 and quat[2] == 0 and quat[3] == 0:
-        return vec.copy()
-    w, x, y, z = quat
-    t = np.array(
-        [
-            w * vec[0] + y * vec[2] - z * vec[1],
-            w * vec[1] + z * vec[0] - x * vec[2],
-            w * vec[2] + x * vec[1] - y * vec[0],
-        ]
-    )
-    return np.array(
-        [vec[0] + 2 * (y * t[2] - z * t[1]), vec[1] + 2 * (z * t[0] - x * t[2]), vec[2] + 2 * (x * t[1] - y * t[0])]
-    )
-
-
-def frame_accum(pos, quat, childpos, childquat):
-    """mjuu_frameaccum: compose the child frame (childpos, childquat) into (pos, quat); returns new arrays."""
-    m = _quat2mat(np.asarray(quat, dtype=np.float64))
-    c = np.asarray(childpos, dtype=np.float64)
-    vec = np.array(
-        [
-            m[0, 0] * c[0] + m[0, 1] * c[1] + m[0, 2] * c[2],
-            m[1, 0] * c[0] + m[1, 1] * c[1] + m[1, 2] * c[2],
-            m[2, 0] * c[0] + m[2, 1] * c[1] + m[2, 2] * c[2],
-        ]
-    )
-    return np.asarray(pos, dtype=np.float64) + vec, _mulquat(
-        np.asarray(quat, dtype=np.float64), np.asarray(childquat, dtype=np.float64)
     )
 
 
@@ -1303,7 +1267,7 @@ def mesh_geom_properties(ctx, mesh_id, geom_el, geom_type, fitscale=None):
 
     Returns a dict:
       offset_pos (3,), offset_quat (4,): frame to accumulate into the geom frame with
-          ``frame_accum(geom_pos, geom_quat, offset_pos, offset_quat)`` (mjuu_frameaccum), for every type.
+          ``frameaccum(geom_pos, geom_quat, offset_pos, offset_quat)`` (sim/user_util.py, mjuu_frameaccum), for every type.
       size (3,): geom_size (mesh geoms: max |aamm| per axis; fitted primitives: the fitted size).
       is_mesh: True for type mesh/sdf (the geom keeps its mesh: geom_dataid = mesh id), False for a fitted
           primitive (geom_dataid = -1; volume/inertia/rbound/aabb then come from the primitive formulas).
@@ -1346,7 +1310,7 @@ def mesh_geom_properties(ctx, mesh_id, geom_el, geom_type, fitscale=None):
         if fitscale is None:
             fitscale = geom_el.get("fitscale") if geom_el is not None else 1.0
         out["size"], center = fit_geom(ctx, m, geom_el, geom_type, fitscale)
-    offset = rot_vec_quat(center, m.quat) + m.pos
+    offset = rotvec(m.quat, center) + m.pos
     out["offset_pos"] = offset
     out["offset_quat"] = m.quat.copy()
     out["pos"], out["quat"] = out["offset_pos"], out["offset_quat"]
