@@ -25,7 +25,7 @@ import numpy as np
 
 from sim.mjcf import numbers
 
-from sim.user_util import EIG_TOL_MESH, eig3, mulquat, normvec, quat2mat, rotvec
+from sim.user_util import EIG_TOL_MESH, eig3, normvec, quat2mat, rotvec
 from .bvh import mesh_tree
 from . import mesh_builtin, mesh_cache, qhull
 
@@ -120,20 +120,6 @@ def _triangles(dvert, face):
     normal = np.where(small[:, None], nrm, nrm / safe[:, None])
     area = np.where(small, 0.0, 0.5 * length)
     return area, normal, center
-
-
-def _quat2mat(q):
-    """mjuu_quat2mat (exact identity for the unit quaternion)."""
-    if q[0] == 1 and q[1] == 0 and q[2] == 0 and q[3] == 0:
-        return np.eye(3)
-    return quat2mat(q)
-
-
-def _mulquat(a, b):
-    """mjuu_mulquat: product, then normalised."""
-    q = mulquat(a, b)
-    normvec(q)
-    return q
 
 
 def _mulvecmat(m, v):
@@ -899,7 +885,7 @@ def apply_transformations(m, dvert, refpos, refquat, scale):
     if refquat[0] != 1 or refquat[1] != 0 or refquat[2] != 0 or refquat[3] != 0:
         q = np.array(refquat, dtype=np.float64)
         normvec(q)
-        mat = _quat2mat(q)
+        mat = quat2mat(q)
         dvert = _mulvecmatT(mat, dvert)
         if len(normal):
             normal = _mulvecmatT(mat, normal.astype(np.float64)).astype(np.float32)
@@ -980,7 +966,7 @@ def compute_inertia(m, faces, dvert, com):
 
 def rotate(m, quat, dvert):
     """Rotate: express vertices and normals in the principal frame, record the aamm box."""
-    mat = _quat2mat(np.array([quat[0], -quat[1], -quat[2], -quat[3]]))
+    mat = quat2mat(np.array([quat[0], -quat[1], -quat[2], -quat[3]]))
     dvert = _mulvecmat(mat, dvert)
     m.aamm = np.concatenate([np.minimum(m.aamm[:3], dvert.min(axis=0)), np.maximum(m.aamm[3:], dvert.max(axis=0))])
     if len(m.normal):
