@@ -99,9 +99,9 @@ def check_model(m):
             if t not in (TRN_JOINT, TRN_JOINTINPARENT, TRN_SLIDERCRANK, TRN_TENDON, TRN_SITE, TRN_BODY):
                 raise UnsupportedError("actuator transmission type %d is not supported" % t)
         for name, ok in (
-            ("actuator_dyntype", (0, 1, 2, 3, 4, 7)),  # and user (7): MuJoCo's with no callbacks installed
-            ("actuator_gaintype", (0, 1, 2, 6)),  # user (6)
-            ("actuator_biastype", (0, 1, 2, 5)),  # user (5)
+            ("actuator_dyntype", (0, 1, 2, 3, 4, 5, 7)),  # dcmotor (5), user (7): as MuJoCo with no callbacks
+            ("actuator_gaintype", (0, 1, 2, 3, 6)),  # dcmotor (3), user (6)
+            ("actuator_biastype", (0, 1, 2, 3, 5)),  # dcmotor (3), user (5)
         ):
             v = np.asarray(getattr(m, name))
             if np.any(~np.isin(v, ok)):
@@ -110,8 +110,13 @@ def check_model(m):
             v = _get(m, name)
             if v is not None and np.any(np.asarray(v) != 1):
                 raise UnsupportedError("multi-input/output actuators are not supported")
-        if np.any(np.asarray(m.actuator_actnum) > 1):
-            raise UnsupportedError("actuators with more than one activation are not supported")
+        # DC motors (dyn, gain and bias type dcmotor together): up to five states each
+        dyn, gain, bias = (np.asarray(getattr(m, "actuator_%stype" % k)) for k in ("dyn", "gain", "bias"))
+        dcm = (dyn == 5) & (gain == 3) & (bias == 3)
+        if np.any(((dyn == 5) | (gain == 3) | (bias == 3)) & ~dcm):
+            raise UnsupportedError("dyntype, gaintype and biastype 'dcmotor' are supported only together")
+        if np.any((np.asarray(m.actuator_actnum) > 1) & ~dcm):
+            raise UnsupportedError("actuators with more than one activation are not supported (but DC motors)")
         if np.any(np.asarray(_get(m, "actuator_plugin", -np.ones(nu))) >= 0):
             raise UnsupportedError("actuator plugins are not supported")
         for name in ("actuator_ctrladr", "actuator_outadr"):

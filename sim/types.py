@@ -267,6 +267,7 @@ SMOOTH = Section(
         ("actuator_gainprm", 2, "f"),
         ("actuator_biasprm", 2, "f"),
         ("actuator_actearly", 1, "i"),
+        ("actuator_ctrlspec", 1, "i"),
         ("actuator_lengthrange", 2, "f"),
         ("actuator_acc0", 1, "f"),
     ],

@@ -1027,7 +1027,7 @@ SHORTCUT_EXTRA = {
     "adhesion": ({}, {"gain": "2", "ctrlrange": "0 1"}),
     "orientation": ({},),
     "pid": ({},),
-    "dcmotor": ({},),
+    "dcmotor": ({}, {"motorconst": ".1", "resistance": "2", "inductance": ".001"}, {"nominal": "12 .5 100"}),
 }
 
 

@@ -1,5 +1,5 @@
 """<actuator>: the general actuator and its shortcuts (motor, position, velocity, intvelocity, damper,
-cylinder, muscle, adhesion), transmissions, ranges and the static part of the length-range rules.
+cylinder, muscle, adhesion, dcmotor), transmissions, ranges and the static part of the length-range rules.
 
 How MuJoCo builds an actuator, reproduced here: every default class owns ONE general actuator; each shortcut
 element written inside the class (e.g. <default><position kp="5"/>) reads the general attributes it carries
@@ -8,8 +8,13 @@ class starts from its parent's actuator.  An actuator element starts from its cl
 the same reading + translation.  `reader.DefaultClass.actuator` lists the shortcut elements of the class
 chain (parents first), so replaying that list then the element gives MuJoCo's result.
 
-Not simulated (UnsupportedError at load time): orientation (so3), pid, dcmotor, actuator plugins,
-dyntype/gaintype/biastype pid/dcmotor/so3, `input` on other than fixed/affine gains. User dynamics, gain and bias
+DC motors (<dcmotor>, or <general> with dyntype, gaintype and biastype dcmotor and actearly): mjs_setToDCMotor's
+translation into gainprm / dynprm / biasprm, actdim (up to five states), forcerange, actuator_ctrlspec, and
+mjCActuator::Compile's checks; numjoco simulates those with one control (input voltage, pos, vel or ff).
+
+Not simulated (UnsupportedError at load time): orientation (so3), pid, actuator plugins, dyntype/gaintype/biastype
+pid/so3, DC motors with several controls or none (input="pos vel", input="none", ...) and with only some of their
+types dcmotor, `input` on other than fixed/affine/dcmotor gains. User dynamics, gain and bias
 run as MuJoCo runs them with no callbacks installed (act_dot 0, gain 1, bias 0; sim/engine/actuation.py); more than
 one activation per actuator (actdim > 1, user dynamics only) is refused at load (sim/io.py).  Control delays (nsample /
 delay / interp) fill actuator_history / actuator_historyadr / nhistory as MuJoCo does.  `input` on a fixed/affine general actuator (one of pos, vel, pressure) only sets actuator_ctrlspec.
@@ -50,7 +55,6 @@ _TARGETS = (
 _UNSUPPORTED_TAGS = {
     "orientation": "the <orientation> (so3) actuator",
     "pid": "the <pid> actuator",
-    "dcmotor": "the <dcmotor> actuator",
     "plugin": "actuator plugins",
 }
 
@@ -204,8 +208,8 @@ def _parse_input(el, text):
 
 
 def _check_unsupported_shortcut(el, vals):
-    """The parse-time checks of the shortcuts numjoco does not simulate (mjs_setToOrientation, mjs_setToPID,
-    mjs_setToDCMotor of MuJoCo's user_api.cc), so that an invalid one is refused as MuJoCo refuses it."""
+    """The parse-time checks of the shortcuts numjoco does not simulate (mjs_setToOrientation, mjs_setToPID of
+    MuJoCo's user_api.cc), so that an invalid one is refused as MuJoCo refuses it."""
     tag = el.tag
     if tag in ("orientation", "pid"):
         if "kv" in vals and "dampratio" in vals:
@@ -216,51 +220,6 @@ def _check_unsupported_shortcut(el, vals):
         _need_nonneg(el, vals, "slewmax")
         if vals.get("inheritrange", 0) > 0 and "posrange" in vals and np.any(vals["posrange"] != 0):
             raise el.error("posrange and inheritrange cannot both be defined", "inheritrange")
-    if tag == "dcmotor":
-        mc = vals.get("motorconst")
-        nom = vals.get("nominal")
-        r = vals.get("resistance", 0.0)
-        kt = mc[0] if mc is not None else 0.0
-        ke = mc[1] if mc is not None and len(mc) > 1 else 0.0
-        vn = nom[0] if nom is not None else 0.0
-        tau0 = nom[1] if nom is not None and len(nom) > 1 else 0.0
-        omega0 = nom[2] if nom is not None and len(nom) > 2 else 0.0
-        if vn > 0 and ke <= 0 and omega0 > 0:
-            damping = vals.get("damping")
-            b = damping[0] if damping is not None else 0.0
-            if b > 0 and r > 0:
-                disc = vn * vn - 4 * r * b * omega0 * omega0
-                ke = (vn + np.sqrt(disc)) / (2 * omega0) if disc > 0 else vn / omega0
-            elif b > 0 and tau0 > 0:
-                exact = vn / omega0 - vn * b / tau0
-                ke = exact if exact > 0 else vn / omega0
-            else:
-                ke = vn / omega0
-        k = np.sqrt(kt * ke) if kt > 0 and ke > 0 else (kt if kt > 0 else ke)
-        if r == 0 and vn > 0 and tau0 > 0 and k > 0:
-            r = k * vn / tau0
-        if k <= 0:
-            raise el.error("DC motor: motor constant K must be positive", "motorconst")
-        if r <= 0:
-            raise el.error("DC motor: resistance R must be positive", "resistance")
-        ind = vals.get("inductance")
-        if ind is not None and ind[0] < 0:
-            raise el.error("DC motor: inductance must be non-negative", "inductance")
-        if ind is not None and len(ind) > 1 and ind[1] < 0:
-            raise el.error("DC motor: electrical time constant must be non-negative", "inductance")
-        th = vals.get("thermal")
-        if th is not None:
-            th = list(th) + [0.0] * (6 - len(th))
-            rt, cap, tth = th[0], th[1], th[2]
-            if rt > 0 or cap > 0 or tth > 0:
-                if tth > 0 and rt > 0 and cap == 0:
-                    cap = tth / rt
-                elif tth > 0 and cap > 0 and rt == 0:
-                    rt = tth / cap
-                if rt <= 0:
-                    raise el.error("DC motor: thermal resistance must be positive", "thermal")
-                if cap <= 0:
-                    raise el.error("DC motor: thermal capacitance must be positive", "thermal")
 
 
 def check_default_classes(ctx):
@@ -298,6 +257,7 @@ _PRODUCED_GAIN = {
     "damper": GAIN_AFFINE,
     "muscle": GAIN_MUSCLE,
     "motor": GAIN_FIXED,
+    "dcmotor": GAIN_DCMOTOR,
 }
 
 
@@ -413,6 +373,9 @@ def _translate(a, el, vals):
                 gp[2 + i] = v
         bp[:9] = gp[:9]
         a["dyntype"], a["gaintype"], a["biastype"] = DYN_MUSCLE, GAIN_MUSCLE, BIAS_MUSCLE
+    elif tag == "dcmotor":
+        inherited = compatible or tag in mem
+        _dcmotor(a, el, vals, inherited, ogp, obp, odp, old.get("dc_ctrlspec", 0))
     elif tag == "adhesion":
         gain = vals.get("gain", ogp[0])
         gp[0] = gain
@@ -424,6 +387,98 @@ def _translate(a, el, vals):
             raise el.error("adhesion control range cannot be negative", "ctrlrange")
 
 
+def _prefix(vals, name, init):
+    """init (a list) with its leading entries replaced by the values given (ReadAttr with exact=false)."""
+    out = list(init)
+    if name in vals:
+        v = np.atleast_1d(np.asarray(vals[name], dtype=np.float64))
+        out[: len(v)] = v.tolist()
+    return out
+
+
+def _dcmotor(a, el, vals, inherited, ogp, obp, odp, ospec):
+    """<dcmotor> -> dyn/gain/bias dcmotor, gainprm [R K alpha T0 kp ki kd vmax], dynprm [te didtmax RT C Ta sigma0
+    sigma1 slewmax imax], biasprm [cog_amp cog_np cog_phase F_C F_S v_S], actdim, forcerange (mjs_setToDCMotor of
+    user_api.cc with the inherited values of xml_native_reader.cc's OneActuator)."""
+    h = 1.0 if inherited else 0.0
+    motorconst = _prefix(vals, "motorconst", [h * ogp[1], 0.0])
+    R = float(vals.get("resistance", h * ogp[0]))
+    nominal = _prefix(vals, "nominal", [0.0, 0.0, 0.0])
+    saturation = _prefix(vals, "saturation", [0.0, 0.0, h * odp[1]])
+    controller = _prefix(vals, "controller", [h * ogp[4], h * ogp[5], h * ogp[6], h * odp[7], h * odp[8], h * ogp[7]])
+    inductance = _prefix(vals, "inductance", [0.0, h * odp[0]])
+    cogging = _prefix(vals, "cogging", [h * obp[0], h * obp[1], h * obp[2]])
+    thermal = _prefix(vals, "thermal", [h * odp[2], h * odp[3], 0.0, h * ogp[2], h * ogp[3], h * odp[4]])
+    lugre = _prefix(vals, "lugre", [h * odp[5], h * odp[6], h * obp[3], h * obp[4], h * obp[5]])
+    given = "input" in vals and vals["input"].strip()
+    spec = _parse_input(el, vals["input"]) if given else (ospec if inherited else 0)
+
+    kt, ke = motorconst
+    vn, tau0, omega0 = nominal
+    if vn > 0 and ke <= 0 and omega0 > 0:  # Ke from the nominal point: omega0 = vn Ke / (Ke^2 + R B)
+        b = a["damping"][0]
+        if b > 0 and R > 0:
+            disc = vn * vn - 4 * R * b * omega0 * omega0
+            ke = (vn + np.sqrt(disc)) / (2 * omega0) if disc > 0 else vn / omega0
+        elif b > 0 and tau0 > 0:
+            exact = vn / omega0 - vn * b / tau0
+            ke = exact if exact > 0 else vn / omega0
+        else:
+            ke = vn / omega0
+    K = np.sqrt(kt * ke) if kt > 0 and ke > 0 else (kt if kt > 0 else ke)
+    if R == 0 and vn > 0 and tau0 > 0 and K > 0:
+        R = K * vn / tau0
+    if K <= 0:
+        raise el.error("DC motor: motor constant K must be positive", "motorconst")
+    if R <= 0:
+        raise el.error("DC motor: resistance R must be positive", "resistance")
+    a["dyntype"], a["gaintype"], a["biastype"] = DYN_DCMOTOR, GAIN_DCMOTOR, BIAS_DCMOTOR
+    gp, bp, dp = a["gainprm"], a["biasprm"], a["dynprm"]
+    gp[0], gp[1] = R, K
+    gp[4], gp[5], gp[6] = controller[0], controller[1], controller[2]
+    dp[7], dp[8] = controller[3], controller[4]
+    if controller[5] > 0:
+        gp[7] = controller[5]
+    if saturation[0] > 0 or saturation[1] > 0:
+        tau_max = saturation[0]
+        if tau_max == 0 and saturation[1] > 0:
+            tau_max = K * saturation[1]
+        a["forcerange"] = np.array([-tau_max, tau_max])
+        a["forcelimited"] = LIMITED_TRUE
+    if saturation[2] > 0:
+        dp[1] = saturation[2]
+    bp[0], bp[1], bp[2] = cogging
+    actdim = 0
+    if inductance[0] < 0:
+        raise el.error("DC motor: inductance must be non-negative", "inductance")
+    if inductance[1] < 0:
+        raise el.error("DC motor: electrical time constant must be non-negative", "inductance")
+    te = inductance[0] / R if inductance[0] > 0 else inductance[1]
+    dp[0] = te
+    actdim += int(te > 0) + int(controller[3] > 0) + int(controller[1] > 0)
+    rt, cap, tth, alpha, t0, ta = thermal
+    if rt > 0 or cap > 0 or tth > 0:
+        if tth > 0 and rt > 0 and cap == 0:
+            cap = tth / rt
+        elif tth > 0 and cap > 0 and rt == 0:
+            rt = tth / cap
+        if rt <= 0:
+            raise el.error("DC motor: thermal resistance must be positive", "thermal")
+        if cap <= 0:
+            raise el.error("DC motor: thermal capacitance must be positive", "thermal")
+        dp[2], dp[3], dp[4], gp[2], gp[3] = rt, cap, ta, alpha, t0
+        actdim += 1
+    if lugre[0] > 0:
+        dp[5], dp[6], bp[3], bp[4], bp[5] = lugre
+        actdim += 1
+    gp[8] = 0.0
+    a["input"] = spec if spec else None
+    a["dc_ctrlspec"] = spec
+    a["actdim"] = int(actdim)
+    a["actlimited"] = 0  # mjLIMITED_FALSE: one actrange cannot bound the motor's different states
+    a["actearly"] = 1
+
+
 def _remember(a, tag):
     """Snapshot of the parameters shortcut `tag` produced, for later shortcuts of the same kind."""
     a.setdefault("memory", {})[tag] = {
@@ -431,6 +486,7 @@ def _remember(a, tag):
         "biasprm": a["biasprm"].copy(),
         "dynprm": a["dynprm"].copy(),
         "dyntype": a["dyntype"],
+        "dc_ctrlspec": a.get("dc_ctrlspec", 0),
     }
 
 
@@ -625,8 +681,45 @@ def compile_actuators(ctx):
     f["actuator_historyadr"] = iarr(hadr)
 
 
+def _dcmotor_nslot(dp, gp):
+    """Number of DC motor states, mj_dcmotorSlots: slew, integral, temperature, bristle, current."""
+    return int(dp[7] > 0) + int(gp[5] > 0) + int(dp[2] > 0) + int(dp[5] > 0) + int(dp[0] > 0)
+
+
+_INPUT_POS, _INPUT_VEL, _INPUT_FF, _INPUT_VOLTAGE, _INPUT_NONE = 1, 2, 4, 8, 16
+
+
+def _check_dcmotor(el, a):
+    """The DC motor input checks of mjCActuator::Compile (user_objects.cc); fills a["input"] (default voltage)."""
+    spec = a["input"] or _INPUT_VOLTAGE
+    a["input"] = spec
+    servo = _INPUT_POS | _INPUT_VEL | _INPUT_FF
+    if spec != _INPUT_NONE and spec & ~(servo | _INPUT_VOLTAGE):
+        raise el.error("dcmotor inputs are 'none' or a subset of [pos, vel, ff, voltage]", "input")
+    gp = a["gainprm"]
+    controller = 0 if spec == _INPUT_NONE else spec & servo
+    if controller and gp[1] <= 0:
+        raise el.error("dcmotor controller inputs require a positive motor constant", "motorconst")
+    if not controller and (gp[4] or gp[5] or gp[6]):
+        raise el.error("dcmotor controller gains require a controller input [pos, vel, ff]", "controller")
+    if gp[5] > 0 and not spec & _INPUT_POS:
+        raise el.error("dcmotor integral gain requires the pos input", "controller")
+    if not controller and a["dynprm"][7] > 0:
+        raise el.error("dcmotor slew rate limiting requires a controller input [pos, vel, ff]", "controller")
+    nctrl = sum(1 for b in (_INPUT_POS, _INPUT_VEL, _INPUT_FF, _INPUT_VOLTAGE) if spec & b)
+    if nctrl != 1:
+        raise el.error(
+            "dcmotor with %d control inputs (input='%s') is not supported by numjoco yet: it simulates one control "
+            "per actuator" % (nctrl, el.values.get("input", "")),
+            "input",
+            cls=_unsupported_cls(),
+        )
+
+
 def _ctrlspec(a):
     """actuator_ctrlspec (mjtCtrlInput): an explicit `input`, else the shortcut's input for fixed gains."""
+    if a["gaintype"] == GAIN_DCMOTOR:
+        return a["input"]
     if a["input"] is not None:
         return a["input"]
     return a["ctrlspec_hint"] if a["gaintype"] == GAIN_FIXED else 0
@@ -687,9 +780,9 @@ def _check(ctx, el, a, trnid, jnt_type, jnt_range, ten_range):
         raise el.error("so3 (orientation) actuators are not supported by numjoco yet", "gaintype", cls=uns)
     if gt == GAIN_PID or dt == DYN_PID:
         raise el.error("pid actuators are not supported by numjoco yet", "gaintype", cls=uns)
-    if gt == GAIN_DCMOTOR or bt == BIAS_DCMOTOR or dt == DYN_DCMOTOR:
-        raise el.error("dcmotor actuators are not supported by numjoco yet", "gaintype", cls=uns)
-    if a["input"] is not None:
+    if gt == GAIN_DCMOTOR:
+        _check_dcmotor(el, a)
+    elif a["input"] is not None:
         if gt not in (GAIN_FIXED, GAIN_AFFINE):
             raise el.error("the input attribute is only supported with fixed or affine gains", "input", cls=uns)
         if a["input"] not in (1, 2, 32):
@@ -733,14 +826,37 @@ def _check(ctx, el, a, trnid, jnt_type, jnt_range, ten_range):
         raise el.error("actrange specified but dyntype is 'none'", "actrange")
 
     actdim = a["actdim"]
-    if actdim > 1 and dt != DYN_USER:
-        raise el.error("actdim > 1 is only allowed for dyntype 'user'", "actdim")
+    if actdim > 1 and dt != DYN_USER and dt != DYN_DCMOTOR:
+        raise el.error("actdim > 1 is only allowed for dyntype 'user' and 'dcmotor'", "actdim")
     if actdim == 1 and dt == DYN_NONE:
         raise el.error("invalid actdim 1 in a stateless actuator (dyntype 'none')", "actdim")
-    if actdim == 0 and dt != DYN_NONE:
+    if actdim == 0 and dt != DYN_NONE and dt != DYN_DCMOTOR:
         raise el.error("invalid actdim 0 in a stateful actuator", "actdim")
     if actdim < 0:
-        a["actdim"] = int(dt != DYN_NONE)
+        a["actdim"] = int(dt != DYN_NONE and dt != DYN_DCMOTOR)
+    if dt == DYN_DCMOTOR:
+        if not a["actearly"]:
+            raise el.error("actearly cannot be false for a DC motor actuator", "actearly")
+        if gt != GAIN_DCMOTOR or bt != BIAS_DCMOTOR:
+            raise el.error(
+                "dyntype 'dcmotor' without gaintype and biastype 'dcmotor' is not supported by numjoco yet",
+                "dyntype",
+                cls=uns,
+            )
+        # mj_fwdActuation stops (mjERROR) when the state count disagrees with the parameters, in the compiler's
+        # mj_setConst already: MuJoCo refuses the model
+        if _dcmotor_nslot(a["dynprm"], gp) != a["actdim"]:
+            raise el.error(
+                "inconsistent state array dimension in DC motor: actdim must equal the number of states the "
+                "parameters enable (slew, integral, temperature, bristle, current)",
+                "actdim",
+            )
+    elif gt == GAIN_DCMOTOR or bt == BIAS_DCMOTOR:
+        raise el.error(
+            "gaintype or biastype 'dcmotor' without dyntype 'dcmotor' is not supported by numjoco yet",
+            "gaintype",
+            cls=uns,
+        )
 
     for prm, on in ((gp, gt == GAIN_MUSCLE), (bp, bt == BIAS_MUSCLE)):
         if not on:

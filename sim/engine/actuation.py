@@ -1,10 +1,11 @@
 """Actuation (mj_fwdActuation): act_dot (na,), actuator_force (nu,), qfrc_actuator (nv,) for
-dyntype none/integrator/filter/filterexact/muscle/user and gain/bias fixed/affine/muscle/user (user types as
-MuJoCo computes them with no mjcb_act_dyn / mjcb_act_gain / mjcb_act_bias installed: act_dot 0, gain 1, bias 0)."""
+dyntype none/integrator/filter/filterexact/muscle/dcmotor/user and gain/bias fixed/affine/muscle/dcmotor/user (user
+types as MuJoCo computes them with no mjcb_act_dyn / mjcb_act_gain / mjcb_act_bias installed: act_dot 0, gain 1,
+bias 0).  DC motors (one control input each) compile only for models that have them (F_DCMOTOR)."""
 
 import math
 from sim.jit import njit
-from sim.jit.features import call_if, F_HISTORY
+from sim.jit.features import call_if, F_HISTORY, F_DCMOTOR
 from sim.engine.history import read_delayed_ctrl
 
 from sim.constants import (
@@ -20,11 +21,18 @@ from sim.constants import (
     DYN_FILTER,
     DYN_FILTEREXACT,
     DYN_MUSCLE,
+    DYN_DCMOTOR,
     GAIN_FIXED,
     GAIN_AFFINE,
     GAIN_MUSCLE,
+    GAIN_DCMOTOR,
     BIAS_AFFINE,
     BIAS_MUSCLE,
+    BIAS_DCMOTOR,
+    INPUT_POS,
+    INPUT_VEL,
+    INPUT_FF,
+    INPUT_VOLTAGE,
     TRN_TENDON,
     TRN_JOINT,
     TRN_JOINTINPARENT,
@@ -136,17 +144,203 @@ def muscle_dynamics(ctrl, act, prm):
 
 @njit(cache=True)
 def next_activation(m, d, w, i, adr, act_dot):
-    """Activation after one timestep (exact for filterexact), clamped to actrange, mj_nextActivation."""
+    """Activation after one timestep (exact for filterexact and a DC motor's current and bristle states), clamped
+    to actrange but for DC motors, mj_nextActivation."""
     act = d.act[w][adr]
     h = m.opt[OPT_TIMESTEP]
-    if m.actuator_dyntype[i] == DYN_FILTEREXACT:
+    dt = m.actuator_dyntype[i]
+    if dt == DYN_FILTEREXACT:
         tau = max(MINVAL, m.actuator_dynprm[i, 0])
         act = act + act_dot * tau * (1.0 - math.exp(-h / tau))
+    elif dt == DYN_DCMOTOR:
+        return dcmotor_next_activation(m, d, w, i, adr, act_dot)
     else:
         act = act + act_dot * h
     if m.actuator_actlimited[i]:
         act = _clip(act, m.actuator_actrange[i, 0], m.actuator_actrange[i, 1])
     return act
+
+
+# ------------------------------------------------------------------------------------------
+# DC motor (mjDYN_DCMOTOR / mjGAIN_DCMOTOR / mjBIAS_DCMOTOR; doc/dcmotor): gainprm [R K alpha T0 kp ki kd vmax],
+# dynprm [te didtmax RT C Ta sigma0 sigma1 slewmax imax], biasprm [cog_amp cog_np cog_phase F_C F_S v_S]; states in
+# the order slew, integral, temperature, bristle, current, each present when its parameter is positive
+
+
+@njit(cache=True)
+def dcmotor_slots(dp, gp):
+    """(slew, integral, temperature, bristle, current, count): state offsets (-1 absent), mj_dcmotorSlots."""
+    n = 0
+    slew = integral = temperature = bristle = current = -1
+    if dp[7] > 0:
+        slew = n
+        n += 1
+    if gp[5] > 0:
+        integral = n
+        n += 1
+    if dp[2] > 0:
+        temperature = n
+        n += 1
+    if dp[5] > 0:
+        bristle = n
+        n += 1
+    if dp[0] > 0:
+        current = n
+        n += 1
+    return slew, integral, temperature, bristle, current, n
+
+
+@njit(cache=True)
+def lugre_stribeck(v, fc, fs, vs):
+    """LuGre Stribeck curve g(v) = F_C + (F_S - F_C) exp(-(v / v_S)^2), mj_lugreStribeck."""
+    r = v / max(MINVAL, vs)
+    return fc + (fs - fc) * math.exp(-r * r)
+
+
+@njit(cache=True)
+def dcmotor_next_activation(m, d, w, i, adr, act_dot):
+    """DC motor state adr after one timestep (mj_nextActivation): current exactly (first-order filter), bristle
+    exactly under zero-order hold, integral by Euler clamped to imax, slew and temperature by Euler."""
+    act = d.act[w][adr]
+    h = m.opt[OPT_TIMESTEP]
+    dp = m.actuator_dynprm[i]
+    slew, integral, temperature, bristle, current, n = dcmotor_slots(dp, m.actuator_gainprm[i])
+    off = adr - m.actuator_actadr[i]
+    if off == current:
+        te = max(MINVAL, dp[0])
+        return act + act_dot * te * (1.0 - math.exp(-h / te))
+    if off == bristle:
+        bp = m.actuator_biasprm[i]
+        v = d.actuator_velocity[w][m.actuator_outadr[i]]
+        g = lugre_stribeck(v, bp[3], bp[4], bp[5])
+        a = -dp[5] * abs(v) / max(MINVAL, g)
+        exp_ah = math.exp(a * h)
+        int_h = (exp_ah - 1.0) / a if abs(a) > MINVAL else h
+        return exp_ah * act + int_h * v
+    act = act + act_dot * h
+    if off == integral and dp[8] > 0:
+        act = _clip(act, -dp[8], dp[8])
+    return act
+
+
+@njit(cache=True)
+def slew_limit(u, u_prev, slew_s, h, period, act_dot, adr):
+    """Slew-rate-limited setpoint; writes act_dot[adr] (slewLimit)."""
+    if period > 0:
+        u = wrap_setpoint(u, u_prev, period)
+    slew = slew_s * h
+    u_eff = _clip(u, u_prev - slew, u_prev + slew)
+    act_dot[adr] = (u_eff - u_prev) / h
+    return u_eff
+
+
+@njit(cache=True)
+def dcmotor_voltage(u, spec, length, velocity, x_i, gp):
+    """Terminal voltage from the single control u of input kind spec (dcmotorVoltage): the torque-space PID
+    + feedforward controller as current control (R/K torque + K velocity, clipped to vmax) or the raw voltage."""
+    voltage = 0.0
+    if spec & (INPUT_POS | INPUT_VEL | INPUT_FF):
+        u0 = u if spec & INPUT_POS else 0.0
+        u1 = u if spec & INPUT_VEL else 0.0
+        u2 = u if spec & INPUT_FF else 0.0
+        torque = gp[4] * (u0 - length) + gp[6] * (u1 - velocity) + gp[5] * x_i + u2
+        voltage = gp[0] / gp[1] * torque + gp[1] * velocity
+        if gp[7] > 0:
+            voltage = _clip(voltage, -gp[7], gp[7])
+    return voltage + (u if spec & INPUT_VOLTAGE else 0.0)  # raw voltage: downstream of the controller
+
+
+@njit(cache=True)
+def dcmotor_act_dot(m, d, w, i, ctrl):
+    """act_dot of DC motor i's states (mj_fwdActuation's mjDYN_DCMOTOR case); slew-limits ctrl[i] in place."""
+    act = d.act[w]
+    act_dot = d.act_dot[w]
+    dp = m.actuator_dynprm[i]
+    gp = m.actuator_gainprm[i]
+    adr = m.actuator_actadr[i]
+    last = adr + m.actuator_actnum[i] - 1
+    oadr = m.actuator_outadr[i]
+    velocity = d.actuator_velocity[w][oadr]
+    length = d.actuator_length[w][oadr]
+    R = gp[0]
+    K = gp[1]
+    te = dp[0]
+    if dp[7] > 0:  # slew rate limiting of the setpoint
+        ctrl[i] = slew_limit(ctrl[i], act[adr], dp[7], m.opt[OPT_TIMESTEP], 0.0, act_dot, adr)
+        adr += 1
+    x_i = 0.0
+    if gp[5] > 0:  # integral of the position error, stopped beyond imax
+        x_i = act[adr]
+        e = ctrl[i] - length
+        imax = dp[8]
+        if imax > 0:
+            if x_i >= imax:
+                e = min(e, 0.0)
+            elif x_i <= -imax:
+                e = max(e, 0.0)
+        act_dot[adr] = e
+        adr += 1
+    V = dcmotor_voltage(ctrl[i], m.actuator_ctrlspec[i], length, velocity, x_i, gp)
+    RT = dp[2]
+    if RT > 0:  # temperature rise: dT/dt = (R i^2 - T / RT) / C
+        T = act[adr]
+        R *= 1 + gp[2] * (T + dp[4] - gp[3])
+        current = act[last] if te > 0 else (V - K * velocity) / R
+        act_dot[adr] = (R * current * current - T / RT) / dp[3]
+        adr += 1
+    sigma0 = dp[5]
+    if sigma0 > 0:  # LuGre bristle: dz/dt = v - sigma0 |v| / g(v) z
+        bp = m.actuator_biasprm[i]
+        z = act[adr]
+        g = lugre_stribeck(velocity, bp[3], bp[4], bp[5])
+        a = -sigma0 * abs(velocity) / max(MINVAL, g)
+        act_dot[adr] = a * z + velocity
+        adr += 1
+    if te > 0:  # current: di/dt = (V/R - K/R omega - i) / te, clipped to didtmax
+        i_dot = (V / R - K / R * velocity - act[last]) / te
+        if dp[1] > 0:
+            i_dot = _clip(i_dot, -dp[1], dp[1])
+        act_dot[last] = i_dot
+
+
+@njit(cache=True)
+def dcmotor_gain(m, d, w, i, ctrl):
+    """DC motor i's gain, K with a current state, else K / R (R at the state's temperature); a controller's
+    voltage replaces ctrl[i] (mj_fwdActuation's mjGAIN_DCMOTOR case)."""
+    dp = m.actuator_dynprm[i]
+    gp = m.actuator_gainprm[i]
+    R = gp[0]
+    K = gp[1]
+    slew, integral, temperature, bristle, current, n = dcmotor_slots(dp, gp)
+    adr = m.actuator_actadr[i]
+    if temperature >= 0:
+        T = d.act[w][adr + temperature]
+        R *= 1 + gp[2] * (T + dp[4] - gp[3])
+    gain = K if dp[0] > 0 else K / max(MINVAL, R)
+    spec = m.actuator_ctrlspec[i]
+    if spec != INPUT_VOLTAGE:
+        x_i = d.act[w][adr + integral] if integral >= 0 else 0.0
+        oadr = m.actuator_outadr[i]
+        ctrl[i] = dcmotor_voltage(ctrl[i], spec, d.actuator_length[w][oadr], d.actuator_velocity[w][oadr], x_i, gp)
+    return gain
+
+
+@njit(cache=True)
+def dcmotor_mechanical(m, d, w, force):
+    """Add the DC motors' cogging torque and LuGre friction to force (nu,), after the force limits
+    (mj_fwdActuation)."""
+    for i in range(m.nu):
+        if m.actuator_biastype[i] != BIAS_DCMOTOR or actuator_disabled(m, i):
+            continue
+        bp = m.actuator_biasprm[i]
+        dp = m.actuator_dynprm[i]
+        oadr = m.actuator_outadr[i]
+        if bp[0] != 0:
+            force[oadr] += bp[0] * math.sin(bp[1] * d.actuator_length[w][oadr] + bp[2])
+        if dp[5] > 0:
+            slew, integral, temperature, bristle, current, n = dcmotor_slots(dp, m.actuator_gainprm[i])
+            adr = m.actuator_actadr[i] + bristle
+            force[oadr] -= dp[5] * d.act[w][adr] + dp[6] * d.act_dot[w][adr]
 
 
 @njit(cache=True)
@@ -208,7 +402,7 @@ def actuation(m, d, w):
 @njit(cache=True)
 def fwd_actuation(m, d, w, F):
     """act_dot (na,), actuator_force (nu,), qfrc_actuator (nv,) as mj_fwdActuation; delayed actuators read their
-    history buffers when F has F_HISTORY (F None: no delays)."""
+    history buffers when F has F_HISTORY, DC motors run when F has F_DCMOTOR (F None: neither)."""
     nu = m.nu
     force = d.actuator_force[w]
     qfa = d.qfrc_actuator[w]
@@ -249,6 +443,11 @@ def fwd_actuation(m, d, w, F):
             act_dot[an] = (ctrl[i] - act[an]) / tau
         elif dt == DYN_MUSCLE:
             act_dot[an] = muscle_dynamics(ctrl[i], act[an], m.actuator_dynprm[i])
+        elif dt == DYN_DCMOTOR:
+            for k in range(a, an + 1):
+                act_dot[k] = 0.0
+            if F is not None:
+                _dcmotor_act_dot_if(F, m, d, w, i, ctrl)
         else:
             act_dot[an] = 0.0  # none; user dynamics with no mjcb_act_dyn
     length = d.actuator_length[w]
@@ -268,9 +467,14 @@ def fwd_actuation(m, d, w, F):
             gain = gp[0] + gp[1] * length[i] + gp[2] * vel[i]
         elif gt == GAIN_MUSCLE:
             gain = muscle_gain(length[i], vel[i], m.actuator_lengthrange[i], m.actuator_acc0[i], gp)
+        elif gt == GAIN_DCMOTOR:
+            gain = 0.0
+            if F is not None:
+                gain = _dcmotor_gain_if(F, m, d, w, i, ctrl)
         else:
             gain = 1.0  # user gain with no mjcb_act_gain (mj_fwdActuation)
-        if m.actuator_actnum[i] == 0:
+        # a DC motor without a current state drives with ctrl (its voltage) whatever its other states
+        if m.actuator_actnum[i] == 0 or (gt == GAIN_DCMOTOR and m.actuator_dynprm[i, 0] <= 0):
             u = ctrl[i]
         else:
             aa = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
@@ -289,6 +493,11 @@ def fwd_actuation(m, d, w, F):
             bias = bp[0] + bp[1] * length[i] + bp[2] * vel[i]
         elif bt == BIAS_MUSCLE:
             bias = muscle_bias(length[i], m.actuator_lengthrange[i], m.actuator_acc0[i], bp)
+        elif bt == BIAS_DCMOTOR:
+            # back-EMF of a motor without a current state (with one, it is in the current's ODE)
+            bias = 0.0
+            if m.actuator_dynprm[i, 0] <= 0:
+                bias -= gain * gp[1] * vel[i]
         else:
             bias = 0.0  # none; user bias with no mjcb_act_bias
         force[i] += bias
@@ -314,6 +523,8 @@ def fwd_actuation(m, d, w, F):
     for i in range(nu):
         if m.actuator_forcelimited[i]:
             force[i] = _clip(force[i], m.actuator_forcerange[i, 0], m.actuator_forcerange[i, 1])
+    if F is not None:
+        _dcmotor_mechanical_if(F, m, d, w, force)  # cogging and LuGre friction, not subject to the force limits
     qfa[:] = 0.0
     moment = d.actuator_moment[w]
     rownnz = d.moment_rownnz[w]
@@ -345,3 +556,6 @@ def fwd_actuation(m, d, w, F):
 
 
 _read_delayed_ctrl_if = call_if(F_HISTORY, read_delayed_ctrl)  # delayed actuators only for models with them
+_dcmotor_act_dot_if = call_if(F_DCMOTOR, dcmotor_act_dot)  # DC motors only for models with them
+_dcmotor_gain_if = call_if(F_DCMOTOR, dcmotor_gain, 0.0)
+_dcmotor_mechanical_if = call_if(F_DCMOTOR, dcmotor_mechanical)

@@ -9,7 +9,7 @@ from sim.jit import njit
 from sim.engine.math import d_poly_force, cross, mul_inert_vec, add_to_scl_sparse_inc
 from sim.engine.crb import dot_sparse
 from sim.engine.fluid import uses_ellipsoid, geom_semi_axes, local_velocity, added_mass_momenta
-from sim.engine.actuation import next_activation, actuator_disabled, muscle_gain_length, muscle_length
+from sim.engine.actuation import next_activation, actuator_disabled, muscle_gain_length, muscle_length, dcmotor_slots
 from sim.constants import (
     OPT_DISABLE,
     OPT_INTEGRATOR,
@@ -21,9 +21,15 @@ from sim.constants import (
     DSBL_DAMPER,
     DSBL_ACTUATION,
     DSBL_CLAMPCTRL,
+    OPT_TIMESTEP,
     BIAS_AFFINE,
+    BIAS_DCMOTOR,
     GAIN_AFFINE,
     GAIN_MUSCLE,
+    GAIN_DCMOTOR,
+    INPUT_POS,
+    INPUT_VEL,
+    INPUT_FF,
     DYN_NONE,
     JNT_FREE,
     JNT_BALL,
@@ -139,6 +145,43 @@ def muscle_gain_vel(ln, vel, lr, acc0, prm):
 
 
 @njit(cache=True)
+def dcmotor_resistance(m, d, w, i):
+    """DC motor i's resistance at its temperature state (the nameplate R without a thermal model)."""
+    gp = m.actuator_gainprm[i]
+    dp = m.actuator_dynprm[i]
+    R = gp[0]
+    slew, integral, temperature, bristle, current, n = dcmotor_slots(dp, gp)
+    if temperature >= 0:
+        T = d.act[w][m.actuator_actadr[i] + temperature]
+        R *= 1 + gp[2] * (T + dp[4] - gp[3])
+    return R
+
+
+@njit(cache=True)
+def dcmotor_vel(m, d, w, i):
+    """d force / d velocity of DC motor i's controller (kd through the torque -> voltage map, back-EMF
+    compensation), its current state's back-EMF (through the exact current update) and LuGre's sigma1 damping,
+    as mjd_actuator_vel (Vmax clipping and d a / d v ignored, as there).  Measured on mujoco 3.17.0 (bitwise): the
+    divisions use the resistance at the temperature state, the controller's dV/dw the nameplate R."""
+    dp = m.actuator_dynprm[i]
+    gp = m.actuator_gainprm[i]
+    te = dp[0]
+    out = 0.0
+    dvdw = 0.0
+    R = max(MINVAL, dcmotor_resistance(m, d, w, i))
+    if m.actuator_ctrlspec[i] & (INPUT_POS | INPUT_VEL | INPUT_FF):
+        dvdw = -gp[6] * max(MINVAL, gp[0]) / gp[1] + gp[1]  # the controller maps with the nameplate R
+    if te > 0:
+        s = 1.0 - math.exp(-m.opt[OPT_TIMESTEP] / te)
+        out += gp[1] * (dvdw - gp[1]) * s / R
+    elif dvdw != 0.0:
+        out += gp[1] * dvdw / R
+    if dp[6] > 0:
+        out -= dp[6]
+    return out
+
+
+@njit(cache=True)
 def actuator_vel(m, d, w, qd):
     """qDeriv += sum_i moment_i' (d force_i / d velocity) moment_i (affine gain/bias kv, muscle FV slope)."""
     if int(m.opt[OPT_DISABLE]) & DSBL_ACTUATION:
@@ -159,6 +202,10 @@ def actuator_vel(m, d, w, qd):
         gain_vel = 0.0
         if m.actuator_biastype[i] == BIAS_AFFINE:
             bias_vel = m.actuator_biasprm[i, 2]
+        elif m.actuator_biastype[i] == BIAS_DCMOTOR:
+            if m.actuator_dynprm[i, 0] <= 0:  # back-EMF of a motor without a current state
+                K = m.actuator_gainprm[i, 1]
+                bias_vel -= K * K / max(MINVAL, dcmotor_resistance(m, d, w, i))
         if m.actuator_gaintype[i] == GAIN_AFFINE:
             gain_vel = m.actuator_gainprm[i, 2]
         elif m.actuator_gaintype[i] == GAIN_MUSCLE:
@@ -169,6 +216,8 @@ def actuator_vel(m, d, w, qd):
                 m.actuator_acc0[i],
                 m.actuator_gainprm[i],
             )
+        elif m.actuator_gaintype[i] == GAIN_DCMOTOR:
+            bias_vel += dcmotor_vel(m, d, w, i)
         if gain_vel != 0.0:
             if m.actuator_dyntype[i] == DYN_NONE:
                 # the clamped control, as the forward actuation uses it (mujoco 3.17)

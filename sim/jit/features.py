@@ -45,6 +45,7 @@ from sim.constants import (
     SENS_RANGEFINDER,
     GEOM_MESH,
     RAYDATA_NORMAL,
+    GAIN_DCMOTOR,
 )
 
 (
@@ -70,7 +71,8 @@ from sim.constants import (
     F_LIBCCD,
     F_TACTILE,
     F_RAYNORMAL,
-) = range(22)
+    F_DCMOTOR,
+) = range(23)
 NAMES = (
     "collision beyond primitive pairs",
     "implicit integrators",
@@ -94,6 +96,7 @@ NAMES = (
     "libccd convex collisions (nativeccd disabled)",
     "tactile sensors",
     "rangefinder normals on meshes and height fields",
+    "DC motor actuators",
 )
 FULL = (True,) * len(NAMES)
 NO_FEATURES = (None,) * len(NAMES)
@@ -156,7 +159,14 @@ def needs_raynormal(m):
 
 
 # the model fields besides m.opt that features() reads and a foreign model (mujoco.MjModel) may change between calls
-TYPE_FIELDS = ("geom_type", "actuator_trntype", "actuator_trnid", "sensor_type", "sensor_intprm")
+TYPE_FIELDS = (
+    "geom_type",
+    "actuator_trntype",
+    "actuator_trnid",
+    "actuator_gaintype",
+    "sensor_type",
+    "sensor_intprm",
+)
 
 
 def features(m, collide2=None, on=()):
@@ -194,6 +204,7 @@ def features(m, collide2=None, on=()):
         c2 and bool(int(opt.disableflags) & DSBL_NATIVECCD),
         bool(np.any(np.asarray(getattr(m, "sensor_type", np.zeros(0))) == SENS_TACTILE)),
         needs_raynormal(m),
+        bool(np.any(np.asarray(m.actuator_gaintype) == GAIN_DCMOTOR)),
     )
     return tuple(True if x or i in on else None for i, x in enumerate(flags))
 
