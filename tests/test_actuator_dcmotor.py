@@ -95,6 +95,12 @@ CASES = [
         '<dcmotor joint="h2" motorconst="0.1" resistance="1" controller="2 1 0.05 3" input="pos" ctrlrange="-1 1"/>',
     ),
     (
+        "integral_windup_vmax",
+        "",
+        '<dcmotor joint="h2" motorconst="0.1" resistance="1" inductance="0 0.002" controller="3 30 0.05 0 0.02 6"'
+        ' input="pos" ctrlrange="-1 1"/>',
+    ),
+    (
         "defaults",
         '<default class="m"><dcmotor motorconst="0.07" resistance="1.1" inductance="0.002" thermal="1 3"'
         ' controller="0.5 0 0.02" input="pos" saturation="1"/>'
@@ -192,6 +198,45 @@ def test_dcmotor_states_move():
     md.ctrl[:] = 0.3
     mujoco.mj_step(m, md, 100)
     assert np.all(md.act != 0)
+
+
+def _bindings(case):
+    """mujoco's trajectory of a case (as run_pair drives it): how many (step, actuator) pairs had the force limit,
+    the slew limit, the integral clamp imax and the current rate limit didtmax binding."""
+    m = mujoco.MjModel.from_xml_string(_xml(*case))
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(7)
+    d.qvel[:] = rng.standard_normal(m.nv) * 0.5
+    out = dict(force=0, slew=0, imax=0, didt=0)
+    for t in range(250):
+        if t % 10 == 0:
+            ctrl = _ctrl(m, rng)
+        d.ctrl[:] = ctrl
+        mujoco.mj_step(m, d)
+        for i in range(m.nu):
+            if m.actuator_dyntype[i] != mujoco.mjtDyn.mjDYN_DCMOTOR:
+                continue
+            dp, gp, adr = m.actuator_dynprm[i], m.actuator_gainprm[i], m.actuator_actadr[i]
+            if m.actuator_forcelimited[i]:
+                out["force"] += abs(abs(d.actuator_force[i]) - m.actuator_forcerange[i, 1]) < 1e-12
+            if dp[7] > 0:
+                out["slew"] += abs(abs(d.act_dot[adr]) - dp[7]) < 1e-9
+            if dp[8] > 0 and gp[5] > 0:
+                out["imax"] += abs(d.act[adr + int(dp[7] > 0)]) >= dp[8] - 1e-12
+            if dp[1] > 0 and dp[0] > 0:
+                out["didt"] += abs(abs(d.act_dot[adr + m.actuator_actnum[i] - 1]) - dp[1]) < 1e-9
+    return out
+
+
+def test_dcmotor_cases_bind_the_limits():
+    """The cases above drive the force limit, the slew limit, the integral clamp and the current rate limit into
+    action (so the trajectories compare those branches too)."""
+    cases = {c[0]: c[1:] for c in CASES}
+    total = dict(force=0, slew=0, imax=0, didt=0)
+    for name in ("motorconst_pair_inductance_saturation", "controller_pos_full", "integral_windup_vmax", "defaults"):
+        for k, v in _bindings(cases[name]).items():
+            total[k] += v
+    assert all(v >= 10 for v in total.values()), total
 
 
 REFUSED = [
