@@ -51,20 +51,27 @@ def current_mode():
 
 
 def _link_closure(libraries):
-    """`libraries` and, through every lazy library among them, its callees' libraries, each once (depth first,
-    in linking order).  An eager library's module already holds its own callees (numba's finalize)."""
+    """`libraries` and, through every lazy library among them, its callees' libraries, each once, every library
+    after all the libraries that list it (reverse post-order).  An eager library's module already holds its own
+    callees (numba's finalize).
+
+    The order matters: a callee's functions come in as linkonce_odr (numba's _get_module_for_linking), which LLVM
+    links only when the module linked so far calls them.  A library listed by one that does not call it (a call
+    typed in a branch the feature set prunes: sim/jit/features.py call_either) and linked before the library that
+    does call it would bring nothing, and the later call would stay an undefined symbol."""
     out, seen = [], set()
 
     def visit(lib):
         if lib not in seen:
             seen.add(lib)
-            out.append(lib)
             if isinstance(lib, _LazyLibrary):
                 for callee in lib._linking_libraries:
                     visit(callee)
+            out.append(lib)
 
     for lib in libraries:
         visit(lib)
+    out.reverse()
     return out
 
 
