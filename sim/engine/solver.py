@@ -33,15 +33,15 @@ import numpy as np
 from llvmlite import ir as llir
 from numba import types
 from numba.core import cgutils
-from numba.extending import intrinsic
+from numba.extending import intrinsic, overload
 
 from sim.jit import njit
-from sim.jit.simd import LANES, LaneArrayType, vec, where, any_true, all_true
+from sim.jit.simd import LANES, LaneArrayType, vec, where, any_true, all_true, lnot
 
 from sim.constants import NISLAND, MJ_NSOLVER
 from sim.engine.island import island
 from sim.engine.crb import dot_sparse_off
-from sim.jit.features import call_if, F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC, F_NOSLIP
+from sim.jit.features import call_if, call_either, F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC, F_NOSLIP
 from sim.engine.com import is_sparse
 from sim.engine import solver_sparse as _sp
 from sim.engine.solver_sparse import has_lists
@@ -317,14 +317,14 @@ def chol_solve(a, n, b, x):
 @njit(cache=True)
 def chol_update(a, x, n, plus):
     """Rank-1 update (plus) or downdate of the lower Cholesky factor in a by x (n,), x overwritten; returns
-    the rank, diagonal clamped to MINVAL (mju_cholUpdate)."""
+    the rank, diagonal clamped to MINVAL (mju_cholUpdate).  plus: a bool, or a Mask (update or downdate per lane)."""
     rank = n
     for k in range(n):
         xk = x[k]
         nz = xk != 0.0
         if any_true(nz):
             Lkk = a[k, k]
-            t = Lkk * Lkk + (xk * xk if plus else -xk * xk)
+            t = Lkk * Lkk + where(plus, xk * xk, -xk * xk)
             low = t < MINVAL
             t = where(low, MINVAL, t)
             rank = rank - where(nz & low, 1, 0)
@@ -333,12 +333,15 @@ def chol_update(a, x, n, plus):
             cinv = 1.0 / c
             s = xk / Lkk
             a[k, k] = where(nz, r, Lkk)
-            if plus:
+            if all_true(plus):
                 for i in range(k + 1, n):
                     a[i, k] = where(nz, (a[i, k] + s * x[i]) * cinv, a[i, k])
-            else:
+            elif not any_true(plus):
                 for i in range(k + 1, n):
                     a[i, k] = where(nz, (a[i, k] - s * x[i]) * cinv, a[i, k])
+            else:
+                for i in range(k + 1, n):
+                    a[i, k] = where(nz, where(plus, (a[i, k] + s * x[i]) * cinv, (a[i, k] - s * x[i]) * cinv), a[i, k])
             for i in range(k + 1, n):
                 x[i] = where(nz, c * x[i] - s * a[i, k], x[i])
     return rank
@@ -520,19 +523,20 @@ def inertia_scale(m, d, w, dofs, nv):
 
 
 @njit(cache=True)
-def _save_stats(d, w, isl, it, improvement, gradient, lineslope, nactive, nchange, neval, nupdate):
-    """Store one iteration's mjSolverStat of island isl (-1: monolithic, stored as island 0) (saveStats)."""
+def _save_stats(d, w, isl, it, improvement, gradient, lineslope, nactive, nchange, neval, nupdate, act):
+    """Store one iteration's mjSolverStat of island isl (-1: monolithic, stored as island 0) (saveStats), in the
+    lanes act (True for one world)."""
     isl = max(isl, 0)
     if isl >= NISLAND or it >= MJ_NSOLVER:
         return
     k = isl * MJ_NSOLVER + it
-    d.solver_improvement[w, k] = improvement
-    d.solver_gradient[w, k] = gradient
-    d.solver_lineslope[w, k] = lineslope
-    d.solver_nactive[w, k] = nactive
-    d.solver_nchange[w, k] = nchange
-    d.solver_neval[w, k] = neval
-    d.solver_nupdate[w, k] = nupdate
+    d.solver_improvement[w, k] = where(act, improvement, d.solver_improvement[w, k])
+    d.solver_gradient[w, k] = where(act, gradient, d.solver_gradient[w, k])
+    d.solver_lineslope[w, k] = where(act, lineslope, d.solver_lineslope[w, k])
+    d.solver_nactive[w, k] = where(act, nactive, d.solver_nactive[w, k])
+    d.solver_nchange[w, k] = where(act, nchange, d.solver_nchange[w, k])
+    d.solver_neval[w, k] = where(act, neval, d.solver_neval[w, k])
+    d.solver_nupdate[w, k] = where(act, nupdate, d.solver_nupdate[w, k])
 
 
 @njit(cache=True)
@@ -1446,7 +1450,7 @@ def sol_pgs(m, d, w, maxiter, nesterov, isl, lst, F):
             improvement -= change
         nactive, nchange = _dual_state(m, d, w, rows, ne, nf, nefc)
         improvement *= scale
-        _save_stats(d, w, isl, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+        _save_stats(d, w, isl, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0, True)
         if nesterov:
             restart = False
             if it > 0:
@@ -1609,7 +1613,9 @@ def sol_noslip(m, d, w, maxiter, isl, lst, F):
         nactive, nchange = _dual_state(m, d, w, rows, ne, nf, nefc)
         improvement *= scale
         if stat < NISLAND:
-            _save_stats(d, w, isl, it + d.solver_niter_island[w, stat], improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+            _save_stats(
+                d, w, isl, it + d.solver_niter_island[w, stat], improvement, 0.0, 0.0, nactive, nchange, 0, 0, True
+            )
         it += 1
         if improvement < tol:
             break
@@ -1667,20 +1673,88 @@ _noslip = call_if(F_NOSLIP, njit(cache=True)(noslip_impl), False)
 # ------------------------------------------------------------------------------------------------
 # primal solvers (mj_solPrimal) on an island context
 #
-# ctx = (J, D, R, floss, aref, typ, eid, force, state, qfs, qas, qacc, qfc, dofs, ne, nf, nefc, nv, rows): the
-# island's efc rows 0..nefc-1 (J (rows, >= nv) dense block, D, R, frictionloss, aref, type, id, force, state)
+# ctx = (J, D, R, floss, aref, typ, eid, force, state, qfs, qas, qacc, qfc, dofs, ne, nf, nefc, nv, rows, nrow):
+# the island's efc rows 0..nefc-1 (J (rows, >= nv) dense block, D, R, frictionloss, aref, type, id, force, state)
 # and dofs 0..nv-1 (qfrc_smooth, qacc_smooth, qacc, qfrc_constraint; dofs[ii] = global dof), contiguous as
-# MuJoCo's mjPrimalContext.  Work vectors are rows of scr_slv_nv / scr_slv_efc, local indices.
+# MuJoCo's mjPrimalContext.  Work vectors are rows of scr_slv_nv / scr_slv_efc, local indices.  nrow: each lane's
+# own row count (nefc for one world; a block's rows run to its largest, the others' extra rows inert).
+#
+# The solvers without elliptic cones are lane-safe (sim/jit/simd.py): branches on the state are selects and
+# lane-masked loops, so the same source runs one world or a block of worlds, each lane's numbers the world's.
+
+
+# MuJoCo's sparse mode (mj_isSparse, feature F_SPARSE) with the rows' structural lists kept in the Data; the sparse
+# products and factors below read scr_slv_Jind / scr_slv_L inside their stubs, so a feature set without F_SPARSE
+# (the block solver's) never types them
+@njit(cache=True)
+def _spj_impl(m, d):
+    return is_sparse(m) and has_lists(m, d, True)
+
+
+_spj = call_if(F_SPARSE, _spj_impl, False)
+
+
+def _mul_j_sparse_dw(d, w, J, rmap, x, out, nefc):
+    _sp.mul_j_sparse(J, d.scr_slv_Jind[w], rmap, x, out, nefc)
+
+
+def _mul_jt_lanes_dw(d, w, J, rmap, f, out, nefc, nv):
+    _sp.mul_jt_lanes(J, d.scr_slv_Jind[w], rmap, f, out, nefc, nv, d.scr_slv_nv[w, _CHOLUPD : _CHOLUPD + 7])
+
+
+def _factor_sparse_dw(d, w, nv):
+    return _sp.chol_factor_sparse(d.scr_slv_H[w], d.scr_slv_L[w], nv, MINVAL)
+
+
+def _update_sparse_dw(d, w, L, x, nv, plus):
+    return _sp.chol_update_sparse(L, d.scr_slv_L[w], x, nv, plus)
+
+
+def _solve_sparse_dw(d, w, H, nv, g, mg):
+    _sp.chol_solve_sparse(H, d.scr_slv_L[w], nv, g, mg)
+
+
+_mul_j_dw = call_if(F_SPARSE, njit(cache=True)(_mul_j_sparse_dw))
+_mul_jt_dw = call_if(F_SPARSE, njit(cache=True)(_mul_jt_lanes_dw))
+_factor_dw = call_if(F_SPARSE, njit(cache=True)(_factor_sparse_dw), 0)
+_update_dw = call_if(F_SPARSE, njit(cache=True)(_update_sparse_dw), 0)
+_solve_dw = call_if(F_SPARSE, njit(cache=True)(_solve_sparse_dw))
 
 
 @njit(cache=True)
-def _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F):
-    """force, state, qfrc_constraint, cost incl. Gauss (PrimalUpdateConstraint); returns (cost, gauss,
-    nactive, ncone).  spj: J's row lists are in scr_slv_Jind (sparse products)."""
-    J, D, R, floss, aref, typ, eid, force, state, qfs, qas, qacc, qfc, dofs, ne, nf, nefc, nv, rmap = ctx
-    Jaref = d.scr_slv_efc[w, _JAREF]
+def constraint_update_pyramidal(jar, D, R, floss, force, state, ne, nf, nefc):
+    """constraint_update for rows without elliptic cones, lane-safe (each row's branches as selects, the same
+    numbers); returns the cost (mj_constraintUpdate_impl)."""
+    s = 0.0
+    for i in range(nefc):
+        force[i] = -D[i] * jar[i]
+    for i in range(ne):
+        s += 0.5 * D[i] * jar[i] * jar[i]
+        state[i] = CNSTRSTATE_QUADRATIC
+    for i in range(ne, ne + nf):
+        neg = jar[i] <= -R[i] * floss[i]
+        pos = lnot(neg) & (jar[i] >= R[i] * floss[i])
+        s = where(
+            neg,
+            s + (-0.5 * R[i] * floss[i] * floss[i] - floss[i] * jar[i]),
+            where(pos, s + (-0.5 * R[i] * floss[i] * floss[i] + floss[i] * jar[i]), s + 0.5 * D[i] * jar[i] * jar[i]),
+        )
+        force[i] = where(neg, floss[i], where(pos, -floss[i], force[i]))
+        state[i] = where(neg, CNSTRSTATE_LINEARNEG, where(pos, CNSTRSTATE_LINEARPOS, CNSTRSTATE_QUADRATIC))
+    for i in range(ne + nf, nefc):
+        sat = jar[i] >= 0
+        force[i] = where(sat, 0.0, force[i])
+        state[i] = where(sat, CNSTRSTATE_SATISFIED, CNSTRSTATE_QUADRATIC)
+        s = where(sat, s, s + 0.5 * D[i] * jar[i] * jar[i])
+    return s
+
+
+@njit(cache=True)
+def _constraint_rows_cone(m, d, w, ctx, flg_cone):
+    """Every row's force / state and the cost, elliptic cones included; (cost, nactive, ncone)."""
+    J, D, R, floss, aref, typ, eid, force, state, qfs, qas, qacc, qfc, dofs, ne, nf, nefc, nv, rmap, _ = ctx
     cost = constraint_update(
-        Jaref,
+        d.scr_slv_efc[w, _JAREF],
         D,
         R,
         floss,
@@ -1697,16 +1771,49 @@ def _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F):
         nefc,
         flg_cone,
     )
-    if spj:
-        # mju_mulMatVecSparse on J's transpose (PrimalUpdateConstraint, sparse)
-        _mul_jt_lanes(F, J, d.scr_slv_Jind[w], rmap, force, qfc, nefc, nv, d.scr_slv_nv[w, _CHOLUPD : _CHOLUPD + 7])
-    else:
-        mul_jt(J, force, qfc, nefc, nv)
     nactive = 0
     ncone = 0
     for i in range(nefc):
         nactive += state[i] != CNSTRSTATE_SATISFIED
         ncone += state[i] == CNSTRSTATE_CONE
+    return cost, nactive, ncone
+
+
+@njit(cache=True)
+def _constraint_rows_pyramidal(m, d, w, ctx, flg_cone):
+    """Every row's force / state and the cost without elliptic cones (lane-safe); (cost, nactive, 0)."""
+    D, R, floss, force, state, ne, nf, nefc = ctx[1], ctx[2], ctx[3], ctx[7], ctx[8], ctx[14], ctx[15], ctx[16]
+    cost = constraint_update_pyramidal(d.scr_slv_efc[w, _JAREF], D, R, floss, force, state, ne, nf, nefc)
+    nactive = 0
+    for i in range(nefc):
+        nactive += where(state[i] != CNSTRSTATE_SATISFIED, 1, 0)
+    return cost, nactive, 0
+
+
+_constraint_rows = call_either(F_ELLIPTIC, _constraint_rows_cone, _constraint_rows_pyramidal)
+
+
+@njit(cache=True)
+def _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F):
+    """force, state, qfrc_constraint, cost incl. Gauss (PrimalUpdateConstraint); returns (cost, gauss,
+    nactive, ncone).  spj: J's row lists are in scr_slv_Jind (sparse products)."""
+    J, force, qfs, qas, qacc, qfc, nefc, nv, rmap = (
+        ctx[0],
+        ctx[7],
+        ctx[9],
+        ctx[10],
+        ctx[11],
+        ctx[12],
+        ctx[16],
+        ctx[17],
+        ctx[18],
+    )
+    cost, nactive, ncone = _constraint_rows(F, m, d, w, ctx, flg_cone)
+    if spj:
+        # mju_mulMatVecSparse on J's transpose (PrimalUpdateConstraint, sparse)
+        _mul_jt_dw(F, d, w, J, rmap, force, qfc, nefc, nv)
+    else:
+        mul_jt(J, force, qfc, nefc, nv)
     Ma = d.scr_slv_nv[w, _MA]
     gauss = 0.0
     for i in range(nv):
@@ -1726,17 +1833,19 @@ def _make_hessian(m, d, w, ctx):
         for k in range(i + 1):
             Hi[k] = 0.0
     for r in range(nefc):
-        if state[r] != CNSTRSTATE_QUADRATIC:
+        q = state[r] == CNSTRSTATE_QUADRATIC
+        if not any_true(q):
             continue
         Dr = D[r]
         Jr = J[r]
         for i in range(nv):
             t = Jr[i]
-            if t != 0.0:
+            nz = q & (t != 0.0)
+            if any_true(nz):
                 scl = t * Dr
                 Hi = H[i]
                 for k in range(i + 1):
-                    Hi[k] += Jr[k] * scl
+                    Hi[k] = where(nz, Hi[k] + Jr[k] * scl, Hi[k])
     rowadr, rownnz, colind = m.M_rowadr, m.M_rownnz, m.M_colind
     for ii in range(nv):
         i = dofs[ii]
@@ -1768,15 +1877,12 @@ def _make_hessian_sparse_impl(m, d, w, ctx, pattern):
 
 
 _make_hessian_sparse = call_if(F_SPARSE, njit(cache=True)(_make_hessian_sparse_impl))
-_factor_sp = call_if(F_SPARSE, _sp.chol_factor_sparse, 0)
-_update_sp = call_if(F_SPARSE, _sp.chol_update_sparse, 0)
-_solve_sp = call_if(F_SPARSE, _sp.chol_solve_sparse)
 _is_sparse = call_if(F_SPARSE, is_sparse, False)
+_update_sp = call_if(F_SPARSE, _sp.chol_update_sparse, 0)
 _local_lists = call_if(F_SPARSE, _sp.local_lists)
 _global_lists = call_if(F_SPARSE, _sp.global_lists)
 _mul_j_sp = call_if(F_SPARSE, _sp.mul_j_sparse)
 _mul_jt_sp = call_if(F_SPARSE, _sp.mul_jt_sparse)
-_mul_jt_lanes = call_if(F_SPARSE, _sp.mul_jt_lanes)
 
 
 @njit(cache=True)
@@ -1838,7 +1944,7 @@ def _factorize_hessian(m, d, w, ctx, ncone, recompute, F, sparse):
     if sparse:
         if recompute:
             _make_hessian_sparse(F, m, d, w, ctx, False)
-        _factor_sp(F, d.scr_slv_H[w], d.scr_slv_L[w], ctx[17], MINVAL)
+        _factor_dw(F, d, w, ctx[17])
     else:
         if recompute:
             _make_hessian(m, d, w, ctx)
@@ -1849,31 +1955,48 @@ def _factorize_hessian(m, d, w, ctx, ncone, recompute, F, sparse):
 
 
 @njit(cache=True)
-def _hessian_incremental(m, d, w, ctx, ncone, F, sparse):
+def _hessian_incremental(m, d, w, ctx, ncone, F, sparse, act):
     """Rank-1 up/downdate the factor for every row that entered / left the quadratic state, refactorising
     when a downdate loses rank; then the cones (HessianIncremental).  Returns nupdate: the rank-1 updates made
-    (nefc when refactorised), plus the cone updates."""
+    (the row count ctx[19] when refactorised), plus the cone updates.
+
+    act: the lanes to update (True for one world).  A lane that loses rank takes no further update and is
+    refactorised from H after the rows (for one world: at once, as MuJoCo), the other lanes' factors kept."""
     J, D, state, nefc, nv = ctx[0], ctx[1], ctx[8], ctx[16], ctx[17]
     oldstate = d.scr_slv_int[w, _OLDSTATE]
     L = d.scr_slv_H[w]
     x = d.scr_slv_nv[w, _CHOLUPD]
     nupdate = 0
+    refac = lnot(act)
     for r in range(nefc):
-        was = oldstate[r] == CNSTRSTATE_QUADRATIC
         now = state[r] == CNSTRSTATE_QUADRATIC
-        if was == now:
+        ch = lnot(refac) & ((oldstate[r] == CNSTRSTATE_QUADRATIC) != now)
+        if not any_true(ch):
             continue
         s = math.sqrt(D[r])
         Jr = J[r]
         for k in range(nv):
-            x[k] = Jr[k] * s
+            x[k] = where(ch, Jr[k] * s, 0.0)
         if sparse:
-            rank = _update_sp(F, L, d.scr_slv_L[w], x, nv, now)
+            rank = _update_dw(F, d, w, L, x, nv, now)
         else:
             rank = chol_update(L, x, nv, now)
-        nupdate += 1
-        if rank < nv:
-            return nefc + _factorize_hessian(m, d, w, ctx, ncone, True, F, sparse)
+        nupdate = where(ch, nupdate + 1, nupdate)
+        refac = refac | (ch & (rank < nv))
+    refac = act & refac
+    if any_true(refac):
+        if all_true(refac):
+            return ctx[19] + _factorize_hessian(m, d, w, ctx, ncone, True, F, sparse)
+        # some lanes: refactor the block, keep the others' factors (the cone copy is free without cones)
+        Lc = d.scr_slv_Hc[w]
+        for i in range(nv):
+            for k in range(i + 1):
+                Lc[i, k] = L[i, k]
+        _factorize_hessian(m, d, w, ctx, ncone, True, F, sparse)
+        for i in range(nv):
+            for k in range(i + 1):
+                L[i, k] = where(refac, L[i, k], Lc[i, k])
+        nupdate = where(refac, ctx[19], nupdate)
     if ncone:
         nupdate += _hessian_cone_if(F, m, d, w, ctx, F, sparse)
     return nupdate
@@ -1887,7 +2010,7 @@ def _update_mgrad(m, d, w, ctx, newton, ncone, F, sparse):
     mg = d.scr_slv_nv[w, _MGRAD]
     if newton:
         if sparse:
-            _solve_sp(F, d.scr_slv_Hc[w] if ncone else d.scr_slv_H[w], d.scr_slv_L[w], nv, g, mg)
+            _solve_dw(F, d, w, d.scr_slv_Hc[w] if ncone else d.scr_slv_H[w], nv, g, mg)
         else:
             chol_solve(d.scr_slv_Hc[w] if ncone else d.scr_slv_H[w], nv, g, mg)
     else:
@@ -1898,26 +2021,30 @@ def _update_mgrad(m, d, w, ctx, newton, ncone, F, sparse):
 
 @njit(cache=True)
 def _friction_cost(x, f, Rf, D):
-    """Huber cost of one friction-loss row at x (frictionCost)."""
-    if -Rf < x and x < Rf:
-        return 0.5 * D * x * x
-    elif x <= -Rf:
-        return f * (-0.5 * Rf - x)
-    return f * (-0.5 * Rf + x)
+    """Huber cost of one friction-loss row at x (frictionCost), lane-safe."""
+    mid = (-Rf < x) & (x < Rf)
+    lo = x <= -Rf
+    return where(mid, 0.5 * D * x * x, where(lo, f * (-0.5 * Rf - x), f * (-0.5 * Rf + x)))
 
 
 @njit(cache=True)
 def _friction_cost_dif(start, x, f, Rf, D):
-    """cost(x) - cost(start) of one friction-loss row (frictionCostDif)."""
-    s0 = 0 if (-Rf < start and start < Rf) else (-1 if start <= -Rf else 1)
-    s1 = 0 if (-Rf < x and x < Rf) else (-1 if x <= -Rf else 1)
-    if s0 == 0 and s1 == 0:
-        return 0.5 * D * (x - start) * (x + start)
-    if s0 == -1 and s1 == -1:
-        return f * (start - x)
-    if s0 == 1 and s1 == 1:
-        return f * (x - start)
-    return _friction_cost(x, f, Rf, D) - _friction_cost(start, f, Rf, D)
+    """cost(x) - cost(start) of one friction-loss row (frictionCostDif), lane-safe."""
+    s0 = where((-Rf < start) & (start < Rf), 0, where(start <= -Rf, -1, 1))
+    s1 = where((-Rf < x) & (x < Rf), 0, where(x <= -Rf, -1, 1))
+    return where(
+        (s0 == 0) & (s1 == 0),
+        0.5 * D * (x - start) * (x + start),
+        where(
+            (s0 == -1) & (s1 == -1),
+            f * (start - x),
+            where(
+                (s0 == 1) & (s1 == 1),
+                f * (x - start),
+                _friction_cost(x, f, Rf, D) - _friction_cost(start, f, Rf, D),
+            ),
+        ),
+    )
 
 
 @njit(cache=True)
@@ -1976,13 +2103,14 @@ _elliptic_cost_dif_if = call_if(F_ELLIPTIC, _elliptic_cost_dif, 0.0)
 
 
 @njit(cache=True)
-def _primal_prepare(m, d, w, ctx, qg):
-    """Per-row quadratics quad (3 nefc (+6),) and Gauss coefficients qg[1:3] along search (PrimalPrepare)."""
+def _primal_prepare_cone(m, d, w, ctx):
+    """Per-row quadratics quad (3 nefc (+6),) and the Gauss coefficients (qg1, qg2) along search, elliptic cones
+    included (PrimalPrepare)."""
     D, typ, eid, qfs, nefc, nv = ctx[1], ctx[5], ctx[6], ctx[9], ctx[16], ctx[17]
     sv = d.scr_slv_nv[w]
     v = sv[_SEARCH]
-    qg[1] = _dot(v, sv[_MA], nv) - _dot(qfs, v, nv)
-    qg[2] = 0.5 * _dot(v, sv[_MV], nv)
+    qg1 = _dot(v, sv[_MA], nv) - _dot(qfs, v, nv)
+    qg2 = 0.5 * _dot(v, sv[_MV], nv)
     Jv, Jaref = d.scr_slv_efc[w, _JV], d.scr_slv_efc[w, _JAREF]
     quad = d.scr_slv_quad[w]
     cdim, cmu, cfr = d.contact_dim[w], d.contact_mu[w], d.contact_friction[w]
@@ -2023,24 +2151,48 @@ def _primal_prepare(m, d, w, ctx, qg):
         quad[q] *= 0.5
         quad[q + 2] *= 0.5
         i += step
+    return qg1, qg2
 
 
 @njit(cache=True)
-def _primal_eval(m, d, w, ctx, qg, alpha, F):
-    """(cost(alpha) - cost(0), d/dalpha, d2/dalpha2) along the search direction (PrimalEval)."""
+def _primal_prepare_pyramidal(m, d, w, ctx):
+    """_primal_prepare_cone without elliptic cones (lane-safe)."""
+    D, qfs, nefc, nv = ctx[1], ctx[9], ctx[16], ctx[17]
+    sv = d.scr_slv_nv[w]
+    v = sv[_SEARCH]
+    qg1 = _dot(v, sv[_MA], nv) - _dot(qfs, v, nv)
+    qg2 = 0.5 * _dot(v, sv[_MV], nv)
+    Jv, Jaref = d.scr_slv_efc[w, _JV], d.scr_slv_efc[w, _JAREF]
+    quad = d.scr_slv_quad[w]
+    for i in range(nefc):
+        q = 3 * i
+        DJ0 = D[i] * Jaref[i]
+        quad[q] = (Jaref[i] * DJ0) * 0.5
+        quad[q + 1] = Jv[i] * DJ0
+        quad[q + 2] = (Jv[i] * D[i] * Jv[i]) * 0.5
+    return qg1, qg2
+
+
+_primal_prepare = call_either(F_ELLIPTIC, _primal_prepare_cone, _primal_prepare_pyramidal)
+
+
+@njit(cache=True)
+def _primal_eval_cone(m, d, w, ctx, qg1, qg2, alpha, F):
+    """(cost(alpha) - cost(0), d/dalpha, d2/dalpha2) along the search direction, elliptic cones included
+    (PrimalEval)."""
     D, R, floss, typ, eid, ne, nf, nefc = ctx[1], ctx[2], ctx[3], ctx[5], ctx[6], ctx[14], ctx[15], ctx[16]
     Jv, Jaref = d.scr_slv_efc[w, _JV], d.scr_slv_efc[w, _JAREF]
     quad = d.scr_slv_quad[w]
     cdim, cmu = d.contact_dim[w], d.contact_mu[w]
-    cost = 0.0
-    d0 = 0.0
-    d1 = 0.0
     t0 = 0.0
-    t1 = qg[1]
-    t2 = qg[2]
+    t1 = qg1
+    t2 = qg2
     for i in range(ne):
         t1 += quad[3 * i + 1]
         t2 += quad[3 * i + 2]
+    cost = 0.0
+    d0 = 0.0
+    d1 = 0.0
     for i in range(ne, ne + nf):
         start = Jaref[i]
         dr = Jv[i]
@@ -2049,13 +2201,10 @@ def _primal_eval(m, d, w, ctx, qg, alpha, F):
         Di = D[i]
         Rf = R[i] * f
         cost += _friction_cost_dif(start, x, f, Rf, Di)
-        if -Rf < x and x < Rf:
-            d0 += Di * x * dr
-            d1 += Di * dr * dr
-        elif x <= -Rf:
-            d0 += -f * dr
-        else:
-            d0 += f * dr
+        mid = (-Rf < x) & (x < Rf)
+        lo = x <= -Rf
+        d0 = where(mid, d0 + Di * x * dr, where(lo, d0 + -f * dr, d0 + f * dr))
+        d1 = where(mid, d1 + Di * dr * dr, d1)
     i = ne + nf
     while i < nefc:
         if typ[i] == CNSTR_CONTACT_ELLIPTIC:
@@ -2104,111 +2253,255 @@ def _primal_eval(m, d, w, ctx, qg, alpha, F):
     return cost, d0, d1
 
 
+@njit(cache=True)
+def _primal_eval_pyramidal(m, d, w, ctx, qg1, qg2, alpha, F):
+    """_primal_eval_cone without elliptic cones (lane-safe)."""
+    D, R, floss, ne, nf, nefc = ctx[1], ctx[2], ctx[3], ctx[14], ctx[15], ctx[16]
+    Jv, Jaref = d.scr_slv_efc[w, _JV], d.scr_slv_efc[w, _JAREF]
+    quad = d.scr_slv_quad[w]
+    t0 = 0.0
+    t1 = qg1
+    t2 = qg2
+    for i in range(ne):
+        t1 += quad[3 * i + 1]
+        t2 += quad[3 * i + 2]
+    cost = 0.0
+    d0 = 0.0
+    d1 = 0.0
+    for i in range(ne, ne + nf):
+        start = Jaref[i]
+        dr = Jv[i]
+        x = start + alpha * dr
+        f = floss[i]
+        Di = D[i]
+        Rf = R[i] * f
+        cost += _friction_cost_dif(start, x, f, Rf, Di)
+        mid = (-Rf < x) & (x < Rf)
+        lo = x <= -Rf
+        d0 = where(mid, d0 + Di * x * dr, where(lo, d0 + -f * dr, d0 + f * dr))
+        d1 = where(mid, d1 + Di * dr * dr, d1)
+    for i in range(ne + nf, nefc):
+        start = Jaref[i]
+        x = start + alpha * Jv[i]
+        cost0 = where(start < 0, quad[3 * i], 0.0)
+        neg = x < 0
+        t0 = where(neg, t0 + (quad[3 * i] - cost0), t0)
+        t1 = where(neg, t1 + quad[3 * i + 1], t1)
+        t2 = where(neg, t2 + quad[3 * i + 2], t2)
+        cost = where(neg, cost, cost - cost0)
+    cost += alpha * alpha * t2 + alpha * t1 + t0
+    d0 += 2 * alpha * t2 + t1
+    d1 += 2 * t2
+    d1 = where(d1 <= 0, MINVAL, d1)
+    return cost, d0, d1
+
+
+_primal_eval = call_either(F_ELLIPTIC, _primal_eval_cone, _primal_eval_pyramidal)
+
+
 @njit(cache=True, always_inline=True)
-def _set_pnt(m, d, w, ctx, qg, p, alpha, F):
-    p[0] = alpha
-    p[1], p[2], p[3] = _primal_eval(m, d, w, ctx, qg, alpha, F)
+def _pnt(m, d, w, ctx, qg1, qg2, alpha, F):
+    """The line-search point (alpha, cost, d0, d1) at alpha."""
+    c, g, h = _primal_eval(F, m, d, w, ctx, qg1, qg2, alpha, F)
+    return (alpha, c, g, h)
+
+
+@njit(cache=True, always_inline=True)
+def _sel(c, p, q):
+    """Point p where c, else q (per lane)."""
+    return (where(c, p[0], q[0]), where(c, p[1], q[1]), where(c, p[2], q[2]), where(c, p[3], q[3]))
+
+
+@njit(cache=True, always_inline=True)
+def _found(c, p, lsiter, slopescl, res):
+    """The line search's result (alpha, improvement, lsiter, slope) at point p where c, else res."""
+    return (
+        where(c, p[0], res[0]),
+        where(c, -p[1], res[1]),
+        where(c, lsiter, res[2]),
+        where(c, abs(p[2]) * slopescl, res[3]),
+    )
+
+
+@njit(cache=True, always_inline=True)
+def _bracket_with(p, flag, cand, live):
+    """One candidate of updateBracket: p moves to cand where cand keeps the slope's sign and is closer to 0."""
+    lo = live & (p[2] < 0) & (cand[2] < 0) & (p[2] < cand[2])
+    hi = live & (p[2] > 0) & (cand[2] > 0) & (p[2] > cand[2])
+    return _sel(lo | hi, cand, p), where(lo, 1, where(hi, 2, flag))
 
 
 @njit(cache=True)
-def _update_bracket(m, d, w, ctx, qg, p, cands, pn, F):
-    """Move bracket point p (alpha, cost, d0, d1) to a better one of the three candidates in cands (12,), refresh
-    its Newton point pn (updateBracket).
-
-    Returns (flag, neval)."""
-    flag = 0
-    for k in range(3):
-        if p[2] < 0 and cands[4 * k + 2] < 0 and p[2] < cands[4 * k + 2]:
-            for j in range(4):
-                p[j] = cands[4 * k + j]
-            flag = 1
-        elif p[2] > 0 and cands[4 * k + 2] > 0 and p[2] > cands[4 * k + 2]:
-            for j in range(4):
-                p[j] = cands[4 * k + j]
-            flag = 2
-    if flag:
-        _set_pnt(m, d, w, ctx, qg, pn, p[0] - p[2] / p[3], F)
-        return flag, 1
-    return flag, 0
+def _update_bracket(m, d, w, ctx, qg1, qg2, p, c1, c2, c3, pn, live, F):
+    """Move bracket point p to a better one of the candidates c1, c2, c3 in the lanes live, refresh its Newton
+    point pn where it moved (updateBracket).  Returns (p, pn, moved, neval)."""
+    flag = where(live, 0, 0)
+    p, flag = _bracket_with(p, flag, c1, live)
+    p, flag = _bracket_with(p, flag, c2, live)
+    p, flag = _bracket_with(p, flag, c3, live)
+    moved = flag != 0
+    if any_true(moved):
+        pn = _sel(moved, _pnt(m, d, w, ctx, qg1, qg2, p[0] - p[2] / p[3], F), pn)
+    return p, pn, moved, where(moved, 1, 0)
 
 
 @njit(cache=True)
-def _primal_search(m, d, w, ctx, qg, tolerance, ls_iterations, scale, pts, spj, F):
-    """Exact 1-D Newton line search with bracketing (PrimalSearch).
+def _primal_search(m, d, w, ctx, tolerance, ls_iterations, scale, spj, F, act):
+    """Exact 1-D Newton line search with bracketing (PrimalSearch).  Returns (alpha, improvement, lsiter, lsslope).
 
-    pts (36,) scratch: nine points (alpha, cost, d0, d1), flat (a (9, 4) reshape is a call into numba's C
-    helper every solve).  Returns (alpha, improvement, lsiter, lsslope)."""
+    act: the lanes searching (True for one world).  Each lane follows PrimalSearch's own sequence of points; a
+    lane that has its answer keeps it while the others go on (where PrimalSearch returns), every point is
+    evaluated for the block and kept by the lanes that take it.  Lanes outside act get (0, 0, 0, 1)."""
     J, nefc, nv = ctx[0], ctx[16], ctx[17]
     sv = d.scr_slv_nv[w]
     search = sv[_SEARCH]
     snorm = math.sqrt(_dot(search, search, nv))
-    if snorm < MINVAL:
-        return 0.0, 0.0, 0, 1.0
+    tiny = snorm < MINVAL
+    live = act & lnot(tiny)
+    zero = where(tiny, 0.0, 0.0)
+    res = (zero, zero, where(tiny, 0, 0), zero + 1.0)
+    if not any_true(live):
+        return res
     gtol = tolerance * snorm / scale
     slopescl = scale / snorm
     mul_m(m, d, w, search, sv[_MV], ctx[13], nv)
     if spj:
-        _mul_j_sp(F, J, d.scr_slv_Jind[w], ctx[18], search, d.scr_slv_efc[w, _JV], nefc)
+        _mul_j_dw(F, d, w, J, ctx[18], search, d.scr_slv_efc[w, _JV], nefc)
     else:
         mul_j(J, search, d.scr_slv_efc[w, _JV], nefc, nv)
-    _primal_prepare(m, d, w, ctx, qg)
-    p0, p1, p2, pmid, p1n, p2n = pts[0:4], pts[4:8], pts[8:12], pts[12:16], pts[16:20], pts[20:24]
-    cands = pts[24:36]
-    _set_pnt(m, d, w, ctx, qg, p0, 0.0, F)
-    _set_pnt(m, d, w, ctx, qg, p1, p0[0] - p0[2] / p0[3], F)
-    lsiter = 2
-    if abs(p1[2]) < gtol and (p1[0] == 0 or p1[1] < 0):
-        return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
-    direc = 1.0 if p1[2] < 0 else -1.0
-    for j in range(4):
-        p2[j] = p0[j]
-    while p1[2] * direc <= -gtol and lsiter < ls_iterations:
-        for j in range(4):
-            p2[j] = p1[j]
-        _set_pnt(m, d, w, ctx, qg, p1, p1[0] - p1[2] / p1[3], F)
-        lsiter += 1
-        if abs(p1[2]) < gtol and p1[1] < 0:
-            return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
-    if lsiter >= ls_iterations:
-        return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
-    for j in range(4):
-        p2n[j] = p1[j]
-    _set_pnt(m, d, w, ctx, qg, p1n, p1[0] - p1[2] / p1[3], F)
-    lsiter += 1
-    while lsiter < ls_iterations:
-        _set_pnt(m, d, w, ctx, qg, pmid, 0.5 * (p1[0] + p2[0]), F)
-        lsiter += 1
-        for j in range(4):
-            cands[j] = p1n[j]
-            cands[4 + j] = p2n[j]
-            cands[8 + j] = pmid[j]
-        best = -1
-        bestcost = 0.0
-        for k in range(3):
-            if abs(cands[4 * k + 2]) < gtol and (best == -1 or cands[4 * k + 1] < bestcost):
-                bestcost = cands[4 * k + 1]
-                best = k
-        if best >= 0:
-            return cands[4 * best], -cands[4 * best + 1], lsiter, abs(cands[4 * best + 2]) * slopescl
-        b1, n1 = _update_bracket(m, d, w, ctx, qg, p1, cands, p1n, F)
-        b2, n2 = _update_bracket(m, d, w, ctx, qg, p2, cands, p2n, F)
-        lsiter += n1 + n2
-        if not b1 and not b2:
-            return pmid[0], -pmid[1], lsiter, abs(pmid[2]) * slopescl
-    if p1[1] <= p2[1] and p1[1] < 0:
-        return p1[0], -p1[1], lsiter, abs(p1[2]) * slopescl
-    if p2[1] <= p1[1] and p2[1] < 0:
-        return p2[0], -p2[1], lsiter, abs(p2[2]) * slopescl
-    return 0.0, 0.0, lsiter, 1.0
+    qg1, qg2 = _primal_prepare(F, m, d, w, ctx)
+    p0 = _pnt(m, d, w, ctx, qg1, qg2, zero, F)
+    p1 = _pnt(m, d, w, ctx, qg1, qg2, p0[0] - p0[2] / p0[3], F)
+    lsiter = where(live, 2, 0)
+    done = lnot(live)
+    fin = live & (abs(p1[2]) < gtol) & ((p1[0] == 0) | (p1[1] < 0))
+    res = _found(fin, p1, lsiter, slopescl, res)
+    done = done | fin
+    if all_true(done):
+        return res
+    direc = where(p1[2] < 0, 1.0, -1.0)
+    p2 = p0
+    # one-sided Newton steps until the slope changes sign
+    while True:
+        go = lnot(done) & (p1[2] * direc <= -gtol) & (lsiter < ls_iterations)
+        if not any_true(go):
+            break
+        p2 = _sel(go, p1, p2)
+        p1 = _sel(go, _pnt(m, d, w, ctx, qg1, qg2, p1[0] - p1[2] / p1[3], F), p1)
+        lsiter = where(go, lsiter + 1, lsiter)
+        fin = go & (abs(p1[2]) < gtol) & (p1[1] < 0)
+        res = _found(fin, p1, lsiter, slopescl, res)
+        done = done | fin
+        if all_true(done):
+            return res
+    fin = lnot(done) & (lsiter >= ls_iterations)
+    res = _found(fin, p1, lsiter, slopescl, res)
+    done = done | fin
+    if all_true(done):
+        return res
+    # bracketed: Newton points of both ends and the midpoint
+    p2n = p1
+    p1n = _pnt(m, d, w, ctx, qg1, qg2, p1[0] - p1[2] / p1[3], F)
+    lsiter = where(done, lsiter, lsiter + 1)
+    while True:
+        go = lnot(done) & (lsiter < ls_iterations)
+        if not any_true(go):
+            break
+        pmid = _pnt(m, d, w, ctx, qg1, qg2, 0.5 * (p1[0] + p2[0]), F)
+        lsiter = where(go, lsiter + 1, lsiter)
+        # the converged candidate of least cost, the first on a tie (p1n, p2n, pmid)
+        have = abs(p1n[2]) < gtol
+        best = p1n
+        ok = (abs(p2n[2]) < gtol) & (lnot(have) | (p2n[1] < best[1]))
+        best = _sel(ok, p2n, best)
+        have = have | ok
+        ok = (abs(pmid[2]) < gtol) & (lnot(have) | (pmid[1] < best[1]))
+        best = _sel(ok, pmid, best)
+        have = have | ok
+        fin = go & have
+        res = _found(fin, best, lsiter, slopescl, res)
+        done = done | fin
+        if all_true(done):
+            return res
+        live = go & lnot(have)
+        c1, c2 = p1n, p2n
+        p1, p1n, b1, n1 = _update_bracket(m, d, w, ctx, qg1, qg2, p1, c1, c2, pmid, p1n, live, F)
+        p2, p2n, b2, n2 = _update_bracket(m, d, w, ctx, qg1, qg2, p2, c1, c2, pmid, p2n, live, F)
+        lsiter = lsiter + n1 + n2
+        fin = live & lnot(b1) & lnot(b2)
+        res = _found(fin, pmid, lsiter, slopescl, res)
+        done = done | fin
+        if all_true(done):
+            return res
+    rest = lnot(done)
+    c1 = rest & (p1[1] <= p2[1]) & (p1[1] < 0)
+    res = _found(c1, p1, lsiter, slopescl, res)
+    c2 = rest & lnot(c1) & (p2[1] <= p1[1]) & (p2[1] < 0)
+    res = _found(c2, p2, lsiter, slopescl, res)
+    c3 = rest & lnot(c1) & lnot(c2)
+    return (where(c3, 0.0, res[0]), where(c3, 0.0, res[1]), where(c3, lsiter, res[2]), where(c3, 1.0, res[3]))
+
+
+def _keep_lanes(stop, ctx, d, w):
+    """Keep the outputs (force, state, qacc, qfrc_constraint) of the lanes in stop: a block's lanes that
+    converged while the others iterate (nothing for one world, which stops there)."""
+
+
+@overload(_keep_lanes, inline="always")
+def _keep_lanes_ov(stop, ctx, d, w):
+    if isinstance(stop, types.Boolean):
+        return lambda stop, ctx, d, w: None
+
+    def impl(stop, ctx, d, w):
+        force, state, qacc, qfc, nefc, nv = ctx[7], ctx[8], ctx[11], ctx[12], ctx[16], ctx[17]
+        se = d.scr_slv_efc[w]
+        sv = d.scr_slv_nv[w]
+        kf, ks, kq, kc = se[_FPREV], se[_FMOM], sv[_IQACC], sv[_IQFC]
+        for i in range(nefc):
+            kf[i] = where(stop, force[i], kf[i])
+            ks[i] = where(stop, state[i], ks[i])
+        for i in range(nv):
+            kq[i] = where(stop, qacc[i], kq[i])
+            kc[i] = where(stop, qfc[i], kc[i])
+
+    return impl
+
+
+def _restore_lanes(kept, ctx, d, w):
+    """The kept outputs back into the lanes in kept."""
+
+
+@overload(_restore_lanes, inline="always")
+def _restore_lanes_ov(kept, ctx, d, w):
+    if isinstance(kept, types.Boolean):
+        return lambda kept, ctx, d, w: None
+
+    def impl(kept, ctx, d, w):
+        force, state, qacc, qfc, nefc, nv = ctx[7], ctx[8], ctx[11], ctx[12], ctx[16], ctx[17]
+        se = d.scr_slv_efc[w]
+        sv = d.scr_slv_nv[w]
+        kf, ks, kq, kc = se[_FPREV], se[_FMOM], sv[_IQACC], sv[_IQFC]
+        for i in range(nefc):
+            force[i] = where(kept, kf[i], force[i])
+            state[i] = where(kept, ks[i], state[i])
+        for i in range(nv):
+            qacc[i] = where(kept, kq[i], qacc[i])
+            qfc[i] = where(kept, kc[i], qfc[i])
+
+    return impl
 
 
 @njit(cache=True)
-def sol_primal(m, d, w, maxiter, newton, isl, ctx, F):
-    """CG (newton False) or Newton primal solver from ctx's qacc on one island context (mj_solPrimal).
+def sol_primal(m, d, w, maxiter, newton, isl, ctx, F, act0):
+    """CG (newton False) or Newton primal solver from ctx's qacc on one island context (mj_solPrimal); returns the
+    iterations made (to add to solver_niter).
 
     isl: island (-1 monolithic).  Newton's Hessian is sparse where MuJoCo's is (mj_isSparse), in feature sets
     with F_SPARSE (sim/engine/solver_sparse.py); the J products run over the rows' structural lists (scr_slv_Jind
-    at ctx's row map, in ctx's dof numbering) when the constraint assembly kept them."""
+    at ctx's row map, in ctx's dof numbering) when the constraint assembly kept them.
+    act0: the lanes to solve (True for one world).  A block's lanes iterate together; a lane that converges (or
+    whose line search stops) keeps its outputs aside and has them back at the end, so each lane's arithmetic is
+    the one-world solver's while the block runs to its slowest lane."""
     J, aref, state, qfs, qacc, qfc, dofs, nefc, nv = (
         ctx[0],
         ctx[4],
@@ -2225,22 +2518,19 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx, F):
     gradold, Mgradold, graddif, Mgraddif = sv[_GRADOLD], sv[_MGRADOLD], sv[_GRADDIF], sv[_MGRADDIF]
     Jaref, Jv = d.scr_slv_efc[w, _JAREF], d.scr_slv_efc[w, _JV]
     oldstate = d.scr_slv_int[w, _OLDSTATE]
-    small = d.scr_slv_small[w]
-    qg = small[0:3]
-    pts = small[4:40]
     tol = m.opt[OPT_TOLERANCE]
     ls_tol = tol * m.opt[OPT_LS_TOLERANCE]
     ls_iter = int(m.opt[OPT_LS_ITERATIONS])
     flg_cone = newton and int(m.opt[OPT_CONE]) == CONE_ELLIPTIC
     # MuJoCo's sparse mode (mj_isSparse, feature F_SPARSE): J products over each row's structural list when the
     # Data was made with room for them, Newton's Hessian sparse
-    spj = _is_sparse(F, m) and has_lists(m, d, True)
+    spj = _spj(F, m, d)
     sparse = newton and spj
     scale = inertia_scale(m, d, w, dofs, nv)
 
     mul_m(m, d, w, qacc, Ma, dofs, nv)
     if spj:
-        _mul_j_sp(F, J, d.scr_slv_Jind[w], ctx[18], qacc, Jaref, nefc)
+        _mul_j_dw(F, d, w, J, ctx[18], qacc, Jaref, nefc)
         for i in range(nefc):
             Jaref[i] -= aref[i]
     else:
@@ -2248,30 +2538,38 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx, F):
             Jaref[i] = _dot(J[i], qacc, nv)
             Jaref[i] -= aref[i]
     cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F)
-    qg[0] = gauss
     for i in range(nv):
         grad[i] = Ma[i] - qfs[i] - qfc[i]
     _update_mgrad(m, d, w, ctx, False, 0, F, sparse)
     # zero-iteration exit certified by the duality gap 0.5 grad' M^-1 grad (and the gradient for Newton)
     flg_gap = max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
     flg_gradient = scale * math.sqrt(_dot(grad, grad, nv)) < tol
-    done = flg_gap and (not newton or flg_gradient)
-    if not done and newton:
+    done = (flg_gap & (lnot(newton) | flg_gradient)) | lnot(act0)
+    if newton and not all_true(done):
         if sparse:
             _make_hessian_sparse(F, m, d, w, ctx, True)
             _factorize_hessian(m, d, w, ctx, ncone, False, F, sparse)
         else:
             _factorize_hessian(m, d, w, ctx, ncone, True, F, sparse)
         _update_mgrad(m, d, w, ctx, True, ncone, F, sparse)
-        done = flg_gradient and max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
-    if not done:
+        done = done | (flg_gradient & (max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol))
+    if not all_true(done):
         for i in range(nv):
             search[i] = -Mgrad[i]
+    act = lnot(done)
+    niter = where(act, 0, 0)
+    kept = act & lnot(act)
     it = 0
-    while not done and it < maxiter:
-        alpha, ls_impr, lsiter, lsslope = _primal_search(m, d, w, ctx, qg, ls_tol, ls_iter, scale, pts, spj, F)
-        if alpha == 0:
-            break
+    while any_true(act) and it < maxiter:
+        alpha, ls_impr, lsiter, lsslope = _primal_search(m, d, w, ctx, ls_tol, ls_iter, scale, spj, F, act)
+        stop = act & (alpha == 0)
+        if any_true(stop):
+            _keep_lanes(stop, ctx, d, w)
+            niter = where(stop, it, niter)
+            kept = kept | stop
+            act = act & lnot(stop)
+            if not any_true(act):
+                break
         for i in range(nv):
             qacc[i] += search[i] * alpha
             Ma[i] += Mv[i] * alpha
@@ -2284,23 +2582,30 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx, F):
         for i in range(nefc):
             oldstate[i] = state[i]
         cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F)
-        qg[0] = gauss
         nupdate = 0
         if newton:
-            nupdate = _hessian_incremental(m, d, w, ctx, ncone, F, sparse)
+            nupdate = _hessian_incremental(m, d, w, ctx, ncone, F, sparse, act)
         for i in range(nv):
             grad[i] = Ma[i] - qfs[i] - qfc[i]
         _update_mgrad(m, d, w, ctx, newton, ncone, F, sparse)
         nchange = 0
         for i in range(nefc):
-            nchange += state[i] != oldstate[i]
+            nchange += where(state[i] != oldstate[i], 1, 0)
         improvement = scale * ls_impr
         gradient = scale * math.sqrt(_dot(grad, grad, nv))
-        _save_stats(d, w, isl, it, improvement, gradient, lsslope, nactive, nchange, lsiter, nupdate)
-        decrement = max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) if newton else 0.0
+        _save_stats(d, w, isl, it, improvement, gradient, lsslope, nactive, nchange, lsiter, nupdate, act)
         it += 1
-        if (improvement > 0 and improvement < tol) or gradient < tol or (newton and decrement < tol):
-            break
+        conv = ((improvement > 0) & (improvement < tol)) | (gradient < tol)
+        if newton:
+            conv = conv | (max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol)
+        stop = act & conv
+        if any_true(stop):
+            _keep_lanes(stop, ctx, d, w)
+            niter = where(stop, it, niter)
+            kept = kept | stop
+            act = act & lnot(stop)
+            if not any_true(act):
+                break
         if newton:
             for i in range(nv):
                 search[i] = -Mgrad[i]
@@ -2310,9 +2615,9 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx, F):
                 graddif[i] = grad[i] - gradold[i]
                 Mgraddif[i] = Mgrad[i] - Mgradold[i]
             d_dot_y = _dot(search, graddif, nv)
-            if d_dot_y < MINVAL:
-                beta = 0.0
-            else:
+            restart = d_dot_y < MINVAL
+            beta = 0.0
+            if not all_true(restart):
                 y_My = _dot(graddif, Mgraddif, nv)
                 y_Mg = _dot(graddif, Mgrad, nv)
                 d_g = _dot(search, grad, nv)
@@ -2320,10 +2625,12 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx, F):
                 dn = math.sqrt(_dot(search, search, nv))
                 gn = math.sqrt(_dot(grad, grad, nv))
                 eta_k = -1.0 / max(MINVAL, dn * min(0.01, gn))
-                beta = max(eta_k, beta_hz)
+                beta = where(restart, 0.0, max(eta_k, beta_hz))
             for i in range(nv):
                 search[i] = -Mgrad[i] + beta * search[i]
-    _add_niter(d, w, isl, it)
+    niter = where(act, it, niter)
+    _restore_lanes(kept, ctx, d, w)
+    return niter
 
 
 @njit(cache=True, always_inline=True)
@@ -2350,6 +2657,7 @@ def _world_ctx(m, d, w, state):
         d.nefc[w],
         m.nv,
         d.scr_isl_int[w, 0, : d.nefc[w]],
+        d.nefc[w],
     )
 
 
@@ -2412,6 +2720,7 @@ def _island_ctx(m, d, w, k):
         nefc,
         nv,
         rows,
+        nefc,
     )
 
 
@@ -2433,7 +2742,7 @@ def _island_scatter(m, d, w, k, ctx):
 # the solvers a feature set does not use are not compiled (sim/jit/features.py)
 _pgs_setup = call_if(F_PGS, pgs_setup)
 _sol_pgs = call_if(F_PGS, sol_pgs)
-_sol_primal = call_if(F_PRIMAL, sol_primal)
+_sol_primal = call_if(F_PRIMAL, sol_primal, 0)
 
 
 @njit(cache=True)
@@ -2486,13 +2795,17 @@ def fwd_constraint(m, d, w, F):
                 _sol_pgs(F, m, d, w, maxiter, True, k, lst, F)
             elif nisland == 1 and d.island_nefc[w, 0] == nefc and d.island_nv[w, 0] == nv:
                 # one island with every row and dof: solve in place, states island-local
-                _sol_primal(F, m, d, w, maxiter, newton, k, _world_ctx(m, d, w, d.scr_slv_int[w, _ISTATE]), F)
+                it = _sol_primal(
+                    F, m, d, w, maxiter, newton, k, _world_ctx(m, d, w, d.scr_slv_int[w, _ISTATE]), F, True
+                )
+                _add_niter(d, w, k, it)
             else:
                 ctx = _island_ctx(m, d, w, k)
                 if spj:
                     # the island's rows' lists in its dof numbering (mju_blockSparse), for its solve
                     _local_lists(F, d.scr_slv_Jind[w], ctx[18], ctx[16], d.map_dof2idof[w], d.island_idofadr[w, k])
-                _sol_primal(F, m, d, w, maxiter, newton, k, ctx, F)
+                it = _sol_primal(F, m, d, w, maxiter, newton, k, ctx, F, True)
+                _add_niter(d, w, k, it)
                 _island_scatter(m, d, w, k, ctx)
                 if spj:
                     _global_lists(F, d.scr_slv_Jind[w], ctx[18], ctx[16], ctx[13])
@@ -2501,7 +2814,8 @@ def fwd_constraint(m, d, w, F):
             lst0 = (iota[:nefc], d.ne[w], d.nf[w], nefc, iota[:nv], nv)
             _sol_pgs(F, m, d, w, maxiter, True, -1, lst0, F)
         else:
-            _sol_primal(F, m, d, w, maxiter, newton, -1, _world_ctx(m, d, w, d.efc_state[w]), F)
+            it = _sol_primal(F, m, d, w, maxiter, newton, -1, _world_ctx(m, d, w, d.efc_state[w]), F, True)
+            _add_niter(d, w, -1, it)
     # noslip (feature F_NOSLIP), per island as the main solver
     noslip = _noslip(F, m, d, w, solver, F)
     if solver == SOL_PGS or noslip:

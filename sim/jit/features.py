@@ -239,3 +239,23 @@ def call_if(index, fn, default=None):
     stub = env["stub"]
     stub.__name__ = stub.__qualname__ = "call_if_%s" % getattr(fn, "__name__", "fn")
     return njit(stub)
+
+
+def call_either(index, fn_on, fn_off):
+    """A jitted stub `stub(F, *args)`: fn_on(*args) when feature `index` of F is on, else fn_off(*args), chosen when
+    the caller is typed (each is compiled only for the feature sets that take it; as call_if)."""
+    from sim.jit import njit
+
+    params = ", ".join("a%d" % i for i in range(len(inspect.signature(fn_on.py_func).parameters)))
+    env = dict(__name__=__name__, fn_on=fn_on, fn_off=fn_off)
+    exec(
+        "def pick(flag, {p}):\n    if flag is None:\n        return fn_off({p})\n    return fn_on({p})\n".format(
+            p=params
+        ),
+        env,
+    )
+    env["pick"] = njit(env["pick"])
+    exec("def stub(F, {p}):\n    return pick(F[{i}], {p})\n".format(p=params, i=int(index)), env)
+    stub = env["stub"]
+    stub.__name__ = stub.__qualname__ = "call_either_%s" % getattr(fn_on, "__name__", "fn")
+    return njit(stub)
