@@ -34,6 +34,8 @@ from sim.engine.com import com_pos, com_vel  # noqa: E402
 from sim.engine.crb import crb, factor_m  # noqa: E402
 from sim.engine.rne import rne  # noqa: E402
 from sim.engine.collision.driver import collision, collision_block  # noqa: E402
+from sim.engine.parts import constraint_begin, constraint_solve  # noqa: E402
+from sim.engine.batch.solver import fwd_constraint_block  # noqa: E402
 
 KINEMATICS, COM_POS, CRB, FACTOR_M, COM_VEL, RNE, COLLISION = 1, 2, 4, 8, 16, 32, 64
 STAGES = (
@@ -88,6 +90,21 @@ def rep_blocks(m, d, bd, nblock, stages, reps, F):
                 com_vel(m, bd, w)
             if stages & RNE:
                 rne(m, bd, w)
+
+
+@njit(cache=False)
+def rep_solve_worlds(m, d, n, reps, F):
+    for _ in range(reps):
+        for w in range(n):
+            constraint_begin(m, d, w, F)
+            constraint_solve(m, d, w, F)
+
+
+@njit(cache=False)
+def rep_solve_blocks(m, d, bd, n, nblock, reps, F):
+    for _ in range(reps):
+        for b in range(nblock):
+            fwd_constraint_block(m, d, bd, b, n, (1 << LANES) - 1, F)
 
 
 @njit(cache=False)
@@ -185,6 +202,31 @@ def measure(name, n, rounds, warm, nstep):
         )
         for s, bit in STAGES
     ]
+    # mj_fwdConstraint from the rows of one forward pass: world by world, and on blocks where the block solver takes
+    # the worlds (sim/engine/batch/solver.py; both include constraint_begin per world)
+    for d in (ref, blk):
+        api.run(m, d, 0, simd=False)
+    rep_solve_worlds(ms, ref._struct, n, 1, F)
+    rep_solve_blocks(ms, blk._struct, b.struct, n, b.nblock, 1, F)
+    solver_out = ("qacc", "qfrc_constraint", "efc_force", "solver_niter", "solver_improvement", "solver_gradient")
+    bad = [k for k in solver_out if not np.array_equal(blk._arrays[k].view(np.uint8), ref._arrays[k].view(np.uint8))]
+    print(
+        "fwd_constraint: rows per world mean %.1f (max %d), iterations mean %.2f (max %d); bitwise equal: %s"
+        % (
+            ref._arrays["nefc"].mean(),
+            ref._arrays["nefc"].max(),
+            ref._arrays["solver_niter"].mean(),
+            ref._arrays["solver_niter"].max(),
+            "yes" if not bad else "NO: " + ", ".join(bad),
+        )
+    )
+    items.append(
+        (
+            "fwd_constraint",
+            lambda r: rep_solve_worlds(ms, ref._struct, n, r, F),
+            lambda r: rep_solve_blocks(ms, blk._struct, b.struct, n, b.nblock, r, F),
+        )
+    )
     table(paired(items, rounds), 1e9 / n, "ns per world")
 
     def whole(d, simd):

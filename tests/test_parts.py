@@ -61,10 +61,12 @@ def test_worker_and_in_process_compiles_agree():
         # both cold compiles at once (the worker makes it three processes on CI's two cores)
         pw, ph = start(a, "1"), start(b, "0")
         w, here = result(pw), result(ph)
-        off = "0" * len(NAMES)  # hopper's masked feature sets: every part's bits off but fwd_constraint's fourth
+        off = "0" * len(NAMES)  # hopper's masked feature sets: every part's bits off but the solver parts' fourth
+        on4 = off[:3] + "1" + off[4:]
         names = [
             "numjoco_part_sim_engine_parts_collision_part.F" + off,
-            "numjoco_part_sim_engine_parts_fwd_constraint_part.F" + off[:3] + "1" + off[4:],
+            "numjoco_part_sim_engine_parts_constraint_begin_part.F" + on4,
+            "numjoco_part_sim_engine_parts_constraint_solve_part.F" + on4,
             "numjoco_part_sim_engine_parts_make_constraint_part.F" + off,
             "numjoco_part_sim_engine_parts_passive_part.F" + off,
             "numjoco_part_sim_engine_parts_rne_post_constraint_part.F" + off,

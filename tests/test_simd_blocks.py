@@ -92,16 +92,25 @@ SWEEP_SCRATCH = frozenset(
 )
 
 
+# the primal solver's working arrays: a block's lanes that converge early keep their outputs aside while the others
+# iterate in the block's own scratch (sim/engine/batch/solver.py), so the rows keep what the warmstart left there;
+# of scr_slv_int only the island-local constraint states (row _ISTATE) are an output
+SOLVER_SCRATCH = frozenset(("scr_slv_nv", "scr_slv_efc", "scr_slv_quad", "scr_slv_H", "scr_slv_Hc"))
+_ISTATE = 4
+
+
 def differing(a, b, worlds_a=None):
     """Names of the Data arrays that differ in any bit between batch a (or its worlds worlds_a) and b, but for
-    the sweep's scratch."""
+    the sweep's and the primal solver's scratch."""
     out = []
     for k, x in a._arrays.items():
-        if k in SWEEP_SCRATCH:
+        if k in SWEEP_SCRATCH or k in SOLVER_SCRATCH:
             continue
         y = b._arrays[k]
         if worlds_a is not None:
             x = x[worlds_a]
+        if k == "scr_slv_int":
+            x, y = x[:, _ISTATE], y[:, _ISTATE]
         if x.shape != y.shape or not np.array_equal(x.view(np.uint8), y.view(np.uint8)):
             out.append(k)
     return out

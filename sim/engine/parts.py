@@ -3,8 +3,10 @@ that a first compile runs them in a worker process while this one compiles the r
 
     collision(m, d, w, F)           sim.engine.collision.driver.collision (mj_collision), F masked to the colliders
     make_constraint(m, d, w, F)     sim.engine.constraint.make_constraint (mj_makeConstraint), F masked to equality
-    fwd_constraint(m, d, w, F)      sim.engine.solver.fwd_constraint (mj_fwdConstraint), F masked to the solvers,
-                                    the sparse Jacobian mode, elliptic cones and noslip
+    constraint_begin(m, d, w, F)    sim.engine.solver.constraint_begin and constraint_solve (mj_fwdConstraint:
+    constraint_solve(m, d, w, F)    before the solver calls, then the rest; apart so that the block step solves
+                                    between them, sim/engine/batch/step.py), F masked to the solvers, the sparse
+                                    Jacobian mode, elliptic cones and noslip
     passive(m, d, w, F)             sim.engine.passive.passive (mj_passive), F masked to fluid forces and
                                     adhesion
     rne_post_constraint(m, d, w, F) sim.engine.rne.rne_post_constraint (mj_rnePostConstraint: env tasks,
@@ -12,7 +14,7 @@ that a first compile runs them in a worker process while this one compiles the r
 
 Callers import these in place of the kernels, and pass their feature set F to each (it names the parts a worker
 compiles together); the kernels themselves stay callable from Python and jitted code.  The worker compiles
-make_constraint, fwd_constraint and rne_post_constraint; a first compile runs collision and passive in this
+make_constraint, constraint_begin, constraint_solve and rne_post_constraint; a first compile runs collision and passive in this
 process, after typing the step (worker=False), which evens the two shares out since sim/jit/features.py prunes what
 a model does not use (the measured split: docs/performance.md).
 """
@@ -59,9 +61,14 @@ def make_constraint_part(m, d, w, F):
     _constraint.make_constraint(m, d, w, F)
 
 
-def fwd_constraint_part(m, d, w, F):
-    """Constraint forces of world w (mj_fwdConstraint): sim.engine.solver.fwd_constraint."""
-    _solver.fwd_constraint(m, d, w, F)
+def constraint_begin_part(m, d, w, F):
+    """mj_fwdConstraint of world w up to its solver calls: sim.engine.solver.constraint_begin."""
+    _solver.constraint_begin(m, d, w, F)
+
+
+def constraint_solve_part(m, d, w, F):
+    """The rest of mj_fwdConstraint of world w: sim.engine.solver.constraint_solve."""
+    _solver.constraint_solve(m, d, w, F)
 
 
 def passive_part(m, d, w, F):
@@ -76,7 +83,9 @@ def rne_post_constraint_part(m, d, w, F):
 
 collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2, F_CYLBOX, F_LIBCCD), worker=False)
 make_constraint = part(make_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY,))
-fwd_constraint = part(fwd_constraint_part, _mdw, nf=len(NAMES), uses=(F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC, F_NOSLIP))
+_SOLVER_USES = (F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC, F_NOSLIP)
+constraint_begin = part(constraint_begin_part, _mdw, nf=len(NAMES), uses=_SOLVER_USES)
+constraint_solve = part(constraint_solve_part, _mdw, nf=len(NAMES), uses=_SOLVER_USES)
 passive = part(passive_part, _mdw, nf=len(NAMES), uses=(F_FLUID, F_ADHESION), worker=False)
 rne_post_constraint = part(rne_post_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY, F_TENDON))
 

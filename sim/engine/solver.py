@@ -2753,6 +2753,14 @@ def fwd_constraint(m, d, w, F):
     Islands (sim/engine/island.py) are discovered here and solved one by one (mj_sol*_island); the primal solvers
     keep their constraint states island-local (MuJoCo's iefc_state): efc_state keeps the warmstart's states.
     With DSBL_ISLAND or no island the problem is solved monolithically."""
+    constraint_begin(m, d, w, F)
+    constraint_solve(m, d, w, F)
+
+
+@njit(cache=True)
+def constraint_begin(m, d, w, F):
+    """mj_fwdConstraint up to the solver calls of world w: the counters cleared, islands, efc_b, the warmstart
+    (and PGS's setup); with no row, qacc = qacc_smooth and nothing is left to solve."""
     nv, nefc = m.nv, d.nefc[w]
     qfc = d.qfrc_constraint[w]
     for i in range(nv):
@@ -2777,11 +2785,24 @@ def fwd_constraint(m, d, w, F):
     J, b, aref, qs = d.efc_J[w], d.efc_b[w], d.efc_aref[w], d.qacc_smooth[w]
     spj = _is_sparse(F, m) and has_lists(m, d, True)
     _jar(d, w, J, qs, aref, b, nefc, nv, spj, F)
+    warmstart(m, d, w, spj, F)
+    if int(m.opt[OPT_SOLVER]) == SOL_PGS:
+        _pgs_setup(F, m, d, w)
+
+
+@njit(cache=True)
+def constraint_solve(m, d, w, F):
+    """The rest of mj_fwdConstraint after constraint_begin: the solver on each island (or the whole world), noslip,
+    and the dual solvers' qfrc_constraint and qacc."""
+    nv, nefc = m.nv, d.nefc[w]
+    if nefc == 0:
+        return
+    qfc = d.qfrc_constraint[w]
+    iota = d.scr_isl_int[w, 0]
+    J, qs = d.efc_J[w], d.qacc_smooth[w]
+    spj = _is_sparse(F, m) and has_lists(m, d, True)
     solver = int(m.opt[OPT_SOLVER])
     newton = solver == SOL_NEWTON
-    warmstart(m, d, w, spj, F)
-    if solver == SOL_PGS:
-        _pgs_setup(F, m, d, w)
     maxiter = int(m.opt[OPT_ITERATIONS])
     nisland = d.nisland[w]
     if nisland > 0:

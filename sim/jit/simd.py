@@ -167,7 +167,13 @@ def _neg_impl(context, builder, sig, args):
     return builder.fsub(_splat(builder, ir.Constant(ir.DoubleType(), -0.0)), args[0])
 
 
-for _op, _inst in ((operator.and_, "and_"), (operator.or_, "or_"), (operator.iand, "and_"), (operator.ior, "or_")):
+for _op, _inst in (
+    (operator.and_, "and_"),
+    (operator.or_, "or_"),
+    (operator.iand, "and_"),
+    (operator.ior, "or_"),
+    (operator.ne, "xor"),  # two masks differ in a lane: exclusive or
+):
 
     def _mk(op, inst):
         # a bool operand is broadcast (a generic kernel's flag that is a Mask for a block, a bool for one world)
@@ -630,6 +636,10 @@ class _LaneSetItem(AbstractTemplate):
             return signature(types.none, a, idx, v)
         if isinstance(a, types.Array) and isinstance(idx, BlockIdxType) and a.dtype == types.float64 and a.ndim == 2:
             return signature(types.none, a, idx, v)
+        k = _block_tuple(idx)
+        if isinstance(a, types.Array) and k is not None and a.dtype == types.float64 and a.ndim - 2 == k:
+            # d.<field>[w, i, ...] = x of a block struct: one element of the block's LaneArray
+            return signature(types.none, a, idx, v)
         return None
 
 
@@ -699,6 +709,25 @@ def _lane_setitem_impl(context, builder, sig, args):
 def _block_setitem_impl(context, builder, sig, args):
     ptr, _ = _block_ptr(context, builder, sig.args[0], args[0], args[1])
     builder.store(_as_vec(context, builder, sig.args[2], args[2]), builder.bitcast(ptr, _VT.as_pointer()), align=8)
+    return context.get_dummy_value()
+
+
+@lower_builtin(operator.setitem, types.Array, types.Tuple, types.Any)
+def _block_tuple_setitem_impl(context, builder, sig, args):
+    aryty, idxty, vty = sig.args
+    if _block_tuple(idxty) is None:  # not ours: numba's own tuple store
+        from numba.np.arrayobj import setitem_array
+
+        return setitem_array(context, builder, sig, args)
+    ptr, rest = _block_ptr(context, builder, aryty, args[0], builder.extract_value(args[1], 0))
+    lty = LaneArrayType(len(rest))
+    la = _lane_view(context, builder, lty, ptr, rest)
+    k = len(idxty.types) - 1
+    sub = types.UniTuple(types.intp, k)
+    ints = [_intp(context, builder, builder.extract_value(args[1], j + 1), idxty.types[j + 1]) for j in range(k)]
+    tup = cgutils.pack_array(builder, ints) if k > 1 else ints[0]
+    ptr2, _ = _element(context, builder, lty, la, sub if k > 1 else types.intp, tup)
+    builder.store(_as_vec(context, builder, vty, args[2]), builder.bitcast(ptr2, _VT.as_pointer()), align=8)
     return context.get_dummy_value()
 
 

@@ -15,7 +15,13 @@ from numba.experimental import structref
 from sim.jit import njit, short_struct_type
 from sim.jit.simd import LANES, vld, vst, lane, with_lane, splat, tile_to_rows, rows_to_tile, ld_flat, st_flat
 from sim.jit.structs import struct_alloc, struct_new
+from sim.constants import MJ_NSOLVER
 from sim.types import DATA_ARRAYS, data_shapes
+
+# the solver statistics a block keeps (island 0's MJ_NSOLVER iterations)
+SOLVER_STATS = tuple(
+    "solver_" + n for n in ("improvement", "gradient", "lineslope", "nactive", "nchange", "neval", "nupdate")
+)
 
 # Data fields with a world-minor copy: what the block kernels read or write (a kernel that touches another field
 # fails to compile for a block: the field has no `d.<name>` in the block struct)
@@ -48,6 +54,26 @@ BLOCK_FIELDS = (
     "scr_body6a",
     "scr_body6b",
 )
+# the primal solver on a block (sim/engine/batch/solver.py): a block's rows, the solver's inputs, outputs and
+# scratch (every one a float here, the constraint states too), the statistics of island 0
+SOLVER_FIELDS = (
+    "efc_J",
+    "efc_D",
+    "efc_R",
+    "efc_frictionloss",
+    "efc_aref",
+    "efc_force",
+    "qfrc_smooth",
+    "qacc_smooth",
+    "qacc",
+    "qfrc_constraint",
+    "scr_slv_nv",
+    "scr_slv_efc",
+    "scr_slv_quad",
+    "scr_slv_int",
+    "scr_slv_H",
+    "scr_slv_Hc",
+) + SOLVER_STATS
 # Data's own (nworld, ...) rows in the block struct: per-lane updates from block kernels (warnings, the
 # pre-contacts the block colliders store for each lane's world)
 ROW_FIELDS = (
@@ -79,12 +105,14 @@ class BlockStruct(structref.StructRefProxy):
 structref.define_boxing(BlockType, BlockStruct)
 
 # the block step's own per-world values: RK4's start time, and the watched warning counters and the task's
-# divergence counter at the start of the call
-# divergence counter at the start of the call; per block, the broadphase's leaf pairs of two multi-geom bodies
+# divergence counter at the start of the call; per block, the broadphase's leaf pairs of two multi-geom bodies and
+# the block solver's lane table (sim/engine/batch/solver.py: source world, rows, dofs, iterations, statistics of
+# each lane)
 OWN_FIELDS = (
     ("rk_t0", types.Array(types.float64, 1, "C")),
     ("lane_state", types.Array(types.int64, 2, "C")),
     ("bp_leaf", types.Array(types.int64, 3, "C")),
+    ("slv_lanes", types.Array(types.int64, 3, "C")),
 )
 NLANE_STATE = 5
 
@@ -92,7 +120,7 @@ _KIND = {n: k for n, _, k in DATA_ARRAYS}
 
 BLOCK_TYPE = BlockType(
     tuple(
-        [(n, types.Array(types.float64, _NDIM[n] + 1, "C")) for n in BLOCK_FIELDS]
+        [(n, types.Array(types.float64, _NDIM[n] + 1, "C")) for n in BLOCK_FIELDS + SOLVER_FIELDS]
         + [(n, types.Array(types.float64, 4, "C")) for n, _ in BLOCK_SCRATCH]
         + [(n, types.Array(types.float64 if _KIND[n] == "f" else types.int32, _NDIM[n], "C")) for n in ROW_FIELDS]
         + list(OWN_FIELDS)
@@ -114,16 +142,19 @@ class Blocks:
         nworld = data.nworld
         self.nworld = nworld
         self.nblock = (nworld + LANES - 1) // LANES
-        shapes = data_shapes(m, dict(nconmax=data.nconmax, njmax=data.njmax))
-        self.arrays = {n: np.zeros((self.nblock,) + tuple(shapes[n]) + (LANES,)) for n in BLOCK_FIELDS}
+        shapes = dict(data_shapes(m, dict(nconmax=data.nconmax, njmax=data.njmax)))
+        for n in SOLVER_STATS:
+            shapes[n] = (MJ_NSOLVER,)
+        self.arrays = {n: np.zeros((self.nblock,) + tuple(shapes[n]) + (LANES,)) for n in BLOCK_FIELDS + SOLVER_FIELDS}
         for n, shape in BLOCK_SCRATCH:
             self.arrays[n] = np.zeros((self.nblock,) + shape(m) + (LANES,))
         self.own = dict(
             rk_t0=np.zeros(nworld),
             lane_state=np.zeros((nworld, NLANE_STATE), np.int64),
             bp_leaf=np.zeros((self.nblock,) + tuple(shapes["scr_leafpair"]), np.int64),
+            slv_lanes=np.zeros((self.nblock, 5, LANES), np.int64),
         )
-        values = [self.arrays[n] for n in BLOCK_FIELDS] + [self.arrays[n] for n, _ in BLOCK_SCRATCH]
+        values = [self.arrays[n] for n in BLOCK_FIELDS + SOLVER_FIELDS] + [self.arrays[n] for n, _ in BLOCK_SCRATCH]
         values += [data._arrays[n] for n in ROW_FIELDS]
         values += [self.own[n] for n, _ in OWN_FIELDS]
         self.struct = struct_new(_alloc, BLOCK_TYPE, values + [nworld, self.nblock])

@@ -28,10 +28,13 @@ from sim.engine.transmission import transmission, actuator_velocity
 from sim.engine.constraint import project_constraint_if, reference_constraint
 from sim.engine.solver import project_dual_if
 from sim.engine.parts import collision, make_constraint, passive
+from sim.engine.batch.solver import block_solver_on, fwd_constraint_block
+from sim.engine.actuation import fwd_actuation
 from sim.engine.collision.driver import collision_block
-from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage
+from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage
 from sim.engine.forward import (
     fwd_acc_stage,
+    fwd_acceleration,
     _check,
     _compare_fwd_inv,
     restart_reset,
@@ -160,6 +163,9 @@ def forward_block(m, d, bd, b, nworld, mask, F, skipsensor):
     com_vel(m, bd, w)
     rne(m, bd, w)
     _store_velocity(bd, d, b, nworld, mask)
+    # the acceleration stage per world, but mj_fwdConstraint on the block where the block solver takes the worlds
+    # (sim/engine/batch/solver.py)
+    on = block_solver_on(m, F)
     for k in range(nl):
         if mask & (1 << k):
             wk = w0 + k
@@ -167,7 +173,17 @@ def forward_block(m, d, bd, b, nworld, mask, F, skipsensor):
             reference_constraint(m, d, wk, F)
             tendon_bias_if(F, m, d, wk)
             sensor_vel_stage(m, d, wk, F, skipsensor)
-            fwd_acc_stage(m, d, wk, F, skipsensor)
+            if on:
+                fwd_actuation(m, d, wk, F)
+                fwd_acceleration(m, d, wk)
+            else:
+                fwd_acc_stage(m, d, wk, F, skipsensor)
+    if on:
+        fwd_constraint_block(m, d, bd, b, nworld, mask, F)
+        if not skipsensor:
+            for k in range(nl):
+                if mask & (1 << k):
+                    sensor_acc_stage(m, d, w0 + k, F)
 
 
 @njit

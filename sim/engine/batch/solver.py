@@ -1,0 +1,226 @@
+"""The CG / Newton primal solver on a block: mj_fwdConstraint's solve of the LANES worlds of a block at once.
+
+sim/engine/solver.py's sol_primal is lane-safe: compiled for a block, its lanes iterate together and a lane that
+converges keeps its outputs aside while the others go on (the block runs to its slowest lane), each lane's
+arithmetic the one-world solver's.  A world is solved on its block when, after constraint_begin (islands, efc_b,
+the warmstart, per world), it has rows and one island holding every row and dof (a single-tree robot in contact:
+the solver's in-place case), and its equality and friction-loss row counts are those of the block's first such
+world: rows line up by kind.  A lane with fewer rows than the block's most has inert rows past its own (J, D,
+aref, R and the friction loss 0: never active, no cost, no force).  The other worlds are solved per world.
+
+Feature sets with elliptic cones, MuJoCo's sparse mode or noslip solve every world per world (their kernels have
+no block form yet: docs/simd.md).
+"""
+
+from sim.jit import njit
+from sim.jit.features import F_PRIMAL, F_ELLIPTIC, F_SPARSE, F_NOSLIP
+from sim.jit.simd import LANES, block_index, lane_mask, lane_of, splat, with_lane
+from sim.constants import OPT_SOLVER, OPT_ITERATIONS, SOL_NEWTON, SOL_PGS, MJ_NSOLVER
+from sim.engine.solver import sol_primal, _add_niter, _ISTATE
+from sim.engine.parts import constraint_begin, constraint_solve
+
+
+@njit(cache=True)
+def _load(rows, blk, b, w0, src, cnt, n):
+    """Lane k of block b of blk (nblock, n.., LANES) = rows[w0 + src[k]] (nworld, n..), its first cnt[k]
+    elements, then zeros up to n."""
+    for k in range(LANES):
+        r = rows[w0 + src[k]]
+        c = cnt[k]
+        for i in range(c):
+            blk[b, i, k] = r[i]
+        for i in range(c, n):
+            blk[b, i, k] = 0.0
+
+
+@njit(cache=True)
+def _load_rows(rows, blk, b, w0, src, cnt, n):
+    """_load for fields of rows (nworld, njmax, nv): cnt[k] rows of lane k, zero rows up to n."""
+    nv = rows.shape[2]
+    for k in range(LANES):
+        r = rows[w0 + src[k]]
+        c = cnt[k]
+        for i in range(c):
+            ri = r[i]
+            for j in range(nv):
+                blk[b, i, j, k] = ri[j]
+        for i in range(c, n):
+            for j in range(nv):
+                blk[b, i, j, k] = 0.0
+
+
+@njit(cache=True)
+def _store(blk, rows, b, w0, q, cnt):
+    """rows[w0 + k] (its first cnt[k] elements) = lane k of block b of blk, for the lanes k in q."""
+    for k in range(LANES):
+        if q & (1 << k):
+            r = rows[w0 + k]
+            for i in range(cnt[k]):
+                r[i] = blk[b, i, k]
+
+
+@njit(cache=True)
+def block_solvable(m, d, w):
+    """Whether world w's primal solve can run on a block after constraint_begin: rows, and one island with every
+    row and dof."""
+    return d.nefc[w] > 0 and d.nisland[w] == 1 and d.island_nefc[w, 0] == d.nefc[w] and d.island_nv[w, 0] == m.nv
+
+
+@njit(cache=True)
+def solve_block(m, d, bd, b, nworld, cand, F):
+    """sol_primal on block b for the lanes in cand (block_solvable worlds, constraint_begin done) whose ne and nf
+    are those of its first lane; stores qacc, qfrc_constraint, efc_force, the island-local states, the statistics
+    and the iteration counts into their rows.  Returns the lanes solved."""
+    w0 = b * LANES
+    nl = min(LANES, nworld - w0)
+    k0 = -1
+    q = 0
+    for k in range(nl):
+        if cand & (1 << k):
+            if k0 < 0:
+                k0 = k
+            if d.ne[w0 + k] == d.ne[w0 + k0] and d.nf[w0 + k] == d.nf[w0 + k0]:
+                q |= 1 << k
+    if q == 0:
+        return 0
+    nv = m.nv
+    # lane k computes on world src[k] (a lane not solved repeats the first solved one) with its own row count
+    lanes = bd.slv_lanes[b]
+    src, nrow, nvk = lanes[0], lanes[1], lanes[2]
+    nefc = 0
+    nrowv = splat(0.0)
+    for k in range(LANES):
+        s = k if (k < nl and q & (1 << k)) else k0
+        src[k] = s
+        nrow[k] = d.nefc[w0 + s]
+        nvk[k] = nv
+        nefc = max(nefc, nrow[k])
+        nrowv = with_lane(nrowv, k, float(nrow[k]))
+    _load_rows(d.efc_J, bd.efc_J, b, w0, src, nrow, nefc)
+    _load(d.efc_D, bd.efc_D, b, w0, src, nrow, nefc)
+    _load(d.efc_R, bd.efc_R, b, w0, src, nrow, nefc)
+    _load(d.efc_frictionloss, bd.efc_frictionloss, b, w0, src, nrow, nefc)
+    _load(d.efc_aref, bd.efc_aref, b, w0, src, nrow, nefc)
+    _load(d.qfrc_smooth, bd.qfrc_smooth, b, w0, src, nvk, nv)
+    _load(d.qacc_smooth, bd.qacc_smooth, b, w0, src, nvk, nv)
+    _load(d.qacc, bd.qacc, b, w0, src, nvk, nv)
+    w = block_index(b)
+    wb = w0 + k0
+    ctx = (
+        bd.efc_J[w],
+        bd.efc_D[w],
+        bd.efc_R[w],
+        bd.efc_frictionloss[w],
+        bd.efc_aref[w],
+        d.efc_type[wb],
+        d.efc_id[wb],
+        bd.efc_force[w],
+        bd.scr_slv_int[w, _ISTATE],
+        bd.qfrc_smooth[w],
+        bd.qacc_smooth[w],
+        bd.qacc[w],
+        bd.qfrc_constraint[w],
+        d.scr_isl_int[wb, 0],
+        d.ne[wb],
+        d.nf[wb],
+        nefc,
+        nv,
+        d.scr_isl_int[wb, 0, :nefc],
+        nrowv,
+    )
+    newton = int(m.opt[OPT_SOLVER]) == SOL_NEWTON
+    it = sol_primal(m, bd, w, int(m.opt[OPT_ITERATIONS]), newton, 0, ctx, F, lane_mask(q))
+    # the outputs into the rows of the lanes solved (fwd_constraint's in-place island case writes these)
+    niter, nstat = lanes[3], lanes[4]
+    for k in range(LANES):
+        niter[k] = int(lane_of(it, k))
+        nstat[k] = min(niter[k], MJ_NSOLVER)
+    _store(bd.qacc, d.qacc, b, w0, q, nvk)
+    _store(bd.qfrc_constraint, d.qfrc_constraint, b, w0, q, nvk)
+    _store(bd.efc_force, d.efc_force, b, w0, q, nrow)
+    _store_state(bd.scr_slv_int, d.scr_slv_int, b, w0, q, nrow)
+    _store(bd.solver_improvement, d.solver_improvement, b, w0, q, nstat)
+    _store(bd.solver_gradient, d.solver_gradient, b, w0, q, nstat)
+    _store(bd.solver_lineslope, d.solver_lineslope, b, w0, q, nstat)
+    _store(bd.solver_nactive, d.solver_nactive, b, w0, q, nstat)
+    _store(bd.solver_nchange, d.solver_nchange, b, w0, q, nstat)
+    _store(bd.solver_neval, d.solver_neval, b, w0, q, nstat)
+    _store(bd.solver_nupdate, d.solver_nupdate, b, w0, q, nstat)
+    for k in range(nl):
+        if q & (1 << k):
+            _add_niter(d, w0 + k, 0, niter[k])
+    return q
+
+
+@njit(cache=True)
+def _store_state(blk, rows, b, w0, q, cnt):
+    """The island-local states (row _ISTATE of scr_slv_int, the first cnt[k] of lane k) into the rows."""
+    B = blk[b, _ISTATE]
+    for k in range(LANES):
+        if q & (1 << k):
+            r = rows[w0 + k, _ISTATE]
+            for i in range(cnt[k]):
+                r[i] = int(B[i, k])
+
+
+@njit(cache=True)
+def _pick(elliptic, sparse, noslip, primal, m, d, bd, b, nworld, cand, F):
+    """solve_block when the feature set has the primal solvers and none of elliptic cones, the sparse mode and
+    noslip (the `is None` tests are pruned when typed, as sim/jit/features.py's call_if), else 0."""
+    if elliptic is not None:
+        return 0
+    if sparse is not None:
+        return 0
+    if noslip is not None:
+        return 0
+    if primal is None:
+        return 0
+    return solve_block(m, d, bd, b, nworld, cand, F)
+
+
+@njit(cache=True)
+def _on(elliptic, sparse, noslip, primal, m):
+    """_pick's test alone, with the solver option: whether the block may solve this model's worlds."""
+    if elliptic is not None:
+        return False
+    if sparse is not None:
+        return False
+    if noslip is not None:
+        return False
+    if primal is None:
+        return False
+    return int(m.opt[OPT_SOLVER]) != SOL_PGS
+
+
+@njit(cache=True)
+def block_solver_on(m, F):
+    """Whether worlds of model m with feature set F may be solved on blocks (solve_block_if)."""
+    return _on(F[F_ELLIPTIC], F[F_SPARSE], F[F_NOSLIP], F[F_PRIMAL], m)
+
+
+@njit(cache=True)
+def solve_block_if(m, d, bd, b, nworld, cand, F):
+    """solve_block for feature sets whose solver kernels have a block form (CG / Newton, pyramidal cones, dense
+    Jacobians, no noslip), else nothing (0: every world per world)."""
+    return _pick(F[F_ELLIPTIC], F[F_SPARSE], F[F_NOSLIP], F[F_PRIMAL], m, d, bd, b, nworld, cand, F)
+
+
+@njit(cache=True)
+def fwd_constraint_block(m, d, bd, b, nworld, mask, F):
+    """mj_fwdConstraint of the lanes of block b in mask: its start per world (constraint_begin), the primal solve on
+    the block for the worlds it takes (solve_block_if), per world for the others (constraint_solve)."""
+    w0 = b * LANES
+    nl = min(LANES, nworld - w0)
+    cand = 0
+    for k in range(nl):
+        if mask & (1 << k):
+            constraint_begin(m, d, w0 + k, F)
+            if block_solvable(m, d, w0 + k):
+                cand |= 1 << k
+            else:
+                constraint_solve(m, d, w0 + k, F)
+    if cand:
+        done = solve_block_if(m, d, bd, b, nworld, cand, F)
+        for k in range(nl):
+            if cand & (1 << k) and not done & (1 << k):
+                constraint_solve(m, d, w0 + k, F)
