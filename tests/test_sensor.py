@@ -118,12 +118,16 @@ def test_random_states_nativeccd_disabled():
         check_sensors(mm, d.sensordata, md.sensordata, "state %d" % it)
 
 
+IMPLICITFAST_FULL = {("implicitfast", "sensors_contact.xml"), ("implicitfast", "sensors_mesh.xml")}
+
+
 @pytest.mark.oracle
 @pytest.mark.parametrize(
     "integrator,name",
     [
-        # implicitfast with contact sensors is one more feature set's cold compile: --full
-        pytest.param(i, n, marks=pytest.mark.full if (i, n) == ("implicitfast", "sensors_contact.xml") else ())
+        # implicitfast with the contact or the mesh sensors is one more feature set's cold compile each (sensors_many
+        # runs implicitfast by default, the contact and mesh models Euler and RK4): --full
+        pytest.param(i, n, marks=pytest.mark.full if (i, n) in IMPLICITFAST_FULL else ())
         for i in ("Euler", "RK4", "implicitfast")
         for n in ("sensors_many.xml", "sensors_contact.xml", "sensors_mesh.xml")
     ],
