@@ -4,7 +4,7 @@ tests/fuzz_models.py.
 Default run: N_MUTATED mutated corpus models + N_GENERATED random valid models (derandomized: the same inputs on
 every run, so CI is reproducible and the kernels they step are cached); `--full` runs N_FULL_* fresh random
 inputs.  Every input is loaded by mujoco and numjoco: both accept (same sizes, NSTEP finite steps: in the
-default run only for models of the feature sets the rest of the suite compiles, fuzz_models.common_features),
+default run only for models of two feature sets, reacher's and the URDF quadruped's, fuzz_models.common_features),
 both reject (numjoco with a sim.ModelError naming file and element or line), or numjoco refuses with
 sim.UnsupportedError what mujoco accepts; never another exception, a crash or more than HANG_SECONDS (numba's
 compile time excluded).  The outcome counts are printed (-s) and checked to cover each case.  The inputs on

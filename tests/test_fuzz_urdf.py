@@ -23,4 +23,8 @@ def test_generated_urdf_robots(full_run):
     stats = run_property(
         fm.generated_urdf(), N_FULL_GENERATED if full_run else N_GENERATED, full_run, collections.Counter()
     )
-    assert stats["both-accept"] + stats["both-reject"] == sum(stats.values())
+    # valid by construction: each robot is accepted by both (stepped, or in the default run only sized when its
+    # feature set is not one of fuzz_models.common_features) or refused by both; never unsupported or undecided
+    stepped, sized = stats["both-accept"], stats["accepted-not-stepped"]
+    assert stepped + sized + stats["both-reject"] == sum(stats.values())
+    assert stepped >= 0.5 * sum(stats.values())

@@ -118,12 +118,16 @@ def test_random_states_nativeccd_disabled():
         check_sensors(mm, d.sensordata, md.sensordata, "state %d" % it)
 
 
+IMPLICITFAST_FULL = {("implicitfast", "sensors_contact.xml"), ("implicitfast", "sensors_mesh.xml")}
+
+
 @pytest.mark.oracle
 @pytest.mark.parametrize(
     "integrator,name",
     [
-        # implicitfast with contact sensors is one more feature set's cold compile: --full
-        pytest.param(i, n, marks=pytest.mark.full if (i, n) == ("implicitfast", "sensors_contact.xml") else ())
+        # implicitfast with the contact or the mesh sensors is one more feature set's cold compile each (sensors_many
+        # runs implicitfast by default, the contact and mesh models Euler and RK4): --full
+        pytest.param(i, n, marks=pytest.mark.full if (i, n) in IMPLICITFAST_FULL else ())
         for i in ("Euler", "RK4", "implicitfast")
         for n in ("sensors_many.xml", "sensors_contact.xml", "sensors_mesh.xml")
     ],
@@ -301,20 +305,49 @@ def test_no_sensors_no_fields():
     assert np.all(d.energy == 0)
 
 
-@pytest.mark.oracle
-def test_random_models(full_run):
-    """Sensors of the random models of tests/mjcf_gen.py (those with a <sensor> section, first 200 seeds with
-    --full, 30 by default: each new feature set compiles) at a random state after mj_forward; models our pipeline
-    refuses (sim.UnsupportedError) are counted apart, and at least 30 models (4 by default: 6 of the first 30
-    seeds have sensors) must be compared."""
+PER_SET = 3  # default run: random models per feature set of the fixed models, among the first DEFAULT_SEEDS seeds
+DEFAULT_SEEDS = 80
+
+
+def _random_sensor_models(full_run):
+    """[(seed, xml)] of the random models of tests/mjcf_gen.py with a <sensor> section: with --full every one of
+    the first 200 seeds; by default, of the first DEFAULT_SEEDS seeds, the first PER_SET of each feature set
+    (sim/jit/features.py) of this file's fixed models (sensors_many / _contact / _mesh.xml), whose forward
+    kernels test_random_states compiles: a random model of any other feature set is one more cold compile of
+    the pipeline (about half a minute each)."""
     import mjcf_gen
 
-    compared = refused = 0
-    nseed, least = (200, 30) if full_run else (30, 4)
-    for seed in range(nseed):
+    fixed = {
+        api.model_features(load(name)[0]) for name in ("sensors_many.xml", "sensors_contact.xml", "sensors_mesh.xml")
+    }
+    taken, out = {}, []
+    for seed in range(200 if full_run else DEFAULT_SEEDS):
         xml, features = mjcf_gen.generate_with_features(seed)
         if "sensor" not in features:
             continue
+        if not full_run:
+            try:
+                f = api.model_features(sim.load_model(xml))
+            except sim.UnsupportedError:
+                continue
+            if f not in fixed or taken.get(f, 0) >= PER_SET:
+                continue
+            taken[f] = taken.get(f, 0) + 1
+        out.append((seed, xml))
+    assert full_run or set(taken) == fixed, "a fixed model's feature set has no random model in the seeds scanned"
+    return out
+
+
+@pytest.mark.oracle
+def test_random_models(full_run):
+    """Sensors of the random models of tests/mjcf_gen.py (those with a <sensor> section: every one of the first
+    200 seeds with --full; by default PER_SET of each feature set of the fixed models, _random_sensor_models) at
+    a random state after mj_forward; models our pipeline refuses (sim.UnsupportedError) are counted apart, and at
+    least 30 models (6 by default: 7 of the first DEFAULT_SEEDS seeds qualify) must be compared."""
+    compared = refused = 0
+    cases = _random_sensor_models(full_run)
+    least = 30 if full_run else 6
+    for seed, xml in cases:
         mm = mujoco.MjModel.from_xml_string(xml)
         m = sim.load_model(xml)
         md, d = mujoco.MjData(mm), sim.Data(m)
