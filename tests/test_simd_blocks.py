@@ -29,6 +29,8 @@ from sim.engine.kinematics import kinematics
 from sim.engine.com import com_pos, com_vel
 from sim.engine.crb import crb, factor_m
 from sim.engine.rne import rne
+from sim.engine.parts import constraint_begin, constraint_solve
+from sim.engine.batch.solver import block_solvable, fwd_constraint_block
 
 mujoco = pytest.importorskip("mujoco")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
@@ -144,11 +146,14 @@ def _copy_state(src, dst, i=None):
         dst._arrays[k][:] = x if i is None else x[i]
 
 
-def run_against_single(name, nworld, nstep, seed=0, check_every=10):
+def run_against_single(name, nworld, nstep, seed=0, check_every=10, solver=None):
     """Step a batch of nworld worlds in blocks and each world alone, with per-world random controls, a quarter of
     the worlds reset every 17 steps, one world diverging a third of the way (mj_checkVel) and another with a bad
-    acceleration soon after (mj_checkAcc): (step, world, fields) of the first difference, or None."""
+    acceleration soon after (mj_checkAcc): (step, world, fields) of the first difference, or None.  solver: the
+    constraint solver option to set (the model's own when None)."""
     m, start, mm = contact_batch(name, nworld, 200)
+    if solver is not None:
+        m.opt.solver = solver
     rng = np.random.default_rng(seed)
     batch = sim.Data(m, nworld=nworld)
     _copy_state(start, batch)
@@ -192,11 +197,78 @@ def run_against_single(name, nworld, nstep, seed=0, check_every=10):
     return None
 
 
-def test_hopper_steps_bitwise():
+@njit
+def _solve_worlds(m, d, nworld, F):
+    n = 0
+    for w in range(nworld):
+        constraint_begin(m, d, w, F)
+        n += block_solvable(m, d, w)
+        constraint_solve(m, d, w, F)
+    return n
+
+
+@njit
+def _solve_blocks(m, d, bd, nworld, nblock, F):
+    n = 0
+    for b in range(nblock):
+        n += fwd_constraint_block(m, d, bd, b, nworld, (1 << LANES) - 1, F)
+    return n
+
+
+SOLVER_OUT = (
+    "qacc",
+    "qfrc_constraint",
+    "efc_force",
+    "efc_state",
+    "efc_b",
+    "solver_niter",
+    "solver_niter_island",
+    "solver_improvement",
+    "solver_gradient",
+    "solver_lineslope",
+    "solver_nactive",
+    "solver_nchange",
+    "solver_neval",
+    "solver_nupdate",
+)
+
+
+@pytest.mark.parametrize("solver", [sim.constants.SOL_NEWTON, sim.constants.SOL_CG], ids=["newton", "cg"])
+def test_solver_on_blocks_bitwise(solver):
+    """mj_fwdConstraint on blocks (sim/engine/batch/solver.py) against world by world, hopper worlds in contact
+    (2 LANES + 3: a partial block), Newton and CG: every world the block takes is solved on it, and every output
+    (forces, states, qacc, statistics, iteration counts) is bitwise the per-world solver's."""
+    nworld = 2 * LANES + 3
+    m, start, _ = contact_batch("hopper", nworld, 200)
+    m.opt.solver = solver
+    ref, blk = sim.Data(m, nworld=nworld), sim.Data(m, nworld=nworld)
+    for d in (ref, blk):
+        _copy_state(start, d)
+        api.run(m, d, 0, simd=False)
+    b = api.blocks_of(m, blk, simd=True)
+    for k in ("M", "qLD", "qLDiagInv"):  # the block solver reads the block's factor of M (its forward pass's)
+        _load(blk._arrays[k], b.arrays[k], b.nblock, nworld)
+    ms, F = api.model_struct(m), api.model_features(m)
+    nsolvable = _solve_worlds(ms, ref._struct, nworld, F)
+    assert _solve_blocks(ms, blk._struct, b.struct, nworld, b.nblock, F) == nsolvable > nworld // 2
+    iters = ref._arrays["solver_niter"]
+    assert iters.max() > iters.min()  # lanes retire at different iterations
+    bad = [k for k in SOLVER_OUT if not np.array_equal(blk._arrays[k].view(np.uint8), ref._arrays[k].view(np.uint8))]
+    bad += (
+        []
+        if np.array_equal(blk._arrays["scr_slv_int"][:, _ISTATE], ref._arrays["scr_slv_int"][:, _ISTATE])
+        else ["istate"]
+    )
+    assert bad == []
+
+
+@pytest.mark.parametrize("solver", [sim.constants.SOL_NEWTON, sim.constants.SOL_CG], ids=["newton", "cg"])
+def test_hopper_steps_bitwise(solver):
     """hopper: 2 LANES + 3 worlds (padding lanes in the last block), 120 steps in blocks, each world bitwise its
-    single-world trajectory."""
+    single-world trajectory; with Newton (hopper's own) and CG, both solved on blocks (lanes converging at different
+    iterations, different row counts)."""
     assert api.SIMD
-    assert run_against_single("hopper", 2 * LANES + 3, 120) is None
+    assert run_against_single("hopper", 2 * LANES + 3, 120, solver=solver) is None
 
 
 def _vector_rollout(env_id, num_envs, nstep, seed, **kwargs):

@@ -2176,20 +2176,10 @@ def _primal_prepare_pyramidal(m, d, w, ctx):
 _primal_prepare = call_either(F_ELLIPTIC, _primal_prepare_cone, _primal_prepare_pyramidal)
 
 
-@njit(cache=True)
-def _primal_eval_cone(m, d, w, ctx, qg1, qg2, alpha, F):
-    """(cost(alpha) - cost(0), d/dalpha, d2/dalpha2) along the search direction, elliptic cones included
-    (PrimalEval)."""
-    D, R, floss, typ, eid, ne, nf, nefc = ctx[1], ctx[2], ctx[3], ctx[5], ctx[6], ctx[14], ctx[15], ctx[16]
-    Jv, Jaref = d.scr_slv_efc[w, _JV], d.scr_slv_efc[w, _JAREF]
-    quad = d.scr_slv_quad[w]
-    cdim, cmu = d.contact_dim[w], d.contact_mu[w]
-    t0 = 0.0
-    t1 = qg1
-    t2 = qg2
-    for i in range(ne):
-        t1 += quad[3 * i + 1]
-        t2 += quad[3 * i + 2]
+@njit(cache=True, always_inline=True)
+def _friction_eval(Jaref, Jv, D, R, floss, ne, nf, alpha):
+    """(cost(alpha) - cost(0), d/dalpha, d2/dalpha2) of the friction-loss rows ne..ne+nf-1 along the search
+    direction (PrimalEval's friction-loss part), lane-safe."""
     cost = 0.0
     d0 = 0.0
     d1 = 0.0
@@ -2205,6 +2195,24 @@ def _primal_eval_cone(m, d, w, ctx, qg1, qg2, alpha, F):
         lo = x <= -Rf
         d0 = where(mid, d0 + Di * x * dr, where(lo, d0 + -f * dr, d0 + f * dr))
         d1 = where(mid, d1 + Di * dr * dr, d1)
+    return cost, d0, d1
+
+
+@njit(cache=True)
+def _primal_eval_cone(m, d, w, ctx, qg1, qg2, alpha, F):
+    """(cost(alpha) - cost(0), d/dalpha, d2/dalpha2) along the search direction, elliptic cones included
+    (PrimalEval)."""
+    D, R, floss, typ, eid, ne, nf, nefc = ctx[1], ctx[2], ctx[3], ctx[5], ctx[6], ctx[14], ctx[15], ctx[16]
+    Jv, Jaref = d.scr_slv_efc[w, _JV], d.scr_slv_efc[w, _JAREF]
+    quad = d.scr_slv_quad[w]
+    cdim, cmu = d.contact_dim[w], d.contact_mu[w]
+    t0 = 0.0
+    t1 = qg1
+    t2 = qg2
+    for i in range(ne):
+        t1 += quad[3 * i + 1]
+        t2 += quad[3 * i + 2]
+    cost, d0, d1 = _friction_eval(Jaref, Jv, D, R, floss, ne, nf, alpha)
     i = ne + nf
     while i < nefc:
         if typ[i] == CNSTR_CONTACT_ELLIPTIC:
@@ -2265,21 +2273,7 @@ def _primal_eval_pyramidal(m, d, w, ctx, qg1, qg2, alpha, F):
     for i in range(ne):
         t1 += quad[3 * i + 1]
         t2 += quad[3 * i + 2]
-    cost = 0.0
-    d0 = 0.0
-    d1 = 0.0
-    for i in range(ne, ne + nf):
-        start = Jaref[i]
-        dr = Jv[i]
-        x = start + alpha * dr
-        f = floss[i]
-        Di = D[i]
-        Rf = R[i] * f
-        cost += _friction_cost_dif(start, x, f, Rf, Di)
-        mid = (-Rf < x) & (x < Rf)
-        lo = x <= -Rf
-        d0 = where(mid, d0 + Di * x * dr, where(lo, d0 + -f * dr, d0 + f * dr))
-        d1 = where(mid, d1 + Di * dr * dr, d1)
+    cost, d0, d1 = _friction_eval(Jaref, Jv, D, R, floss, ne, nf, alpha)
     for i in range(ne + nf, nefc):
         start = Jaref[i]
         x = start + alpha * Jv[i]

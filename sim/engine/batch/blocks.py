@@ -106,8 +106,8 @@ structref.define_boxing(BlockType, BlockStruct)
 
 # the block step's own per-world values: RK4's start time, and the watched warning counters and the task's
 # divergence counter at the start of the call; per block, the broadphase's leaf pairs of two multi-geom bodies and
-# the block solver's lane table (sim/engine/batch/solver.py: source world, rows, dofs, iterations, statistics of
-# each lane)
+# the block solver's lane table (sim/engine/batch/solver.py: source world, rows, iterations, statistics of each
+# lane)
 OWN_FIELDS = (
     ("rk_t0", types.Array(types.float64, 1, "C")),
     ("lane_state", types.Array(types.int64, 2, "C")),
@@ -152,7 +152,7 @@ class Blocks:
             rk_t0=np.zeros(nworld),
             lane_state=np.zeros((nworld, NLANE_STATE), np.int64),
             bp_leaf=np.zeros((self.nblock,) + tuple(shapes["scr_leafpair"]), np.int64),
-            slv_lanes=np.zeros((self.nblock, 5, LANES), np.int64),
+            slv_lanes=np.zeros((self.nblock, 4, LANES), np.int64),
         )
         values = [self.arrays[n] for n in BLOCK_FIELDS + SOLVER_FIELDS] + [self.arrays[n] for n, _ in BLOCK_SCRATCH]
         values += [data._arrays[n] for n in ROW_FIELDS]

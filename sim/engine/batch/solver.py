@@ -34,6 +34,15 @@ def _load(rows, blk, b, w0, src, cnt, n):
 
 
 @njit(cache=True)
+def _load_n(rows, blk, b, w0, src, n):
+    """Lane k of block b of blk (nblock, n.., LANES) = the first n elements of rows[w0 + src[k]]."""
+    for k in range(LANES):
+        r = rows[w0 + src[k]]
+        for i in range(n):
+            blk[b, i, k] = r[i]
+
+
+@njit(cache=True)
 def _load_rows(rows, blk, b, w0, src, cnt, n):
     """_load for fields of rows (nworld, njmax, nv): cnt[k] rows of lane k, zero rows up to n."""
     nv = rows.shape[2]
@@ -56,6 +65,16 @@ def _store(blk, rows, b, w0, q, cnt):
         if q & (1 << k):
             r = rows[w0 + k]
             for i in range(cnt[k]):
+                r[i] = blk[b, i, k]
+
+
+@njit(cache=True)
+def _store_n(blk, rows, b, w0, q, n):
+    """rows[w0 + k] (its first n elements) = lane k of block b of blk, for the lanes k in q."""
+    for k in range(LANES):
+        if q & (1 << k):
+            r = rows[w0 + k]
+            for i in range(n):
                 r[i] = blk[b, i, k]
 
 
@@ -86,26 +105,27 @@ def solve_block(m, d, bd, b, nworld, cand, F):
     nv = m.nv
     # lane k computes on world src[k] (a lane not solved repeats the first solved one) with its own row count
     lanes = bd.slv_lanes[b]
-    src, nrow, nvk = lanes[0], lanes[1], lanes[2]
+    src, nrow = lanes[0], lanes[1]
     nefc = 0
     nrowv = splat(0.0)
     for k in range(LANES):
         s = k if (k < nl and q & (1 << k)) else k0
         src[k] = s
         nrow[k] = d.nefc[w0 + s]
-        nvk[k] = nv
         nefc = max(nefc, nrow[k])
         nrowv = with_lane(nrowv, k, float(nrow[k]))
     _load_rows(d.efc_J, bd.efc_J, b, w0, src, nrow, nefc)
     _load(d.efc_D, bd.efc_D, b, w0, src, nrow, nefc)
-    _load(d.efc_R, bd.efc_R, b, w0, src, nrow, nefc)
-    _load(d.efc_frictionloss, bd.efc_frictionloss, b, w0, src, nrow, nefc)
     _load(d.efc_aref, bd.efc_aref, b, w0, src, nrow, nefc)
-    _load(d.qfrc_smooth, bd.qfrc_smooth, b, w0, src, nvk, nv)
-    _load(d.qacc_smooth, bd.qacc_smooth, b, w0, src, nvk, nv)
-    _load(d.qacc, bd.qacc, b, w0, src, nvk, nv)
-    w = block_index(b)
+    # R and the friction loss are read on the friction-loss rows only (the first ne + nf rows, the same in every
+    # lane), the dof vectors in full
     wb = w0 + k0
+    _load_n(d.efc_R, bd.efc_R, b, w0, src, d.ne[wb] + d.nf[wb])
+    _load_n(d.efc_frictionloss, bd.efc_frictionloss, b, w0, src, d.ne[wb] + d.nf[wb])
+    _load_n(d.qfrc_smooth, bd.qfrc_smooth, b, w0, src, nv)
+    _load_n(d.qacc_smooth, bd.qacc_smooth, b, w0, src, nv)
+    _load_n(d.qacc, bd.qacc, b, w0, src, nv)
+    w = block_index(b)
     ctx = (
         bd.efc_J[w],
         bd.efc_D[w],
@@ -131,12 +151,12 @@ def solve_block(m, d, bd, b, nworld, cand, F):
     newton = int(m.opt[OPT_SOLVER]) == SOL_NEWTON
     it = sol_primal(m, bd, w, int(m.opt[OPT_ITERATIONS]), newton, 0, ctx, F, lane_mask(q))
     # the outputs into the rows of the lanes solved (fwd_constraint's in-place island case writes these)
-    niter, nstat = lanes[3], lanes[4]
+    niter, nstat = lanes[2], lanes[3]
     for k in range(LANES):
         niter[k] = int(lane_of(it, k))
         nstat[k] = min(niter[k], MJ_NSOLVER)
-    _store(bd.qacc, d.qacc, b, w0, q, nvk)
-    _store(bd.qfrc_constraint, d.qfrc_constraint, b, w0, q, nvk)
+    _store_n(bd.qacc, d.qacc, b, w0, q, nv)
+    _store_n(bd.qfrc_constraint, d.qfrc_constraint, b, w0, q, nv)
     _store(bd.efc_force, d.efc_force, b, w0, q, nrow)
     _store_state(bd.scr_slv_int, d.scr_slv_int, b, w0, q, nrow)
     _store(bd.solver_improvement, d.solver_improvement, b, w0, q, nstat)
@@ -208,7 +228,8 @@ def solve_block_if(m, d, bd, b, nworld, cand, F):
 @njit(cache=True)
 def fwd_constraint_block(m, d, bd, b, nworld, mask, F):
     """mj_fwdConstraint of the lanes of block b in mask: its start per world (constraint_begin), the primal solve on
-    the block for the worlds it takes (solve_block_if), per world for the others (constraint_solve)."""
+    the block for the worlds it takes (solve_block_if), per world for the others (constraint_solve).  Returns how
+    many worlds the block solved."""
     w0 = b * LANES
     nl = min(LANES, nworld - w0)
     cand = 0
@@ -219,8 +240,13 @@ def fwd_constraint_block(m, d, bd, b, nworld, mask, F):
                 cand |= 1 << k
             else:
                 constraint_solve(m, d, w0 + k, F)
+    nsolved = 0
     if cand:
         done = solve_block_if(m, d, bd, b, nworld, cand, F)
         for k in range(nl):
-            if cand & (1 << k) and not done & (1 << k):
-                constraint_solve(m, d, w0 + k, F)
+            if cand & (1 << k):
+                if done & (1 << k):
+                    nsolved += 1
+                else:
+                    constraint_solve(m, d, w0 + k, F)
+    return nsolved
