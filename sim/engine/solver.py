@@ -2177,9 +2177,15 @@ _primal_prepare = call_either(F_ELLIPTIC, _primal_prepare_cone, _primal_prepare_
 
 
 @njit(cache=True, always_inline=True)
-def _friction_eval(Jaref, Jv, D, R, floss, ne, nf, alpha):
-    """(cost(alpha) - cost(0), d/dalpha, d2/dalpha2) of the friction-loss rows ne..ne+nf-1 along the search
-    direction (PrimalEval's friction-loss part), lane-safe."""
+def _eval_head(quad, Jaref, Jv, D, R, floss, ne, nf, qg1, qg2, alpha):
+    """PrimalEval's start, lane-safe: the quadratic's linear and square coefficients (t1, t2) from the Gauss
+    term and the equality rows, then (cost(alpha) - cost(0), d/dalpha, d2/dalpha2) of the friction-loss rows
+    ne..ne+nf-1 along the search direction; returns (t1, t2, cost, d0, d1)."""
+    t1 = qg1
+    t2 = qg2
+    for i in range(ne):
+        t1 += quad[3 * i + 1]
+        t2 += quad[3 * i + 2]
     cost = 0.0
     d0 = 0.0
     d1 = 0.0
@@ -2195,7 +2201,7 @@ def _friction_eval(Jaref, Jv, D, R, floss, ne, nf, alpha):
         lo = x <= -Rf
         d0 = where(mid, d0 + Di * x * dr, where(lo, d0 + -f * dr, d0 + f * dr))
         d1 = where(mid, d1 + Di * dr * dr, d1)
-    return cost, d0, d1
+    return t1, t2, cost, d0, d1
 
 
 @njit(cache=True)
@@ -2207,12 +2213,7 @@ def _primal_eval_cone(m, d, w, ctx, qg1, qg2, alpha, F):
     quad = d.scr_slv_quad[w]
     cdim, cmu = d.contact_dim[w], d.contact_mu[w]
     t0 = 0.0
-    t1 = qg1
-    t2 = qg2
-    for i in range(ne):
-        t1 += quad[3 * i + 1]
-        t2 += quad[3 * i + 2]
-    cost, d0, d1 = _friction_eval(Jaref, Jv, D, R, floss, ne, nf, alpha)
+    t1, t2, cost, d0, d1 = _eval_head(quad, Jaref, Jv, D, R, floss, ne, nf, qg1, qg2, alpha)
     i = ne + nf
     while i < nefc:
         if typ[i] == CNSTR_CONTACT_ELLIPTIC:
@@ -2268,12 +2269,7 @@ def _primal_eval_pyramidal(m, d, w, ctx, qg1, qg2, alpha, F):
     Jv, Jaref = d.scr_slv_efc[w, _JV], d.scr_slv_efc[w, _JAREF]
     quad = d.scr_slv_quad[w]
     t0 = 0.0
-    t1 = qg1
-    t2 = qg2
-    for i in range(ne):
-        t1 += quad[3 * i + 1]
-        t2 += quad[3 * i + 2]
-    cost, d0, d1 = _friction_eval(Jaref, Jv, D, R, floss, ne, nf, alpha)
+    t1, t2, cost, d0, d1 = _eval_head(quad, Jaref, Jv, D, R, floss, ne, nf, qg1, qg2, alpha)
     for i in range(ne + nf, nefc):
         start = Jaref[i]
         x = start + alpha * Jv[i]

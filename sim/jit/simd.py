@@ -671,13 +671,9 @@ def _block_getitem_impl(context, builder, sig, args):
     return _lane_view(context, builder, sig.return_type, ptr, rest)
 
 
-@lower_builtin(operator.getitem, types.Array, types.BaseTuple)
-def _block_tuple_getitem_impl(context, builder, sig, args):
-    aryty, idxty = sig.args
-    if _block_tuple(idxty) is None:  # not ours: numba's own tuple indexing
-        from numba.np.arrayobj import getitem_array_tuple
-
-        return getitem_array_tuple(context, builder, sig, args)
+def _block_tuple_element(context, builder, aryty, idxty, args):
+    """d.<field>[w, i, ...] of a block struct (args: the array and the (BlockIdx, ints) index): (pointer to the
+    element or sub-array of the block's LaneArray, its remaining shape values)."""
     ptr, rest = _block_ptr(context, builder, aryty, args[0], builder.extract_value(args[1], 0))
     lty = LaneArrayType(len(rest))
     la = _lane_view(context, builder, lty, ptr, rest)
@@ -685,7 +681,17 @@ def _block_tuple_getitem_impl(context, builder, sig, args):
     sub = types.UniTuple(types.intp, k)
     ints = [_intp(context, builder, builder.extract_value(args[1], j + 1), idxty.types[j + 1]) for j in range(k)]
     tup = cgutils.pack_array(builder, ints) if k > 1 else ints[0]
-    ptr2, rest2 = _element(context, builder, lty, la, sub if k > 1 else types.intp, tup)
+    return _element(context, builder, lty, la, sub if k > 1 else types.intp, tup)
+
+
+@lower_builtin(operator.getitem, types.Array, types.BaseTuple)
+def _block_tuple_getitem_impl(context, builder, sig, args):
+    aryty, idxty = sig.args
+    if _block_tuple(idxty) is None:  # not ours: numba's own tuple indexing
+        from numba.np.arrayobj import getitem_array_tuple
+
+        return getitem_array_tuple(context, builder, sig, args)
+    ptr2, rest2 = _block_tuple_element(context, builder, aryty, idxty, args)
     if isinstance(sig.return_type, VecType):
         return builder.load(builder.bitcast(ptr2, _VT.as_pointer()), align=8)
     return _lane_view(context, builder, sig.return_type, ptr2, rest2)
@@ -719,14 +725,7 @@ def _block_tuple_setitem_impl(context, builder, sig, args):
         from numba.np.arrayobj import setitem_array
 
         return setitem_array(context, builder, sig, args)
-    ptr, rest = _block_ptr(context, builder, aryty, args[0], builder.extract_value(args[1], 0))
-    lty = LaneArrayType(len(rest))
-    la = _lane_view(context, builder, lty, ptr, rest)
-    k = len(idxty.types) - 1
-    sub = types.UniTuple(types.intp, k)
-    ints = [_intp(context, builder, builder.extract_value(args[1], j + 1), idxty.types[j + 1]) for j in range(k)]
-    tup = cgutils.pack_array(builder, ints) if k > 1 else ints[0]
-    ptr2, _ = _element(context, builder, lty, la, sub if k > 1 else types.intp, tup)
+    ptr2, _ = _block_tuple_element(context, builder, aryty, idxty, args)
     builder.store(_as_vec(context, builder, vty, args[2]), builder.bitcast(ptr2, _VT.as_pointer()), align=8)
     return context.get_dummy_value()
 
