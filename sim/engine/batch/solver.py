@@ -12,6 +12,9 @@ Feature sets with elliptic cones, MuJoCo's sparse mode or noslip solve every wor
 no block form yet: docs/simd.md).
 """
 
+from numba import types
+from numba.extending import overload
+
 from sim.jit import njit
 from sim.jit.features import F_PRIMAL, F_ELLIPTIC, F_SPARSE, F_NOSLIP
 from sim.jit.simd import LANES, block_index, lane_mask, lane_of, splat, with_lane
@@ -183,46 +186,36 @@ def _store_state(blk, rows, b, w0, q, cnt):
                 r[i] = int(B[i, k])
 
 
-@njit(cache=True)
-def _pick(elliptic, sparse, noslip, primal, m, d, bd, b, nworld, cand, F):
-    """solve_block when the feature set has the primal solvers and none of elliptic cones, the sparse mode and
-    noslip (the `is None` tests are pruned when typed, as sim/jit/features.py's call_if), else 0."""
-    if elliptic is not None:
-        return 0
-    if sparse is not None:
-        return 0
-    if noslip is not None:
-        return 0
-    if primal is None:
-        return 0
-    return solve_block(m, d, bd, b, nworld, cand, F)
+def _has_block_form(F):
+    """Whether feature set F's solver kernels have a block form (typing time, from F's element types): the primal
+    solvers, and none of elliptic cones, MuJoCo's sparse mode and noslip.  (numba prunes `flag is None` only when
+    the flag is None, so a feature that must be off is read from its type here.)"""
+    ty = F.types
+    off = all(isinstance(ty[i], types.NoneType) for i in (F_ELLIPTIC, F_SPARSE, F_NOSLIP))
+    return off and not isinstance(ty[F_PRIMAL], types.NoneType)
 
 
-@njit(cache=True)
-def _on(elliptic, sparse, noslip, primal, m):
-    """_pick's test alone, with the solver option: whether the block may solve this model's worlds."""
-    if elliptic is not None:
-        return False
-    if sparse is not None:
-        return False
-    if noslip is not None:
-        return False
-    if primal is None:
-        return False
-    return int(m.opt[OPT_SOLVER]) != SOL_PGS
-
-
-@njit(cache=True)
 def block_solver_on(m, F):
     """Whether worlds of model m with feature set F may be solved on blocks (solve_block_if)."""
-    return _on(F[F_ELLIPTIC], F[F_SPARSE], F[F_NOSLIP], F[F_PRIMAL], m)
 
 
-@njit(cache=True)
+@overload(block_solver_on, inline="always")
+def _block_solver_on_ov(m, F):
+    if _has_block_form(F):
+        return lambda m, F: int(m.opt[OPT_SOLVER]) != SOL_PGS
+    return lambda m, F: False
+
+
 def solve_block_if(m, d, bd, b, nworld, cand, F):
     """solve_block for feature sets whose solver kernels have a block form (CG / Newton, pyramidal cones, dense
     Jacobians, no noslip), else nothing (0: every world per world)."""
-    return _pick(F[F_ELLIPTIC], F[F_SPARSE], F[F_NOSLIP], F[F_PRIMAL], m, d, bd, b, nworld, cand, F)
+
+
+@overload(solve_block_if, inline="always")
+def _solve_block_if_ov(m, d, bd, b, nworld, cand, F):
+    if _has_block_form(F):
+        return lambda m, d, bd, b, nworld, cand, F: solve_block(m, d, bd, b, nworld, cand, F)
+    return lambda m, d, bd, b, nworld, cand, F: 0
 
 
 @njit(cache=True)
