@@ -2432,8 +2432,15 @@ def _primal_search(m, d, w, ctx, tolerance, ls_iterations, scale, spj, F, act):
     return (where(c3, 0.0, res[0]), where(c3, 0.0, res[1]), where(c3, lsiter, res[2]), where(c3, 1.0, res[3]))
 
 
+@njit(cache=True, always_inline=True)
+def _blend(sel, dst, src, n):
+    """dst[:n] = src[:n] in the lanes of sel."""
+    for i in range(n):
+        dst[i] = where(sel, src[i], dst[i])
+
+
 def _keep_lanes(stop, ctx, d, w):
-    """Keep the outputs (force, state, qacc, qfrc_constraint) of the lanes in stop: a block's lanes that
+    """Keep the outputs (force, state, qacc, qfrc_constraint) of the lanes in stop aside: a block's lanes that
     converged while the others iterate (nothing for one world, which stops there)."""
 
 
@@ -2443,16 +2450,11 @@ def _keep_lanes_ov(stop, ctx, d, w):
         return lambda stop, ctx, d, w: None
 
     def impl(stop, ctx, d, w):
-        force, state, qacc, qfc, nefc, nv = ctx[7], ctx[8], ctx[11], ctx[12], ctx[16], ctx[17]
-        se = d.scr_slv_efc[w]
-        sv = d.scr_slv_nv[w]
-        kf, ks, kq, kc = se[_FPREV], se[_FMOM], sv[_IQACC], sv[_IQFC]
-        for i in range(nefc):
-            kf[i] = where(stop, force[i], kf[i])
-            ks[i] = where(stop, state[i], ks[i])
-        for i in range(nv):
-            kq[i] = where(stop, qacc[i], kq[i])
-            kc[i] = where(stop, qfc[i], kc[i])
+        se, sv, nefc, nv = d.scr_slv_efc[w], d.scr_slv_nv[w], ctx[16], ctx[17]
+        _blend(stop, se[_FPREV], ctx[7], nefc)
+        _blend(stop, se[_FMOM], ctx[8], nefc)
+        _blend(stop, sv[_IQACC], ctx[11], nv)
+        _blend(stop, sv[_IQFC], ctx[12], nv)
 
     return impl
 
@@ -2467,16 +2469,11 @@ def _restore_lanes_ov(kept, ctx, d, w):
         return lambda kept, ctx, d, w: None
 
     def impl(kept, ctx, d, w):
-        force, state, qacc, qfc, nefc, nv = ctx[7], ctx[8], ctx[11], ctx[12], ctx[16], ctx[17]
-        se = d.scr_slv_efc[w]
-        sv = d.scr_slv_nv[w]
-        kf, ks, kq, kc = se[_FPREV], se[_FMOM], sv[_IQACC], sv[_IQFC]
-        for i in range(nefc):
-            force[i] = where(kept, kf[i], force[i])
-            state[i] = where(kept, ks[i], state[i])
-        for i in range(nv):
-            qacc[i] = where(kept, kq[i], qacc[i])
-            qfc[i] = where(kept, kc[i], qfc[i])
+        se, sv, nefc, nv = d.scr_slv_efc[w], d.scr_slv_nv[w], ctx[16], ctx[17]
+        _blend(kept, ctx[7], se[_FPREV], nefc)
+        _blend(kept, ctx[8], se[_FMOM], nefc)
+        _blend(kept, ctx[11], sv[_IQACC], nv)
+        _blend(kept, ctx[12], sv[_IQFC], nv)
 
     return impl
 

@@ -161,7 +161,7 @@ def solve_block(m, d, bd, b, nworld, cand, F):
     _store_n(bd.qacc, d.qacc, b, w0, q, nv)
     _store_n(bd.qfrc_constraint, d.qfrc_constraint, b, w0, q, nv)
     _store(bd.efc_force, d.efc_force, b, w0, q, nrow)
-    _store_state(bd.scr_slv_int, d.scr_slv_int, b, w0, q, nrow)
+    _store(bd.scr_slv_int[:, _ISTATE], d.scr_slv_int[:, _ISTATE], b, w0, q, nrow)
     _store(bd.solver_improvement, d.solver_improvement, b, w0, q, nstat)
     _store(bd.solver_gradient, d.solver_gradient, b, w0, q, nstat)
     _store(bd.solver_lineslope, d.solver_lineslope, b, w0, q, nstat)
@@ -173,17 +173,6 @@ def solve_block(m, d, bd, b, nworld, cand, F):
         if q & (1 << k):
             _add_niter(d, w0 + k, 0, niter[k])
     return q
-
-
-@njit(cache=True)
-def _store_state(blk, rows, b, w0, q, cnt):
-    """The island-local states (row _ISTATE of scr_slv_int, the first cnt[k] of lane k) into the rows."""
-    B = blk[b, _ISTATE]
-    for k in range(LANES):
-        if q & (1 << k):
-            r = rows[w0 + k, _ISTATE]
-            for i in range(cnt[k]):
-                r[i] = int(B[i, k])
 
 
 def _has_block_form(F):
