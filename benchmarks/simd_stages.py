@@ -34,7 +34,7 @@ from sim.engine.com import com_pos, com_vel  # noqa: E402
 from sim.engine.crb import crb, factor_m  # noqa: E402
 from sim.engine.rne import rne  # noqa: E402
 from sim.engine.collision.driver import collision, collision_block  # noqa: E402
-from sim.engine.parts import constraint_begin, constraint_solve  # noqa: E402
+from sim.engine.parts import constraint_islands, constraint_warmstart, constraint_solve  # noqa: E402
 from sim.engine.batch.solver import fwd_constraint_block  # noqa: E402
 
 KINEMATICS, COM_POS, CRB, FACTOR_M, COM_VEL, RNE, COLLISION = 1, 2, 4, 8, 16, 32, 64
@@ -96,7 +96,8 @@ def rep_blocks(m, d, bd, nblock, stages, reps, F):
 def rep_solve_worlds(m, d, n, reps, F):
     for _ in range(reps):
         for w in range(n):
-            constraint_begin(m, d, w, F)
+            constraint_islands(m, d, w, F)
+            constraint_warmstart(m, d, w, F)
             constraint_solve(m, d, w, F)
 
 
@@ -203,7 +204,7 @@ def measure(name, n, rounds, warm, nstep):
         for s, bit in STAGES
     ]
     # mj_fwdConstraint from the rows of one forward pass: world by world, and on blocks where the block solver takes
-    # the worlds (sim/engine/batch/solver.py; both include constraint_begin per world)
+    # the worlds (sim/engine/batch/solver.py; both find the islands per world)
     for d in (ref, blk):
         api.run(m, d, 0, simd=False)
     rep_solve_worlds(ms, ref._struct, n, 1, F)

@@ -65,8 +65,9 @@ def test_worker_and_in_process_compiles_agree():
         on4 = off[:3] + "1" + off[4:]
         names = [
             "numjoco_part_sim_engine_parts_collision_part.F" + off,
-            "numjoco_part_sim_engine_parts_constraint_begin_part.F" + on4,
+            "numjoco_part_sim_engine_parts_constraint_islands_part.F" + on4,
             "numjoco_part_sim_engine_parts_constraint_solve_part.F" + on4,
+            "numjoco_part_sim_engine_parts_constraint_warmstart_part.F" + on4,
             "numjoco_part_sim_engine_parts_make_constraint_part.F" + off,
             "numjoco_part_sim_engine_parts_passive_part.F" + off,
             "numjoco_part_sim_engine_parts_rne_post_constraint_part.F" + off,

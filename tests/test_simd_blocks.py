@@ -29,7 +29,7 @@ from sim.engine.kinematics import kinematics
 from sim.engine.com import com_pos, com_vel
 from sim.engine.crb import crb, factor_m
 from sim.engine.rne import rne
-from sim.engine.parts import constraint_begin, constraint_solve
+from sim.engine.parts import constraint_islands, constraint_warmstart, constraint_solve
 from sim.engine.batch.solver import block_solvable, fwd_constraint_block
 
 mujoco = pytest.importorskip("mujoco")
@@ -201,8 +201,9 @@ def run_against_single(name, nworld, nstep, seed=0, check_every=10, solver=None)
 def _solve_worlds(m, d, nworld, F):
     n = 0
     for w in range(nworld):
-        constraint_begin(m, d, w, F)
+        constraint_islands(m, d, w, F)
         n += block_solvable(m, d, w)
+        constraint_warmstart(m, d, w, F)
         constraint_solve(m, d, w, F)
     return n
 

@@ -19,7 +19,7 @@ from sim.engine.history import reset_history
 from sim.engine.integrate import euler, implicit_fast, integrate_pos, advance
 from sim.engine.constraint import project_constraint_if
 from sim.engine.solver import project_dual_if
-from sim.engine.parts import constraint_begin, constraint_solve
+from sim.engine.parts import constraint_islands, constraint_warmstart, constraint_solve
 from sim.engine.parts import rne_post_constraint as rne_post_constraint_part
 from sim.engine.task import task_pre, task_post, task_reset, task_observe_reset, action_ok
 from sim.engine.task import keep_sensors, restore_sensors
@@ -103,8 +103,9 @@ def fwd_acc_stage(m, d, w, F, skipsensor):
     mj_forwardSkip)."""
     fwd_actuation(m, d, w, F)
     fwd_acceleration(m, d, w)
-    # mj_fwdConstraint (sim.engine.solver.fwd_constraint) in its two parts
-    constraint_begin(m, d, w, F)
+    # mj_fwdConstraint (sim.engine.solver.fwd_constraint) in its three parts
+    constraint_islands(m, d, w, F)
+    constraint_warmstart(m, d, w, F)
     constraint_solve(m, d, w, F)
     if not skipsensor:
         sensor_acc_stage(m, d, w, F)

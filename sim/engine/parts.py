@@ -3,10 +3,11 @@ that a first compile runs them in a worker process while this one compiles the r
 
     collision(m, d, w, F)           sim.engine.collision.driver.collision (mj_collision), F masked to the colliders
     make_constraint(m, d, w, F)     sim.engine.constraint.make_constraint (mj_makeConstraint), F masked to equality
-    constraint_begin(m, d, w, F)    sim.engine.solver.constraint_begin and constraint_solve (mj_fwdConstraint:
-    constraint_solve(m, d, w, F)    before the solver calls, then the rest; apart so that the block step solves
-                                    between them, sim/engine/batch/step.py), F masked to the solvers, the sparse
-                                    Jacobian mode, elliptic cones and noslip
+    constraint_islands(m, d, w, F)   sim.engine.solver.constraint_islands, constraint_warmstart and
+    constraint_warmstart(m, d, w, F) constraint_solve (mj_fwdConstraint: the islands, efc_b and the warmstart,
+    constraint_solve(m, d, w, F)     then the solvers; apart so that the block step runs the warmstart and the
+                                     solve of the worlds it takes on the block, sim/engine/batch/solver.py), F
+                                     masked to the solvers, the sparse Jacobian mode, elliptic cones and noslip
     passive(m, d, w, F)             sim.engine.passive.passive (mj_passive), F masked to fluid forces and
                                     adhesion
     rne_post_constraint(m, d, w, F) sim.engine.rne.rne_post_constraint (mj_rnePostConstraint: env tasks,
@@ -14,7 +15,7 @@ that a first compile runs them in a worker process while this one compiles the r
 
 Callers import these in place of the kernels, and pass their feature set F to each (it names the parts a worker
 compiles together); the kernels themselves stay callable from Python and jitted code.  The worker compiles
-make_constraint, constraint_begin, constraint_solve and rne_post_constraint; a first compile runs collision and passive in this
+make_constraint, the three constraint parts and rne_post_constraint; a first compile runs collision and passive in this
 process, after typing the step (worker=False), which evens the two shares out since sim/jit/features.py prunes what
 a model does not use (the measured split: docs/performance.md).
 """
@@ -61,9 +62,14 @@ def make_constraint_part(m, d, w, F):
     _constraint.make_constraint(m, d, w, F)
 
 
-def constraint_begin_part(m, d, w, F):
-    """mj_fwdConstraint of world w up to its solver calls: sim.engine.solver.constraint_begin."""
-    _solver.constraint_begin(m, d, w, F)
+def constraint_islands_part(m, d, w, F):
+    """mj_fwdConstraint's start of world w (counters, islands): sim.engine.solver.constraint_islands."""
+    _solver.constraint_islands(m, d, w, F)
+
+
+def constraint_warmstart_part(m, d, w, F):
+    """efc_b and the warmstart of world w: sim.engine.solver.constraint_warmstart."""
+    _solver.constraint_warmstart(m, d, w, F)
 
 
 def constraint_solve_part(m, d, w, F):
@@ -84,7 +90,8 @@ def rne_post_constraint_part(m, d, w, F):
 collision = part(collision_part, _mdw, nf=len(NAMES), uses=(F_COLLIDE2, F_CYLBOX, F_LIBCCD), worker=False)
 make_constraint = part(make_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY,))
 _SOLVER_USES = (F_PGS, F_PRIMAL, F_SPARSE, F_ELLIPTIC, F_NOSLIP)
-constraint_begin = part(constraint_begin_part, _mdw, nf=len(NAMES), uses=_SOLVER_USES)
+constraint_islands = part(constraint_islands_part, _mdw, nf=len(NAMES), uses=_SOLVER_USES)
+constraint_warmstart = part(constraint_warmstart_part, _mdw, nf=len(NAMES), uses=_SOLVER_USES)
 constraint_solve = part(constraint_solve_part, _mdw, nf=len(NAMES), uses=_SOLVER_USES)
 passive = part(passive_part, _mdw, nf=len(NAMES), uses=(F_FLUID, F_ADHESION), worker=False)
 rne_post_constraint = part(rne_post_constraint_part, _mdw, nf=len(NAMES), uses=(F_EQUALITY, F_TENDON))

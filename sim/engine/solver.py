@@ -562,9 +562,15 @@ def _jar(d, w, J, x, aref, out, nefc, nv, spj, F):
         for i in range(nefc):
             out[i] -= aref[i]
     else:
-        for i in range(nefc):
-            out[i] = _dot(J[i], x, nv)
-            out[i] -= aref[i]
+        jar_dense(J, x, aref, out, nefc, nv)
+
+
+@njit(cache=True, always_inline=True)
+def jar_dense(J, x, aref, out, nefc, nv):
+    """out[:nefc] = J x - aref over dense rows, in mju_mulMatVec's order (lane-safe)."""
+    for i in range(nefc):
+        out[i] = _dot(J[i], x, nv)
+        out[i] -= aref[i]
 
 
 @njit(cache=True)
@@ -622,15 +628,21 @@ def warmstart(m, d, w, spj, F):
             force[i] = 0.0
         return
     qw = d.qacc_warmstart[w]
+    pgs = int(m.opt[OPT_SOLVER]) == SOL_PGS
+    if not pgs and not spj and not (d.nisland[w] > 0 and d.nidof[w] < nv):
+        # a primal solver on every row and dof at once (the solvers' in-place case): the lane-safe form, which the
+        # block solver runs for a block's lanes (sim/engine/batch/solver.py)
+        warmstart_primal(m, d, w, _world_ctx(m, d, w, d.efc_state[w]), qw, d.efc_b[w], F)
+        return
     for i in range(nv):
         qacc[i] = qw[i]
     jar = d.scr_slv_efc[w, _JAREF]
     J = d.efc_J[w]
     aref = d.efc_aref[w]
     _jar(d, w, J, qw, aref, jar, nefc, nv, spj, F)
-    if int(m.opt[OPT_SOLVER]) == SOL_PGS:
+    if pgs:
         # efc_force from qacc_warmstart; their dual cost is checked by pgs_setup
-        cost_ws = constraint_update_world(m, d, w, jar, False, spj, F)
+        constraint_update_world(m, d, w, jar, False, spj, F)
     else:
         # mj_constraintUpdate's qfrc_constraint = J' efc_force: the primal solvers compute it again from their own
         # forces for every dof of an island before anyone reads it, so only dofs outside every island keep it,
@@ -653,6 +665,60 @@ def warmstart(m, d, w, spj, F):
         i2d = d.map_idof2dof[w]
         for i in range(d.nidof[w], nv):
             qacc[i2d[i]] = qs[i2d[i]]
+
+
+@njit(cache=True)
+def _ctx_update_cone(m, d, w, ctx, jar):
+    """constraint_update on ctx's rows (efc_force / state), elliptic cones included; returns the cost."""
+    return constraint_update(
+        jar,
+        ctx[1],
+        ctx[2],
+        ctx[3],
+        ctx[5],
+        ctx[6],
+        d.contact_mu[w],
+        d.contact_friction[w],
+        d.contact_dim[w],
+        d.contact_H[w],
+        ctx[7],
+        ctx[8],
+        ctx[14],
+        ctx[15],
+        ctx[16],
+        False,
+    )
+
+
+@njit(cache=True)
+def _ctx_update_pyramidal(m, d, w, ctx, jar):
+    """constraint_update_pyramidal on ctx's rows (lane-safe); returns the cost."""
+    return constraint_update_pyramidal(jar, ctx[1], ctx[2], ctx[3], ctx[7], ctx[8], ctx[14], ctx[15], ctx[16])
+
+
+_ctx_update = call_either(F_ELLIPTIC, _ctx_update_cone, _ctx_update_pyramidal)
+
+
+@njit(cache=True)
+def warmstart_primal(m, d, w, ctx, qw, b, F):
+    """The warmstart of a primal solver on a context of every row and dof (a world, or the lanes of a block:
+    lane-safe): qacc = qacc_warmstart qw, or qacc_smooth when the cost of qw (constraint cost + Gauss) is above
+    that of qacc_smooth, whose forces and states are left in ctx's efc_force / state (mj_fwdConstraint's
+    warmstart).  b: efc_b = J qacc_smooth - aref."""
+    J, aref, qfs, qs, qacc, dofs, nefc, nv = ctx[0], ctx[4], ctx[9], ctx[10], ctx[11], ctx[13], ctx[16], ctx[17]
+    jar = d.scr_slv_efc[w, _JAREF]
+    Ma = d.scr_slv_nv[w, _MA]
+    for i in range(nv):
+        qacc[i] = qw[i]
+    jar_dense(J, qw, aref, jar, nefc, nv)
+    cost_ws = _ctx_update(F, m, d, w, ctx, jar)
+    mul_m(m, d, w, qw, Ma, dofs, nv)
+    for i in range(nv):
+        cost_ws += 0.5 * (Ma[i] - qfs[i]) * (qw[i] - qs[i])
+    cost_smooth = _ctx_update(F, m, d, w, ctx, b)
+    smooth = cost_ws > cost_smooth
+    for i in range(nv):
+        qacc[i] = where(smooth, qs[i], qacc[i])
 
 
 @njit(cache=True)
@@ -2740,14 +2806,15 @@ def fwd_constraint(m, d, w, F):
     Islands (sim/engine/island.py) are discovered here and solved one by one (mj_sol*_island); the primal solvers
     keep their constraint states island-local (MuJoCo's iefc_state): efc_state keeps the warmstart's states.
     With DSBL_ISLAND or no island the problem is solved monolithically."""
-    constraint_begin(m, d, w, F)
+    constraint_islands(m, d, w, F)
+    constraint_warmstart(m, d, w, F)
     constraint_solve(m, d, w, F)
 
 
 @njit(cache=True)
-def constraint_begin(m, d, w, F):
-    """mj_fwdConstraint up to the solver calls of world w: the counters cleared, islands, efc_b, the warmstart
-    (and PGS's setup); with no row, qacc = qacc_smooth and nothing is left to solve."""
+def constraint_islands(m, d, w, F):
+    """mj_fwdConstraint's start of world w: the counters cleared, the islands; with no row, qacc = qacc_smooth and
+    nothing is left to do."""
     nv, nefc = m.nv, d.nefc[w]
     qfc = d.qfrc_constraint[w]
     for i in range(nv):
@@ -2767,6 +2834,15 @@ def constraint_begin(m, d, w, F):
     for i in range(max(nv, nefc)):
         iota[i] = i
     island(m, d, w)
+
+
+@njit(cache=True)
+def constraint_warmstart(m, d, w, F):
+    """mj_fwdConstraint of world w after constraint_islands, up to its solver calls: efc_b, the warmstart (and
+    PGS's setup)."""
+    nv, nefc = m.nv, d.nefc[w]
+    if nefc == 0:
+        return
     # efc_b = J qacc_smooth - aref; MuJoCo's sparse mode (mj_isSparse): J products over each row's structural list,
     # kept by the constraint assembly when the Data has room for them
     J, b, aref, qs = d.efc_J[w], d.efc_b[w], d.efc_aref[w], d.qacc_smooth[w]
@@ -2779,7 +2855,7 @@ def constraint_begin(m, d, w, F):
 
 @njit(cache=True)
 def constraint_solve(m, d, w, F):
-    """The rest of mj_fwdConstraint after constraint_begin: the solver on each island (or the whole world), noslip,
+    """The rest of mj_fwdConstraint after constraint_warmstart: the solver on each island (or the whole world), noslip,
     and the dual solvers' qfrc_constraint and qacc."""
     nv, nefc = m.nv, d.nefc[w]
     if nefc == 0:

@@ -11,7 +11,7 @@ the rest of the tree.  Before a library that declares a part symbol gets machine
 cache), the part is loaded (waiting for its worker if need be; compiled here if the worker failed or workers are
 off) and its address given to LLVM under that symbol (llvmlite's add_symbol; sim/jit/codegen.py SYMBOL_RESOLVERS).
 The call across costs one indirect call and no inlining at the seam, so a part is a whole stage
-(sim/engine/parts.py: collision, make_constraint, constraint_begin, constraint_solve, passive,
+(sim/engine/parts.py: collision, make_constraint, the three constraint parts, passive,
 rne_post_constraint).  The parts' F is masked to the features they use, so feature sets that differ elsewhere share
 them.  NUMJOCO_COMPILE_WORKERS=0
 compiles parts in-process; so does a process that finds every worker slot of its cache (half the machine's cores)

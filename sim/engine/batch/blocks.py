@@ -54,10 +54,12 @@ BLOCK_FIELDS = (
     "scr_body6a",
     "scr_body6b",
 )
-# the primal solver on a block (sim/engine/batch/solver.py): a block's rows, the solver's inputs, outputs and
-# scratch (every one a float here, the constraint states too), the statistics of island 0
+# the warmstart and the primal solver on a block (sim/engine/batch/solver.py): a block's rows, the solver's
+# inputs, outputs and scratch (every one a float here, the constraint states too), the statistics of island 0
 SOLVER_FIELDS = (
     "efc_J",
+    "efc_b",
+    "efc_state",
     "efc_D",
     "efc_R",
     "efc_frictionloss",

@@ -1,11 +1,12 @@
-"""The CG / Newton primal solver on a block: mj_fwdConstraint's solve of the LANES worlds of a block at once.
+"""The CG / Newton primal solver on a block: mj_fwdConstraint's warmstart and solve of the LANES worlds of a block
+at once.
 
-sim/engine/solver.py's sol_primal is lane-safe: compiled for a block, its lanes iterate together and a lane that
-converges keeps its outputs aside while the others go on (the block runs to its slowest lane), each lane's
-arithmetic the one-world solver's.  A world is solved on its block when, after constraint_begin (islands, efc_b,
-the warmstart, per world), it has rows and one island holding every row and dof (a single-tree robot in contact:
-the solver's in-place case), and its equality and friction-loss row counts are those of the block's first such
-world: rows line up by kind.  A lane with fewer rows than the block's most has inert rows past its own (J, D,
+sim/engine/solver.py's warmstart_primal and sol_primal are lane-safe: compiled for a block, its lanes compute
+together and a lane that converges keeps its outputs aside while the others go on (the block runs to its slowest
+lane), each lane's arithmetic the one-world solver's.  A world is solved on its block when, after
+constraint_islands (per world), it has rows and one island holding every row and dof (a single-tree robot in
+contact: the solver's in-place case), and its equality and friction-loss row counts are those of the block's first
+such world: rows line up by kind.  A lane with fewer rows than the block's most has inert rows past its own (J, D,
 aref, R and the friction loss 0: never active, no cost, no force).  The other worlds are solved per world.
 
 Feature sets with elliptic cones, MuJoCo's sparse mode or noslip solve every world per world (their kernels have
@@ -18,9 +19,9 @@ from numba.extending import overload
 from sim.jit import njit
 from sim.jit.features import F_PRIMAL, F_ELLIPTIC, F_SPARSE, F_NOSLIP
 from sim.jit.simd import LANES, block_index, lane_mask, lane_of, splat, with_lane
-from sim.constants import OPT_SOLVER, OPT_ITERATIONS, SOL_NEWTON, SOL_PGS, MJ_NSOLVER
-from sim.engine.solver import sol_primal, _add_niter, _ISTATE
-from sim.engine.parts import constraint_begin, constraint_solve
+from sim.constants import OPT_SOLVER, OPT_ITERATIONS, OPT_DISABLE, DSBL_WARMSTART, SOL_NEWTON, SOL_PGS, MJ_NSOLVER
+from sim.engine.solver import sol_primal, warmstart_primal, jar_dense, _add_niter, _ISTATE
+from sim.engine.parts import constraint_islands, constraint_warmstart, constraint_solve
 
 
 @njit(cache=True)
@@ -83,16 +84,45 @@ def _store_n(blk, rows, b, w0, q, n):
 
 @njit(cache=True)
 def block_solvable(m, d, w):
-    """Whether world w's primal solve can run on a block after constraint_begin: rows, and one island with every
-    row and dof."""
+    """Whether world w's warmstart and primal solve can run on a block after constraint_islands: rows, and one
+    island with every row and dof."""
     return d.nefc[w] > 0 and d.nisland[w] == 1 and d.island_nefc[w, 0] == d.nefc[w] and d.island_nv[w, 0] == m.nv
+
+
+@njit(cache=True, always_inline=True)
+def _block_ctx(m, d, bd, w, wb, nefc, nrowv, state):
+    """The primal context of a block's rows (sim/engine/solver.py _world_ctx's fields): its world-minor copies,
+    the row kinds and the identity maps of its first solved world wb, state the constraint states' array."""
+    return (
+        bd.efc_J[w],
+        bd.efc_D[w],
+        bd.efc_R[w],
+        bd.efc_frictionloss[w],
+        bd.efc_aref[w],
+        d.efc_type[wb],
+        d.efc_id[wb],
+        bd.efc_force[w],
+        state,
+        bd.qfrc_smooth[w],
+        bd.qacc_smooth[w],
+        bd.qacc[w],
+        bd.qfrc_constraint[w],
+        d.scr_isl_int[wb, 0],
+        d.ne[wb],
+        d.nf[wb],
+        nefc,
+        m.nv,
+        d.scr_isl_int[wb, 0, :nefc],
+        nrowv,
+    )
 
 
 @njit(cache=True)
 def solve_block(m, d, bd, b, nworld, cand, F):
-    """sol_primal on block b for the lanes in cand (block_solvable worlds, constraint_begin done) whose ne and nf
-    are those of its first lane; stores qacc, qfrc_constraint, efc_force, the island-local states, the statistics
-    and the iteration counts into their rows.  Returns the lanes solved."""
+    """efc_b, the warmstart (warmstart_primal) and sol_primal on block b for the lanes in cand (block_solvable
+    worlds, constraint_islands done) whose ne and nf are those of its first lane; stores efc_b, the warmstart's
+    efc_state, qacc, qfrc_constraint, efc_force, the island-local states, the statistics and the iteration counts
+    into their rows.  Returns the lanes solved."""
     w0 = b * LANES
     nl = min(LANES, nworld - w0)
     k0 = -1
@@ -127,30 +157,17 @@ def solve_block(m, d, bd, b, nworld, cand, F):
     _load_n(d.efc_frictionloss, bd.efc_frictionloss, b, w0, src, d.ne[wb] + d.nf[wb])
     _load_n(d.qfrc_smooth, bd.qfrc_smooth, b, w0, src, nv)
     _load_n(d.qacc_smooth, bd.qacc_smooth, b, w0, src, nv)
-    _load_n(d.qacc, bd.qacc, b, w0, src, nv)
     w = block_index(b)
-    ctx = (
-        bd.efc_J[w],
-        bd.efc_D[w],
-        bd.efc_R[w],
-        bd.efc_frictionloss[w],
-        bd.efc_aref[w],
-        d.efc_type[wb],
-        d.efc_id[wb],
-        bd.efc_force[w],
-        bd.scr_slv_int[w, _ISTATE],
-        bd.qfrc_smooth[w],
-        bd.qacc_smooth[w],
-        bd.qacc[w],
-        bd.qfrc_constraint[w],
-        d.scr_isl_int[wb, 0],
-        d.ne[wb],
-        d.nf[wb],
-        nefc,
-        nv,
-        d.scr_isl_int[wb, 0, :nefc],
-        nrowv,
-    )
+    # efc_b = J qacc_smooth - aref, then the warmstart (constraint_warmstart's primal in-place case)
+    jar_dense(bd.efc_J[w], bd.qacc_smooth[w], bd.efc_aref[w], bd.efc_b[w], nefc, nv)
+    warm = not (int(m.opt[OPT_DISABLE]) & DSBL_WARMSTART)
+    if warm:
+        _load_n(d.qacc_warmstart, bd.qacc, b, w0, src, nv)
+        ctx = _block_ctx(m, d, bd, w, wb, nefc, nrowv, bd.efc_state[w])
+        warmstart_primal(m, bd, w, ctx, bd.qacc[w], bd.efc_b[w], F)
+    else:
+        _load_n(d.qacc_smooth, bd.qacc, b, w0, src, nv)
+    ctx = _block_ctx(m, d, bd, w, wb, nefc, nrowv, bd.scr_slv_int[w, _ISTATE])
     newton = int(m.opt[OPT_SOLVER]) == SOL_NEWTON
     it = sol_primal(m, bd, w, int(m.opt[OPT_ITERATIONS]), newton, 0, ctx, F, lane_mask(q))
     # the outputs into the rows of the lanes solved (fwd_constraint's in-place island case writes these)
@@ -158,6 +175,9 @@ def solve_block(m, d, bd, b, nworld, cand, F):
     for k in range(LANES):
         niter[k] = int(lane_of(it, k))
         nstat[k] = min(niter[k], MJ_NSOLVER)
+    _store(bd.efc_b, d.efc_b, b, w0, q, nrow)
+    if warm:
+        _store(bd.efc_state, d.efc_state, b, w0, q, nrow)
     _store_n(bd.qacc, d.qacc, b, w0, q, nv)
     _store_n(bd.qfrc_constraint, d.qfrc_constraint, b, w0, q, nv)
     _store(bd.efc_force, d.efc_force, b, w0, q, nrow)
@@ -209,18 +229,19 @@ def _solve_block_if_ov(m, d, bd, b, nworld, cand, F):
 
 @njit(cache=True)
 def fwd_constraint_block(m, d, bd, b, nworld, mask, F):
-    """mj_fwdConstraint of the lanes of block b in mask: its start per world (constraint_begin), the primal solve on
-    the block for the worlds it takes (solve_block_if), per world for the others (constraint_solve).  Returns how
-    many worlds the block solved."""
+    """mj_fwdConstraint of the lanes of block b in mask: the islands per world (constraint_islands), the warmstart
+    and the primal solve on the block for the worlds it takes (solve_block_if), per world for the others
+    (constraint_warmstart, constraint_solve).  Returns how many worlds the block solved."""
     w0 = b * LANES
     nl = min(LANES, nworld - w0)
     cand = 0
     for k in range(nl):
         if mask & (1 << k):
-            constraint_begin(m, d, w0 + k, F)
+            constraint_islands(m, d, w0 + k, F)
             if block_solvable(m, d, w0 + k):
                 cand |= 1 << k
             else:
+                constraint_warmstart(m, d, w0 + k, F)
                 constraint_solve(m, d, w0 + k, F)
     nsolved = 0
     if cand:
@@ -230,5 +251,6 @@ def fwd_constraint_block(m, d, bd, b, nworld, mask, F):
                 if done & (1 << k):
                     nsolved += 1
                 else:
+                    constraint_warmstart(m, d, w0 + k, F)
                     constraint_solve(m, d, w0 + k, F)
     return nsolved
