@@ -1,7 +1,7 @@
-"""Where a batched step's time goes, per stage, on worlds in contact: the stage table behind
+"""Where a batched step's time goes, per stage, on worlds in contact: the stage tables behind
 docs/simd.md.
 
-    python benchmarks/simd_profile.py [model ...] [--n N] [--rounds R] [--warm W]
+    python benchmarks/simd_profile.py [model ...] [--n N] [--rounds R] [--warm W] [--blocks]
 
 N worlds (default 256) after W steps of random controls (benchmarks/simd_states.py), one thread.  Each round
 restores the batch state, then
@@ -11,6 +11,12 @@ restores the batch state, then
 Figures: ns per world, the minimum over rounds of the per-round mean over the N worlds.  The stages of an RK4 step
 are its four forward passes (each with collision and the solver) plus the integration: "rest of step" is the
 step minus four forward passes (minus one for Euler / implicit models).
+
+With --blocks, the block step instead (sim/engine/batch/step.py, one thread): each round restores the state and
+steps every block once with step_block, then again with a copy of its pipeline (forward_block's sections, the
+integrator's) with the cycle counter read between the sections: the share of each in the step, cycles per
+world-step (the copy leaves out mj_checkAcc's second pass and the forward / inverse comparison, which these states
+do not take).
 
 Run against another tree (e.g. an export of main) with PYTHONPATH=<tree>: the tree's sim is imported first.
 """
@@ -41,7 +47,25 @@ from sim.engine.constraint import make_constraint, project_constraint_if, refere
 from sim.engine.solver import fwd_constraint, project_dual_if  # noqa: E402
 from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage  # noqa: E402
 from sim.engine.forward import fwd_acceleration, step_world  # noqa: E402
-from sim.constants import INT_RK4  # noqa: E402
+from sim.constants import INT_RK4, OPT_INTEGRATOR  # noqa: E402
+from sim.jit.simd import LANES, block_index  # noqa: E402
+from sim.api import blocks_of  # noqa: E402
+from sim.engine.parts import collision as collision_part, make_constraint as make_constraint_part  # noqa: E402
+from sim.engine.parts import passive as passive_part  # noqa: E402
+from sim.engine.parts import constraint_islands, constraint_warmstart, constraint_solve  # noqa: E402
+from sim.engine.actuation import fwd_actuation  # noqa: E402
+from sim.engine.collision.driver import collision_block  # noqa: E402
+from sim.engine.batch.blocks import rows_to_block, block_to_rows  # noqa: E402
+from sim.engine.batch.solver import block_solver_on, block_solvable, solve_block_if  # noqa: E402
+from sim.engine.batch.step import (  # noqa: E402
+    step_block,
+    COLLISION_BLOCK_MAXBODY,
+    _load_smooth_inputs,
+    _store_position,
+    _store_inertia,
+    _store_velocity,
+)
+from sim.engine.forward import rk4_begin, rk4_stage, rk4_collect, rk4_finish, implicit_or_euler  # noqa: E402
 
 # after sim: profile_stages puts this checkout first on sys.path, and the tree on PYTHONPATH must win
 from profile_stages import _rdtsc  # noqa: E402  (the cycle counter, one definition)
@@ -135,6 +159,187 @@ def staged(m, d, F, nworld, acc, t):
             acc[k] += t[k + 1] - t[k]
 
 
+BLOCK_SECTIONS = (
+    "smooth position (block)",
+    "their stores into the rows",
+    "collision (block)",
+    "make_constraint",
+    "transmission .. actuator_vel",
+    "com_vel, rne (block), stores",
+    "passive .. fwd_acceleration",
+    "islands (+ per-world solves)",
+    "warmstart + solve (block)",
+    "sensor_acc",
+    "integrator, rest",
+)
+
+
+@njit(cache=False)
+def block_pass(m, d, bd, b, nworld, mask, F, skipsensor, acc):
+    """forward_block (sim/engine/batch/step.py) with the cycle counter read between its sections (acc[0..9])."""
+    t0 = _rdtsc()
+    w = block_index(b)
+    w0 = b * LANES
+    nl = min(LANES, nworld - w0)
+    _load_smooth_inputs(d, bd, b, nworld)
+    kinematics(m, bd, w)
+    com_pos(m, bd, w)
+    if m.ntendon:
+        _store_position(bd, d, b, nworld, mask)
+        for k in range(nl):
+            if mask & (1 << k):
+                tendon_if(F, m, d, w0 + k)
+    crb(m, bd, w)
+    if m.ntendon:
+        block_to_rows(bd.M, d.M, b, nworld, mask)
+        for k in range(nl):
+            if mask & (1 << k):
+                tendon_armature(m, d, w0 + k)
+        rows_to_block(d.M, bd.M, b, nworld)
+    factor_m(m, bd, w)
+    t1 = _rdtsc()
+    _store_position(bd, d, b, nworld, mask)
+    _store_inertia(bd, d, b, nworld, mask)
+    t2 = _rdtsc()
+    if m.nbody <= COLLISION_BLOCK_MAXBODY:
+        collision_block(m, d, bd, w, mask, F)
+    else:
+        for k in range(nl):
+            if mask & (1 << k):
+                collision_part(m, d, w0 + k, F)
+    t3 = _rdtsc()
+    for k in range(nl):
+        if mask & (1 << k):
+            make_constraint_part(m, d, w0 + k, F)
+    t4 = _rdtsc()
+    for k in range(nl):
+        if mask & (1 << k):
+            wk = w0 + k
+            transmission(m, d, wk, F)
+            project_constraint_if(F, m, d, wk)
+            project_dual_if(F, m, d, wk)
+            sensor_pos_stage(m, d, wk, F, skipsensor, True)
+            tendon_velocity_if(F, m, d, wk)
+            actuator_velocity(m, d, wk)
+    t5 = _rdtsc()
+    com_vel(m, bd, w)
+    rne(m, bd, w)
+    _store_velocity(bd, d, b, nworld, mask)
+    t6 = _rdtsc()
+    on = block_solver_on(m, F)
+    for k in range(nl):
+        if mask & (1 << k):
+            wk = w0 + k
+            passive_part(m, d, wk, F)
+            reference_constraint(m, d, wk, F)
+            tendon_bias_if(F, m, d, wk)
+            sensor_vel_stage(m, d, wk, F, skipsensor)
+            fwd_actuation(m, d, wk, F)
+            fwd_acceleration(m, d, wk)
+    t7 = _rdtsc()
+    cand = 0
+    for k in range(nl):
+        if mask & (1 << k):
+            constraint_islands(m, d, w0 + k, F)
+            if on and block_solvable(m, d, w0 + k):
+                cand |= 1 << k
+            else:
+                constraint_warmstart(m, d, w0 + k, F)
+                constraint_solve(m, d, w0 + k, F)
+    t8 = _rdtsc()
+    if cand:
+        done = solve_block_if(m, d, bd, b, nworld, cand, F)
+        for k in range(nl):
+            if cand & (1 << k) and not (done & (1 << k)):
+                constraint_warmstart(m, d, w0 + k, F)
+                constraint_solve(m, d, w0 + k, F)
+    t9 = _rdtsc()
+    if not skipsensor:
+        for k in range(nl):
+            if mask & (1 << k):
+                sensor_acc_stage(m, d, w0 + k, F)
+    t10 = _rdtsc()
+    acc[0] += t1 - t0
+    acc[1] += t2 - t1
+    acc[2] += t3 - t2
+    acc[3] += t4 - t3
+    acc[4] += t5 - t4
+    acc[5] += t6 - t5
+    acc[6] += t7 - t6
+    acc[7] += t8 - t7
+    acc[8] += t9 - t8
+    acc[9] += t10 - t9
+
+
+@njit(cache=False)
+def block_steps_timed(m, d, bd, nworld, F, acc):
+    """One step of every block, step_block's sequence with block_pass for forward_block; acc[10]: the whole step."""
+    for b in range(bd.nblock):
+        t0 = _rdtsc()
+        w0 = b * LANES
+        nl = min(LANES, nworld - w0)
+        mask = (1 << nl) - 1
+        block_pass(m, d, bd, b, nworld, mask, F, False, acc)
+        if int(m.opt[OPT_INTEGRATOR]) == INT_RK4:
+            t0v = bd.rk_t0
+            for k in range(nl):
+                t0v[w0 + k] = d.time[w0 + k]
+                rk4_begin(m, d, w0 + k)
+            for i in range(1, 4):
+                for k in range(nl):
+                    rk4_stage(m, d, w0 + k, i, t0v[w0 + k])
+                block_pass(m, d, bd, b, nworld, mask, F, True, acc)
+                for k in range(nl):
+                    rk4_collect(m, d, w0 + k, i)
+            for k in range(nl):
+                rk4_finish(m, d, w0 + k, t0v[w0 + k], F)
+        else:
+            for k in range(nl):
+                implicit_or_euler(m, d, w0 + k, F)
+        acc[10] += _rdtsc() - t0
+
+
+@njit(cache=False)
+def block_steps(m, d, bd, nworld, F):
+    for b in range(bd.nblock):
+        w0 = b * LANES
+        step_block(m, d, bd, b, nworld, (1 << min(LANES, nworld - w0)) - 1, F)
+
+
+def profile_blocks(name, n, rounds, warm):
+    m, d, mm = contact_batch(name, n, warm)
+    ms, ds, F = model_struct(m), d._struct, model_features(m)
+    bd = blocks_of(m, d, simd=True)
+    s = Saved(d)
+    tsc = cycles_per_ns()
+    acc = np.zeros(len(BLOCK_SECTIONS), np.int64)
+    block_steps(ms, ds, bd.struct, n, F)
+    s.restore()
+    block_steps_timed(ms, ds, bd.struct, n, F, acc)
+    best_step = np.inf
+    best = None
+    for _ in range(rounds):
+        s.restore()
+        t = time.perf_counter()
+        block_steps(ms, ds, bd.struct, n, F)
+        best_step = min(best_step, (time.perf_counter() - t) / n * 1e9)
+        s.restore()
+        acc[:] = 0
+        block_steps_timed(ms, ds, bd.struct, n, F, acc)
+        if best is None or acc[-1] < best[-1]:
+            best = acc.copy()
+    best = best.astype(float)
+    best[-1] -= best[:-1].sum()  # the integrator and what no section holds
+    nefc = d._arrays["nefc"]
+    print(
+        "\n%s (blocks of %d): nv %d, %d worlds, efc rows mean %.1f; step_block %.0f ns per world-step, the "
+        "instrumented copy %.0f" % (name, LANES, m.nv, n, nefc.mean(), best_step, best.sum() / n / tsc)
+    )
+    print("%-30s %8s %12s" % ("section", "share", "ns/world-step"))
+    for k, st in enumerate(BLOCK_SECTIONS):
+        print("%-30s %7.1f%% %12.0f" % (st, 100.0 * best[k] / best.sum(), best[k] / n / tsc))
+
+
 def cycles_per_ns():
     _ticks()
     t, c = time.perf_counter(), _ticks()
@@ -198,6 +403,8 @@ def main():
     args = sys.argv[1:]
     opts = {"--n": 256, "--rounds": 20, "--warm": 300}
     names = []
+    blocks = "--blocks" in args
+    args = [a for a in args if a != "--blocks"]
     i = 0
     while i < len(args):
         if args[i] in opts:
@@ -210,7 +417,7 @@ def main():
 
     print("sim from %s; load %.2f %.2f %.2f" % ((os.path.dirname(sim.__file__),) + os.getloadavg()))
     for name in names or ["hopper", "ant", "humanoid"]:
-        profile(name, opts["--n"], opts["--rounds"], opts["--warm"])
+        (profile_blocks if blocks else profile)(name, opts["--n"], opts["--rounds"], opts["--warm"])
     print("\nload %.2f %.2f %.2f" % os.getloadavg())
 
 
