@@ -1,10 +1,11 @@
 """Issue 11's benchmark: what a user sees, side by side with MuJoCo in one process, as one markdown report.
 
-    python benchmarks/bench_speed.py [--quick] [--no-cold] [--batch-only]
+    python benchmarks/bench_speed.py [--quick] [--no-cold] [--batch-only] [--cold-only]
 
 1. start-up: import + load + first step in a fresh process, cold (empty numba cache) and warm, hopper and humanoid
    (wall and CPU seconds: CPU is the figure that holds on a loaded machine), and where the cold compile goes
-   (exclusive compile time per module, LLVM's share);
+   (exclusive compile time per module, LLVM's share); then hopper's first batched step (256 worlds) on blocks and
+   world by world (NUMJOCO_SIMD=0): what the block step's kernels add to a batch's cold start;
 2. per-call overhead: one sim.step per Python call minus the per-step time at nstep=100, single and batched Data;
 3. single world, one step per call (as envs and scripts call it) and nstep-batched, vs mujoco.mj_step, interleaved
    from one restart state (minimum of blocks), the five Gymnasium models and humanoids3 (benchmarks/models.py);
@@ -75,7 +76,7 @@ codegen.JITCodeLibrary._optimize_final_module = timed
 imp = lap()
 m = sim.load_model(%(path)r)
 load = lap()
-d = sim.Data(m)
+d = sim.Data(m, nworld=%(nworld)d)
 data = lap()
 sim.step(m, d)
 step = lap()
@@ -88,10 +89,14 @@ print(json.dumps(dict(wall=time.perf_counter() - t0, cpu=time.process_time() - c
 """
 
 
-def start(path, cache):
-    env = dict(os.environ, NUMJOCO_CACHE_DIR=cache, NUMJOCO_QUIET="1")
+def start(path, cache, nworld=1, simd="1"):
+    env = dict(os.environ, NUMJOCO_CACHE_DIR=cache, NUMJOCO_QUIET="1", NUMJOCO_SIMD=simd)
     out = subprocess.run(
-        [sys.executable, "-c", COLD % dict(root=ROOT, path=path)], env=env, capture_output=True, text=True, check=True
+        [sys.executable, "-c", COLD % dict(root=ROOT, path=path, nworld=nworld)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -212,13 +217,19 @@ def main():
         print("\n| start-up (import + load + first step) | cold wall s | cold CPU s | worker CPU s | warm wall s |")
         print("|---|---|---|---|---|")
         profiles = {}
-        for name in ("hopper", "humanoid"):
+        runs = [(name, name, 1, "1") for name in ("hopper", "humanoid")]
+        runs += [
+            ("hopper", "hopper, 256 worlds on blocks", 256, "1"),
+            ("hopper", "hopper, 256 worlds, NUMJOCO_SIMD=0", 256, "0"),
+        ]
+        for name, label, nworld, simd in runs:
             with tempfile.TemporaryDirectory() as tmp:
-                cold = start(os.path.join(ASSETS, name + ".xml"), tmp)
-                warm = start(os.path.join(ASSETS, name + ".xml"), tmp)
-            profiles[name] = cold
+                cold = start(os.path.join(ASSETS, name + ".xml"), tmp, nworld, simd)
+                warm = start(os.path.join(ASSETS, name + ".xml"), tmp, nworld, simd)
+            profiles[label] = cold
             print(
-                f"| {name} | {cold['wall']:.1f} | {cold['cpu']:.1f} | {cold['worker_cpu']:.1f} | {warm['wall']:.2f} |"
+                f"| {label} | {cold['wall']:.1f} | {cold['cpu']:.1f} | {cold['worker_cpu']:.1f} | {warm['wall']:.2f} |",
+                flush=True,
             )
         for name, cold in profiles.items():
             top = sorted(cold["excl"].items(), key=lambda kv: -kv[1])[:8]
@@ -228,6 +239,8 @@ def main():
                 f"of which {cold['llvm']:.1f} s LLVM optimisation + code generation; by module (exclusive CPU s): "
                 + ", ".join(f"{k} {v:.1f}" for k, v in top)
             )
+        if "--cold-only" in sys.argv:
+            return
 
     print(
         "\n| model | sim.step 1/call µs | per step, nstep-batched µs | overhead µs | mj_step µs | ratio 1/call | "
