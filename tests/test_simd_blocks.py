@@ -234,14 +234,24 @@ SOLVER_OUT = (
 )
 
 
-@pytest.mark.parametrize("solver", [sim.constants.SOL_NEWTON, sim.constants.SOL_CG], ids=["newton", "cg"])
-def test_solver_on_blocks_bitwise(solver):
+@pytest.mark.parametrize(
+    "solver, disable",
+    [
+        (sim.constants.SOL_NEWTON, 0),
+        (sim.constants.SOL_CG, 0),
+        (sim.constants.SOL_NEWTON, sim.constants.DSBL_WARMSTART),
+    ],
+    ids=["newton", "cg", "newton-nowarmstart"],
+)
+def test_solver_on_blocks_bitwise(solver, disable):
     """mj_fwdConstraint on blocks (sim/engine/batch/solver.py) against world by world, hopper worlds in contact
-    (2 LANES + 3: a partial block), Newton and CG: every world the block takes is solved on it, and every output
+    (2 LANES + 3: a partial block), Newton and CG, and Newton without the warmstart (the solve from qacc_smooth):
+    every world the block takes is solved on it (efc_b, the warmstart and the solve), and every output
     (forces, states, qacc, statistics, iteration counts) is bitwise the per-world solver's."""
     nworld = 2 * LANES + 3
     m, start, _ = contact_batch("hopper", nworld, 200)
     m.opt.solver = solver
+    m.opt.disableflags = int(m.opt.disableflags) | disable
     ref, blk = sim.Data(m, nworld=nworld), sim.Data(m, nworld=nworld)
     for d in (ref, blk):
         _copy_state(start, d)
