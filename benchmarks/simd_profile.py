@@ -13,10 +13,10 @@ are its four forward passes (each with collision and the solver) plus the integr
 step minus four forward passes (minus one for Euler / implicit models).
 
 With --blocks, the block step instead (sim/engine/batch/step.py, one thread): each round restores the state and
-steps every block once with step_block, then again with a copy of its pipeline (forward_block's sections, the
-integrator's) with the cycle counter read between the sections: the share of each in the step, cycles per
-world-step (the copy leaves out mj_checkAcc's second pass and the forward / inverse comparison, which these states
-do not take).
+steps every block once with step_block, then restores again and runs one forward pass of every block as
+forward_block's sections (the functions it calls), the cycle counter read between them: ns per world per pass
+and each section's share of the pass.  The timed pass visits each block once, from cold caches, where a step runs
+its passes on warm ones: the sections' sum is above a pass inside a step, and the shares are what to compare.
 
 Run against another tree (e.g. an export of main) with PYTHONPATH=<tree>: the tree's sim is imported first.
 """
@@ -47,25 +47,21 @@ from sim.engine.constraint import make_constraint, project_constraint_if, refere
 from sim.engine.solver import fwd_constraint, project_dual_if  # noqa: E402
 from sim.engine.sensor import sensor_pos_stage, sensor_vel_stage, sensor_acc_stage  # noqa: E402
 from sim.engine.forward import fwd_acceleration, step_world  # noqa: E402
-from sim.constants import INT_RK4, OPT_INTEGRATOR  # noqa: E402
-from sim.jit.simd import LANES, block_index  # noqa: E402
+from sim.constants import INT_RK4  # noqa: E402
+from sim.jit.simd import LANES  # noqa: E402
 from sim.api import blocks_of  # noqa: E402
-from sim.engine.parts import collision as collision_part, make_constraint as make_constraint_part  # noqa: E402
-from sim.engine.parts import passive as passive_part  # noqa: E402
-from sim.engine.parts import constraint_islands, constraint_warmstart, constraint_solve  # noqa: E402
-from sim.engine.actuation import fwd_actuation  # noqa: E402
-from sim.engine.collision.driver import collision_block  # noqa: E402
-from sim.engine.batch.blocks import rows_to_block, block_to_rows  # noqa: E402
-from sim.engine.batch.solver import block_solver_on, block_solvable, solve_block_if  # noqa: E402
+from sim.engine.batch.solver import block_solver_on, islands_lanes, solve_lanes  # noqa: E402
 from sim.engine.batch.step import (  # noqa: E402
     step_block,
-    COLLISION_BLOCK_MAXBODY,
-    _load_smooth_inputs,
-    _store_position,
-    _store_inertia,
-    _store_velocity,
+    position_block,
+    store_position_inertia,
+    collision_lanes,
+    make_constraint_lanes,
+    position_rest_lanes,
+    velocity_block,
+    acceleration_lanes,
+    sensor_acc_lanes,
 )
-from sim.engine.forward import rk4_begin, rk4_stage, rk4_collect, rk4_finish, implicit_or_euler  # noqa: E402
 
 # after sim: profile_stages puts this checkout first on sys.path, and the tree on PYTHONPATH must win
 from profile_stages import _rdtsc  # noqa: E402  (the cycle counter, one definition)
@@ -170,133 +166,48 @@ BLOCK_SECTIONS = (
     "islands (+ per-world solves)",
     "warmstart + solve (block)",
     "sensor_acc",
-    "integrator, rest",
 )
 
 
 @njit(cache=False)
-def block_pass(m, d, bd, b, nworld, mask, F, skipsensor, acc):
-    """forward_block (sim/engine/batch/step.py) with the cycle counter read between its sections (acc[0..9])."""
-    t0 = _rdtsc()
-    w = block_index(b)
-    w0 = b * LANES
-    nl = min(LANES, nworld - w0)
-    _load_smooth_inputs(d, bd, b, nworld)
-    kinematics(m, bd, w)
-    com_pos(m, bd, w)
-    if m.ntendon:
-        _store_position(bd, d, b, nworld, mask)
-        for k in range(nl):
-            if mask & (1 << k):
-                tendon_if(F, m, d, w0 + k)
-    crb(m, bd, w)
-    if m.ntendon:
-        block_to_rows(bd.M, d.M, b, nworld, mask)
-        for k in range(nl):
-            if mask & (1 << k):
-                tendon_armature(m, d, w0 + k)
-        rows_to_block(d.M, bd.M, b, nworld)
-    factor_m(m, bd, w)
-    t1 = _rdtsc()
-    _store_position(bd, d, b, nworld, mask)
-    _store_inertia(bd, d, b, nworld, mask)
-    t2 = _rdtsc()
-    if m.nbody <= COLLISION_BLOCK_MAXBODY:
-        collision_block(m, d, bd, w, mask, F)
-    else:
-        for k in range(nl):
-            if mask & (1 << k):
-                collision_part(m, d, w0 + k, F)
-    t3 = _rdtsc()
-    for k in range(nl):
-        if mask & (1 << k):
-            make_constraint_part(m, d, w0 + k, F)
-    t4 = _rdtsc()
-    for k in range(nl):
-        if mask & (1 << k):
-            wk = w0 + k
-            transmission(m, d, wk, F)
-            project_constraint_if(F, m, d, wk)
-            project_dual_if(F, m, d, wk)
-            sensor_pos_stage(m, d, wk, F, skipsensor, True)
-            tendon_velocity_if(F, m, d, wk)
-            actuator_velocity(m, d, wk)
-    t5 = _rdtsc()
-    com_vel(m, bd, w)
-    rne(m, bd, w)
-    _store_velocity(bd, d, b, nworld, mask)
-    t6 = _rdtsc()
+def block_passes(m, d, bd, nworld, F, acc):
+    """One forward pass (sensors on) of every block, forward_block's sections (sim/engine/batch/step.py) called
+    one by one with the cycle counter read between them (acc[k] += cycles of section k)."""
     on = block_solver_on(m, F)
-    for k in range(nl):
-        if mask & (1 << k):
-            wk = w0 + k
-            passive_part(m, d, wk, F)
-            reference_constraint(m, d, wk, F)
-            tendon_bias_if(F, m, d, wk)
-            sensor_vel_stage(m, d, wk, F, skipsensor)
-            fwd_actuation(m, d, wk, F)
-            fwd_acceleration(m, d, wk)
-    t7 = _rdtsc()
-    cand = 0
-    for k in range(nl):
-        if mask & (1 << k):
-            constraint_islands(m, d, w0 + k, F)
-            if on and block_solvable(m, d, w0 + k):
-                cand |= 1 << k
-            else:
-                constraint_warmstart(m, d, w0 + k, F)
-                constraint_solve(m, d, w0 + k, F)
-    t8 = _rdtsc()
-    if cand:
-        done = solve_block_if(m, d, bd, b, nworld, cand, F)
-        for k in range(nl):
-            if cand & (1 << k) and not (done & (1 << k)):
-                constraint_warmstart(m, d, w0 + k, F)
-                constraint_solve(m, d, w0 + k, F)
-    t9 = _rdtsc()
-    if not skipsensor:
-        for k in range(nl):
-            if mask & (1 << k):
-                sensor_acc_stage(m, d, w0 + k, F)
-    t10 = _rdtsc()
-    acc[0] += t1 - t0
-    acc[1] += t2 - t1
-    acc[2] += t3 - t2
-    acc[3] += t4 - t3
-    acc[4] += t5 - t4
-    acc[5] += t6 - t5
-    acc[6] += t7 - t6
-    acc[7] += t8 - t7
-    acc[8] += t9 - t8
-    acc[9] += t10 - t9
-
-
-@njit(cache=False)
-def block_steps_timed(m, d, bd, nworld, F, acc):
-    """One step of every block, step_block's sequence with block_pass for forward_block; acc[10]: the whole step."""
     for b in range(bd.nblock):
+        mask = (1 << min(LANES, nworld - b * LANES)) - 1
         t0 = _rdtsc()
-        w0 = b * LANES
-        nl = min(LANES, nworld - w0)
-        mask = (1 << nl) - 1
-        block_pass(m, d, bd, b, nworld, mask, F, False, acc)
-        if int(m.opt[OPT_INTEGRATOR]) == INT_RK4:
-            t0v = bd.rk_t0
-            for k in range(nl):
-                t0v[w0 + k] = d.time[w0 + k]
-                rk4_begin(m, d, w0 + k)
-            for i in range(1, 4):
-                for k in range(nl):
-                    rk4_stage(m, d, w0 + k, i, t0v[w0 + k])
-                block_pass(m, d, bd, b, nworld, mask, F, True, acc)
-                for k in range(nl):
-                    rk4_collect(m, d, w0 + k, i)
-            for k in range(nl):
-                rk4_finish(m, d, w0 + k, t0v[w0 + k], F)
-        else:
-            for k in range(nl):
-                implicit_or_euler(m, d, w0 + k, F)
-        acc[10] += _rdtsc() - t0
+        position_block(m, d, bd, b, nworld, mask, F)
+        t1 = _rdtsc()
+        store_position_inertia(bd, d, b, nworld, mask)
+        t2 = _rdtsc()
+        collision_lanes(m, d, bd, b, nworld, mask, F)
+        t3 = _rdtsc()
+        make_constraint_lanes(m, d, b, nworld, mask, F)
+        t4 = _rdtsc()
+        position_rest_lanes(m, d, b, nworld, mask, F, False)
+        t5 = _rdtsc()
+        velocity_block(m, d, bd, b, nworld, mask)
+        t6 = _rdtsc()
+        acceleration_lanes(m, d, b, nworld, mask, F, False, on)
+        t7 = _rdtsc()
+        cand = islands_lanes(m, d, b, nworld, mask, F) if on else 0
+        t8 = _rdtsc()
+        solve_lanes(m, d, bd, b, nworld, cand, F)
+        t9 = _rdtsc()
+        if on:
+            sensor_acc_lanes(m, d, b, nworld, mask, F)
+        t10 = _rdtsc()
+        acc[0] += t1 - t0
+        acc[1] += t2 - t1
+        acc[2] += t3 - t2
+        acc[3] += t4 - t3
+        acc[4] += t5 - t4
+        acc[5] += t6 - t5
+        acc[6] += t7 - t6
+        acc[7] += t8 - t7
+        acc[8] += t9 - t8
+        acc[9] += t10 - t9
 
 
 @njit(cache=False)
@@ -315,9 +226,9 @@ def profile_blocks(name, n, rounds, warm):
     acc = np.zeros(len(BLOCK_SECTIONS), np.int64)
     block_steps(ms, ds, bd.struct, n, F)
     s.restore()
-    block_steps_timed(ms, ds, bd.struct, n, F, acc)
+    block_passes(ms, ds, bd.struct, n, F, acc)
     best_step = np.inf
-    best = None
+    best = np.full(len(BLOCK_SECTIONS), np.inf)
     for _ in range(rounds):
         s.restore()
         t = time.perf_counter()
@@ -325,19 +236,22 @@ def profile_blocks(name, n, rounds, warm):
         best_step = min(best_step, (time.perf_counter() - t) / n * 1e9)
         s.restore()
         acc[:] = 0
-        block_steps_timed(ms, ds, bd.struct, n, F, acc)
-        if best is None or acc[-1] < best[-1]:
-            best = acc.copy()
-    best = best.astype(float)
-    best[-1] -= best[:-1].sum()  # the integrator and what no section holds
+        block_passes(ms, ds, bd.struct, n, F, acc)
+        best = np.minimum(best, acc / n / tsc)
+    npass = 4 if int(m.opt.integrator) == INT_RK4 else 1
     nefc = d._arrays["nefc"]
     print(
-        "\n%s (blocks of %d): nv %d, %d worlds, efc rows mean %.1f; step_block %.0f ns per world-step, the "
-        "instrumented copy %.0f" % (name, LANES, m.nv, n, nefc.mean(), best_step, best.sum() / n / tsc)
+        "\n%s (blocks of %d): nv %d, %d worlds, efc rows mean %.1f; %d forward pass(es) per step"
+        % (name, LANES, m.nv, n, nefc.mean(), npass)
     )
-    print("%-30s %8s %12s" % ("section", "share", "ns/world-step"))
+    print("%-30s %10s %8s" % ("ns per world", "per pass", "share"))
+    fwd = best.sum()
     for k, st in enumerate(BLOCK_SECTIONS):
-        print("%-30s %7.1f%% %12.0f" % (st, 100.0 * best[k] / best.sum(), best[k] / n / tsc))
+        print("%-30s %10.0f %7.1f%%" % (st, best[k], 100.0 * best[k] / fwd))
+    print("%-30s %10.0f" % ("forward (sum)", fwd))
+    # a step runs its passes block after block on warm caches, the timed pass each block once: the sections' sum
+    # is above a pass inside a step, so the shares are the figures to compare
+    print("%-30s %10.0f ns per world-step (%d passes)" % ("step (step_block)", best_step, npass))
 
 
 def cycles_per_ns():

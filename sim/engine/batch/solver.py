@@ -228,14 +228,13 @@ def _solve_block_if_ov(m, d, bd, b, nworld, cand, F):
 
 
 @njit(cache=True)
-def fwd_constraint_block(m, d, bd, b, nworld, mask, F):
-    """mj_fwdConstraint of the lanes of block b in mask: the islands per world (constraint_islands), the warmstart
-    and the primal solve on the block for the worlds it takes (solve_block_if), per world for the others
-    (constraint_warmstart, constraint_solve).  Returns how many worlds the block solved."""
+def islands_lanes(m, d, b, nworld, mask, F):
+    """The islands of block b's lanes in mask, world by world (constraint_islands); a world the block cannot solve
+    (block_solvable) is solved here (constraint_warmstart, constraint_solve).  Returns the lanes left for the
+    block."""
     w0 = b * LANES
-    nl = min(LANES, nworld - w0)
     cand = 0
-    for k in range(nl):
+    for k in range(min(LANES, nworld - w0)):
         if mask & (1 << k):
             constraint_islands(m, d, w0 + k, F)
             if block_solvable(m, d, w0 + k):
@@ -243,10 +242,18 @@ def fwd_constraint_block(m, d, bd, b, nworld, mask, F):
             else:
                 constraint_warmstart(m, d, w0 + k, F)
                 constraint_solve(m, d, w0 + k, F)
+    return cand
+
+
+@njit(cache=True)
+def solve_lanes(m, d, bd, b, nworld, cand, F):
+    """The warmstart and solve of block b's lanes in cand: on the block for the worlds it takes (solve_block_if),
+    world by world for the others.  Returns how many worlds the block solved."""
     nsolved = 0
     if cand:
+        w0 = b * LANES
         done = solve_block_if(m, d, bd, b, nworld, cand, F)
-        for k in range(nl):
+        for k in range(min(LANES, nworld - w0)):
             if cand & (1 << k):
                 if done & (1 << k):
                     nsolved += 1
@@ -254,3 +261,11 @@ def fwd_constraint_block(m, d, bd, b, nworld, mask, F):
                     constraint_warmstart(m, d, w0 + k, F)
                     constraint_solve(m, d, w0 + k, F)
     return nsolved
+
+
+@njit(cache=True)
+def fwd_constraint_block(m, d, bd, b, nworld, mask, F):
+    """mj_fwdConstraint of the lanes of block b in mask: the islands per world (islands_lanes), the warmstart and
+    the primal solve on the block for the worlds it takes (solve_lanes), per world for the others.  Returns how
+    many worlds the block solved."""
+    return solve_lanes(m, d, bd, b, nworld, islands_lanes(m, d, b, nworld, mask, F), F)

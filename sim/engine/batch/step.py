@@ -118,13 +118,12 @@ def _store_velocity(bd, d, b, nworld, mask):
 
 
 @njit
-def forward_block(m, d, bd, b, nworld, mask, F, skipsensor):
-    """mj_forwardSkip(m, d, mjSTAGE_NONE, skipsensor) of the lanes of block b in mask (mj_fwdPosition,
-    mj_fwdVelocity, then the acceleration stage), from the state in the rows, leaving every output in the rows."""
+def position_block(m, d, bd, b, nworld, mask, F):
+    """mj_fwdPosition's smooth stages of block b: kinematics, com_pos, crb and factor_m on the block (tendons and
+    their armature world by world between them), from qpos and the mocap poses in the rows."""
     w = block_index(b)
     w0 = b * LANES
     nl = min(LANES, nworld - w0)
-    # mj_fwdPosition: the smooth stages on the block (tendons world by world between them)
     _load_smooth_inputs(d, bd, b, nworld)
     kinematics(m, bd, w)
     com_pos(m, bd, w)
@@ -141,32 +140,70 @@ def forward_block(m, d, bd, b, nworld, mask, F, skipsensor):
                 tendon_armature(m, d, w0 + k)
         rows_to_block(d.M, bd.M, b, nworld)
     factor_m(m, bd, w)
+
+
+@njit
+def store_position_inertia(bd, d, b, nworld, mask):
+    """What position_block wrote, into the rows of block b's lanes in mask."""
     _store_position(bd, d, b, nworld, mask)
     _store_inertia(bd, d, b, nworld, mask)
-    # inertia warnings of factor_m are counted per lane by the block kernel
+
+
+@njit
+def collision_lanes(m, d, bd, b, nworld, mask, F):
+    """mj_collision of block b's lanes in mask: on the block, or world by world for models of more than
+    COLLISION_BLOCK_MAXBODY bodies.  (factor_m's inertia warnings are counted per lane by the block kernel.)"""
     if m.nbody <= COLLISION_BLOCK_MAXBODY:
-        collision_block(m, d, bd, w, mask, F)
-    for k in range(nl):
+        collision_block(m, d, bd, block_index(b), mask, F)
+    else:
+        w0 = b * LANES
+        for k in range(min(LANES, nworld - w0)):
+            if mask & (1 << k):
+                collision(m, d, w0 + k, F)
+
+
+@njit
+def make_constraint_lanes(m, d, b, nworld, mask, F):
+    """mj_makeConstraint of block b's lanes in mask, world by world."""
+    w0 = b * LANES
+    for k in range(min(LANES, nworld - w0)):
+        if mask & (1 << k):
+            make_constraint(m, d, w0 + k, F)
+
+
+@njit
+def position_rest_lanes(m, d, b, nworld, mask, F, skipsensor):
+    """The rest of mj_fwdPosition and mj_fwdVelocity up to com_vel, world by world: transmission, the constraint
+    projections, position sensors, tendon and actuator velocities."""
+    w0 = b * LANES
+    for k in range(min(LANES, nworld - w0)):
         if mask & (1 << k):
             wk = w0 + k
-            if m.nbody > COLLISION_BLOCK_MAXBODY:
-                collision(m, d, wk, F)
-            make_constraint(m, d, wk, F)
             transmission(m, d, wk, F)
             project_constraint_if(F, m, d, wk)
             project_dual_if(F, m, d, wk)
             sensor_pos_stage(m, d, wk, F, skipsensor, True)
-            # mj_fwdVelocity up to com_vel
             tendon_velocity_if(F, m, d, wk)
             actuator_velocity(m, d, wk)
-    # com_vel and rne on the block (passive and the constraint reference read neither's outputs)
+
+
+@njit
+def velocity_block(m, d, bd, b, nworld, mask):
+    """com_vel and rne on block b (passive and the constraint reference read neither's outputs), stored into the
+    rows."""
+    w = block_index(b)
     com_vel(m, bd, w)
     rne(m, bd, w)
     _store_velocity(bd, d, b, nworld, mask)
-    # the acceleration stage per world, but mj_fwdConstraint on the block where the block solver takes the worlds
-    # (sim/engine/batch/solver.py)
-    on = block_solver_on(m, F)
-    for k in range(nl):
+
+
+@njit
+def acceleration_lanes(m, d, b, nworld, mask, F, skipsensor, on):
+    """The rest of mj_fwdVelocity and the acceleration stage world by world: passive forces, the constraint
+    reference, tendon bias, velocity sensors, actuation and the smooth acceleration; with on False (no block
+    solver for this model) mj_fwdConstraint and the acceleration sensors too."""
+    w0 = b * LANES
+    for k in range(min(LANES, nworld - w0)):
         if mask & (1 << k):
             wk = w0 + k
             passive(m, d, wk, F)
@@ -178,12 +215,36 @@ def forward_block(m, d, bd, b, nworld, mask, F, skipsensor):
                 fwd_acceleration(m, d, wk)
             else:
                 fwd_acc_stage(m, d, wk, F, skipsensor)
+
+
+@njit
+def sensor_acc_lanes(m, d, b, nworld, mask, F):
+    """Acceleration sensors of block b's lanes in mask, world by world."""
+    w0 = b * LANES
+    for k in range(min(LANES, nworld - w0)):
+        if mask & (1 << k):
+            sensor_acc_stage(m, d, w0 + k, F)
+
+
+@njit
+def forward_block(m, d, bd, b, nworld, mask, F, skipsensor):
+    """mj_forwardSkip(m, d, mjSTAGE_NONE, skipsensor) of the lanes of block b in mask (mj_fwdPosition,
+    mj_fwdVelocity, then the acceleration stage), from the state in the rows, leaving every output in the rows.
+    Its sections are the functions above (benchmarks/simd_profile.py --blocks times them)."""
+    position_block(m, d, bd, b, nworld, mask, F)
+    store_position_inertia(bd, d, b, nworld, mask)
+    collision_lanes(m, d, bd, b, nworld, mask, F)
+    make_constraint_lanes(m, d, b, nworld, mask, F)
+    position_rest_lanes(m, d, b, nworld, mask, F, skipsensor)
+    velocity_block(m, d, bd, b, nworld, mask)
+    # the acceleration stage per world, but mj_fwdConstraint on the block where the block solver takes the worlds
+    # (sim/engine/batch/solver.py)
+    on = block_solver_on(m, F)
+    acceleration_lanes(m, d, b, nworld, mask, F, skipsensor, on)
     if on:
         fwd_constraint_block(m, d, bd, b, nworld, mask, F)
         if not skipsensor:
-            for k in range(nl):
-                if mask & (1 << k):
-                    sensor_acc_stage(m, d, w0 + k, F)
+            sensor_acc_lanes(m, d, b, nworld, mask, F)
 
 
 @njit
