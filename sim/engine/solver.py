@@ -1848,8 +1848,8 @@ def _constraint_rows_cone(m, d, w, ctx, flg_cone):
 @njit(cache=True)
 def _constraint_rows_pyramidal(m, d, w, ctx, flg_cone):
     """Every row's force / state and the cost without elliptic cones (lane-safe); (cost, nactive, 0)."""
-    D, R, floss, force, state, ne, nf, nefc = ctx[1], ctx[2], ctx[3], ctx[7], ctx[8], ctx[14], ctx[15], ctx[16]
-    cost = constraint_update_pyramidal(d.scr_slv_efc[w, _JAREF], D, R, floss, force, state, ne, nf, nefc)
+    state, nefc = ctx[8], ctx[16]
+    cost = _ctx_update_pyramidal(m, d, w, ctx, d.scr_slv_efc[w, _JAREF])
     nactive = 0
     for i in range(nefc):
         nactive += where(state[i] != CNSTRSTATE_SATISFIED, 1, 0)
@@ -2587,9 +2587,7 @@ def sol_primal(m, d, w, maxiter, newton, isl, ctx, F, act0):
         for i in range(nefc):
             Jaref[i] -= aref[i]
     else:
-        for i in range(nefc):
-            Jaref[i] = _dot(J[i], qacc, nv)
-            Jaref[i] -= aref[i]
+        jar_dense(J, qacc, aref, Jaref, nefc, nv)
     cost, gauss, nactive, ncone = _primal_update_constraint(m, d, w, ctx, flg_cone, spj, F)
     for i in range(nv):
         grad[i] = Ma[i] - qfs[i] - qfc[i]
