@@ -13,6 +13,10 @@ import os
 import sys
 import time
 
+# batches on blocks from the first timed call: the block step compiles before the first step, not in the
+# background (sim/api.py NUMJOCO_SIMD)
+os.environ.setdefault("NUMJOCO_SIMD", "wait")
+
 import mujoco
 import numpy as np
 

@@ -4,8 +4,10 @@
 
 1. start-up: import + load + first step in a fresh process, cold (empty numba cache) and warm, hopper and humanoid
    (wall and CPU seconds: CPU is the figure that holds on a loaded machine), and where the cold compile goes
-   (exclusive compile time per module, LLVM's share); then hopper's first batched step (256 worlds) on blocks and
-   world by world (NUMJOCO_SIMD=0): what the block step's kernels add to a batch's cold start;
+   (exclusive compile time per module, LLVM's share); then hopper's first batched step (256 worlds): by default
+   (world by world while a worker compiles the block step; stepped on until the batch runs on blocks, when that
+   is), with the block step compiled first (NUMJOCO_SIMD=wait) and world by world (NUMJOCO_SIMD=0); the worker
+   CPU column counts every worker the process waited for (parts, and the block step's in the default row);
 2. per-call overhead: one sim.step per Python call minus the per-step time at nstep=100, single and batched Data;
 3. single world, one step per call (as envs and scripts call it) and nstep-batched, vs mujoco.mj_step, interleaved
    from one restart state (minimum of blocks), the five Gymnasium models and humanoids3 (benchmarks/models.py);
@@ -19,6 +21,10 @@ import subprocess
 import sys
 import tempfile
 import time
+
+# batches on blocks from the first timed call: the block step compiles before the first step, not in the
+# background (sim/api.py NUMJOCO_SIMD)
+os.environ.setdefault("NUMJOCO_SIMD", "wait")
 
 import numpy as np
 
@@ -43,9 +49,10 @@ import json, sys, time
 t0, c0 = time.perf_counter(), time.process_time()
 sys.path.insert(0, %(root)r)
 from numba.core import event
-stack, excl, kern = [], {}, {}
+stack, excl, kern, ncomp = [], {}, {}, [0]
 class L(event.Listener):
     def on_start(self, ev):
+        ncomp[0] += 1
         stack.append([time.process_time(), 0.0])
     def on_end(self, ev):
         t, child = stack.pop()
@@ -80,19 +87,26 @@ d = sim.Data(m, nworld=%(nworld)d)
 data = lap()
 sim.step(m, d)
 step = lap()
+wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+ready = None
+if %(nworld)d > 1 and %(simd)r == "1":  # the block step compiled in the background: step until it is in use
+    from sim import api
+    while m._sim.features not in api._BLOCKS.cfuncs:
+        sim.step(m, d, 10)
+    ready = time.perf_counter() - t0
 import resource
 ch = resource.getrusage(resource.RUSAGE_CHILDREN)
 from sim import jit
-print(json.dumps(dict(wall=time.perf_counter() - t0, cpu=time.process_time() - c0, worker_cpu=ch.ru_utime + ch.ru_stime,
+print(json.dumps(dict(wall=wall, cpu=cpu, worker_cpu=ch.ru_utime + ch.ru_stime,
                       workers=jit.PART_STATS['workers'], wait=jit.PART_STATS['wait'], excl=excl, kernels=kern,
-                      llvm=llvm[0], phases=dict(imp=imp, load=load, data=data, step=step))))
+                      llvm=llvm[0], phases=dict(imp=imp, load=load, data=data, step=step), ready=ready, ncompile=ncomp[0])))
 """
 
 
 def start(path, cache, nworld=1, simd="1"):
     env = dict(os.environ, NUMJOCO_CACHE_DIR=cache, NUMJOCO_QUIET="1", NUMJOCO_SIMD=simd)
     out = subprocess.run(
-        [sys.executable, "-c", COLD % dict(root=ROOT, path=path, nworld=nworld)],
+        [sys.executable, "-c", COLD % dict(root=ROOT, path=path, nworld=nworld, simd=simd)],
         env=env,
         capture_output=True,
         text=True,
@@ -214,12 +228,16 @@ def main():
         % (time.strftime("%Y-%m-%d"), os.cpu_count(), os.getloadavg()[0])
     )
     if "--no-cold" not in sys.argv:
-        print("\n| start-up (import + load + first step) | cold wall s | cold CPU s | worker CPU s | warm wall s |")
-        print("|---|---|---|---|---|")
+        print(
+            "\n| start-up (import + load + first step) | cold wall s | cold CPU s | worker CPU s | warm wall s "
+            "| on blocks after, wall s |"
+        )
+        print("|---|---|---|---|---|---|")
         profiles = {}
         runs = [(name, name, 1, "1") for name in ("hopper", "humanoid")]
         runs += [
-            ("hopper", "hopper, 256 worlds on blocks", 256, "1"),
+            ("hopper", "hopper, 256 worlds (default: block step compiled in the background)", 256, "1"),
+            ("hopper", "hopper, 256 worlds, NUMJOCO_SIMD=wait", 256, "wait"),
             ("hopper", "hopper, 256 worlds, NUMJOCO_SIMD=0", 256, "0"),
         ]
         for name, label, nworld, simd in runs:
@@ -227,14 +245,22 @@ def main():
                 cold = start(os.path.join(ASSETS, name + ".xml"), tmp, nworld, simd)
                 warm = start(os.path.join(ASSETS, name + ".xml"), tmp, nworld, simd)
             profiles[label] = cold
+            ready = (
+                "-"
+                if nworld == 1 or simd == "0"
+                else f"{cold['wall']:.1f}"
+                if simd == "wait"
+                else f"{cold['ready']:.1f} (stepping meanwhile)"
+            )
             print(
-                f"| {label} | {cold['wall']:.1f} | {cold['cpu']:.1f} | {cold['worker_cpu']:.1f} | {warm['wall']:.2f} |",
+                f"| {label} | {cold['wall']:.1f} | {cold['cpu']:.1f} | {cold['worker_cpu']:.1f} | {warm['wall']:.2f} | {ready} |",
                 flush=True,
             )
         for name, cold in profiles.items():
             top = sorted(cold["excl"].items(), key=lambda kv: -kv[1])[:8]
             print(
-                f"\ncold compile, {name}: {sum(cold['excl'].values()):.1f} s CPU in numba compiles in the process "
+                f"\ncold compile, {name}: {cold['ncompile']} kernel compiles, {sum(cold['excl'].values()):.1f} s CPU "
+                "in numba compiles in the process "
                 f"(the parts compiled by {cold['workers']} worker(s) apart; {cold['wait']:.1f} s waited for them), "
                 f"of which {cold['llvm']:.1f} s LLVM optimisation + code generation; by module (exclusive CPU s): "
                 + ", ".join(f"{k} {v:.1f}" for k, v in top)

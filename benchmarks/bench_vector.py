@@ -22,6 +22,10 @@ import os
 import sys
 import time
 
+# batches on blocks from the first timed call: the block step compiles before the first step, not in the
+# background (sim/api.py NUMJOCO_SIMD)
+os.environ.setdefault("NUMJOCO_SIMD", "wait")
+
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -12,6 +12,8 @@ The kernels live in sim/engine/ and never import this module.
 from __future__ import annotations
 
 import os
+import sys
+import threading
 import time
 import warnings
 
@@ -42,7 +44,8 @@ from sim.engine.transition import (
     fd_rows,
 )
 from sim.errors import UnsupportedError
-from sim.jit import features, struct_addr
+from sim.jit import background_compiles, compile_in_worker, features, load_compiled, struct_addr
+from sim.jit import progress as _progress
 from sim.model import Model, ModelLike
 from sim.types import data_shapes
 
@@ -255,13 +258,95 @@ class _Entry:
         return r
 
 
+class _Background(_Entry):
+    """The block step's entry (run_batch_blocks), compiled in the background: a feature set whose block step is
+    neither compiled in this process nor in the disk cache steps world by world (the per-world entry, bitwise the
+    same numbers) while a worker process compiles the block step into the cache (sim/jit/parts.py
+    compile_in_worker); the first call after the worker has exited loads it and runs on blocks.  So a batch's first
+    step costs the per-world compile only.  Without workers (NUMJOCO_COMPILE_WORKERS=0, one core, no writable
+    cache) the block step compiles in this process at its first call, as NUMJOCO_SIMD=wait does."""
+
+    RETRY = 1.0  # s between two tries at a worker slot while another worker holds it
+
+    def __init__(self, disp, nint):
+        super().__init__(disp)
+        self.nint = nint  # int64 arguments before F
+        self.state = {}  # F -> the worker compiling it, 'start' (no worker yet: next try at .retry[F]), False (failed)
+        self.retry = {}
+        self.lock = threading.Lock()
+
+    def _sig(self, F):
+        return (numba.types.int64,) * self.nint + (numba.typeof(F),)
+
+    def ready(self, F):
+        """True when the block step of F runs now without a compile in this process (or cannot be compiled in
+        the background: it then compiles at the call); False while a worker compiles it (or is about to, or
+        failed)."""
+        if F in self.cfuncs:
+            return True
+        with self.lock:
+            st = self.state.get(F)
+            if st is False:
+                return False
+            if st == "start":  # no worker slot at the last try: look again (the cache too) once a second
+                if time.perf_counter() < self.retry[F]:
+                    return False
+            elif st is not None and st.poll() is None:
+                return False
+            if load_compiled(self.disp, self._sig(F)) is not None:
+                self.state.pop(F, None)
+                return True
+            if st is None:
+                if not background_compiles():
+                    return True
+                self.state[F] = "start"
+                self.retry[F] = 0.0
+            elif st != "start":  # the worker exited without caching it
+                self.state[F] = False
+                warnings.warn(
+                    "numjoco: the background compile of the batched step on blocks failed (worker exit code %s); "
+                    "this process steps batches of this model world by world (the same numbers, slower)"
+                    % st.returncode,
+                    RuntimeWarning,
+                    stacklevel=4,
+                )
+            return False
+
+    def start(self, F):
+        """After a per-world call of a batch whose block step is not ready: a worker compiles it, if a worker slot
+        is free (otherwise tried again at a later call)."""
+        if self.state.get(F) != "start" or time.perf_counter() < self.retry[F]:
+            return
+        with self.lock:
+            if self.state.get(F) != "start":
+                return
+            proc = compile_in_worker(self.disp, self.nint, F)
+            if proc is None:
+                self.retry[F] = time.perf_counter() + self.RETRY
+                return
+            self.state[F] = proc
+        if not _progress.QUIET:
+            print(
+                "numjoco: compiling the batched step on blocks of %d worlds in the background (a minute or two); "
+                "until it is ready this batch steps world by world, with the same numbers" % LANES,
+                file=sys.stderr,
+                flush=True,
+            )
+
+
 _SERIAL = _Entry(_fw.run_serial)
 _BATCH = _Entry(_fw.run_batch)
-_BLOCKS = _Entry(_blk.run_batch_blocks)
+_BLOCKS = _Background(_blk.run_batch_blocks, 6)
 
 # the batched step runs on blocks of LANES worlds (sim/engine/batch, docs/simd.md) unless NUMJOCO_SIMD=0: then world
-# by world, as a batch smaller than LANES or with per-world Model structs always is
-SIMD = os.environ.get("NUMJOCO_SIMD", "1") != "0"
+# by world, as a batch smaller than LANES or with per-world Model structs always is.  NUMJOCO_SIMD=1 (the default)
+# compiles a feature set's block step in the background (_Background) and steps world by world until it is ready;
+# NUMJOCO_SIMD=wait compiles it before the first step.
+_SIMD_MODE = os.environ.get("NUMJOCO_SIMD", "1").strip().lower()
+if _SIMD_MODE not in ("0", "1", "wait"):
+    raise ValueError("NUMJOCO_SIMD must be 0, 1 or wait, got %r" % _SIMD_MODE)
+SIMD = _SIMD_MODE != "0"
+SIMD_WAIT = _SIMD_MODE == "wait"
 
 
 def serial(d, mptrs=_NOPTRS):
@@ -285,7 +370,8 @@ def blocks_of(m, d, mptrs=_NOPTRS, simd=None):
 def run(m, d, nstep, task=None, mptrs=_NOPTRS, simd=None):
     """One compiled call: forward (nstep=0) or nstep steps of every world of d, with an env task program.
     Returns the number of worlds whose watched warnings moved (already warned), or -1 for a non-finite action.
-    simd: False steps a batch world by world (the per-world kernels) instead of in blocks (default: SIMD)."""
+    simd: False steps a batch world by world (the per-world kernels) instead of in blocks, True in blocks (compiled
+    now if need be); default: SIMD, with the block step compiled in the background unless SIMD_WAIT (_Background)."""
     ent = m.__dict__.get("_sim") if type(m) is Model else None
     if ent is None or ent.version != m.opt._version or ent.model is not m:
         ent = _entry(m)
@@ -300,7 +386,10 @@ def run(m, d, nstep, task=None, mptrs=_NOPTRS, simd=None):
         r = _SERIAL(ent.features, mp, dp, tp, 0, nstep)
     else:
         blk = blocks_of(m, d, mptrs, simd)
-        if blk is None:
+        if blk is not None and simd is None and not SIMD_WAIT and not _BLOCKS.ready(ent.features):
+            r = _BATCH(ent.features, mp, dp, tp, d.nworld, nstep, mptrs)
+            _BLOCKS.start(ent.features)
+        elif blk is None:
             r = _BATCH(ent.features, mp, dp, tp, d.nworld, nstep, mptrs)
         else:
             r = _BLOCKS(ent.features, mp, dp, tp, struct_addr(blk.struct), d.nworld, nstep)

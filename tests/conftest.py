@@ -14,6 +14,11 @@ import sys
 
 import pytest
 
+# a batch's default step runs on blocks from its first call, the block step compiled in the process (sim/api.py):
+# the tests that compare the block step with the per-world one go through that default.  The background compile
+# (NUMJOCO_SIMD=1, what a user gets) has its own test in test_simd_blocks.py.
+os.environ.setdefault("NUMJOCO_SIMD", "wait")
+
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(TESTS_DIR)
 

@@ -13,7 +13,10 @@ The states: MuJoCo (the oracle) steps each world with its own random controls un
 (benchmarks/simd_states.py, as the SIMD benchmarks use).
 """
 
+import json
 import os
+import shutil
+import subprocess
 import sys
 import warnings
 
@@ -280,6 +283,65 @@ def test_hopper_steps_bitwise(solver):
     iterations, different row counts)."""
     assert api.SIMD
     assert run_against_single("hopper", 2 * LANES + 3, 120, solver=solver) is None
+
+
+_BACKGROUND = r"""
+import json, sys, time
+sys.path.insert(0, %(root)r)
+import numpy as np
+import sim
+from sim import api
+m = sim.load_model(%(path)r)
+d, ref = sim.Data(m, nworld=%(nworld)d), sim.Data(m, nworld=%(nworld)d)
+rng = np.random.default_rng(4)
+for x in (d, ref):
+    x.ctrl[:] = rng.uniform(-1, 1, x.ctrl.shape) if x is d else d.ctrl
+    x.qvel[:] = rng.normal(0, 0.5, x.qvel.shape) if x is d else d.qvel
+api.run(m, d, 1)  # NUMJOCO_SIMD=1's default: world by world, a worker compiling the block step
+api.run(m, ref, 1, simd=False)
+F = m._sim.features
+first = dict(blocks=F in api._BLOCKS.cfuncs, worker=type(api._BLOCKS.state.get(F)).__name__)
+t, n = time.perf_counter(), 1
+while F not in api._BLOCKS.cfuncs and time.perf_counter() - t < 900:
+    api.run(m, d, 1)  # world by world until the block step is in the cache, then on blocks
+    api.run(m, ref, 1, simd=False)
+    n += 1
+    time.sleep(0.2)
+api.run(m, d, 30)
+api.run(m, ref, 30, simd=False)
+same = [k for k in ("time", "qpos", "qvel", "act", "qacc", "qfrc_constraint", "efc_force", "sensordata")
+        if not np.array_equal(getattr(d, k).view(np.uint8), getattr(ref, k).view(np.uint8))]
+print(json.dumps(dict(first=first, after=F in api._BLOCKS.cfuncs, steps=n + 30, differ=same)))
+"""
+
+
+def test_background_compile(tmp_path):
+    """What a user gets (NUMJOCO_SIMD=1, the default): a batch whose block step is not in the kernel cache steps
+    world by world while a worker process compiles the block step, then on blocks; every step bitwise the per-world
+    batch's.  Runs in a fresh process on a copy of this session's kernel cache without the block step's entries
+    (the worker compiles the block step, about 100 s of CPU)."""
+    from sim.jit import cache
+
+    root = str(tmp_path / "cache")
+    if cache.CACHE_DIR is not None and os.path.isdir(cache.CACHE_DIR):
+        shutil.copytree(
+            cache.CACHE_DIR,
+            os.path.join(root, os.path.basename(cache.CACHE_DIR)),
+            ignore=lambda folder, names: [n for n in names if n.startswith("step.run_batch_blocks-")],
+        )
+    import gymnasium
+
+    path = os.path.join(os.path.dirname(gymnasium.__file__), "envs", "mujoco", "assets", "hopper.xml")
+    env = dict(os.environ, NUMJOCO_CACHE_DIR=root, NUMJOCO_QUIET="1", NUMJOCO_SIMD="1")
+    env.pop("NUMJOCO_COMPILE_WORKERS", None)
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = _BACKGROUND % dict(root=repo, path=path, nworld=2 * LANES + 1)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=1800)
+    assert out.returncode == 0, out.stderr[-3000:]
+    res = json.loads(out.stdout.strip().splitlines()[-1])
+    assert res["first"] == {"blocks": False, "worker": "Popen"}  # the first call ran world by world, a worker started
+    assert res["after"] is True  # then on blocks, loaded from the cache the worker wrote
+    assert res["differ"] == []
 
 
 def _vector_rollout(env_id, num_envs, nstep, seed, **kwargs):

@@ -22,7 +22,14 @@ from sim.jit import cache  # noqa: F401  (the cache directory of this source ver
 from sim.jit import progress  # noqa: F401  (first compiles report what they do)
 from sim.jit import patches
 from sim.jit.dispatch import KernelDispatcher, canonical, njit  # noqa: F401
-from sim.jit.parts import PART_STATS, part, request_parts  # noqa: F401
+from sim.jit.parts import (  # noqa: F401
+    PART_STATS,
+    background_compiles,
+    compile_in_worker,
+    load_compiled,
+    part,
+    request_parts,
+)
 from sim.jit.structs import (  # noqa: F401
     short_struct_type,
     struct_addr,

@@ -20,6 +20,10 @@ process that needs it, after typing the caller (to even the shares).
 
 With a worker, a cold start of hopper takes about 0.6 of the wall time of one process compiling everything; the
 smaller modules also make no slower code.  Results are bitwise the same either way.
+
+The same workers compile a whole entry in the background (compile_in_worker, load_compiled): the batched step on
+blocks, which the caller replaces by the per-world entry (the same numbers) until the worker has cached it
+(sim/api.py _Background).
 """
 
 import atexit as _atexit
@@ -49,6 +53,7 @@ _PARTS = {}  # stem -> (dispatcher, argument types without F (a function: the ty
 #          compiled by a worker)
 _PART_READY = {}  # symbol -> compile result, its address given to LLVM
 _PART_WORKERS = {}  # symbol -> the worker process compiling it
+_WORKERS = set()  # every worker process started (killed at exit if still running)
 PART_STATS = {"workers": 0, "wait": 0.0, "compiled_here": 0}
 PART_TIMEOUT = 900  # s a caller waits for a worker before compiling the part itself
 
@@ -182,26 +187,68 @@ def _part_request(full):
         if sym in _PART_READY or sym in _PART_WORKERS or _part_load(st, b, compile=False):
             continue
         todo.append((_PARTS[st][0].py_func.__module__, st, b))
-    slot = _worker_slot() if todo and _workers_allowed() else None
-    if slot is not None:
-        root = os.path.dirname(_cache.PACKAGE_DIR)
-        env = dict(os.environ, NUMJOCO_CACHE_DIR=_cache.CACHE_ROOT, NUMJOCO_QUIET="1", NUMJOCO_PART_WORKER="1")
-        code = "import sys; sys.path.insert(0, %r); import sim.jit.parts; sim.jit.parts._part_worker(%r)" % (root, todo)
-        try:
-            proc = _subprocess.Popen(
-                [_sys.executable, "-c", code],
-                env=env,
-                stdin=_subprocess.DEVNULL,
-                stdout=_subprocess.DEVNULL,
-                stderr=_subprocess.DEVNULL,
-                pass_fds=() if slot is True else (slot.fileno(),),
-            )
-        finally:
-            if slot is not True:
-                slot.close()  # the worker holds the slot's lock until it exits
-        PART_STATS["workers"] += 1
+    proc = _spawn("sim.jit.parts._part_worker(%r)" % (todo,)) if todo else None
+    if proc is not None:
         for _, st, b in todo:
             _PART_WORKERS[part_symbol(st, b)] = proc
+
+
+def _spawn(call):
+    """A worker process (python -c, this cache, quiet) running `call` after importing sim.jit.parts, holding one of
+    the cache's worker slots until it exits; None when workers are off or every slot is taken."""
+    slot = _worker_slot() if _workers_allowed() else None
+    if slot is None:
+        return None
+    root = os.path.dirname(_cache.PACKAGE_DIR)
+    env = dict(os.environ, NUMJOCO_CACHE_DIR=_cache.CACHE_ROOT, NUMJOCO_QUIET="1", NUMJOCO_PART_WORKER="1")
+    code = "import sys; sys.path.insert(0, %r); import sim.jit.parts; %s" % (root, call)
+    try:
+        proc = _subprocess.Popen(
+            [_sys.executable, "-c", code],
+            env=env,
+            stdin=_subprocess.DEVNULL,
+            stdout=_subprocess.DEVNULL,
+            stderr=_subprocess.DEVNULL,
+            pass_fds=() if slot is True else (slot.fileno(),),
+        )
+    finally:
+        if slot is not True:
+            slot.close()  # the worker holds the slot's lock until it exits
+    PART_STATS["workers"] += 1
+    _WORKERS.add(proc)
+    return proc
+
+
+def compile_in_worker(disp, nint, F):
+    """Start a worker process compiling the module-level kernel disp for nint int64 arguments then the feature set
+    F (a tuple of True / None) into the disk cache: an entry compiled in the background, which this process loads
+    once the worker has exited (load_compiled).  Returns the process, or None when no worker may run now (workers
+    off, or every worker slot taken)."""
+    f = disp.py_func
+    bits = "".join("0" if x is None else "1" for x in F)
+    return _spawn("sim.jit.parts._entry_worker(%r, %r, %d, %r)" % (f.__module__, f.__name__, nint, bits))
+
+
+def background_compiles():
+    """True when this process may compile in a worker process (a writable cache, workers not turned off
+    (NUMJOCO_COMPILE_WORKERS=0), more than one core, not itself a worker)."""
+    return _workers_allowed()
+
+
+def load_compiled(disp, args):
+    """The compile result of kernel disp for argument types args from this process or the disk cache, never
+    compiling; None when neither holds it."""
+    cres = disp.overloads.get(args)
+    if cres is None and not isinstance(disp._cache, NullCache):
+        _MODE.append("eager")
+        try:
+            with global_compiler_lock:
+                cres = disp._cache.load_overload(args, disp.targetctx)
+                if cres is not None:
+                    disp.add_overload(cres)
+        finally:
+            _MODE.pop()
+    return cres
 
 
 def _part_load(stem, bits, compile):
@@ -212,18 +259,13 @@ def _part_load(stem, bits, compile):
         return True
     disp = _PARTS[stem][0]
     args = _part_argtypes(stem, bits)
-    cres = disp.overloads.get(args)
-    if cres is None:
+    cres = load_compiled(disp, args)
+    if cres is None and compile:
         _MODE.append("eager")
         try:
             with global_compiler_lock:
-                if compile:
-                    disp.compile(args)
-                    cres = disp.overloads.get(args)
-                elif not isinstance(disp._cache, NullCache):
-                    cres = disp._cache.load_overload(args, disp.targetctx)
-                    if cres is not None:
-                        disp.add_overload(cres)
+                disp.compile(args)
+                cres = disp.overloads.get(args)
         finally:
             _MODE.pop()
     if cres is None:
@@ -261,9 +303,21 @@ def _part_worker(todo):
         _part_load(stem, bits, compile=True)
 
 
+def _entry_worker(module, name, nint, bits):
+    """Entry of a worker process: compile (and cache) kernel module.name for nint int64 arguments and the feature
+    set of `bits` ('1': True, '0': None)."""
+    import importlib
+
+    import numba
+
+    disp = getattr(importlib.import_module(module), name)
+    F = tuple(True if c == "1" else None for c in bits)
+    disp.compile((types.int64,) * nint + (numba.typeof(F),))
+
+
 @_atexit.register
 def _stop_workers():
-    for proc in set(_PART_WORKERS.values()):
+    for proc in _WORKERS:
         if proc.poll() is None:
             proc.kill()
 
