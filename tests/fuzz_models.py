@@ -663,14 +663,6 @@ def check_error(err, case):
     assert err.message and len(err.message) > 3, msg
 
 
-def known_disagreement(case):
-    """An input of a documented known disagreement (docs/reliability.md, pinned as a strict xfail in
-    tests/test_fuzz_mjcf.py): compiler fusestatic together with boundmass / boundinertia, where MuJoCo 3.17 keeps
-    static bodies that numjoco fuses (e.g. nbody 3 against MuJoCo's 6)."""
-    doc = case.doc if isinstance(case.doc, str) else ""
-    return bool(re.search(r"fusestatic\s*=\s*[\"']true", doc) and re.search(r"bound(mass|inertia)\s*=", doc))
-
-
 def _assert_sizes(ours, theirs):
     """mujoco's sizes (nq, nv, nbody, ...) in numjoco's model."""
     for n in (
@@ -694,10 +686,9 @@ def _assert_sizes(ours, theirs):
         )
 
 
-def check_input(case, compare=True, known=True):
-    """The fuzz property for one input; returns the outcome ('both-accept', 'both-reject', 'unsupported', or
-    'known-disagreement' for an accepted input of known_disagreement's class whose sizes differ from mujoco's,
-    unless known is False).
+def check_input(case, compare=True):
+    """The fuzz property for one input; returns the outcome ('both-accept', 'both-reject', 'unsupported',
+    'undecided', 'accepted-not-stepped').
 
     - numjoco raises nothing but sim.ModelError / sim.UnsupportedError while loading (any other exception
       propagates and fails the test), naming the file and the element (or line) at fault;
@@ -723,12 +714,7 @@ def check_input(case, compare=True, known=True):
         assert isinstance(oerr, sim.UnsupportedError), f"mujoco accepts but numjoco rejects: {oerr}"
         return "unsupported"
     if compare:
-        try:
-            _assert_sizes(ours, theirs)
-        except AssertionError:
-            if known and known_disagreement(case):  # the documented disagreement, and only where it shows
-                return "known-disagreement"
-            raise
+        _assert_sizes(ours, theirs)
     try:
         if not STEP_ALL[0] and fuzz_features(ours) not in common_features():
             return "accepted-not-stepped"

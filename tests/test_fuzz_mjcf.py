@@ -15,10 +15,14 @@ formats, XML tinyxml2 tolerates) are pinned in tests/test_parser_agreement.py.
 import collections
 import os
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 import fuzz_models as fm
+import sim
+
+mujoco = pytest.importorskip("mujoco")
 
 N_MUTATED, N_GENERATED = 200, 60
 N_FULL_MUTATED, N_FULL_GENERATED = 4000, 600
@@ -64,15 +68,26 @@ def test_generated_mjcf_models(full_run):
 FUSESTATIC_BOUNDS = os.path.join(fm.MODELS_DIR, "fusestatic_inertiafromgeom.xml")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="known disagreement (docs/reliability.md): with boundinertia='1e308' MuJoCo 3.17 fuses none of the "
-    "static bodies (nbody 6), numjoco fuses them as without bounds (nbody 3); MuJoCo's rule for bounded inertias "
-    "in FuseStatic is not reproduced yet",
+@pytest.mark.parametrize(
+    "bound",
+    [
+        'boundinertia="1e308"',  # every body's inertia raised: nothing fused (nbody 6)
+        'boundmass="0.31"',  # the geom-less static body raised, and its child kept with it (nbody 5)
+        'boundmass="0.7"',  # every static body raised (nbody 6)
+        'boundinertia="0.015"',
+        'boundmass="1e-9"',  # a bound that raises nothing: fused as without bounds (nbody 3)
+    ],
 )
-def test_fusestatic_with_bounds_known_disagreement():
-    """The fuzzer's find, pinned: fusestatic with a bound on the inertias (fuzz_models.known_disagreement)."""
+def test_fusestatic_with_bounds(bound):
+    """The fuzzer's find (fusestatic with inertiafromgeom="true" and boundmass / boundinertia, where MuJoCo 3.17
+    keeps a static body whose own or parent's inertia the bound raised): the bodies, their tree, masses and
+    inertias as MuJoCo compiles them, then the fuzz property (sizes, stepping) on the same input."""
     with open(FUSESTATIC_BOUNDS) as f:
-        doc = f.read().replace('inertiafromgeom="true"/>', 'inertiafromgeom="true" boundinertia="1e308"/>')
-    fm.check_input(fm.Case(doc, fm.MODELS_DIR, {}, ["pinned"]), known=False)
+        doc = f.read().replace('inertiafromgeom="true"/>', f'inertiafromgeom="true" {bound}/>')
+    theirs = mujoco.MjModel.from_xml_string(doc)
+    ours = sim.load_model(doc)
+    assert int(ours.nbody) == theirs.nbody
+    np.testing.assert_array_equal(np.asarray(ours.body_parentid), theirs.body_parentid)
+    np.testing.assert_allclose(ours.body_mass, theirs.body_mass, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(ours.body_inertia, theirs.body_inertia, rtol=1e-9, atol=0)
+    assert fm.check_input(fm.Case(doc, fm.MODELS_DIR, {}, ["pinned"])) in ("both-accept", "accepted-not-stepped")

@@ -145,13 +145,21 @@ def compile_document(doc, set_constants=None, context=False):
     simulate); None or False skips it: the static fields are complete, the derived ones are not.
     context=True returns (Model, Context) (the element behind each object id, for model composition).
     """
-    ctx = Context(doc)
-    _check_unsupported(ctx)
-    opt = _options(ctx)
-    ctx.opt = opt
-    _sizes(ctx)
-    compile_assets(ctx)
-    compile_bodies(ctx, mesh_geom_properties, hfield_geom_properties)
+    keep = set()
+    while True:
+        ctx = Context(doc)
+        ctx.keep_static = keep
+        _check_unsupported(ctx)
+        opt = _options(ctx)
+        ctx.opt = opt
+        _sizes(ctx)
+        compile_assets(ctx)
+        compile_bodies(ctx, mesh_geom_properties, hfield_geom_properties)
+        if not ctx.refused_fuse - keep:
+            break
+        # static bodies compiler fusestatic may not fuse (sim/compiler/body.py _fuse_static): compiled again with
+        # them kept, which only adds bodies, so this ends
+        keep = keep | ctx.refused_fuse
     compile_skins(ctx)
     for stage in (
         compile_tendons,
