@@ -21,7 +21,6 @@ working directory set to the model's folder for its mesh / texture / include fil
 import contextlib
 import copy
 import os
-import re
 import threading
 import time
 import warnings
