@@ -194,7 +194,7 @@ def test_arena_overflow_as_mujoco():
     assert rel(d.qpos, md.qpos) < 1e-12 and rel(d.qvel, md.qvel) < 1e-12
 
 
-def test_batch_grows(monkeypatch):
+def test_batch_grows(monkeypatch, blocks):
     """A batch made smaller than MuJoCo's arena (here: the reservation budget shrunk as for a batch too large for
     the machine) grows its buffers when a world outgrows them, between calls: forward is computed again with room
     (bitwise as a batch with room), a step warns that it dropped what did not fit, then the buffers have room.
@@ -218,6 +218,7 @@ def test_batch_grows(monkeypatch):
         warnings.simplefilter("error")
         sim.forward(m, small)
         sim.forward(m, roomy)
+    assert m._sim.features in sim.api._BLOCKS.cfuncs  # on blocks
     assert small.nconmax >= need_con and small.njmax >= need_efc
     np.testing.assert_array_equal(small.ncon, roomy.ncon)
     np.testing.assert_array_equal(small.qacc, roomy.qacc)

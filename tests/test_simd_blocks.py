@@ -39,6 +39,8 @@ mujoco = pytest.importorskip("mujoco")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks"))
 from simd_states import contact_batch  # noqa: E402  (the benchmarks' states: MuJoCo rollouts, random controls)
 
+pytestmark = pytest.mark.usefixtures("blocks")  # sim.step's batches on blocks, as a user's (tests/conftest.py)
+
 SIX = ("kinematics", "com_pos", "crb", "factor_m", "com_vel", "rne")
 
 
@@ -188,6 +190,8 @@ def run_against_single(name, nworld, nstep, seed=0, check_every=10, solver=None)
             api.run(m, batch, 1)
             for s in singles:
                 sim.step(m, s)
+        if step == 0:
+            assert m._sim.features in api._BLOCKS.cfuncs  # the batch stepped on blocks
         if step == diverge_at:
             assert batch.warning[sim.constants.WARN_BADQVEL].number[diverge_world] == 1
         if step == diverge_at + 5:

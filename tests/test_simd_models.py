@@ -19,6 +19,8 @@ from sim.jit.simd import LANES
 pytest.importorskip("mujoco")
 from test_simd_blocks import run_against_single  # noqa: E402
 
+pytestmark = pytest.mark.usefixtures("blocks")  # sim.step's batches on blocks, as a user's (tests/conftest.py)
+
 GYM = os.path.join(os.path.dirname(gymnasium.__file__), "envs/mujoco/assets")
 
 GYM_MODELS = (
