@@ -78,3 +78,14 @@ def test_portable_cache(tmp_path):
     use = run(None, env=dict(env, NUMBA_CPU_NAME="generic"), code=USE)
     assert use.returncode == 0, use.stderr[-3000:]
     assert use.stdout.split()[-1] == "0"
+
+
+@pytest.mark.parametrize("simd, want", [("1", "wait"), ("wait", "wait"), ("0", "0")])
+def test_targets_compile_the_block_step_themselves(monkeypatch, simd, want):
+    """A target's process compiles a batch's block step before it exits (NUMJOCO_SIMD=wait), not in a background
+    worker its exit would stop; NUMJOCO_SIMD=0 (no block step) is left alone."""
+    from sim.jit.precompile import target_environment
+
+    monkeypatch.setenv("NUMJOCO_SIMD", simd)
+    target_environment()
+    assert os.environ["NUMJOCO_SIMD"] == want

@@ -86,8 +86,12 @@ def _star(a):
 
 def target_environment(portable=False, ship_cache=None):
     """Set the environment the worker processes inherit: a generic CPU (portable), or the shipped baseline and a
-    fresh cache folder (ship_cache)."""
+    fresh cache folder (ship_cache); a batch's block step compiled by the target's own process (NUMJOCO_SIMD=wait),
+    not by a background worker that the target's exit would stop (sim/api.py _Background)."""
     from sim.jit import cache  # noqa: F401  (numba's target is read by the workers, not here)
+
+    if os.environ.get("NUMJOCO_SIMD", "1").strip() != "0":
+        os.environ["NUMJOCO_SIMD"] = "wait"
 
     if portable:
         os.environ["NUMBA_CPU_NAME"] = "generic"  # inherited by the worker processes (numba reads it at import)
