@@ -22,6 +22,15 @@ import pytest
 # (test_simd_blocks.py test_background_compile).
 os.environ.setdefault("NUMJOCO_SIMD", "0")
 
+# torch's triton (imported when a torch optimizer is made) and Mesa's llvmpipe (the EGL context of mujoco.Renderer,
+# the rendering oracle) each bring their own LLVM: loading triton's after Mesa's crashes the process (a segfault in
+# triton/_C/libtriton), the other order works.  A test process may render, then train with SB3, so triton is loaded
+# first when it is installed (0.2 s).
+try:
+    import triton  # noqa: F401
+except Exception:  # not installed, or unusable here: nothing to order
+    pass
+
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(TESTS_DIR)
 
