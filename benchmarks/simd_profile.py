@@ -174,44 +174,37 @@ BLOCK_SECTIONS = (
 
 
 @njit(cache=False)
-def block_passes(m, d, bd, nworld, F, acc):
+def block_passes(m, d, bd, nworld, F, acc, t):
     """One forward pass (sensors on) of every block, forward_block's sections (sim/engine/batch/step.py) called
-    one by one with the cycle counter read between them (acc[k] += cycles of section k)."""
+    one by one with the cycle counter read between them (acc[k] += cycles of section k; t: 11 timestamps of
+    scratch)."""
     on = block_solver_on(m, F)
     for b in range(bd.nblock):
         mask = (1 << min(LANES, nworld - b * LANES)) - 1
-        t0 = _rdtsc()
+        t[0] = _rdtsc()
         position_block(m, d, bd, b, nworld, mask, F)
-        t1 = _rdtsc()
+        t[1] = _rdtsc()
         store_position_inertia(bd, d, b, nworld, mask)
-        t2 = _rdtsc()
+        t[2] = _rdtsc()
         collision_lanes(m, d, bd, b, nworld, mask, F)
-        t3 = _rdtsc()
+        t[3] = _rdtsc()
         make_constraint_lanes(m, d, b, nworld, mask, F)
-        t4 = _rdtsc()
+        t[4] = _rdtsc()
         position_rest_lanes(m, d, b, nworld, mask, F, False)
-        t5 = _rdtsc()
+        t[5] = _rdtsc()
         velocity_block(m, d, bd, b, nworld, mask)
-        t6 = _rdtsc()
+        t[6] = _rdtsc()
         acceleration_lanes(m, d, b, nworld, mask, F, False, on)
-        t7 = _rdtsc()
+        t[7] = _rdtsc()
         cand = islands_lanes(m, d, b, nworld, mask, F) if on else 0
-        t8 = _rdtsc()
+        t[8] = _rdtsc()
         solve_lanes(m, d, bd, b, nworld, cand, F)
-        t9 = _rdtsc()
+        t[9] = _rdtsc()
         if on:
             sensor_acc_lanes(m, d, b, nworld, mask, F)
-        t10 = _rdtsc()
-        acc[0] += t1 - t0
-        acc[1] += t2 - t1
-        acc[2] += t3 - t2
-        acc[3] += t4 - t3
-        acc[4] += t5 - t4
-        acc[5] += t6 - t5
-        acc[6] += t7 - t6
-        acc[7] += t8 - t7
-        acc[8] += t9 - t8
-        acc[9] += t10 - t9
+        t[10] = _rdtsc()
+        for k in range(10):
+            acc[k] += t[k + 1] - t[k]
 
 
 @njit(cache=False)
@@ -228,9 +221,10 @@ def profile_blocks(name, n, rounds, warm):
     s = Saved(d)
     tsc = cycles_per_ns()
     acc = np.zeros(len(BLOCK_SECTIONS), np.int64)
+    ts = np.zeros(len(BLOCK_SECTIONS) + 1, np.int64)
     block_steps(ms, ds, bd.struct, n, F)
     s.restore()
-    block_passes(ms, ds, bd.struct, n, F, acc)
+    block_passes(ms, ds, bd.struct, n, F, acc, ts)
     best_step = np.inf
     best = np.full(len(BLOCK_SECTIONS), np.inf)
     for _ in range(rounds):
@@ -240,7 +234,7 @@ def profile_blocks(name, n, rounds, warm):
         best_step = min(best_step, (time.perf_counter() - t) / n * 1e9)
         s.restore()
         acc[:] = 0
-        block_passes(ms, ds, bd.struct, n, F, acc)
+        block_passes(ms, ds, bd.struct, n, F, acc, ts)
         best = np.minimum(best, acc / n / tsc)
     npass = 4 if int(m.opt.integrator) == INT_RK4 else 1
     nefc = d._arrays["nefc"]

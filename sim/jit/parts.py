@@ -144,7 +144,9 @@ def _cores():
         return os.cpu_count() or 1
 
 
-def _workers_allowed():
+def background_compiles():
+    """True when this process may compile in a worker process (a writable cache, workers not turned off
+    (NUMJOCO_COMPILE_WORKERS=0), more than one core, not itself a worker)."""
     if _cache.CACHE_DIR is None or os.environ.get("NUMJOCO_COMPILE_WORKERS", "1") == "0":
         return False
     return not os.environ.get("NUMJOCO_PART_WORKER") and _cores() > 1
@@ -196,7 +198,7 @@ def _part_request(full):
 def _spawn(call):
     """A worker process (python -c, this cache, quiet) running `call` after importing sim.jit.parts, holding one of
     the cache's worker slots until it exits; None when workers are off or every slot is taken."""
-    slot = _worker_slot() if _workers_allowed() else None
+    slot = _worker_slot() if background_compiles() else None
     if slot is None:
         return None
     root = os.path.dirname(_cache.PACKAGE_DIR)
@@ -227,12 +229,6 @@ def compile_in_worker(disp, nint, F):
     f = disp.py_func
     bits = "".join("0" if x is None else "1" for x in F)
     return _spawn("sim.jit.parts._entry_worker(%r, %r, %d, %r)" % (f.__module__, f.__name__, nint, bits))
-
-
-def background_compiles():
-    """True when this process may compile in a worker process (a writable cache, workers not turned off
-    (NUMJOCO_COMPILE_WORKERS=0), more than one core, not itself a worker)."""
-    return _workers_allowed()
 
 
 def load_compiled(disp, args):
